@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/authbench/authbench/sandbox"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// Version is the authbench release; set at build time with
+// -ldflags "-X github.com/authbench/authbench/cli.Version=...".
+var Version = "0.1.0-dev"
+
+// Exit codes shared by every command.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// app is the state shared by all commands of one invocation.
+type app struct {
+	jsonOut  bool
+	logLevel string
+	stdout   io.Writer
+	stderr   io.Writer
+	log      *zap.Logger
+	// exitCode lets a command that ran a child report the child's status.
+	exitCode int
+}
+
+// Main runs the CLI with args and returns the process exit code.
+func Main(args []string) int {
+	if len(args) > 0 && args[0] == sandbox.InitCommand {
+		_ = sandbox.RunInit()
+		return sandbox.ExitInitFailure
+	}
+	a := &app{stdout: os.Stdout, stderr: os.Stderr, log: zap.NewNop()}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	_ = a.log.Sync()
+	if err == nil {
+		return a.exitCode
+	}
+	fmt.Fprintf(a.stderr, "authbench: %v\n", err)
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitFailure
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "authbench",
+		Short:         "Score, enforce and trace file-level permission policies for coding agents",
+		Version:       Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setupLogger()
+		},
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print machine-readable JSON on stdout")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	root.AddCommand(
+		a.policyCmd(),
+		a.specCmd(),
+		a.scoreCmd(),
+	)
+	return root
+}
+
+func (a *app) setupLogger() error {
+	var lvl zapcore.Level
+	if err := lvl.Set(a.logLevel); err != nil {
+		return usageErrorf("--log-level: %v", err)
+	}
+	cfg := zap.NewDevelopmentConfig()
+	cfg.Level = zap.NewAtomicLevelAt(lvl)
+	cfg.OutputPaths = []string{"stderr"}
+	cfg.ErrorOutputPaths = []string{"stderr"}
+	cfg.DisableStacktrace = true
+	if a.jsonOut {
+		cfg.Encoding = "json"
+	}
+	l, err := cfg.Build()
+	if err != nil {
+		return fmt.Errorf("set up logging: %w", err)
+	}
+	a.log = l
+	return nil
+}

@@ -1,0 +1,159 @@
+package policy
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// maxSymlinkTargetBytes bounds a symlink target read from the environment.
+const maxSymlinkTargetBytes = 4096
+
+// Root is an environment root directory used as "/": a task's rootfs, or
+// the host's "/". Paths handed to a Root are absolute paths as seen from
+// inside the environment; symlinks, including absolute ones, are resolved
+// inside it and never escape it.
+type Root struct {
+	dir string
+	// realpaths caches Realpath results; a Root is not safe for
+	// concurrent use.
+	realpaths map[string]string
+}
+
+// NewRoot returns a Root for the directory dir.
+func NewRoot(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, &fs.PathError{Op: "open root", Path: abs, Err: errors.New("not a directory")}
+	}
+	return &Root{dir: filepath.Clean(abs), realpaths: map[string]string{}}, nil
+}
+
+// Dir returns the host directory of the root.
+func (r *Root) Dir() string { return r.dir }
+
+// HostPath returns where the environment path p lies on the host. It does
+// not resolve symlinks: use Realpath first when that matters.
+func (r *Root) HostPath(p string) string {
+	if r.dir == "/" {
+		return p
+	}
+	if p == "/" {
+		return r.dir
+	}
+	return r.dir + p
+}
+
+// Lstat stats the environment path p without following a final symlink.
+func (r *Root) Lstat(p string) (fs.FileInfo, error) { return os.Lstat(r.HostPath(p)) }
+
+// Stat stats the environment path p, following symlinks inside the root.
+func (r *Root) Stat(p string) (fs.FileInfo, error) { return os.Lstat(r.HostPath(r.Realpath(p))) }
+
+// IsDir reports whether p is a directory after following symlinks.
+func (r *Root) IsDir(p string) bool {
+	st, err := r.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// Realpath resolves every symlink of the clean absolute path p inside the
+// root, the way Python's os.path.realpath(strict=False) does: components
+// that do not exist are kept as written, and a symlink loop leaves the
+// rest of the path unresolved.
+func (r *Root) Realpath(p string) string {
+	if rp, ok := r.realpaths[p]; ok {
+		return rp
+	}
+	rp, _ := r.joinRealpath("/", p, map[string]*string{})
+	r.realpaths[p] = rp
+	return rp
+}
+
+// joinRealpath appends rest to the already resolved path base.
+func (r *Root) joinRealpath(base, rest string, seen map[string]*string) (string, bool) {
+	cur := base
+	if strings.HasPrefix(rest, "/") {
+		cur = "/"
+		rest = rest[1:]
+	}
+	for rest != "" {
+		var name string
+		name, rest, _ = strings.Cut(rest, "/")
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, name)
+		st, err := os.Lstat(r.HostPath(next))
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if resolved, ok := seen[next]; ok {
+			if resolved != nil {
+				cur = *resolved
+				continue
+			}
+			return path.Join(next, rest), false // a symlink loop
+		}
+		seen[next] = nil
+		target, err := os.Readlink(r.HostPath(next))
+		if err != nil || len(target) > maxSymlinkTargetBytes {
+			cur = next
+			continue
+		}
+		var ok bool
+		cur, ok = r.joinRealpath(cur, target, seen)
+		if !ok {
+			return path.Join(cur, rest), false
+		}
+		resolved := cur
+		seen[next] = &resolved
+	}
+	return cur, true
+}
+
+// walkFiles calls fn with every non-directory entry below the environment
+// directory dir, as Python's os.walk(dir) lists them: symlinks to
+// directories are neither listed nor followed; symlinks to files,
+// dangling symlinks and special files are listed. Unreadable directories
+// are skipped.
+func (r *Root) walkFiles(dir string, fn func(p string)) {
+	entries, err := os.ReadDir(r.HostPath(r.Realpath(dir)))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := path.Join(dir, e.Name())
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			if !r.IsDir(p) {
+				fn(p)
+			}
+		case e.IsDir():
+			r.walkFiles(p, fn)
+		default:
+			fn(p)
+		}
+	}
+}
+
+// isExecutable reports whether p, after following symlinks, is a file
+// with an execute bit (what access(X_OK) says for root).
+func (r *Root) isExecutable(p string) bool {
+	st, err := r.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode().Perm()&0o111 != 0
+}
