@@ -40,7 +40,13 @@ func Main(args []string) int {
 		_ = sandbox.RunInit()
 		return sandbox.ExitInitFailure
 	}
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, log: zap.NewNop()}
+	return Run(args, os.Stdout, os.Stderr)
+}
+
+// Run runs one CLI invocation with the given output streams and returns
+// its exit code.
+func Run(args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr, log: zap.NewNop()}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	err := root.Execute()
@@ -80,6 +86,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.policyCmd(),
 		a.specCmd(),
 		a.scoreCmd(),
+		a.traceCmd(),
 	)
 	return root
 }

@@ -18,9 +18,17 @@ const maxSymlinkTargetBytes = 4096
 // inside it and never escape it.
 type Root struct {
 	dir string
-	// realpaths caches Realpath results; a Root is not safe for
-	// concurrent use.
+	// realpaths and links cache Realpath results and the symlinks seen
+	// on the way: a Root assumes the tree does not change while it is
+	// used, and is not safe for concurrent use.
 	realpaths map[string]string
+	links     map[string]linkInfo
+}
+
+// linkInfo is what lstat and readlink said of one path.
+type linkInfo struct {
+	isLink bool
+	target string // "" when unreadable
 }
 
 // NewRoot returns a Root for the directory dir.
@@ -36,7 +44,7 @@ func NewRoot(dir string) (*Root, error) {
 	if !st.IsDir() {
 		return nil, &fs.PathError{Op: "open root", Path: abs, Err: errors.New("not a directory")}
 	}
-	return &Root{dir: filepath.Clean(abs), realpaths: map[string]string{}}, nil
+	return &Root{dir: filepath.Clean(abs), realpaths: map[string]string{}, links: map[string]linkInfo{}}, nil
 }
 
 // Dir returns the host directory of the root.
@@ -97,8 +105,8 @@ func (r *Root) joinRealpath(base, rest string, seen map[string]*string) (string,
 			continue
 		}
 		next := path.Join(cur, name)
-		st, err := os.Lstat(r.HostPath(next))
-		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		link := r.readLink(next)
+		if !link.isLink {
 			cur = next
 			continue
 		}
@@ -110,13 +118,12 @@ func (r *Root) joinRealpath(base, rest string, seen map[string]*string) (string,
 			return path.Join(next, rest), false // a symlink loop
 		}
 		seen[next] = nil
-		target, err := os.Readlink(r.HostPath(next))
-		if err != nil || len(target) > maxSymlinkTargetBytes {
+		if link.target == "" {
 			cur = next
 			continue
 		}
 		var ok bool
-		cur, ok = r.joinRealpath(cur, target, seen)
+		cur, ok = r.joinRealpath(cur, link.target, seen)
 		if !ok {
 			return path.Join(cur, rest), false
 		}
@@ -124,6 +131,23 @@ func (r *Root) joinRealpath(base, rest string, seen map[string]*string) (string,
 		seen[next] = &resolved
 	}
 	return cur, true
+}
+
+// readLink lstats p (an environment path) and reads its target if it is
+// a symlink, once per Root.
+func (r *Root) readLink(p string) linkInfo {
+	if li, ok := r.links[p]; ok {
+		return li
+	}
+	var li linkInfo
+	if st, err := os.Lstat(r.HostPath(p)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		li.isLink = true
+		if target, err := os.Readlink(r.HostPath(p)); err == nil && len(target) <= maxSymlinkTargetBytes {
+			li.target = target
+		}
+	}
+	r.links[p] = li
+	return li
 }
 
 // walkFiles calls fn with every non-directory entry below the environment

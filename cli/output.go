@@ -1,0 +1,10 @@
+package cli
+
+import "encoding/json"
+
+// printJSON writes v as one JSON document on stdout.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

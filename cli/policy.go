@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) policyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Check and inspect permission policies",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check FILE",
+		Short: "Validate a policy file: prints ok, or every problem with its field (exit 2)",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			_, err := policy.LoadPolicy(args[0])
+			return a.reportCheck(args[0], err)
+		},
+	})
+	return cmd
+}
+
+func (a *app) specCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "spec",
+		Short: "Check task permission specs",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check FILE",
+		Short: "Validate a permission_eval_spec.json: prints ok, or every problem with its field (exit 2)",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			_, err := policy.LoadSpec(args[0])
+			return a.reportCheck(args[0], err)
+		},
+	})
+	return cmd
+}
+
+// reportCheck prints the outcome of a check command: "ok", or the
+// validation problems (as JSON with --json) and a usage error.
+func (a *app) reportCheck(file string, err error) error {
+	var ve *policy.ValidationError
+	switch {
+	case err == nil:
+		if a.jsonOut {
+			return a.printJSON(map[string]any{"file": file, "valid": true})
+		}
+		fmt.Fprintln(a.stdout, "ok")
+		return nil
+	case errors.As(err, &ve) && a.jsonOut:
+		if perr := a.printJSON(map[string]any{"file": file, "valid": false, "problems": ve.Problems}); perr != nil {
+			return perr
+		}
+		return usageError(err)
+	default:
+		return usageError(err)
+	}
+}
+
+// exactArgs is cobra.ExactArgs whose failure is a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return usageError(err)
+		}
+		return nil
+	}
+}
