@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/tracer"
+)
+
+// DefaultStateDir is where the daemon keeps run records.
+const DefaultStateDir = "/var/lib/authbench"
+
+func (a *app) daemonCmd() *cobra.Command {
+	var socket, stateDir, group string
+	var noTracer bool
+	var maxConcurrent int
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Run the privileged authbench daemon (BPF, sandboxes, run records) on a unix socket",
+		Long: `Run the privileged daemon. It loads the eBPF tracer once, serves the
+HTTP/JSON API of docs/api.md on a unix socket (mode 0660, owned by
+--group), runs each command in a sandboxed, traced process tree and keeps
+run records under --state-dir. Only root and members of --group may use
+it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			auth, err := daemon.NewAuthorizer(group)
+			if err != nil {
+				return usageErrorf("--group: %v", err)
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find own binary: %w", err)
+			}
+			var tr *tracer.Tracer
+			if !noTracer {
+				if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
+					return fmt.Errorf("load tracer (use --no-tracer to serve without tracing): %w", err)
+				}
+				defer tr.Close()
+			}
+			m, err := daemon.NewManager(daemon.Config{
+				StateDir: stateDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+			})
+			if err != nil {
+				return err
+			}
+			srv, err := daemon.Listen(m, socket, auth)
+			if err != nil {
+				return err
+			}
+			return a.serveUntilSignal(srv, socket)
+		},
+	}
+	cmd.Flags().StringVar(&socket, "socket", daemon.DefaultSocket, "unix socket to listen on")
+	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
+	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
+	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
+	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
+	return cmd
+}
+
+func (a *app) serveUntilSignal(srv *daemon.Server, socket string) error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve() }()
+	a.log.Info("daemon listening", zap.String("socket", socket))
+	fmt.Fprintf(a.stderr, "authbench daemon listening on %s\n", socket)
+	select {
+	case err := <-served:
+		return err
+	case sig := <-sigs:
+		a.log.Info("stopping", zap.String("signal", sig.String()))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return srv.Shutdown(ctx)
+	}
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/daemon"
+)
+
+// runsAPI returns the API to read run records: the daemon on socket when
+// one answers, else (as root) the records in stateDir directly.
+func (a *app) runsAPI(socket, stateDir string) (daemon.API, func(), error) {
+	if daemon.SocketAlive(socket) {
+		return daemon.NewClient(socket), func() {}, nil
+	}
+	if os.Geteuid() != 0 {
+		return nil, nil, fmt.Errorf("no daemon answers on %s (start one with `authbench daemon`, or run as root)", socket)
+	}
+	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Log: a.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return daemon.NewLocal(m), func() { m.Shutdown(context.Background()) }, nil
+}
+
+func (a *app) runsCmd() *cobra.Command {
+	var socket, stateDir string
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List and inspect run records (through the daemon when one runs)",
+	}
+	cmd.PersistentFlags().StringVar(&socket, "socket", daemon.DefaultSocket, "daemon socket")
+	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", DefaultStateDir, "state directory, read directly when no daemon runs")
+	withAPI := func(fn func(ctx context.Context, api daemon.API, args []string) error) func(*cobra.Command, []string) error {
+		return func(_ *cobra.Command, args []string) error {
+			api, done, err := a.runsAPI(socket, stateDir)
+			if err != nil {
+				return err
+			}
+			defer done()
+			return fn(context.Background(), api, args)
+		}
+	}
+	cmd.AddCommand(
+		&cobra.Command{
+			Use: "ls", Short: "List runs, oldest first", Args: cobra.NoArgs,
+			RunE: withAPI(func(ctx context.Context, api daemon.API, _ []string) error {
+				runs, err := api.List(ctx)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.printJSON(runs)
+				}
+				a.printRunTable(runs)
+				return nil
+			}),
+		},
+		&cobra.Command{
+			Use: "show ID", Short: "Show one run record", Args: exactArgs(1),
+			RunE: withAPI(func(ctx context.Context, api daemon.API, args []string) error {
+				run, err := api.Get(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return a.printJSON(run)
+			}),
+		},
+		&cobra.Command{
+			Use: "events ID", Short: "Print a run's trace events (JSONL)", Args: exactArgs(1),
+			RunE: withAPI(func(ctx context.Context, api daemon.API, args []string) error {
+				rc, err := api.OpenLog(ctx, args[0], "events", false)
+				if err != nil {
+					return err
+				}
+				defer rc.Close()
+				_, err = io.Copy(a.stdout, rc)
+				return err
+			}),
+		},
+		&cobra.Command{
+			Use: "cancel ID", Short: "Kill a run's whole process tree", Args: exactArgs(1),
+			RunE: withAPI(func(ctx context.Context, api daemon.API, args []string) error {
+				run, err := api.Cancel(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.printJSON(run)
+				}
+				fmt.Fprintf(a.stderr, "run %s: %s\n", run.ID, run.State)
+				return nil
+			}),
+		},
+	)
+	return cmd
+}
+
+func (a *app) printRunTable(runs []*daemon.Run) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tEXIT\tCREATED\tDENIALS\tCOMMAND")
+	for _, r := range runs {
+		exit := "-"
+		if r.ExitCode != nil {
+			exit = fmt.Sprint(*r.ExitCode)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.State, exit,
+			r.CreatedAt.Local().Format(time.DateTime), len(r.Denials), strings.Join(r.Request.Command, " "))
+	}
+	tw.Flush()
+}

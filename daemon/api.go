@@ -1,0 +1,113 @@
+package daemon
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/authbench/authbench/policy"
+)
+
+// APIVersion prefixes every API path.
+const APIVersion = "v1"
+
+// State is where a run is in its life.
+type State string
+
+// Run states. Terminal states never change again.
+const (
+	StateQueued    State = "queued"
+	StateRunning   State = "running"
+	StateSucceeded State = "succeeded" // the command exited 0
+	StateFailed    State = "failed"    // non-zero exit, or it could not start
+	StateTimeout   State = "timeout"   // killed at its deadline
+	StateCancelled State = "cancelled" // killed on request
+	StateAborted   State = "aborted"   // the daemon stopped or died first
+)
+
+// AllStates lists every state, for metrics.
+var AllStates = []State{StateQueued, StateRunning, StateSucceeded, StateFailed, StateTimeout, StateCancelled, StateAborted}
+
+// Terminal reports whether a run in state s has ended.
+func (s State) Terminal() bool { return s != StateQueued && s != StateRunning }
+
+// RunRequest is the body of POST /v1/runs.
+type RunRequest struct {
+	// Command is argv; Command[0] is an absolute path or a name looked
+	// up in the PATH of Env.
+	Command []string `json:"command"`
+	// Dir is the working directory (absolute); default "/".
+	Dir string `json:"dir,omitempty"`
+	// Env is the environment, "KEY=VALUE" entries.
+	Env []string `json:"env,omitempty"`
+	// Policy is π; null runs the command without Landlock.
+	Policy json.RawMessage `json:"policy,omitempty"`
+	// Baseline is "default", "none", or a spec document whose
+	// implicit_permissions are the baseline. Default "default".
+	Baseline json.RawMessage `json:"baseline,omitempty"`
+	// Seccomp is an OCI LinuxSeccomp profile; null uses the default one.
+	Seccomp json.RawMessage `json:"seccomp,omitempty"`
+	// NoSeccomp runs without any seccomp filter.
+	NoSeccomp bool `json:"no_seccomp,omitempty"`
+	// UID and GID to run as. A caller that is not root always runs as
+	// itself; root defaults to itself too.
+	UID *uint32 `json:"uid,omitempty"`
+	GID *uint32 `json:"gid,omitempty"`
+	// AllowRoot must be set (by a root caller) to run the tree as uid 0.
+	AllowRoot bool `json:"allow_root,omitempty"`
+	// AllowUnenforced runs even where Landlock is not available.
+	AllowUnenforced bool `json:"allow_unenforced,omitempty"`
+	// TimeoutSeconds kills the tree after that long; 0 means the
+	// daemon's default.
+	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
+	// Trace records every file event of the tree.
+	Trace bool `json:"trace,omitempty"`
+}
+
+// Denial is one traced operation the policy refused.
+type Denial struct {
+	Op    string `json:"op"`
+	Axis  string `json:"axis"`
+	Path  string `json:"path"`
+	Errno string `json:"errno"`
+	Count int    `json:"count"`
+}
+
+// Run is the record of one run, as GET /v1/runs/{id} returns it.
+type Run struct {
+	ID        string     `json:"id"`
+	State     State      `json:"state"`
+	Request   RunRequest `json:"request"`
+	CallerUID uint32     `json:"caller_uid"`
+	// UID and GID the tree ran as.
+	UID uint32 `json:"uid"`
+	GID uint32 `json:"gid"`
+	// Pid is the root process id while it runs (host pid namespace).
+	Pid        int        `json:"pid,omitempty"`
+	ExitCode   *int       `json:"exit_code,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	EndedAt    *time.Time `json:"ended_at,omitempty"`
+	Events     uint64     `json:"events"`
+	LostEvents uint64     `json:"lost_events"`
+	Denials    []Denial   `json:"denials,omitempty"`
+	// LandlockABI is the kernel's Landlock ABI version (0: none).
+	LandlockABI int `json:"landlock_abi"`
+	// UnenforcedRights lists rights of the plan this kernel could not
+	// enforce.
+	UnenforcedRights []string `json:"unenforced_rights,omitempty"`
+	// Plan is the Landlock rule plan the run was restricted by.
+	Plan *policy.Plan `json:"plan,omitempty"`
+}
+
+// ErrorResponse is the body of every non-2xx answer.
+type ErrorResponse struct {
+	Error string `json:"error"`
+	// Field names the offending request field, when there is one.
+	Field string `json:"field,omitempty"`
+}
+
+// CreateResponse is the body of a successful POST /v1/runs.
+type CreateResponse struct {
+	ID string `json:"id"`
+}

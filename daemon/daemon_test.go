@@ -1,0 +1,229 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// testDaemon is a daemon served in-process on a temporary socket.
+type testDaemon struct {
+	m      *Manager
+	srv    *Server
+	socket string
+	state  string
+	client *Client
+}
+
+// startTestDaemon serves a Manager with cfg (StateDir defaults to a temp
+// dir) on a new socket; it is shut down when the test ends.
+func startTestDaemon(t *testing.T, cfg Config, group string) *testDaemon {
+	t.Helper()
+	if cfg.StateDir == "" {
+		cfg.StateDir = t.TempDir()
+	}
+	m, err := NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, err := NewAuthorizer(group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(shortTempDir(t), "d.sock")
+	srv, err := Listen(m, socket, auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return &testDaemon{m: m, srv: srv, socket: socket, state: cfg.StateDir, client: NewClient(socket)}
+}
+
+// shortTempDir is a temp dir with a short path: unix socket paths are
+// limited to 108 bytes.
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "abd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("this test needs root (CI runs as root)")
+	}
+	t.Skip("skipping: needs root")
+}
+
+// rawRequest sends one HTTP request as uid/gid through python3, so the
+// daemon sees that peer; it returns the status code and body.
+func rawRequest(t *testing.T, socket string, uid, gid uint32, method, path, body string) (int, string) {
+	t.Helper()
+	// Debian's python3, readable by every uid (not a per-user shim).
+	const py = "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		t.Fatalf("%s is needed to connect as another uid: %v", py, err)
+	}
+	script := `
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+body = sys.argv[4].encode()
+s.sendall(("%s %s HTTP/1.0\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (sys.argv[2], sys.argv[3], len(body))).encode() + body)
+out = b""
+while True:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    out += chunk
+sys.stdout.write(out.decode())
+`
+	cmd := exec.Command(py, "-c", script, socket, method, path, body)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid, NoSetGroups: true}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("request as uid %d: %v: %s", uid, err, out)
+	}
+	head, respBody, _ := strings.Cut(string(out), "\r\n\r\n")
+	var code int
+	var proto string
+	if _, err := fmt.Sscanf(head, "%s %d", &proto, &code); err != nil {
+		t.Fatalf("bad response %q", out)
+	}
+	return code, respBody
+}
+
+func TestRefusesCallersOutsideRootAndGroup(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "nogroup")
+	if err := os.Chmod(d.socket, 0o666); err != nil { // let every uid connect, so the daemon must refuse
+		t.Fatal(err)
+	}
+	code, body := rawRequest(t, d.socket, 1, 1, "GET", "/v1/runs", "")
+	if code != http.StatusForbidden || !strings.Contains(body, `neither root nor a member of group \"nogroup\"`) {
+		t.Fatalf("uid 1: HTTP %d %s", code, body)
+	}
+	code, body = rawRequest(t, d.socket, 65534, 65534, "GET", "/v1/runs", "")
+	if code != http.StatusOK {
+		t.Fatalf("member of nogroup: HTTP %d %s", code, body)
+	}
+	code, body = rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", `{"command":["/bin/true"],"uid":0,"allow_root":true}`)
+	if code != http.StatusForbidden || !strings.Contains(body, "own uid") {
+		t.Fatalf("member asking for root: HTTP %d %s", code, body)
+	}
+	if n := testCounterValue(t, d, "authbench_api_refused_total"); n < 1 {
+		t.Fatalf("refusals not counted: %v", n)
+	}
+}
+
+func TestMalformedRequestsNameTheField(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "")
+	tests := []struct{ body, field, msg string }{
+		{`{"command": ["/bin/true"], "bogus": 1}`, "bogus", "unknown field"},
+		{`{"command": "true"}`, "command", "must be []string"},
+		{`{"command": []}`, "command", "non-empty"},
+		{`{"command": ["/bin/true"], "timeout_s": -1}`, "timeout_s", "between 0"},
+		{`{"command": ["/bin/true"], "timeout_s": 1e12}`, "timeout_s", "between 0"},
+		{`{"command": ["/bin/true"], "env": ["NOEQUALS"]}`, "env[0]", "KEY=VALUE"},
+		{`{"command": ["/bin/true"], "dir": "relative"}`, "dir", "absolute"},
+		{`{"command": ["/bin/true"], "policy": {"read": ["x"], "write": [], "execute": []}}`, "policy", "read[0]"},
+		{`{"command": ["/bin/true"], "policy": {"read": [], "write": [], "execute": []}, "baseline": "weird"}`, "baseline", "default"},
+		{`{"command": ["/bin/true"]} {}`, "", "extra data"},
+		{`{"command": [`, "", "malformed JSON"},
+		{`{"command": ["/bin/true"], "uid": 0}`, "allow_root", "explicitly"},
+	}
+	for _, tt := range tests {
+		code, body := d.post(t, tt.body)
+		var er ErrorResponse
+		json.Unmarshal([]byte(body), &er)
+		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
+			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)
+		}
+	}
+	// The daemon keeps serving.
+	if _, err := d.client.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (d *testDaemon) post(t *testing.T, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://authbench/v1/runs", strings.NewReader(body))
+	resp, err := d.client.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	buf.ReadFrom(resp.Body)
+	return resp.StatusCode, buf.String()
+}
+
+func TestSocketSafety(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "")
+	m2, err := NewManager(Config{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, _ := NewAuthorizer("")
+	if _, err := Listen(m2, d.socket, auth); !errors.Is(err, ErrDaemonRunning) {
+		t.Fatalf("second daemon on a live socket: %v", err)
+	}
+	if _, err := d.client.List(context.Background()); err != nil {
+		t.Fatalf("first daemon stopped serving: %v", err)
+	}
+	notSocket := filepath.Join(t.TempDir(), "file.sock")
+	os.WriteFile(notSocket, []byte("precious"), 0o644)
+	if _, err := Listen(m2, notSocket, auth); err == nil || !strings.Contains(err.Error(), "not a socket") {
+		t.Fatalf("listen over a regular file: %v", err)
+	}
+	if data, _ := os.ReadFile(notSocket); string(data) != "precious" {
+		t.Fatal("the regular file was replaced")
+	}
+}
+
+// testCounterValue reads one unlabelled metric from GET /metrics.
+func testCounterValue(t *testing.T, d *testDaemon, name string) float64 {
+	t.Helper()
+	resp, err := d.client.http.Get("http://authbench/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			var f float64
+			fmt.Sscanf(v, "%g", &f)
+			return f
+		}
+	}
+	t.Fatalf("metric %s not found in:\n%s", name, data)
+	return 0
+}

@@ -1,0 +1,65 @@
+package daemon
+
+import (
+	"context"
+	"io"
+	"os"
+)
+
+// API is what a caller can do with runs, whether the daemon is reached
+// over its socket (Client) or embedded in the calling process (Local).
+type API interface {
+	Submit(ctx context.Context, req *RunRequest) (*Run, error)
+	Get(ctx context.Context, id string) (*Run, error)
+	List(ctx context.Context) ([]*Run, error)
+	Cancel(ctx context.Context, id string) (*Run, error)
+	// OpenLog streams "events", "stdout" or "stderr" of a run.
+	OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error)
+	Wait(ctx context.Context, id string) (*Run, error)
+}
+
+var (
+	_ API = (*Client)(nil)
+	_ API = (*Local)(nil)
+)
+
+// logFiles maps API log names to run files.
+var logFiles = map[string]string{"events": eventsFile, "stdout": stdoutFile, "stderr": stderrFile}
+
+// Local is the API of a Manager embedded in this process, used by the CLI
+// when no daemon listens; the caller is this process.
+type Local struct {
+	M    *Manager
+	peer Peer
+}
+
+// NewLocal returns the embedded API of m for the current process.
+func NewLocal(m *Manager) *Local {
+	return &Local{M: m, peer: Peer{PID: int32(os.Getpid()), UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}}
+}
+
+// Submit starts a run as this process.
+func (l *Local) Submit(_ context.Context, req *RunRequest) (*Run, error) {
+	return l.M.Submit(req, l.peer)
+}
+
+// Get returns a run record.
+func (l *Local) Get(_ context.Context, id string) (*Run, error) { return l.M.Get(id) }
+
+// List returns every run record.
+func (l *Local) List(context.Context) ([]*Run, error) { return l.M.List() }
+
+// Cancel kills a run's tree.
+func (l *Local) Cancel(_ context.Context, id string) (*Run, error) { return l.M.Cancel(id) }
+
+// Wait blocks until the run ended.
+func (l *Local) Wait(ctx context.Context, id string) (*Run, error) { return l.M.Wait(ctx, id) }
+
+// OpenLog streams one of the run's logs.
+func (l *Local) OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error) {
+	name, ok := logFiles[log]
+	if !ok {
+		return nil, badField("log", "unknown log %q (events, stdout or stderr)", log)
+	}
+	return l.M.OpenLog(ctx, id, name, follow)
+}

@@ -1,0 +1,389 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/tracer"
+)
+
+// Config configures a Manager.
+type Config struct {
+	// StateDir holds run records (see Store).
+	StateDir string
+	// Self is the authbench binary, re-executed as sandbox-init.
+	Self string
+	// Tracer traces runs that ask for it; nil when tracing is unavailable.
+	Tracer *tracer.Tracer
+	// DefaultTimeout applies to runs that set none.
+	DefaultTimeout time.Duration
+	// MaxActive bounds queued plus running runs; more are refused.
+	MaxActive int
+	// MaxConcurrent bounds running runs; the others wait queued.
+	MaxConcurrent int
+	// Log receives structured logs.
+	Log *zap.Logger
+}
+
+// Defaults of Config.
+const (
+	DefaultTimeout       = time.Hour
+	DefaultMaxActive     = 256
+	DefaultMaxConcurrent = 16
+	// killGrace is how long a killed tree may take to be reaped before
+	// the run is recorded anyway.
+	killGrace = time.Second
+)
+
+// Manager owns the lifecycle of runs: it validates requests, runs them
+// through the sandbox and tracer, enforces timeouts and cancellation,
+// and records every state change in the Store.
+type Manager struct {
+	cfg     Config
+	store   *Store
+	metrics *Metrics
+	log     *zap.Logger
+	slots   chan struct{}
+
+	mu       sync.Mutex
+	active   map[string]*activeRun
+	stopping bool
+	wg       sync.WaitGroup
+}
+
+// activeRun is a run that has not reached a terminal state.
+type activeRun struct {
+	mu      sync.Mutex
+	rec     *Run
+	prep    *prepared
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	done    chan struct{}
+	changed chan struct{} // closed and replaced whenever logs grow
+}
+
+// Causes of a run's end, carried by its context.
+var (
+	errCancelled = errors.New("cancelled on request")
+	errAborted   = errors.New("aborted: the daemon is stopping")
+	errTimeout   = errors.New("timed out")
+)
+
+// NewManager opens the state directory. Runs that a previous daemon left
+// queued or running are recorded as aborted: their trees died with it.
+func NewManager(cfg Config) (*Manager, error) {
+	if cfg.DefaultTimeout <= 0 {
+		cfg.DefaultTimeout = DefaultTimeout
+	}
+	if cfg.MaxActive <= 0 {
+		cfg.MaxActive = DefaultMaxActive
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	store, err := OpenStore(cfg.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{
+		cfg: cfg, store: store, metrics: newMetrics(), log: cfg.Log,
+		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
+	}
+	runs, err := store.List()
+	if err != nil {
+		m.log.Warn("some run records are unreadable", zap.Error(err))
+	}
+	for _, r := range runs {
+		if !r.State.Terminal() {
+			m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
+			if err := store.Save(r); err != nil {
+				m.log.Error("record aborted run", zap.String("run", r.ID), zap.Error(err))
+			}
+		}
+		m.metrics.transition("", r.State)
+	}
+	return m, nil
+}
+
+// Metrics returns the manager's metrics.
+func (m *Manager) Metrics() *Metrics { return m.metrics }
+
+// Submit validates req for caller peer, records the run and starts it.
+func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
+	prep, err := validate(req, peer)
+	if err != nil {
+		return nil, err
+	}
+	if prep.req.Trace && m.cfg.Tracer == nil {
+		return nil, badField("trace", "tracing is not available in this daemon")
+	}
+	id, err := newRunID()
+	if err != nil {
+		return nil, err
+	}
+	rec := &Run{
+		ID: id, State: StateQueued, Request: prep.req, CallerUID: peer.UID,
+		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ar := &activeRun{rec: rec, prep: prep, ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.stopping:
+		cancel(nil)
+		return nil, ErrShuttingDown
+	case len(m.active) >= m.cfg.MaxActive:
+		cancel(nil)
+		return nil, ErrBusy
+	}
+	if err := m.store.Create(rec); err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	m.active[id] = ar
+	m.metrics.transition("", StateQueued)
+	m.wg.Add(1)
+	go m.run(ar)
+	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command), zap.Uint32("caller", peer.UID))
+	return ar.snapshot(), nil
+}
+
+func newRunID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("new run id: %w", err)
+	}
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// run waits for a slot, executes the run and records its end.
+func (m *Manager) run(ar *activeRun) {
+	defer m.wg.Done()
+	defer ar.cancel(nil)
+	select {
+	case m.slots <- struct{}{}:
+		defer func() { <-m.slots }()
+	case <-ar.ctx.Done():
+		m.end(ar, endStateFor(context.Cause(ar.ctx)), context.Cause(ar.ctx).Error(), nil)
+		return
+	}
+	timeout := m.cfg.DefaultTimeout
+	if t := ar.prep.req.TimeoutSeconds; t > 0 {
+		timeout = time.Duration(t * float64(time.Second))
+	}
+	ctx, stop := context.WithTimeoutCause(ar.ctx, timeout, errTimeout)
+	defer stop()
+	res := m.execute(ctx, ar)
+	state, msg := StateSucceeded, ""
+	switch cause := context.Cause(ctx); {
+	case res.startErr != nil:
+		state, msg = StateFailed, res.startErr.Error()
+	case ctx.Err() != nil && res.killed:
+		state, msg = endStateFor(cause), cause.Error()
+	case res.exitCode != 0:
+		state = StateFailed
+	}
+	var code *int
+	if res.startErr == nil {
+		c := res.exitCode
+		code = &c
+	}
+	m.end(ar, state, msg, code)
+}
+
+func endStateFor(cause error) State {
+	switch {
+	case errors.Is(cause, errTimeout):
+		return StateTimeout
+	case errors.Is(cause, errAborted):
+		return StateAborted
+	}
+	return StateCancelled
+}
+
+// setRunning records that the tree started.
+func (m *Manager) setRunning(ar *activeRun, pid int) {
+	ar.mu.Lock()
+	now := time.Now().UTC()
+	ar.rec.State, ar.rec.Pid, ar.rec.StartedAt = StateRunning, pid, &now
+	err := m.store.Save(ar.rec)
+	ar.mu.Unlock()
+	m.metrics.transition(StateQueued, StateRunning)
+	if err != nil {
+		m.log.Error("record run start", zap.String("run", ar.rec.ID), zap.Error(err))
+	}
+}
+
+// update changes the record under its lock and saves it.
+func (m *Manager) update(ar *activeRun, fn func(r *Run)) {
+	ar.mu.Lock()
+	fn(ar.rec)
+	err := m.store.Save(ar.rec)
+	ar.mu.Unlock()
+	if err != nil {
+		m.log.Error("save run", zap.String("run", ar.rec.ID), zap.Error(err))
+	}
+}
+
+func (m *Manager) end(ar *activeRun, state State, msg string, code *int) {
+	ar.mu.Lock()
+	from := ar.rec.State
+	m.finishRecord(ar.rec, state, msg, code)
+	err := m.store.Save(ar.rec)
+	rec := *ar.rec
+	ar.mu.Unlock()
+	if err != nil {
+		m.log.Error("record run end", zap.String("run", rec.ID), zap.Error(err))
+	}
+	m.metrics.transition(from, state)
+	if rec.StartedAt != nil {
+		m.metrics.durations.WithLabelValues(string(state)).Observe(rec.EndedAt.Sub(*rec.StartedAt).Seconds())
+	}
+	m.metrics.events.Add(float64(rec.Events))
+	m.metrics.lost.Add(float64(rec.LostEvents))
+	m.mu.Lock()
+	delete(m.active, rec.ID)
+	m.mu.Unlock()
+	close(ar.done)
+	ar.notify()
+	m.log.Info("run ended", zap.String("run", rec.ID), zap.String("state", string(state)), zap.String("error", msg))
+}
+
+func (m *Manager) finishRecord(r *Run, state State, msg string, code *int) {
+	now := time.Now().UTC()
+	r.State, r.EndedAt, r.Pid = state, &now, 0
+	if msg != "" {
+		r.Error = msg
+	}
+	if code != nil {
+		r.ExitCode = code
+	}
+}
+
+// snapshot copies the record under its lock.
+func (ar *activeRun) snapshot() *Run {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	r := *ar.rec
+	return &r
+}
+
+// notify wakes everyone following the run's logs.
+func (ar *activeRun) notify() {
+	ar.mu.Lock()
+	close(ar.changed)
+	ar.changed = make(chan struct{})
+	ar.mu.Unlock()
+}
+
+func (ar *activeRun) changes() <-chan struct{} {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.changed
+}
+
+// Get returns the current record of run id.
+func (m *Manager) Get(id string) (*Run, error) {
+	if ar := m.lookup(id); ar != nil {
+		return ar.snapshot(), nil
+	}
+	if !validRunID(id) {
+		return nil, ErrNotFound
+	}
+	r, err := m.store.Load(id)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	return r, err
+}
+
+// List returns every recorded run, oldest first.
+func (m *Manager) List() ([]*Run, error) {
+	runs, err := m.store.List()
+	for i, r := range runs {
+		if ar := m.lookup(r.ID); ar != nil {
+			runs[i] = ar.snapshot()
+		}
+	}
+	return runs, err
+}
+
+func (m *Manager) lookup(id string) *activeRun {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.active[id]
+}
+
+// Cancel kills the tree of run id; it returns when the run has ended
+// (within about a second).
+func (m *Manager) Cancel(id string) (*Run, error) {
+	ar := m.lookup(id)
+	if ar == nil {
+		return m.Get(id)
+	}
+	ar.cancel(errCancelled)
+	select {
+	case <-ar.done:
+	case <-time.After(killGrace + 2*time.Second):
+		m.log.Warn("cancelled run is slow to end", zap.String("run", id))
+	}
+	return m.Get(id)
+}
+
+// Wait blocks until run id has ended or ctx is done.
+func (m *Manager) Wait(ctx context.Context, id string) (*Run, error) {
+	if ar := m.lookup(id); ar != nil {
+		select {
+		case <-ar.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return m.Get(id)
+}
+
+// Shutdown aborts every active run, waits for them to be recorded and
+// refuses new ones.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.stopping = true
+	for _, ar := range m.active {
+		ar.cancel(errAborted)
+	}
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("shutdown: runs still ending: %w", ctx.Err())
+	}
+}
+
+// validRunID accepts only ids this daemon could have made, so an id can
+// never name a path outside the state directory.
+func validRunID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == 'T' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

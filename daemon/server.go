@@ -1,0 +1,210 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+)
+
+// maxRequestBytes bounds a POST /v1/runs body.
+const maxRequestBytes = 4 << 20
+
+// Server serves the API of one Manager on a unix socket.
+type Server struct {
+	m    *Manager
+	auth *Authorizer
+	log  *zap.Logger
+	http *http.Server
+	ln   *net.UnixListener
+}
+
+// Listen creates the socket (refusing to take over a live one or to
+// replace a non-socket) and returns a Server ready to Serve.
+func Listen(m *Manager, socket string, auth *Authorizer) (*Server, error) {
+	ln, err := listenSocket(socket, auth.GID)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{m: m, auth: auth, log: m.log, ln: ln}
+	s.http = &http.Server{
+		Handler:           s.routes(),
+		ConnContext:       peerContext,
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	return s, nil
+}
+
+// Serve answers requests until Shutdown.
+func (s *Server) Serve() error {
+	err := s.http.Serve(s.ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting requests, aborts every active run and waits
+// for their records.
+func (s *Server) Shutdown(ctx context.Context) error {
+	runsErr := s.m.Shutdown(ctx)
+	httpErr := s.http.Shutdown(ctx)
+	return errors.Join(runsErr, httpErr)
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "ok\n")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.metrics.registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("POST /v1/runs", s.createRun)
+	mux.HandleFunc("GET /v1/runs", s.listRuns)
+	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
+	mux.HandleFunc("DELETE /v1/runs/{id}", s.cancelRun)
+	mux.HandleFunc("GET /v1/runs/{id}/events", s.streamLog(eventsFile))
+	mux.HandleFunc("GET /v1/runs/{id}/stdout", s.streamLog(stdoutFile))
+	mux.HandleFunc("GET /v1/runs/{id}/stderr", s.streamLog(stderrFile))
+	return s.authorize(mux)
+}
+
+// authorize refuses every request from a peer that is neither root nor
+// in the daemon's group, with the reason, and logs it.
+func (s *Server) authorize(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		peer, ok := peerFrom(r.Context())
+		var err error
+		if !ok {
+			err = &ForbiddenError{Reason: "the caller's credentials are unknown (not a unix socket peer)"}
+		} else if aerr := s.auth.Check(peer); aerr != nil {
+			err = &ForbiddenError{Reason: aerr.Error()}
+		}
+		if err != nil {
+			s.m.metrics.refused.Inc()
+			s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
+				zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Error(err))
+			writeError(w, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
+	peer, _ := peerFrom(r.Context())
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	if err != nil {
+		writeError(w, badField("", "read request: %v", err))
+		return
+	}
+	if len(body) > maxRequestBytes {
+		writeError(w, badField("", "request is larger than %d bytes", maxRequestBytes))
+		return
+	}
+	req, err := decodeRequest(body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	run, err := s.m.Submit(req, peer)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, run)
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
+	runs, err := s.m.List()
+	if err != nil {
+		s.log.Warn("list runs", zap.Error(err))
+	}
+	if runs == nil {
+		runs = []*Run{}
+	}
+	writeJSON(w, http.StatusOK, runs)
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	run, err := s.m.Get(r.PathValue("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, run)
+}
+
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
+	run, err := s.m.Cancel(r.PathValue("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, run)
+}
+
+// streamLog serves one of a run's logs; with ?follow=1 it keeps the
+// response open and streams what is appended until the run has ended.
+func (s *Server) streamLog(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		follow := r.URL.Query().Get("follow") == "1"
+		rc, err := s.m.OpenLog(r.Context(), id, name, follow)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer rc.Close()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if name == eventsFile {
+			w.Header().Set("Content-Type", "application/x-ndjson")
+		}
+		w.WriteHeader(http.StatusOK)
+		copyFlushing(w, rc)
+	}
+}
+
+// copyFlushing copies src to w, flushing after every read so followers
+// see data as it comes.
+func copyFlushing(w http.ResponseWriter, src io.Reader) {
+	fl, _ := w.(http.Flusher)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	resp := ErrorResponse{Error: err.Error()}
+	var re *RequestError
+	if errors.As(err, &re) {
+		resp.Field = re.Field
+	}
+	writeJSON(w, httpStatus(err), resp)
+}
+

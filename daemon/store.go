@@ -1,0 +1,114 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Names of the files kept for each run under <state>/runs/<id>/.
+const (
+	recordFile = "run.json"
+	eventsFile = "events.jsonl"
+	stdoutFile = "stdout.log"
+	stderrFile = "stderr.log"
+)
+
+// Store keeps run records as files: <dir>/runs/<id>/run.json, written
+// atomically (temp file + rename), beside the run's event log and output.
+type Store struct {
+	dir string
+}
+
+// OpenStore creates (if needed) and opens the state directory dir.
+func OpenStore(dir string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o750); err != nil {
+		return nil, fmt.Errorf("open state dir %s: %w", dir, err)
+	}
+	return &Store{dir: dir}, nil
+}
+
+// RunDir returns the directory of run id.
+func (s *Store) RunDir(id string) string { return filepath.Join(s.dir, "runs", id) }
+
+// RunFile returns the path of one of a run's files.
+func (s *Store) RunFile(id, name string) string { return filepath.Join(s.RunDir(id), name) }
+
+// Create makes the directory of a new run and writes its first record.
+func (s *Store) Create(r *Run) error {
+	if err := os.Mkdir(s.RunDir(r.ID), 0o750); err != nil {
+		return fmt.Errorf("create run %s: %w", r.ID, err)
+	}
+	return s.Save(r)
+}
+
+// Save writes the record of r atomically.
+func (s *Store) Save(r *Run) error {
+	data, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode run %s: %w", r.ID, err)
+	}
+	final := s.RunFile(r.ID, recordFile)
+	tmp, err := os.CreateTemp(s.RunDir(r.ID), ".run-*.json")
+	if err != nil {
+		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Load reads the record of run id.
+func (s *Store) Load(id string) (*Run, error) {
+	data, err := os.ReadFile(s.RunFile(id, recordFile))
+	if err != nil {
+		return nil, fmt.Errorf("load run %s: %w", id, err)
+	}
+	var r Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("load run %s: %w", id, err)
+	}
+	return &r, nil
+}
+
+// List returns every stored run, oldest first. Unreadable records are
+// returned as errors beside the runs that could be read.
+func (s *Store) List() ([]*Run, error) {
+	entries, err := os.ReadDir(filepath.Join(s.dir, "runs"))
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	var runs []*Run
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		r, err := s.Load(e.Name())
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		runs = append(runs, r)
+	}
+	sort.Slice(runs, func(i, j int) bool {
+		if !runs[i].CreatedAt.Equal(runs[j].CreatedAt) {
+			return runs[i].CreatedAt.Before(runs[j].CreatedAt)
+		}
+		return runs[i].ID < runs[j].ID
+	})
+	return runs, errors.Join(errs...)
+}

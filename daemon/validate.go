@@ -1,0 +1,177 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/authbench/authbench/policy"
+)
+
+// Request limits.
+const (
+	maxArgs          = 4096
+	maxEnv           = 4096
+	maxStringBytes   = 128 << 10
+	maxTimeoutSecond = 7 * 24 * 3600
+	nobodyID         = 65534
+)
+
+// decodeRequest parses a POST /v1/runs body strictly: unknown fields
+// and trailing data are errors naming the field.
+func decodeRequest(body []byte) (*RunRequest, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var req RunRequest
+	if err := dec.Decode(&req); err != nil {
+		return nil, jsonFieldError(err)
+	}
+	if dec.More() {
+		return nil, badField("", "extra data after the request object")
+	}
+	return &req, nil
+}
+
+// jsonFieldError turns a decoding error into a RequestError naming the
+// field where the JSON package knows it.
+func jsonFieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return badField(te.Field, "must be %s, not %s", te.Type.String(), te.Value)
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return badField(strings.Trim(rest, `"`), "unknown field")
+	}
+	return badField("", "malformed JSON: %s", msg)
+}
+
+// prepared is a validated request with its parsed parts.
+type prepared struct {
+	req      RunRequest
+	policy   *policy.Policy
+	baseline policy.Baseline
+	uid, gid uint32
+}
+
+// validate checks req for caller peer and resolves defaults.
+func validate(req *RunRequest, peer Peer) (*prepared, error) {
+	p := &prepared{req: *req}
+	if len(req.Command) == 0 || req.Command[0] == "" {
+		return nil, badField("command", "must be a non-empty array whose first element names a program")
+	}
+	if len(req.Command) > maxArgs {
+		return nil, badField("command", "has %d arguments (at most %d)", len(req.Command), maxArgs)
+	}
+	if err := checkStrings("command", req.Command); err != nil {
+		return nil, err
+	}
+	if len(req.Env) > maxEnv {
+		return nil, badField("env", "has %d entries (at most %d)", len(req.Env), maxEnv)
+	}
+	if err := checkStrings("env", req.Env); err != nil {
+		return nil, err
+	}
+	for i, kv := range req.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return nil, badField(indexField("env", i), "must be KEY=VALUE, got %q", kv)
+		}
+	}
+	if req.Dir != "" && !filepath.IsAbs(req.Dir) {
+		return nil, badField("dir", "must be an absolute path, got %q", req.Dir)
+	}
+	if t := req.TimeoutSeconds; math.IsNaN(t) || t < 0 || t > maxTimeoutSecond {
+		return nil, badField("timeout_s", "must be between 0 (the default) and %d seconds, got %v", maxTimeoutSecond, t)
+	}
+	if err := p.parsePolicy(); err != nil {
+		return nil, err
+	}
+	if err := p.resolveIdentity(peer); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *prepared) parsePolicy() error {
+	req := &p.req
+	if isNull(req.Policy) {
+		if !isNull(req.Baseline) {
+			return badField("baseline", "a baseline needs a policy")
+		}
+		return nil
+	}
+	pol, err := policy.ParsePolicy(req.Policy, "policy")
+	if err != nil {
+		return badField("policy", "%v", err)
+	}
+	p.policy = pol
+	p.baseline = policy.DefaultBaseline()
+	if isNull(req.Baseline) {
+		return nil
+	}
+	var name string
+	if json.Unmarshal(req.Baseline, &name) == nil {
+		switch name {
+		case policy.BaselineDefault:
+		case policy.BaselineNone:
+			p.baseline = policy.NoBaseline()
+		default:
+			return badField("baseline", "must be \"default\", \"none\" or a spec object, got %q", name)
+		}
+		return nil
+	}
+	spec, err := policy.ParseSpec(req.Baseline, "baseline")
+	if err != nil {
+		return badField("baseline", "%v", err)
+	}
+	p.baseline = policy.SpecBaseline(spec)
+	return nil
+}
+
+// resolveIdentity decides the uid/gid of the tree: a caller that is not
+// root runs as itself; root may choose, but uid 0 needs allow_root.
+func (p *prepared) resolveIdentity(peer Peer) error {
+	req := &p.req
+	p.uid, p.gid = peer.UID, peer.GID
+	if req.UID != nil {
+		p.uid = *req.UID
+	}
+	if req.GID != nil {
+		p.gid = *req.GID
+	}
+	if peer.UID != 0 && (p.uid != peer.UID || p.gid != peer.GID) {
+		return &ForbiddenError{Reason: "a caller that is not root can only run commands as its own uid and gid"}
+	}
+	if p.uid == 0 && !req.AllowRoot {
+		return badField("allow_root", "running the tree as root (uid 0) must be asked for explicitly")
+	}
+	if p.uid == 0 && peer.UID != 0 {
+		return &ForbiddenError{Reason: "only root may run a tree as root"}
+	}
+	return nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+func checkStrings(field string, list []string) error {
+	for i, s := range list {
+		if len(s) > maxStringBytes {
+			return badField(indexField(field, i), "is %d bytes long (at most %d)", len(s), maxStringBytes)
+		}
+		if strings.IndexByte(s, 0) >= 0 {
+			return badField(indexField(field, i), "contains a NUL byte")
+		}
+	}
+	return nil
+}
+
+func indexField(field string, i int) string {
+	return field + "[" + strconv.Itoa(i) + "]"
+}
