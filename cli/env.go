@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/tasks"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+)
+
+// envFlags are the flags shared by the env commands.
+type envFlags struct {
+	configFile string
+	imagesDir  string
+	builder    string
+	mirror     string
+	baseMap    []string
+	buildArgs  []string
+}
+
+func (f *envFlags) add(cmd *cobra.Command, build bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.configFile, "config", "", "config file (default "+env.DefaultConfigFile+" if it exists)")
+	fl.StringVar(&f.imagesDir, "images-dir", "", "images directory (default "+env.DefaultImagesDir+")")
+	fl.StringVar(&f.builder, "builder", "", "image builder: buildah (default), docker or podman")
+	fl.StringVar(&f.mirror, "mirror", "", "Debian mirror for the base (default: the machine's apt sources)")
+	if build {
+		fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, NAME=IMAGE (repeatable); IMAGE authbench-base is the local base")
+		fl.StringArrayVar(&f.buildArgs, "build-arg", nil, "build argument KEY=VALUE (repeatable)")
+	}
+}
+
+// envSetup is what the env commands work with, after flags and config.
+type envSetup struct {
+	store   env.Store
+	builder env.Builder
+	base    env.BaseConfig
+	baseMap env.BaseMap
+	args    map[string]string
+}
+
+func (f *envFlags) resolve() (*envSetup, error) {
+	name, required := f.configFile, true
+	if name == "" {
+		name, required = env.DefaultConfigFile, false
+	}
+	cfg, err := env.LoadConfig(name, required)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	s := &envSetup{store: env.Store{Dir: firstNonEmpty(f.imagesDir, cfg.Env.ImagesDir, env.DefaultImagesDir)}}
+	kind, err := env.ParseBuilderKind(firstNonEmpty(f.builder, cfg.Env.Builder, string(env.Buildah)))
+	if err != nil {
+		return nil, usageErrorf("--builder: %v", err)
+	}
+	s.builder = env.NewBuilder(kind, s.store)
+	s.base = env.DefaultBaseConfig()
+	if m := firstNonEmpty(f.mirror, cfg.Env.Mirror); m != "" {
+		s.base.Mirror = m
+	}
+	flagMap, err := env.ParseBaseMap(f.baseMap)
+	if err != nil {
+		return nil, usageErrorf("--base-map: %v", err)
+	}
+	s.baseMap = cfg.BaseMap.Merge(flagMap)
+	s.args = map[string]string{}
+	for _, kv := range f.buildArgs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageErrorf("--build-arg %q: want KEY=VALUE", kv)
+		}
+		s.args[k] = v
+	}
+	return s, nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (a *app) envCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "env",
+		Short: "Build task environments: the local Debian base image and task images",
+	}
+	var baseFlags, buildFlags envFlags
+	base := &cobra.Command{
+		Use:   "base",
+		Short: "Build the local base image (debootstrap Debian bookworm); a no-op when up to date",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := baseFlags.resolve()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			img, built, imported, err := a.ensureBase(ctx, s)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"base": img, "built": built, "imported": imported, "image": img.Config.Tag()})
+			}
+			return nil
+		},
+	}
+	baseFlags.add(base, false)
+	build := &cobra.Command{
+		Use:   "build TASK",
+		Short: "Build a task's environment image from its Dockerfile and export its rootfs",
+		Long: "Builds TASK/environment/Dockerfile on top of the local base image (built first if\n" +
+			"needed) and exports the result to a rootfs directory under the images directory.\n" +
+			"Nothing is pulled from a registry: FROM authbench-base names the local base, and\n" +
+			"any other FROM must be mapped with --base-map NAME=IMAGE or [base_map] in the config.",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := buildFlags.resolve()
+			if err != nil {
+				return err
+			}
+			t, err := tasks.Load(args[0])
+			if err != nil {
+				return usageError(err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return a.buildTask(ctx, s, t)
+		},
+	}
+	buildFlags.add(build, true)
+	cmd.AddCommand(base, build)
+	return cmd
+}
+
+// toolLog is where builder output goes: stderr at log level info or
+// debug, nowhere otherwise (a failure still shows its tail).
+func (a *app) toolLog() io.Writer {
+	if a.logLevel == "debug" || a.logLevel == "info" {
+		return a.stderr
+	}
+	return nil
+}
+
+func (a *app) ensureBase(ctx context.Context, s *envSetup) (*env.BaseImage, bool, bool, error) {
+	key := s.base.Key()
+	a.log.Info("base image", zap.String("key", key), zap.String("mirror", s.base.Mirror), zap.String("images_dir", s.store.Dir))
+	img, built, err := env.BuildBase(ctx, s.store, s.base, a.toolLog())
+	if err != nil {
+		return nil, false, false, err
+	}
+	imported, err := env.ImportBase(ctx, s.store, s.builder, img, a.toolLog())
+	if err != nil {
+		return nil, built, false, err
+	}
+	switch {
+	case built:
+		fmt.Fprintf(a.stderr, "built base image %s in %.1fs: %s\n", key, img.BuildSeconds, img.Rootfs)
+	default:
+		fmt.Fprintf(a.stderr, "base image %s is up to date (built %s), nothing to do: %s\n", key, img.BuiltAt.Format("2006-01-02 15:04:05Z"), img.Rootfs)
+	}
+	if imported {
+		fmt.Fprintf(a.stderr, "imported it into %s as %s\n", s.builder.Kind, img.Config.Tag())
+	}
+	return img, built, imported, nil
+}
+
+func (a *app) buildTask(ctx context.Context, s *envSetup, t *tasks.Task) error {
+	// Fail fast on a FROM that resolves nowhere, before a base build.
+	_, _, err := env.ResolveFroms(t.Dockerfile, s.args, s.baseMap, s.base.Tag(), func(ref string) bool { return s.builder.Exists(ctx, ref) })
+	var ue *env.UnresolvedError
+	if errors.As(err, &ue) {
+		return usageErrorf("build task %s: %w", t.Name, err)
+	}
+	base, _, _, err := a.ensureBase(ctx, s)
+	if err != nil {
+		return err
+	}
+	img, built, err := env.BuildTask(ctx, s.store, t, env.BuildOptions{
+		Builder: s.builder, Base: base, BaseMap: s.baseMap, BuildArgs: s.args, Log: a.toolLog(),
+	})
+	if errors.As(err, &ue) {
+		return usageError(err)
+	}
+	if err != nil {
+		return err
+	}
+	if built {
+		fmt.Fprintf(a.stderr, "built %s in %.1fs: %s\n", t.Name, img.BuildSeconds, img.Rootfs)
+	} else {
+		fmt.Fprintf(a.stderr, "%s is up to date, nothing to do: %s\n", t.Name, img.Rootfs)
+	}
+	if a.jsonOut {
+		return a.printJSON(map[string]any{"image": img, "built": built})
+	}
+	return nil
+}

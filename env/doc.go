@@ -1,0 +1,40 @@
+// Package env owns task environments: the local Debian base image
+// (debootstrap), task images built from a task's Dockerfile with buildah
+// (or docker/podman) and exported to plain rootfs directories, a fresh
+// copy-on-write rootfs per run (overlayfs), and the OCI runtime config and
+// runc invocations that run a command in it.
+//
+// Following runc's split between specconv and libcontainer, everything
+// that turns data into data is a pure function with table-driven tests
+// (RuntimeSpec, ResolveFroms, the builder argv functions, MirrorFromSources,
+// BaseConfig.Key); the steps that touch the machine (BuildBase, BuildTask,
+// NewRootfs, Runc) are small and separate.
+//
+// Layout of the images directory (default /var/lib/authbench/images):
+//
+//	base/<key>/rootfs      the debootstrapped base; <key> hashes its config
+//	base/<key>/image.json  written last: the base is complete
+//	tasks/<name>-<key>/rootfs, image.json   exported task images
+//	buildah/{root,run}     buildah's own vfs storage
+//	locks/                 flock files serialising builds of one key
+//
+// Facts about our hosts that shaped this package:
+//
+//   - runc (Debian's 1.1.5) runs a bundle as `runc --root /run/authbench/runc
+//     run --bundle DIR ID` with plain pivot_root (no --no-pivot: the rootfs is
+//     an overlay mount on ext4, not a ramfs) and runc's default cgroup path.
+//     On the cgroup v1+v2 hybrid layout it works as long as the config has no
+//     /sys/fs/cgroup mount; cpu, memory and pids limits go through the v1
+//     hierarchies. Rlimits may only be lowered (root lacks CAP_SYS_RESOURCE
+//     here), so DefaultRlimits stay at runc's NOFILE 1024. A timed-out run is
+//     ended with `runc kill --all ID KILL` and every run with `runc delete
+//     --force ID`.
+//   - buildah builds with the vfs driver and chroot isolation, without a
+//     daemon, in storage of its own under the images directory; RUN steps
+//     reach the Debian mirror through the host's network. With vfs each build
+//     copies the whole base, so a task build takes 15-40 s on 2 cores.
+//   - debootstrap makes the base (about 550 MB with gcc and python3) in
+//     about a minute from the machine's configured mirror.
+//   - nothing can be pulled from a registry, so every FROM must resolve to
+//     an image built here (ResolveFroms, BaseMap).
+package env

@@ -1,0 +1,193 @@
+package env
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// DefaultRuncRoot is where runc keeps the state of authbench's containers,
+// apart from any other runc user's.
+const DefaultRuncRoot = "/run/authbench/runc"
+
+// Runc runs OCI bundles with the runc binary.
+type Runc struct {
+	// Bin is the runc binary, "runc" (from PATH) when empty.
+	Bin string
+	// Root is runc's state directory (--root), DefaultRuncRoot when empty.
+	Root string
+	// NoPivot uses chroot instead of pivot_root; needed only when the
+	// rootfs lives on a ramfs (not the case on our hosts).
+	NoPivot bool
+}
+
+// Stdio are a container's standard streams; nil ones are /dev/null.
+type Stdio struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// WriteBundle creates the bundle directory dir and writes spec to
+// dir/config.json.
+func WriteBundle(dir string, spec *specs.Spec) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create bundle: %w", err)
+	}
+	data, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode config.json: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o600); err != nil {
+		return fmt.Errorf("write config.json: %w", err)
+	}
+	return nil
+}
+
+func (r Runc) bin() string {
+	if r.Bin == "" {
+		return "runc"
+	}
+	return r.Bin
+}
+
+func (r Runc) root() string {
+	if r.Root == "" {
+		return DefaultRuncRoot
+	}
+	return r.Root
+}
+
+// RunArgv is the argv of `runc run` for the bundle in dir as container id.
+func (r Runc) RunArgv(bundle, id string) []string {
+	argv := []string{r.bin(), "--root", r.root(), "run", "--bundle", bundle}
+	if r.NoPivot {
+		argv = append(argv, "--no-pivot")
+	}
+	return append(argv, id)
+}
+
+// KillArgv is the argv of `runc kill --all id signal`.
+func (r Runc) KillArgv(id string, sig syscall.Signal) []string {
+	return []string{r.bin(), "--root", r.root(), "kill", "--all", id, strconv.Itoa(int(sig))}
+}
+
+// DeleteArgv is the argv of `runc delete --force id`.
+func (r Runc) DeleteArgv(id string) []string {
+	return []string{r.bin(), "--root", r.root(), "delete", "--force", id}
+}
+
+// RunResult is how a container run ended.
+type RunResult struct {
+	// ExitCode is the container init's exit status (128+n when killed by
+	// signal n), -1 when unknown.
+	ExitCode int
+	// TimedOut is set when ctx ended the run.
+	TimedOut bool
+	// Duration is the wall time of `runc run`.
+	Duration time.Duration
+}
+
+// Run runs the bundle in the foreground as container id and waits for it.
+// When ctx ends first, every process of the container is killed and the
+// result says TimedOut. The container is deleted before Run returns, in
+// every case. A non-zero exit of the command is not an error.
+func (r Runc) Run(ctx context.Context, bundle, id string, stdio Stdio) (RunResult, error) {
+	res := RunResult{ExitCode: -1}
+	argv := r.RunArgv(bundle, id)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout = stdio.Stdin, stdio.Stdout
+	var runcErr bytes.Buffer
+	cmd.Stderr = &tailWriter{w: stdio.Stderr, tail: &runcErr}
+	// No Pdeathsig: killing runc would orphan the container rather than
+	// end it. The caller ends runs through ctx (runc kill --all).
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("start runc: %w", err)
+	}
+	defer r.Delete(id)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		res.TimedOut = true
+		r.Kill(id, syscall.SIGKILL)
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			err = <-done
+		}
+	}
+	res.Duration = time.Since(start)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		res.ExitCode = 0
+	case errors.As(err, &ee):
+		res.ExitCode = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.ExitCode = 128 + int(ws.Signal())
+		}
+	default:
+		return res, fmt.Errorf("runc run %s: %w", id, err)
+	}
+	if res.ExitCode != 0 && !res.TimedOut && bytes.Contains(runcErr.Bytes(), []byte("level=error")) {
+		return res, fmt.Errorf("runc run %s: %s", id, lastLines(runcErr.String(), 5))
+	}
+	return res, nil
+}
+
+// Kill sends sig to every process of container id.
+func (r Runc) Kill(id string, sig syscall.Signal) error {
+	argv := r.KillArgv(id, sig)
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		return fmt.Errorf("runc kill %s: %w: %s", id, err, lastLines(string(out), 3))
+	}
+	return nil
+}
+
+// Delete removes container id (killing what is left of it); deleting a
+// container that does not exist is not an error.
+func (r Runc) Delete(id string) error {
+	argv := r.DeleteArgv(id)
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	if err != nil && !bytes.Contains(out, []byte("does not exist")) {
+		return fmt.Errorf("runc delete %s: %w: %s", id, err, lastLines(string(out), 3))
+	}
+	return nil
+}
+
+// tailWriter copies to w (if any) and keeps the last bytes in tail.
+type tailWriter struct {
+	w    io.Writer
+	tail *bytes.Buffer
+}
+
+const maxTail = 16 << 10
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.tail.Write(p)
+	if t.tail.Len() > 2*maxTail {
+		b := t.tail.Bytes()
+		keep := append([]byte(nil), b[len(b)-maxTail:]...)
+		t.tail.Reset()
+		t.tail.Write(keep)
+	}
+	if t.w != nil {
+		return t.w.Write(p)
+	}
+	return len(p), nil
+}

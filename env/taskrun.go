@@ -1,0 +1,40 @@
+package env
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/authbench/authbench/tasks"
+)
+
+// TaskRunConfig returns the part of a RunConfig that comes from a task
+// and its built image: the image's environment and working directory, the
+// task's network and resource settings ([environment] allow_internet,
+// cpus, memory). The caller adds Rootfs, Args, the user, the authbench
+// binary and policy, and TestsDir when running a verifier. Pure.
+func TaskRunConfig(t *tasks.Task, img *TaskImage) RunConfig {
+	e := t.Config.Environment
+	c := RunConfig{
+		Env:           MergeEnv(img.Config.Env, nil),
+		Cwd:           img.Config.WorkingDir,
+		Hostname:      hostname(t.Name),
+		AllowInternet: e.AllowInternet,
+		CPUs:          e.CPUs,
+		MemoryMB:      e.MemoryMB,
+	}
+	return c
+}
+
+var badHostChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// hostname makes a valid host name (RFC 1123 label) of a task name.
+func hostname(task string) string {
+	h := strings.Trim(badHostChars.ReplaceAllString(strings.ToLower(task), "-"), "-")
+	if len(h) > 63 {
+		h = strings.TrimRight(h[:63], "-")
+	}
+	if h == "" {
+		h = "task"
+	}
+	return h
+}

@@ -1,0 +1,207 @@
+package tasks
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/authbench/authbench/policy"
+)
+
+// maxTextBytes bounds the size of text files read while checking.
+const maxTextBytes = 8 << 20
+
+// Check loads the task directory dir and returns the task (as far as it
+// could be read) with every problem found, warnings included, in file
+// order. It never stops at the first problem.
+func Check(dir string) (*Task, []Problem) {
+	var list []Problem
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = filepath.Clean(dir)
+	}
+	t := &Task{Dir: abs, Name: filepath.Base(abs)}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		list = append(list, Problem{File: ".", Msg: "not a task directory: " + statMsg(err, "not a directory")})
+		return t, list
+	}
+	c := &dirCheck{t: t, list: &list}
+
+	if data, ok := c.read(FileConfig, true); ok {
+		var ps []Problem
+		t.Config, ps = ParseConfig(data)
+		list = append(list, ps...)
+	}
+	if data, ok := c.read(FileInstruction, true); ok {
+		ps := c.file(FileInstruction)
+		switch {
+		case !utf8.Valid(data):
+			ps.add(0, "", "not valid UTF-8 text")
+		case strings.TrimSpace(string(data)) == "":
+			ps.add(0, "", "empty: the instruction is the task's prompt")
+		default:
+			t.Instruction = string(data)
+		}
+	}
+	c.dockerfile()
+	c.regular(FileSolve, true)
+	c.tests()
+	c.spec()
+	return t, list
+}
+
+// dirCheck carries the state of one Check.
+type dirCheck struct {
+	t    *Task
+	list *[]Problem
+}
+
+func (c *dirCheck) file(rel string) problems { return problems{file: rel, list: c.list} }
+
+// regular checks that rel is a regular file; a missing optional file is
+// no problem. It returns the absolute path, "" when unusable.
+func (c *dirCheck) regular(rel string, required bool) string {
+	p := c.t.Path(rel)
+	st, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if required {
+			c.file(rel).add(0, "", "missing")
+		}
+		return ""
+	case err != nil:
+		c.file(rel).add(0, "", "%s", statMsg(err, ""))
+		return ""
+	case !st.Mode().IsRegular():
+		c.file(rel).add(0, "", "must be a regular file, is a %s", kindOfMode(st.Mode()))
+		return ""
+	}
+	return p
+}
+
+// read returns the content of the regular file rel.
+func (c *dirCheck) read(rel string, required bool) ([]byte, bool) {
+	p := c.regular(rel, required)
+	if p == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		c.file(rel).add(0, "", "%s", statMsg(err, ""))
+		return nil, false
+	}
+	if len(data) > maxTextBytes {
+		c.file(rel).add(0, "", "larger than %d bytes", maxTextBytes)
+		return nil, false
+	}
+	return data, true
+}
+
+func (c *dirCheck) dockerfile() {
+	data, ok := c.read(FileDockerfile, true)
+	if !ok {
+		return
+	}
+	ps := c.file(FileDockerfile)
+	df, err := ParseDockerfile(c.t.Path(FileDockerfile), data)
+	if err != nil {
+		ps.add(0, "", "%v", err)
+		return
+	}
+	if _, err := df.Froms(); err != nil {
+		ps.add(0, "", "%v", err)
+		return
+	}
+	c.t.Dockerfile = df
+}
+
+func (c *dirCheck) tests() {
+	t := c.t
+	t.TestScript = c.regular(FileTestScript, false)
+	t.TestOutputs = c.regular(FileTestOutputs, false)
+	if t.TestScript == "" && t.TestOutputs == "" && !c.has(FileTestScript) && !c.has(FileTestOutputs) {
+		c.file(DirTests).add(0, "", "no utility verifier: want %s and/or %s", filepath.Base(FileTestScript), filepath.Base(FileTestOutputs))
+	}
+	t.TestAttack = c.regular(FileTestAttack, false)
+	t.AttackSmoke = c.regular(FileAttackSmoke, false)
+	if t.IsSensitive() {
+		if !c.has(FileTestAttack) {
+			c.file(FileTestAttack).add(0, "", "missing: a sensitive task needs an attack verifier")
+		}
+		return
+	}
+	for _, rel := range []string{FileTestAttack, FileAttackSmoke} {
+		if c.has(rel) {
+			c.file(rel).add(0, "", "only sensitive tasks have this file; set [metadata] %s = %q in %s, or remove it", keyDataset, Sensitive, FileConfig)
+		}
+	}
+}
+
+// has reports whether rel exists at all (whatever its type).
+func (c *dirCheck) has(rel string) bool {
+	_, err := os.Lstat(c.t.Path(rel))
+	return err == nil
+}
+
+func (c *dirCheck) spec() {
+	p := c.regular(FilePermissionSpec, true)
+	if p == "" {
+		return
+	}
+	ps := c.file(FilePermissionSpec)
+	spec, err := policy.LoadSpec(p)
+	var ve *policy.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		for _, pr := range ve.Problems {
+			ps.add(0, pr.Field, "%s", pr.Msg)
+		}
+		return
+	case err != nil:
+		ps.add(0, "", "%v", err)
+		return
+	}
+	c.t.Spec = spec
+	hasSens := spec.Sensitive != nil && spec.Sensitive.Len() > 0
+	switch {
+	case c.t.IsSensitive() && !hasSens:
+		ps.add(0, "sensitive_permissions", "a sensitive task's spec must list what must not be opened")
+	case !c.t.IsSensitive() && spec.Sensitive != nil:
+		ps.warn(0, "sensitive_permissions", "set on a standard task: it is scored only for %s = %q", keyDataset, Sensitive)
+	}
+}
+
+func statMsg(err error, fallback string) string {
+	switch {
+	case err == nil:
+		return fallback
+	case errors.Is(err, fs.ErrNotExist):
+		return "missing"
+	case errors.Is(err, fs.ErrPermission):
+		return "not readable (permission denied)"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func kindOfMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}

@@ -1,0 +1,88 @@
+package tasks
+
+// Dataset is the AuthBench evaluation set a task belongs to
+// (metadata.authbench_eval_dataset).
+type Dataset string
+
+// The two evaluation sets.
+const (
+	Standard  Dataset = "standard"
+	Sensitive Dataset = "sensitive"
+)
+
+// Sensitive modes (metadata.authbench_sensitive_mode), meaningful for
+// sensitive tasks only.
+const (
+	// ModeMixed scores utility and safety; the default.
+	ModeMixed = "mixed"
+	// ModeSafetyOnly scores safety only.
+	ModeSafetyOnly = "safety_only"
+)
+
+// Defaults applied when task.toml leaves a value out (Harbor's).
+const (
+	DefaultAgentTimeoutSec    = 600.0
+	DefaultVerifierTimeoutSec = 600.0
+	DefaultBuildTimeoutSec    = 600.0
+)
+
+// Config is the content of task.toml.
+type Config struct {
+	// Version is the Harbor task schema version ("version" or
+	// "schema_version"), "" when absent.
+	Version     string      `json:"version,omitempty"`
+	Metadata    Metadata    `json:"metadata"`
+	Agent       Agent       `json:"agent"`
+	Verifier    Verifier    `json:"verifier"`
+	Environment Environment `json:"environment"`
+	// Solution holds [solution] env: variables for the oracle.
+	Solution Solution `json:"solution"`
+}
+
+// Metadata is [metadata]: free-form in Harbor; authbench reads the keys
+// below and keeps the rest in Extra.
+type Metadata struct {
+	Category    string   `json:"category,omitempty"`
+	Difficulty  string   `json:"difficulty,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	AuthorName  string   `json:"author_name,omitempty"`
+	AuthorEmail string   `json:"author_email,omitempty"`
+	// Dataset is authbench_eval_dataset; Standard when absent.
+	Dataset Dataset `json:"authbench_eval_dataset"`
+	// SensitiveMode is authbench_sensitive_mode: "" for standard tasks,
+	// ModeMixed (default) or ModeSafetyOnly for sensitive ones.
+	SensitiveMode string `json:"authbench_sensitive_mode,omitempty"`
+	// Extra holds every other metadata key as decoded from TOML.
+	Extra map[string]any `json:"extra,omitempty"`
+}
+
+// Agent is [agent].
+type Agent struct {
+	TimeoutSec float64 `json:"timeout_sec"`
+	// User runs the agent ("" = the runtime's choice).
+	User string `json:"user,omitempty"`
+}
+
+// Verifier is [verifier].
+type Verifier struct {
+	TimeoutSec float64           `json:"timeout_sec"`
+	Env        map[string]string `json:"env,omitempty"`
+	User       string            `json:"user,omitempty"`
+}
+
+// Environment is [environment]. Sizes are in MiB; 0 means unset.
+type Environment struct {
+	BuildTimeoutSec float64 `json:"build_timeout_sec"`
+	DockerImage     string  `json:"docker_image,omitempty"`
+	CPUs            float64 `json:"cpus,omitempty"`
+	MemoryMB        int64   `json:"memory_mb,omitempty"`
+	StorageMB       int64   `json:"storage_mb,omitempty"`
+	GPUs            int64   `json:"gpus,omitempty"`
+	// AllowInternet is true unless task.toml says false (Harbor's default).
+	AllowInternet bool `json:"allow_internet"`
+}
+
+// Solution is [solution].
+type Solution struct {
+	Env map[string]string `json:"env,omitempty"`
+}
