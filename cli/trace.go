@@ -53,7 +53,7 @@ paths, failed accesses) is printed on stderr.`,
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the events as JSON lines to `FILE` (- for stdout)")
-	cmd.Flags().StringVar(&ringSize, "ring-size", "32MiB", "ring buffer `SIZE` (bytes, or with K/M/G, KiB/MiB/GiB)")
+	cmd.Flags().StringVar(&ringSize, "ring-size", "32MiB", "ring buffer `SIZE`: bytes, or with K/M/G (KiB/MiB/GiB); rounded up to a power of two")
 	return cmd
 }
 
@@ -82,18 +82,22 @@ func (a *app) runTrace(args []string, out string, ringBytes int) error {
 		sink = f
 	}
 
-	tr, err := tracer.Load(tracer.Options{RingBytes: ringBytes}, a.log)
-	if err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
-	defer tr.Close()
-
+	// Start the child first: its start-up overlaps with loading the
+	// programs, and it waits at its gate until it is tracked.
 	spec := sandbox.Spec{Path: prog, Args: args, Env: os.Environ()}
 	child, err := sandbox.Start(self, spec, os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	sess, err := tr.Track(child.Pid())
+	tr, err := tracer.Load(tracer.Options{RingBytes: ringBytes}, a.log)
+	if err != nil {
+		_ = child.Kill()
+		_, _ = child.Wait()
+		return fmt.Errorf("trace: %w", err)
+	}
+	defer tr.Close()
+	// sandbox-init's own start-up is not part of the command's trace.
+	sess, err := tr.TrackWith(child.Pid(), tracer.TrackOptions{FromExec: true})
 	if err != nil {
 		_ = child.Kill()
 		_, _ = child.Wait()
@@ -177,9 +181,12 @@ func forwardSignals(pid int) func() {
 }
 
 func lookupErr(err error) error {
-	var ee *exec.Error
-	if errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound) {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 		return errors.New("command not found")
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
 	}
 	return err
 }

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A bounded, verifier-friendly directory walk: from a (dentry, vfsmount)
+ * pair up to the task's root, crossing mount points through struct mount,
+ * writing each name (NUL-terminated, leaf first) into the scratch event.
+ * User space reverses the names and joins them with the path as given.
+ * The walk is a bpf_loop callback so its bound costs the verifier nothing.
+ */
+#ifndef AB_PATH_H
+#define AB_PATH_H
+
+struct ab_walk {
+	__u64 dentry;
+	__u64 vfsmnt;
+	__u64 rootd;
+	__u64 rootm;
+	__u32 off;   /* next write offset in ab_event.data */
+	__u32 start; /* offset where this directory began */
+	__u8 done;   /* reached the root (or the top of the namespace) */
+	__u8 trunc;  /* ran out of space */
+};
+
+/* The walk state lives in a per-CPU map, not on the stack: the verifier
+ * then sees each iteration's offset as unknown and the callback converges. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ab_walk);
+} ab_walkstate SEC(".maps");
+
+static long ab_walk_step(__u32 i, void *ctx)
+{
+	__u32 zero = 0;
+	struct ab_walk *w = bpf_map_lookup_elem(&ab_walkstate, &zero);
+	if (!w)
+		return 1;
+	struct dentry *d = (void *)w->dentry;
+	struct vfsmount *vm = (void *)w->vfsmnt;
+
+	if (!d || !vm || (w->dentry == w->rootd && w->vfsmnt == w->rootm)) {
+		w->done = 1;
+		return 1;
+	}
+	struct dentry *mnt_root = BPF_CORE_READ(vm, mnt_root);
+	struct dentry *parent = BPF_CORE_READ(d, d_parent);
+	if (d == mnt_root || d == parent) {
+		if (d != mnt_root) { /* a disconnected dentry: stop here */
+			w->done = 1;
+			return 1;
+		}
+		struct mount *m = (void *)vm - bpf_core_field_offset(struct mount, mnt);
+		struct mount *mp = BPF_CORE_READ(m, mnt_parent);
+		if (!mp || mp == m) { /* the top of the mount namespace */
+			w->done = 1;
+			return 1;
+		}
+		w->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+		w->vfsmnt = (__u64)mp + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	if (w->off - w->start > AB_DIR_MAX || w->off > AB_DATA_MASK) {
+		w->trunc = 1;
+		return 1;
+	}
+	struct ab_event *e = bpf_map_lookup_elem(&ab_scratch, &zero);
+	if (!e)
+		return 1;
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+	long n = bpf_probe_read_kernel_str(&e->data[AB_BOUNDED(w->off)], AB_NAME_MAX, name);
+	if (n <= 0) {
+		w->trunc = 1;
+		return 1;
+	}
+	w->off += n;
+	w->dentry = (__u64)parent;
+	return 0;
+}
+
+/* ab_walk_dir writes the names of (dentry, mnt) up to the root at *off and
+ * returns the number of bytes written; it sets AB_INFO_TRUNC on overflow. */
+static __always_inline __u32 ab_walk_dir(struct ab_event *e, __u32 off, __u64 dentry, __u64 mnt,
+					 __u64 rootd, __u64 rootm)
+{
+	__u32 zero = 0;
+	struct ab_walk *w = bpf_map_lookup_elem(&ab_walkstate, &zero);
+	if (!w)
+		return 0;
+	w->dentry = dentry;
+	w->vfsmnt = mnt;
+	w->rootd = rootd;
+	w->rootm = rootm;
+	w->off = off;
+	w->start = off;
+	w->done = 0;
+	w->trunc = 0;
+	bpf_loop(AB_WALK_MAX, ab_walk_step, NULL, 0);
+	if (w->trunc || !w->done)
+		e->info |= AB_INFO_TRUNC;
+	return w->off - off;
+}
+
+#endif

@@ -1,0 +1,177 @@
+package tracer
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"testing"
+	"unsafe"
+
+	"github.com/authbench/authbench/bpf"
+)
+
+// TestRecordLayout pins decode.go's offsets to the C struct via the
+// bpf2go-generated Go type.
+func TestRecordLayout(t *testing.T) {
+	var e bpf.TracerAbEvent
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"session", unsafe.Offsetof(e.Session), offSession},
+		{"ts", unsafe.Offsetof(e.Ts), offTS},
+		{"ret", unsafe.Offsetof(e.Ret), offRet},
+		{"flags", unsafe.Offsetof(e.Flags), offFlags},
+		{"pid", unsafe.Offsetof(e.Pid), offPID},
+		{"tgid", unsafe.Offsetof(e.Tgid), offTGID},
+		{"ppid", unsafe.Offsetof(e.Ppid), offPPID},
+		{"op", unsafe.Offsetof(e.Op), offOp},
+		{"info", unsafe.Offsetof(e.Info), offInfo},
+		{"len", unsafe.Offsetof(e.Len), offLen},
+		{"comm", unsafe.Offsetof(e.Comm), offComm},
+		{"data", unsafe.Offsetof(e.Data), hdrSize},
+	} {
+		if c.got != c.want {
+			t.Errorf("offset of %s: C has %d, decoder uses %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// rawRecord builds a record like the kernel writes.
+func rawRecord(op uint8, info uint8, ret int64, parts ...string) []byte {
+	b := make([]byte, hdrSize)
+	le := binary.LittleEndian
+	le.PutUint64(b[offSession:], 7)
+	le.PutUint64(b[offRet:], uint64(ret))
+	le.PutUint32(b[offPID:], 10)
+	le.PutUint32(b[offTGID:], 10)
+	b[offOp], b[offInfo] = op, info
+	copy(b[offComm:], "prog")
+	for i, p := range parts {
+		le.PutUint16(b[offLen+2*i:], uint16(len(p)))
+		b = append(b, p...)
+	}
+	return b
+}
+
+func TestDecodePaths(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		op    uint8
+		info  uint8
+		parts []string
+		path  string
+		path2 string
+	}{
+		{"absolute", 1, infoFlags, []string{"/etc//passwd\x00"}, "/etc/passwd", ""},
+		{"relative to cwd", 1, infoFlags, []string{"../x/./y\x00", "b\x00a\x00"}, "/a/x/y", ""},
+		{"cwd is root", 1, 0, []string{"f\x00", ""}, "/f", ""},
+		{"fd itself (fchdir)", 10, 0, []string{"", "sub\x00tmp\x00"}, "/tmp/sub", ""},
+		{"fd is root", 10, 0, []string{"", ""}, "/", ""},
+		{"bad dirfd", 1, infoNoBase, []string{"rel\x00"}, "rel", ""},
+		{"unreadable name", 1, infoFault, []string{""}, "", ""},
+		{"rename", 6, 0, []string{"a\x00", "d\x00", "/x/../b\x00", ""}, "/d/a", "/b"},
+		{"symlink target", 8, infoRaw2, []string{"lnk\x00", "d\x00", "../t\x00", ""}, "/d/lnk", "/t"},
+		{"execveat dirfd", 2, infoDevFD, []string{"/dev/fd/3/prog\x00", "bin\x00usr\x00"}, "/usr/bin/prog", ""},
+		{"fexecve", 2, infoDevFD, []string{"/dev/fd/3\x00", "true\x00bin\x00"}, "/bin/true", ""},
+		{"non-utf8", 4, 0, []string{"\xff\xfe\x00", "d\x00"}, "/d/\xff\xfe", ""},
+	} {
+		ev, err := decodeEvent(rawRecord(c.op, c.info, 0, c.parts...), 0)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if ev.Path != c.path || ev.Path2 != c.path2 {
+			t.Errorf("%s: path %q path2 %q, want %q %q", c.name, ev.Path, ev.Path2, c.path, c.path2)
+		}
+	}
+}
+
+func TestDecodeResult(t *testing.T) {
+	ev, err := decodeEvent(rawRecord(1, infoFlags, -2, "/x\x00"), 0)
+	if err != nil || ev.Ret != -2 || ev.Errno != "ENOENT" || ev.Axis != AxisRead {
+		t.Errorf("failed open: %+v %v", ev, err)
+	}
+	ev, _ = decodeEvent(rawRecord(1, infoFlags, 3, "/x\x00"), 0)
+	if ev.Ret != 0 || ev.Errno != "" {
+		t.Errorf("successful open: ret %d errno %q, want 0 and none", ev.Ret, ev.Errno)
+	}
+	ev, _ = decodeEvent(rawRecord(12, 0, 137), 0)
+	if ev.Ret != 137 || ev.Errno != "" || ev.Path != "" {
+		t.Errorf("exit: %+v", ev)
+	}
+	if _, err := decodeEvent(rawRecord(99, 0, 0), 0); err == nil {
+		t.Error("unknown op decoded")
+	}
+	bad := rawRecord(1, 0, 0, "/x\x00")
+	binary.LittleEndian.PutUint16(bad[offLen:], 500)
+	if _, err := decodeEvent(bad, 0); err == nil {
+		t.Error("record with an overlong part decoded")
+	}
+	if _, err := decodeEvent(bad[:10], 0); err == nil {
+		t.Error("short record decoded")
+	}
+}
+
+func TestAxisOf(t *testing.T) {
+	for _, c := range []struct {
+		op    Op
+		flags uint64
+		want  Axis
+	}{
+		{OpOpen, 0, AxisRead}, {OpOpen, 0o2000000, AxisRead}, {OpOpen, 1, AxisWrite}, {OpOpen, 2, AxisWrite},
+		{OpOpen, 0o100, AxisWrite}, {OpOpen, 0o1000, AxisWrite}, {OpExec, 0, AxisExecute},
+		{OpMkdir, 0, AxisWrite}, {OpRename, 0, AxisWrite}, {OpTruncate, 0, AxisWrite}, {OpSymlink, 0, AxisWrite},
+		{OpChdir, 0, AxisNone}, {OpFork, 0, AxisNone}, {OpExit, 0, AxisNone},
+	} {
+		if got := AxisOf(c.op, c.flags); got != c.want {
+			t.Errorf("AxisOf(%s, %#o) = %q, want %q", c.op, c.flags, got, c.want)
+		}
+	}
+}
+
+// TestJSONBytesRoundTrip: names that are not UTF-8 survive JSON exactly.
+func TestJSONBytesRoundTrip(t *testing.T) {
+	in := Event{TS: 1, PID: 2, TGID: 2, PPID: 1, Comm: "c\xff", Op: OpOpen, Path: "/tmp/\xff\xfe-é-\"q\"\n\x01",
+		Path2: "/\xed\xa0\x80", Axis: AxisRead, Ret: -13, Errno: "EACCES"}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(b) {
+		t.Fatalf("invalid JSON %s", b)
+	}
+	want := `{"ts":1,"pid":2,"tgid":2,"ppid":1,"comm":"c\udcff","op":"open","path":"/tmp/\udcff\udcfe-é-\"q\"\n\u0001","path2":"/\udced\udca0\udc80","flags":0,"axis":"read","ret":-13,"errno":"EACCES"}`
+	if string(b) != want {
+		t.Errorf("JSON\n got %s\nwant %s", b, want)
+	}
+	var out Event
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out != in {
+		t.Errorf("round trip\n got %+v\nwant %+v", out, in)
+	}
+	// Flags appear exactly for opens, even O_RDONLY; errno only on failure.
+	b, _ = json.Marshal(Event{Op: OpExit, Ret: 3})
+	if string(b) != `{"ts":0,"pid":0,"tgid":0,"ppid":0,"comm":"","op":"exit","path":"","axis":"","ret":3}` {
+		t.Errorf("exit JSON %s", b)
+	}
+}
+
+func FuzzJSONRoundTrip(f *testing.F) {
+	f.Add("/a/\xff", "c")
+	f.Fuzz(func(t *testing.T, p, comm string) {
+		in := Event{Op: OpUnlink, Path: p, Comm: comm, Axis: AxisWrite}
+		b := in.AppendJSON(nil)
+		if !json.Valid(b) {
+			t.Fatalf("invalid JSON %q", b)
+		}
+		var out Event
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Path != p || out.Comm != comm {
+			t.Fatalf("round trip %q → %q", p, out.Path)
+		}
+	})
+}

@@ -1,0 +1,131 @@
+package tracer
+
+import (
+	"errors"
+	"os"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/ringbuf"
+	"go.uber.org/zap"
+)
+
+// pollInterval bounds how long a record can wait in the ring buffer: the
+// kernel side wakes the reader only for batches (see wakeBytes).
+const pollInterval = 10 * time.Millisecond
+
+// readLoop reads the ring buffer until the reader is closed and hands
+// every record to its session.
+func (t *Tracer) readLoop() {
+	defer close(t.readerEnd)
+	var rec ringbuf.Record
+	t.rd.SetDeadline(time.Now().Add(pollInterval))
+	for {
+		if err := t.rd.ReadInto(&rec); err != nil {
+			if errors.Is(err, ringbuf.ErrClosed) {
+				return
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				t.rd.SetDeadline(time.Now().Add(pollInterval))
+				continue
+			}
+			t.log.Error("read trace ring buffer", zap.Error(err))
+			continue
+		}
+		t.dispatch(rec.RawSample)
+	}
+}
+
+func (t *Tracer) dispatch(raw []byte) {
+	hdr, err := peekRecord(raw)
+	if err != nil {
+		t.badRecord(nil, err)
+		return
+	}
+	t.mu.Lock()
+	s := t.sessions[hdr.session]
+	t.mu.Unlock()
+	if s == nil {
+		t.unclaimed.Add(1)
+		return
+	}
+	if hdr.op == opSync {
+		s.marker(hdr.seq)
+		return
+	}
+	ev, err := decodeEvent(raw, t.bootOffset)
+	if err != nil {
+		t.badRecord(s, err)
+		return
+	}
+	if ev.Incomplete {
+		t.log.Warn("traced path incomplete (too long or unreadable)",
+			zap.String("op", string(ev.Op)), zap.String("path", ev.Path), zap.Int("pid", ev.PID))
+	}
+	s.push(ev)
+}
+
+// badRecord counts an undecodable record against its session, or against
+// every open session when the record does not say whose it is.
+func (t *Tracer) badRecord(s *Session, err error) {
+	t.badRecs.Add(1)
+	t.log.Error("undecodable trace record", zap.Error(err))
+	if s != nil {
+		s.badRecord()
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range t.sessions {
+		s.badRecord()
+	}
+}
+
+// Stats are tracer-wide counters, for diagnostics and metrics.
+type Stats struct {
+	// RingFull, InflightFull and ProcsFull count records the kernel
+	// dropped, by cause, over all sessions.
+	RingFull, InflightFull, ProcsFull uint64
+	// Undecodable counts records user space could not decode.
+	Undecodable uint64
+	// Unclaimed counts records of sessions that were already closed.
+	Unclaimed uint64
+	// Missed counts program runs the kernel skipped because another BPF
+	// program was running on the CPU (recursion protection).
+	Missed uint64
+}
+
+// Stats reads the tracer-wide counters.
+func (t *Tracer) Stats() (Stats, error) {
+	st := Stats{Undecodable: t.badRecs.Load(), Unclaimed: t.unclaimed.Load()}
+	st.Missed = t.missed()
+	for i, dst := range []*uint64{&st.RingFull, &st.InflightFull, &st.ProcsFull} {
+		var per []uint64
+		if err := t.objs.AbCounters.Lookup(uint32(i), &per); err != nil {
+			return st, err
+		}
+		for _, v := range per {
+			*dst += v
+		}
+	}
+	return st, nil
+}
+
+func ebpfPossibleCPUs() int {
+	n, err := ebpf.PossibleCPU()
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// missed sums the recursion misses of the programs that record events.
+func (t *Tracer) missed() uint64 {
+	var n uint64
+	for _, p := range t.objs.programs() {
+		if st, err := p.Stats(); err == nil {
+			n += st.RecursionMisses
+		}
+	}
+	return n
+}

@@ -1,0 +1,232 @@
+package tracer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+	"github.com/cilium/ebpf/rlimit"
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/bpf"
+)
+
+// Defaults of Options.
+const (
+	DefaultRingBytes = 32 << 20
+	DefaultMaxProcs  = 65536
+)
+
+// Options size the kernel side of a Tracer.
+type Options struct {
+	// RingBytes is the size of the ring buffer shared by all sessions,
+	// rounded up to a power of two of at least one page. 0 means
+	// DefaultRingBytes.
+	RingBytes int
+	// SyscallTracepoints hooks syscalls with per-syscall tracepoints
+	// (mounting tracefs if needed) instead of raw sys_enter/sys_exit
+	// tracepoints. Other processes of the machine then pay ~55 ns instead
+	// of ~145 ns per syscall, but x86 does not fire these tracepoints for
+	// ia32 (int 0x80, 32-bit) syscalls, which go unseen, and Close takes
+	// seconds (an RCU-tasks grace period per tracepoint). Meant for a
+	// long-running daemon tracing trusted 64-bit workloads.
+	SyscallTracepoints bool
+	// MaxProcs bounds the processes traced at once over all sessions (a
+	// quarter of it bounds the system calls in flight at once). 0 means
+	// DefaultMaxProcs.
+	MaxProcs int
+}
+
+// Tracer owns the loaded eBPF programs, their links and the ring-buffer
+// reader that demultiplexes events to sessions. It is safe for concurrent
+// use; Close releases everything.
+type Tracer struct {
+	log        *zap.Logger
+	objs       objects
+	links      []link.Link
+	rd         *ringbuf.Reader
+	bootOffset int64
+	ringBytes  int
+	mode       string
+
+	mu       sync.Mutex
+	sessions map[uint64]*Session
+	closed   bool
+
+	nextID    atomic.Uint64
+	syncSeq   atomic.Uint64
+	unclaimed atomic.Uint64
+	badRecs   atomic.Uint64
+	readerEnd chan struct{}
+}
+
+// Load loads and attaches the tracer programs and starts the ring-buffer
+// reader. It needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); when the
+// kernel refuses, the error says so and matches os.ErrPermission.
+func Load(opts Options, log *zap.Logger) (*Tracer, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	ring, err := ringSize(opts.RingBytes)
+	if err != nil {
+		return nil, err
+	}
+	maxProcs := opts.MaxProcs
+	if maxProcs <= 0 {
+		maxProcs = DefaultMaxProcs
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		log.Debug("raise RLIMIT_MEMLOCK", zap.Error(err))
+	}
+	spec, err := bpf.LoadTracer()
+	if err != nil {
+		return nil, fmt.Errorf("load tracer: read embedded eBPF object: %w", err)
+	}
+	spec.Maps[bpf.TracerMapAbEvents].MaxEntries = uint32(ring)
+	spec.Maps[bpf.TracerMapAbProcs].MaxEntries = uint32(maxProcs)
+	spec.Maps[bpf.TracerMapAbInflight].MaxEntries = uint32(max(4096, maxProcs/4))
+	if err := spec.Variables[bpf.TracerVarAbWakeBytes].Set(uint64(wakeBytes(ring))); err != nil {
+		return nil, fmt.Errorf("load tracer: set wake-up threshold: %w", err)
+	}
+
+	t := &Tracer{log: log, ringBytes: ring, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{})}
+	if t.objs, err = loadObjects(spec, opts.SyscallTracepoints); err != nil {
+		return nil, loadError(err)
+	}
+	if t.mode, err = t.attach(opts.SyscallTracepoints); err != nil {
+		t.closeKernel()
+		return nil, err
+	}
+	t.rd, err = ringbuf.NewReader(t.objs.AbEvents)
+	if err != nil {
+		t.closeKernel()
+		return nil, fmt.Errorf("load tracer: open ring buffer reader: %w", err)
+	}
+	t.bootOffset = bootOffset()
+	go t.readLoop()
+	log.Debug("tracer loaded", zap.String("mode", t.mode), zap.Int("ring_bytes", ring), zap.Int("max_procs", maxProcs))
+	return t, nil
+}
+
+// Modes of hooking syscalls, as reported by Mode.
+const (
+	ModeRaw         = "raw"         // raw sys_enter/sys_exit tracepoints
+	ModeTracepoints = "tracepoints" // per-syscall tracepoints (Options.SyscallTracepoints)
+)
+
+// Mode is how syscalls are hooked: ModeRaw or ModeTracepoints.
+func (t *Tracer) Mode() string { return t.mode }
+
+// RingBytes is the size of the ring buffer in use.
+func (t *Tracer) RingBytes() int { return t.ringBytes }
+
+// Close detaches the programs, stops the reader, closes every session
+// still open (their channels end; their events up to now are delivered)
+// and frees all kernel objects.
+func (t *Tracer) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.mu.Unlock()
+
+	var errs []error
+	errs = append(errs, closeLinks(t.links))
+	t.links = nil
+	errs = append(errs, t.rd.Close())
+	<-t.readerEnd
+	t.mu.Lock()
+	for id, s := range t.sessions {
+		s.finish()
+		delete(t.sessions, id)
+	}
+	t.mu.Unlock()
+	errs = append(errs, t.objs.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close tracer: %w", err)
+	}
+	return nil
+}
+
+func (t *Tracer) closeKernel() {
+	_ = closeLinks(t.links)
+	t.links = nil
+	t.objs.Close()
+}
+
+// closeLinks closes links concurrently: detaching a syscall tracepoint
+// waits for an RCU-tasks grace period, and concurrent waits share one.
+func closeLinks(links []link.Link) error {
+	errs := make([]error, len(links))
+	var wg sync.WaitGroup
+	for i, l := range links {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.Close()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// wakeBytes is how much unread data makes the kernel wake the reader: an
+// eighth of the ring, at most 256 KiB. Below that the reader polls every
+// pollInterval.
+func wakeBytes(ring int) int {
+	return min(ring/8, 256<<10)
+}
+
+// ringSize rounds n up to a power of two of at least one page.
+func ringSize(n int) (int, error) {
+	if n == 0 {
+		return DefaultRingBytes, nil
+	}
+	if n < 0 || n > 1<<30 {
+		return 0, fmt.Errorf("ring buffer size %d: want 1 page to 1 GiB", n)
+	}
+	size := os.Getpagesize()
+	for size < n {
+		size <<= 1
+	}
+	return size, nil
+}
+
+// bootOffset is what to add to CLOCK_MONOTONIC (bpf_ktime_get_ns) to get
+// Unix time.
+func bootOffset() int64 {
+	var ts unix.Timespec
+	before := time.Now().UnixNano()
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
+	}
+	return before - ts.Nano()
+}
+
+// loadError explains why the kernel refused the programs.
+func loadError(err error) error {
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("load tracer: the kernel verifier rejected a program: %w", err)
+	}
+	return fmt.Errorf("load tracer: %w", permHint(err))
+}
+
+func permHint(err error) error {
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("%w (tracing needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN: run as root)", err)
+	}
+	if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("%w (needs raw tracepoints, ring buffers, bpf_loop and kernel BTF for CO-RE: Linux >= 5.17 with CONFIG_DEBUG_INFO_BTF)", err)
+	}
+	return err
+}
