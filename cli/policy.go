@@ -22,6 +22,7 @@ func (a *app) policyCmd() *cobra.Command {
 			return a.reportCheck(args[0], err)
 		},
 	})
+	cmd.AddCommand(a.policyPlanCmd())
 	return cmd
 }
 

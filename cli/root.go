@@ -87,6 +87,12 @@ func (a *app) rootCmd() *cobra.Command {
 		a.specCmd(),
 		a.scoreCmd(),
 		a.traceCmd(),
+		a.tasksCmd(),
+		a.envCmd(),
+		a.daemonCmd(),
+		a.runsCmd(),
+		a.execCmd(),
+		a.seccompCmd(),
 	)
 	return root
 }

@@ -13,22 +13,23 @@ type Access uint64
 
 // The Landlock filesystem access rights, in kernel bit order.
 const (
-	AccessExecute    Access = 1 << iota // execute a file (ABI 1)
-	AccessWriteFile                     // open a file for writing (ABI 1)
-	AccessReadFile                      // open a file for reading (ABI 1)
-	AccessReadDir                       // list a directory (ABI 1)
-	AccessRemoveDir                     // remove an empty directory or rename one away (ABI 1)
-	AccessRemoveFile                    // unlink or rename away a file (ABI 1)
-	AccessMakeChar                      // create a character device (ABI 1)
-	AccessMakeDir                       // create a directory (ABI 1)
-	AccessMakeReg                       // create a regular file (ABI 1)
-	AccessMakeSock                      // create a unix socket (ABI 1)
-	AccessMakeFifo                      // create a named pipe (ABI 1)
-	AccessMakeBlock                     // create a block device (ABI 1)
-	AccessMakeSym                       // create a symbolic link (ABI 1)
-	AccessRefer                         // link or rename a file from or to another directory (ABI 2)
-	AccessTruncate                      // truncate a file (ABI 3)
-	AccessIoctlDev                      // ioctl on a device file (ABI 5)
+	AccessExecute     Access = 1 << iota // execute a file (ABI 1)
+	AccessWriteFile                      // open a file for writing (ABI 1)
+	AccessReadFile                       // open a file for reading (ABI 1)
+	AccessReadDir                        // list a directory (ABI 1)
+	AccessRemoveDir                      // remove an empty directory or rename one away (ABI 1)
+	AccessRemoveFile                     // unlink or rename away a file (ABI 1)
+	AccessMakeChar                       // create a character device (ABI 1)
+	AccessMakeDir                        // create a directory (ABI 1)
+	AccessMakeReg                        // create a regular file (ABI 1)
+	AccessMakeSock                       // create a unix socket (ABI 1)
+	AccessMakeFifo                       // create a named pipe (ABI 1)
+	AccessMakeBlock                      // create a block device (ABI 1)
+	AccessMakeSym                        // create a symbolic link (ABI 1)
+	AccessRefer                          // link or rename a file from or to another directory (ABI 2)
+	AccessTruncate                       // truncate a file (ABI 3)
+	AccessIoctlDev                       // ioctl on a device file (ABI 5)
+	AccessResolveUnix                    // connect to a pathname unix socket served from outside (ABI 9)
 )
 
 // accessNames are the right names, indexed by bit, as go-landlock and the
@@ -36,7 +37,7 @@ const (
 var accessNames = [...]string{
 	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
 	"make_char", "make_dir", "make_reg", "make_sock", "make_fifo", "make_block",
-	"make_sym", "refer", "truncate", "ioctl_dev",
+	"make_sym", "refer", "truncate", "ioctl_dev", "resolve_unix",
 }
 
 // AccessAll is every right authbench knows.
@@ -47,7 +48,8 @@ const AccessAll Access = 1<<len(accessNames) - 1
 const (
 	// AccessFileOnly are the rights the kernel accepts on a rule for a
 	// file (not a directory).
-	AccessFileOnly = AccessExecute | AccessWriteFile | AccessReadFile | AccessTruncate | AccessIoctlDev
+	AccessFileOnly = AccessExecute | AccessWriteFile | AccessReadFile | AccessTruncate |
+		AccessIoctlDev | AccessResolveUnix
 
 	// accessReadFile and accessReadDir are what a read pattern grants.
 	accessReadFile = AccessReadFile
@@ -57,8 +59,9 @@ const (
 	// readable to be run (the loader maps it).
 	accessExec = AccessExecute | AccessReadFile
 
-	// accessWriteFile is what a write pattern grants on an existing file.
-	accessWriteFile = AccessWriteFile | AccessTruncate
+	// accessWriteFile is what a write pattern grants on an existing file
+	// (a unix socket is written by connecting to it).
+	accessWriteFile = AccessWriteFile | AccessTruncate | AccessResolveUnix
 
 	// accessWriteDir is what a write pattern grants on a directory: write,
 	// create, remove and move entries below it. Character and block
@@ -66,7 +69,7 @@ const (
 	// a writable directory could open the raw disk or memory through it.
 	accessWriteDir = AccessWriteFile | AccessTruncate | AccessMakeReg | AccessMakeDir |
 		AccessMakeSym | AccessMakeFifo | AccessMakeSock | AccessRemoveFile |
-		AccessRemoveDir | AccessRefer
+		AccessRemoveDir | AccessRefer | AccessResolveUnix
 
 	// accessCreate is what a write target that does not exist yet grants
 	// on its nearest existing ancestor directory: create the file (and

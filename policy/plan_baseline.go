@@ -31,9 +31,11 @@ var sandboxEssentials = [len(Axes)][]string{
 	},
 	Write: {"/dev/null"},
 	Execute: {
-		// the dynamic loader: the kernel opens it for execution
-		"/lib64/ld-linux*.so*", "/lib/ld-linux*.so*", "/lib/ld-musl-*.so*",
-		"/usr/lib64/ld-linux*.so*", "/usr/lib/ld-linux*.so*",
+		// the dynamic loader: the kernel opens it for execution. Exact
+		// names (x86-64, i386, arm64, armhf, musl), so that no directory
+		// has to be listed at launch.
+		"/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux.so.2", "/lib/ld-linux-aarch64.so.1",
+		"/lib/ld-linux-armhf.so.3", "/lib/ld-musl-x86_64.so.1", "/lib/ld-musl-aarch64.so.1",
 	},
 }
 
@@ -52,7 +54,7 @@ var defaultBaseline = [len(Axes)][]string{
 		"/etc/services", "/etc/protocols", "/etc/mime.types",
 		"/etc/ssl/**", "/etc/ca-certificates/**", "/usr/share/ca-certificates/**",
 		"/usr/share/zoneinfo/**", "/usr/share/terminfo/**", "/etc/terminfo/**",
-		"/usr/share/locale/**", "/usr/share/i18n/**",
+		"/usr/share/locale/**", "/usr/share/i18n/**", "/etc/locale.alias",
 		"/proc/**", "/sys/devices/system/cpu/**",
 		"/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 		"/dev/tty", "/dev/ptmx", "/dev/pts/**",

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
@@ -31,6 +32,58 @@ var ErrTooBroad = errors.New("pattern is too broad to expand at launch")
 // Pattern.Match on prefixes of the pattern, so the expansion and every
 // other user of the matcher agree.
 func ExpandBase(root *Root, p Pattern) ([]string, error) {
+	return newExpander(root).expand(p)
+}
+
+// expander expands patterns against one root, remembering what it
+// stat'ed: a plan looks at the same directories many times, and each
+// stat is a system call.
+type expander struct {
+	root  *Root
+	stats map[string]statResult // by realpath'd directory + last component
+}
+
+type statResult struct {
+	info fs.FileInfo // nil when missing
+}
+
+func newExpander(root *Root) *expander {
+	return &expander{root: root, stats: map[string]statResult{}}
+}
+
+// lstat stats the environment path p without following its last
+// component; the directory part is resolved inside the root first.
+func (e *expander) lstat(p string) fs.FileInfo {
+	if p != "/" {
+		p = path.Join(e.root.Realpath(path.Dir(p)), path.Base(p))
+	}
+	if r, ok := e.stats[p]; ok {
+		return r.info
+	}
+	st, err := e.root.Lstat(p)
+	if err != nil {
+		st = nil
+	}
+	e.stats[p] = statResult{info: st}
+	return st
+}
+
+// isDir reports whether p is a directory after following symlinks.
+func (e *expander) isDir(p string) bool {
+	st := e.lstat(p)
+	if st != nil && st.Mode()&fs.ModeSymlink != 0 {
+		st = e.lstat(e.root.Realpath(p))
+	}
+	return st != nil && st.IsDir()
+}
+
+func (e *expander) expand(p Pattern) ([]string, error) {
+	if !p.HasGlob() {
+		if e.lstat(p.Base()) == nil {
+			return nil, nil
+		}
+		return []string{p.Base()}, nil
+	}
 	segs := splitPath(p.Base())
 	cur := []string{"/"}
 	visited := 0
@@ -40,7 +93,7 @@ func ExpandBase(root *Root, p Pattern) ([]string, error) {
 		if !hasGlobChars(seg) {
 			for _, dir := range cur {
 				n := path.Join(dir, seg)
-				if keepCandidate(root, n, last) {
+				if e.keep(n, last) {
 					next = append(next, n)
 				}
 			}
@@ -50,7 +103,7 @@ func ExpandBase(root *Root, p Pattern) ([]string, error) {
 				return nil, fmt.Errorf("expand %s: %w", p, err)
 			}
 			for _, dir := range cur {
-				entries, err := os.ReadDir(root.HostPath(root.Realpath(dir)))
+				entries, err := os.ReadDir(e.root.HostPath(e.root.Realpath(dir)))
 				if err != nil {
 					continue // missing or unreadable: contributes nothing
 				}
@@ -58,9 +111,9 @@ func ExpandBase(root *Root, p Pattern) ([]string, error) {
 				if visited > MaxExpandEntries {
 					return nil, fmt.Errorf("expand %s: more than %d directory entries: %w", p, MaxExpandEntries, ErrTooBroad)
 				}
-				for _, e := range entries {
-					n := path.Join(dir, e.Name())
-					if prefix.Match(n) && keepCandidate(root, n, last) {
+				for _, de := range entries {
+					n := path.Join(dir, de.Name())
+					if prefix.Match(n) && e.keep(n, last) {
 						next = append(next, n)
 					}
 				}
@@ -78,23 +131,22 @@ func ExpandBase(root *Root, p Pattern) ([]string, error) {
 	return cur, nil
 }
 
-// keepCandidate reports whether n can continue the expansion: the last
-// segment must exist (a dangling symlink counts), an inner one must be a
+// keep reports whether n can continue the expansion: the last segment
+// must exist (a dangling symlink counts), an inner one must be a
 // directory after following symlinks.
-func keepCandidate(root *Root, n string, last bool) bool {
+func (e *expander) keep(n string, last bool) bool {
 	if last {
-		_, err := root.Lstat(n)
-		return err == nil
+		return e.lstat(n) != nil
 	}
-	return root.IsDir(n)
+	return e.isDir(n)
 }
 
 // nearestExisting returns the nearest ancestor of the clean absolute
 // path p (p excluded) that exists as a directory in root, and whether
 // directories between it and p are missing.
-func nearestExisting(root *Root, p string) (dir string, missingDirs bool) {
+func (e *expander) nearestExisting(p string) (dir string, missingDirs bool) {
 	dir = path.Dir(p)
-	for dir != "/" && !root.IsDir(dir) {
+	for dir != "/" && !e.isDir(dir) {
 		dir = path.Dir(dir)
 		missingDirs = true
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // InitCommand is the hidden subcommand name under which the authbench
@@ -32,6 +34,31 @@ type Spec struct {
 	Env []string `json:"env"`
 	// Dir is the working directory, "" for the current one.
 	Dir string `json:"dir,omitempty"`
+
+	// The restrictions below are applied in this order, after Dir; the
+	// zero value restricts nothing.
+
+	// CloseFDs closes every inherited descriptor above stderr at exec.
+	CloseFDs bool `json:"close_fds,omitempty"`
+	// Plan is the Landlock rule plan; nil means no Landlock.
+	Plan *policy.Plan `json:"plan,omitempty"`
+	// AllowUnenforced lets a run with a Plan go on, unconfined, on a
+	// kernel without Landlock; otherwise sandbox-init refuses.
+	AllowUnenforced bool `json:"allow_unenforced,omitempty"`
+	// LandlockABI, when set, caps the Landlock ABI used (to reproduce an
+	// older kernel); 0 uses the kernel's.
+	LandlockABI int `json:"landlock_abi,omitempty"`
+	// DropCapabilities removes all but a few capabilities from the
+	// bounding set (see HeldCapabilities).
+	DropCapabilities bool `json:"drop_capabilities,omitempty"`
+	// UID and GID, when set, are the identity to drop to (with no
+	// supplementary groups).
+	UID *int `json:"uid,omitempty"`
+	GID *int `json:"gid,omitempty"`
+	// NoNewPrivs sets no_new_privs (always set when Plan or Seccomp is).
+	NoNewPrivs bool `json:"no_new_privs,omitempty"`
+	// Seccomp is the compiled seccomp filter; nil means none.
+	Seccomp *Filter `json:"seccomp,omitempty"`
 }
 
 // Child is a sandbox-init process waiting at its gate.
@@ -63,7 +90,10 @@ func Start(self string, spec Spec, stdin io.Reader, stdout, stderr io.Writer) (*
 	cmd := exec.Command(self, InitCommand)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.ExtraFiles = []*os.File{specR, errW} // fds 3 and 4
-	cmd.Env = []string{}
+	// sandbox-init only restricts and execs: one P is plenty, and fewer
+	// threads make the all-thread Landlock enforcement cheaper. The
+	// command gets spec.Env.
+	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	startErr := cmd.Start()
 	specR.Close()
@@ -128,3 +158,14 @@ func (c *Child) Wait() (int, error) {
 type InitError struct{ Msg string }
 
 func (e *InitError) Error() string { return e.Msg }
+
+// Confined returns s with the restrictions `authbench exec` applies: the
+// Landlock plan, the seccomp filter (nil for none; see DefaultFilter),
+// inherited descriptors above stderr closed, the capability bounding set
+// reduced, and no_new_privs. Identity changes (UID, GID) are left to the
+// caller.
+func (s Spec) Confined(plan *policy.Plan, filter *Filter) Spec {
+	s.Plan, s.Seccomp = plan, filter
+	s.CloseFDs, s.DropCapabilities, s.NoNewPrivs = true, true, true
+	return s
+}

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
+)
+
+// planFlags are the flags shared by `policy plan` and `exec`.
+type planFlags struct {
+	policy   string
+	baseline string
+}
+
+func (f *planFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.policy, "policy", "", "policy `FILE` (required)")
+	cmd.Flags().StringVar(&f.baseline, "baseline", policy.BaselineDefault,
+		"runtime baseline: default, none, or a permission spec `FILE` whose implicit_permissions are used")
+}
+
+func (a *app) policyPlanCmd() *cobra.Command {
+	var pf planFlags
+	var rootDir string
+	cmd := &cobra.Command{
+		Use:   "plan --policy FILE [--baseline default|none|SPEC.json] [--root DIR]",
+		Short: "Print the Landlock rule plan of a policy and every place where it is wider than the policy",
+		Long: `Compile a policy (plus a runtime baseline) into the Landlock rules that
+authbench exec would enforce, against the environment root DIR (default /).
+
+Read patterns grant read_file (and read_dir on directories); write patterns
+write_file and truncate, and on directories the make_*/remove_*/refer rights;
+a write target that does not exist yet gets creation rights on its nearest
+existing ancestor directory (never /); execute patterns grant execute and
+read_file. Globs are expanded now: files created later that match are not
+covered. Every plan also holds what any program needs to start (the dynamic
+loader, shared libraries, /dev/null); the default baseline adds name-service
+and time-zone files, certificates, locales, terminfo, /proc, the terminal,
+/dev/{zero,full,random,urandom}, a scratch /tmp and /dev/shm (read-write,
+not executable) and /bin/sh.
+
+The output lists the rules, where they are wider than the policy, and
+warnings (patterns that match nothing; write access to the whole tree).
+With --json: {"plan": {...}, "enforcement": {...}} where enforcement says
+which rights this kernel's Landlock ABI cannot enforce.`,
+		Args: noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			pl, err := a.compilePlan(pf, rootDir)
+			if err != nil {
+				return err
+			}
+			enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"plan": pl, "enforcement": enf})
+			}
+			a.reportPlanWarnings(pl)
+			return writePlan(a.stdout, pl, pf.policy, enf)
+		},
+	}
+	pf.register(cmd)
+	cmd.Flags().StringVar(&rootDir, "root", "/", "environment root `DIR` to compile against (a rootfs, or /)")
+	return cmd
+}
+
+// noArgs refuses positional arguments with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s: unexpected argument %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+// compilePlan loads the policy and baseline and compiles the plan. Bad
+// input (a missing or invalid file, a pattern too broad to expand) is a
+// usage error.
+func (a *app) compilePlan(pf planFlags, rootDir string) (*policy.Plan, error) {
+	if pf.policy == "" {
+		return nil, usageErrorf("--policy is required")
+	}
+	pol, err := policy.LoadPolicy(pf.policy)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	base, err := policy.LoadBaseline(pf.baseline)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	root, err := policy.NewRoot(rootDir)
+	if err != nil {
+		return nil, usageErrorf("--root: %v", err)
+	}
+	pl, err := policy.CompilePlan(pol, base, root)
+	if err != nil {
+		if errors.Is(err, policy.ErrTooBroad) {
+			return nil, usageError(fmt.Errorf("%s: %w", pf.policy, err))
+		}
+		return nil, err
+	}
+	a.log.Info("plan compiled", zap.String("policy", pf.policy), zap.String("baseline", pl.Baseline),
+		zap.String("root", pl.Root), zap.Int("rules", len(pl.Rules)), zap.Int("wider", len(pl.Wider)),
+		zap.Int("warnings", len(pl.Warnings)))
+	return pl, nil
+}
+
+// reportPlanWarnings prints the plan's warnings on stderr; write access
+// to the whole tree is printed so that it cannot be missed.
+func (a *app) reportPlanWarnings(pl *policy.Plan) {
+	for _, w := range pl.Warnings {
+		if w.Loud {
+			fmt.Fprintf(a.stderr, "authbench: WARNING: %s %s: %s\n", w.Axis, w.Pattern, strings.ToUpper(w.Message))
+			continue
+		}
+		fmt.Fprintf(a.stderr, "authbench: warning: %s %s: %s\n", w.Axis, w.Pattern, w.Message)
+	}
+}
+
+// writePlan prints a plan for people.
+func writePlan(w io.Writer, pl *policy.Plan, source string, enf sandbox.Enforcement) error {
+	fmt.Fprintf(w, "plan of %s against %s, baseline %s\n", source, pl.Root, pl.Baseline)
+	if enf.KernelABI == 0 {
+		fmt.Fprintf(w, "this kernel has no Landlock: nothing of the plan would be enforced\n")
+	} else {
+		fmt.Fprintf(w, "this kernel: Landlock ABI %d; rights it cannot enforce: %s\n", enf.KernelABI, enf.Unenforced)
+	}
+	fmt.Fprintf(w, "\nrules (%d):\n", len(pl.Rules))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, r := range pl.Rules {
+		kind := "file"
+		if r.Dir {
+			kind = "dir/**"
+		}
+		var from []string
+		for _, s := range r.From {
+			from = append(from, s.Origin+" "+s.Axis+" "+s.Pattern)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Path, kind, r.Access, strings.Join(from, "; "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwider than the policy (%d):\n", len(pl.Wider))
+	for _, x := range pl.Wider {
+		fmt.Fprintf(w, "  %s %s → %s on %s: %s\n", x.Axis, x.Pattern, x.Kind, x.Path, x.Detail)
+	}
+	if len(pl.Warnings) > 0 {
+		fmt.Fprintf(w, "\nwarnings (%d):\n", len(pl.Warnings))
+		for _, x := range pl.Warnings {
+			mark := ""
+			if x.Loud {
+				mark = "!!! "
+			}
+			fmt.Fprintf(w, "  %s%s %s %s: %s\n", mark, x.Code, x.Axis, x.Pattern, x.Message)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/policy"
+)
+
+// Tests that restrict a process never restrict the test process itself:
+// they start the test binary again as sandbox-init (the argument
+// InitCommand), which restricts itself and execs the test binary once
+// more as a probe (environment variable probeEnv) that performs
+// operations and prints their outcomes as JSON.
+const probeEnv = "AUTHBENCH_SANDBOX_PROBE"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == InitCommand {
+		_ = RunInit()
+		os.Exit(ExitInitFailure)
+	}
+	if ops := os.Getenv(probeEnv); ops != "" {
+		os.Exit(runProbe(ops))
+	}
+	os.Exit(m.Run())
+}
+
+// inCI reports whether missing kernel features must fail tests.
+func inCI() bool { return os.Getenv("CI") == "true" }
+
+// requireLandlock skips (or, under CI=true, fails) a test that needs at
+// least Landlock ABI minABI.
+func requireLandlock(t *testing.T, minABI int) int {
+	t.Helper()
+	abi := KernelLandlockABI()
+	if abi < minABI {
+		msg := "needs Landlock ABI %d (kernel has %d)"
+		if inCI() {
+			t.Fatalf(msg, minABI, abi)
+		}
+		t.Skipf(msg, minABI, abi)
+	}
+	return abi
+}
+
+// requireRoot skips (or, under CI=true, fails) a test that must run as
+// root.
+func requireRoot(t *testing.T, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if inCI() {
+			t.Fatalf("needs root: %s", why)
+		}
+		t.Skipf("needs root: %s", why)
+	}
+}
+
+// testBinary returns the path of the running test binary.
+func testBinary(t testing.TB) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self
+}
+
+// fixtureDir returns a fresh directory outside /tmp (which the default
+// baseline makes writable), traversable by any user.
+func fixtureDir(t testing.TB) string {
+	t.Helper()
+	base := "/var/tmp"
+	if st, err := os.Stat(base); err != nil || !st.IsDir() {
+		base = ""
+	}
+	dir, err := os.MkdirTemp(base, "authbench-sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err = filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// hostPlan compiles a policy document against the host root.
+func hostPlan(t testing.TB, doc string, base policy.Baseline) *policy.Plan {
+	t.Helper()
+	pol, err := policy.ParsePolicy([]byte(doc), "test-policy.json")
+	if err != nil {
+		t.Fatalf("policy %s: %v", doc, err)
+	}
+	root, err := policy.NewRoot("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := policy.CompilePlan(pol, base, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+// policyDoc builds a policy document from three lists.
+func policyDoc(read, write, execute []string) string {
+	enc := func(l []string) string {
+		if l == nil {
+			l = []string{}
+		}
+		b, _ := json.Marshal(l)
+		return string(b)
+	}
+	return `{"read":` + enc(read) + `,"write":` + enc(write) + `,"execute":` + enc(execute) + `}`
+}
+
+// withSelf adds a rule that lets the probe (the test binary) run.
+func withSelf(t testing.TB, pl *policy.Plan) *policy.Plan {
+	t.Helper()
+	cp := *pl
+	cp.Rules = append(append([]policy.Rule(nil), pl.Rules...), policy.Rule{
+		Path: testBinary(t), Access: policy.AccessExecute | policy.AccessReadFile,
+		From: []policy.RuleSource{{Origin: policy.OriginSandbox, Axis: "execute", Pattern: "test binary"}},
+	})
+	return &cp
+}
+
+// childResult is what one sandboxed child did.
+type childResult struct {
+	status int
+	stdout string
+	stderr string
+	err    error // Start or Release error (the child never ran the command)
+}
+
+// runChild runs spec under sandbox-init (the test binary) and waits.
+func runChild(t testing.TB, spec Spec, stdin io.Reader) childResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	c, err := Start(testBinary(t), spec, stdin, &out, &errb)
+	if err != nil {
+		return childResult{err: err}
+	}
+	if err := c.Release(); err != nil {
+		status, _ := c.Wait()
+		return childResult{status: status, err: err, stderr: errb.String()}
+	}
+	status, err := c.Wait()
+	return childResult{status: status, stdout: out.String(), stderr: errb.String(), err: err}
+}
+
+// probe runs ops in a child restricted by spec (whose Path and Args are
+// set to the probe) and returns one result per op.
+func probe(t testing.TB, spec Spec, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
+	t.Helper()
+	data, err := json.Marshal(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Path = testBinary(t)
+	spec.Args = []string{spec.Path}
+	spec.Env = append(spec.Env, probeEnv+"="+string(data))
+	res := runChild(t, spec, stdin)
+	if res.err != nil {
+		return nil, res
+	}
+	var out []probeResult
+	dec := json.NewDecoder(strings.NewReader(res.stdout))
+	for {
+		var r probeResult
+		if err := dec.Decode(&r); err != nil {
+			break
+		}
+		out = append(out, r)
+	}
+	return out, res
+}

@@ -1,0 +1,136 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// ErrNoLandlock means the kernel has no usable Landlock: a run must then
+// be refused unless the caller explicitly allows running unenforced.
+var ErrNoLandlock = errors.New("landlock is not available on this kernel (not built in, or not in the lsm= boot list)")
+
+// KernelLandlockABI returns the Landlock ABI version of the running
+// kernel, 0 when Landlock is unavailable.
+func KernelLandlockABI() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// Enforcement says what of a plan a kernel enforces. It is computed
+// before the run (by the same function sandbox-init uses) and belongs in
+// the run record.
+type Enforcement struct {
+	// KernelABI is the kernel's Landlock ABI version, 0 for none.
+	KernelABI int `json:"kernel_abi"`
+	// ABI is the version authbench uses (the kernel's, capped at the
+	// newest one it knows).
+	ABI int `json:"abi"`
+	// Handled are the rights the ruleset restricts: anything a rule does
+	// not grant is refused.
+	Handled policy.Access `json:"handled"`
+	// Unenforced are the rights authbench knows but this kernel cannot
+	// restrict: they stay allowed everywhere.
+	Unenforced policy.Access `json:"unenforced"`
+	// Scopes are the IPC scopes restricted; UnenforcedScopes the ones
+	// this kernel cannot restrict.
+	Scopes           []string `json:"scopes"`
+	UnenforcedScopes []string `json:"unenforced_scopes,omitempty"`
+	// Notes describe version-specific behaviour (for example, ABI 1
+	// refuses every cross-directory rename).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// allScopes are the scopes authbench restricts when it can.
+const allScopes = ScopeAbstractUnixSocket | ScopeSignal
+
+// EnforcementFor returns what a kernel with Landlock ABI kernelABI
+// enforces. It is pure: tests pass any version.
+func EnforcementFor(kernelABI int) Enforcement {
+	abi, ok := abiFor(kernelABI)
+	e := Enforcement{KernelABI: max(kernelABI, 0), ABI: abi.version, Handled: abi.fs,
+		Unenforced: policy.AccessAll &^ abi.fs, Scopes: abi.scopes.Names(),
+		UnenforcedScopes: (allScopes &^ abi.scopes).Names()}
+	if e.Scopes == nil {
+		e.Scopes = []string{}
+	}
+	if !ok {
+		e.Notes = append(e.Notes, "no Landlock: nothing of the plan is enforced")
+		return e
+	}
+	if !abi.fs.Has(policy.AccessRefer) {
+		e.Notes = append(e.Notes, "ABI 1: linking or renaming a file into another directory is always refused (stricter than the plan)")
+	}
+	if kernelABI > len(landlockABIs) {
+		e.Notes = append(e.Notes, fmt.Sprintf("kernel ABI %d is newer than authbench knows; used as ABI %d", kernelABI, abi.version))
+	}
+	return e
+}
+
+// ruleAccess is one Landlock rule after the downgrade to a kernel.
+type ruleAccess struct {
+	path   string
+	access policy.Access
+}
+
+// downgradeRules keeps the rights of each rule that the ruleset handles;
+// rules left without rights are dropped (the kernel refuses them). File
+// rules keep file rights only.
+func downgradeRules(rules []policy.Rule, handled policy.Access) []ruleAccess {
+	out := make([]ruleAccess, 0, len(rules))
+	for _, r := range rules {
+		acc := r.Access & handled
+		if !r.Dir {
+			acc &= policy.AccessFileOnly
+		}
+		if acc != 0 {
+			out = append(out, ruleAccess{path: r.Path, access: acc})
+		}
+	}
+	return out
+}
+
+// landlockStep decides what sandbox-init does with a plan on a kernel
+// with Landlock ABI abi: apply it, skip it (no plan, or no Landlock and
+// the caller allowed running unenforced), or refuse to run.
+func landlockStep(plan *policy.Plan, abi int, allowUnenforced bool) (apply bool, err error) {
+	switch {
+	case plan == nil:
+		return false, nil
+	case abi > 0:
+		return true, nil
+	case allowUnenforced:
+		return false, nil
+	}
+	return false, fmt.Errorf("%w; refusing to run unconfined (allow it explicitly to run anyway)", ErrNoLandlock)
+}
+
+// applyLandlock restricts every thread of the process to plan on a
+// kernel with Landlock ABI kernelABI, with the ABI-6 scopes when
+// available. Rule paths are opened now, in this process's view of the
+// file system.
+func applyLandlock(plan *policy.Plan, kernelABI int) error {
+	abi, ok := abiFor(kernelABI)
+	if !ok {
+		return ErrNoLandlock
+	}
+	cfg := landlock.Config{
+		HandledAccessFS: landlock.AccessFSSet(abi.fs),
+		Scoped:          landlock.ScopedSet(abi.scopes),
+	}
+	rules := downgradeRules(plan.Rules, abi.fs)
+	lr := make([]landlock.Rule, 0, len(rules))
+	for _, r := range rules {
+		lr = append(lr, landlock.PathAccess(landlock.AccessFSSet(r.access), r.path))
+	}
+	if err := cfg.Restrict(lr...); err != nil {
+		return fmt.Errorf("landlock (ABI %d, %d rules): %w", abi.version, len(lr), err)
+	}
+	return nil
+}

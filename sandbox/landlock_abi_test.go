@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/policy"
+)
+
+func TestLandlockABITableGrows(t *testing.T) {
+	for i, abi := range landlockABIs {
+		if abi.version != i+1 {
+			t.Fatalf("entry %d has version %d", i, abi.version)
+		}
+		if i > 0 {
+			prev := landlockABIs[i-1]
+			if !abi.fs.Has(prev.fs) || abi.scopes&prev.scopes != prev.scopes {
+				t.Errorf("ABI %d loses rights of ABI %d", abi.version, prev.version)
+			}
+		}
+		if abi.fs&^policy.AccessAll != 0 {
+			t.Errorf("ABI %d has unknown rights %v", abi.version, abi.fs)
+		}
+	}
+	if last := landlockABIs[len(landlockABIs)-1]; last.fs != policy.AccessAll {
+		t.Errorf("the newest ABI does not handle every right authbench knows: %v", policy.AccessAll&^last.fs)
+	}
+}
+
+func TestEnforcementFor(t *testing.T) {
+	tests := []struct {
+		kernel     int
+		abi        int
+		unenforced string
+		scopes     []string
+		noteHas    string
+	}{
+		{0, 0, policy.AccessAll.String(), []string{}, "no Landlock"},
+		{1, 1, "refer,truncate,ioctl_dev,resolve_unix", []string{}, "always refused"},
+		{2, 2, "truncate,ioctl_dev,resolve_unix", []string{}, ""},
+		{3, 3, "ioctl_dev,resolve_unix", []string{}, ""},
+		{5, 5, "resolve_unix", []string{}, ""},
+		{6, 6, "resolve_unix", []string{"abstract_unix_socket", "signal"}, ""},
+		{7, 7, "resolve_unix", []string{"abstract_unix_socket", "signal"}, ""},
+		{9, 9, "none", []string{"abstract_unix_socket", "signal"}, ""},
+		{12, 9, "none", []string{"abstract_unix_socket", "signal"}, "newer than authbench knows"},
+	}
+	for _, tc := range tests {
+		e := EnforcementFor(tc.kernel)
+		if e.ABI != tc.abi || e.Unenforced.String() != tc.unenforced || !reflect.DeepEqual(e.Scopes, tc.scopes) {
+			t.Errorf("kernel ABI %d: abi %d unenforced %s scopes %v", tc.kernel, e.ABI, e.Unenforced, e.Scopes)
+		}
+		if e.Handled|e.Unenforced != policy.AccessAll || e.Handled&e.Unenforced != 0 {
+			t.Errorf("kernel ABI %d: handled %v and unenforced %v do not partition the rights", tc.kernel, e.Handled, e.Unenforced)
+		}
+		if tc.noteHas != "" && !strings.Contains(strings.Join(e.Notes, " "), tc.noteHas) {
+			t.Errorf("kernel ABI %d: notes %q lack %q", tc.kernel, e.Notes, tc.noteHas)
+		}
+		if tc.kernel < 6 && tc.kernel > 0 && len(e.UnenforcedScopes) != 2 {
+			t.Errorf("kernel ABI %d: unenforced scopes %v", tc.kernel, e.UnenforcedScopes)
+		}
+	}
+}
+
+func TestDowngradeRules(t *testing.T) {
+	rules := []policy.Rule{
+		{Path: "/d", Dir: true, Access: policy.AccessReadFile | policy.AccessRefer | policy.AccessMakeReg},
+		{Path: "/f", Access: policy.AccessWriteFile | policy.AccessTruncate},
+		{Path: "/t", Access: policy.AccessTruncate},
+		{Path: "/x", Access: policy.AccessMakeReg}, // a directory right on a file: dropped
+	}
+	got := downgradeRules(rules, landlockABIs[0].fs) // ABI 1
+	want := []ruleAccess{
+		{"/d", policy.AccessReadFile | policy.AccessMakeReg},
+		{"/f", policy.AccessWriteFile},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ABI 1: got %+v, want %+v", got, want)
+	}
+	got = downgradeRules(rules, landlockABIs[6].fs) // ABI 7
+	if len(got) != 3 || got[0].access != rules[0].Access || got[2].access != policy.AccessTruncate {
+		t.Errorf("ABI 7: got %+v", got)
+	}
+}
+
+func TestLandlockStep(t *testing.T) {
+	pl := &policy.Plan{}
+	tests := []struct {
+		plan      *policy.Plan
+		abi       int
+		allow     bool
+		wantApply bool
+		wantErr   bool
+	}{
+		{nil, 0, false, false, false},
+		{nil, 7, false, false, false},
+		{pl, 7, false, true, false},
+		{pl, 1, false, true, false},
+		{pl, 0, false, false, true}, // never silently unconfined
+		{pl, 0, true, false, false},
+	}
+	for _, tc := range tests {
+		apply, err := landlockStep(tc.plan, tc.abi, tc.allow)
+		if apply != tc.wantApply || (err != nil) != tc.wantErr {
+			t.Errorf("plan %v abi %d allow %v: apply %v err %v", tc.plan != nil, tc.abi, tc.allow, apply, err)
+		}
+		if err != nil && !errors.Is(err, ErrNoLandlock) {
+			t.Errorf("error %v does not wrap ErrNoLandlock", err)
+		}
+	}
+}

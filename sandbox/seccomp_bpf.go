@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"fmt"
+
+	"golang.org/x/net/bpf"
+)
+
+// Offsets in struct seccomp_data (little-endian architectures).
+const (
+	seccompDataNr   = 0
+	seccompDataArch = 4
+	seccompDataArgs = 16
+)
+
+// bpfMaxInstructions is the kernel's BPF_MAXINSNS for classic filters.
+const bpfMaxInstructions = 4096
+
+// bpfAsm assembles a classic BPF program with symbolic forward jumps.
+// Conditional jumps reach at most 255 instructions; the compiler only
+// uses them for short hops and uses unconditional jumps (32-bit) for
+// anything farther.
+type bpfAsm struct {
+	ins    []bpf.Instruction
+	fixups []bpfFixup
+	labels map[string]int
+	next   int
+}
+
+type bpfFixup struct {
+	at         int
+	jt, jf, ja string
+}
+
+func newBPFAsm() *bpfAsm { return &bpfAsm{labels: map[string]int{}} }
+
+// newLabel returns a fresh label name.
+func (a *bpfAsm) newLabel(prefix string) string {
+	a.next++
+	return fmt.Sprintf("%s%d", prefix, a.next)
+}
+
+// mark places label at the next instruction.
+func (a *bpfAsm) mark(label string) { a.labels[label] = len(a.ins) }
+
+func (a *bpfAsm) emit(i bpf.Instruction) { a.ins = append(a.ins, i) }
+
+// load loads the 32-bit word at off of seccomp_data into A.
+func (a *bpfAsm) load(off uint32) { a.emit(bpf.LoadAbsolute{Off: off, Size: 4}) }
+
+// ret returns the seccomp action value v.
+func (a *bpfAsm) ret(v uint32) { a.emit(bpf.RetConstant{Val: v}) }
+
+// and masks A with v.
+func (a *bpfAsm) and(v uint32) { a.emit(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: v}) }
+
+// jump compares A with v and goes to jt or jf ("" is the next
+// instruction).
+func (a *bpfAsm) jump(cond bpf.JumpTest, v uint32, jt, jf string) {
+	a.fixups = append(a.fixups, bpfFixup{at: len(a.ins), jt: jt, jf: jf})
+	a.emit(bpf.JumpIf{Cond: cond, Val: v})
+}
+
+// goTo jumps unconditionally to label.
+func (a *bpfAsm) goTo(label string) {
+	a.fixups = append(a.fixups, bpfFixup{at: len(a.ins), ja: label})
+	a.emit(bpf.Jump{})
+}
+
+// assemble resolves the labels and encodes the program.
+func (a *bpfAsm) assemble() ([]bpf.RawInstruction, error) {
+	for _, f := range a.fixups {
+		skip := func(label string) (uint32, error) {
+			if label == "" {
+				return 0, nil
+			}
+			to, ok := a.labels[label]
+			if !ok {
+				return 0, fmt.Errorf("seccomp: BUG: undefined label %s", label)
+			}
+			if to <= f.at {
+				return 0, fmt.Errorf("seccomp: BUG: backward jump to %s", label)
+			}
+			return uint32(to - f.at - 1), nil
+		}
+		if f.ja != "" {
+			s, err := skip(f.ja)
+			if err != nil {
+				return nil, err
+			}
+			a.ins[f.at] = bpf.Jump{Skip: s}
+			continue
+		}
+		jt, err := skip(f.jt)
+		if err != nil {
+			return nil, err
+		}
+		jf, err := skip(f.jf)
+		if err != nil {
+			return nil, err
+		}
+		if jt > 255 || jf > 255 {
+			return nil, fmt.Errorf("seccomp: BUG: conditional jump of %d/%d instructions", jt, jf)
+		}
+		j := a.ins[f.at].(bpf.JumpIf)
+		j.SkipTrue, j.SkipFalse = uint8(jt), uint8(jf)
+		a.ins[f.at] = j
+	}
+	if len(a.ins) > bpfMaxInstructions {
+		return nil, fmt.Errorf("seccomp: filter has %d instructions (the kernel allows %d)", len(a.ins), bpfMaxInstructions)
+	}
+	return bpf.Assemble(a.ins)
+}

@@ -1,0 +1,547 @@
+package sandbox
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// Seccomp return values (SECCOMP_RET_*).
+const (
+	retKillProcess uint32 = 0x80000000
+	retKillThread  uint32 = 0x00000000
+	retTrap        uint32 = 0x00030000
+	retErrno       uint32 = 0x00050000
+	retTrace       uint32 = 0x7ff00000
+	retLog         uint32 = 0x7ffc0000
+	retAllow       uint32 = 0x7fff0000
+)
+
+// Seccomp filter flags (SECCOMP_FILTER_FLAG_*).
+const (
+	filterFlagTSync     uint = 1 << 0
+	filterFlagLog       uint = 1 << 1
+	filterFlagSpecAllow uint = 1 << 2
+)
+
+// maxErrno bounds errnoRet: the kernel keeps 16 bits, errno values stop
+// at 4095.
+const maxErrno = 4095
+
+// CompileOptions describe the process a filter is compiled for.
+type CompileOptions struct {
+	// Arch is the Go architecture name; "" means this one.
+	Arch string
+	// Capabilities are the capabilities the command will hold (for
+	// Docker's includes/excludes "caps"), e.g. "CAP_SYS_ADMIN".
+	Capabilities map[string]bool
+	// KernelRelease is `uname -r` (for "minKernel"); "" means this kernel.
+	KernelRelease string
+}
+
+// Filter is a compiled seccomp filter, ready for sandbox-init to install.
+type Filter struct {
+	// Profile names the profile it came from.
+	Profile string `json:"profile"`
+	// Arch is the architecture it was compiled for.
+	Arch string `json:"arch"`
+	// Flags are the SECCOMP_FILTER_FLAG_* bits; TSYNC is always set.
+	Flags uint `json:"flags"`
+	// Program is the classic BPF program: [code, jt, jf, k] per
+	// instruction.
+	Program [][4]uint32 `json:"program"`
+	// Skipped lists profile names that are syscalls of other
+	// architectures only (Docker profiles name 32-bit calls).
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// UnknownSyscallsError reports profile names that are no syscall of any
+// Linux architecture.
+type UnknownSyscallsError struct {
+	Profile string
+	Names   []string
+}
+
+func (e *UnknownSyscallsError) Error() string {
+	return fmt.Sprintf("seccomp profile %s: unknown syscall names: %s", e.Profile, strings.Join(e.Names, ", "))
+}
+
+// condRule is a rule with argument conditions (all must hold).
+type condRule struct {
+	args   []specs.LinuxSeccompArg
+	action uint32
+}
+
+// syscallRules is everything a profile says about one syscall number.
+type syscallRules struct {
+	nr     int
+	name   string
+	conds  []condRule
+	uncond *uint32
+}
+
+// CompileProfile compiles p into a BPF filter. Per syscall, rules with
+// argument conditions are tried in profile order, then the rule without
+// conditions, then the default action; a rule whose args name the same
+// index twice is split into one rule per condition (as runc does), so
+// those conditions are ORed. Syscalls of other ABIs of the machine
+// (32-bit x86, x32, 32-bit ARM) kill the process.
+func CompileProfile(p *Profile, opts CompileOptions) (*Filter, error) {
+	arch, err := lookupArch(opts.Arch)
+	if err != nil {
+		return nil, err
+	}
+	env := &compileEnv{arch: arch, caps: opts.Capabilities}
+	env.kernel, err = kernelVersion(opts.KernelRelease)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkArchitectures(p, arch); err != nil {
+		return nil, err
+	}
+	f := &Filter{Profile: p.Source, Arch: arch.goarch, Flags: filterFlagTSync}
+	for _, fl := range p.Flags {
+		switch fl {
+		case "SECCOMP_FILTER_FLAG_TSYNC":
+		case specs.LinuxSeccompFlagLog:
+			f.Flags |= filterFlagLog
+		case specs.LinuxSeccompFlagSpecAllow:
+			f.Flags |= filterFlagSpecAllow
+		default:
+			return nil, fmt.Errorf("seccomp profile %s: flag %s is not supported", p.Source, fl)
+		}
+	}
+	defErrno := uint(unix.EPERM)
+	if p.DefaultErrnoRet != nil {
+		defErrno = *p.DefaultErrnoRet
+	}
+	defAction, err := actionValue(p.DefaultAction, p.DefaultErrnoRet, defErrno)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp profile %s: defaultAction: %w", p.Source, err)
+	}
+	table, skipped, err := env.collect(p)
+	if err != nil {
+		return nil, err
+	}
+	f.Skipped = skipped
+	raw, err := buildProgram(arch, table, defAction)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp profile %s: %w", p.Source, err)
+	}
+	for _, r := range raw {
+		f.Program = append(f.Program, [4]uint32{uint32(r.Op), uint32(r.Jt), uint32(r.Jf), r.K})
+	}
+	return f, nil
+}
+
+type compileEnv struct {
+	arch   *seccompArch
+	caps   map[string]bool
+	kernel [2]int
+}
+
+// collect resolves every applicable rule to syscall numbers.
+func (env *compileEnv) collect(p *Profile) (map[int]*syscallRules, []string, error) {
+	table := map[int]*syscallRules{}
+	var unknown, skipped []string
+	seenUnknown := map[string]bool{}
+	for i := range p.Syscalls {
+		r := &p.Syscalls[i]
+		names := r.names()
+		if len(names) == 0 {
+			return nil, nil, fmt.Errorf("seccomp profile %s: syscalls[%d] names no syscall", p.Source, i)
+		}
+		action, err := actionValue(r.Action, r.ErrnoRet, uint(unix.EPERM))
+		if err != nil {
+			return nil, nil, fmt.Errorf("seccomp profile %s: syscalls[%d]: %w", p.Source, i, err)
+		}
+		for _, a := range r.Args {
+			if a.Index > 5 {
+				return nil, nil, fmt.Errorf("seccomp profile %s: syscalls[%d]: argument index %d (syscalls have 6)", p.Source, i, a.Index)
+			}
+			if _, ok := argOps[a.Op]; !ok {
+				return nil, nil, fmt.Errorf("seccomp profile %s: syscalls[%d]: unknown operator %q", p.Source, i, a.Op)
+			}
+		}
+		applies := env.applies(r)
+		for _, name := range names {
+			nr, ok := env.arch.numbers[name]
+			if !ok {
+				if !knownSyscallNames[name] && !archPrivateSyscalls[name] {
+					if !seenUnknown[name] {
+						unknown = append(unknown, name)
+						seenUnknown[name] = true
+					}
+				} else if applies {
+					skipped = append(skipped, name)
+				}
+				continue
+			}
+			if !applies {
+				continue
+			}
+			sr := table[nr]
+			if sr == nil {
+				sr = &syscallRules{nr: nr, name: name}
+				table[nr] = sr
+			}
+			if err := sr.add(r.Args, action); err != nil {
+				return nil, nil, fmt.Errorf("seccomp profile %s: syscalls[%d]: %w", p.Source, i, err)
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, nil, &UnknownSyscallsError{Profile: p.Source, Names: unknown}
+	}
+	sort.Strings(skipped)
+	return table, skipped, nil
+}
+
+// add records one rule for the syscall.
+func (sr *syscallRules) add(args []specs.LinuxSeccompArg, action uint32) error {
+	if len(args) == 0 {
+		if sr.uncond != nil && *sr.uncond != action {
+			return fmt.Errorf("syscall %s has two unconditional rules with different actions", sr.name)
+		}
+		sr.uncond = &action
+		return nil
+	}
+	seen := map[uint]bool{}
+	repeated := false
+	for _, a := range args {
+		repeated = repeated || seen[a.Index]
+		seen[a.Index] = true
+	}
+	if !repeated {
+		sr.conds = append(sr.conds, condRule{args: args, action: action})
+		return nil
+	}
+	for _, a := range args {
+		sr.conds = append(sr.conds, condRule{args: []specs.LinuxSeccompArg{a}, action: action})
+	}
+	return nil
+}
+
+// applies evaluates a rule's Docker includes/excludes.
+func (env *compileEnv) applies(r *SyscallRule) bool {
+	if inc := r.Includes; inc != nil {
+		if len(inc.Arches) > 0 && !env.anyArch(inc.Arches) {
+			return false
+		}
+		for _, c := range inc.Caps {
+			if !env.caps[c] {
+				return false
+			}
+		}
+		if inc.MinKernel != "" && !env.kernelAtLeast(inc.MinKernel) {
+			return false
+		}
+	}
+	if exc := r.Excludes; exc != nil {
+		if len(exc.Arches) > 0 && env.anyArch(exc.Arches) {
+			return false
+		}
+		for _, c := range exc.Caps {
+			if env.caps[c] {
+				return false
+			}
+		}
+		if exc.MinKernel != "" && env.kernelAtLeast(exc.MinKernel) {
+			return false
+		}
+	}
+	return true
+}
+
+func (env *compileEnv) anyArch(names []string) bool {
+	for _, n := range names {
+		if env.arch.isNamed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (env *compileEnv) kernelAtLeast(v string) bool {
+	want, err := parseKernelVersion(v)
+	if err != nil {
+		return false
+	}
+	return env.kernel[0] > want[0] || env.kernel[0] == want[0] && env.kernel[1] >= want[1]
+}
+
+// kernelVersion returns major.minor of release, or of this kernel.
+func kernelVersion(release string) ([2]int, error) {
+	if release == "" {
+		var u unix.Utsname
+		if err := unix.Uname(&u); err != nil {
+			return [2]int{}, fmt.Errorf("uname: %w", err)
+		}
+		release = unix.ByteSliceToString(u.Release[:])
+	}
+	return parseKernelVersion(release)
+}
+
+func parseKernelVersion(s string) ([2]int, error) {
+	parts := strings.SplitN(s, ".", 3)
+	var v [2]int
+	for i := 0; i < 2 && i < len(parts); i++ {
+		digits := parts[i]
+		if j := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); j >= 0 {
+			digits = digits[:j]
+		}
+		n, err := strconv.Atoi(digits)
+		if err != nil {
+			return v, fmt.Errorf("kernel version %q: %w", s, err)
+		}
+		v[i] = n
+	}
+	return v, nil
+}
+
+// checkArchitectures refuses a profile that lists architectures but not
+// this one.
+func checkArchitectures(p *Profile, arch *seccompArch) error {
+	var listed []string
+	for _, a := range p.Architectures {
+		listed = append(listed, string(a))
+	}
+	for _, m := range p.ArchMap {
+		listed = append(listed, string(m.Architecture))
+	}
+	if len(listed) == 0 {
+		return nil
+	}
+	for _, a := range listed {
+		if arch.isNamed(a) {
+			return nil
+		}
+	}
+	return fmt.Errorf("seccomp profile %s: does not cover this architecture (%s); it lists %s",
+		p.Source, arch.scmp, strings.Join(listed, ", "))
+}
+
+// actionValue converts an OCI action to its SECCOMP_RET_* value.
+func actionValue(act specs.LinuxSeccompAction, errnoRet *uint, defErrno uint) (uint32, error) {
+	data := defErrno
+	if errnoRet != nil {
+		data = *errnoRet
+	}
+	switch act {
+	case specs.ActAllow:
+		return retAllow, nil
+	case specs.ActKillProcess:
+		return retKillProcess, nil
+	case specs.ActKill, specs.ActKillThread:
+		return retKillThread, nil
+	case specs.ActTrap:
+		return retTrap, nil
+	case specs.ActLog:
+		return retLog, nil
+	case specs.ActErrno:
+		if data > maxErrno {
+			return 0, fmt.Errorf("errnoRet %d is not an errno", data)
+		}
+		return retErrno | uint32(data), nil
+	case specs.ActTrace:
+		if errnoRet == nil {
+			data = 0
+		}
+		if data > 0xffff {
+			return 0, fmt.Errorf("trace data %d does not fit 16 bits", data)
+		}
+		return retTrace | uint32(data), nil
+	case specs.ActNotify:
+		return 0, fmt.Errorf("action %s needs a seccomp agent, which authbench does not run", act)
+	}
+	return 0, fmt.Errorf("unknown action %q", act)
+}
+
+// argOps are the supported comparison operators.
+var argOps = map[specs.LinuxSeccompOperator]bool{
+	specs.OpNotEqual: true, specs.OpLessThan: true, specs.OpLessEqual: true, specs.OpEqualTo: true,
+	specs.OpGreaterEqual: true, specs.OpGreaterThan: true, specs.OpMaskedEqual: true,
+}
+
+// decision is what the filter does for a run of syscall numbers: return
+// a fixed action, or jump to the block of one syscall with conditions.
+type decision struct {
+	action uint32
+	block  *syscallRules
+}
+
+type interval struct {
+	start int
+	d     decision
+}
+
+// buildProgram lays out the filter: check the architecture (and the x32
+// bit), then a binary search over runs of syscall numbers that share a
+// decision, then one block per syscall with argument conditions.
+func buildProgram(arch *seccompArch, table map[int]*syscallRules, def uint32) ([]bpf.RawInstruction, error) {
+	a := newBPFAsm()
+	a.load(seccompDataArch)
+	a.jump(bpf.JumpEqual, arch.auditArch, "arch_ok", "")
+	a.ret(retKillProcess)
+	a.mark("arch_ok")
+	a.load(seccompDataNr)
+	if arch.x32Bit != 0 {
+		a.jump(bpf.JumpBitsSet, arch.x32Bit, "", "nr_ok")
+		a.ret(retKillProcess)
+		a.mark("nr_ok")
+	}
+	ivs := intervals(table, def)
+	blocks := map[*syscallRules]string{}
+	if err := emitSearch(a, ivs, blocks); err != nil {
+		return nil, err
+	}
+	// Blocks in syscall order, so that the output is deterministic.
+	var order []*syscallRules
+	for sr := range blocks {
+		order = append(order, sr)
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].nr < order[j].nr })
+	for _, sr := range order {
+		a.mark(blocks[sr])
+		emitBlock(a, sr, def)
+	}
+	return a.assemble()
+}
+
+// intervals turns the per-syscall decisions into sorted runs covering
+// every number from 0 up.
+func intervals(table map[int]*syscallRules, def uint32) []interval {
+	nrs := make([]int, 0, len(table))
+	for nr := range table {
+		nrs = append(nrs, nr)
+	}
+	sort.Ints(nrs)
+	dec := func(nr int) decision {
+		sr := table[nr]
+		if sr == nil {
+			return decision{action: def}
+		}
+		if len(sr.conds) == 0 {
+			return decision{action: *sr.uncond}
+		}
+		return decision{block: sr}
+	}
+	out := []interval{{start: 0, d: dec(0)}}
+	add := func(start int, d decision) {
+		if out[len(out)-1].d != d {
+			out = append(out, interval{start: start, d: d})
+		}
+	}
+	for _, nr := range nrs {
+		if nr == 0 {
+			continue
+		}
+		add(nr, dec(nr))
+		add(nr+1, dec(nr+1))
+	}
+	return out
+}
+
+// emitSearch emits a binary search over ivs; A holds the syscall number.
+func emitSearch(a *bpfAsm, ivs []interval, blocks map[*syscallRules]string) error {
+	if len(ivs) == 1 {
+		d := ivs[0].d
+		if d.block == nil {
+			a.ret(d.action)
+			return nil
+		}
+		l, ok := blocks[d.block]
+		if !ok {
+			l = a.newLabel("block_" + d.block.name + "_")
+			blocks[d.block] = l
+		}
+		a.goTo(l)
+		return nil
+	}
+	mid := len(ivs) / 2
+	left := a.newLabel("lt")
+	right := a.newLabel("ge")
+	a.jump(bpf.JumpGreaterOrEqual, uint32(ivs[mid].start), "", left)
+	a.goTo(right)
+	a.mark(left)
+	if err := emitSearch(a, ivs[:mid], blocks); err != nil {
+		return err
+	}
+	a.mark(right)
+	return emitSearch(a, ivs[mid:], blocks)
+}
+
+// emitBlock emits the rules of one syscall with argument conditions.
+func emitBlock(a *bpfAsm, sr *syscallRules, def uint32) {
+	for _, r := range sr.conds {
+		fail := a.newLabel("fail")
+		for _, c := range r.args {
+			emitCondition(a, c, fail)
+		}
+		a.ret(r.action)
+		a.mark(fail)
+	}
+	if sr.uncond != nil {
+		a.ret(*sr.uncond)
+	} else {
+		a.ret(def)
+	}
+}
+
+// emitCondition falls through when the 64-bit argument comparison holds
+// and jumps to fail otherwise. Comparisons are unsigned, on the high
+// then the low 32-bit word (little-endian layout).
+func emitCondition(a *bpfAsm, c specs.LinuxSeccompArg, fail string) {
+	lo := uint32(seccompDataArgs + 8*c.Index)
+	hi := lo + 4
+	vhi, vlo := uint32(c.Value>>32), uint32(c.Value)
+	pass := a.newLabel("pass")
+	switch c.Op {
+	case specs.OpEqualTo:
+		a.load(hi)
+		a.jump(bpf.JumpEqual, vhi, "", fail)
+		a.load(lo)
+		a.jump(bpf.JumpEqual, vlo, pass, fail)
+	case specs.OpNotEqual:
+		a.load(hi)
+		a.jump(bpf.JumpEqual, vhi, "", pass)
+		a.load(lo)
+		a.jump(bpf.JumpEqual, vlo, fail, pass)
+	case specs.OpGreaterThan, specs.OpGreaterEqual:
+		a.load(hi)
+		a.jump(bpf.JumpGreaterThan, vhi, pass, "")
+		a.jump(bpf.JumpEqual, vhi, "", fail)
+		a.load(lo)
+		cond := bpf.JumpGreaterThan
+		if c.Op == specs.OpGreaterEqual {
+			cond = bpf.JumpGreaterOrEqual
+		}
+		a.jump(cond, vlo, pass, fail)
+	case specs.OpLessThan, specs.OpLessEqual:
+		a.load(hi)
+		a.jump(bpf.JumpGreaterOrEqual, vhi, "", pass)
+		a.jump(bpf.JumpEqual, vhi, "", fail)
+		a.load(lo)
+		// lo < v ⇔ !(lo >= v); lo <= v ⇔ !(lo > v)
+		cond := bpf.JumpGreaterOrEqual
+		if c.Op == specs.OpLessEqual {
+			cond = bpf.JumpGreaterThan
+		}
+		a.jump(cond, vlo, fail, pass)
+	case specs.OpMaskedEqual:
+		whi, wlo := uint32(c.ValueTwo>>32), uint32(c.ValueTwo)
+		a.load(hi)
+		a.and(vhi)
+		a.jump(bpf.JumpEqual, whi, "", fail)
+		a.load(lo)
+		a.and(vlo)
+		a.jump(bpf.JumpEqual, wlo, pass, fail)
+	}
+	a.mark(pass)
+}
