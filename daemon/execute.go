@@ -35,9 +35,13 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	if err != nil {
 		return outcome{startErr: err}
 	}
-	if plan != nil {
-		m.update(ar, func(r *Run) { r.Plan = plan })
-	}
+	enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+	m.update(ar, func(r *Run) {
+		r.Plan, r.LandlockABI = plan, enf.KernelABI
+		if plan != nil {
+			r.UnenforcedRights = enforcementGaps(enf)
+		}
+	})
 	path, err := lookPath(prep.req.Command[0], prep.req.Env)
 	if err != nil {
 		return outcome{startErr: err}
@@ -54,7 +58,7 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	defer stderr.Close()
 
 	spec := m.sandboxSpec(prep, path, plan)
-	child, err := sandbox.Start(m.cfg.Self, spec, nil, stdout, stderr)
+	child, err := sandbox.StartWith(m.cfg.Self, spec, sandbox.LaunchOptions{OwnPIDNamespace: true}, nil, stdout, stderr)
 	if err != nil {
 		return outcome{startErr: err}
 	}
@@ -87,7 +91,9 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	case res = <-exited:
 	case <-ctx.Done():
 		killed = true
-		child.Kill()
+		if err := child.KillTree(); err != nil {
+			m.log.Error("kill run tree", zap.String("run", id), zap.Error(err))
+		}
 		select {
 		case res = <-exited:
 		case <-time.After(killGrace):
@@ -173,13 +179,26 @@ func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
 	return func() { close(stop) }
 }
 
-
-// sandboxSpec is what sandbox-init needs to become the run's command.
+// sandboxSpec is what sandbox-init needs to become the run's command:
+// confined as `authbench exec` confines, as the run's uid and gid.
 func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) sandbox.Spec {
 	dir := prep.req.Dir
 	if dir == "" {
 		dir = "/"
 	}
-	_ = plan
-	return sandbox.Spec{Path: path, Args: prep.req.Command, Env: prep.req.Env, Dir: dir}
+	uid, gid := int(prep.uid), int(prep.gid)
+	spec := sandbox.Spec{
+		Path: path, Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
+		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid,
+	}
+	return spec.Confined(plan, prep.seccomp)
+}
+
+// enforcementGaps names the rights and scopes this kernel cannot enforce.
+func enforcementGaps(enf sandbox.Enforcement) []string {
+	gaps := enf.Unenforced.Names()
+	for _, sc := range enf.UnenforcedScopes {
+		gaps = append(gaps, "scope:"+sc)
+	}
+	return gaps
 }

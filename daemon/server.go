@@ -207,4 +207,3 @@ func writeError(w http.ResponseWriter, err error) {
 	}
 	writeJSON(w, httpStatus(err), resp)
 }
-

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
 )
 
 // Request limits.
@@ -56,6 +58,7 @@ type prepared struct {
 	policy   *policy.Policy
 	baseline policy.Baseline
 	uid, gid uint32
+	seccomp  *sandbox.Filter // nil: no filter
 }
 
 // validate checks req for caller peer and resolves defaults.
@@ -93,7 +96,39 @@ func validate(req *RunRequest, peer Peer) (*prepared, error) {
 	if err := p.resolveIdentity(peer); err != nil {
 		return nil, err
 	}
+	if err := p.compileSeccomp(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// compileSeccomp compiles the request's profile (the default one when it
+// names none) for the capabilities the tree will hold.
+func (p *prepared) compileSeccomp() error {
+	req := &p.req
+	switch {
+	case req.NoSeccomp && !isNull(req.Seccomp):
+		return badField("no_seccomp", "contradicts the seccomp profile given")
+	case req.NoSeccomp:
+		return nil
+	case isNull(req.Seccomp):
+		f, err := sandbox.DefaultFilter()
+		if err != nil {
+			return fmt.Errorf("default seccomp filter: %w", err)
+		}
+		p.seccomp = f
+		return nil
+	}
+	prof, err := sandbox.ParseProfile(req.Seccomp, "seccomp")
+	if err != nil {
+		return badField("seccomp", "%v", err)
+	}
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(p.uid == 0)})
+	if err != nil {
+		return badField("seccomp", "%v", err)
+	}
+	p.seccomp = f
+	return nil
 }
 
 func (p *prepared) parsePolicy() error {

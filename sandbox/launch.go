@@ -63,17 +63,31 @@ type Spec struct {
 
 // Child is a sandbox-init process waiting at its gate.
 type Child struct {
-	cmd     *exec.Cmd
-	specW   *os.File
-	errR    *os.File
-	spec    Spec
-	started bool
+	cmd      *exec.Cmd
+	specW    *os.File
+	errR     *os.File
+	spec     Spec
+	started  bool
+	ownPIDNS bool
 }
 
 // Start launches self (the authbench binary) as sandbox-init for spec,
 // stopped at the gate. The caller must call Release (or Kill) and Wait.
 // stdio are the child's stdin, stdout and stderr.
 func Start(self string, spec Spec, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
+	return StartWith(self, spec, LaunchOptions{}, stdin, stdout, stderr)
+}
+
+// LaunchOptions choose how the sandbox-init process is created.
+type LaunchOptions struct {
+	// OwnPIDNamespace starts it as the init of a new PID namespace: the
+	// whole tree then dies with it (KillTree), and it dies with its
+	// parent (the parent-death signal).
+	OwnPIDNamespace bool
+}
+
+// StartWith is Start with launch options.
+func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
 	if !filepath.IsAbs(spec.Path) {
 		return nil, fmt.Errorf("start sandbox: program path %q is not absolute", spec.Path)
 	}
@@ -95,6 +109,9 @@ func Start(self string, spec Spec, stdin io.Reader, stdout, stderr io.Writer) (*
 	// command gets spec.Env.
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if opts.OwnPIDNamespace {
+		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
+	}
 	startErr := cmd.Start()
 	specR.Close()
 	errW.Close()
@@ -103,7 +120,7 @@ func Start(self string, spec Spec, stdin io.Reader, stdout, stderr io.Writer) (*
 		errR.Close()
 		return nil, fmt.Errorf("start sandbox-init %s: %w", self, startErr)
 	}
-	return &Child{cmd: cmd, specW: specW, errR: errR, spec: spec, started: true}, nil
+	return &Child{cmd: cmd, specW: specW, errR: errR, spec: spec, started: true, ownPIDNS: opts.OwnPIDNamespace}, nil
 }
 
 // Pid is the child's process id; it stays the same across the exec.
@@ -135,6 +152,17 @@ func (c *Child) Kill() error {
 	c.specW.Close()
 	c.errR.Close()
 	return c.cmd.Process.Kill()
+}
+
+// KillTree kills the command and, when it is the init of its own PID
+// namespace, every process of its tree: the kernel kills the whole
+// namespace when its init dies. Without a namespace only the root
+// process is killed.
+func (c *Child) KillTree() error {
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("kill sandbox tree %d: %w", c.Pid(), err)
+	}
+	return nil
 }
 
 // Wait waits for the command and returns its exit status the way a shell

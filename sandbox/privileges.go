@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,7 +42,15 @@ func closeInheritedFDs() error {
 
 // setIdentity drops to uid and gid with no supplementary groups. The
 // syscall package applies each change to every thread of the process.
+//
+// A credential change clears the parent-death signal, so it is armed
+// again afterwards; if the parent died in between, the process exits.
 func setIdentity(uid, gid int) error {
+	var deathSig int32
+	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&deathSig)), 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_GET_PDEATHSIG): %w", err)
+	}
+	ppid := os.Getppid()
 	if err := syscall.Setgroups(nil); err != nil {
 		return fmt.Errorf("setgroups: %w", err)
 	}
@@ -50,6 +59,21 @@ func setIdentity(uid, gid int) error {
 	}
 	if err := syscall.Setresuid(uid, uid, uid); err != nil {
 		return fmt.Errorf("setuid %d: %w", uid, err)
+	}
+	return rearmDeathSignal(int(deathSig), ppid)
+}
+
+// rearmDeathSignal sets the parent-death signal sig again (0: none) and
+// fails if the parent (ppid before the change) is already gone.
+func rearmDeathSignal(sig, ppid int) error {
+	if sig == 0 {
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(sig), 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
+	}
+	if os.Getppid() != ppid {
+		return errors.New("the parent died while privileges were dropped")
 	}
 	return nil
 }
