@@ -6,6 +6,9 @@ BIN       := bin/authbench
 PKGS      := ./...
 APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap
 export GOFLAGS := -buildvcs=false
+# A static binary: it is bind-mounted into task rootfs, and libcap's psx
+# (Landlock on all threads) only works without cgo inside a PID namespace.
+export CGO_ENABLED := 0
 
 .PHONY: all build test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-exec test-escape bench-env clean
 

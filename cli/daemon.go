@@ -19,7 +19,7 @@ import (
 const DefaultStateDir = "/var/lib/authbench"
 
 func (a *app) daemonCmd() *cobra.Command {
-	var socket, stateDir, group string
+	var stateDir, group string
 	var noTracer bool
 	var maxConcurrent int
 	cmd := &cobra.Command{
@@ -53,14 +53,16 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 			if err != nil {
 				return err
 			}
-			srv, err := daemon.Listen(m, socket, auth)
+			if a.socket == "" {
+				return usageErrorf("--socket must name the socket to listen on")
+			}
+			srv, err := daemon.Listen(m, a.socket, auth)
 			if err != nil {
 				return err
 			}
-			return a.serveUntilSignal(srv, socket)
+			return a.serveUntilSignal(srv, a.socket)
 		},
 	}
-	cmd.Flags().StringVar(&socket, "socket", daemon.DefaultSocket, "unix socket to listen on")
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
 	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")

@@ -145,6 +145,9 @@ func (a *app) runExec(ef execFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c := a.daemonClient(); c != nil {
+		return a.runExecRemote(c, ef, args)
+	}
 	var tr *execTrace
 	if ef.trace != "" {
 		if tr, err = a.openExecTrace(ef.trace, setup.spec.Plan, setup.enf); err != nil {

@@ -16,6 +16,8 @@ const asCLIEnv = "AUTHBENCH_TEST_AS_CLI"
 // run in-process: `authbench exec` re-executes os.Executable(), which is
 // this binary.
 func TestMain(m *testing.M) {
+	// Tests run embedded, whatever daemon may listen on this machine.
+	os.Setenv(SocketEnv, "")
 	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand || os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Main(os.Args[1:]))
 	}

@@ -4,44 +4,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
-	"syscall"
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
 
-// maxDenials bounds the distinct denials kept for the report.
-const maxDenials = 10000
-
 // execTrace is the tracing side of `exec --trace`: it writes the events of
-// the confined tree as JSON lines, adds an exec event for every program
-// run through the dynamic loader (Path2 is then the loader), and collects
-// the denials. A nil *execTrace traces nothing.
+// the confined tree as JSON lines (with an exec event for every program
+// run through the dynamic loader, whose Path2 is then the loader) and
+// judges them with an audit.Auditor. A nil *execTrace traces nothing.
 type execTrace struct {
 	tr       *tracer.Tracer
 	sess     *tracer.Session
 	file     *os.File
 	jw       *tracer.Writer
-	plan     *policy.Plan
-	root     *policy.Root
+	auditor  *audit.Auditor
 	consumed chan error
-
-	// Filled by the consumer goroutine, read after it is done.
-	denials  map[denial]int
-	dropped  int
-	viaLoad  []tracer.LoaderExec
-	ldDetect tracer.LoaderExecDetector
-}
-
-// denial is a traced operation that failed with EACCES or EPERM and that
-// the plan forbids (DESIGN §7).
-type denial struct {
-	axis, op, path, path2, errno string
 }
 
 // openExecTrace loads the tracer, creates the event file and records the
@@ -51,11 +36,7 @@ func (a *app) openExecTrace(file string, pl *policy.Plan, enf sandbox.Enforcemen
 	if err != nil {
 		return nil, err
 	}
-	record, err := json.MarshalIndent(map[string]any{"plan": pl, "enforcement": enf}, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(file+".plan.json", append(record, '\n'), 0o644); err != nil {
+	if err := writePlanRecord(file, pl, enf); err != nil {
 		return nil, err
 	}
 	tr, err := tracer.Load(tracer.Options{}, a.log)
@@ -67,9 +48,8 @@ func (a *app) openExecTrace(file string, pl *policy.Plan, enf sandbox.Enforcemen
 		tr.Close()
 		return nil, err
 	}
-	return &execTrace{tr: tr, file: f, jw: tracer.NewWriter(f), plan: pl, root: root,
-		consumed: make(chan error, 1), denials: map[denial]int{},
-		ldDetect: tracer.LoaderExecDetector{Resolve: root.Realpath}}, nil
+	return &execTrace{tr: tr, file: f, jw: tracer.NewWriter(f), auditor: audit.New(pl, root.Realpath),
+		consumed: make(chan error, 1)}, nil
 }
 
 // track starts the session on the gated sandbox-init process; its own
@@ -87,7 +67,7 @@ func (t *execTrace) track(pid int) error {
 	return nil
 }
 
-// consume writes every event and classifies it.
+// consume writes every event, and those the auditor derives from it.
 func (t *execTrace) consume() error {
 	var werr error
 	write := func(ev *tracer.Event) {
@@ -97,45 +77,11 @@ func (t *execTrace) consume() error {
 	}
 	for ev := range t.sess.Events() {
 		write(&ev)
-		if le, ok := t.ldDetect.Observe(&ev); ok {
-			t.viaLoad = append(t.viaLoad, le)
-			derived := le.ExecEvent()
-			write(&derived)
-			if !t.permits(&derived) {
-				t.addDenial(&derived)
-			}
-		}
-		if isDenied(&ev) && !t.permits(&ev) {
-			t.addDenial(&ev)
+		for _, d := range t.auditor.Observe(&ev) {
+			write(&d)
 		}
 	}
 	return werr
-}
-
-// isDenied reports whether ev failed the way a refused access fails.
-func isDenied(ev *tracer.Event) bool {
-	return ev.Failed() && (ev.Ret == -int64(syscall.EACCES) || ev.Ret == -int64(syscall.EPERM))
-}
-
-// permits asks the plan whether the operation was allowed.
-func (t *execTrace) permits(ev *tracer.Event) bool {
-	op := policy.Operation{Op: string(ev.Op), Path: ev.Path, Path2: ev.Path2, Flags: ev.Flags}
-	if ev.Op == tracer.OpExec {
-		op.Path2 = ""
-	}
-	return t.plan.Permits(op, t.root.Realpath)
-}
-
-func (t *execTrace) addDenial(ev *tracer.Event) {
-	d := denial{axis: string(ev.Axis), op: string(ev.Op), path: ev.Path, path2: ev.Path2, errno: ev.Errno}
-	if ev.Ret >= 0 {
-		d.errno = "allowed by the kernel, outside the plan"
-	}
-	if _, ok := t.denials[d]; !ok && len(t.denials) >= maxDenials {
-		t.dropped++
-		return
-	}
-	t.denials[d]++
 }
 
 // abort releases the tracer when the run could not start.
@@ -173,37 +119,50 @@ func (t *execTrace) finish(a *app) error {
 // report prints the denials (path, axis, operation) and the programs run
 // through the dynamic loader.
 func (t *execTrace) report(a *app) {
-	for _, le := range t.viaLoad {
-		fmt.Fprintf(a.stderr, "authbench: trace: pid %d ran %s through the dynamic loader %s (an execute of %s)\n",
+	printAudit(a.stderr, t.auditor.Denials(), t.auditor.Dropped(), t.auditor.LoaderExecs(), t.file.Name())
+}
+
+// printAudit prints what an audit found, sorted by path, the same for
+// embedded and daemon runs.
+func printAudit(w io.Writer, denials []audit.Denial, dropped int, viaLoader []tracer.LoaderExec, eventsFile string) {
+	for _, le := range viaLoader {
+		fmt.Fprintf(w, "authbench: trace: pid %d ran %s through the dynamic loader %s (an execute of %s)\n",
 			le.PID, le.Program, le.Loader, le.Program)
 	}
-	if len(t.denials) == 0 {
-		fmt.Fprintf(a.stderr, "authbench: trace: no denials (events in %s)\n", t.file.Name())
+	if len(denials) == 0 {
+		fmt.Fprintf(w, "authbench: trace: no denials (events in %s)\n", eventsFile)
 		return
 	}
-	list := make([]denial, 0, len(t.denials))
-	for d := range t.denials {
-		list = append(list, d)
-	}
+	list := append([]audit.Denial(nil), denials...)
 	sort.Slice(list, func(i, j int) bool {
-		if list[i].path != list[j].path {
-			return list[i].path < list[j].path
+		if list[i].Path != list[j].Path {
+			return list[i].Path < list[j].Path
 		}
-		return list[i].op < list[j].op
+		return list[i].Op < list[j].Op
 	})
-	fmt.Fprintf(a.stderr, "authbench: trace: %d denied accesses (events in %s):\n", len(list), t.file.Name())
+	fmt.Fprintf(w, "authbench: trace: %d denied accesses (events in %s):\n", len(list), eventsFile)
 	for _, d := range list {
-		target := d.path
-		if d.path2 != "" && d.op != string(tracer.OpExec) {
-			target += " -> " + d.path2
+		target := d.Path
+		if d.Path2 != "" && d.Op != string(tracer.OpExec) {
+			target += " -> " + d.Path2
 		}
 		n := ""
-		if c := t.denials[d]; c > 1 {
-			n = fmt.Sprintf(" (%d times)", c)
+		if d.Count > 1 {
+			n = fmt.Sprintf(" (%d times)", d.Count)
 		}
-		fmt.Fprintf(a.stderr, "  %-7s %-8s %s [%s]%s\n", d.axis, d.op, target, d.errno, n)
+		fmt.Fprintf(w, "  %-7s %-8s %s [%s]%s\n", d.Axis, d.Op, target, d.Errno, n)
 	}
-	if t.dropped > 0 {
-		fmt.Fprintf(a.stderr, "  ... and %d more\n", t.dropped)
+	if dropped > 0 {
+		fmt.Fprintf(w, "  ... and %d more\n", dropped)
 	}
+}
+
+// writePlanRecord writes the run's plan and what this kernel enforces of
+// it beside the trace, as FILE.plan.json.
+func writePlanRecord(traceFile string, pl *policy.Plan, enf sandbox.Enforcement) error {
+	record, err := json.MarshalIndent(map[string]any{"plan": pl, "enforcement": enf}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(traceFile+".plan.json", append(record, '\n'), 0o644)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -27,9 +28,11 @@ const (
 type app struct {
 	jsonOut  bool
 	logLevel string
-	stdout   io.Writer
-	stderr   io.Writer
-	log      *zap.Logger
+	// socket is the daemon's socket; "" means never use a daemon.
+	socket string
+	stdout io.Writer
+	stderr io.Writer
+	log    *zap.Logger
 	// exitCode lets a command that ran a child report the child's status.
 	exitCode int
 }
@@ -82,6 +85,8 @@ func (a *app) rootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print machine-readable JSON on stdout")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&a.socket, "socket", defaultSocket(),
+		"daemon socket (default $"+SocketEnv+" if set): exec, trace and runs go through a daemon listening there, else run embedded (\"\": always embedded)")
 	root.AddCommand(
 		a.policyCmd(),
 		a.specCmd(),
@@ -95,6 +100,17 @@ func (a *app) rootCmd() *cobra.Command {
 		a.seccompCmd(),
 	)
 	return root
+}
+
+// SocketEnv names the environment variable that overrides the default
+// daemon socket; set to "" it makes every command run embedded.
+const SocketEnv = "AUTHBENCH_SOCKET"
+
+func defaultSocket() string {
+	if s, ok := os.LookupEnv(SocketEnv); ok {
+		return s
+	}
+	return daemon.DefaultSocket
 }
 
 func (a *app) setupLogger() error {

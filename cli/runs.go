@@ -14,14 +14,14 @@ import (
 	"github.com/authbench/authbench/daemon"
 )
 
-// runsAPI returns the API to read run records: the daemon on socket when
-// one answers, else (as root) the records in stateDir directly.
-func (a *app) runsAPI(socket, stateDir string) (daemon.API, func(), error) {
-	if daemon.SocketAlive(socket) {
-		return daemon.NewClient(socket), func() {}, nil
+// runsAPI returns the API to read run records: the daemon when one
+// answers, else (as root) the records in stateDir directly.
+func (a *app) runsAPI(stateDir string) (daemon.API, func(), error) {
+	if c := a.daemonClient(); c != nil {
+		return c, func() {}, nil
 	}
 	if os.Geteuid() != 0 {
-		return nil, nil, fmt.Errorf("no daemon answers on %s (start one with `authbench daemon`, or run as root)", socket)
+		return nil, nil, fmt.Errorf("no daemon answers on %q (start one with `authbench daemon`, or run as root)", a.socket)
 	}
 	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Log: a.log})
 	if err != nil {
@@ -31,16 +31,15 @@ func (a *app) runsAPI(socket, stateDir string) (daemon.API, func(), error) {
 }
 
 func (a *app) runsCmd() *cobra.Command {
-	var socket, stateDir string
+	var stateDir string
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List and inspect run records (through the daemon when one runs)",
 	}
-	cmd.PersistentFlags().StringVar(&socket, "socket", daemon.DefaultSocket, "daemon socket")
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", DefaultStateDir, "state directory, read directly when no daemon runs")
 	withAPI := func(fn func(ctx context.Context, api daemon.API, args []string) error) func(*cobra.Command, []string) error {
 		return func(_ *cobra.Command, args []string) error {
-			api, done, err := a.runsAPI(socket, stateDir)
+			api, done, err := a.runsAPI(stateDir)
 			if err != nil {
 				return err
 			}

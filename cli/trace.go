@@ -58,6 +58,9 @@ paths, failed accesses) is printed on stderr.`,
 }
 
 func (a *app) runTrace(args []string, out string, ringBytes int) error {
+	if c := a.daemonClient(); c != nil {
+		return a.runTraceRemote(c, args, out)
+	}
 	prog, err := exec.LookPath(args[0])
 	if err != nil {
 		code := exitNotFound

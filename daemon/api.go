@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tracer"
 )
 
 // APIVersion prefixes every API path.
@@ -63,15 +65,6 @@ type RunRequest struct {
 	Trace bool `json:"trace,omitempty"`
 }
 
-// Denial is one traced operation the policy refused.
-type Denial struct {
-	Op    string `json:"op"`
-	Axis  string `json:"axis"`
-	Path  string `json:"path"`
-	Errno string `json:"errno"`
-	Count int    `json:"count"`
-}
-
 // Run is the record of one run, as GET /v1/runs/{id} returns it.
 type Run struct {
 	ID        string     `json:"id"`
@@ -90,7 +83,13 @@ type Run struct {
 	EndedAt    *time.Time `json:"ended_at,omitempty"`
 	Events     uint64     `json:"events"`
 	LostEvents uint64     `json:"lost_events"`
-	Denials    []Denial   `json:"denials,omitempty"`
+	// Denials are the traced operations the plan refused (audit), in
+	// order of first occurrence; DeniedDropped counts those beyond
+	// audit.MaxDenials.
+	Denials       []audit.Denial `json:"denials,omitempty"`
+	DeniedDropped int            `json:"denied_dropped,omitempty"`
+	// LoaderExecs are programs run through the dynamic loader.
+	LoaderExecs []tracer.LoaderExec `json:"loader_execs,omitempty"`
 	// LandlockABI is the kernel's Landlock ABI version (0: none).
 	LandlockABI int `json:"landlock_abi"`
 	// UnenforcedRights lists rights of the plan this kernel could not

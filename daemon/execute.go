@@ -191,6 +191,10 @@ func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) sa
 		Path: path, Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
 		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid,
 	}
+	if plan == nil && prep.seccomp == nil {
+		spec.CloseFDs = true
+		return spec // unconstrained: only the identity changes
+	}
 	return spec.Confined(plan, prep.seccomp)
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -91,6 +92,9 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	if !filepath.IsAbs(spec.Path) {
 		return nil, fmt.Errorf("start sandbox: program path %q is not absolute", spec.Path)
 	}
+	if opts.OwnPIDNamespace && builtWithCgo() {
+		return nil, ErrCgoPIDNamespace
+	}
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: spec pipe: %w", err)
@@ -152,6 +156,25 @@ func (c *Child) Kill() error {
 	c.specW.Close()
 	c.errR.Close()
 	return c.cmd.Process.Kill()
+}
+
+// ErrCgoPIDNamespace: a cgo build of authbench cannot enforce Landlock
+// as the init of a PID namespace (libcap's psx then signals the threads
+// listed in /proc/<getpid()>/task, which is the host's pid 1 there).
+var ErrCgoPIDNamespace = errors.New("start sandbox: this authbench binary was built with cgo, which cannot run sandboxes in their own PID namespace; build it with CGO_ENABLED=0 (make build)")
+
+// builtWithCgo reports whether this binary was built with cgo enabled.
+func builtWithCgo() bool {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range info.Settings {
+		if s.Key == "CGO_ENABLED" {
+			return s.Value == "1"
+		}
+	}
+	return false
 }
 
 // KillTree kills the command and, when it is the init of its own PID

@@ -1,0 +1,117 @@
+package audit
+
+import (
+	"syscall"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tracer"
+)
+
+// MaxDenials bounds the distinct denials an Auditor keeps.
+const MaxDenials = 10000
+
+// OutsidePlan is the Errno of a denial the kernel could not refuse: an
+// operation that succeeded although the plan forbids it (a program run
+// through the dynamic loader).
+const OutsidePlan = "allowed by the kernel, outside the plan"
+
+// Denial is one distinct denied operation and how often it happened.
+type Denial struct {
+	Op    string `json:"op"`
+	Axis  string `json:"axis"`
+	Path  string `json:"path"`
+	Path2 string `json:"path2,omitempty"`
+	Errno string `json:"errno"`
+	Count int    `json:"count"`
+}
+
+type denialKey struct{ op, axis, path, path2, errno string }
+
+// Auditor follows the events of one run. It is not safe for concurrent
+// use: feed it from the goroutine that reads the session.
+type Auditor struct {
+	plan     *policy.Plan
+	realpath func(string) string
+	loader   tracer.LoaderExecDetector
+	denials  map[denialKey]int
+	order    []denialKey
+	dropped  int
+	viaLoad  []tracer.LoaderExec
+}
+
+// New returns an Auditor for a run under plan (nil: unconstrained, so
+// nothing is a denial) whose paths resolve with realpath (for example a
+// policy.Root's Realpath).
+func New(plan *policy.Plan, realpath func(string) string) *Auditor {
+	return &Auditor{
+		plan: plan, realpath: realpath, denials: map[denialKey]int{},
+		loader: tracer.LoaderExecDetector{Resolve: realpath},
+	}
+}
+
+// Observe judges one event. It returns the events derived from it that
+// belong in the run's log: an exec event of a program the dynamic loader
+// was made to run (its Path2 is the loader).
+func (a *Auditor) Observe(ev *tracer.Event) []tracer.Event {
+	var derived []tracer.Event
+	if le, ok := a.loader.Observe(ev); ok {
+		a.viaLoad = append(a.viaLoad, le)
+		d := le.ExecEvent()
+		if !a.permits(&d) {
+			a.add(&d)
+		}
+		derived = append(derived, d)
+	}
+	if refused(ev) && !a.permits(ev) {
+		a.add(ev)
+	}
+	return derived
+}
+
+// refused reports whether ev failed the way a refused access fails.
+func refused(ev *tracer.Event) bool {
+	return ev.Failed() && (ev.Ret == -int64(syscall.EACCES) || ev.Ret == -int64(syscall.EPERM))
+}
+
+// permits asks the plan whether the operation was allowed; without a plan
+// everything is.
+func (a *Auditor) permits(ev *tracer.Event) bool {
+	if a.plan == nil {
+		return true
+	}
+	op := policy.Operation{Op: string(ev.Op), Path: ev.Path, Path2: ev.Path2, Flags: ev.Flags}
+	if ev.Op == tracer.OpExec {
+		op.Path2 = "" // a derived exec names the loader there
+	}
+	return a.plan.Permits(op, a.realpath)
+}
+
+func (a *Auditor) add(ev *tracer.Event) {
+	k := denialKey{string(ev.Op), string(ev.Axis), ev.Path, ev.Path2, ev.Errno}
+	if ev.Ret >= 0 {
+		k.errno = OutsidePlan
+	}
+	if _, seen := a.denials[k]; !seen {
+		if len(a.denials) >= MaxDenials {
+			a.dropped++
+			return
+		}
+		a.order = append(a.order, k)
+	}
+	a.denials[k]++
+}
+
+// Denials returns the distinct denials in order of first occurrence.
+func (a *Auditor) Denials() []Denial {
+	out := make([]Denial, len(a.order))
+	for i, k := range a.order {
+		out[i] = Denial{Op: k.op, Axis: k.axis, Path: k.path, Path2: k.path2, Errno: k.errno, Count: a.denials[k]}
+	}
+	return out
+}
+
+// Dropped is how many further distinct denials did not fit MaxDenials.
+func (a *Auditor) Dropped() int { return a.dropped }
+
+// LoaderExecs returns the programs run through the dynamic loader.
+func (a *Auditor) LoaderExecs() []tracer.LoaderExec { return a.viaLoad }

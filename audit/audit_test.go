@@ -1,0 +1,79 @@
+package audit
+
+import (
+	"syscall"
+	"testing"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tracer"
+)
+
+func same(p string) string { return p }
+
+func TestDenialsAreRefusalsThePlanForbids(t *testing.T) {
+	plan := &policy.Plan{Rules: []policy.Rule{
+		{Path: "/data", Dir: true, Access: policy.AccessReadFile | policy.AccessReadDir},
+		{Path: "/usr/bin/cat", Access: policy.AccessExecute | policy.AccessReadFile},
+	}}
+	a := New(plan, same)
+	events := []tracer.Event{
+		{Op: tracer.OpOpen, Path: "/data/a", Axis: "read"},                                               // allowed, succeeded
+		{Op: tracer.OpOpen, Path: "/data/b", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}, // allowed by the plan: file modes
+		{Op: tracer.OpOpen, Path: "/etc/shadow", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
+		{Op: tracer.OpOpen, Path: "/etc/shadow", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
+		{Op: tracer.OpOpen, Path: "/missing", Axis: "read", Ret: -int64(syscall.ENOENT), Errno: "ENOENT"},
+		{Op: tracer.OpExec, Path: "/usr/bin/curl", Axis: "execute", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
+	}
+	for i := range events {
+		if derived := a.Observe(&events[i]); len(derived) != 0 {
+			t.Fatalf("unexpected derived events %v", derived)
+		}
+	}
+	got := a.Denials()
+	want := []Denial{
+		{Op: "open", Axis: "read", Path: "/etc/shadow", Errno: "EACCES", Count: 2},
+		{Op: "exec", Axis: "execute", Path: "/usr/bin/curl", Errno: "EACCES", Count: 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("denials %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("denial %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestUnconstrainedRunHasNoDenials(t *testing.T) {
+	a := New(nil, same)
+	a.Observe(&tracer.Event{Op: tracer.OpOpen, Path: "/etc/shadow", Ret: -int64(syscall.EACCES), Errno: "EACCES"})
+	if len(a.Denials()) != 0 {
+		t.Fatalf("denials without a plan: %v", a.Denials())
+	}
+}
+
+func TestProgramRunThroughTheLoaderIsAnExecute(t *testing.T) {
+	plan := &policy.Plan{Rules: []policy.Rule{
+		{Path: "/lib64/ld-linux-x86-64.so.2", Access: policy.AccessExecute | policy.AccessReadFile},
+		{Path: "/opt/tool", Access: policy.AccessReadFile},
+	}}
+	a := New(plan, same)
+	evs := []tracer.Event{
+		{Op: tracer.OpExec, PID: 7, TGID: 7, Path: "/lib64/ld-linux-x86-64.so.2", Axis: "execute"},
+		{Op: tracer.OpOpen, PID: 7, TGID: 7, Path: "/opt/tool", Axis: "read"},
+	}
+	var derived []tracer.Event
+	for i := range evs {
+		derived = append(derived, a.Observe(&evs[i])...)
+	}
+	if len(derived) != 1 || derived[0].Op != tracer.OpExec || derived[0].Path != "/opt/tool" {
+		t.Fatalf("derived %+v", derived)
+	}
+	ds := a.Denials()
+	if len(ds) != 1 || ds[0].Path != "/opt/tool" || ds[0].Errno != OutsidePlan {
+		t.Fatalf("denials %+v", ds)
+	}
+	if len(a.LoaderExecs()) != 1 {
+		t.Fatalf("loader execs %+v", a.LoaderExecs())
+	}
+}
