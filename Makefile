@@ -69,7 +69,7 @@ bench-trace: build
 # authbench exec, and the overhead of reading a 20k-file tree confined.
 bench-exec: build
 	AUTHBENCH_BENCH_EXEC=1 AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m \
-		-run '^(TestExecLatency|TestReadTreeOverhead)$$' -v ./cli
+		-run '^(TestExecLatency|TestReadTreeOverhead|TestDaemonAPIOverhead)$$' -v ./cli
 
 # bench-env times the task environments (root, runc, buildah, debootstrap):
 # run setup (rootfs ready -> command exec inside runc; target <= 300 ms) as a

@@ -34,7 +34,9 @@ func benchBinary(t *testing.T) string {
 		return abs
 	}
 	bin := filepath.Join(t.TempDir(), "authbench")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/authbench/authbench/cli/authbench").CombinedOutput()
+	build := exec.Command("go", "build", "-o", bin, "github.com/authbench/authbench/cli/authbench")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: static, usable in PID namespaces
+	out, err := build.CombinedOutput()
 	if err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}

@@ -46,7 +46,10 @@ func (s *Store) Create(r *Run) error {
 	return s.Save(r)
 }
 
-// Save writes the record of r atomically.
+// Save writes the record of r atomically (temporary file and rename). A
+// record in a terminal state is also synced to disk before the rename, so
+// a finished run's record survives a crash of the machine; intermediate
+// states are not worth the fsyncs on every run's start.
 func (s *Store) Save(r *Run) error {
 	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
@@ -58,7 +61,10 @@ func (s *Store) Save(r *Run) error {
 		return fmt.Errorf("save run %s: %w", r.ID, err)
 	}
 	_, werr := tmp.Write(append(data, '\n'))
-	serr := tmp.Sync()
+	var serr error
+	if r.State.Terminal() {
+		serr = tmp.Sync()
+	}
 	cerr := tmp.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(tmp.Name())

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,8 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/authbench/authbench/policy"
@@ -92,7 +93,7 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	if !filepath.IsAbs(spec.Path) {
 		return nil, fmt.Errorf("start sandbox: program path %q is not absolute", spec.Path)
 	}
-	if opts.OwnPIDNamespace && builtWithCgo() {
+	if opts.OwnPIDNamespace && builtWithCgo(self) {
 		return nil, ErrCgoPIDNamespace
 	}
 	specR, specW, err := os.Pipe()
@@ -163,19 +164,25 @@ func (c *Child) Kill() error {
 // listed in /proc/<getpid()>/task, which is the host's pid 1 there).
 var ErrCgoPIDNamespace = errors.New("start sandbox: this authbench binary was built with cgo, which cannot run sandboxes in their own PID namespace; build it with CGO_ENABLED=0 (make build)")
 
-// builtWithCgo reports whether this binary was built with cgo enabled.
-func builtWithCgo() bool {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
+// builtWithCgo reports whether the Go binary bin was built with cgo
+// enabled (answers are cached per path).
+func builtWithCgo(bin string) bool {
+	if v, ok := cgoBuilds.Load(bin); ok {
+		return v.(bool)
 	}
-	for _, s := range info.Settings {
-		if s.Key == "CGO_ENABLED" {
-			return s.Value == "1"
+	cgo := false
+	if info, err := buildinfo.ReadFile(bin); err == nil {
+		for _, s := range info.Settings {
+			if s.Key == "CGO_ENABLED" {
+				cgo = s.Value == "1"
+			}
 		}
 	}
-	return false
+	cgoBuilds.Store(bin, cgo)
+	return cgo
 }
+
+var cgoBuilds sync.Map
 
 // KillTree kills the command and, when it is the init of its own PID
 // namespace, every process of its tree: the kernel kills the whole

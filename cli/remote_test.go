@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/tracer"
+)
+
+// serveTestDaemon serves a daemon (with the tracer) in-process on a new
+// socket, re-executing bin as sandbox-init.
+func serveTestDaemon(t *testing.T, bin string) string {
+	t.Helper()
+	tr, err := tracer.Load(tracer.Options{}, zap.NewNop())
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("eBPF tracer is required under CI: %v", err)
+		}
+		t.Skipf("skipping: eBPF tracer unavailable: %v", err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Self: bin, Tracer: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "abcli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	socket := filepath.Join(dir, "d.sock")
+	auth, _ := daemon.NewAuthorizer("")
+	srv, err := daemon.Listen(m, socket, auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return socket
+}
+
+// runBinary runs the authbench binary with the daemon socket set to
+// socket ("" for embedded) and returns exit code, stdout and stderr.
+func runBinary(t *testing.T, bin, socket string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), SocketEnv+"="+socket)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestExecThroughDaemonMatchesEmbedded: the same confined, traced command
+// gives the same output, exit status and denials whether the daemon runs
+// it or the CLI does.
+func TestExecThroughDaemonMatchesEmbedded(t *testing.T) {
+	requireLandlockCLI(t)
+	bin := benchBinary(t)
+	socket := serveTestDaemon(t, bin)
+	dir, err := os.MkdirTemp("/var/tmp", "authbench-remote-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	allowed := writeFile(t, dir, "allowed.txt", "hello\n")
+	secret := writeFile(t, dir, "secret.txt", "secret\n")
+	pol := writeFile(t, dir, "p.json", `{"read":["`+allowed+`"],"write":[],"execute":["/usr/bin/cat"]}`)
+	results := map[string][3]string{}
+	for _, mode := range []struct{ name, socket string }{{"embedded", ""}, {"daemon", socket}} {
+		traceFile := filepath.Join(dir, mode.name+".jsonl")
+		code, out, errOut := runBinary(t, bin, mode.socket, "exec", "--uid", "65534", "--gid", "65534", "--policy", pol,
+			"--trace", traceFile, "--", "/bin/sh", "-c", "cat "+allowed+"; cat "+secret)
+		denials := strings.ReplaceAll(errOut, traceFile, "EVENTS")
+		denials = denials[strings.Index(denials, "authbench: trace:"):]
+		results[mode.name] = [3]string{strconv.Itoa(code), out, denials}
+		if _, err := os.Stat(traceFile + ".plan.json"); err != nil {
+			t.Errorf("%s: plan record missing: %v", mode.name, err)
+		}
+		events, _ := os.ReadFile(traceFile)
+		if !bytes.Contains(events, []byte(`"op":"summary"`)) || !bytes.Contains(events, []byte(secret)) {
+			t.Errorf("%s: event log incomplete:\n%s", mode.name, events)
+		}
+	}
+	emb, dmn := results["embedded"], results["daemon"]
+	if emb != dmn {
+		t.Fatalf("embedded and daemon runs differ:\nembedded: %q\ndaemon:   %q", emb, dmn)
+	}
+	if emb[0] != "1" || emb[1] != "hello\n" || !strings.Contains(emb[2], "read    open     "+secret+" [EACCES]") {
+		t.Fatalf("unexpected result %q", emb)
+	}
+	code, out, _ := runBinary(t, bin, socket, "runs", "ls")
+	if code != 0 || !strings.Contains(out, "/bin/sh -c cat "+allowed) {
+		t.Fatalf("runs ls: %d %q", code, out)
+	}
+}
+
+// TestDaemonAPIOverhead compares `authbench exec -- /bin/true` through
+// the daemon with the embedded run, medians side by side (make
+// bench-exec).
+func TestDaemonAPIOverhead(t *testing.T) {
+	if os.Getenv(benchEnv) == "" {
+		t.Skipf("benchmark: set %s=1 (make bench-exec)", benchEnv)
+	}
+	requireLandlockCLI(t)
+	bin := benchBinary(t)
+	socket := serveTestDaemon(t, bin)
+	narrow := writeFile(t, t.TempDir(), "narrow.json", `{"read":[],"write":[],"execute":["/bin/true"]}`)
+	args := []string{"exec", "--uid", "65534", "--gid", "65534", "--policy", narrow, "--", "/bin/true"}
+	variants := [][]string{
+		append([]string{"env", SocketEnv + "=", bin}, args...),
+		append([]string{"env", SocketEnv + "=" + socket, bin}, args...),
+	}
+	samples := compare(t, 60, variants)
+	emb, dmn := median(samples[0]), median(samples[1])
+	t.Logf("load average %s; medians of %d interleaved runs:", loadAverage(), len(samples[0]))
+	t.Logf("  embedded  authbench exec -- /bin/true   %8.2f ms", ms(emb))
+	t.Logf("  daemon    authbench exec -- /bin/true   %8.2f ms   (%.2fx, +%.2f ms)", ms(dmn), float64(dmn)/float64(emb), ms(dmn-emb))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
