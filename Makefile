@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: all build test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-exec test-escape bench-env clean
+.PHONY: all build install demo test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-exec test-escape bench-env clean
 
 all: build
 
@@ -80,7 +80,22 @@ bench-env:
 	AUTHBENCH_BENCH_BUILD=1 $(GO) test -count=1 -timeout 60m ./env -run '^$$' \
 		-bench '^(BenchmarkBaseBuild|BenchmarkTaskBuild)$$' -benchtime 3x
 
+# demo is the main job on the built-in defaults (root): score, plan and
+# enforce examples/policy.json on an agent stand-in, traced.
+demo: build
+	bash scripts/demo.sh
+
 bench: bench-score
+
+# install puts the binary, the systemd unit and the API doc in place
+# (PREFIX=/usr/local); `systemctl enable --now authbench` starts the daemon.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install: build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/authbench
+	install -D -m 0644 deploy/authbench.service $(DESTDIR)/etc/systemd/system/authbench.service
+	install -D -m 0644 docs/api.md $(DESTDIR)$(PREFIX)/share/doc/authbench/api.md
+	getent group authbench >/dev/null || groupadd --system authbench
 
 clean:
 	rm -rf bin

@@ -227,3 +227,36 @@ func testCounterValue(t *testing.T, d *testDaemon, name string) float64 {
 	t.Fatalf("metric %s not found in:\n%s", name, data)
 	return 0
 }
+
+// TestAbsurdLoadIsRefusedAndServed: past MaxActive active runs the daemon
+// answers 429 and keeps serving.
+func TestAbsurdLoadIsRefusedAndServed(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{Self: testBinary, MaxActive: 3, MaxConcurrent: 1}, "")
+	ctx := context.Background()
+	req := &RunRequest{Command: []string{"/bin/sleep", "5"}, UID: uid(65534), GID: uid(65534)}
+	var ids []string
+	for i := 0; i < 3; i++ {
+		run, err := d.client.Submit(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, run.ID)
+	}
+	_, err := d.client.Submit(ctx, req)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusTooManyRequests {
+		t.Fatalf("fourth active run: %v", err)
+	}
+	if run, err := d.client.Get(ctx, ids[2]); err != nil || run.State != StateQueued {
+		t.Fatalf("third run should wait queued behind MaxConcurrent=1: %+v %v", run, err)
+	}
+	for _, id := range ids {
+		if _, err := d.client.Cancel(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.client.Submit(ctx, &RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); err != nil {
+		t.Fatalf("daemon stopped serving: %v", err)
+	}
+}
