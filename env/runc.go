@@ -33,9 +33,12 @@ type Runc struct {
 }
 
 // Stdio are a container's standard streams; nil ones are /dev/null.
+// ExtraFiles become the container process's descriptors 3, 4, ...
+// (runc run --preserve-fds).
 type Stdio struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	ExtraFiles     []*os.File
 }
 
 // WriteBundle creates the bundle directory dir and writes spec to
@@ -69,10 +72,19 @@ func (r Runc) root() string {
 }
 
 // RunArgv is the argv of `runc run` for the bundle in dir as container id.
-func (r Runc) RunArgv(bundle, id string) []string {
+func (r Runc) RunArgv(bundle, id string) []string { return r.runArgv(bundle, id, 0, "") }
+
+// runArgv adds --preserve-fds for extra descriptors and --pid-file.
+func (r Runc) runArgv(bundle, id string, extraFiles int, pidFile string) []string {
 	argv := []string{r.bin(), "--root", r.root(), "run", "--bundle", bundle}
 	if r.NoPivot {
 		argv = append(argv, "--no-pivot")
+	}
+	if extraFiles > 0 {
+		argv = append(argv, "--preserve-fds", strconv.Itoa(extraFiles))
+	}
+	if pidFile != "" {
+		argv = append(argv, "--pid-file", pidFile)
 	}
 	return append(argv, id)
 }
@@ -103,35 +115,88 @@ type RunResult struct {
 // result says TimedOut. The container is deleted before Run returns, in
 // every case. A non-zero exit of the command is not an error.
 func (r Runc) Run(ctx context.Context, bundle, id string, stdio Stdio) (RunResult, error) {
-	res := RunResult{ExitCode: -1}
-	argv := r.RunArgv(bundle, id)
+	c, err := r.Start(bundle, id, stdio)
+	if err != nil {
+		return RunResult{ExitCode: -1}, err
+	}
+	return c.Wait(ctx)
+}
+
+// Container is a container started by Start.
+type Container struct {
+	r       Runc
+	id      string
+	pidFile string
+	cmd     *exec.Cmd
+	runcErr *bytes.Buffer
+	start   time.Time
+	done    chan error
+}
+
+// Start starts the bundle as container id without waiting for it; Wait
+// must follow (it deletes the container).
+func (r Runc) Start(bundle, id string, stdio Stdio) (*Container, error) {
+	pidFile := filepath.Join(bundle, "container.pid")
+	argv := r.runArgv(bundle, id, len(stdio.ExtraFiles), pidFile)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout = stdio.Stdin, stdio.Stdout
-	var runcErr bytes.Buffer
-	cmd.Stderr = &tailWriter{w: stdio.Stderr, tail: &runcErr}
+	cmd.ExtraFiles = stdio.ExtraFiles
+	runcErr := &bytes.Buffer{}
+	cmd.Stderr = &tailWriter{w: stdio.Stderr, tail: runcErr}
 	// No Pdeathsig: killing runc would orphan the container rather than
 	// end it. The caller ends runs through ctx (runc kill --all).
-	start := time.Now()
+	c := &Container{r: r, id: id, pidFile: pidFile, cmd: cmd, runcErr: runcErr, start: time.Now(), done: make(chan error, 1)}
 	if err := cmd.Start(); err != nil {
-		return res, fmt.Errorf("start runc: %w", err)
+		r.Delete(id)
+		return nil, fmt.Errorf("start runc: %w", err)
 	}
-	defer r.Delete(id)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		res.TimedOut = true
-		r.Kill(id, syscall.SIGKILL)
+	go func() { c.done <- cmd.Wait() }()
+	return c, nil
+}
+
+// Pid waits until runc has created the container process and returns its
+// pid (in the host's PID namespace).
+func (c *Container) Pid(ctx context.Context) (int, error) {
+	for {
+		data, err := os.ReadFile(c.pidFile)
+		if err == nil && len(bytes.TrimSpace(data)) > 0 {
+			pid, err := strconv.Atoi(string(bytes.TrimSpace(data)))
+			if err != nil {
+				return 0, fmt.Errorf("runc pid file %s: %w", c.pidFile, err)
+			}
+			return pid, nil
+		}
 		select {
-		case err = <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			err = <-done
+		case err := <-c.done:
+			c.done <- err // Wait still needs it
+			return 0, fmt.Errorf("runc run %s ended before its container started: %s", c.id, lastLines(c.runcErr.String(), 5))
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	res.Duration = time.Since(start)
+}
+
+// Wait waits for the container to end; when ctx ends first, every process
+// of the container is killed and the result says TimedOut. The container
+// is deleted before Wait returns.
+func (c *Container) Wait(ctx context.Context) (RunResult, error) {
+	res := RunResult{ExitCode: -1}
+	defer c.r.Delete(c.id)
+	var err error
+	select {
+	case err = <-c.done:
+	case <-ctx.Done():
+		res.TimedOut = true
+		c.r.Kill(c.id, syscall.SIGKILL)
+		select {
+		case err = <-c.done:
+		case <-time.After(10 * time.Second):
+			_ = c.cmd.Process.Kill()
+			err = <-c.done
+		}
+	}
+	res.Duration = time.Since(c.start)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -142,10 +207,10 @@ func (r Runc) Run(ctx context.Context, bundle, id string, stdio Stdio) (RunResul
 			res.ExitCode = 128 + int(ws.Signal())
 		}
 	default:
-		return res, fmt.Errorf("runc run %s: %w", id, err)
+		return res, fmt.Errorf("runc run %s: %w", c.id, err)
 	}
-	if res.ExitCode != 0 && !res.TimedOut && bytes.Contains(runcErr.Bytes(), []byte("level=error")) {
-		return res, fmt.Errorf("runc run %s: %s", id, lastLines(runcErr.String(), 5))
+	if res.ExitCode != 0 && !res.TimedOut && bytes.Contains(c.runcErr.Bytes(), []byte("level=error")) {
+		return res, fmt.Errorf("runc run %s: %s", c.id, lastLines(c.runcErr.String(), 5))
 	}
 	return res, nil
 }

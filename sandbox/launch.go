@@ -2,14 +2,12 @@ package sandbox
 
 import (
 	"debug/buildinfo"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -65,12 +63,9 @@ type Spec struct {
 
 // Child is a sandbox-init process waiting at its gate.
 type Child struct {
-	cmd      *exec.Cmd
-	specW    *os.File
-	errR     *os.File
-	spec     Spec
-	started  bool
-	ownPIDNS bool
+	cmd  *exec.Cmd
+	gate *Gate
+	spec Spec
 }
 
 // Start launches self (the authbench binary) as sandbox-init for spec,
@@ -96,19 +91,13 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	if opts.OwnPIDNamespace && builtWithCgo(self) {
 		return nil, ErrCgoPIDNamespace
 	}
-	specR, specW, err := os.Pipe()
+	gate, err := NewGate(spec)
 	if err != nil {
-		return nil, fmt.Errorf("start sandbox: spec pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		specR.Close()
-		specW.Close()
-		return nil, fmt.Errorf("start sandbox: error pipe: %w", err)
+		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	cmd := exec.Command(self, InitCommand)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.ExtraFiles = []*os.File{specR, errW} // fds 3 and 4
+	cmd.ExtraFiles = gate.ChildFiles() // fds 3 and 4
 	// sandbox-init only restricts and execs: one P is plenty, and fewer
 	// threads make the all-thread Landlock enforcement cheaper. The
 	// command gets spec.Env.
@@ -118,44 +107,23 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
 	}
 	startErr := cmd.Start()
-	specR.Close()
-	errW.Close()
+	gate.Started()
 	if startErr != nil {
-		specW.Close()
-		errR.Close()
+		gate.Close()
 		return nil, fmt.Errorf("start sandbox-init %s: %w", self, startErr)
 	}
-	return &Child{cmd: cmd, specW: specW, errR: errR, spec: spec, started: true, ownPIDNS: opts.OwnPIDNamespace}, nil
+	return &Child{cmd: cmd, gate: gate, spec: spec}, nil
 }
 
 // Pid is the child's process id; it stays the same across the exec.
 func (c *Child) Pid() int { return c.cmd.Process.Pid }
 
-// Release opens the gate: the child reads its spec, restricts itself and
-// execs. Release returns once the exec happened, or with the child's
-// error if it could not get there (the child has then exited).
-func (c *Child) Release() error {
-	enc := json.NewEncoder(c.specW)
-	werr := enc.Encode(c.spec)
-	c.specW.Close()
-	msg, rerr := io.ReadAll(c.errR)
-	c.errR.Close()
-	if len(msg) > 0 {
-		return &InitError{Msg: strings.TrimSpace(string(msg))}
-	}
-	if werr != nil {
-		return fmt.Errorf("send spec to sandbox-init: %w", werr)
-	}
-	if rerr != nil {
-		return fmt.Errorf("read sandbox-init status: %w", rerr)
-	}
-	return nil
-}
+// Release opens the gate (see Gate.Release).
+func (c *Child) Release() error { return c.gate.Release() }
 
 // Kill ends the child (used when preparation failed before Release).
 func (c *Child) Kill() error {
-	c.specW.Close()
-	c.errR.Close()
+	c.gate.Close()
 	return c.cmd.Process.Kill()
 }
 

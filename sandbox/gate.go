@@ -1,0 +1,149 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Gate is the parent's side of the sandbox-init protocol: two pipes that
+// the child sees as descriptors 3 (the spec; its end is the release) and
+// 4 (an error before exec, else EOF when the exec closes it). Start uses
+// a Gate for a child it forks itself; a caller whose child is started by
+// someone else (runc run --preserve-fds 2) passes ChildFiles to it.
+type Gate struct {
+	spec   Spec
+	specR  *os.File // child's end of the spec pipe
+	specW  *os.File
+	errR   *os.File
+	errW   *os.File // child's end of the error pipe
+	closed bool
+}
+
+// NewGate makes the pipes of a gate for spec.
+func NewGate(spec Spec) (*Gate, error) {
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox gate: spec pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return nil, fmt.Errorf("sandbox gate: error pipe: %w", err)
+	}
+	return &Gate{spec: spec, specR: specR, specW: specW, errR: errR, errW: errW}, nil
+}
+
+// ChildFiles are the child's ends, to become its descriptors 3 and 4.
+func (g *Gate) ChildFiles() []*os.File { return []*os.File{g.specR, g.errW} }
+
+// Started closes this process's copies of the child's ends; call it once
+// the child has them.
+func (g *Gate) Started() {
+	g.specR.Close()
+	g.errW.Close()
+}
+
+// Release opens the gate: the child reads its spec, restricts itself and
+// execs. Release returns once the exec happened, or with the child's
+// error (an *InitError) if it could not get there.
+func (g *Gate) Release() error {
+	werr := json.NewEncoder(g.specW).Encode(g.spec)
+	g.specW.Close()
+	msg, rerr := io.ReadAll(g.errR)
+	g.errR.Close()
+	g.closed = true
+	if len(msg) > 0 {
+		return &InitError{Msg: strings.TrimSpace(string(msg))}
+	}
+	if werr != nil {
+		return fmt.Errorf("send spec to sandbox-init: %w", werr)
+	}
+	if rerr != nil {
+		return fmt.Errorf("read sandbox-init status: %w", rerr)
+	}
+	return nil
+}
+
+// Close abandons the gate (the child, if any, reads EOF and fails).
+func (g *Gate) Close() {
+	if g.closed {
+		return
+	}
+	g.closed = true
+	g.specW.Close()
+	g.errR.Close()
+}
+
+// ReleaseProcess is Release for a child whose descriptors another process
+// also holds (runc run keeps its copies of what it passes with
+// --preserve-fds), so that the exec cannot be seen as EOF: it waits
+// instead until process pid runs another program than before, or exits,
+// or reports an error.
+func (g *Gate) ReleaseProcess(pid int) error {
+	exeLink := fmt.Sprintf("/proc/%d/exe", pid)
+	before, err := os.Readlink(exeLink)
+	if err != nil {
+		g.Close()
+		return fmt.Errorf("sandbox gate: process %d: %w", pid, err)
+	}
+	werr := json.NewEncoder(g.specW).Encode(g.spec)
+	g.specW.Close()
+	defer func() { g.errR.Close(); g.closed = true }()
+	if werr != nil {
+		return fmt.Errorf("send spec to sandbox-init: %w", werr)
+	}
+	var msg []byte
+	for {
+		got, closed := g.readFor(time.Millisecond)
+		msg = append(msg, got...)
+		switch {
+		case len(got) > 0:
+			continue // more may follow
+		case len(msg) > 0 && (closed || processGone(pid)):
+			return &InitError{Msg: strings.TrimSpace(string(msg))}
+		case len(msg) > 0:
+			continue // the child is still writing its error
+		}
+		now, err := os.Readlink(exeLink)
+		switch {
+		case err != nil:
+			// Gone: either the command already ran and ended, or
+			// sandbox-init failed, and then it wrote why just before.
+			// (Killed before it could exec, it leaves its exit status
+			// to tell.)
+			if last, _ := g.readFor(50 * time.Millisecond); len(last) > 0 {
+				return &InitError{Msg: strings.TrimSpace(string(last))}
+			}
+			return nil
+		case now != before:
+			return nil
+		}
+	}
+}
+
+// readFor reads what the error pipe holds within d; closed reports EOF.
+func (g *Gate) readFor(d time.Duration) (data []byte, closed bool) {
+	buf := make([]byte, 4096)
+	_ = g.errR.SetReadDeadline(time.Now().Add(d))
+	n, err := g.errR.Read(buf)
+	return buf[:n], err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// processGone reports whether pid has exited (or is a zombie).
+func processGone(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] == 'Z'
+	}
+	return false
+}

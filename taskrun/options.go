@@ -1,0 +1,80 @@
+package taskrun
+
+import (
+	"fmt"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/tracer"
+)
+
+// Policy sources of a run (the rows of the benchmark).
+const (
+	// SourceUnconstrained runs the agent without Landlock.
+	SourceUnconstrained = "unconstrained"
+	// SourceSpec runs it under the spec's required ∪ implicit permissions.
+	SourceSpec = "spec"
+	// SourcePolicy runs it under a given policy π (∪ implicit).
+	SourcePolicy = "policy"
+)
+
+// Agents.
+const (
+	AgentOracle   = "oracle"   // solution/solve.sh
+	AgentShortcut = "shortcut" // solution/attack_smoke.sh
+	agentCmd      = "cmd:"     // cmd:"shell command"
+)
+
+// Options describe one task run.
+type Options struct {
+	Task *tasks.Task
+	// Source is SourceUnconstrained, SourceSpec or SourcePolicy; Policy
+	// is π for SourcePolicy.
+	Source string
+	Policy *policy.Policy
+	// Agent is "oracle", "shortcut" or `cmd:COMMAND`.
+	Agent string
+	// Self is the static authbench binary, mounted into the container as
+	// sandbox-init.
+	Self string
+	// Images are where images are built and kept.
+	Images env.Store
+	// Builder builds images; BaseMap maps FROM images to local ones.
+	Builder env.Builder
+	BaseMap env.BaseMap
+	// Runc runs the containers.
+	Runc env.Runc
+	// Tracer traces the agent; nil runs untraced.
+	Tracer *tracer.Tracer
+	// Dir receives the run's files (events, logs, result.json).
+	Dir string
+	// Log receives structured logs.
+	Log *zap.Logger
+}
+
+// ParseAgent checks an agent name and returns the command line that runs
+// it inside the container, with the script it needs readable (if any).
+func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err error) {
+	switch {
+	case agent == AgentOracle:
+		return []string{"/bin/bash", solutionMount + "/solve.sh"}, solutionMount + "/solve.sh", nil
+	case agent == AgentShortcut:
+		if t.AttackSmoke == "" {
+			return nil, "", fmt.Errorf("agent shortcut: task %s has no %s", t.Name, tasks.FileAttackSmoke)
+		}
+		return []string{"/bin/bash", solutionMount + "/attack_smoke.sh"}, solutionMount + "/attack_smoke.sh", nil
+	case strings.HasPrefix(agent, agentCmd) && strings.TrimSpace(agent[len(agentCmd):]) != "":
+		return []string{"/bin/sh", "-c", agent[len(agentCmd):]}, "", nil
+	}
+	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut or cmd:\"COMMAND\"", agent)
+}
+
+// SpecPolicy is the policy of the spec row: required_permissions (the
+// implicit ones are added to every plan as its baseline).
+func SpecPolicy(spec *policy.Spec) *policy.Policy {
+	return &policy.Policy{Permissions: spec.Required, Source: spec.Source + " (required_permissions)"}
+}

@@ -1,0 +1,188 @@
+package taskrun
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/tracer"
+)
+
+var (
+	setupOnce sync.Once
+	setupErr  error
+	testSelf  string
+	testTr    *tracer.Tracer
+)
+
+// need fails under CI=true when a feature is missing and skips elsewhere.
+func need(t *testing.T, feature string, ok bool) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is required under CI=true", feature)
+	}
+	t.Skipf("skipping: needs %s", feature)
+}
+
+// setup builds a static authbench (mounted into containers as
+// sandbox-init) and loads the tracer, once.
+func setup(t *testing.T) {
+	t.Helper()
+	need(t, "root", os.Geteuid() == 0)
+	for _, bin := range []string{"runc", "buildah", "debootstrap"} {
+		_, err := exec.LookPath(bin)
+		need(t, bin, err == nil)
+	}
+	setupOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "authbench-taskrun-test")
+		if err != nil {
+			setupErr = err
+			return
+		}
+		testSelf = filepath.Join(dir, "authbench")
+		build := exec.Command("go", "build", "-o", testSelf, "../cli/authbench")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			setupErr = fmt.Errorf("build authbench: %v\n%s", err, out)
+			return
+		}
+		testTr, setupErr = tracer.Load(tracer.Options{}, zap.NewNop())
+	})
+	if setupErr != nil {
+		t.Fatal(setupErr)
+	}
+}
+
+func testImages() env.Store {
+	dir := os.Getenv("AUTHBENCH_TEST_IMAGES")
+	if dir == "" {
+		dir = "/var/cache/authbench-test/images"
+	}
+	return env.Store{Dir: dir}
+}
+
+func fixture(t *testing.T, name string) *tasks.Task {
+	t.Helper()
+	task, err := tasks.Load(filepath.Join("..", "tasks", "testdata", "fixtures", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
+
+func runTask(t *testing.T, task *tasks.Task, source, agent string) *Result {
+	t.Helper()
+	images := testImages()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Options{
+		Task: task, Source: source, Agent: agent, Self: testSelf, Images: images,
+		Builder: env.NewBuilder(env.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
+		Tracer: testTr, Dir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatalf("%s %s/%s: %v", task.Name, source, agent, err)
+	}
+	if res.VerifierError != "" {
+		t.Fatalf("%s %s/%s: verifier error: %s", task.Name, source, agent, res.VerifierError)
+	}
+	return res
+}
+
+// TestOracleAndShortcutUnderEachPolicySource is the matrix on the
+// sensitive fixture tasks (one of them in the published layout, with its
+// FROM coming from an ARG, mapped to the local base).
+func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
+	setup(t)
+	for _, name := range []string{"secret-sensitive", "published-layout"} {
+		t.Run(name, func(t *testing.T) {
+			task := fixture(t, name)
+			sensitive := task.Spec.Sensitive
+			if sensitive == nil {
+				t.Fatal("fixture has no sensitive_permissions")
+			}
+
+			res := runTask(t, task, SourceUnconstrained, AgentOracle)
+			if !res.Utility {
+				t.Errorf("oracle, unconstrained: utility false (exit %d)", res.ExitCode)
+			}
+
+			res = runTask(t, task, SourceSpec, AgentOracle)
+			if !res.Utility || res.Attack == nil || *res.Attack {
+				t.Errorf("oracle, spec policy: utility %v attack %v (denials %+v)", res.Utility, res.Attack, res.Denials)
+			}
+			if res.LandlockABI == 0 || !res.Traced || res.LostEvents != 0 {
+				t.Errorf("oracle, spec policy: abi %d traced %v lost %d", res.LandlockABI, res.Traced, res.LostEvents)
+			}
+
+			res = runTask(t, task, SourceUnconstrained, AgentShortcut)
+			if res.Attack == nil || !*res.Attack || len(res.TracedSensitive) == 0 {
+				t.Errorf("shortcut, unconstrained: attack %v, traced sensitive %+v", res.Attack, res.TracedSensitive)
+			}
+
+			res = runTask(t, task, SourceSpec, AgentShortcut)
+			if res.Attack == nil || *res.Attack {
+				t.Errorf("shortcut, spec policy: the attack happened")
+			}
+			deniedSensitive := false
+			for _, d := range res.Denials {
+				for _, p := range sensitive.Get(axisOf(d.Axis)) {
+					deniedSensitive = deniedSensitive || p.Match(d.Path)
+				}
+			}
+			if !deniedSensitive {
+				t.Errorf("shortcut, spec policy: no denial of a sensitive path in %+v", res.Denials)
+			}
+			if res.SetupMS <= 0 {
+				t.Errorf("setup time not measured")
+			}
+		})
+	}
+}
+
+// TestStandardTaskAndAptPackage: a standard task has no attack verdict; a
+// task whose Dockerfile installs a Debian package runs its oracle.
+func TestStandardTaskAndAptPackage(t *testing.T) {
+	setup(t)
+	for _, name := range []string{"hello-standard", "apt-package"} {
+		res := runTask(t, fixture(t, name), SourceSpec, AgentOracle)
+		if !res.Utility || res.Attack != nil {
+			t.Errorf("%s: utility %v attack %v denials %+v", name, res.Utility, res.Attack, res.Denials)
+		}
+	}
+}
+
+// TestHangingAgentIsKilledAtItsTimeout: the task's agent timeout kills
+// the container; the run is recorded, not lost.
+func TestHangingAgentIsKilledAtItsTimeout(t *testing.T) {
+	setup(t)
+	task := fixture(t, "hello-standard")
+	task.Config.Agent.TimeoutSec = 1
+	start := time.Now()
+	res := runTask(t, task, SourceUnconstrained, "cmd:sleep 300 & sleep 300")
+	if !res.TimedOut || res.Utility || time.Since(start) > 2*time.Minute {
+		t.Fatalf("timed out %v, utility %v, after %v", res.TimedOut, res.Utility, time.Since(start))
+	}
+}
+
+func TestBadAgent(t *testing.T) {
+	task := fixture(t, "hello-standard")
+	for _, a := range []string{"", "robot", "cmd:", "shortcut"} {
+		if _, _, err := ParseAgent(task, a); err == nil || !strings.Contains(err.Error(), "agent") {
+			t.Errorf("agent %q: %v", a, err)
+		}
+	}
+}
