@@ -94,6 +94,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.traceCmd(),
 		a.tasksCmd(),
 		a.envCmd(),
+		a.taskCmd(),
 		a.daemonCmd(),
 		a.runsCmd(),
 		a.execCmd(),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -63,6 +64,24 @@ type RunRequest struct {
 	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
 	// Trace records every file event of the tree.
 	Trace bool `json:"trace,omitempty"`
+	// Task, when set, makes this a task run (command, dir, env, uid/gid
+	// and seccomp are then the task's): see TaskRequest.
+	Task *TaskRequest `json:"task,omitempty"`
+}
+
+// TaskRequest asks for one task run: the task's agent runs in a fresh
+// rootfs of the task's image, under the policy source's plan, traced,
+// then its verifiers (package taskrun).
+type TaskRequest struct {
+	// Dir is the task directory (Harbor layout), absolute.
+	Dir string `json:"dir"`
+	// PolicySource is "unconstrained", "spec" or "policy" (then the
+	// request's policy is π).
+	PolicySource string `json:"policy_source"`
+	// Agent is "oracle", "shortcut" or `cmd:COMMAND`.
+	Agent string `json:"agent"`
+	// BaseMap maps FROM images to local ones (NAME=IMAGE).
+	BaseMap map[string]string `json:"base_map,omitempty"`
 }
 
 // Run is the record of one run, as GET /v1/runs/{id} returns it.
@@ -97,6 +116,8 @@ type Run struct {
 	UnenforcedRights []string `json:"unenforced_rights,omitempty"`
 	// Plan is the Landlock rule plan the run was restricted by.
 	Plan *policy.Plan `json:"plan,omitempty"`
+	// TaskResult is the result of a task run (also result.json).
+	TaskResult *taskrun.Result `json:"task_result,omitempty"`
 }
 
 // ErrorResponse is the body of every non-2xx answer.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+
+	"github.com/authbench/authbench/taskrun"
 )
 
 // API is what a caller can do with runs, whether the daemon is reached
@@ -23,8 +25,13 @@ var (
 	_ API = (*Local)(nil)
 )
 
-// logFiles maps API log names to run files.
-var logFiles = map[string]string{"events": eventsFile, "stdout": stdoutFile, "stderr": stderrFile}
+// logFiles maps the names of GET /v1/runs/{id}/{log} to run files.
+var logFiles = map[string]string{
+	"events": eventsFile, "stdout": stdoutFile, "stderr": stderrFile,
+	"result": taskrun.ResultFile, "plan": taskrun.PlanFile, "build": taskrun.BuildLogFile,
+	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
+	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log",
+}
 
 // Local is the API of a Manager embedded in this process, used by the CLI
 // when no daemon listens; the caller is this process.

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -29,6 +30,8 @@ type Config struct {
 	MaxActive int
 	// MaxConcurrent bounds running runs; the others wait queued.
 	MaxConcurrent int
+	// ImagesDir keeps task images (task runs).
+	ImagesDir string
 	// Log receives structured logs.
 	Log *zap.Logger
 }
@@ -91,6 +94,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
+	}
+	if cfg.ImagesDir == "" {
+		cfg.ImagesDir = env.DefaultImagesDir
 	}
 	store, err := OpenStore(cfg.StateDir)
 	if err != nil {
@@ -181,12 +187,20 @@ func (m *Manager) run(ar *activeRun) {
 		return
 	}
 	timeout := m.cfg.DefaultTimeout
+	if ar.prep.task != nil {
+		timeout = maxTimeoutSecond * time.Second // the task's own timeouts apply
+	}
 	if t := ar.prep.req.TimeoutSeconds; t > 0 {
 		timeout = time.Duration(t * float64(time.Second))
 	}
 	ctx, stop := context.WithTimeoutCause(ar.ctx, timeout, errTimeout)
 	defer stop()
-	res := m.execute(ctx, ar)
+	var res outcome
+	if ar.prep.task != nil {
+		res = m.executeTask(ctx, ar)
+	} else {
+		res = m.execute(ctx, ar)
+	}
 	state, msg := StateSucceeded, ""
 	switch cause := context.Cause(ctx); {
 	case res.startErr != nil:

@@ -68,9 +68,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/runs", s.listRuns)
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
 	mux.HandleFunc("DELETE /v1/runs/{id}", s.cancelRun)
-	mux.HandleFunc("GET /v1/runs/{id}/events", s.streamLog(eventsFile))
-	mux.HandleFunc("GET /v1/runs/{id}/stdout", s.streamLog(stdoutFile))
-	mux.HandleFunc("GET /v1/runs/{id}/stderr", s.streamLog(stderrFile))
+	mux.HandleFunc("GET /v1/runs/{id}/{log}", s.streamLog)
 	return s.authorize(mux)
 }
 
@@ -149,25 +147,28 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, run)
 }
 
-// streamLog serves one of a run's logs; with ?follow=1 it keeps the
-// response open and streams what is appended until the run has ended.
-func (s *Server) streamLog(name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id := r.PathValue("id")
-		follow := r.URL.Query().Get("follow") == "1"
-		rc, err := s.m.OpenLog(r.Context(), id, name, follow)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		defer rc.Close()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if name == eventsFile {
-			w.Header().Set("Content-Type", "application/x-ndjson")
-		}
-		w.WriteHeader(http.StatusOK)
-		copyFlushing(w, rc)
+// streamLog serves one of a run's files (logFiles); with ?follow=1 it
+// keeps the response open and streams what is appended until the run has
+// ended.
+func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
+	name, ok := logFiles[r.PathValue("log")]
+	if !ok {
+		writeError(w, ErrNotFound)
+		return
 	}
+	follow := r.URL.Query().Get("follow") == "1"
+	rc, err := s.m.OpenLog(r.Context(), r.PathValue("id"), name, follow)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer rc.Close()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if name == eventsFile {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.WriteHeader(http.StatusOK)
+	copyFlushing(w, rc)
 }
 
 // copyFlushing copies src to w, flushing after every read so followers

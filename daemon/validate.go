@@ -12,6 +12,8 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // Request limits.
@@ -59,10 +61,14 @@ type prepared struct {
 	baseline policy.Baseline
 	uid, gid uint32
 	seccomp  *sandbox.Filter // nil: no filter
+	task     *tasks.Task     // set for task runs
 }
 
 // validate checks req for caller peer and resolves defaults.
 func validate(req *RunRequest, peer Peer) (*prepared, error) {
+	if req.Task != nil {
+		return validateTask(req)
+	}
 	p := &prepared{req: *req}
 	if len(req.Command) == 0 || req.Command[0] == "" {
 		return nil, badField("command", "must be a non-empty array whose first element names a program")
@@ -209,4 +215,47 @@ func checkStrings(field string, list []string) error {
 
 func indexField(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
+}
+
+// validateTask checks a task run: the task loads, the policy source and
+// the agent make sense; the command and identity are the task's.
+func validateTask(req *RunRequest) (*prepared, error) {
+	p := &prepared{req: *req}
+	tr := req.Task
+	switch {
+	case len(req.Command) > 0 || req.Dir != "" || len(req.Env) > 0:
+		return nil, badField("command", "a task run takes its command, directory and environment from the task")
+	case req.UID != nil || req.GID != nil || req.AllowRoot:
+		return nil, badField("uid", "a task run's agent runs as the task's user")
+	case !isNull(req.Seccomp) || req.NoSeccomp || !isNull(req.Baseline):
+		return nil, badField("seccomp", "a task run uses the default seccomp profile and the spec's implicit permissions")
+	case !filepath.IsAbs(tr.Dir):
+		return nil, badField("task.dir", "must be an absolute path, got %q", tr.Dir)
+	}
+	t, err := tasks.Load(tr.Dir)
+	if err != nil {
+		return nil, badField("task.dir", "%v", err)
+	}
+	p.task = t
+	switch tr.PolicySource {
+	case taskrun.SourceUnconstrained, taskrun.SourceSpec:
+		if !isNull(req.Policy) {
+			return nil, badField("policy", "only policy source %q takes a policy", taskrun.SourcePolicy)
+		}
+	case taskrun.SourcePolicy:
+		if isNull(req.Policy) {
+			return nil, badField("policy", "policy source %q needs a policy", taskrun.SourcePolicy)
+		}
+		pol, err := policy.ParsePolicy(req.Policy, "policy")
+		if err != nil {
+			return nil, badField("policy", "%v", err)
+		}
+		p.policy = pol
+	default:
+		return nil, badField("task.policy_source", "must be unconstrained, spec or policy, got %q", tr.PolicySource)
+	}
+	if _, _, err := taskrun.ParseAgent(t, tr.Agent); err != nil {
+		return nil, badField("task.agent", "%v", err)
+	}
+	return p, nil
 }

@@ -88,8 +88,10 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	if !filepath.IsAbs(spec.Path) {
 		return nil, fmt.Errorf("start sandbox: program path %q is not absolute", spec.Path)
 	}
-	if opts.OwnPIDNamespace && builtWithCgo(self) {
-		return nil, ErrCgoPIDNamespace
+	if opts.OwnPIDNamespace {
+		if err := CheckStatic(self); err != nil {
+			return nil, err
+		}
 	}
 	gate, err := NewGate(spec)
 	if err != nil {
@@ -131,6 +133,16 @@ func (c *Child) Kill() error {
 // as the init of a PID namespace (libcap's psx then signals the threads
 // listed in /proc/<getpid()>/task, which is the host's pid 1 there).
 var ErrCgoPIDNamespace = errors.New("start sandbox: this authbench binary was built with cgo, which cannot run sandboxes in their own PID namespace; build it with CGO_ENABLED=0 (make build)")
+
+// CheckStatic returns ErrCgoPIDNamespace when the authbench binary bin
+// was built with cgo: it must not be sandbox-init in a PID namespace (its
+// own, or a container's).
+func CheckStatic(bin string) error {
+	if builtWithCgo(bin) {
+		return ErrCgoPIDNamespace
+	}
+	return nil
+}
 
 // builtWithCgo reports whether the Go binary bin was built with cgo
 // enabled (answers are cached per path).

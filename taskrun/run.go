@@ -89,6 +89,9 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := sandbox.CheckStatic(r.o.Self); err != nil {
+		return err
+	}
 	if r.image, err = r.buildImage(ctx); err != nil {
 		return err
 	}

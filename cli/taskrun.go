@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tracer"
+)
+
+// taskRunFlags are the flags of `authbench task run`.
+type taskRunFlags struct {
+	policy        string
+	unconstrained bool
+	specPolicy    bool
+	agent         string
+	out           string
+	baseMap       []string
+	stateDir      string
+	imagesDir     string
+	noTrace       bool
+}
+
+func (a *app) taskCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "task", Short: "Run a task in its environment under a policy source"}
+	var f taskRunFlags
+	run := &cobra.Command{
+		Use:   `run TASK (--policy P | --unconstrained | --spec-policy) --agent oracle|shortcut|cmd:"..." [--out DIR]`,
+		Short: "Run a task's agent in a fresh rootfs of its image, confined and traced, then its verifiers",
+		Long: `Build (or reuse) the task's image, lay a fresh copy-on-write rootfs over it,
+run the agent in it under runc through sandbox-init (Landlock from the policy
+source plus the spec's implicit permissions, seccomp, an unprivileged uid),
+traced with eBPF; then run the utility verifier and, for sensitive tasks, the
+attack verifier in the same rootfs without the policy.
+
+Policy sources: --policy FILE (a model's π), --spec-policy (the spec's
+required_permissions), --unconstrained (no Landlock). The run goes through the
+daemon when one listens, else runs embedded (root). --out DIR receives
+result.json, events.jsonl, plan.json and the agent and verifier logs.
+Exit status 0 when the run was carried out, whatever its verdicts.`,
+		Args: exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return a.runTask(f, args[0]) },
+	}
+	fl := run.Flags()
+	fl.StringVar(&f.policy, "policy", "", "run under the policy `FILE`")
+	fl.BoolVar(&f.unconstrained, "unconstrained", false, "run without Landlock")
+	fl.BoolVar(&f.specPolicy, "spec-policy", false, "run under the spec's required_permissions")
+	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut or cmd:"COMMAND" (required)`)
+	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
+	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
+	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
+	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
+	cmd.AddCommand(run)
+	return cmd
+}
+
+// taskRequest checks the flags and builds the daemon request.
+func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
+	sources := 0
+	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Agent: f.agent}}
+	if f.policy != "" {
+		sources++
+		req.Task.PolicySource = taskrun.SourcePolicy
+		data, err := readFileArg("--policy", f.policy)
+		if err != nil {
+			return nil, err
+		}
+		req.Policy = data
+	}
+	if f.unconstrained {
+		sources++
+		req.Task.PolicySource = taskrun.SourceUnconstrained
+	}
+	if f.specPolicy {
+		sources++
+		req.Task.PolicySource = taskrun.SourceSpec
+	}
+	if sources != 1 {
+		return nil, usageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")
+	}
+	if f.agent == "" {
+		return nil, usageErrorf(`task run: --agent is required (oracle, shortcut or cmd:"COMMAND")`)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usageErrorf("task run: %v", err)
+	}
+	req.Task.Dir = abs
+	m, err := env.ParseBaseMap(f.baseMap)
+	if err != nil {
+		return nil, usageErrorf("--base-map: %v", err)
+	}
+	req.Task.BaseMap = m
+	return req, nil
+}
+
+func (a *app) runTask(f taskRunFlags, dir string) error {
+	req, err := f.taskRequest(dir)
+	if err != nil {
+		return err
+	}
+	api, done, err := a.taskAPI(f)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ctx := context.Background()
+	run, err := api.Submit(ctx, req)
+	if err != nil {
+		var ae *daemon.APIError
+		var re *daemon.RequestError
+		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
+			return usageError(err)
+		}
+		return err
+	}
+	final, err := api.Wait(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		if err := copyRunFiles(ctx, api, final.ID, f.out); err != nil {
+			return fmt.Errorf("task run: --out: %w", err)
+		}
+	}
+	res := final.TaskResult
+	if res == nil {
+		return fmt.Errorf("task run %s %s: %s", final.ID, final.State, final.Error)
+	}
+	if a.jsonOut {
+		if err := a.printJSON(res); err != nil {
+			return err
+		}
+	} else {
+		printTaskResult(a.stderr, final.ID, res)
+	}
+	if res.Error != "" {
+		return fmt.Errorf("task run %s: %s", final.ID, res.Error)
+	}
+	return nil
+}
+
+// taskAPI is the daemon when one listens, else an embedded manager.
+func (a *app) taskAPI(f taskRunFlags) (daemon.API, func(), error) {
+	if c := a.daemonClient(); c != nil {
+		return c, func() {}, nil
+	}
+	if os.Geteuid() != 0 {
+		return nil, nil, fmt.Errorf("task run: no daemon answers on %q, and running embedded needs root", a.socket)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	var tr *tracer.Tracer
+	if !f.noTrace {
+		if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
+			return nil, nil, fmt.Errorf("task run: load tracer (--no-trace runs untraced): %w", err)
+		}
+	}
+	m, err := daemon.NewManager(daemon.Config{StateDir: f.stateDir, ImagesDir: f.imagesDir, Self: self, Tracer: tr, Log: a.log})
+	if err != nil {
+		if tr != nil {
+			tr.Close()
+		}
+		return nil, nil, err
+	}
+	return daemon.NewLocal(m), func() {
+		m.Shutdown(context.Background())
+		if tr != nil {
+			tr.Close()
+		}
+	}, nil
+}
+
+// runFiles are the files of a task run copied by --out.
+var runFiles = map[string]string{
+	"result": taskrun.ResultFile, "events": taskrun.EventsFile, "plan": taskrun.PlanFile,
+	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
+	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log", "build": taskrun.BuildLogFile,
+}
+
+func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for log, name := range runFiles {
+		rc, err := api.OpenLog(ctx, id, log, false)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		if len(data) == 0 {
+			continue // the run made no such file
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
+	attack := "n/a (standard task)"
+	if r.Attack != nil {
+		attack = fmt.Sprint(*r.Attack)
+	}
+	fmt.Fprintf(w, "task %s (%s), %s, agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Agent, r.Utility, attack)
+	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
+		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
+	for _, d := range r.Denials {
+		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, d.Path, d.Errno)
+	}
+	for _, s := range r.TracedSensitive {
+		fmt.Fprintf(w, "  SENSITIVE %-7s %-8s %s (%s)\n", s.Axis, s.Op, s.Path, s.Pattern)
+	}
+	if r.VerifierError != "" {
+		fmt.Fprintf(w, "  verifier error: %s\n", r.VerifierError)
+	}
+	fmt.Fprintf(w, "  run %s\n", id)
+}

@@ -1,0 +1,40 @@
+package daemon
+
+import (
+	"context"
+	"os"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun"
+)
+
+// executeTask carries out a task run (package taskrun) in the run's
+// directory and records its result. The run succeeds when the task run
+// was carried out, whatever the verdicts; its exit code is the agent's.
+func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
+	prep := ar.prep
+	tr := prep.req.Task
+	images := env.Store{Dir: m.cfg.ImagesDir}
+	if err := os.MkdirAll(images.Dir, 0o755); err != nil {
+		return outcome{startErr: err}
+	}
+	m.setRunning(ar, 0)
+	stopTicker := m.notifyWhileRunning(ar)
+	defer stopTicker()
+	res, err := taskrun.Run(ctx, taskrun.Options{
+		Task: prep.task, Source: tr.PolicySource, Policy: prep.policy, Agent: tr.Agent,
+		Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+		BaseMap: env.BaseMap(tr.BaseMap), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
+	})
+	if res != nil {
+		m.update(ar, func(r *Run) {
+			r.TaskResult = res
+			r.Events, r.LostEvents, r.Denials = res.Events, res.LostEvents, res.Denials
+			r.LandlockABI, r.UnenforcedRights = res.LandlockABI, res.UnenforcedRights
+		})
+	}
+	if err != nil {
+		return outcome{startErr: err, killed: ctx.Err() != nil}
+	}
+	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil && res.TimedOut}
+}
