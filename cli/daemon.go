@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -19,7 +20,7 @@ import (
 const DefaultStateDir = "/var/lib/authbench"
 
 func (a *app) daemonCmd() *cobra.Command {
-	var stateDir, group string
+	var stateDir, imagesDir, group string
 	var noTracer bool
 	var maxConcurrent int
 	cmd := &cobra.Command{
@@ -48,7 +49,7 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 				defer tr.Close()
 			}
 			m, err := daemon.NewManager(daemon.Config{
-				StateDir: stateDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
 			})
 			if err != nil {
 				return err
@@ -60,10 +61,15 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 			if err != nil {
 				return err
 			}
+			// Only now is it sure no other daemon uses this state.
+			if err := m.RecoverStale(); err != nil {
+				a.log.Error("recover from the previous daemon", zap.Error(err))
+			}
 			return a.serveUntilSignal(srv, a.socket)
 		},
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
+	cmd.Flags().StringVar(&imagesDir, "images-dir", env.DefaultImagesDir, "task images (task runs)")
 	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
 	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")

@@ -80,8 +80,8 @@ var (
 	errTimeout   = errors.New("timed out")
 )
 
-// NewManager opens the state directory. Runs that a previous daemon left
-// queued or running are recorded as aborted: their trees died with it.
+// NewManager opens the state directory. A daemon then calls RecoverStale
+// once it is sure it owns the state (its socket is listening).
 func NewManager(cfg Config) (*Manager, error) {
 	if cfg.DefaultTimeout <= 0 {
 		cfg.DefaultTimeout = DefaultTimeout
@@ -111,15 +111,29 @@ func NewManager(cfg Config) (*Manager, error) {
 		m.log.Warn("some run records are unreadable", zap.Error(err))
 	}
 	for _, r := range runs {
-		if !r.State.Terminal() {
-			m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
-			if err := store.Save(r); err != nil {
-				m.log.Error("record aborted run", zap.String("run", r.ID), zap.Error(err))
-			}
-		}
 		m.metrics.transition("", r.State)
 	}
 	return m, nil
+}
+
+// RecoverStale records the runs that a previous daemon left queued or
+// running as aborted (their trees died with it) and deletes the task
+// containers it left (runc is not their parent, so they outlive it).
+func (m *Manager) RecoverStale() error {
+	runs, err := m.store.List()
+	for _, r := range runs {
+		if r.State.Terminal() || m.lookup(r.ID) != nil {
+			continue
+		}
+		from := r.State
+		m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
+		if serr := m.store.Save(r); serr != nil {
+			err = errors.Join(err, serr)
+			continue
+		}
+		m.metrics.transition(from, StateAborted)
+	}
+	return errors.Join(err, m.DeleteStaleContainers())
 }
 
 // Metrics returns the manager's metrics.

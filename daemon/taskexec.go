@@ -2,7 +2,12 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/taskrun"
@@ -24,7 +29,7 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	res, err := taskrun.Run(ctx, taskrun.Options{
 		Task: prep.task, Source: tr.PolicySource, Policy: prep.policy, Agent: tr.Agent,
 		Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
-		BaseMap: env.BaseMap(tr.BaseMap), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
+		BaseMap: env.BaseMap(tr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
 	})
 	if res != nil {
 		m.update(ar, func(r *Run) {
@@ -37,4 +42,34 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 		return outcome{startErr: err, killed: ctx.Err() != nil}
 	}
 	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil && res.TimedOut}
+}
+
+// runc runs this manager's containers, with their state under the state
+// directory: containers left by an earlier daemon on the same state
+// directory are found there (DeleteStaleContainers).
+func (m *Manager) runc() env.Runc {
+	return env.Runc{Root: filepath.Join(m.cfg.StateDir, "runc")}
+}
+
+// DeleteStaleContainers removes the containers that a daemon which died
+// (even by SIGKILL) left running: runc is not their parent, so they do
+// not die with it. Call it at start, before any run.
+func (m *Manager) DeleteStaleContainers() error {
+	r := m.runc()
+	entries, err := os.ReadDir(r.Root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stale containers: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		m.log.Warn("deleting a container left by an earlier daemon", zap.String("container", e.Name()))
+		errs = append(errs, r.Delete(e.Name()))
+	}
+	return errors.Join(errs...)
 }
