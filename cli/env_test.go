@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 func TestEnvBuildUnmappedFromFailsFast(t *testing.T) {
@@ -65,10 +67,7 @@ func TestEnvBaseAndBuild(t *testing.T) {
 			t.Skipf("skipping: needs root and %s", bin)
 		}
 	}
-	images := os.Getenv("AUTHBENCH_TEST_IMAGES")
-	if images == "" {
-		images = "/var/cache/authbench-test/images"
-	}
+	images := testenv.ImagesDir()
 	if code, _, errOut := runCLI("env", "base", "--images-dir", images); code != ExitOK {
 		t.Fatalf("env base: exit %d: %s", code, errOut)
 	}

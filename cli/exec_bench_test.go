@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // The exec latency benchmark runs only when asked (make bench-exec):
@@ -23,24 +25,10 @@ import (
 const benchEnv = "AUTHBENCH_BENCH_EXEC"
 
 // benchBinary returns the authbench binary to measure: $AUTHBENCH_BIN,
-// or a fresh build.
+// or a static build.
 func benchBinary(t *testing.T) string {
 	t.Helper()
-	if b := os.Getenv("AUTHBENCH_BIN"); b != "" {
-		abs, err := filepath.Abs(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return abs
-	}
-	bin := filepath.Join(t.TempDir(), "authbench")
-	build := exec.Command("go", "build", "-o", bin, "github.com/authbench/authbench/cli/authbench")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: static, usable in PID namespaces
-	out, err := build.CombinedOutput()
-	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return testenv.Authbench(t)
 }
 
 // timeRun runs argv once and returns its wall time.

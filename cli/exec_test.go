@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/authbench/authbench/internal/testenv"
+
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
@@ -26,12 +28,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 
 func requireLandlockCLI(t *testing.T) {
 	t.Helper()
-	if sandbox.KernelLandlockABI() == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("needs Landlock")
-		}
-		t.Skip("needs Landlock")
-	}
+	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
 }
 
 // TestExecBadInputStartsNothing: every kind of bad input exits 2 with a

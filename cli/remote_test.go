@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
+
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/daemon"
@@ -22,12 +24,7 @@ import (
 func serveTestDaemon(t *testing.T, bin string) string {
 	t.Helper()
 	tr, err := tracer.Load(tracer.Options{}, zap.NewNop())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("eBPF tracer is required under CI: %v", err)
-		}
-		t.Skipf("skipping: eBPF tracer unavailable: %v", err)
-	}
+	testenv.NeedNoError(t, "the eBPF tracer", err)
 	t.Cleanup(func() { tr.Close() })
 	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Self: bin, Tracer: tr})
 	if err != nil {

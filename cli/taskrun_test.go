@@ -3,37 +3,23 @@ package cli
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// testImagesDir is the image cache shared with the env and taskrun tests.
-func testImagesDir() string {
-	if dir := os.Getenv("AUTHBENCH_TEST_IMAGES"); dir != "" {
-		return dir
-	}
-	return "/var/cache/authbench-test/images"
-}
+	"github.com/authbench/authbench/internal/testenv"
+)
 
 // TestTaskRunWritesResult runs a fixture task's oracle under the spec
 // policy (embedded: no daemon) and checks result.json in --out.
 func TestTaskRunWritesResult(t *testing.T) {
 	requireLandlockCLI(t)
-	for _, tool := range []string{"runc", "buildah", "debootstrap"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required under CI", tool)
-			}
-			t.Skipf("skipping: needs %s", tool)
-		}
-	}
+	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
 	bin := benchBinary(t)
 	out := t.TempDir()
 	code, _, stderr := runBinary(t, bin, "", "task", "run", "../tasks/testdata/fixtures/published-layout",
 		"--spec-policy", "--agent", "oracle", "--base-map", "python=authbench-base",
-		"--images-dir", testImagesDir(), "--state-dir", t.TempDir(), "--out", out)
+		"--images-dir", testenv.ImagesDir(), "--state-dir", t.TempDir(), "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

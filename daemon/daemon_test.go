@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // testDaemon is a daemon served in-process on a temporary socket.
@@ -68,16 +70,7 @@ func shortTempDir(t *testing.T) string {
 	return dir
 }
 
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("this test needs root (CI runs as root)")
-	}
-	t.Skip("skipping: needs root")
-}
+func requireRoot(t *testing.T) { t.Helper(); testenv.NeedRoot(t) }
 
 // rawRequest sends one HTTP request as uid/gid through python3, so the
 // daemon sees that peer; it returns the status code and body.

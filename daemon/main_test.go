@@ -3,9 +3,9 @@ package daemon
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // testBinary is the authbench binary built for these tests: the daemon
@@ -17,18 +17,9 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "authbench-daemon-test")
-	if err != nil {
+	var err error
+	if testBinary, err = testenv.BuildAuthbench(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	testBinary = filepath.Join(dir, "authbench")
-	build := exec.Command("go", "build", "-o", testBinary, "../cli/authbench")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build authbench for the daemon tests: %v\n%s", err, out)
 		return 1
 	}
 	return m.Run()

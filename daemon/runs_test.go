@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
+
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/tracer"
@@ -30,12 +32,7 @@ func testTracer(t *testing.T) *tracer.Tracer {
 	t.Helper()
 	requireRoot(t)
 	sharedTracerOnce.Do(func() { sharedTracer, sharedTracerErr = tracer.Load(tracer.Options{}, zap.NewNop()) })
-	if sharedTracerErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("eBPF tracer is required under CI: %v", sharedTracerErr)
-		}
-		t.Skipf("skipping: eBPF tracer unavailable: %v", sharedTracerErr)
-	}
+	testenv.NeedNoError(t, "the eBPF tracer", sharedTracerErr)
 	return sharedTracer
 }
 

@@ -4,32 +4,18 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-)
 
-func testImagesDir() string {
-	if dir := os.Getenv("AUTHBENCH_TEST_IMAGES"); dir != "" {
-		return dir
-	}
-	return "/var/cache/authbench-test/images"
-}
+	"github.com/authbench/authbench/internal/testenv"
+)
 
 // TestTaskRunThroughTheAPI: a task run is a run like any other: queued,
 // recorded, and its result is in the record.
 func TestTaskRunThroughTheAPI(t *testing.T) {
 	tr := testTracer(t)
-	for _, tool := range []string{"runc", "buildah", "debootstrap"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required under CI", tool)
-			}
-			t.Skipf("skipping: needs %s", tool)
-		}
-	}
-	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, ImagesDir: testImagesDir()}, "")
+	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
+	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, ImagesDir: testenv.ImagesDir()}, "")
 	dir, err := filepath.Abs("../tasks/testdata/fixtures/hello-standard")
 	if err != nil {
 		t.Fatal(err)

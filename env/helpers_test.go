@@ -7,27 +7,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
-// need fails the test under CI=true when a feature is missing, and skips
-// it elsewhere, naming the feature.
-func need(t testing.TB, feature string, ok bool) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required under CI=true but is not available", feature)
-	}
-	t.Skipf("skipping: needs %s", feature)
-}
+// need is testenv.Need.
+func need(t testing.TB, feature string, ok bool) { t.Helper(); testenv.Need(t, feature, ok) }
 
 func haveBin(name string) bool {
 	_, err := exec.LookPath(name)
 	return err == nil
 }
 
-func needRoot(t testing.TB) { need(t, "root", os.Geteuid() == 0) }
+func needRoot(t testing.TB) { t.Helper(); testenv.NeedRoot(t) }
 
 func needRunc(t testing.TB) {
 	needRoot(t)

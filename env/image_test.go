@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
+
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -20,13 +22,7 @@ import (
 // one images directory, kept between runs: AUTHBENCH_TEST_IMAGES, else
 // /var/cache/authbench-test/images. Keys are content hashes, so a stale
 // cache is never reused.
-func testStore(t testing.TB) Store {
-	dir := os.Getenv("AUTHBENCH_TEST_IMAGES")
-	if dir == "" {
-		dir = "/var/cache/authbench-test/images"
-	}
-	return Store{Dir: dir}
-}
+func testStore(t testing.TB) Store { return Store{Dir: testenv.ImagesDir()} }
 
 var (
 	baseOnce sync.Once

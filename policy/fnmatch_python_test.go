@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand"
-	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // pythonFnmatch is the reference: CPython's fnmatch.fnmatchcase, which
@@ -21,12 +22,10 @@ json.dump([fnmatch.fnmatchcase(n, p) for p, n in pairs], sys.stdout)
 // test fails without it, elsewhere it is skipped.
 func requireTool(t *testing.T, name string) string {
 	t.Helper()
+	testenv.NeedTools(t, name)
 	p, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI: %v", name, err)
-		}
-		t.Skipf("skipping: %s not installed", name)
+		t.Fatal(err)
 	}
 	return p
 }

@@ -2,14 +2,13 @@ package taskrun
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 
 	"go.uber.org/zap"
 
@@ -25,54 +24,20 @@ var (
 	testTr    *tracer.Tracer
 )
 
-// need fails under CI=true when a feature is missing and skips elsewhere.
-func need(t *testing.T, feature string, ok bool) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required under CI=true", feature)
-	}
-	t.Skipf("skipping: needs %s", feature)
-}
-
 // setup builds a static authbench (mounted into containers as
 // sandbox-init) and loads the tracer, once.
 func setup(t *testing.T) {
 	t.Helper()
-	need(t, "root", os.Geteuid() == 0)
-	for _, bin := range []string{"runc", "buildah", "debootstrap"} {
-		_, err := exec.LookPath(bin)
-		need(t, bin, err == nil)
-	}
-	setupOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "authbench-taskrun-test")
-		if err != nil {
-			setupErr = err
-			return
-		}
-		testSelf = filepath.Join(dir, "authbench")
-		build := exec.Command("go", "build", "-o", testSelf, "../cli/authbench")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			setupErr = fmt.Errorf("build authbench: %v\n%s", err, out)
-			return
-		}
-		testTr, setupErr = tracer.Load(tracer.Options{}, zap.NewNop())
-	})
+	testenv.NeedRoot(t)
+	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
+	testSelf = testenv.Authbench(t)
+	setupOnce.Do(func() { testTr, setupErr = tracer.Load(tracer.Options{}, zap.NewNop()) })
 	if setupErr != nil {
 		t.Fatal(setupErr)
 	}
 }
 
-func testImages() env.Store {
-	dir := os.Getenv("AUTHBENCH_TEST_IMAGES")
-	if dir == "" {
-		dir = "/var/cache/authbench-test/images"
-	}
-	return env.Store{Dir: dir}
-}
+func testImages() env.Store { return env.Store{Dir: testenv.ImagesDir()} }
 
 func fixture(t *testing.T, name string) *tasks.Task {
 	t.Helper()

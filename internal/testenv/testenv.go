@@ -1,0 +1,112 @@
+// Package testenv holds what authbench's tests need of the machine: a
+// feature the tests of a kernel mechanism need fails the test under
+// CI=true (where every feature must be present) and skips it elsewhere
+// with a message naming the feature; the image cache shared by the
+// packages that build task images; and a static authbench binary for
+// tests that run it as sandbox-init or as the daemon.
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// InCI reports whether the tests run in CI (CI=true).
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Need fails the test under CI when ok is false, and skips it elsewhere,
+// naming the missing feature.
+func Need(t testing.TB, feature string, ok bool) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if InCI() {
+		t.Fatalf("%s is required under CI=true but is not available", feature)
+	}
+	t.Skipf("skipping: needs %s", feature)
+}
+
+// NeedNoError is Need for a feature whose absence is an error (err is
+// put in the message).
+func NeedNoError(t testing.TB, feature string, err error) {
+	t.Helper()
+	if err != nil {
+		Need(t, fmt.Sprintf("%s (%v)", feature, err), false)
+	}
+}
+
+// NeedRoot requires running as root.
+func NeedRoot(t testing.TB) { Need(t, "root", os.Geteuid() == 0) }
+
+// NeedTools requires programs on PATH.
+func NeedTools(t testing.TB, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		_, err := exec.LookPath(n)
+		Need(t, n, err == nil)
+	}
+}
+
+// ImagesDir is the image cache shared by the tests that build task
+// images ($AUTHBENCH_TEST_IMAGES, default /var/cache/authbench-test/images):
+// the base image is built once per machine, not once per package.
+func ImagesDir() string {
+	if dir := os.Getenv("AUTHBENCH_TEST_IMAGES"); dir != "" {
+		return dir
+	}
+	return "/var/cache/authbench-test/images"
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// Authbench returns a static (CGO_ENABLED=0) build of the authbench
+// binary, built once per test process into a directory every uid can
+// read; $AUTHBENCH_BIN names a prebuilt one instead.
+func Authbench(t testing.TB) string {
+	t.Helper()
+	if b := os.Getenv("AUTHBENCH_BIN"); b != "" {
+		abs, err := filepath.Abs(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return abs
+	}
+	bin, err := BuildAuthbench()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// BuildAuthbench is Authbench for callers outside a test (TestMain); it
+// builds once per process.
+func BuildAuthbench() (string, error) {
+	binOnce.Do(func() { binPath, binErr = buildAuthbench() })
+	return binPath, binErr
+}
+
+func buildAuthbench() (string, error) {
+	dir, err := os.MkdirTemp("", "authbench-test-bin")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "authbench")
+	build := exec.Command("go", "build", "-o", bin, "github.com/authbench/authbench/cli/authbench")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: usable as a PID-namespace init
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build authbench: %v\n%s", err, out)
+	}
+	return bin, nil
+}
