@@ -1,0 +1,44 @@
+package taskrun
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/tasks"
+)
+
+// TestCrashingVerifierIsAVerifierError: a verifier that gives no verdict
+// is recorded as such, not as utility false.
+func TestCrashingVerifierIsAVerifierError(t *testing.T) {
+	setup(t)
+	dir := filepath.Join(t.TempDir(), "crashing-verifier")
+	if out, err := exec.Command("cp", "-a", "../tasks/testdata/fixtures/hello-standard", dir).CombinedOutput(); err != nil {
+		t.Fatalf("copy fixture: %v %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tests", "test.sh"), []byte("#!/bin/bash\necho crashing >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	task, err := tasks.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := testImages()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Options{
+		Task: task, Source: SourceSpec, Agent: AgentOracle, Self: testSelf, Images: images,
+		Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Utility || !strings.Contains(res.VerifierError, "without writing /logs/verifier/reward.txt") {
+		t.Fatalf("utility %v, verifier error %q", res.Utility, res.VerifierError)
+	}
+}
