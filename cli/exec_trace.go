@@ -21,12 +21,10 @@ import (
 // run through the dynamic loader, whose Path2 is then the loader) and
 // judges them with an audit.Auditor. A nil *execTrace traces nothing.
 type execTrace struct {
-	tr       *tracer.Tracer
-	sess     *tracer.Session
-	file     *os.File
-	jw       *tracer.Writer
-	auditor  *audit.Auditor
-	consumed chan error
+	tr      *tracer.Tracer
+	file    string
+	auditor *audit.Auditor
+	rec     *audit.Recording
 }
 
 // openExecTrace loads the tracer, creates the event file and records the
@@ -43,13 +41,7 @@ func (a *app) openExecTrace(file string, pl *policy.Plan, enf sandbox.Enforcemen
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		tr.Close()
-		return nil, err
-	}
-	return &execTrace{tr: tr, file: f, jw: tracer.NewWriter(f), auditor: audit.New(pl, root.Realpath),
-		consumed: make(chan error, 1)}, nil
+	return &execTrace{tr: tr, file: file, auditor: audit.New(pl, root.Realpath)}, nil
 }
 
 // track starts the session on the gated sandbox-init process; its own
@@ -62,26 +54,8 @@ func (t *execTrace) track(pid int) error {
 	if err != nil {
 		return err
 	}
-	t.sess = sess
-	go func() { t.consumed <- t.consume() }()
-	return nil
-}
-
-// consume writes every event, and those the auditor derives from it.
-func (t *execTrace) consume() error {
-	var werr error
-	write := func(ev *tracer.Event) {
-		if werr == nil {
-			werr = t.jw.Write(ev)
-		}
-	}
-	for ev := range t.sess.Events() {
-		write(&ev)
-		for _, d := range t.auditor.Observe(&ev) {
-			write(&d)
-		}
-	}
-	return werr
+	t.rec, err = audit.Record(sess, t.file, t.auditor, nil)
+	return err
 }
 
 // abort releases the tracer when the run could not start.
@@ -89,11 +63,9 @@ func (t *execTrace) abort() {
 	if t == nil {
 		return
 	}
-	if t.sess != nil {
-		_, _ = t.sess.Close()
-		<-t.consumed
+	if t.rec != nil {
+		_, _ = t.rec.Close()
 	}
-	t.file.Close()
 	t.tr.Close()
 }
 
@@ -103,23 +75,20 @@ func (t *execTrace) finish(a *app) error {
 	if t == nil {
 		return nil
 	}
-	sum, closeErr := t.sess.Close()
-	consumeErr := <-t.consumed
-	werr := t.jw.Close(sum)
-	ferr := t.file.Close()
+	sum, recErr := t.rec.Close()
 	terr := t.tr.Close()
 	if sum.Lost > 0 {
 		a.log.Warn("trace lost events", zap.Uint64("lost", sum.Lost))
 		fmt.Fprintf(a.stderr, "authbench: trace: %d events were lost; the denial list may be incomplete\n", sum.Lost)
 	}
 	t.report(a)
-	return errors.Join(closeErr, consumeErr, werr, ferr, terr)
+	return errors.Join(recErr, terr)
 }
 
 // report prints the denials (path, axis, operation) and the programs run
 // through the dynamic loader.
 func (t *execTrace) report(a *app) {
-	printAudit(a.stderr, t.auditor.Denials(), t.auditor.Dropped(), t.auditor.LoaderExecs(), t.file.Name())
+	printAudit(a.stderr, t.auditor.Denials(), t.auditor.Dropped(), t.auditor.LoaderExecs(), t.file)
 }
 
 // printAudit prints what an audit found, sorted by path, the same for

@@ -175,11 +175,6 @@ func remoteIdentity(uid, gid int) (*uint32, *uint32, bool) {
 	return &u, &g, uid == 0
 }
 
-// remoteEnforcement is what the embedded exec reports beside a trace.
-func remoteEnforcement(final *daemon.Run) sandbox.Enforcement {
-	return sandbox.EnforcementFor(final.LandlockABI)
-}
-
 // runExecRemote is `authbench exec` through the daemon: the same checks
 // were made locally (prepareExec); the daemon compiles and enforces the
 // plan itself.
@@ -238,7 +233,7 @@ func (r *remoteRun) writeTrace(file string, final *daemon.Run) error {
 		return err
 	}
 	if final.Plan != nil {
-		if err := writePlanRecord(file, final.Plan, remoteEnforcement(final)); err != nil {
+		if err := writePlanRecord(file, final.Plan, sandbox.EnforcementFor(final.LandlockABI)); err != nil {
 			return err
 		}
 	}

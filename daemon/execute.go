@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 )
@@ -31,7 +32,11 @@ type outcome struct {
 func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	id := ar.rec.ID
 	prep := ar.prep
-	plan, err := m.compilePlan(prep)
+	root, err := policy.NewRoot("/")
+	if err != nil {
+		return outcome{startErr: err}
+	}
+	plan, err := m.compilePlan(prep, root)
 	if err != nil {
 		return outcome{startErr: err}
 	}
@@ -39,7 +44,7 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	m.update(ar, func(r *Run) {
 		r.Plan, r.LandlockABI = plan, enf.KernelABI
 		if plan != nil {
-			r.UnenforcedRights = enforcementGaps(enf)
+			r.UnenforcedRights = enf.Gaps()
 		}
 	})
 	path, err := lookPath(prep.req.Command[0], prep.req.Env)
@@ -62,9 +67,9 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	if err != nil {
 		return outcome{startErr: err}
 	}
-	var rec *traceRecorder
+	var rec *audit.Recording
 	if prep.req.Trace {
-		rec, err = m.startTrace(id, child.Pid(), plan)
+		rec, err = m.startTrace(id, child.Pid(), plan, root)
 		if err != nil {
 			child.Kill()
 			child.Wait()
@@ -113,15 +118,11 @@ type waitResult struct {
 	err  error
 }
 
-// compilePlan turns the run's policy into a Landlock plan against the
-// host root; nil when the run is unconstrained.
-func (m *Manager) compilePlan(prep *prepared) (*policy.Plan, error) {
+// compilePlan turns the run's policy into a Landlock plan against root
+// (the host's); nil when the run is unconstrained.
+func (m *Manager) compilePlan(prep *prepared, root *policy.Root) (*policy.Plan, error) {
 	if prep.policy == nil {
 		return nil, nil
-	}
-	root, err := policy.NewRoot("/")
-	if err != nil {
-		return nil, err
 	}
 	plan, err := policy.CompilePlan(prep.policy, prep.baseline, root)
 	if err != nil {
@@ -196,13 +197,4 @@ func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) sa
 		return spec // unconstrained: only the identity changes
 	}
 	return spec.Confined(plan, prep.seccomp)
-}
-
-// enforcementGaps names the rights and scopes this kernel cannot enforce.
-func enforcementGaps(enf sandbox.Enforcement) []string {
-	gaps := enf.Unenforced.Names()
-	for _, sc := range enf.UnenforcedScopes {
-		gaps = append(gaps, "scope:"+sc)
-	}
-	return gaps
 }

@@ -227,8 +227,10 @@ func validateTask(req *RunRequest) (*prepared, error) {
 		return nil, badField("command", "a task run takes its command, directory and environment from the task")
 	case req.UID != nil || req.GID != nil || req.AllowRoot:
 		return nil, badField("uid", "a task run's agent runs as the task's user")
-	case !isNull(req.Seccomp) || req.NoSeccomp || !isNull(req.Baseline):
-		return nil, badField("seccomp", "a task run uses the default seccomp profile and the spec's implicit permissions")
+	case !isNull(req.Seccomp) || req.NoSeccomp:
+		return nil, badField("seccomp", "a task run uses the default seccomp profile")
+	case !isNull(req.Baseline):
+		return nil, badField("baseline", "a task run's baseline is the spec's implicit_permissions")
 	case !filepath.IsAbs(tr.Dir):
 		return nil, badField("task.dir", "must be an absolute path, got %q", tr.Dir)
 	}

@@ -50,6 +50,16 @@ type Enforcement struct {
 // allScopes are the scopes authbench restricts when it can.
 const allScopes = ScopeAbstractUnixSocket | ScopeSignal
 
+// Gaps names what this kernel cannot enforce: the unenforced rights, and
+// the unenforced scopes as "scope:NAME". A run record lists them.
+func (e Enforcement) Gaps() []string {
+	gaps := e.Unenforced.Names()
+	for _, sc := range e.UnenforcedScopes {
+		gaps = append(gaps, "scope:"+sc)
+	}
+	return gaps
+}
+
 // EnforcementFor returns what a kernel with Landlock ABI kernelABI
 // enforces. It is pure: tests pass any version.
 func EnforcementFor(kernelABI int) Enforcement {

@@ -113,14 +113,10 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	return spec.Confined(r.plan, filter), nil
 }
 
-// agentTrace records the agent's events.
+// agentTrace records the agent's events and notes its sensitive accesses.
 type agentTrace struct {
-	sess      *tracer.Session
-	file      *os.File
-	w         *tracer.Writer
-	auditor   *audit.Auditor
+	rec       *audit.Recording
 	sensitive *sensitiveMatcher
-	done      chan error
 }
 
 // startAgentTrace waits until the container's init is sandbox-init at its
@@ -140,54 +136,36 @@ func (r *runner) startAgentTrace(ctx context.Context, c *env.Container) (*agentT
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Create(filepath.Join(r.o.Dir, EventsFile))
+	sess, err := r.o.Tracer.TrackWith(pid, tracer.TrackOptions{FromExec: true})
+	if err != nil {
+		return nil, fmt.Errorf("trace agent: %w", err)
+	}
+	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec)}
+	tr.rec, err = audit.Record(sess, filepath.Join(r.o.Dir, EventsFile), audit.New(r.plan, root.Realpath), tr.observe)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := r.o.Tracer.TrackWith(pid, tracer.TrackOptions{FromExec: true})
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("trace agent: %w", err)
-	}
-	tr := &agentTrace{sess: sess, file: f, w: tracer.NewWriter(f), auditor: audit.New(r.plan, root.Realpath),
-		sensitive: newSensitiveMatcher(r.o.Task.Spec), done: make(chan error, 1)}
-	go func() { tr.done <- tr.consume() }()
 	r.res.Traced = true
 	return tr, nil
 }
 
-func (tr *agentTrace) consume() error {
-	var werr error
-	handle := func(ev *tracer.Event) {
-		if werr == nil {
-			werr = tr.w.Write(ev)
-		}
-		ok := ev.Ret >= 0 && ev.Op != tracer.OpFork && ev.Op != tracer.OpExit
-		tr.sensitive.observe(string(ev.Op), string(ev.Axis), ev.Path, ok)
-	}
-	for ev := range tr.sess.Events() {
-		handle(&ev)
-		for _, d := range tr.auditor.Observe(&ev) {
-			handle(&d)
-		}
-	}
-	return werr
+// observe notes a successful access to a sensitive path.
+func (tr *agentTrace) observe(ev *tracer.Event) {
+	ok := ev.Ret >= 0 && ev.Op != tracer.OpFork && ev.Op != tracer.OpExit
+	tr.sensitive.observe(string(ev.Op), string(ev.Axis), ev.Path, ok)
 }
 
-// finishAgentTrace closes the session once the container has ended.
+// finishAgentTrace closes the recording once the container has ended.
 func (r *runner) finishAgentTrace(tr *agentTrace) {
 	if tr == nil {
 		return
 	}
-	sum, closeErr := tr.sess.Close()
-	consumeErr := <-tr.done
-	werr := tr.w.Close(sum)
-	ferr := tr.file.Close()
-	if err := errors.Join(closeErr, consumeErr, werr, ferr); err != nil {
+	sum, err := tr.rec.Close()
+	if err != nil {
 		r.log.Error("agent trace incomplete", zap.Error(err))
 	}
 	r.res.Events, r.res.LostEvents = sum.Events, sum.Lost
-	r.res.Denials = append(r.res.Denials, tr.auditor.Denials()...)
+	r.res.Denials = append(r.res.Denials, tr.rec.Auditor.Denials()...)
 	r.res.TracedSensitive = append(r.res.TracedSensitive, tr.sensitive.found...)
 }
 

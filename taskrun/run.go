@@ -191,17 +191,9 @@ func (r *runner) compilePlan(script string) error {
 	r.plan = plan
 	enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
 	r.res.LandlockABI = enf.KernelABI
-	r.res.UnenforcedRights = append(enf.Unenforced.Names(), prefixed("scope:", enf.UnenforcedScopes)...)
+	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
 	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"plan": plan, "enforcement": enf})
-}
-
-func prefixed(prefix string, list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = prefix + s
-	}
-	return out
 }
 
 // runContainer runs one container to its end in the run's rootfs.
