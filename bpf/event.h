@@ -10,14 +10,14 @@
  * set by user space at load time. */
 const volatile __u64 ab_wake_bytes = 65536;
 
-/* ab_header starts the scratch event for the current task. */
+/* ab_header starts the scratch event for the current task; the caller
+ * sets ppid (see ab_ppid). */
 static __always_inline struct ab_event *ab_header(__u64 session, __u8 op, __s64 ret, __u8 info)
 {
 	__u32 zero = 0;
 	struct ab_event *e = bpf_map_lookup_elem(&ab_scratch, &zero);
 	if (!e)
 		return NULL;
-	struct task_struct *task = (void *)bpf_get_current_task();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	e->session = session;
 	e->ts = bpf_ktime_get_ns();
@@ -25,7 +25,6 @@ static __always_inline struct ab_event *ab_header(__u64 session, __u8 op, __s64 
 	e->flags = 0;
 	e->pid = (__u32)pid_tgid;
 	e->tgid = pid_tgid >> 32;
-	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->op = op;
 	e->info = info;
 	e->len[0] = e->len[1] = e->len[2] = e->len[3] = 0;
@@ -52,12 +51,20 @@ static __always_inline void ab_submit(struct ab_event *e, __u32 len)
 		ab_lose(e->session, AB_CNT_RINGBUF);
 }
 
-/* ab_user_path writes user string ptr at off (len[slot]) and, when it is
- * relative, the base directory after it (len[slot+1]), resolving the
- * stash's bases first if needed; it returns the new offset. */
-static __always_inline __u32 ab_user_path(struct ab_event *e, __u32 off, int slot, __u64 ptr,
-					  struct ab_stash *st, int walk)
+/* ab_user_path writes the call's path 1 (or, if second, path 2) at off
+ * (len[0] or len[2]) and, when it is relative, its base directory after it
+ * (len[1] or len[3]), resolving the call's bases first if needed; it
+ * returns the new offset. With c->self, a relative path 1 is replaced by
+ * its base (the cwd a chdir moved to). A symlink target (AB_INFO_RAW2)
+ * is relative to the link, not to a base, and is not walked. A global
+ * function: the verifier checks it once, not once per call site. */
+__noinline __u32 ab_user_path(struct ab_event *e, __u32 off, struct ab_call *c, int second)
 {
+	if (!e || !c)
+		return off;
+	int slot = second ? 2 : 0;
+	__u64 ptr = second ? c->ptr2 : c->ptr1;
+	int walk = !second || !(c->info & AB_INFO_RAW2);
 	if (off > AB_DATA_MASK) {
 		e->info |= AB_INFO_TRUNC;
 		return off;
@@ -72,22 +79,29 @@ static __always_inline __u32 ab_user_path(struct ab_event *e, __u32 off, int slo
 	}
 	n &= (AB_PATH_MAX * 2 - 1);
 	char first = n > 1 ? e->data[AB_BOUNDED(off)] : 0;
+	if (first == '/' || !walk) {
+		if (slot == 0)
+			e->len[0] = n;
+		else
+			e->len[2] = n;
+		return off + n;
+	}
+	if (slot == 0 && c->self)
+		n = 0;
 	off += n;
 	if (slot == 0)
 		e->len[0] = n;
 	else
 		e->len[2] = n;
-	if (first == '/' || !walk)
-		return off;
-	if (!st->based)
-		ab_resolve((void *)bpf_get_current_task(), st);
-	__u64 dent = slot == 0 ? st->dent1 : st->dent2;
-	__u64 mnt = slot == 0 ? st->mnt1 : st->mnt2;
+	if (!c->based)
+		ab_resolve(bpf_get_current_task_btf(), c);
+	__u64 dent = slot == 0 ? c->dent1 : c->dent2;
+	__u64 mnt = slot == 0 ? c->mnt1 : c->mnt2;
 	if (!dent) {
 		e->info |= AB_INFO_NOBASE;
 		return off;
 	}
-	__u32 d = ab_walk_dir(e, off, dent, mnt, st->rootd, st->rootm);
+	__u32 d = ab_walk_dir(e, off, dent, mnt, c->rootd, c->rootm);
 	if (slot == 0)
 		e->len[1] = d;
 	else

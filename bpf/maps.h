@@ -39,36 +39,6 @@ struct {
 	__type(value, __u64);
 } ab_counters SEC(".maps");
 
-/* State of a syscall in flight, by pid_tgid, from sys_enter to sys_exit
- * (or sched_process_exec for a successful exec): for chdir and execveat
- * with raw tracepoints, for every traced syscall with per-syscall ones. */
-struct ab_stash {
-	__u64 session;
-	__u64 ptr1;   /* user pointer of path 1 */
-	__u64 ptr2;   /* user pointer of path 2 (openat2: struct open_how) */
-	__u64 dent1;  /* base directory of path 1: dentry, vfsmount (see based) */
-	__u64 mnt1;
-	__u64 dent2;  /* base directory of path 2 */
-	__u64 mnt2;
-	__u64 rootd;  /* the task's root: dentry, vfsmount */
-	__u64 rootm;
-	__u64 flags;
-	__u8 op;
-	__u8 info;
-	__u8 kind;    /* enum ab_kind */
-	__u8 based;   /* dent/mnt/root fields are set */
-	__s32 dfd1;   /* directory descriptors of the paths */
-	__s32 dfd2;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384); /* set by user space */
-	__type(key, __u64);
-	__type(value, struct ab_stash);
-} ab_inflight SEC(".maps");
-
 /* Scratch space where an event is assembled before it is copied to the
  * ring buffer with its exact length. */
 struct {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The traced system calls: x86-64 and ia32 (int 0x80 / compat) numbers
- * mapped to one canonical id, and the argument registers of each ABI.
- * A 32-bit process in the tree must not be able to hide its accesses.
+ * The traced system calls: x86-64, x32 and ia32 (int 0x80 / compat)
+ * numbers mapped to one canonical id by table lookup (the sys_exit fast
+ * path is two loads), and the argument registers of each ABI. A 32-bit
+ * process in the tree must not be able to hide its accesses.
  */
 #ifndef AB_SYSCALLS_H
 #define AB_SYSCALLS_H
@@ -33,89 +34,84 @@ enum ab_sys {
 	AB_SYS_FCHDIR,
 };
 
-#define AB_TS_COMPAT 0x0002 /* x86 thread_info.status: in a compat syscall */
+#define AB_TS_COMPAT 0x0002           /* x86 thread_info.status: in a compat syscall */
+#define AB_X32_SYSCALL_BIT 0x40000000 /* set in the number of an x32 syscall */
+#define AB_NR_MAX 1024                /* table size: every number below is looked up */
 
-static __always_inline int ab_sys64(long nr)
-{
-	switch (nr) {
-	case 2: return AB_SYS_OPEN;
-	case 257: return AB_SYS_OPENAT;
-	case 437: return AB_SYS_OPENAT2;
-	case 85: return AB_SYS_CREAT;
-	case 59: return AB_SYS_EXECVE;
-	case 322: return AB_SYS_EXECVEAT;
-	case 83: return AB_SYS_MKDIR;
-	case 258: return AB_SYS_MKDIRAT;
-	case 87: return AB_SYS_UNLINK;
-	case 263: return AB_SYS_UNLINKAT;
-	case 84: return AB_SYS_RMDIR;
-	case 82: return AB_SYS_RENAME;
-	case 264: return AB_SYS_RENAMEAT;
-	case 316: return AB_SYS_RENAMEAT2;
-	case 86: return AB_SYS_LINK;
-	case 265: return AB_SYS_LINKAT;
-	case 88: return AB_SYS_SYMLINK;
-	case 266: return AB_SYS_SYMLINKAT;
-	case 76: return AB_SYS_TRUNCATE;
-	case 77: return AB_SYS_FTRUNCATE;
-	case 80: return AB_SYS_CHDIR;
-	case 81: return AB_SYS_FCHDIR;
-	}
-	return AB_SYS_NONE;
-}
+/* x86-64 numbers; x32 uses them too (with AB_X32_SYSCALL_BIT), except
+ * for its own execve and execveat. */
+static const __u8 ab_sys64[AB_NR_MAX] = {
+	[2] = AB_SYS_OPEN,
+	[257] = AB_SYS_OPENAT,
+	[437] = AB_SYS_OPENAT2,
+	[85] = AB_SYS_CREAT,
+	[59] = AB_SYS_EXECVE,
+	[520] = AB_SYS_EXECVE, /* x32 */
+	[322] = AB_SYS_EXECVEAT,
+	[545] = AB_SYS_EXECVEAT, /* x32 */
+	[83] = AB_SYS_MKDIR,
+	[258] = AB_SYS_MKDIRAT,
+	[87] = AB_SYS_UNLINK,
+	[263] = AB_SYS_UNLINKAT,
+	[84] = AB_SYS_RMDIR,
+	[82] = AB_SYS_RENAME,
+	[264] = AB_SYS_RENAMEAT,
+	[316] = AB_SYS_RENAMEAT2,
+	[86] = AB_SYS_LINK,
+	[265] = AB_SYS_LINKAT,
+	[88] = AB_SYS_SYMLINK,
+	[266] = AB_SYS_SYMLINKAT,
+	[76] = AB_SYS_TRUNCATE,
+	[77] = AB_SYS_FTRUNCATE,
+	[80] = AB_SYS_CHDIR,
+	[81] = AB_SYS_FCHDIR,
+};
 
-static __always_inline int ab_sys32(long nr)
-{
-	switch (nr) {
-	case 5: return AB_SYS_OPEN;
-	case 295: return AB_SYS_OPENAT;
-	case 437: return AB_SYS_OPENAT2;
-	case 8: return AB_SYS_CREAT;
-	case 11: return AB_SYS_EXECVE;
-	case 358: return AB_SYS_EXECVEAT;
-	case 39: return AB_SYS_MKDIR;
-	case 296: return AB_SYS_MKDIRAT;
-	case 10: return AB_SYS_UNLINK;
-	case 301: return AB_SYS_UNLINKAT;
-	case 40: return AB_SYS_RMDIR;
-	case 38: return AB_SYS_RENAME;
-	case 302: return AB_SYS_RENAMEAT;
-	case 353: return AB_SYS_RENAMEAT2;
-	case 9: return AB_SYS_LINK;
-	case 303: return AB_SYS_LINKAT;
-	case 83: return AB_SYS_SYMLINK;
-	case 304: return AB_SYS_SYMLINKAT;
-	case 92: return AB_SYS_TRUNCATE;
-	case 193: return AB_SYS_TRUNCATE; /* truncate64 */
-	case 93: return AB_SYS_FTRUNCATE;
-	case 194: return AB_SYS_FTRUNCATE; /* ftruncate64 */
-	case 12: return AB_SYS_CHDIR;
-	case 133: return AB_SYS_FCHDIR;
-	}
-	return AB_SYS_NONE;
-}
+/* ia32 numbers. */
+static const __u8 ab_sys32[AB_NR_MAX] = {
+	[5] = AB_SYS_OPEN,
+	[295] = AB_SYS_OPENAT,
+	[437] = AB_SYS_OPENAT2,
+	[8] = AB_SYS_CREAT,
+	[11] = AB_SYS_EXECVE,
+	[358] = AB_SYS_EXECVEAT,
+	[39] = AB_SYS_MKDIR,
+	[296] = AB_SYS_MKDIRAT,
+	[10] = AB_SYS_UNLINK,
+	[301] = AB_SYS_UNLINKAT,
+	[40] = AB_SYS_RMDIR,
+	[38] = AB_SYS_RENAME,
+	[302] = AB_SYS_RENAMEAT,
+	[353] = AB_SYS_RENAMEAT2,
+	[9] = AB_SYS_LINK,
+	[303] = AB_SYS_LINKAT,
+	[83] = AB_SYS_SYMLINK,
+	[304] = AB_SYS_SYMLINKAT,
+	[92] = AB_SYS_TRUNCATE,
+	[193] = AB_SYS_TRUNCATE, /* truncate64 */
+	[93] = AB_SYS_FTRUNCATE,
+	[194] = AB_SYS_FTRUNCATE, /* ftruncate64 */
+	[12] = AB_SYS_CHDIR,
+	[133] = AB_SYS_FCHDIR,
+};
 
 /* ab_args reads the first five syscall arguments of either ABI from the
- * user register frame and returns the syscall number. The frame layout is
- * ABI, so it is copied whole without CO-RE. */
-static __always_inline long ab_args(struct pt_regs *regs, int compat, __u64 a[5])
+ * user register frame saved at entry (x32 pointers are zero-extended). */
+static __always_inline void ab_args(struct pt_regs *regs, int compat, __u64 a[5])
 {
-	struct pt_regs r = {};
-	bpf_probe_read_kernel(&r, sizeof(r), regs);
 	if (compat) {
-		a[0] = (__u32)r.bx;
-		a[1] = (__u32)r.cx;
-		a[2] = (__u32)r.dx;
-		a[3] = (__u32)r.si;
-		a[4] = (__u32)r.di;
+		a[0] = (__u32)regs->bx;
+		a[1] = (__u32)regs->cx;
+		a[2] = (__u32)regs->dx;
+		a[3] = (__u32)regs->si;
+		a[4] = (__u32)regs->di;
 	} else {
-		a[0] = r.di;
-		a[1] = r.si;
-		a[2] = r.dx;
-		a[3] = r.r10;
-		a[4] = r.r8;
+		a[0] = regs->di;
+		a[1] = regs->si;
+		a[2] = regs->dx;
+		a[3] = regs->r10;
+		a[4] = regs->r8;
 	}
-	return r.orig_ax;
 }
 
 #endif

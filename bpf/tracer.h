@@ -29,7 +29,7 @@ enum ab_info {
 	AB_INFO_FLAGS = 1 << 0,     /* flags holds open flags */
 	AB_INFO_TRUNC = 1 << 1,     /* a path did not fit or the walk hit its bound */
 	AB_INFO_FAULT = 1 << 2,     /* a user string could not be read */
-	AB_INFO_DEVFD = 1 << 3,     /* exec name is execveat's "/dev/fd/N[/name]" */
+	AB_INFO_DEVFD = 1 << 3,     /* exec of "/dev/fd/N[/name]": the path is the walked file */
 	AB_INFO_RAW2 = 1 << 4,      /* path 2 is relative to path 1's directory (symlink target) */
 	AB_INFO_NOBASE = 1 << 5,    /* the base directory (bad dirfd) is unknown */
 };
@@ -37,9 +37,8 @@ enum ab_info {
 /* Indices of the global per-CPU counters (map ab_counters). */
 enum ab_counter {
 	AB_CNT_RINGBUF = 0, /* ring buffer full: event dropped */
-	AB_CNT_STASH = 1,   /* in-flight map full: syscall not recorded */
-	AB_CNT_PROCS = 2,   /* membership map full: child not tracked */
-	AB_CNT_MAX = 3,
+	AB_CNT_PROCS = 1,   /* membership map full: child not tracked */
+	AB_CNT_MAX = 2,
 };
 
 #define AB_COMM_LEN 16

@@ -30,27 +30,6 @@ type TracerAbEvent struct {
 	Data    [20480]int8
 }
 
-type TracerAbStash struct {
-	_       structs.HostLayout
-	Session uint64
-	Ptr1    uint64
-	Ptr2    uint64
-	Dent1   uint64
-	Mnt1    uint64
-	Dent2   uint64
-	Mnt2    uint64
-	Rootd   uint64
-	Rootm   uint64
-	Flags   uint64
-	Op      uint8
-	Info    uint8
-	Kind    uint8
-	Based   uint8
-	Dfd1    int32
-	Dfd2    int32
-	Pad     uint32
-}
-
 type TracerAbSyncArgs struct {
 	_       structs.HostLayout
 	Session uint64
@@ -76,7 +55,6 @@ type TracerAbWalk struct {
 const (
 	TracerMapAbCounters  = "ab_counters"
 	TracerMapAbEvents    = "ab_events"
-	TracerMapAbInflight  = "ab_inflight"
 	TracerMapAbLost      = "ab_lost"
 	TracerMapAbProcs     = "ab_procs"
 	TracerMapAbScratch   = "ab_scratch"
@@ -86,14 +64,7 @@ const (
 	TracerProgAbExit     = "ab_exit"
 	TracerProgAbFork     = "ab_fork"
 	TracerProgAbSync     = "ab_sync"
-	TracerProgAbSysEnter = "ab_sys_enter"
 	TracerProgAbSysExit  = "ab_sys_exit"
-	TracerProgAbTpEnter1 = "ab_tp_enter1"
-	TracerProgAbTpEnter2 = "ab_tp_enter2"
-	TracerProgAbTpEnter3 = "ab_tp_enter3"
-	TracerProgAbTpEnter4 = "ab_tp_enter4"
-	TracerProgAbTpEnter5 = "ab_tp_enter5"
-	TracerProgAbTpExit   = "ab_tp_exit"
 	TracerVarAbWakeBytes = "ab_wake_bytes"
 )
 
@@ -139,18 +110,11 @@ type TracerSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type TracerProgramSpecs struct {
-	AbExec     *ebpf.ProgramSpec `ebpf:"ab_exec"`
-	AbExit     *ebpf.ProgramSpec `ebpf:"ab_exit"`
-	AbFork     *ebpf.ProgramSpec `ebpf:"ab_fork"`
-	AbSync     *ebpf.ProgramSpec `ebpf:"ab_sync"`
-	AbSysEnter *ebpf.ProgramSpec `ebpf:"ab_sys_enter"`
-	AbSysExit  *ebpf.ProgramSpec `ebpf:"ab_sys_exit"`
-	AbTpEnter1 *ebpf.ProgramSpec `ebpf:"ab_tp_enter1"`
-	AbTpEnter2 *ebpf.ProgramSpec `ebpf:"ab_tp_enter2"`
-	AbTpEnter3 *ebpf.ProgramSpec `ebpf:"ab_tp_enter3"`
-	AbTpEnter4 *ebpf.ProgramSpec `ebpf:"ab_tp_enter4"`
-	AbTpEnter5 *ebpf.ProgramSpec `ebpf:"ab_tp_enter5"`
-	AbTpExit   *ebpf.ProgramSpec `ebpf:"ab_tp_exit"`
+	AbExec    *ebpf.ProgramSpec `ebpf:"ab_exec"`
+	AbExit    *ebpf.ProgramSpec `ebpf:"ab_exit"`
+	AbFork    *ebpf.ProgramSpec `ebpf:"ab_fork"`
+	AbSync    *ebpf.ProgramSpec `ebpf:"ab_sync"`
+	AbSysExit *ebpf.ProgramSpec `ebpf:"ab_sys_exit"`
 }
 
 // TracerMapSpecs contains maps before they are loaded into the kernel.
@@ -159,7 +123,6 @@ type TracerProgramSpecs struct {
 type TracerMapSpecs struct {
 	AbCounters  *ebpf.MapSpec `ebpf:"ab_counters"`
 	AbEvents    *ebpf.MapSpec `ebpf:"ab_events"`
-	AbInflight  *ebpf.MapSpec `ebpf:"ab_inflight"`
 	AbLost      *ebpf.MapSpec `ebpf:"ab_lost"`
 	AbProcs     *ebpf.MapSpec `ebpf:"ab_procs"`
 	AbScratch   *ebpf.MapSpec `ebpf:"ab_scratch"`
@@ -196,7 +159,6 @@ func (o *TracerObjects) Close() error {
 type TracerMaps struct {
 	AbCounters  *ebpf.Map `ebpf:"ab_counters"`
 	AbEvents    *ebpf.Map `ebpf:"ab_events"`
-	AbInflight  *ebpf.Map `ebpf:"ab_inflight"`
 	AbLost      *ebpf.Map `ebpf:"ab_lost"`
 	AbProcs     *ebpf.Map `ebpf:"ab_procs"`
 	AbScratch   *ebpf.Map `ebpf:"ab_scratch"`
@@ -208,7 +170,6 @@ func (m *TracerMaps) Close() error {
 	return _TracerClose(
 		m.AbCounters,
 		m.AbEvents,
-		m.AbInflight,
 		m.AbLost,
 		m.AbProcs,
 		m.AbScratch,
@@ -228,18 +189,11 @@ type TracerVariables struct {
 //
 // It can be passed to LoadTracerObjects or ebpf.CollectionSpec.LoadAndAssign.
 type TracerPrograms struct {
-	AbExec     *ebpf.Program `ebpf:"ab_exec"`
-	AbExit     *ebpf.Program `ebpf:"ab_exit"`
-	AbFork     *ebpf.Program `ebpf:"ab_fork"`
-	AbSync     *ebpf.Program `ebpf:"ab_sync"`
-	AbSysEnter *ebpf.Program `ebpf:"ab_sys_enter"`
-	AbSysExit  *ebpf.Program `ebpf:"ab_sys_exit"`
-	AbTpEnter1 *ebpf.Program `ebpf:"ab_tp_enter1"`
-	AbTpEnter2 *ebpf.Program `ebpf:"ab_tp_enter2"`
-	AbTpEnter3 *ebpf.Program `ebpf:"ab_tp_enter3"`
-	AbTpEnter4 *ebpf.Program `ebpf:"ab_tp_enter4"`
-	AbTpEnter5 *ebpf.Program `ebpf:"ab_tp_enter5"`
-	AbTpExit   *ebpf.Program `ebpf:"ab_tp_exit"`
+	AbExec    *ebpf.Program `ebpf:"ab_exec"`
+	AbExit    *ebpf.Program `ebpf:"ab_exit"`
+	AbFork    *ebpf.Program `ebpf:"ab_fork"`
+	AbSync    *ebpf.Program `ebpf:"ab_sync"`
+	AbSysExit *ebpf.Program `ebpf:"ab_sys_exit"`
 }
 
 func (p *TracerPrograms) Close() error {
@@ -248,14 +202,7 @@ func (p *TracerPrograms) Close() error {
 		p.AbExit,
 		p.AbFork,
 		p.AbSync,
-		p.AbSysEnter,
 		p.AbSysExit,
-		p.AbTpEnter1,
-		p.AbTpEnter2,
-		p.AbTpEnter3,
-		p.AbTpEnter4,
-		p.AbTpEnter5,
-		p.AbTpExit,
 	)
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 )
 
 // TestCommandNotFound: sandbox-init's failed exec is traced (ENOENT) and
@@ -151,7 +152,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 		id, _ := info.ID()
 		mapIDs = append(mapIDs, id)
 	}
-	if len(progIDs) < 6 || len(mapIDs) < 8 {
+	if len(progIDs) < 5 || len(mapIDs) < 7 {
 		t.Fatalf("only %d programs and %d maps found", len(progIDs), len(mapIDs))
 	}
 	// A session left open must not keep anything alive either.
@@ -255,4 +256,66 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// TestAttachedOnlyWhileTracing: the programs are attached (and cost the
+// machine's syscalls anything) only while a session is open; the links
+// are gone from the kernel once the last session closes.
+func TestAttachedOnlyWhileTracing(t *testing.T) {
+	tr := loadTracer(t, Options{})
+	attached := func() []link.ID {
+		tr.attachMu.Lock()
+		defer tr.attachMu.Unlock()
+		var ids []link.ID
+		for _, l := range tr.links {
+			info, err := l.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, info.ID)
+		}
+		return ids
+	}
+	if ids := attached(); len(ids) != 0 {
+		t.Fatalf("%d links before any session", len(ids))
+	}
+	var sessions []*Session
+	for range 2 {
+		p := exec.Command("sleep", "30")
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.Process.Kill(); _ = p.Wait() })
+		s, err := tr.Track(p.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+		go func() {
+			for range s.Events() {
+			}
+		}()
+	}
+	ids := attached()
+	if len(ids) != 4 {
+		t.Fatalf("%d links with two sessions open, want 4 (fork, exec, exit, sys_exit)", len(ids))
+	}
+	if _, err := sessions[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(attached()); n != 4 {
+		t.Fatalf("%d links with one session still open, want 4", n)
+	}
+	if _, err := sessions[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(attached()); n != 0 {
+		t.Fatalf("%d links after the last session closed", n)
+	}
+	for _, id := range ids {
+		if l, err := link.NewFromID(id); err == nil {
+			l.Close()
+			t.Errorf("link %d still exists in the kernel", id)
+		}
+	}
 }

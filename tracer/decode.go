@@ -34,7 +34,7 @@ const (
 	infoFlags  = 1 << 0
 	infoTrunc  = 1 << 1
 	infoFault  = 1 << 2
-	infoDevFD  = 1 << 3
+	infoDevFD  = 1 << 3 // exec of /dev/fd/N[/name]: the path is the walked file
 	infoRaw2   = 1 << 4
 	infoNoBase = 1 << 5
 )
@@ -92,9 +92,6 @@ func decodeEvent(raw []byte, bootOffset int64) (Event, error) {
 		parts[i], data = data[:n], data[n:]
 	}
 	name1, name2 := cString(parts[0]), cString(parts[2])
-	if ev.Op == OpExec && info&infoDevFD != 0 {
-		name1 = stripDevFD(name1)
-	}
 	if ev.Op != OpFork && ev.Op != OpExit {
 		ev.Path = resolve(name1, parts[1], info)
 	}
@@ -155,19 +152,6 @@ func joinClean(dir, name string) string {
 		return path.Clean(dir)
 	}
 	return path.Clean(dir + "/" + name)
-}
-
-// stripDevFD turns execveat's "/dev/fd/N/name" into "name" and
-// "/dev/fd/N" (AT_EMPTY_PATH) into "" (the walked file itself).
-func stripDevFD(name string) string {
-	rest, ok := strings.CutPrefix(name, "/dev/fd/")
-	if !ok {
-		return name
-	}
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		return rest[i+1:]
-	}
-	return ""
 }
 
 func cString(b []byte) string {

@@ -71,8 +71,8 @@ func TestDecodePaths(t *testing.T) {
 		{"unreadable name", 1, infoFault, []string{""}, "", ""},
 		{"rename", 6, 0, []string{"a\x00", "d\x00", "/x/../b\x00", ""}, "/d/a", "/b"},
 		{"symlink target", 8, infoRaw2, []string{"lnk\x00", "d\x00", "../t\x00", ""}, "/d/lnk", "/t"},
-		{"execveat dirfd", 2, infoDevFD, []string{"/dev/fd/3/prog\x00", "bin\x00usr\x00"}, "/usr/bin/prog", ""},
-		{"fexecve", 2, infoDevFD, []string{"/dev/fd/3\x00", "true\x00bin\x00"}, "/bin/true", ""},
+		{"exec of /dev/fd/N: the walked file", 2, infoDevFD, []string{"", "prog\x00bin\x00usr\x00"}, "/usr/bin/prog", ""},
+		{"chdir that succeeded: the walked cwd", 10, 0, []string{"", "sub\x00d\x00"}, "/d/sub", ""},
 		{"non-utf8", 4, 0, []string{"\xff\xfe\x00", "d\x00"}, "/d/\xff\xfe", ""},
 	} {
 		ev, err := decodeEvent(rawRecord(c.op, c.info, 0, c.parts...), 0)

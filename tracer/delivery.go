@@ -1,8 +1,10 @@
 package tracer
 
-// Delivery of a session's events: the reader appends to an in-memory
-// queue (it never blocks on a consumer), and one pump goroutine per
-// session forwards the queue to the Events channel.
+// Delivery of a session's events: the reader hands an event straight to
+// the Events channel when nothing is pending and the channel has room
+// (the common case: one goroutine hand-off per event); otherwise it
+// appends to an in-memory queue (it never blocks on a consumer), which one
+// pump goroutine per session forwards to the channel in order.
 
 // push queues events for delivery (called by the reader).
 func (s *Session) push(ev Event) {
@@ -19,8 +21,16 @@ func (s *Session) push(ev Event) {
 		}
 		s.preExec = ev.Failed()
 	}
-	s.queue = append(s.queue, ev)
 	s.events++
+	if !s.pumping && len(s.queue) == 0 {
+		select {
+		case s.out <- ev:
+			s.mu.Unlock()
+			return
+		default:
+		}
+	}
+	s.queue = append(s.queue, ev)
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
@@ -61,17 +71,21 @@ func (s *Session) pump() {
 	var batch []Event
 	for {
 		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.pumping = false
+			ended := s.ended
+			s.mu.Unlock()
+			if ended {
+				return
+			}
+			<-s.wake
+			continue
+		}
 		batch, s.queue = s.queue, batch[:0]
-		ended := s.ended
+		s.pumping = true
 		s.mu.Unlock()
 		for _, ev := range batch {
 			s.out <- ev
-		}
-		if ended && len(batch) == 0 {
-			return
-		}
-		if len(batch) == 0 {
-			<-s.wake
 		}
 		clear(batch)
 	}

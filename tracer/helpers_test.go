@@ -49,7 +49,7 @@ func loadTracer(t *testing.T, opts Options) *Tracer {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and eBPF tracing is unavailable: %v", err)
 		}
-		t.Skipf("eBPF tracing unavailable (needs root: CAP_BPF+CAP_PERFMON, raw tracepoints, ring buffers, kernel BTF): %v", err)
+		t.Skipf("eBPF tracing unavailable (needs root: CAP_BPF+CAP_PERFMON, BTF tracepoints, ring buffers, kernel BTF): %v", err)
 	}
 	t.Cleanup(func() {
 		if err := tr.Close(); err != nil {

@@ -83,9 +83,9 @@ func (t *Tracer) badRecord(s *Session, err error) {
 
 // Stats are tracer-wide counters, for diagnostics and metrics.
 type Stats struct {
-	// RingFull, InflightFull and ProcsFull count records the kernel
-	// dropped, by cause, over all sessions.
-	RingFull, InflightFull, ProcsFull uint64
+	// RingFull and ProcsFull count records the kernel dropped, by cause
+	// (ring buffer full, membership map full), over all sessions.
+	RingFull, ProcsFull uint64
 	// Undecodable counts records user space could not decode.
 	Undecodable uint64
 	// Unclaimed counts records of sessions that were already closed.
@@ -99,7 +99,7 @@ type Stats struct {
 func (t *Tracer) Stats() (Stats, error) {
 	st := Stats{Undecodable: t.badRecs.Load(), Unclaimed: t.unclaimed.Load()}
 	st.Missed = t.missed()
-	for i, dst := range []*uint64{&st.RingFull, &st.InflightFull, &st.ProcsFull} {
+	for i, dst := range []*uint64{&st.RingFull, &st.ProcsFull} {
 		var per []uint64
 		if err := t.objs.AbCounters.Lookup(uint32(i), &per); err != nil {
 			return st, err

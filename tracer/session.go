@@ -46,6 +46,7 @@ type Session struct {
 	mu       sync.Mutex
 	preExec  bool // dropping the root's events until it execs (FromExec)
 	queue    []Event
+	pumping  bool // the pump is sending a batch taken from queue
 	wake     chan struct{}
 	ended    bool // no more events will be queued
 	events   uint64
@@ -97,7 +98,12 @@ func (t *Tracer) TrackWith(pid int, opts TrackOptions) (*Session, error) {
 	t.sessions[s.id] = s
 	t.mu.Unlock()
 
+	if err := t.acquire(); err != nil {
+		t.dropSession(s.id)
+		return nil, fmt.Errorf("track process %d: %w", pid, err)
+	}
 	if err := t.addSession(s.id, pid); err != nil {
+		t.release()
 		t.dropSession(s.id)
 		return nil, fmt.Errorf("track process %d: %w", pid, err)
 	}
@@ -105,6 +111,8 @@ func (t *Tracer) TrackWith(pid int, opts TrackOptions) (*Session, error) {
 	// its exit then could not remove the entry.
 	if err := checkAlive(pid); err != nil {
 		t.removeSessionKernel(s.id)
+		t.objs.AbLost.Delete(s.id)
+		t.release()
 		t.dropSession(s.id)
 		return nil, fmt.Errorf("track process %d: %w", pid, err)
 	}
@@ -206,6 +214,7 @@ func (s *Session) Close() (Summary, error) {
 	running := t.removeSessionKernel(s.id)
 	drainErr := s.drain()
 	running += t.removeSessionKernel(s.id) // forks that raced the first pass
+	t.release()
 	lost, lostErr := t.sessionLost(s.id)
 	// Skipped program runs cannot be attributed to a session: count them
 	// against every session open meanwhile rather than lose them silently.

@@ -158,24 +158,6 @@ func TestStraceAgreement(t *testing.T) {
 	straceAgreement(t, loadTracer(t, Options{}), corpus)
 }
 
-// TestStraceAgreementSyscallTracepoints runs part of the corpus with the
-// opt-in per-syscall tracepoints.
-func TestStraceAgreementSyscallTracepoints(t *testing.T) {
-	needTool(t, "strace")
-	tr := loadTracer(t, Options{SyscallTracepoints: true})
-	if tr.Mode() != ModeTracepoints {
-		t.Skipf("per-syscall tracepoints unavailable (mode %s)", tr.Mode())
-	}
-	var some []workload
-	for _, w := range corpus {
-		switch w.name {
-		case "opens-after-chdir", "python-dir-fd", "symlinked-path", "failing-open", "eight-threads":
-			some = append(some, w)
-		}
-	}
-	straceAgreement(t, tr, some)
-}
-
 func straceAgreement(t *testing.T, tr *Tracer, corpus []workload) {
 	for _, w := range corpus {
 		t.Run(w.name, func(t *testing.T) {

@@ -30,31 +30,24 @@ type Options struct {
 	// rounded up to a power of two of at least one page. 0 means
 	// DefaultRingBytes.
 	RingBytes int
-	// SyscallTracepoints hooks syscalls with per-syscall tracepoints
-	// (mounting tracefs if needed) instead of raw sys_enter/sys_exit
-	// tracepoints. Other processes of the machine then pay ~55 ns instead
-	// of ~145 ns per syscall, but x86 does not fire these tracepoints for
-	// ia32 (int 0x80, 32-bit) syscalls, which go unseen, and Close takes
-	// seconds (an RCU-tasks grace period per tracepoint). Meant for a
-	// long-running daemon tracing trusted 64-bit workloads.
-	SyscallTracepoints bool
-	// MaxProcs bounds the processes traced at once over all sessions (a
-	// quarter of it bounds the system calls in flight at once). 0 means
-	// DefaultMaxProcs.
+	// MaxProcs bounds the processes traced at once over all sessions.
+	// 0 means DefaultMaxProcs.
 	MaxProcs int
 }
 
-// Tracer owns the loaded eBPF programs, their links and the ring-buffer
-// reader that demultiplexes events to sessions. It is safe for concurrent
-// use; Close releases everything.
+// Tracer owns the loaded eBPF programs, their links (present while a
+// session is open) and the ring-buffer reader that demultiplexes events
+// to sessions. It is safe for concurrent use; Close releases everything.
 type Tracer struct {
 	log        *zap.Logger
 	objs       objects
-	links      []link.Link
 	rd         *ringbuf.Reader
 	bootOffset int64
 	ringBytes  int
-	mode       string
+
+	attachMu sync.Mutex
+	links    []link.Link
+	holders  int // open sessions, which need the programs attached
 
 	mu       sync.Mutex
 	sessions map[uint64]*Session
@@ -67,9 +60,10 @@ type Tracer struct {
 	readerEnd chan struct{}
 }
 
-// Load loads and attaches the tracer programs and starts the ring-buffer
-// reader. It needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); when the
-// kernel refuses, the error says so and matches os.ErrPermission.
+// Load loads the tracer programs (they are attached while sessions are
+// open) and starts the ring-buffer reader. It needs CAP_BPF and
+// CAP_PERFMON (or CAP_SYS_ADMIN); when the kernel refuses, the error says
+// so and matches os.ErrPermission.
 func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 	if log == nil {
 		log = zap.NewNop()
@@ -91,38 +85,24 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 	}
 	spec.Maps[bpf.TracerMapAbEvents].MaxEntries = uint32(ring)
 	spec.Maps[bpf.TracerMapAbProcs].MaxEntries = uint32(maxProcs)
-	spec.Maps[bpf.TracerMapAbInflight].MaxEntries = uint32(max(4096, maxProcs/4))
 	if err := spec.Variables[bpf.TracerVarAbWakeBytes].Set(uint64(wakeBytes(ring))); err != nil {
 		return nil, fmt.Errorf("load tracer: set wake-up threshold: %w", err)
 	}
 
 	t := &Tracer{log: log, ringBytes: ring, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{})}
-	if t.objs, err = loadObjects(spec, opts.SyscallTracepoints); err != nil {
+	if err := spec.LoadAndAssign(&t.objs, nil); err != nil {
 		return nil, loadError(err)
-	}
-	if t.mode, err = t.attach(opts.SyscallTracepoints); err != nil {
-		t.closeKernel()
-		return nil, err
 	}
 	t.rd, err = ringbuf.NewReader(t.objs.AbEvents)
 	if err != nil {
-		t.closeKernel()
+		t.objs.Close()
 		return nil, fmt.Errorf("load tracer: open ring buffer reader: %w", err)
 	}
 	t.bootOffset = bootOffset()
 	go t.readLoop()
-	log.Debug("tracer loaded", zap.String("mode", t.mode), zap.Int("ring_bytes", ring), zap.Int("max_procs", maxProcs))
+	log.Debug("tracer loaded", zap.Int("ring_bytes", ring), zap.Int("max_procs", maxProcs))
 	return t, nil
 }
-
-// Modes of hooking syscalls, as reported by Mode.
-const (
-	ModeRaw         = "raw"         // raw sys_enter/sys_exit tracepoints
-	ModeTracepoints = "tracepoints" // per-syscall tracepoints (Options.SyscallTracepoints)
-)
-
-// Mode is how syscalls are hooked: ModeRaw or ModeTracepoints.
-func (t *Tracer) Mode() string { return t.mode }
 
 // RingBytes is the size of the ring buffer in use.
 func (t *Tracer) RingBytes() int { return t.ringBytes }
@@ -140,8 +120,10 @@ func (t *Tracer) Close() error {
 	t.mu.Unlock()
 
 	var errs []error
-	errs = append(errs, closeLinks(t.links))
-	t.links = nil
+	t.attachMu.Lock()
+	errs = append(errs, t.detach())
+	t.holders = 0
+	t.attachMu.Unlock()
 	errs = append(errs, t.rd.Close())
 	<-t.readerEnd
 	t.mu.Lock()
@@ -155,28 +137,6 @@ func (t *Tracer) Close() error {
 		return fmt.Errorf("close tracer: %w", err)
 	}
 	return nil
-}
-
-func (t *Tracer) closeKernel() {
-	_ = closeLinks(t.links)
-	t.links = nil
-	t.objs.Close()
-}
-
-// closeLinks closes links concurrently: detaching a syscall tracepoint
-// waits for an RCU-tasks grace period, and concurrent waits share one.
-func closeLinks(links []link.Link) error {
-	errs := make([]error, len(links))
-	var wg sync.WaitGroup
-	for i, l := range links {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = l.Close()
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // wakeBytes is how much unread data makes the kernel wake the reader: an
@@ -226,7 +186,7 @@ func permHint(err error) error {
 		return fmt.Errorf("%w (tracing needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN: run as root)", err)
 	}
 	if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("%w (needs raw tracepoints, ring buffers, bpf_loop and kernel BTF for CO-RE: Linux >= 5.17 with CONFIG_DEBUG_INFO_BTF)", err)
+		return fmt.Errorf("%w (needs BTF tracepoints, ring buffers, bpf_loop and kernel BTF for CO-RE: Linux >= 5.17 with CONFIG_DEBUG_INFO_BTF)", err)
 	}
 	return err
 }

@@ -1,11 +1,20 @@
-// Command benchtrace measures the steady-state overhead of tracing, as the
-// daemon sees it: the eBPF programs are loaded once, then a command is run
-// REPS times untraced and REPS times as a traced sandbox-init child (its
-// events written as JSON lines to a file), interleaved. It prints the
-// durations in seconds as one JSON object. scripts/bench-trace.py runs it
-// beside `authbench trace`, whose time also includes loading the programs.
+// Command benchtrace measures, inside one process, what tracing costs a
+// workload apart from any process start-up: the programs are loaded once
+// (as the daemon does), then the command is run REPS times in each of
+// three modes, interleaved:
 //
-// Usage: benchtrace [-reps N] [-syscall-tracepoints] -- CMD [ARGS...]
+//   - untraced: nothing attached;
+//   - hook: an empty BTF tracepoint program attached to sys_exit, the hook
+//     the tracer uses. This is the floor of any syscall-tracepoint tracer
+//     on this kernel and machine: the syscall slow path and the program
+//     dispatch, paid by every syscall while the hook is attached;
+//   - traced: the command as a traced sandbox-init child, its events
+//     written as JSON lines to a file, as `authbench trace --out` does.
+//
+// It prints the durations in seconds as one JSON object;
+// scripts/bench-trace.py runs it beside the CLI, the daemon and strace.
+//
+// Usage: benchtrace [-reps N] -- CMD [ARGS...]
 package main
 
 import (
@@ -16,16 +25,18 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/link"
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
 
-var discard *bool
-
 type result struct {
 	Untraced []float64 `json:"untraced"`
+	Hook     []float64 `json:"hook"`
 	Traced   []float64 `json:"traced"`
 	Events   uint64    `json:"events"`
 	Lost     uint64    `json:"lost"`
@@ -37,18 +48,16 @@ func main() {
 		os.Exit(sandbox.ExitInitFailure)
 	}
 	reps := flag.Int("reps", 5, "measured runs of each mode, after one warm-up")
-	discard = flag.Bool("discard", false, "read the events but do not write them (isolates the JSON cost)")
-	tps := flag.Bool("syscall-tracepoints", false, "hook syscalls with per-syscall tracepoints (tracer.Options.SyscallTracepoints)")
 	flag.Parse()
-	if err := run(*reps, *tps, flag.Args()); err != nil {
+	if err := run(*reps, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtrace:", err)
 		os.Exit(1)
 	}
 }
 
-func run(reps int, tps bool, argv []string) error {
+func run(reps int, argv []string) error {
 	if len(argv) == 0 {
-		return fmt.Errorf("usage: benchtrace [-reps N] [-syscall-tracepoints] -- CMD [ARGS...]")
+		return fmt.Errorf("usage: benchtrace [-reps N] -- CMD [ARGS...]")
 	}
 	prog, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -58,11 +67,16 @@ func run(reps int, tps bool, argv []string) error {
 	if err != nil {
 		return err
 	}
-	tr, err := tracer.Load(tracer.Options{SyscallTracepoints: tps}, zap.NewNop())
+	tr, err := tracer.Load(tracer.Options{}, zap.NewNop())
 	if err != nil {
 		return err
 	}
 	defer tr.Close()
+	empty, err := emptyHook()
+	if err != nil {
+		return err
+	}
+	defer empty.Close()
 	out, err := os.CreateTemp("", "benchtrace-*.jsonl")
 	if err != nil {
 		return err
@@ -70,29 +84,53 @@ func run(reps int, tps bool, argv []string) error {
 	defer os.Remove(out.Name())
 	defer out.Close()
 
-	var res result
-	for i := 0; i <= reps; i++ {
-		t0 := time.Now()
-		cmd := exec.Command(prog, argv[1:]...)
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("untraced run: %w", err)
-		}
-		t1 := time.Now()
-		sum, err := traced(tr, self, prog, argv, out)
+	untraced := func() error { return exec.Command(prog, argv[1:]...).Run() }
+	hooked := func() error {
+		l, err := link.AttachTracing(link.TracingOptions{Program: empty})
 		if err != nil {
-			return err
+			return fmt.Errorf("attach the empty hook: %w", err)
 		}
-		if i > 0 { // the first round warms caches
-			res.Untraced = append(res.Untraced, t1.Sub(t0).Seconds())
-			res.Traced = append(res.Traced, time.Since(t1).Seconds())
-		}
+		defer l.Close()
+		return untraced()
+	}
+	var res result
+	traced := func() error {
+		sum, err := runTraced(tr, self, prog, argv, out)
 		res.Events, res.Lost = sum.Events, sum.Lost
+		return err
+	}
+	for i := 0; i <= reps; i++ { // the first round warms caches
+		for _, m := range []struct {
+			name string
+			run  func() error
+			dst  *[]float64
+		}{{"untraced", untraced, &res.Untraced}, {"hook", hooked, &res.Hook}, {"traced", traced, &res.Traced}} {
+			t0 := time.Now()
+			if err := m.run(); err != nil {
+				return fmt.Errorf("%s run: %w", m.name, err)
+			}
+			if i > 0 {
+				*m.dst = append(*m.dst, time.Since(t0).Seconds())
+			}
+		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
 }
 
-// traced runs the command the way `authbench trace --out` does.
-func traced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File) (tracer.Summary, error) {
+// emptyHook loads a program that does nothing, for the tracer's hook.
+func emptyHook() (*ebpf.Program, error) {
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Name: "ab_bench_empty", Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: "sys_exit",
+		License: "GPL", Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load the empty hook: %w", err)
+	}
+	return p, nil
+}
+
+// runTraced runs the command the way `authbench trace --out` does.
+func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File) (tracer.Summary, error) {
 	if _, err := out.Seek(0, 0); err != nil {
 		return tracer.Summary{}, err
 	}
@@ -111,7 +149,7 @@ func traced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File) (
 	go func() {
 		var werr error
 		for ev := range sess.Events() {
-			if werr == nil && !*discard {
+			if werr == nil {
 				werr = w.Write(&ev)
 			}
 		}
