@@ -59,8 +59,9 @@ fuzz:
 bench-score:
 	$(GO) test ./policy -run '^$$' -bench . -benchmem
 
-# bench-trace compares untraced, `authbench trace` and `strace -f` runs
-# (root; a few minutes).
+# bench-trace compares untraced runs, `authbench trace` (embedded and
+# through a daemon it starts), `strace -f` and the floor of the tracer's
+# hook (an empty program on sys_exit), side by side (root; a few minutes).
 bench-trace: build
 	$(GO) build -o bin/benchtrace ./scripts/benchtrace
 	python3 scripts/bench-trace.py --authbench $(BIN) --benchtrace bin/benchtrace

@@ -37,6 +37,7 @@ enum ab_sys {
 #define AB_TS_COMPAT 0x0002           /* x86 thread_info.status: in a compat syscall */
 #define AB_X32_SYSCALL_BIT 0x40000000 /* set in the number of an x32 syscall */
 #define AB_NR_MAX 1024                /* table size: every number below is looked up */
+#define AB_X32_ONLY 512               /* from here on, numbers exist only for x32 */
 
 /* x86-64 numbers; x32 uses them too (with AB_X32_SYSCALL_BIT), except
  * for its own execve and execveat. */

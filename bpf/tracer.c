@@ -77,8 +77,9 @@ __noinline int ab_emit(struct ab_call *c, long ret)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ab_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 nr = regs->orig_ax & ~(__u64)AB_X32_SYSCALL_BIT;
-	if (nr >= AB_NR_MAX)
+	__u64 raw = regs->orig_ax;
+	__u64 nr = raw & ~(__u64)AB_X32_SYSCALL_BIT;
+	if (nr >= AB_NR_MAX || (nr >= AB_X32_ONLY && nr == raw))
 		return 0;
 	int sys64 = ab_sys64[nr], sys32 = ab_sys32[nr];
 	if (!(sys64 | sys32))
