@@ -48,10 +48,13 @@ func (r *Recording) consume() error {
 			r.also(ev)
 		}
 	}
-	for ev := range r.sess.Events() {
-		write(&ev)
-		for _, d := range r.Auditor.Observe(&ev) {
-			write(&d)
+	for batch := range r.sess.Events() {
+		for i := range batch {
+			ev := &batch[i]
+			write(ev)
+			for _, d := range r.Auditor.Observe(ev) {
+				write(&d)
+			}
 		}
 	}
 	return werr

@@ -148,14 +148,14 @@ func (a *app) runTrace(args []string, out string, ringBytes int) error {
 // consume writes or counts every event of sess until its channel closes.
 func consume(sess *tracer.Session, jw *tracer.Writer, counts *tracer.Counts) error {
 	var werr error
-	for ev := range sess.Events() {
-		if jw != nil {
-			if werr == nil {
-				werr = jw.Write(&ev)
+	for batch := range sess.Events() {
+		for i := range batch {
+			if jw == nil {
+				counts.Add(&batch[i])
+			} else if werr == nil {
+				werr = jw.Write(&batch[i])
 			}
-			continue
 		}
-		counts.Add(&ev)
 	}
 	return werr
 }

@@ -50,8 +50,8 @@ func runTraced(t *testing.T, tr *tracer.Tracer, spec Spec) (childResult, []trace
 	var events []tracer.Event
 	done := make(chan struct{})
 	go func() {
-		for ev := range sess.Events() {
-			events = append(events, ev)
+		for batch := range sess.Events() {
+			events = append(events, batch...)
 		}
 		close(done)
 	}()

@@ -75,10 +75,18 @@ def workloads(tmp):
     ]
 
 
+# SETTLE is the pause after every run, outside the timing: the daemon keeps
+# the programs attached for 250 ms after a run (tracer.DefaultIdleDetach)
+# and the kernel finishes a detach after a grace period; no mode should run
+# with the previous one's programs still attached, or wait for their detach.
+SETTLE = 0.6
+
+
 def timed(argv):
     t0 = time.perf_counter()
     r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
+    time.sleep(SETTLE)
     if r.returncode != 0:
         sys.exit("benchmark command failed (%d): %s\n%s" % (r.returncode, " ".join(argv), r.stderr.decode(errors="replace")))
     return dt

@@ -3,23 +3,35 @@ package tracer
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"go.uber.org/zap"
 )
 
-// The programs are attached only while at least one session is open: an
-// attached sys_exit hook costs every syscall of the machine, traced or
-// not, so an idle Tracer (a daemon between runs) costs nothing. Attaching
-// the four BTF tracepoints takes well under a millisecond.
+// The programs are attached only while sessions are open: an attached
+// sys_exit hook costs every syscall of the machine, traced or not, so an
+// idle Tracer (a daemon between runs) costs nothing. Attaching takes well
+// under a millisecond, but the kernel finishes a detach asynchronously,
+// after an RCU grace period, and an attach that comes within ~100 ms of a
+// detach waits for it (5-30 ms measured). So the last session's close
+// detaches only after IdleDetach without a new session: back-to-back runs
+// keep the programs attached, an idle tracer is detached shortly after.
 
-// acquire attaches the programs if no session holds them yet, and counts
-// the caller as a holder.
+// DefaultIdleDetach is the default of Options.IdleDetach.
+const DefaultIdleDetach = 250 * time.Millisecond
+
+// acquire attaches the programs if they are not attached, and counts the
+// caller as a holder.
 func (t *Tracer) acquire() error {
 	t.attachMu.Lock()
 	defer t.attachMu.Unlock()
-	if t.holders == 0 {
+	if t.idleTimer != nil {
+		t.idleTimer.Stop()
+		t.idleTimer = nil
+	}
+	if t.links == nil {
 		if err := t.attach(); err != nil {
 			return err
 		}
@@ -28,7 +40,8 @@ func (t *Tracer) acquire() error {
 	return nil
 }
 
-// release drops a holder and detaches the programs after the last one.
+// release drops a holder; after the last one the programs are detached
+// once the tracer has been idle for IdleDetach.
 func (t *Tracer) release() {
 	t.attachMu.Lock()
 	defer t.attachMu.Unlock()
@@ -36,10 +49,28 @@ func (t *Tracer) release() {
 		return
 	}
 	t.holders--
-	if t.holders == 0 {
-		if err := t.detach(); err != nil {
-			t.log.Warn("detach tracer programs", zap.Error(err))
+	if t.holders > 0 {
+		return
+	}
+	if t.idleDetach <= 0 {
+		t.detachLogged()
+		return
+	}
+	var timer *time.Timer
+	timer = time.AfterFunc(t.idleDetach, func() {
+		t.attachMu.Lock()
+		defer t.attachMu.Unlock()
+		if t.idleTimer == timer && t.holders == 0 {
+			t.idleTimer = nil
+			t.detachLogged()
 		}
+	})
+	t.idleTimer = timer
+}
+
+func (t *Tracer) detachLogged() {
+	if err := t.detach(); err != nil {
+		t.log.Warn("detach tracer programs", zap.Error(err))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -259,10 +260,13 @@ func copyFile(src, dst string) error {
 }
 
 // TestAttachedOnlyWhileTracing: the programs are attached (and cost the
-// machine's syscalls anything) only while a session is open; the links
-// are gone from the kernel once the last session closes.
+// machine's syscalls anything) only while sessions are open, and for
+// IdleDetach after the last one closed; a session opened meanwhile reuses
+// the links, and once the tracer has been idle that long the links are
+// gone from the kernel.
 func TestAttachedOnlyWhileTracing(t *testing.T) {
-	tr := loadTracer(t, Options{})
+	const idle = 300 * time.Millisecond
+	tr := loadTracer(t, Options{IdleDetach: idle})
 	attached := func() []link.ID {
 		tr.attachMu.Lock()
 		defer tr.attachMu.Unlock()
@@ -276,11 +280,7 @@ func TestAttachedOnlyWhileTracing(t *testing.T) {
 		}
 		return ids
 	}
-	if ids := attached(); len(ids) != 0 {
-		t.Fatalf("%d links before any session", len(ids))
-	}
-	var sessions []*Session
-	for range 2 {
+	track := func() *Session {
 		p := exec.Command("sleep", "30")
 		if err := p.Start(); err != nil {
 			t.Fatal(err)
@@ -290,27 +290,36 @@ func TestAttachedOnlyWhileTracing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sessions = append(sessions, s)
 		go func() {
 			for range s.Events() {
 			}
 		}()
+		return s
 	}
+	closeSession := func(s *Session) {
+		if _, err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ids := attached(); len(ids) != 0 {
+		t.Fatalf("%d links before any session", len(ids))
+	}
+	s1, s2 := track(), track()
 	ids := attached()
 	if len(ids) != 4 {
 		t.Fatalf("%d links with two sessions open, want 4 (fork, exec, exit, sys_exit)", len(ids))
 	}
-	if _, err := sessions[0].Close(); err != nil {
-		t.Fatal(err)
+	closeSession(s1)
+	closeSession(s2)
+	closed := time.Now()
+	s3 := track()
+	if got := attached(); !slices.Equal(got, ids) || time.Since(closed) >= idle {
+		t.Fatalf("a session opened right after the last close has links %v, want the same %v", got, ids)
 	}
-	if n := len(attached()); n != 4 {
-		t.Fatalf("%d links with one session still open, want 4", n)
-	}
-	if _, err := sessions[1].Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeSession(s3)
+	time.Sleep(idle + 200*time.Millisecond)
 	if n := len(attached()); n != 0 {
-		t.Fatalf("%d links after the last session closed", n)
+		t.Fatalf("%d links after the tracer was idle for %v", n, idle)
 	}
 	for _, id := range ids {
 		if l, err := link.NewFromID(id); err == nil {

@@ -60,9 +60,34 @@ func peekRecord(raw []byte) (record, error) {
 	}, nil
 }
 
+// nameCache reuses the strings of process names (comm), which repeat from
+// event to event, instead of allocating one per event. The reader
+// goroutine owns it; a nil cache allocates.
+type nameCache map[string]string
+
+const maxCachedNames = 4096
+
+func (c nameCache) get(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	if c == nil {
+		return string(b)
+	}
+	if s, ok := c[string(b)]; ok {
+		return s
+	}
+	if len(c) >= maxCachedNames {
+		clear(c)
+	}
+	s := string(b)
+	c[s] = s
+	return s
+}
+
 // decodeEvent turns a raw record into an Event; bootOffset converts the
 // kernel's monotonic clock into Unix time.
-func decodeEvent(raw []byte, bootOffset int64) (Event, error) {
+func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	if len(raw) < hdrSize {
 		return Event{}, errShortRecord
 	}
@@ -79,7 +104,7 @@ func decodeEvent(raw []byte, bootOffset int64) (Event, error) {
 		TGID:  int(le.Uint32(raw[offTGID:])),
 		PPID:  int(le.Uint32(raw[offPPID:])),
 		Op:    opByCode[code],
-		Comm:  cString(raw[offComm : offComm+commLen]),
+		Comm:  names.get(raw[offComm : offComm+commLen]),
 		Flags: le.Uint64(raw[offFlags:]),
 	}
 	var parts [4][]byte

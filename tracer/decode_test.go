@@ -3,6 +3,7 @@ package tracer
 import (
 	"encoding/binary"
 	"encoding/json"
+	"strconv"
 	"testing"
 	"unsafe"
 
@@ -75,7 +76,7 @@ func TestDecodePaths(t *testing.T) {
 		{"chdir that succeeded: the walked cwd", 10, 0, []string{"", "sub\x00d\x00"}, "/d/sub", ""},
 		{"non-utf8", 4, 0, []string{"\xff\xfe\x00", "d\x00"}, "/d/\xff\xfe", ""},
 	} {
-		ev, err := decodeEvent(rawRecord(c.op, c.info, 0, c.parts...), 0)
+		ev, err := decodeEvent(rawRecord(c.op, c.info, 0, c.parts...), 0, nil)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -87,27 +88,27 @@ func TestDecodePaths(t *testing.T) {
 }
 
 func TestDecodeResult(t *testing.T) {
-	ev, err := decodeEvent(rawRecord(1, infoFlags, -2, "/x\x00"), 0)
+	ev, err := decodeEvent(rawRecord(1, infoFlags, -2, "/x\x00"), 0, nil)
 	if err != nil || ev.Ret != -2 || ev.Errno != "ENOENT" || ev.Axis != AxisRead {
 		t.Errorf("failed open: %+v %v", ev, err)
 	}
-	ev, _ = decodeEvent(rawRecord(1, infoFlags, 3, "/x\x00"), 0)
+	ev, _ = decodeEvent(rawRecord(1, infoFlags, 3, "/x\x00"), 0, nil)
 	if ev.Ret != 0 || ev.Errno != "" {
 		t.Errorf("successful open: ret %d errno %q, want 0 and none", ev.Ret, ev.Errno)
 	}
-	ev, _ = decodeEvent(rawRecord(12, 0, 137), 0)
+	ev, _ = decodeEvent(rawRecord(12, 0, 137), 0, nil)
 	if ev.Ret != 137 || ev.Errno != "" || ev.Path != "" {
 		t.Errorf("exit: %+v", ev)
 	}
-	if _, err := decodeEvent(rawRecord(99, 0, 0), 0); err == nil {
+	if _, err := decodeEvent(rawRecord(99, 0, 0), 0, nil); err == nil {
 		t.Error("unknown op decoded")
 	}
 	bad := rawRecord(1, 0, 0, "/x\x00")
 	binary.LittleEndian.PutUint16(bad[offLen:], 500)
-	if _, err := decodeEvent(bad, 0); err == nil {
+	if _, err := decodeEvent(bad, 0, nil); err == nil {
 		t.Error("record with an overlong part decoded")
 	}
-	if _, err := decodeEvent(bad[:10], 0); err == nil {
+	if _, err := decodeEvent(bad[:10], 0, nil); err == nil {
 		t.Error("short record decoded")
 	}
 }
@@ -174,4 +175,24 @@ func FuzzJSONRoundTrip(f *testing.F) {
 			t.Fatalf("round trip %q → %q", p, out.Path)
 		}
 	})
+}
+
+// TestNameCache: process names are decoded to the same string each time
+// (no allocation per event), cut at their NUL, and the cache stays bounded.
+func TestNameCache(t *testing.T) {
+	names := nameCache{}
+	a, _ := decodeEvent(rawRecord(1, infoFlags, 0, "/x\x00"), 0, names)
+	b, _ := decodeEvent(rawRecord(1, infoFlags, 0, "/y\x00"), 0, names)
+	if a.Comm != "prog" || b.Comm != "prog" || unsafe.StringData(a.Comm) != unsafe.StringData(b.Comm) {
+		t.Errorf("comm %q and %q are not one cached string", a.Comm, b.Comm)
+	}
+	if n := testing.AllocsPerRun(100, func() { names.get([]byte("prog\x00\x00")) }); n != 0 {
+		t.Errorf("a cached name costs %v allocations", n)
+	}
+	for i := range 2 * maxCachedNames {
+		names.get([]byte(strconv.Itoa(i)))
+	}
+	if len(names) > maxCachedNames {
+		t.Errorf("cache grew to %d names", len(names))
+	}
 }

@@ -1,37 +1,36 @@
 package tracer
 
-// Delivery of a session's events: the reader hands an event straight to
-// the Events channel when nothing is pending and the channel has room
-// (the common case: one goroutine hand-off per event); otherwise it
-// appends to an in-memory queue (it never blocks on a consumer), which one
-// pump goroutine per session forwards to the channel in order.
+// Delivery of a session's events, in batches: the reader appends every
+// record it reads to its session's queue (it never blocks on a consumer)
+// and, once it has emptied the ring buffer, hands each session's queue to
+// that session's pump goroutine, which sends it on the Events channel as
+// one batch. A consumer thus wakes once per batch of the ring buffer, not
+// once per event (a wake-up costs more than decoding an event).
 
-// push queues events for delivery (called by the reader).
-func (s *Session) push(ev Event) {
+// push queues an event (called by the reader); flush makes it deliverable.
+func (s *Session) push(ev Event) (queued bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.ended {
-		s.mu.Unlock()
 		s.t.unclaimed.Add(1)
-		return
+		return false
 	}
 	if s.preExec && ev.TGID == s.root {
 		if ev.Op != OpExec {
-			s.mu.Unlock()
-			return
+			return false
 		}
 		s.preExec = ev.Failed()
 	}
-	s.events++
-	if !s.pumping && len(s.queue) == 0 {
-		select {
-		case s.out <- ev:
-			s.mu.Unlock()
-			return
-		default:
-		}
+	if s.queue == nil {
+		s.queue = make([]Event, 0, s.lastBatch)
 	}
 	s.queue = append(s.queue, ev)
-	s.mu.Unlock()
+	s.events++
+	return true
+}
+
+// flush wakes the pump for the events queued so far.
+func (s *Session) flush() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -59,34 +58,30 @@ func (s *Session) finish() {
 	s.mu.Lock()
 	s.ended = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.flush()
 }
 
+// pump sends the queue, a batch at a time, until the session has ended
+// and everything has been sent.
 func (s *Session) pump() {
 	defer close(s.pumpDone)
 	defer close(s.out)
-	var batch []Event
 	for {
 		s.mu.Lock()
-		if len(s.queue) == 0 {
-			s.pumping = false
-			ended := s.ended
-			s.mu.Unlock()
-			if ended {
-				return
-			}
-			<-s.wake
+		batch := s.queue
+		s.queue = nil
+		if len(batch) > 0 {
+			s.lastBatch = len(batch)
+		}
+		ended := s.ended
+		s.mu.Unlock()
+		if len(batch) > 0 {
+			s.out <- batch
 			continue
 		}
-		batch, s.queue = s.queue, batch[:0]
-		s.pumping = true
-		s.mu.Unlock()
-		for _, ev := range batch {
-			s.out <- ev
+		if ended {
+			return
 		}
-		clear(batch)
+		<-s.wake
 	}
 }

@@ -145,9 +145,11 @@ func runTraced(t *testing.T, tr *Tracer, dir string, argv []string, keep func(*E
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for ev := range sess.Events() {
-			if keep == nil || keep(&ev) {
-				r.events = append(r.events, ev)
+		for batch := range sess.Events() {
+			for i := range batch {
+				if keep == nil || keep(&batch[i]) {
+					r.events = append(r.events, batch[i])
+				}
 			}
 		}
 	}()

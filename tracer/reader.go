@@ -3,6 +3,7 @@ package tracer
 import (
 	"errors"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -14,18 +15,35 @@ import (
 // kernel side wakes the reader only for batches (see wakeBytes).
 const pollInterval = 10 * time.Millisecond
 
+// Queued events are delivered in batches: once the ring buffer is empty
+// and at least flushMin records were read, after flushMax records, and
+// at each poll timeout (so an event waits at most about pollInterval).
+// While the reader keeps up with a producer the ring is empty after almost
+// every record; delivering each time would cost a wake-up per event.
+const (
+	flushMin = 256
+	flushMax = 4096
+)
+
 // readLoop reads the ring buffer until the reader is closed and hands
-// every record to its session.
+// every record to its session's queue, delivering the queues in batches.
 func (t *Tracer) readLoop() {
 	defer close(t.readerEnd)
 	var rec ringbuf.Record
 	t.rd.SetDeadline(time.Now().Add(pollInterval))
+	unread := 0
 	for {
+		if unread >= flushMax || (unread >= flushMin && t.rd.AvailableBytes() == 0) {
+			t.flush()
+			unread = 0
+		}
 		if err := t.rd.ReadInto(&rec); err != nil {
 			if errors.Is(err, ringbuf.ErrClosed) {
 				return
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
+				t.flush()
+				unread = 0
 				t.rd.SetDeadline(time.Now().Add(pollInterval))
 				continue
 			}
@@ -33,7 +51,17 @@ func (t *Tracer) readLoop() {
 			continue
 		}
 		t.dispatch(rec.RawSample)
+		unread++
 	}
+}
+
+// flush delivers the queues of the sessions that received events.
+func (t *Tracer) flush() {
+	for _, s := range t.dirty {
+		s.flush()
+	}
+	clear(t.dirty)
+	t.dirty = t.dirty[:0]
 }
 
 func (t *Tracer) dispatch(raw []byte) {
@@ -53,7 +81,7 @@ func (t *Tracer) dispatch(raw []byte) {
 		s.marker(hdr.seq)
 		return
 	}
-	ev, err := decodeEvent(raw, t.bootOffset)
+	ev, err := decodeEvent(raw, t.bootOffset, t.names)
 	if err != nil {
 		t.badRecord(s, err)
 		return
@@ -62,7 +90,9 @@ func (t *Tracer) dispatch(raw []byte) {
 		t.log.Warn("traced path incomplete (too long or unreadable)",
 			zap.String("op", string(ev.Op)), zap.String("path", ev.Path), zap.Int("pid", ev.PID))
 	}
-	s.push(ev)
+	if s.push(ev) && !slices.Contains(t.dirty, s) {
+		t.dirty = append(t.dirty, s)
+	}
 }
 
 // badRecord counts an undecodable record against its session, or against

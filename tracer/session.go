@@ -42,19 +42,19 @@ type Session struct {
 	id   uint64
 	root int
 
-	missed0  uint64 // Tracer.missed when the session started
-	mu       sync.Mutex
-	preExec  bool // dropping the root's events until it execs (FromExec)
-	queue    []Event
-	pumping  bool // the pump is sending a batch taken from queue
-	wake     chan struct{}
-	ended    bool // no more events will be queued
-	events   uint64
-	badRecs  uint64
-	syncSeq  uint64
-	syncDone chan struct{}
+	missed0   uint64 // Tracer.missed when the session started
+	mu        sync.Mutex
+	preExec   bool // dropping the root's events until it execs (FromExec)
+	queue     []Event
+	lastBatch int // size of the last batch sent, to size the next queue
+	wake      chan struct{}
+	ended     bool // no more events will be queued
+	events    uint64
+	badRecs   uint64
+	syncSeq   uint64
+	syncDone  chan struct{}
 
-	out      chan Event
+	out      chan []Event
 	pumpDone chan struct{}
 	closeMu  sync.Mutex
 	summary  *Summary
@@ -92,7 +92,7 @@ func (t *Tracer) TrackWith(pid int, opts TrackOptions) (*Session, error) {
 	}
 	s := &Session{
 		t: t, id: t.nextID.Add(1), root: pid, preExec: opts.FromExec,
-		wake: make(chan struct{}, 1), out: make(chan Event, 4096), pumpDone: make(chan struct{}),
+		wake: make(chan struct{}, 1), out: make(chan []Event, 64), pumpDone: make(chan struct{}),
 		missed0: t.missed(),
 	}
 	t.sessions[s.id] = s
@@ -180,10 +180,11 @@ func (s *Session) ID() uint64 { return s.id }
 // Root is the pid of the process the session was started for.
 func (s *Session) Root() int { return s.root }
 
-// Events delivers the session's events. Read it until it is closed: the
-// reader never blocks on a slow consumer (events queue in memory), so an
-// unread channel only costs memory, never events.
-func (s *Session) Events() <-chan Event { return s.out }
+// Events delivers the session's events in batches, in kernel commit
+// order; each batch belongs to the receiver. Read it until it is closed:
+// the reader never blocks on a slow consumer (events queue in memory), so
+// an unread channel only costs memory, never events.
+func (s *Session) Events() <-chan []Event { return s.out }
 
 // Close stops tracing the tree, waits until every event the kernel
 // committed for it before the call has been read, delivers them, closes

@@ -33,6 +33,11 @@ type Options struct {
 	// MaxProcs bounds the processes traced at once over all sessions.
 	// 0 means DefaultMaxProcs.
 	MaxProcs int
+	// IdleDetach is how long the programs stay attached after the last
+	// session closed, so that back-to-back sessions do not wait for the
+	// kernel to finish a detach. 0 means DefaultIdleDetach; negative
+	// detaches at once.
+	IdleDetach time.Duration
 }
 
 // Tracer owns the loaded eBPF programs, their links (present while a
@@ -45,9 +50,11 @@ type Tracer struct {
 	bootOffset int64
 	ringBytes  int
 
-	attachMu sync.Mutex
-	links    []link.Link
-	holders  int // open sessions, which need the programs attached
+	attachMu   sync.Mutex
+	links      []link.Link // nil while detached
+	holders    int         // open sessions, which need the programs attached
+	idleDetach time.Duration
+	idleTimer  *time.Timer // pending detach after the last session
 
 	mu       sync.Mutex
 	sessions map[uint64]*Session
@@ -58,6 +65,8 @@ type Tracer struct {
 	unclaimed atomic.Uint64
 	badRecs   atomic.Uint64
 	readerEnd chan struct{}
+	dirty     []*Session // sessions with undelivered events (reader goroutine only)
+	names     nameCache  // reader goroutine only
 }
 
 // Load loads the tracer programs (they are attached while sessions are
@@ -89,7 +98,13 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 		return nil, fmt.Errorf("load tracer: set wake-up threshold: %w", err)
 	}
 
-	t := &Tracer{log: log, ringBytes: ring, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{})}
+	t := &Tracer{log: log, ringBytes: ring, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{}), names: nameCache{}}
+	switch t.idleDetach = opts.IdleDetach; {
+	case t.idleDetach == 0:
+		t.idleDetach = DefaultIdleDetach
+	case t.idleDetach < 0:
+		t.idleDetach = 0
+	}
 	if err := spec.LoadAndAssign(&t.objs, nil); err != nil {
 		return nil, loadError(err)
 	}
@@ -121,6 +136,10 @@ func (t *Tracer) Close() error {
 
 	var errs []error
 	t.attachMu.Lock()
+	if t.idleTimer != nil {
+		t.idleTimer.Stop()
+		t.idleTimer = nil
+	}
 	errs = append(errs, t.detach())
 	t.holders = 0
 	t.attachMu.Unlock()

@@ -5,11 +5,15 @@
 //
 //   - untraced: nothing attached;
 //   - hook: an empty BTF tracepoint program attached to sys_exit, the hook
-//     the tracer uses. This is the floor of any syscall-tracepoint tracer
-//     on this kernel and machine: the syscall slow path and the program
-//     dispatch, paid by every syscall while the hook is attached;
+//     the tracer uses (attached before and detached after the timed run).
+//     This is the floor of any syscall-tracepoint tracer on this kernel
+//     and machine: the syscall slow path and the program dispatch, paid by
+//     every syscall while the hook is attached;
 //   - traced: the command as a traced sandbox-init child, its events
 //     written as JSON lines to a file, as `authbench trace --out` does.
+//
+// After each run it waits until the kernel has finished detaching
+// programs (settle), so that no mode pays for the one before.
 //
 // It prints the durations in seconds as one JSON object;
 // scripts/bench-trace.py runs it beside the CLI, the daemon and strace.
@@ -33,6 +37,10 @@ import (
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
+
+// settle is long enough for the tracer's idle detach and the kernel's
+// deferred detach to finish.
+const settle = tracer.DefaultIdleDetach + 300*time.Millisecond
 
 type result struct {
 	Untraced []float64 `json:"untraced"`
@@ -85,14 +93,8 @@ func run(reps int, argv []string) error {
 	defer out.Close()
 
 	untraced := func() error { return exec.Command(prog, argv[1:]...).Run() }
-	hooked := func() error {
-		l, err := link.AttachTracing(link.TracingOptions{Program: empty})
-		if err != nil {
-			return fmt.Errorf("attach the empty hook: %w", err)
-		}
-		defer l.Close()
-		return untraced()
-	}
+	var hook link.Link
+	hooked := func() error { return untraced() }
 	var res result
 	traced := func() error {
 		sum, err := runTraced(tr, self, prog, argv, out)
@@ -105,13 +107,26 @@ func run(reps int, argv []string) error {
 			run  func() error
 			dst  *[]float64
 		}{{"untraced", untraced, &res.Untraced}, {"hook", hooked, &res.Hook}, {"traced", traced, &res.Traced}} {
+			if m.dst == &res.Hook {
+				if hook, err = link.AttachTracing(link.TracingOptions{Program: empty}); err != nil {
+					return fmt.Errorf("attach the empty hook: %w", err)
+				}
+				time.Sleep(settle)
+			}
 			t0 := time.Now()
-			if err := m.run(); err != nil {
+			err := m.run()
+			d := time.Since(t0)
+			if hook != nil {
+				hook.Close()
+				hook = nil
+			}
+			if err != nil {
 				return fmt.Errorf("%s run: %w", m.name, err)
 			}
 			if i > 0 {
-				*m.dst = append(*m.dst, time.Since(t0).Seconds())
+				*m.dst = append(*m.dst, d.Seconds())
 			}
+			time.Sleep(settle)
 		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
@@ -148,9 +163,11 @@ func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File
 	done := make(chan error, 1)
 	go func() {
 		var werr error
-		for ev := range sess.Events() {
-			if werr == nil {
-				werr = w.Write(&ev)
+		for batch := range sess.Events() {
+			for i := range batch {
+				if werr == nil {
+					werr = w.Write(&batch[i])
+				}
 			}
 		}
 		done <- werr
