@@ -2,10 +2,10 @@ package tracer
 
 // Delivery of a session's events, in batches: the reader appends every
 // record it reads to its session's queue (it never blocks on a consumer)
-// and, once it has emptied the ring buffer, hands each session's queue to
-// that session's pump goroutine, which sends it on the Events channel as
-// one batch. A consumer thus wakes once per batch of the ring buffer, not
-// once per event (a wake-up costs more than decoding an event).
+// and now and then (see flushMin) hands the queues over to the sessions'
+// pump goroutines, each of which sends its queue on the Events channel as
+// one batch. A consumer thus wakes once per batch, not once per event (a
+// wake-up costs more than decoding an event).
 
 // push queues an event (called by the reader); flush makes it deliverable.
 func (s *Session) push(ev Event) (queued bool) {
@@ -20,9 +20,6 @@ func (s *Session) push(ev Event) (queued bool) {
 			return false
 		}
 		s.preExec = ev.Failed()
-	}
-	if s.queue == nil {
-		s.queue = make([]Event, 0, s.lastBatch)
 	}
 	s.queue = append(s.queue, ev)
 	s.events++
@@ -70,9 +67,6 @@ func (s *Session) pump() {
 		s.mu.Lock()
 		batch := s.queue
 		s.queue = nil
-		if len(batch) > 0 {
-			s.lastBatch = len(batch)
-		}
 		ended := s.ended
 		s.mu.Unlock()
 		if len(batch) > 0 {

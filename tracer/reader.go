@@ -3,7 +3,6 @@ package tracer
 import (
 	"errors"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -58,6 +57,7 @@ func (t *Tracer) readLoop() {
 // flush delivers the queues of the sessions that received events.
 func (t *Tracer) flush() {
 	for _, s := range t.dirty {
+		s.flushing = false
 		s.flush()
 	}
 	clear(t.dirty)
@@ -90,7 +90,8 @@ func (t *Tracer) dispatch(raw []byte) {
 		t.log.Warn("traced path incomplete (too long or unreadable)",
 			zap.String("op", string(ev.Op)), zap.String("path", ev.Path), zap.Int("pid", ev.PID))
 	}
-	if s.push(ev) && !slices.Contains(t.dirty, s) {
+	if s.push(ev) && !s.flushing {
+		s.flushing = true
 		t.dirty = append(t.dirty, s)
 	}
 }
