@@ -5,15 +5,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
-// startDaemonProcess runs `authbench daemon` as its own process.
-func startDaemonProcess(t *testing.T, socket, state string) *exec.Cmd {
+// startDaemonProcess runs `authbench daemon` as its own process, without
+// a tracer, with extra flags.
+func startDaemonProcess(t *testing.T, socket, state string, flags ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(testBinary, "daemon", "--socket", socket, "--state-dir", state, "--no-tracer")
+	cmd := exec.Command(testBinary, append([]string{"daemon", "--socket", socket, "--state-dir", state, "--no-tracer"}, flags...)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -74,6 +78,51 @@ func TestDaemonKillLeavesNoOrphans(t *testing.T) {
 	}
 	if states[run.ID] != StateAborted || states[done.ID] != StateSucceeded {
 		t.Fatalf("after restart: %v", states)
+	}
+}
+
+// TestDaemonKillEndsTaskContainers: kill -9 of the daemon during a task
+// run ends the agent's container too (runc dies with the daemon, and the
+// container's init, sandbox-init, with runc), not only at the next start.
+func TestDaemonKillEndsTaskContainers(t *testing.T) {
+	requireRoot(t)
+	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
+	socket := filepath.Join(shortTempDir(t), "d.sock")
+	state := t.TempDir()
+	daemon := startDaemonProcess(t, socket, state, "--images-dir", testenv.ImagesDir())
+	defer daemon.Process.Kill()
+	dir, err := filepath.Abs("../tasks/testdata/fixtures/hello-standard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := treeMarker()
+	client := NewClient(socket)
+	run, err := client.Submit(context.Background(), &RunRequest{Task: &TaskRequest{
+		Dir: dir, PolicySource: "unconstrained", Agent: "cmd:sleep " + marker + " & sleep " + marker,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, client, run.ID, StateRunning)
+	waitTreeSize(t, marker, 2, time.Now().Add(3*time.Minute)) // the image may be built first
+	if err := daemon.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	daemon.Wait()
+	waitTreeGone(t, marker, 3*time.Second)
+
+	// The next daemon on the state directory unmounts the run's rootfs.
+	restarted := startDaemonProcess(t, socket, state, "--images-dir", testenv.ImagesDir())
+	restarted.Process.Signal(syscall.SIGTERM)
+	restarted.Wait()
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mounts), "\n") {
+		if strings.Contains(line, state) {
+			t.Errorf("still mounted after a restart: %s", line)
+		}
 	}
 }
 

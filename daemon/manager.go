@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -117,13 +118,17 @@ func NewManager(cfg Config) (*Manager, error) {
 }
 
 // RecoverStale records the runs that a previous daemon left queued or
-// running as aborted (their trees died with it) and deletes the task
-// containers it left (runc is not their parent, so they outlive it).
+// running as aborted (their trees died with it), deletes the task
+// containers' runc state it left and unmounts their root filesystems.
 func (m *Manager) RecoverStale() error {
 	runs, err := m.store.List()
+	var tasks []string
 	for _, r := range runs {
 		if r.State.Terminal() || m.lookup(r.ID) != nil {
 			continue
+		}
+		if r.Request.Task != nil {
+			tasks = append(tasks, r.ID)
 		}
 		from := r.State
 		m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
@@ -133,7 +138,15 @@ func (m *Manager) RecoverStale() error {
 		}
 		m.metrics.transition(from, StateAborted)
 	}
-	return errors.Join(err, m.DeleteStaleContainers())
+	if cerr := m.DeleteStaleContainers(); cerr != nil {
+		return errors.Join(err, cerr) // their rootfs may still be in use
+	}
+	for _, id := range tasks {
+		if cerr := taskrun.Cleanup(m.store.RunDir(id)); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("run %s: %w", id, cerr))
+		}
+	}
+	return err
 }
 
 // Metrics returns the manager's metrics.

@@ -72,6 +72,14 @@ func OverlayOptions(lower, upper, work string) string {
 // Upper is the directory that holds what the run changed.
 func (r *Rootfs) Upper() string { return filepath.Join(r.Dir, "upper") }
 
+// RemoveRootfs unmounts and removes the rootfs that NewRootfs made in
+// runDir when nobody closed it (its process was killed); a rootfs that is
+// not mounted, or a runDir that does not exist, is fine.
+func RemoveRootfs(runDir string) error {
+	r := &Rootfs{Dir: runDir, Path: filepath.Join(runDir, "merged"), mounted: true}
+	return r.Close()
+}
+
 // Close unmounts the overlay (lazily if it is still busy) and removes the
 // run directory. It is safe to call more than once.
 func (r *Rootfs) Close() error {

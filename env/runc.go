@@ -143,8 +143,11 @@ func (r Runc) Start(bundle, id string, stdio Stdio) (*Container, error) {
 	cmd.ExtraFiles = stdio.ExtraFiles
 	runcErr := &bytes.Buffer{}
 	cmd.Stderr = &tailWriter{w: stdio.Stderr, tail: runcErr}
-	// No Pdeathsig: killing runc would orphan the container rather than
-	// end it. The caller ends runs through ctx (runc kill --all).
+	// runc dies with its caller (a daemon killed with SIGKILL), and an
+	// init that asks for it dies with runc: sandbox-init does, so an agent
+	// container ends with the daemon. Runs are otherwise ended through
+	// ctx (runc kill --all), which leaves runc to clean up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	c := &Container{r: r, id: id, pidFile: pidFile, cmd: cmd, runcErr: runcErr, start: time.Now(), done: make(chan error, 1)}
 	if err := cmd.Start(); err != nil {
 		r.Delete(id)

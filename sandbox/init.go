@@ -17,13 +17,36 @@ const ExitInitFailure = 126
 // RunInit is the body of sandbox-init: wait at the gate for the spec,
 // prepare the process and exec. It returns only on failure, after the
 // error has been sent to the parent; the caller exits ExitInitFailure.
+//
+// sandbox-init, and the command it becomes, die with the process that
+// launched it: Start asks for that, and sandbox-init asks again itself for
+// launchers that do not, such as runc, which starts it as a container's
+// init (when that init dies, the kernel kills the whole container).
 func RunInit() error {
 	runtime.LockOSThread()
 	errPipe := os.NewFile(errorFD, "sandbox-error")
-	err := initAndExec()
+	err := dieWithParent()
+	if err == nil {
+		err = initAndExec()
+	}
 	fmt.Fprintf(errPipe, "sandbox-init: %v", err)
 	errPipe.Close()
 	return err
+}
+
+// dieWithParent sets the parent-death signal to SIGKILL. A container's
+// init sees its parent (outside its PID namespace) as pid 0, so whether
+// the parent died before the call can be checked only outside one; inside,
+// a launcher that died first closes the gate, and reading the spec fails.
+func dieWithParent() error {
+	ppid := os.Getppid()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
+	}
+	if ppid != 0 && os.Getppid() != ppid {
+		return errors.New("the launcher died before sandbox-init started")
+	}
+	return nil
 }
 
 func initAndExec() error {

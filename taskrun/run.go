@@ -48,6 +48,15 @@ type runner struct {
 	id     string
 }
 
+// rootfsDir is where in Options.Dir a run mounts its rootfs.
+const rootfsDir = "rootfs"
+
+// Cleanup removes what a run that was killed left in its directory dir:
+// the mounted rootfs. Its containers must be gone (runc delete) first.
+func Cleanup(dir string) error {
+	return env.RemoveRootfs(filepath.Join(dir, rootfsDir))
+}
+
 // Run carries out one task run and writes Dir/result.json. The returned
 // error is for runs that could not be carried out at all; the result
 // then says why too, and is written whenever Dir is writable.
@@ -95,7 +104,7 @@ func (r *runner) run(ctx context.Context) error {
 	if r.image, err = r.buildImage(ctx); err != nil {
 		return err
 	}
-	if r.rootfs, err = env.NewRootfs(r.image.Rootfs, filepath.Join(r.o.Dir, "rootfs")); err != nil {
+	if r.rootfs, err = env.NewRootfs(r.image.Rootfs, filepath.Join(r.o.Dir, rootfsDir)); err != nil {
 		return err
 	}
 	defer func() {
