@@ -52,9 +52,11 @@ func (a *app) startRemote(client *daemon.Client, req *daemon.RunRequest) (*remot
 	return &remoteRun{a: a, client: client, run: run}, nil
 }
 
-// wait streams the run's output until it ends (cancelling it on SIGINT or
-// SIGTERM) and returns its final record.
-func (r *remoteRun) wait() (*daemon.Run, error) {
+// wait streams the run's output, and its event log to events unless that
+// is nil, until it ends (cancelling it on SIGINT or SIGTERM), and returns
+// its final record. The event log streams while the run runs, so little
+// is left to copy when it ends.
+func (r *remoteRun) wait(events io.Writer) (*daemon.Run, error) {
 	ctx := context.Background()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -70,12 +72,19 @@ func (r *remoteRun) wait() (*daemon.Run, error) {
 		case <-done:
 		}
 	}()
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, s := range []struct {
+	logs := []struct {
 		log string
 		w   io.Writer
-	}{{"stdout", r.a.stdout}, {"stderr", r.a.stderr}} {
+	}{{"stdout", r.a.stdout}, {"stderr", r.a.stderr}}
+	if events != nil {
+		logs = append(logs, struct {
+			log string
+			w   io.Writer
+		}{"events", events})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(logs))
+	for i, s := range logs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -114,17 +123,6 @@ func (r *remoteRun) exitStatus(final *daemon.Run, verb string) error {
 		code = exitNotExecutable
 	}
 	return &ExitError{Code: code, Err: fmt.Errorf("%s: run %s %s: %s", verb, final.ID, final.State, final.Error)}
-}
-
-// saveEvents copies the run's event log to w.
-func (r *remoteRun) saveEvents(w io.Writer) error {
-	rc, err := r.client.OpenLog(context.Background(), r.run.ID, "events", false)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	_, err = io.Copy(w, rc)
-	return err
 }
 
 // countEvents reads the run's event log into counts and returns its
@@ -205,33 +203,44 @@ func (a *app) runExecRemote(c *daemon.Client, ef execFlags, args []string) error
 		}
 	}
 	req.UID, req.GID, req.AllowRoot = remoteIdentity(ef.uid, ef.gid)
+	var trace *os.File
+	if ef.trace != "" {
+		if trace, err = os.Create(ef.trace); err != nil {
+			return usageErrorf("exec: --trace: %v", err)
+		}
+		defer trace.Close()
+	}
 	r, err := a.startRemote(c, req)
 	if err != nil {
 		return err
 	}
-	final, err := r.wait()
+	final, err := r.wait(writerOrNil(trace))
 	if err != nil {
 		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: run %s: %w", r.run.ID, err)}
 	}
-	if ef.trace != "" {
-		if err := r.writeTrace(ef.trace, final); err != nil {
+	if trace != nil {
+		if err := r.finishTrace(trace, final); err != nil {
 			a.log.Warn("trace", zap.Error(err))
 		}
 	}
 	return r.exitStatus(final, "exec")
 }
 
-// writeTrace saves the run's events and plan as `exec --trace FILE`
-// does and prints its audit.
-func (r *remoteRun) writeTrace(file string, final *daemon.Run) error {
-	f, err := os.Create(file)
-	if err != nil {
+// writerOrNil is f as an io.Writer, nil (not a nil *os.File) when f is.
+func writerOrNil(f *os.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+// finishTrace completes `exec --trace FILE` once the events are in f: it
+// writes the plan beside it and prints the run's audit.
+func (r *remoteRun) finishTrace(f *os.File, final *daemon.Run) error {
+	if err := f.Close(); err != nil {
 		return err
 	}
-	werr := r.saveEvents(f)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return err
-	}
+	file := f.Name()
 	if final.Plan != nil {
 		if err := writePlanRecord(file, final.Plan, sandbox.EnforcementFor(final.LandlockABI)); err != nil {
 			return err
@@ -252,29 +261,38 @@ func (a *app) runTraceRemote(c *daemon.Client, args []string, out string) error 
 		return fmt.Errorf("trace: %w", err)
 	}
 	req.UID, req.GID, req.AllowRoot = remoteIdentity(-1, -1)
+	var (
+		events io.Writer
+		file   *os.File
+	)
+	switch out {
+	case "-":
+		events = a.stdout
+	case "":
+	default:
+		if file, err = os.Create(out); err != nil {
+			return usageErrorf("trace: --out: %v", err)
+		}
+		defer file.Close()
+		events = file
+	}
 	r, err := a.startRemote(c, req)
 	if err != nil {
 		return err
 	}
-	final, err := r.wait()
+	final, err := r.wait(events)
 	if err != nil {
 		return fmt.Errorf("trace: run %s: %w", r.run.ID, err)
 	}
-	switch out {
-	case "-":
-		err = r.saveEvents(a.stdout)
-	case "":
+	switch {
+	case file != nil:
+		err = file.Close()
+	case out == "":
 		counts := tracer.NewCounts()
 		var sum tracer.Summary
 		if sum, err = r.countEvents(counts); err == nil {
 			err = counts.WriteText(a.stderr, sum)
 		}
-	default:
-		var f *os.File
-		if f, err = os.Create(out); err != nil {
-			return usageErrorf("trace: --out: %v", err)
-		}
-		err = errors.Join(r.saveEvents(f), f.Close())
 	}
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
