@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,6 +111,59 @@ func TestExecThroughDaemonMatchesEmbedded(t *testing.T) {
 	code, out, _ := runBinary(t, bin, socket, "runs", "ls")
 	if code != 0 || !strings.Contains(out, "/bin/sh -c cat "+allowed) {
 		t.Fatalf("runs ls: %d %q", code, out)
+	}
+}
+
+// TestTraceThroughDaemon: `authbench trace --out` through the daemon
+// writes the same accesses as the embedded trace, and an unwritable --out
+// is a usage error before anything runs.
+func TestTraceThroughDaemon(t *testing.T) {
+	bin := benchBinary(t)
+	socket := serveTestDaemon(t, bin)
+	dir := t.TempDir()
+	data := writeFile(t, dir, "data.txt", "x\n")
+	accesses := map[string]string{}
+	for _, mode := range []struct{ name, socket string }{{"embedded", ""}, {"daemon", socket}} {
+		out := filepath.Join(dir, mode.name+".jsonl")
+		code, _, errOut := runBinary(t, bin, mode.socket, "trace", "--out", out, "--", "/bin/sh", "-c", "cat "+data+" missing 2>/dev/null; exit 3")
+		if code != 3 {
+			t.Fatalf("%s: exit %d, want the command's 3 (%s)", mode.name, code, errOut)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			var ev tracer.Event
+			if strings.HasPrefix(line, `{"op":"summary"`) {
+				lines = append(lines, "summary")
+				continue
+			}
+			if err := ev.UnmarshalJSON([]byte(line)); err != nil {
+				t.Fatalf("%s: %v: %s", mode.name, err, line)
+			}
+			if ev.Op == tracer.OpOpen || ev.Op == tracer.OpExec {
+				lines = append(lines, fmt.Sprintf("%s %s %s", ev.Op, ev.Path, ev.Errno))
+			}
+		}
+		accesses[mode.name] = strings.Join(lines, "\n")
+	}
+	if accesses["embedded"] != accesses["daemon"] || !strings.Contains(accesses["daemon"], "open "+data+" \n") ||
+		!strings.HasSuffix(accesses["daemon"], "summary") {
+		t.Fatalf("traces differ or are incomplete:\nembedded:\n%s\ndaemon:\n%s", accesses["embedded"], accesses["daemon"])
+	}
+	runs := func() string {
+		_, out, _ := runBinary(t, bin, socket, "--json", "runs", "ls")
+		return out
+	}
+	before := runs()
+	code, _, errOut := runBinary(t, bin, socket, "trace", "--out", filepath.Join(dir, "missing", "x.jsonl"), "--", "/bin/true")
+	if code != 2 || !strings.Contains(errOut, "--out") {
+		t.Fatalf("unwritable --out through the daemon: exit %d, %q", code, errOut)
+	}
+	if after := runs(); after != before || !strings.Contains(before, "/bin/sh") {
+		t.Fatalf("runs changed by a refused trace:\nbefore: %s\nafter:  %s", before, after)
 	}
 }
 
