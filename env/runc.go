@@ -15,6 +15,8 @@ import (
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/authbench/authbench/internal/spawn"
 )
 
 // DefaultRuncRoot is where runc keeps the state of authbench's containers,
@@ -149,7 +151,7 @@ func (r Runc) Start(bundle, id string, stdio Stdio) (*Container, error) {
 	// ctx (runc kill --all), which leaves runc to clean up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	c := &Container{r: r, id: id, pidFile: pidFile, cmd: cmd, runcErr: runcErr, start: time.Now(), done: make(chan error, 1)}
-	if err := cmd.Start(); err != nil {
+	if err := spawn.Start(cmd); err != nil {
 		r.Delete(id)
 		return nil, fmt.Errorf("start runc: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/authbench/authbench/internal/spawn"
 	"github.com/authbench/authbench/policy"
 )
 
@@ -108,7 +109,7 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	if opts.OwnPIDNamespace {
 		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
 	}
-	startErr := cmd.Start()
+	startErr := spawn.Start(cmd) // the parent-death signal then means the process died
 	gate.Started()
 	if startErr != nil {
 		gate.Close()

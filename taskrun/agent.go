@@ -79,6 +79,13 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	res, waitErr := c.Wait(agentCtx)
 	r.finishAgentTrace(rec)
 	r.res.ExitCode, r.res.TimedOut, r.res.DurationS = res.ExitCode, res.TimedOut, res.Duration.Seconds()
+	if startErr != nil && ctx.Err() == nil && errors.Is(agentCtx.Err(), context.DeadlineExceeded) {
+		// The agent's time ran out while its container was starting: a
+		// timeout like any other, not a failure of the run.
+		r.log.Warn("the agent's timeout expired before it started", zap.String("task", t.Name), zap.Error(startErr))
+		r.res.TimedOut = true
+		startErr = nil
+	}
 	if startErr != nil {
 		return fmt.Errorf("agent could not start: %w", startErr)
 	}
