@@ -72,15 +72,13 @@ func (r *remoteRun) wait(events io.Writer) (*daemon.Run, error) {
 		case <-done:
 		}
 	}()
-	logs := []struct {
+	type stream struct {
 		log string
 		w   io.Writer
-	}{{"stdout", r.a.stdout}, {"stderr", r.a.stderr}}
+	}
+	logs := []stream{{"stdout", r.a.stdout}, {"stderr", r.a.stderr}}
 	if events != nil {
-		logs = append(logs, struct {
-			log string
-			w   io.Writer
-		}{"events", events})
+		logs = append(logs, stream{"events", events})
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(logs))
@@ -123,6 +121,17 @@ func (r *remoteRun) exitStatus(final *daemon.Run, verb string) error {
 		code = exitNotExecutable
 	}
 	return &ExitError{Code: code, Err: fmt.Errorf("%s: run %s %s: %s", verb, final.ID, final.State, final.Error)}
+}
+
+// copyEvents copies the run's event log to w.
+func (r *remoteRun) copyEvents(w io.Writer) error {
+	rc, err := r.client.OpenLog(context.Background(), r.run.ID, "events", false)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	_, err = io.Copy(w, rc)
+	return err
 }
 
 // countEvents reads the run's event log into counts and returns its
@@ -261,32 +270,26 @@ func (a *app) runTraceRemote(c *daemon.Client, args []string, out string) error 
 		return fmt.Errorf("trace: %w", err)
 	}
 	req.UID, req.GID, req.AllowRoot = remoteIdentity(-1, -1)
-	var (
-		events io.Writer
-		file   *os.File
-	)
-	switch out {
-	case "-":
-		events = a.stdout
-	case "":
-	default:
+	var file *os.File // the events stream into it while the command runs
+	if out != "" && out != "-" {
 		if file, err = os.Create(out); err != nil {
 			return usageErrorf("trace: --out: %v", err)
 		}
 		defer file.Close()
-		events = file
 	}
 	r, err := a.startRemote(c, req)
 	if err != nil {
 		return err
 	}
-	final, err := r.wait(events)
+	final, err := r.wait(writerOrNil(file))
 	if err != nil {
 		return fmt.Errorf("trace: run %s: %w", r.run.ID, err)
 	}
 	switch {
 	case file != nil:
 		err = file.Close()
+	case out == "-": // after the command's own output, not mixed with it
+		err = r.copyEvents(a.stdout)
 	case out == "":
 		counts := tracer.NewCounts()
 		var sum tracer.Summary
