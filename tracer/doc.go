@@ -6,35 +6,37 @@
 // kernel and as much in the reader.
 //
 // Load loads the programs of package bpf (BTF tracepoints on sys_exit and
-// on sched_process_fork/exec/exit) and starts one ring-buffer reader; the
-// programs are attached only while at least one session is open, so an
-// idle Tracer costs the machine nothing. Track (or TrackWith) adds a process,
-// typically a sandbox-init child waiting at its gate, as the root of a new
-// Session. Membership is decided in the kernel: a map from tgid to session
-// id, which a child joins at fork and leaves at exit, so a session sees
+// on sched_process_fork/exec/exit) and starts one ring-buffer reader. The
+// programs are attached only while sessions are open (and for
+// Options.IdleDetach after the last one), so an idle Tracer costs the
+// machine nothing. Track (or TrackWith) adds a process, typically a
+// sandbox-init child waiting at its gate, as the root of a new Session.
+// Membership is decided in the kernel: a map from tgid to session id,
+// which a child joins at fork and leaves at exit, so a session sees
 // exactly its own tree and nothing else, with many sessions at once, and
 // unrelated processes cost a table lookup per syscall (and, for traced
-// syscalls, one hash lookup). Session.Events delivers decoded Events; Session.Close stops
-// tracking, waits until every event committed before the call has been
-// read (a marker written through the ring buffer by a BPF_PROG_RUN proves
-// it) and returns the Summary.
+// syscalls, one hash lookup). Session.Events delivers decoded Events in
+// batches; Session.Close stops tracking, waits until every event
+// committed before the call has been read (a marker written through the
+// ring buffer by a BPF_PROG_RUN proves it) and returns the Summary.
 //
 // Nothing is dropped silently: Summary.Lost counts events the kernel could
-// not record for the session (ring buffer or membership map full), records user space could not decode, and program runs the kernel
+// not record for the session (ring buffer or membership map full),
+// records user space could not decode, and program runs the kernel
 // skipped (attributed to every session open at the time). A child that
 // could not join the membership map counts once, though its later events
 // are all missing.
 //
 // Paths are absolute and lexically clean, as seen by the traced process.
-// A relative or dirfd-relative path is joined with its base directory (the
-// cwd, or the dirfd's file), which the kernel side walks
-// up to the process's root with a bounded bpf_loop, crossing mounts
-// through struct mount (CO-RE), so a process in a chroot or another mount
-// namespace reports its own view. Symbolic links in the name as given are
-// kept, as strace shows them; the base directory is its real location.
-// Everything is read when the syscall returns, so two calls report what
-// they did rather than their arguments: a chdir that succeeded with a
-// relative name reports the directory it moved to, and an exec through a
+// A relative or dirfd-relative path is joined with its base directory
+// (the cwd, or the dirfd's file), which the kernel side walks up to the
+// process's root with a bounded bpf_loop, crossing mounts through struct
+// mount (CO-RE), so a process in a chroot or another mount namespace
+// reports its own view. Symbolic links in the name as given are kept, as
+// strace shows them; the base directory is its real location. Everything
+// is read when the syscall returns, so two calls report what they did
+// rather than their arguments: a chdir that succeeded with a relative
+// name reports the directory it moved to, and an exec through a
 // descriptor (fexecve, execveat with a dirfd) the file that was executed.
 // Names longer than PATH_MAX, directories deeper than 256 levels or over
 // 4 KiB of names are cut and the event is marked Incomplete.
