@@ -21,6 +21,12 @@ func (s *Session) push(ev Event) (queued bool) {
 		}
 		s.preExec = ev.Failed()
 	}
+	if s.queue == nil {
+		// Growing a batch by doubling costs a third of the reader's time
+		// per event; the last batch's size is a good guess, and a wrong
+		// one lasts a single batch.
+		s.queue = make([]Event, 0, s.lastBatch)
+	}
 	s.queue = append(s.queue, ev)
 	s.events++
 	return true
@@ -67,6 +73,9 @@ func (s *Session) pump() {
 		s.mu.Lock()
 		batch := s.queue
 		s.queue = nil
+		if len(batch) > 0 {
+			s.lastBatch = len(batch)
+		}
 		ended := s.ended
 		s.mu.Unlock()
 		if len(batch) > 0 {

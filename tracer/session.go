@@ -42,17 +42,18 @@ type Session struct {
 	id   uint64
 	root int
 
-	missed0  uint64 // Tracer.missed when the session started
-	mu       sync.Mutex
-	preExec  bool // dropping the root's events until it execs (FromExec)
-	queue    []Event
-	flushing bool // in Tracer.dirty (reader goroutine only)
-	wake     chan struct{}
-	ended    bool // no more events will be queued
-	events   uint64
-	badRecs  uint64
-	syncSeq  uint64
-	syncDone chan struct{}
+	missed0   uint64 // Tracer.missed when the session started
+	mu        sync.Mutex
+	preExec   bool // dropping the root's events until it execs (FromExec)
+	queue     []Event
+	flushing  bool // in Tracer.dirty (reader goroutine only)
+	lastBatch int  // size of the last batch sent: the next queue's capacity
+	wake      chan struct{}
+	ended     bool // no more events will be queued
+	events    uint64
+	badRecs   uint64
+	syncSeq   uint64
+	syncDone  chan struct{}
 
 	out      chan []Event
 	pumpDone chan struct{}
