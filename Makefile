@@ -61,10 +61,12 @@ bench-score:
 
 # bench-trace compares untraced runs, `authbench trace` (embedded and
 # through a daemon it starts), `strace -f` and the floor of the tracer's
-# hook (an empty program on sys_exit), side by side (root; a few minutes).
+# hook (an empty program on sys_exit), side by side, then the reader's CPU
+# per event (root; about ten minutes).
 bench-trace: build
 	$(GO) build -o bin/benchtrace ./scripts/benchtrace
 	python3 scripts/bench-trace.py --authbench $(BIN) --benchtrace bin/benchtrace
+	$(GO) test ./tracer -run '^$$' -bench ReaderCPUPerEvent -benchtime 500000x -count 3
 
 # bench-exec compares the start latency of bare /bin/true, bwrap and
 # authbench exec, and the overhead of reading a 20k-file tree confined.

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 // loadTracer loads a tracer or, when the machine cannot trace, skips the
 // test (fails it under CI=true, where tracing is required).
-func loadTracer(t *testing.T, opts Options) *Tracer {
+func loadTracer(t testing.TB, opts Options) *Tracer {
 	t.Helper()
 	tr, err := Load(opts, zaptest.NewLogger(t))
 	if err != nil {
@@ -60,7 +60,7 @@ func loadTracer(t *testing.T, opts Options) *Tracer {
 }
 
 // needTool skips (or under CI fails) when a program the test drives is missing.
-func needTool(t *testing.T, names ...string) {
+func needTool(t testing.TB, names ...string) {
 	t.Helper()
 	for _, name := range names {
 		if _, err := exec.LookPath(name); err != nil {
@@ -80,7 +80,7 @@ var (
 
 // helperBin compiles testdata/NAME.c (once per test binary) and returns
 // the program's path.
-func helperBin(t *testing.T, name string) string {
+func helperBin(t testing.TB, name string) string {
 	t.Helper()
 	needTool(t, "gcc")
 	helperOnce.Do(func() {

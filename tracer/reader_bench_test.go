@@ -1,0 +1,68 @@
+package tracer
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/authbench/authbench/sandbox"
+)
+
+// BenchmarkReaderCPUPerEvent is what user space pays per event: the CPU
+// time of this process (reading the ring buffer, decoding, delivering in
+// batches and writing JSON lines, as `authbench trace --out` does) while a
+// traced helper opens a file b.N times. The helper's own time, kernel side
+// included, is not counted. `make bench-trace` runs it.
+func BenchmarkReaderCPUPerEvent(b *testing.B) {
+	tr := loadTracer(b, Options{})
+	opens := helperBin(b, "opens")
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	argv := []string{opens, strconv.Itoa(b.N), "/dev/null"}
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	child, err := sandbox.Start(self, sandbox.Spec{Path: opens, Args: argv}, nil, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sess, err := tr.TrackWith(child.Pid(), TrackOptions{FromExec: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		w := NewWriter(io.Discard)
+		var werr error
+		for batch := range sess.Events() {
+			for i := range batch {
+				if werr == nil {
+					werr = w.Write(&batch[i])
+				}
+			}
+		}
+		done <- werr
+	}()
+	if err := child.Release(); err != nil {
+		b.Fatal(err)
+	}
+	if code, err := child.Wait(); err != nil || code != 0 {
+		b.Fatalf("helper: exit %d, %v", code, err)
+	}
+	sum, err := sess.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if sum.Lost > 0 || sum.Events < uint64(b.N) {
+		b.Fatalf("%d events, %d lost, for %d opens", sum.Events, sum.Lost, b.N)
+	}
+	cpu := after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano()
+	b.ReportMetric(float64(cpu)/float64(sum.Events), "reader-ns/event")
+}
