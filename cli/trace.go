@@ -147,17 +147,15 @@ func (a *app) runTrace(args []string, out string, ringBytes int) error {
 
 // consume writes or counts every event of sess until its channel closes.
 func consume(sess *tracer.Session, jw *tracer.Writer, counts *tracer.Counts) error {
-	var werr error
+	if jw != nil {
+		return jw.WriteSession(sess)
+	}
 	for batch := range sess.Events() {
 		for i := range batch {
-			if jw == nil {
-				counts.Add(&batch[i])
-			} else if werr == nil {
-				werr = jw.Write(&batch[i])
-			}
+			counts.Add(&batch[i])
 		}
 	}
-	return werr
+	return nil
 }
 
 // forwardSignals passes termination signals on to the traced root, so an

@@ -28,6 +28,21 @@ func (w *Writer) Write(ev *Event) error {
 	return nil
 }
 
+// WriteSession writes every event of s until its Events channel closes,
+// and returns the first write error; it keeps reading after one, so that
+// Session.Close is never kept waiting.
+func (w *Writer) WriteSession(s *Session) error {
+	var werr error
+	for batch := range s.Events() {
+		for i := range batch {
+			if werr == nil {
+				werr = w.Write(&batch[i])
+			}
+		}
+	}
+	return werr
+}
+
 // Close writes the summary line and flushes; it does not close the
 // underlying writer.
 func (w *Writer) Close(sum Summary) error {

@@ -55,18 +55,7 @@ func BenchmarkReaderCPUPerEvent(b *testing.B) {
 		b.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() {
-		w := NewWriter(io.Discard)
-		var werr error
-		for batch := range sess.Events() {
-			for i := range batch {
-				if werr == nil {
-					werr = w.Write(&batch[i])
-				}
-			}
-		}
-		done <- werr
-	}()
+	go func() { done <- NewWriter(io.Discard).WriteSession(sess) }()
 	if err := child.Release(); err != nil {
 		b.Fatal(err)
 	}

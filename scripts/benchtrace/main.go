@@ -161,17 +161,7 @@ func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File
 	}
 	w := tracer.NewWriter(out)
 	done := make(chan error, 1)
-	go func() {
-		var werr error
-		for batch := range sess.Events() {
-			for i := range batch {
-				if werr == nil {
-					werr = w.Write(&batch[i])
-				}
-			}
-		}
-		done <- werr
-	}()
+	go func() { done <- w.WriteSession(sess) }()
 	if err := child.Release(); err != nil {
 		return tracer.Summary{}, err
 	}
