@@ -37,8 +37,9 @@ func NewRootfs(lower, runDir string) (*Rootfs, error) {
 	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		return nil, fmt.Errorf("new rootfs: %w", err)
 	}
-	r := &Rootfs{Dir: runDir, Path: filepath.Join(runDir, "merged"), Lower: lower}
-	upper, work := filepath.Join(runDir, "upper"), filepath.Join(runDir, "work")
+	r := rootfsIn(runDir)
+	r.Lower = lower
+	upper, work := r.Upper(), filepath.Join(runDir, "work")
 	for _, d := range []string{upper, work, r.Path} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			os.RemoveAll(runDir)
@@ -76,8 +77,15 @@ func (r *Rootfs) Upper() string { return filepath.Join(r.Dir, "upper") }
 // runDir when nobody closed it (its process was killed); a rootfs that is
 // not mounted, or a runDir that does not exist, is fine.
 func RemoveRootfs(runDir string) error {
-	r := &Rootfs{Dir: runDir, Path: filepath.Join(runDir, "merged"), mounted: true}
+	r := rootfsIn(runDir)
+	r.mounted = true
 	return r.Close()
+}
+
+// rootfsIn is the layout of a rootfs in runDir: the overlay is mounted on
+// merged, over upper and work.
+func rootfsIn(runDir string) *Rootfs {
+	return &Rootfs{Dir: runDir, Path: filepath.Join(runDir, "merged")}
 }
 
 // Close unmounts the overlay (lazily if it is still busy) and removes the

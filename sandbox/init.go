@@ -34,19 +34,11 @@ func RunInit() error {
 	return err
 }
 
-// dieWithParent sets the parent-death signal to SIGKILL. A container's
-// init sees its parent (outside its PID namespace) as pid 0, so whether
-// the parent died before the call can be checked only outside one; inside,
-// a launcher that died first closes the gate, and reading the spec fails.
+// dieWithParent sets the parent-death signal to SIGKILL. Inside a PID
+// namespace, where a launcher that died first cannot be seen, it closes
+// the gate instead, and reading the spec fails.
 func dieWithParent() error {
-	ppid := os.Getppid()
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
-	}
-	if ppid != 0 && os.Getppid() != ppid {
-		return errors.New("the launcher died before sandbox-init started")
-	}
-	return nil
+	return setDeathSignal(int(unix.SIGKILL), os.Getppid())
 }
 
 func initAndExec() error {

@@ -60,12 +60,13 @@ func setIdentity(uid, gid int) error {
 	if err := syscall.Setresuid(uid, uid, uid); err != nil {
 		return fmt.Errorf("setuid %d: %w", uid, err)
 	}
-	return rearmDeathSignal(int(deathSig), ppid)
+	return setDeathSignal(int(deathSig), ppid)
 }
 
-// rearmDeathSignal sets the parent-death signal sig again (0: none) and
-// fails if the parent (ppid before the change) is already gone.
-func rearmDeathSignal(sig, ppid int) error {
+// setDeathSignal sets the parent-death signal sig (0: none) and fails if
+// the parent (ppid, read before) is already gone. A PID namespace's init
+// sees its parent as pid 0 before and after, so there it cannot tell.
+func setDeathSignal(sig, ppid int) error {
 	if sig == 0 {
 		return nil
 	}
@@ -73,7 +74,7 @@ func rearmDeathSignal(sig, ppid int) error {
 		return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
 	}
 	if os.Getppid() != ppid {
-		return errors.New("the parent died while privileges were dropped")
+		return errors.New("the parent died before its death signal was set")
 	}
 	return nil
 }

@@ -27,10 +27,7 @@ const DefaultIdleDetach = 250 * time.Millisecond
 func (t *Tracer) acquire() error {
 	t.attachMu.Lock()
 	defer t.attachMu.Unlock()
-	if t.idleTimer != nil {
-		t.idleTimer.Stop()
-		t.idleTimer = nil
-	}
+	t.stopIdleTimer()
 	if t.links == nil {
 		if err := t.attach(); err != nil {
 			return err
@@ -66,6 +63,14 @@ func (t *Tracer) release() {
 		}
 	})
 	t.idleTimer = timer
+}
+
+// stopIdleTimer cancels a pending idle detach (attachMu held).
+func (t *Tracer) stopIdleTimer() {
+	if t.idleTimer != nil {
+		t.idleTimer.Stop()
+		t.idleTimer = nil
+	}
 }
 
 func (t *Tracer) detachLogged() {

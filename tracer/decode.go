@@ -68,9 +68,7 @@ type nameCache map[string]string
 const maxCachedNames = 4096
 
 func (c nameCache) get(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
+	b = cBytes(b)
 	if c == nil {
 		return string(b)
 	}
@@ -179,9 +177,12 @@ func joinClean(dir, name string) string {
 	return path.Clean(dir + "/" + name)
 }
 
-func cString(b []byte) string {
+func cString(b []byte) string { return string(cBytes(b)) }
+
+// cBytes is b up to its first NUL.
+func cBytes(b []byte) []byte {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	return string(b)
+	return b
 }

@@ -136,10 +136,7 @@ func (t *Tracer) Close() error {
 
 	var errs []error
 	t.attachMu.Lock()
-	if t.idleTimer != nil {
-		t.idleTimer.Stop()
-		t.idleTimer = nil
-	}
+	t.stopIdleTimer()
 	errs = append(errs, t.detach())
 	t.holders = 0
 	t.attachMu.Unlock()
