@@ -89,7 +89,11 @@ type Run struct {
 	ID        string     `json:"id"`
 	State     State      `json:"state"`
 	Request   RunRequest `json:"request"`
-	CallerUID uint32     `json:"caller_uid"`
+	// CallerUID, CallerGID and CallerPID identify who submitted the run
+	// (SO_PEERCRED at connect time): the run's owner.
+	CallerUID uint32 `json:"caller_uid"`
+	CallerGID uint32 `json:"caller_gid"`
+	CallerPID int32  `json:"caller_pid,omitempty"`
 	// UID and GID the tree ran as.
 	UID uint32 `json:"uid"`
 	GID uint32 `json:"gid"`
@@ -125,6 +129,8 @@ type ErrorResponse struct {
 	Error string `json:"error"`
 	// Field names the offending request field, when there is one.
 	Field string `json:"field,omitempty"`
+	// Rule names the authorisation rule of a 403 refusal (Rule* constants).
+	Rule string `json:"rule,omitempty"`
 }
 
 // CreateResponse is the body of a successful POST /v1/runs.

@@ -33,8 +33,12 @@ var (
 	ErrShuttingDown = errors.New("the daemon is shutting down")
 )
 
-// ForbiddenError is an authorisation refusal (HTTP 403).
-type ForbiddenError struct{ Reason string }
+// ForbiddenError is an authorisation refusal (HTTP 403): Rule names the
+// rule refused by (Rule* constants), Reason says why in words.
+type ForbiddenError struct {
+	Rule   string
+	Reason string
+}
 
 func (e *ForbiddenError) Error() string { return "forbidden: " + e.Reason }
 

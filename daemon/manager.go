@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -166,7 +167,7 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 		return nil, err
 	}
 	rec := &Run{
-		ID: id, State: StateQueued, Request: prep.req, CallerUID: peer.UID,
+		ID: id, State: StateQueued, Request: prep.req, CallerUID: peer.UID, CallerGID: peer.GID, CallerPID: peer.PID,
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -360,6 +361,59 @@ func (m *Manager) List() ([]*Run, error) {
 		}
 	}
 	return runs, err
+}
+
+// GetFor is Get as viewer sees it: a run viewer may not see (visibleTo)
+// is ErrNotFound, like a missing one.
+func (m *Manager) GetFor(viewer Peer, id string) (*Run, error) {
+	r, err := m.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if !visibleTo(viewer, r) {
+		return nil, ErrNotFound
+	}
+	return r, nil
+}
+
+// ListFor is List filtered to the runs viewer may see.
+func (m *Manager) ListFor(viewer Peer) ([]*Run, error) {
+	runs, err := m.List()
+	out := runs[:0]
+	for _, r := range runs {
+		if visibleTo(viewer, r) {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// CancelFor is Cancel of a run viewer may see; others' are ErrNotFound.
+func (m *Manager) CancelFor(viewer Peer, id string) (*Run, error) {
+	if _, err := m.GetFor(viewer, id); err != nil {
+		return nil, err
+	}
+	return m.Cancel(id)
+}
+
+// visibleTo reports whether viewer may see, follow and cancel run r:
+// root sees every run, anyone else only the runs they submitted.
+func visibleTo(viewer Peer, r *Run) bool {
+	return viewer.UID == 0 || viewer.UID == r.CallerUID
+}
+
+// RedactEnv returns env with every value replaced by "<redacted>", for
+// showing a request to anyone but its owner and root, and for logs.
+func RedactEnv(env []string) []string {
+	if env == nil {
+		return nil
+	}
+	out := make([]string, len(env))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		out[i] = k + "=<redacted>"
+	}
+	return out
 }
 
 func (m *Manager) lookup(id string) *activeRun {

@@ -35,7 +35,7 @@ func Listen(m *Manager, socket string, auth *Authorizer) (*Server, error) {
 	s := &Server{m: m, auth: auth, log: m.log, ln: ln}
 	s.http = &http.Server{
 		Handler:           s.routes(),
-		ConnContext:       peerContext,
+		ConnContext:       peerContexter(m.log),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	return s, nil
@@ -72,22 +72,26 @@ func (s *Server) routes() http.Handler {
 	return s.authorize(mux)
 }
 
-// authorize refuses every request from a peer that is neither root nor
-// in the daemon's group, with the reason, and logs it.
+// authorize refuses every request from a peer that is confined (decided
+// and logged at connect time, peerContexter) or neither root nor in the
+// daemon's group, with the reason and rule.
 func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		peer, ok := peerFrom(r.Context())
-		var err error
+		var ferr *ForbiddenError
 		if !ok {
-			err = &ForbiddenError{Reason: "the caller's credentials are unknown (not a unix socket peer)"}
-		} else if aerr := s.auth.Check(peer); aerr != nil {
-			err = &ForbiddenError{Reason: aerr.Error()}
+			ferr = &ForbiddenError{Rule: RuleUnknownPeer, Reason: "the caller's credentials are unknown (not a unix socket peer)"}
+		} else {
+			ferr = s.auth.Check(peer)
 		}
-		if err != nil {
+		if ferr != nil {
 			s.m.metrics.refused.Inc()
-			s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
-				zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Error(err))
-			writeError(w, err)
+			if peer.Refused == nil { // a confined peer was logged when it connected
+				s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
+					zap.String("method", r.Method), zap.String("path", r.URL.Path),
+					zap.String("rule", ferr.Rule), zap.String("reason", ferr.Reason))
+			}
+			writeError(w, ferr)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -118,8 +122,9 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, run)
 }
 
-func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
-	runs, err := s.m.List()
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	peer, _ := peerFrom(r.Context())
+	runs, err := s.m.ListFor(peer)
 	if err != nil {
 		s.log.Warn("list runs", zap.Error(err))
 	}
@@ -130,7 +135,8 @@ func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.m.Get(r.PathValue("id"))
+	peer, _ := peerFrom(r.Context())
+	run, err := s.m.GetFor(peer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -139,7 +145,8 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.m.Cancel(r.PathValue("id"))
+	peer, _ := peerFrom(r.Context())
+	run, err := s.m.CancelFor(peer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -157,7 +164,8 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	follow := r.URL.Query().Get("follow") == "1"
-	rc, err := s.m.OpenLog(r.Context(), r.PathValue("id"), name, follow)
+	peer, _ := peerFrom(r.Context())
+	rc, err := s.m.OpenLogFor(r.Context(), peer, r.PathValue("id"), name, follow)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -203,8 +211,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeError(w http.ResponseWriter, err error) {
 	resp := ErrorResponse{Error: err.Error()}
 	var re *RequestError
+	var fe *ForbiddenError
 	if errors.As(err, &re) {
 		resp.Field = re.Field
+	}
+	if errors.As(err, &fe) {
+		resp.Rule = fe.Rule
 	}
 	writeJSON(w, httpStatus(err), resp)
 }
