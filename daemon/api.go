@@ -86,9 +86,9 @@ type TaskRequest struct {
 
 // Run is the record of one run, as GET /v1/runs/{id} returns it.
 type Run struct {
-	ID        string     `json:"id"`
-	State     State      `json:"state"`
-	Request   RunRequest `json:"request"`
+	ID      string     `json:"id"`
+	State   State      `json:"state"`
+	Request RunRequest `json:"request"`
 	// CallerUID, CallerGID and CallerPID identify who submitted the run
 	// (SO_PEERCRED at connect time): the run's owner.
 	CallerUID uint32 `json:"caller_uid"`
