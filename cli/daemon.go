@@ -21,6 +21,7 @@ const DefaultStateDir = "/var/lib/authbench"
 
 func (a *app) daemonCmd() *cobra.Command {
 	var stateDir, imagesDir, group string
+	var trustedTasks []string
 	var noTracer bool
 	var maxConcurrent int
 	cmd := &cobra.Command{
@@ -30,12 +31,19 @@ func (a *app) daemonCmd() *cobra.Command {
 HTTP/JSON API of docs/api.md on a unix socket (mode 0660, owned by
 --group), runs each command in a sandboxed, traced process tree and keeps
 run records under --state-dir. Only root and members of --group may use
-it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
+it; a caller that is itself confined (no_new_privs, seccomp, or another
+PID namespace: every sandboxed run and task container) is refused. Members
+see and cancel only their own runs, and run tasks only from directories
+under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			auth, err := daemon.NewAuthorizer(group)
 			if err != nil {
 				return usageErrorf("--group: %v", err)
+			}
+			trusted, err := daemon.ResolveTrustedRoots(trustedTasks)
+			if err != nil {
+				return usageErrorf("--trusted-tasks: %v", err)
 			}
 			self, err := os.Executable()
 			if err != nil {
@@ -49,7 +57,8 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 				defer tr.Close()
 			}
 			m, err := daemon.NewManager(daemon.Config{
-				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent,
+				TrustedTasks: trusted, Log: a.log,
 			})
 			if err != nil {
 				return err
@@ -71,6 +80,9 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
 	cmd.Flags().StringVar(&imagesDir, "images-dir", env.DefaultImagesDir, "task images (task runs)")
 	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
+	cmd.Flags().StringArrayVar(&trustedTasks, "trusted-tasks", nil,
+		"directory under which callers other than root may run tasks (repeatable; default none). Each task dir must\n"+
+			"resolve without symlinks and every component from / down must be root-owned and not group/other-writable")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
 	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
 	return cmd

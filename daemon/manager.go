@@ -34,6 +34,10 @@ type Config struct {
 	MaxConcurrent int
 	// ImagesDir keeps task images (task runs).
 	ImagesDir string
+	// TrustedTasks are the directories (absolute, symlink-free: see
+	// ResolveTrustedRoots) under which callers other than root may run
+	// tasks; none by default.
+	TrustedTasks []string
 	// Log receives structured logs.
 	Log *zap.Logger
 }
@@ -155,7 +159,7 @@ func (m *Manager) Metrics() *Metrics { return m.metrics }
 
 // Submit validates req for caller peer, records the run and starts it.
 func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
-	prep, err := validate(req, peer)
+	prep, err := validate(req, peer, m.cfg.TrustedTasks)
 	if err != nil {
 		return nil, err
 	}

@@ -65,9 +65,10 @@ type prepared struct {
 }
 
 // validate checks req for caller peer and resolves defaults.
-func validate(req *RunRequest, peer Peer) (*prepared, error) {
+// trusted are the trusted task roots (Config.TrustedTasks).
+func validate(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	if req.Task != nil {
-		return validateTask(req)
+		return validateTask(req, peer, trusted)
 	}
 	p := &prepared{req: *req}
 	if len(req.Command) == 0 || req.Command[0] == "" {
@@ -217,9 +218,10 @@ func indexField(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }
 
-// validateTask checks a task run: the task loads, the policy source and
-// the agent make sense; the command and identity are the task's.
-func validateTask(req *RunRequest) (*prepared, error) {
+// validateTask checks a task run: the caller may use the task directory
+// (checkTaskDir), the task loads, the policy source and the agent make
+// sense; the command and identity are the task's.
+func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	p := &prepared{req: *req}
 	tr := req.Task
 	switch {
@@ -234,11 +236,16 @@ func validateTask(req *RunRequest) (*prepared, error) {
 	case !filepath.IsAbs(tr.Dir):
 		return nil, badField("task.dir", "must be an absolute path, got %q", tr.Dir)
 	}
+	if err := checkTaskDir(tr.Dir, peer, trusted); err != nil {
+		return nil, err
+	}
 	t, err := tasks.Load(tr.Dir)
 	if err != nil {
 		return nil, badField("task.dir", "%v", err)
 	}
 	p.task = t
+	uid, gid := taskrun.TaskUser(t)
+	p.uid, p.gid = uint32(uid), uint32(gid)
 	switch tr.PolicySource {
 	case taskrun.SourceUnconstrained, taskrun.SourceSpec:
 		if !isNull(req.Policy) {

@@ -219,9 +219,9 @@ func (r *runner) runContainer(ctx context.Context, name string, cfg env.RunConfi
 	return r.o.Runc.Run(ctx, bundle, r.id+"-"+name, stdio)
 }
 
-// taskUser is the agent's identity: task.toml's [agent] user when it is
+// TaskUser is the agent's identity: task.toml's [agent] user when it is
 // numeric or root, else an unprivileged uid/gid 1000.
-func taskUser(t *tasks.Task) (uid, gid int) {
+func TaskUser(t *tasks.Task) (uid, gid int) {
 	switch u := t.Config.Agent.User; u {
 	case "root", "0":
 		return 0, 0

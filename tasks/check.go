@@ -2,11 +2,14 @@ package tasks
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/policy"
 )
@@ -28,7 +31,13 @@ func Check(dir string) (*Task, []Problem) {
 		list = append(list, Problem{File: ".", Msg: "not a task directory: " + statMsg(err, "not a directory")})
 		return t, list
 	}
-	c := &dirCheck{t: t, list: &list}
+	dirfd, err := openDir(abs)
+	if err != nil {
+		list = append(list, Problem{File: ".", Msg: "not a task directory: " + statMsg(err, "")})
+		return t, list
+	}
+	defer unix.Close(dirfd)
+	c := &dirCheck{t: t, list: &list, dirfd: dirfd}
 
 	if data, ok := c.read(FileConfig, true); ok {
 		var ps []Problem
@@ -54,9 +63,12 @@ func Check(dir string) (*Task, []Problem) {
 }
 
 // dirCheck carries the state of one Check.
+// Every file is looked up beneath dirfd, never following a symlink out
+// of the task directory.
 type dirCheck struct {
-	t    *Task
-	list *[]Problem
+	t     *Task
+	list  *[]Problem
+	dirfd int
 }
 
 func (c *dirCheck) file(rel string) problems { return problems{file: rel, list: c.list} }
@@ -65,7 +77,7 @@ func (c *dirCheck) file(rel string) problems { return problems{file: rel, list: 
 // no problem. It returns the absolute path, "" when unusable.
 func (c *dirCheck) regular(rel string, required bool) string {
 	p := c.t.Path(rel)
-	st, err := os.Stat(p)
+	st, err := statBeneath(c.dirfd, rel, true)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if required {
@@ -88,7 +100,7 @@ func (c *dirCheck) read(rel string, required bool) ([]byte, bool) {
 	if p == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(p)
+	data, err := c.readBeneath(rel)
 	if err != nil {
 		c.file(rel).add(0, "", "%s", statMsg(err, ""))
 		return nil, false
@@ -140,19 +152,33 @@ func (c *dirCheck) tests() {
 	}
 }
 
-// has reports whether rel exists at all (whatever its type).
+// readBeneath reads the regular file rel (at most maxTextBytes+1 bytes).
+func (c *dirCheck) readBeneath(rel string) ([]byte, error) {
+	f, err := openBeneath(c.dirfd, rel, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: rel, Err: errors.New("not a regular file")}
+	}
+	return io.ReadAll(io.LimitReader(f, maxTextBytes+1))
+}
+
+// has reports whether rel exists at all (whatever its type) inside the
+// task directory.
 func (c *dirCheck) has(rel string) bool {
-	_, err := os.Lstat(c.t.Path(rel))
+	_, err := statBeneath(c.dirfd, rel, false)
 	return err == nil
 }
 
 func (c *dirCheck) spec() {
-	p := c.regular(FilePermissionSpec, true)
-	if p == "" {
+	data, ok := c.read(FilePermissionSpec, true)
+	if !ok {
 		return
 	}
 	ps := c.file(FilePermissionSpec)
-	spec, err := policy.LoadSpec(p)
+	spec, err := policy.ParseSpec(data, c.t.Path(FilePermissionSpec))
 	var ve *policy.ValidationError
 	switch {
 	case errors.As(err, &ve):
