@@ -33,6 +33,11 @@ run records under --state-dir. Only root and members of --group may use
 it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
+			// Catch the stop signals before anything else: one that comes
+			// while the previous daemon's runs are recovered waits for it.
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+			defer signal.Stop(sigs)
 			auth, err := daemon.NewAuthorizer(group)
 			if err != nil {
 				return usageErrorf("--group: %v", err)
@@ -65,7 +70,7 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 			if err := m.RecoverStale(); err != nil {
 				a.log.Error("recover from the previous daemon", zap.Error(err))
 			}
-			return a.serveUntilSignal(srv, a.socket)
+			return a.serveUntilSignal(srv, a.socket, sigs)
 		},
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
@@ -76,10 +81,9 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 	return cmd
 }
 
-func (a *app) serveUntilSignal(srv *daemon.Server, socket string) error {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
+// serveUntilSignal serves until the first signal on sigs, then stops the
+// daemon gracefully.
+func (a *app) serveUntilSignal(srv *daemon.Server, socket string, sigs <-chan os.Signal) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
 	a.log.Info("daemon listening", zap.String("socket", socket))
