@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"io/fs"
+	"path"
 )
 
 // accessPublishedWrite is what the published launcher grants for a write
@@ -21,9 +22,10 @@ const accessPublishedWriteFile = AccessWriteFile | AccessTruncate
 //   - read: READ_FILE on an existing file, READ_FILE+READ_DIR on an
 //     existing directory; a missing path gives READ_FILE+READ_DIR on its
 //     closest existing ancestor (never "/");
-//   - write: accessPublishedWrite on the parent directory (the closest
-//     existing ancestor of a missing path, never "/"), plus WRITE_FILE
-//     and TRUNCATE on the path itself when it exists;
+//   - write: accessPublishedWrite on the parent directory of the name
+//     (the closest existing ancestor of a missing path, never "/"), plus
+//     WRITE_FILE and TRUNCATE on the path itself (followed) when it
+//     exists;
 //   - "dir/**": the directory itself (write: its closest existing
 //     ancestor when it is missing; read and execute: nothing);
 //   - execute: EXECUTE+READ_FILE on the path when it exists;
@@ -40,7 +42,7 @@ func (c *planCompiler) compilePublished(a Axis, p Pattern) error {
 	granted := false
 	if len(matches) == 0 && !p.HasGlob() {
 		named := p.Base()
-		ok, err := c.publishedMissing(a, p, named, c.root.Realpath(named))
+		ok, err := c.publishedMissing(a, p, named, c.inResolvedDir(named))
 		if err != nil {
 			return err
 		}
@@ -50,7 +52,7 @@ func (c *planCompiler) compilePublished(a Axis, p Pattern) error {
 		rp, st := c.resolve(m)
 		var ok bool
 		if st == nil {
-			ok, err = c.publishedMissing(a, p, m, rp)
+			ok, err = c.publishedMissing(a, p, m, c.inResolvedDir(m))
 		} else {
 			ok, err = c.publishedExisting(a, p, m, rp, st)
 		}
@@ -76,7 +78,7 @@ func (c *planCompiler) publishedExisting(a Axis, p Pattern, m, rp string, st fs.
 		if _, err := c.publishedRule(a, p, m, rp, rp, dir, accessPublishedWriteFile); err != nil {
 			return false, err
 		}
-		if _, err := c.publishedParent(a, p, m, rp); err != nil {
+		if _, err := c.publishedParent(a, p, m, c.inResolvedDir(m)); err != nil {
 			return false, err
 		}
 		return true, nil
@@ -89,8 +91,19 @@ func (c *planCompiler) publishedExisting(a Axis, p Pattern, m, rp string, st fs.
 	}
 }
 
+// inResolvedDir returns the environment path m with its directory
+// resolved but not its last component: the parent directory of a write
+// target is the directory the name is in, even when the name is a
+// symlink.
+func (c *planCompiler) inResolvedDir(m string) string {
+	if m == "/" {
+		return m
+	}
+	return path.Join(c.root.Realpath(path.Dir(m)), path.Base(m))
+}
+
 // publishedMissing adds the rules for the missing path target (named
-// m): read gets its closest existing ancestor unless the pattern is
+// m, or a dangling symlink): read gets its closest existing ancestor unless the pattern is
 // recursive, write always does, execute gets nothing.
 func (c *planCompiler) publishedMissing(a Axis, p Pattern, m, target string) (bool, error) {
 	switch {
