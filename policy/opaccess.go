@@ -17,24 +17,28 @@ type Operation struct {
 	Path  string
 	Path2 string
 	Flags uint64
-	// Target says whether an open's file existed before the call, when
-	// the caller knows; the trace alone does not say.
+	// Target says what an open found before the call, when the caller
+	// knows; the trace alone does not say.
 	Target TargetState
 }
 
-// TargetState is what is known of an open's file before the call.
+// TargetState is what is known of an open's path before the call.
 type TargetState uint8
 
 // Target states.
 const (
 	// TargetUnknown: an open with O_CREAT and without O_EXCL may have
-	// found the file or created it; the plan permits the open when it
-	// permits either.
+	// found the file or created it, and a read-only open may have opened
+	// a file or a directory; the plan permits the open when it permits
+	// one of the cases.
 	TargetUnknown TargetState = iota
-	// TargetExisted: the file existed; O_CREAT creates nothing.
-	TargetExisted
-	// TargetMissing: the file did not exist; O_CREAT creates it.
+	// TargetMissing: nothing existed; O_CREAT creates a file.
 	TargetMissing
+	// TargetFile: a file (not a directory) existed; O_CREAT creates
+	// nothing.
+	TargetFile
+	// TargetDir: a directory existed.
+	TargetDir
 )
 
 // grant is every right of Rights on Path.
@@ -55,7 +59,8 @@ func (op Operation) needs(realpath func(string) string) []need {
 	parent := realpath(path.Dir(op.Path))
 	switch op.Op {
 	case "exec":
-		return []need{{{p, AccessExecute}}}
+		// the kernel opens the program for reading and execution
+		return []need{{{p, AccessExecute}}, {{p, AccessReadFile}}}
 	case "open":
 		return op.openNeeds(p, parent)
 	case "truncate":
@@ -84,7 +89,8 @@ func (op Operation) needs(realpath func(string) string) []need {
 
 // openNeeds lists what Landlock checks for an open (its file_open,
 // path_mknod and file_truncate hooks): the opened file needs READ_FILE
-// when it is opened for reading (READ_DIR for a directory) and
+// when it is opened for reading (READ_DIR for a directory; when the
+// trace cannot say which it was, either) and
 // WRITE_FILE when for writing, whether it existed or was just created;
 // creating it needs MAKE_REG on its directory as well; O_TRUNC needs
 // TRUNCATE on a file that existed (a file the open creates is not
@@ -99,14 +105,14 @@ func (op Operation) openNeeds(p, parent string) []need {
 	}
 	creating := op.Flags&syscall.O_CREAT != 0
 	created := creating && (op.Flags&syscall.O_EXCL != 0 || op.Target == TargetMissing)
-	existed := !creating || op.Target == TargetExisted
+	existed := !creating || op.Target == TargetFile || op.Target == TargetDir
 	var ns []need
 	switch op.Flags & syscall.O_ACCMODE {
 	case syscall.O_RDONLY:
 		switch {
-		case op.Flags&unix.O_DIRECTORY != 0:
+		case op.Flags&unix.O_DIRECTORY != 0 || op.Target == TargetDir:
 			ns = append(ns, need{{p, AccessReadDir}})
-		case creating: // O_CREAT never opens a directory
+		case creating || op.Target != TargetUnknown: // O_CREAT never opens a directory
 			ns = append(ns, need{{p, AccessReadFile}})
 		default:
 			ns = append(ns, need{{p, AccessReadFile}, {p, AccessReadDir}})

@@ -15,6 +15,8 @@ func TestPlanPermits(t *testing.T) {
 		{Path: "/new", Dir: true, Access: accessCreate},
 		{Path: "/usr/bin/tool", Access: accessExec},
 		{Path: "/logs/app.log", Access: accessWriteFile},
+		{Path: "/bin/x-only", Access: AccessExecute},
+		{Path: "/wd", Dir: true, Access: accessPublishedWrite},
 	}}
 	same := func(p string) string { return p }
 	tests := []struct {
@@ -30,6 +32,10 @@ func TestPlanPermits(t *testing.T) {
 		{Operation{Op: "open", Path: "/new/file", Flags: syscall.O_WRONLY | syscall.O_CREAT | syscall.O_TRUNC}, true},
 		{Operation{Op: "exec", Path: "/usr/bin/tool"}, true},
 		{Operation{Op: "exec", Path: "/data/in.txt"}, false},
+		{Operation{Op: "exec", Path: "/bin/x-only"}, false}, // the kernel also needs read_file
+		{Operation{Op: "open", Path: "/wd/f"}, true},        // read_dir may have been a directory's
+		{Operation{Op: "open", Path: "/wd/f", Target: TargetFile}, false},
+		{Operation{Op: "open", Path: "/wd/sub", Target: TargetDir}, true},
 		{Operation{Op: "mkdir", Path: "/out/sub"}, true},
 		{Operation{Op: "mkdir", Path: "/data/sub"}, false},
 		{Operation{Op: "unlink", Path: "/out/f"}, true},
@@ -81,16 +87,16 @@ func TestOpenCreateNeedsBothHalves(t *testing.T) {
 		{createOnly, "/repo/.git/index.lock", syscall.O_WRONLY | syscall.O_CREAT | excl, TargetUnknown, true},
 		{createRead, "/repo/.git/index.lock", rdwrCreat | excl, TargetUnknown, true},
 		// read and write but no make_reg: an existing file opens, a new one is refused
-		{readWrite, "/repo/.git/index.lock", rdwrCreat, TargetExisted, true},
+		{readWrite, "/repo/.git/index.lock", rdwrCreat, TargetFile, true},
 		{readWrite, "/repo/.git/index.lock", rdwrCreat, TargetMissing, false},
 		{readWrite, "/repo/.git/index.lock", rdwrCreat | excl, TargetUnknown, false},
 		{readWrite, "/repo/.git/index.lock", rdwrCreat, TargetUnknown, true},
 		// O_TRUNC: truncate on an existing file, make_reg on a new one
-		{readWrite, "/repo/.git/index.lock", rdwrCreat | trunc, TargetExisted, false},
+		{readWrite, "/repo/.git/index.lock", rdwrCreat | trunc, TargetFile, false},
 		{readWrite, "/repo/.git/index.lock", rdwrCreat | trunc, TargetUnknown, false},
 		{createRead, "/repo/.git/index.lock", rdwrCreat | trunc, TargetMissing, true},
 		{createRead, "/repo/.git/index.lock", rdwrCreat | trunc, TargetUnknown, true},
-		{fileOnly, "/repo/.git/index", rdwrCreat | trunc, TargetExisted, true},
+		{fileOnly, "/repo/.git/index", rdwrCreat | trunc, TargetFile, true},
 		{fileOnly, "/repo/.git/index", rdwrCreat | trunc, TargetUnknown, true},
 		{fileOnly, "/repo/.git/index", rdwrCreat, TargetMissing, false},
 	}

@@ -62,9 +62,13 @@ func (c *planCompiler) checkLinks(a Axis, p Pattern, named, target, rulePath str
 	if c.opts.RefuseSymlinks {
 		return &SymlinkError{Axis: a.String(), Pattern: p.String(), Link: link, Target: target, Planted: planted}
 	}
+	how := fmt.Sprintf("%s is reached through the symlink %s", named, link)
+	if link == named {
+		how = fmt.Sprintf("%s is a symlink", named)
+	}
 	c.wider(Widening{Kind: WiderSymlink, Axis: a.String(), Pattern: p.String(), Path: rulePath, Extra: acc,
 		Link: link, Target: target,
-		Detail: fmt.Sprintf("%s is reached through the symlink %s: the rule grants %s, which no %s pattern names", named, link, target, a)})
+		Detail: fmt.Sprintf("%s: the rule grants %s, which no %s pattern names", how, target, a)})
 	if planted != "" {
 		c.warn(Warning{Code: WarnPlantedLink, Loud: true, Axis: a.String(), Pattern: p.String(),
 			Message: fmt.Sprintf("the symlink %s -> %s may have been planted (%s): the policy grants its target", link, target, planted)})
