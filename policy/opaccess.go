@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -89,9 +88,9 @@ func (op Operation) needs(realpath func(string) string) []need {
 
 // openNeeds lists what Landlock checks for an open (its file_open,
 // path_mknod and file_truncate hooks): the opened file needs READ_FILE
-// when it is opened for reading (READ_DIR for a directory; when the
-// trace cannot say which it was, either) and
-// WRITE_FILE when for writing, whether it existed or was just created;
+// when it is opened for reading (READ_DIR for a directory; either when
+// nobody knows which it was) and WRITE_FILE when for writing, whether it
+// existed or was just created;
 // creating it needs MAKE_REG on its directory as well; O_TRUNC needs
 // TRUNCATE on a file that existed (a file the open creates is not
 // truncated). An O_PATH open is not checked. When the trace cannot say
@@ -103,12 +102,12 @@ func (op Operation) openNeeds(p, parent string) []need {
 	if op.Flags&unix.O_PATH != 0 {
 		return nil
 	}
-	creating := op.Flags&syscall.O_CREAT != 0
-	created := creating && (op.Flags&syscall.O_EXCL != 0 || op.Target == TargetMissing)
+	creating := op.Flags&unix.O_CREAT != 0
+	created := creating && (op.Flags&unix.O_EXCL != 0 || op.Target == TargetMissing)
 	existed := !creating || op.Target == TargetFile || op.Target == TargetDir
 	var ns []need
-	switch op.Flags & syscall.O_ACCMODE {
-	case syscall.O_RDONLY:
+	switch op.Flags & unix.O_ACCMODE {
+	case unix.O_RDONLY:
 		switch {
 		case op.Flags&unix.O_DIRECTORY != 0 || op.Target == TargetDir:
 			ns = append(ns, need{{p, AccessReadDir}})
@@ -117,12 +116,12 @@ func (op Operation) openNeeds(p, parent string) []need {
 		default:
 			ns = append(ns, need{{p, AccessReadFile}, {p, AccessReadDir}})
 		}
-	case syscall.O_WRONLY:
+	case unix.O_WRONLY:
 		ns = append(ns, need{{p, AccessWriteFile}})
-	case syscall.O_RDWR:
+	case unix.O_RDWR:
 		ns = append(ns, need{{p, AccessReadFile}}, need{{p, AccessWriteFile}})
 	}
-	trunc := op.Flags&syscall.O_TRUNC != 0
+	trunc := op.Flags&unix.O_TRUNC != 0
 	switch {
 	case created:
 		ns = append(ns, need{{parent, AccessMakeReg}})
