@@ -27,7 +27,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.baseline, "baseline", policy.BaselineDefault,
 		"runtime baseline: default, none, or a permission spec `FILE` whose implicit_permissions are used")
 	cmd.Flags().StringVar(&f.semantics, "semantics", string(policy.SemanticsPrecise),
-		"how policy patterns become Landlock rules: precise, or published (the published AuthBench launcher's rules: a write grants its parent directory)")
+		"`MODE` in which policy patterns become Landlock rules: precise, or published (the published AuthBench launcher's rules: a write grants its parent directory)")
 	cmd.Flags().BoolVar(&f.refuseSymlinks, "refuse-symlinks", false,
 		"refuse a policy whose rules would be reached through a symlink onto a target no pattern of the same axis names, instead of listing it as wider")
 }
@@ -72,7 +72,9 @@ a pattern of the same axis names the target, this is listed as wider (with
 the link and the target), and a link owned by a user other than root, or in
 a directory such a user may write, is a loud warning: someone may have
 planted it. --refuse-symlinks makes it an error instead. A pattern holding
-a NUL byte cannot be enforced and is an error. Every plan also holds what any program needs to start (the dynamic
+a NUL byte cannot be enforced and is an error.
+
+Every plan also holds what any program needs to start (the dynamic
 loader, shared libraries, /dev/null); the default baseline adds name-service
 and time-zone files, certificates, locales, terminfo, /proc, the terminal,
 /dev/{zero,full,random,urandom}, a scratch /tmp and /dev/shm (read-write,
