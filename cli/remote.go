@@ -186,6 +186,9 @@ func remoteIdentity(uid, gid int) (*uint32, *uint32, bool) {
 // were made locally (prepareExec); the daemon compiles and enforces the
 // plan itself.
 func (a *app) runExecRemote(c *daemon.Client, ef execFlags, args []string) error {
+	if err := ef.checkDaemonCompiles("exec"); err != nil {
+		return err
+	}
 	req := &daemon.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced, Trace: ef.trace != ""}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {
