@@ -22,6 +22,9 @@ type Server struct {
 	log  *zap.Logger
 	http *http.Server
 	ln   *connLimiter
+	// writeTimeout bounds writing a response, or one chunk of a followed
+	// log.
+	writeTimeout time.Duration
 }
 
 // Listen creates the socket (refusing to take over a live one or to
@@ -39,7 +42,7 @@ func Listen(m *Manager, socket string, auth *Authorizer) (*Server, error) {
 	total := nonRootConnCap(fileLimit)
 	m.log.Info("connection limits", zap.Uint64("nofile", fileLimit),
 		zap.Int("per_uid", m.cfg.MaxConnsPerUID), zap.Int("non_root_total", total))
-	s := &Server{m: m, auth: auth, log: m.log}
+	s := &Server{m: m, auth: auth, log: m.log, writeTimeout: writeTimeout}
 	s.ln = newConnLimiter(ln, m.cfg.MaxConnsPerUID, total, m.metrics, m.log)
 	s.http = &http.Server{
 		Handler:           s.routes(),
@@ -80,14 +83,14 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
 	mux.HandleFunc("DELETE /v1/runs/{id}", s.cancelRun)
 	mux.HandleFunc("GET /v1/runs/{id}/{log}", s.streamLog)
-	return s.authorize(withWriteDeadline(mux))
+	return s.authorize(s.withWriteDeadline(mux))
 }
 
 // withWriteDeadline bounds the writing of each response (streamLog moves
 // the deadline with every chunk it writes).
-func withWriteDeadline(next http.Handler) http.Handler {
+func (s *Server) withWriteDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTimeout))
 		next.ServeHTTP(w, r)
 	})
 }
@@ -188,18 +191,18 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 	}
 	w.WriteHeader(http.StatusOK)
-	copyFlushing(w, rc)
+	s.copyFlushing(w, rc)
 }
 
 // copyFlushing copies src to w, flushing after every read so followers
 // see data as it comes; each chunk has writeTimeout to be written.
-func copyFlushing(w http.ResponseWriter, src io.Reader) {
+func (s *Server) copyFlushing(w http.ResponseWriter, src io.Reader) {
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			_ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
 			}
