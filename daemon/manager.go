@@ -318,9 +318,9 @@ func (m *Manager) end(ar *activeRun, state State, msg string, code *int) {
 	from := ar.rec.State
 	m.finishRecord(ar.rec, state, msg, code)
 	err := m.store.Save(ar.rec)
-	if err != nil {
+	if err != nil && state != StateFailed {
 		// The record in memory stays the answer (unsaved) until a retry
-		// saves it.
+		// saves it; a run that already failed keeps its first reason.
 		state = StateFailed
 		m.finishRecord(ar.rec, state, (&stateFault{err: err}).Error(), nil)
 	}
