@@ -258,10 +258,12 @@ func (m *Manager) run(ar *activeRun) {
 	}
 	state, msg := StateSucceeded, ""
 	switch cause := context.Cause(ctx); {
+	case ctx.Err() != nil && (res.killed || res.startErr != nil):
+		// Ended on request, at its deadline or by the daemon, whatever
+		// step it was at (a task run's setup ends with an error then).
+		state, msg = endStateFor(cause), cause.Error()
 	case res.startErr != nil:
 		state, msg = StateFailed, res.startErr.Error()
-	case ctx.Err() != nil && res.killed:
-		state, msg = endStateFor(cause), cause.Error()
 	case res.exitCode != 0:
 		state = StateFailed
 	}

@@ -41,7 +41,9 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	if err != nil {
 		return outcome{startErr: err, killed: ctx.Err() != nil}
 	}
-	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil && res.TimedOut}
+	// Ended early (cancel, deadline, daemon stopping) at any step, the
+	// agent's or a verifier's: the run ends as its cause says.
+	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil}
 }
 
 // runc runs this manager's containers, with their state under the state
