@@ -3,6 +3,7 @@ package daemon
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -223,5 +224,40 @@ func TestOutputBeyondTheCapIsDroppedAndCounted(t *testing.T) {
 	}
 	if n := testCounterValue(t, d, "authbench_output_dropped_bytes_total"); n != 4000 {
 		t.Fatalf("dropped bytes counted %v", n)
+	}
+}
+
+// TestEventsBeyondTheCapAreCountedAsLost: a traced run's event log stops
+// at the cap with a truncation line before the summary, and the record
+// counts the events not stored as lost.
+func TestEventsBeyondTheCapAreCountedAsLost(t *testing.T) {
+	tr := testTracer(t)
+	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, MaxOutputBytes: 4000}, "")
+	run := submitAndWait(t, d.client, &RunRequest{
+		Command: []string{"sh", "-c", "for i in $(seq 200); do cat /etc/hostname; done >/dev/null"},
+		Trace:   true, UID: uid(65534), GID: uid(65534),
+	})
+	if run.State != StateSucceeded {
+		t.Fatalf("run = %+v", run)
+	}
+	log := readLog(t, d.client, run.ID, "events")
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("event log: %q", log)
+	}
+	var truncated struct {
+		Op      string `json:"op"`
+		After   int64  `json:"after_bytes"`
+		Dropped uint64 `json:"dropped_events"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-2]), &truncated); err != nil || truncated.Op != "truncated" {
+		t.Fatalf("line before the summary: %q (%v)", lines[len(lines)-2], err)
+	}
+	stored := int64(len(strings.Join(lines[:len(lines)-2], "\n")) + 1)
+	if truncated.After != stored || stored > 4000 || truncated.Dropped == 0 {
+		t.Fatalf("truncation line %+v; %d bytes stored", truncated, stored)
+	}
+	if run.LostEvents < truncated.Dropped || run.Events < truncated.Dropped {
+		t.Fatalf("record: events %d, lost %d; %d not stored", run.Events, run.LostEvents, truncated.Dropped)
 	}
 }
