@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/authbench/authbench/internal/capped"
 )
 
 // outputGrace is how long the output of a tree may keep coming after
@@ -36,8 +38,8 @@ func (m *Manager) openStream(ar *activeRun, file, name string) (*outputPipe, err
 	if err != nil {
 		return nil, fmt.Errorf("create %s log: %w", name, err)
 	}
-	w := newCappedWriter(f, name, m.cfg.MaxOutputBytes, func(err error) { m.fault(ar, err) })
-	p, err := startOutputPipe(w)
+	w := capped.NewWriter(f, name, m.cfg.MaxOutputBytes, func(err error) { m.fault(ar, err) })
+	p, err := startOutputPipe(w, name)
 	if err != nil {
 		f.Close()
 		return nil, err

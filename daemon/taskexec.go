@@ -30,6 +30,7 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 		Task: prep.task, Source: tr.PolicySource, Policy: prep.policy, Agent: tr.Agent,
 		Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 		BaseMap: env.BaseMap(tr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
+		MaxOutputBytes: m.cfg.MaxOutputBytes,
 	})
 	if res != nil {
 		m.update(ar, func(r *Run) {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,5 +56,27 @@ func TestCancelledTaskRunIsCancelled(t *testing.T) {
 		if got.State != StateCancelled && got.State != StateSucceeded { // the oracle may be done already
 			t.Errorf("cancelled %v after submitting: %s %q", delay, got.State, got.Error)
 		}
+	}
+}
+
+// TestTaskAgentOutputIsCapped: a task run's agent output stops at the
+// cap with the marker, and the result counts what was dropped.
+func TestTaskAgentOutputIsCapped(t *testing.T) {
+	tr := testTracer(t)
+	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
+	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, ImagesDir: testenv.ImagesDir(), MaxOutputBytes: 1000}, "")
+	dir, err := filepath.Abs("../tasks/testdata/fixtures/hello-standard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{
+		Dir: dir, PolicySource: "unconstrained", Agent: "cmd:head -c 5000 /dev/zero | tr '\\0' x",
+	}})
+	if run.State != StateSucceeded || run.TaskResult == nil || run.TaskResult.AgentStdoutDroppedBytes != 4000 {
+		t.Fatalf("task run: %s %q, result %+v", run.State, run.Error, run.TaskResult)
+	}
+	want := strings.Repeat("x", 1000) + "\n[authbench: output truncated after 1000 bytes; 4000 bytes dropped]\n"
+	if got := readLog(t, d.client, run.ID, "agent-stdout"); got != want {
+		t.Fatalf("agent stdout (%d bytes) ends %q", len(got), got[max(0, len(got)-80):])
 	}
 }
