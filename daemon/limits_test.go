@@ -261,3 +261,33 @@ func TestEventsBeyondTheCapAreCountedAsLost(t *testing.T) {
 		t.Fatalf("record: events %d, lost %d; %d not stored", run.Events, run.LostEvents, truncated.Dropped)
 	}
 }
+
+// TestNonRootConnectionsShareACap: beyond the cap of all non-root
+// connections every non-root uid is refused, root never; a released
+// connection makes room again.
+func TestNonRootConnectionsShareACap(t *testing.T) {
+	l := newConnLimiter(nil, 2, 5, newMetrics(), nil)
+	admitted := 0
+	for u := uint32(1); u <= 4; u++ {
+		for i := 0; i < 2; i++ {
+			if l.admit(Peer{UID: u}) == "" {
+				admitted++
+			}
+		}
+	}
+	if admitted != 5 {
+		t.Fatalf("%d non-root connections admitted, want 5", admitted)
+	}
+	if reason := l.admit(Peer{UID: 9}); !strings.Contains(reason, "5 connections of non-root users") {
+		t.Fatalf("over the cap: %q", reason)
+	}
+	for i := 0; i < 100; i++ {
+		if reason := l.admit(Peer{UID: 0}); reason != "" {
+			t.Fatalf("root refused: %s", reason)
+		}
+	}
+	l.release(1)
+	if reason := l.admit(Peer{UID: 9}); reason != "" {
+		t.Fatalf("after a release: %q", reason)
+	}
+}
