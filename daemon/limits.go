@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -27,6 +29,10 @@ const (
 	// connections, runs and the daemon itself when non-root connections
 	// are capped.
 	minRootReserve = 256
+	// maxLingering and lingerFor bound the draining of refused
+	// connections (drainAndClose).
+	maxLingering = 64
+	lingerFor    = 500 * time.Millisecond
 	// refusalLogEvery is how often a refused uid is logged at most.
 	refusalLogEvery = 10 * time.Second
 )
@@ -83,6 +89,9 @@ type connLimiter struct {
 	m      *Metrics
 	log    *zap.Logger
 
+	// lingering bounds the refused connections still being drained.
+	lingering chan struct{}
+
 	mu       sync.Mutex
 	byUID    map[uint32]int
 	nonRoot  int
@@ -92,7 +101,7 @@ type connLimiter struct {
 func newConnLimiter(ln *net.UnixListener, perUID, total int, m *Metrics, log *zap.Logger) *connLimiter {
 	return &connLimiter{
 		UnixListener: ln, perUID: perUID, total: total, m: m, log: log,
-		byUID: map[uint32]int{}, lastLogs: map[uint32]time.Time{},
+		byUID: map[uint32]int{}, lastLogs: map[uint32]time.Time{}, lingering: make(chan struct{}, maxLingering),
 	}
 }
 
@@ -145,14 +154,12 @@ func (l *connLimiter) release(uid uint32) {
 	}
 }
 
-// refuse answers 429 without reading the request and closes c.
+// refuse answers 429 (with reason) and closes c.
 func (l *connLimiter) refuse(c *net.UnixConn, p Peer, reason string) {
 	l.m.connsRefused.Inc()
 	body, _ := json.Marshal(ErrorResponse{Error: "too many connections: " + reason})
 	resp := fmt.Sprintf("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n", len(body)+1, body)
-	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	_, _ = c.Write([]byte(resp))
-	c.Close()
+	l.answerAndClose(c, []byte(resp))
 
 	l.mu.Lock()
 	now := time.Now()
@@ -164,6 +171,49 @@ func (l *connLimiter) refuse(c *net.UnixConn, p Peer, reason string) {
 	if logIt {
 		l.log.Warn("connection refused (logged at most every 10s per uid)",
 			zap.Uint32("uid", p.UID), zap.Int32("pid", p.PID), zap.String("reason", reason))
+	}
+}
+
+// answerAndClose writes resp on a refused connection and closes it. It
+// first reads the request's head for a moment (a client still writing
+// its request to a closed connection gets EPIPE instead of the answer,
+// and HTTP clients ignore an answer that comes before their request).
+// At most maxLingering connections linger so; others are answered and
+// closed at once.
+func (l *connLimiter) answerAndClose(c *net.UnixConn, resp []byte) {
+	answer := func() {
+		_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+		_, _ = c.Write(resp)
+	}
+	select {
+	case l.lingering <- struct{}{}:
+	default:
+		answer()
+		c.Close()
+		return
+	}
+	go func() {
+		defer func() { <-l.lingering }()
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now().Add(lingerFor))
+		readRequestHead(c)
+		answer()
+		_ = c.CloseWrite()
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10)) // until the client closes, or the deadline
+	}()
+}
+
+// readRequestHead reads from r until the end of an HTTP request head,
+// 64 KiB, or an error (the deadline).
+func readRequestHead(r io.Reader) {
+	buf := make([]byte, 0, 4<<10)
+	chunk := make([]byte, 4<<10)
+	for len(buf) < 64<<10 {
+		n, err := r.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if bytes.Contains(buf, []byte("\r\n\r\n")) || err != nil {
+			return
+		}
 	}
 }
 

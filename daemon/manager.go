@@ -362,8 +362,8 @@ func (m *Manager) finishRecord(r *Run, state State, msg string, code *int) {
 // and is marked trace_incomplete.
 func (m *Manager) finishStale(r *Run) {
 	m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
-	if !r.Request.Trace && r.Request.Task == nil {
-		return
+	if (!r.Request.Trace && r.Request.Task == nil) || r.StartedAt == nil {
+		return // nothing was traced
 	}
 	r.TraceIncomplete = true
 	n, err := countStoredEvents(m.store.RunFile(r.ID, eventsFile))
