@@ -20,8 +20,9 @@ const (
 	// non-root uid.
 	DefaultMaxConnsPerUID = 32
 	// DefaultMaxActivePerUID bounds the queued plus running runs of one
-	// non-root caller.
-	DefaultMaxActivePerUID = 16
+	// non-root caller: half of DefaultMaxConcurrent, so that one member
+	// cannot hold every execution slot.
+	DefaultMaxActivePerUID = DefaultMaxConcurrent / 2
 	// DefaultMaxOutputBytes caps each stored stream of a run (stdout,
 	// stderr, events).
 	DefaultMaxOutputBytes = 64 << 20
