@@ -17,9 +17,9 @@ import (
 	"time"
 )
 
-// dialAs connects to socket with effective uid euid: only the dialling
+// dialAsUID connects to socket with effective uid euid: only the dialling
 // thread changes identity (raw setresuid), and it is thrown away after.
-func dialAs(t *testing.T, socket string, euid uint32) net.Conn {
+func dialAsUID(t *testing.T, socket string, euid uint32) net.Conn {
 	t.Helper()
 	type result struct {
 		c   net.Conn
@@ -43,9 +43,9 @@ func dialAs(t *testing.T, socket string, euid uint32) net.Conn {
 	return r.c
 }
 
-// readStatus reads the status line of the answer on c (or fails after
+// readRawAnswer reads the status line of the answer on c (or fails after
 // timeout: a connection the daemon neither answers nor closes).
-func readStatus(t *testing.T, c net.Conn, timeout time.Duration) (string, error) {
+func readRawAnswer(t *testing.T, c net.Conn, timeout time.Duration) (string, error) {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(timeout))
 	data, err := io.ReadAll(c)
@@ -64,10 +64,10 @@ func TestConnectionLimitPerUID(t *testing.T) {
 	if err := os.Chmod(d.socket, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	held := []net.Conn{dialAs(t, d.socket, 65534), dialAs(t, d.socket, 65534), dialAs(t, d.socket, 65534)}
+	held := []net.Conn{dialAsUID(t, d.socket, 65534), dialAsUID(t, d.socket, 65534), dialAsUID(t, d.socket, 65534)}
 	time.Sleep(100 * time.Millisecond) // let the daemon accept them (they send nothing)
-	over := dialAs(t, d.socket, 65534)
-	resp, err := readStatus(t, over, 5*time.Second)
+	over := dialAsUID(t, d.socket, 65534)
+	resp, err := readRawAnswer(t, over, 5*time.Second)
 	if err != nil {
 		t.Fatalf("4th connection of uid 65534 was neither refused nor closed: %v", err)
 	}
@@ -76,16 +76,16 @@ func TestConnectionLimitPerUID(t *testing.T) {
 	}
 	// Root still gets through, with many connections of its own.
 	for i := 0; i < 5; i++ {
-		dialAs(t, d.socket, 0)
+		dialAsUID(t, d.socket, 0)
 	}
 	if _, err := d.client.List(context.Background()); err != nil {
 		t.Fatalf("root refused: %v", err)
 	}
 	held[0].Close()
 	time.Sleep(100 * time.Millisecond)
-	again := dialAs(t, d.socket, 65534)
+	again := dialAsUID(t, d.socket, 65534)
 	fmt.Fprintf(again, "GET /healthz HTTP/1.0\r\n\r\n")
-	resp, err = readStatus(t, again, 5*time.Second)
+	resp, err = readRawAnswer(t, again, 5*time.Second)
 	if err != nil || !strings.HasPrefix(resp, "HTTP/1.0 403 ") { // admitted, then refused by authorisation
 		t.Fatalf("after a close, a new connection of uid 65534: %q %v", resp, err)
 	}
@@ -151,7 +151,7 @@ func TestHalfSentBodyIsDropped(t *testing.T) {
 	}
 	defer c.Close()
 	fmt.Fprintf(c, "POST /v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"command\":")
-	if _, err := readStatus(t, c, 10*time.Second); err != nil {
+	if _, err := readRawAnswer(t, c, 10*time.Second); err != nil {
 		t.Fatalf("half-sent body: connection still held: %v", err)
 	}
 
