@@ -24,6 +24,7 @@ func (a *app) daemonCmd() *cobra.Command {
 	var trustedTasks []string
 	var noTracer bool
 	var maxConcurrent int
+	var limits daemon.Config // resource limits (helper "limits")
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the privileged authbench daemon (BPF, sandboxes, run records) on a unix socket",
@@ -37,6 +38,11 @@ see and cancel only their own runs, and run tasks only from directories
 under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
+			// Catch the stop signals before anything else: one that comes
+			// while the previous daemon's runs are recovered waits for it.
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+			defer signal.Stop(sigs)
 			auth, err := daemon.NewAuthorizer(group)
 			if err != nil {
 				return usageErrorf("--group: %v", err)
@@ -57,8 +63,9 @@ under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the d
 				defer tr.Close()
 			}
 			m, err := daemon.NewManager(daemon.Config{
-				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent,
-				TrustedTasks: trusted, Log: a.log,
+				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
+				TrustedTasks: trusted,
 			})
 			if err != nil {
 				return err
@@ -74,7 +81,7 @@ under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the d
 			if err := m.RecoverStale(); err != nil {
 				a.log.Error("recover from the previous daemon", zap.Error(err))
 			}
-			return a.serveUntilSignal(srv, a.socket)
+			return a.serveUntilSignal(srv, a.socket, sigs)
 		},
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
@@ -85,13 +92,15 @@ under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the d
 			"resolve without symlinks and every component from / down must be root-owned and not group/other-writable")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
 	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
+	cmd.Flags().IntVar(&limits.MaxActivePerUID, "max-active-per-uid", daemon.DefaultMaxActivePerUID, "queued plus running runs of one non-root caller; more are refused (429)")
+	cmd.Flags().IntVar(&limits.MaxConnsPerUID, "max-conns-per-uid", daemon.DefaultMaxConnsPerUID, "open API connections of one non-root uid; more are refused (429)")
+	cmd.Flags().Int64Var(&limits.MaxOutputBytes, "max-output-bytes", daemon.DefaultMaxOutputBytes, "bytes stored of each run's stdout, stderr and event log; the rest is dropped and counted")
 	return cmd
 }
 
-func (a *app) serveUntilSignal(srv *daemon.Server, socket string) error {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
+// serveUntilSignal serves until the first signal on sigs, then stops the
+// daemon gracefully.
+func (a *app) serveUntilSignal(srv *daemon.Server, socket string, sigs <-chan os.Signal) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
 	a.log.Info("daemon listening", zap.String("socket", socket))

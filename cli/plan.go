@@ -16,38 +16,73 @@ import (
 
 // planFlags are the flags shared by `policy plan` and `exec`.
 type planFlags struct {
-	policy   string
-	baseline string
+	policy         string
+	baseline       string
+	semantics      string
+	refuseSymlinks bool
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.policy, "policy", "", "policy `FILE` (required)")
 	cmd.Flags().StringVar(&f.baseline, "baseline", policy.BaselineDefault,
 		"runtime baseline: default, none, or a permission spec `FILE` whose implicit_permissions are used")
+	cmd.Flags().StringVar(&f.semantics, "semantics", string(policy.SemanticsPrecise),
+		"`MODE` in which policy patterns become Landlock rules: precise, or published (the published AuthBench launcher's rules: a write grants its parent directory)")
+	cmd.Flags().BoolVar(&f.refuseSymlinks, "refuse-symlinks", false,
+		"refuse a policy whose rules would be reached through a symlink onto a target no pattern of the same axis names, instead of listing it as wider")
+}
+
+// checkDaemonCompiles refuses plan choices the daemon API cannot carry:
+// a daemon compiles every plan with the precise semantics and lists
+// symlinked targets as wider, so a run through it would silently ignore
+// --semantics published and --refuse-symlinks.
+func (f *planFlags) checkDaemonCompiles(verb string) error {
+	if (f.semantics == "" || f.semantics == string(policy.SemanticsPrecise)) && !f.refuseSymlinks {
+		return nil
+	}
+	return usageErrorf("%s: a daemon compiles plans with the precise semantics and does not refuse symlinks; "+
+		"for --semantics %s or --refuse-symlinks run embedded (--socket \"\")", verb, f.semantics)
 }
 
 func (a *app) policyPlanCmd() *cobra.Command {
 	var pf planFlags
 	var rootDir string
 	cmd := &cobra.Command{
-		Use:   "plan --policy FILE [--baseline default|none|SPEC.json] [--root DIR]",
+		Use:   "plan --policy FILE [--baseline default|none|SPEC.json] [--semantics precise|published] [--root DIR]",
 		Short: "Print the Landlock rule plan of a policy and every place where it is wider than the policy",
 		Long: `Compile a policy (plus a runtime baseline) into the Landlock rules that
 authbench exec would enforce, against the environment root DIR (default /).
 
-Read patterns grant read_file (and read_dir on directories); write patterns
-write_file and truncate, and on directories the make_*/remove_*/refer rights;
-a write target that does not exist yet gets creation rights on its nearest
-existing ancestor directory (never /); execute patterns grant execute and
-read_file. Globs are expanded now: files created later that match are not
-covered. Every plan also holds what any program needs to start (the dynamic
+With --semantics precise (the default), read patterns grant read_file (and
+read_dir on directories); write patterns write_file and truncate, and on
+directories the make_*/remove_*/refer rights; a write target that does not
+exist yet gets creation rights on its nearest existing ancestor directory
+(never /); execute patterns grant execute and read_file. Globs are expanded
+now: files created later that match are not covered.
+
+With --semantics published, the policy is enforced the way the published
+AuthBench launcher did: a read of a missing path reads its closest existing
+ancestor; a write grants read_dir, write_file, truncate, refer and every
+make_*/remove_* right on the parent directory (closest existing ancestor if
+missing, never /) plus write_file and truncate on the file when it exists;
+dir/** is the directory itself. The baseline is compiled precisely in both.
+
+A pattern whose path goes through a symlink grants the link's target; unless
+a pattern of the same axis names the target, this is listed as wider (with
+the link and the target), and a link owned by a user other than root, or in
+a directory such a user may write, is a loud warning: someone may have
+planted it. --refuse-symlinks makes it an error instead. A pattern holding
+a NUL byte cannot be enforced and is an error.
+
+Every plan also holds what any program needs to start (the dynamic
 loader, shared libraries, /dev/null); the default baseline adds name-service
 and time-zone files, certificates, locales, terminfo, /proc, the terminal,
 /dev/{zero,full,random,urandom}, a scratch /tmp and /dev/shm (read-write,
 not executable) and /bin/sh.
 
 The output lists the rules, where they are wider than the policy, and
-warnings (patterns that match nothing; write access to the whole tree).
+warnings (patterns that match nothing; write access to the whole tree;
+planted symlinks).
 With --json: {"plan": {...}, "enforcement": {...}} where enforcement says
 which rights this kernel's Landlock ABI cannot enforce.`,
 		Args: noArgs,
@@ -96,21 +131,27 @@ func (a *app) compilePlan(pf planFlags, rootDir string) (*policy.Plan, error) {
 	if err != nil {
 		return nil, usageErrorf("--root: %v", err)
 	}
-	pl, err := policy.CompilePlan(pol, base, root)
+	sem, err := policy.ParseSemantics(pf.semantics)
 	if err != nil {
-		if errors.Is(err, policy.ErrTooBroad) {
+		return nil, usageErrorf("--semantics: %v", err)
+	}
+	pl, err := policy.CompilePlanWith(pol, base, root, policy.PlanOptions{Semantics: sem, RefuseSymlinks: pf.refuseSymlinks})
+	if err != nil {
+		if errors.Is(err, policy.ErrTooBroad) || errors.Is(err, policy.ErrUnenforceablePattern) || errors.Is(err, policy.ErrSymlinkTarget) {
 			return nil, usageError(fmt.Errorf("%s: %w", pf.policy, err))
 		}
 		return nil, err
 	}
 	a.log.Info("plan compiled", zap.String("policy", pf.policy), zap.String("baseline", pl.Baseline),
+		zap.String("semantics", string(pl.Semantics)),
 		zap.String("root", pl.Root), zap.Int("rules", len(pl.Rules)), zap.Int("wider", len(pl.Wider)),
 		zap.Int("warnings", len(pl.Warnings)))
 	return pl, nil
 }
 
-// reportPlanWarnings prints the plan's warnings on stderr; write access
-// to the whole tree is printed so that it cannot be missed.
+// reportPlanWarnings prints the plan's warnings on stderr; loud ones
+// (write access to the whole tree, a planted symlink) are printed so that
+// they cannot be missed.
 func (a *app) reportPlanWarnings(pl *policy.Plan) {
 	for _, w := range pl.Warnings {
 		if w.Loud {
@@ -123,7 +164,7 @@ func (a *app) reportPlanWarnings(pl *policy.Plan) {
 
 // writePlan prints a plan for people.
 func writePlan(w io.Writer, pl *policy.Plan, source string, enf sandbox.Enforcement) error {
-	fmt.Fprintf(w, "plan of %s against %s, baseline %s\n", source, pl.Root, pl.Baseline)
+	fmt.Fprintf(w, "plan of %s against %s, baseline %s, semantics %s\n", source, pl.Root, pl.Baseline, pl.Semantics)
 	if enf.KernelABI == 0 {
 		fmt.Fprintf(w, "this kernel has no Landlock: nothing of the plan would be enforced\n")
 	} else {
@@ -147,7 +188,11 @@ func writePlan(w io.Writer, pl *policy.Plan, source string, enf sandbox.Enforcem
 	}
 	fmt.Fprintf(w, "\nwider than the policy (%d):\n", len(pl.Wider))
 	for _, x := range pl.Wider {
-		fmt.Fprintf(w, "  %s %s → %s on %s: %s\n", x.Axis, x.Pattern, x.Kind, x.Path, x.Detail)
+		link := ""
+		if x.Link != "" {
+			link = fmt.Sprintf(" (link %s → %s)", x.Link, x.Target)
+		}
+		fmt.Fprintf(w, "  %s %s → %s on %s%s: %s\n", x.Axis, x.Pattern, x.Kind, x.Path, link, x.Detail)
 	}
 	if len(pl.Warnings) > 0 {
 		fmt.Fprintf(w, "\nwarnings (%d):\n", len(pl.Warnings))

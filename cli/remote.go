@@ -153,6 +153,9 @@ func (r *remoteRun) countEvents(counts *tracer.Counts) (tracer.Summary, error) {
 			}
 			continue
 		}
+		if strings.HasPrefix(string(line), `{"op":"truncated"`) {
+			continue // the daemon's output cap dropped events; the record counts them
+		}
 		var ev tracer.Event
 		if err := ev.UnmarshalJSON(line); err != nil {
 			return sum, fmt.Errorf("event log: %w", err)
@@ -186,6 +189,9 @@ func remoteIdentity(uid, gid int) (*uint32, *uint32, bool) {
 // were made locally (prepareExec); the daemon compiles and enforces the
 // plan itself.
 func (a *app) runExecRemote(c *daemon.Client, ef execFlags, args []string) error {
+	if err := ef.checkDaemonCompiles("exec"); err != nil {
+		return err
+	}
 	req := &daemon.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced, Trace: ef.trace != ""}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {

@@ -68,12 +68,26 @@ func peerContexter(log *zap.Logger) func(context.Context, net.Conn) context.Cont
 	}
 }
 
+// peerContext records the peer's credentials only (no confinement
+// decision), or nothing when they cannot be read: what connLimiter
+// counts connections by.
+func peerContext(ctx context.Context, c net.Conn) context.Context {
+	p, pidfd := readPeer(c)
+	if pidfd >= 0 {
+		unix.Close(pidfd)
+	}
+	if p.Refused != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, peerKey{}, p)
+}
+
 // readPeer reads the peer's credentials and groups, and confirms with its
 // pidfd (SO_PEERPIDFD), which the caller closes. It returns a Peer with
 // Refused set (and no pidfd) when something cannot be read.
 func readPeer(c net.Conn) (Peer, int) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
+	uc, ok := c.(syscall.Conn) // *net.UnixConn, or one wrapping it (connLimiter)
+	if !ok || c.LocalAddr().Network() != "unix" {
 		return Peer{Refused: &ForbiddenError{Rule: RuleUnknownPeer, Reason: "the caller is not a unix-socket peer"}}, -1
 	}
 	raw, err := uc.SyscallConn()

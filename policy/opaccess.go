@@ -2,7 +2,8 @@ package policy
 
 import (
 	"path"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Operation is one file operation as the tracer records it: Op is
@@ -15,7 +16,29 @@ type Operation struct {
 	Path  string
 	Path2 string
 	Flags uint64
+	// Target says what an open found before the call, when the caller
+	// knows; the trace alone does not say.
+	Target TargetState
 }
+
+// TargetState is what is known of an open's path before the call.
+type TargetState uint8
+
+// Target states.
+const (
+	// TargetUnknown: an open with O_CREAT and without O_EXCL may have
+	// found the file or created it, and a read-only open may have opened
+	// a file or a directory; the plan permits the open when it permits
+	// one of the cases.
+	TargetUnknown TargetState = iota
+	// TargetMissing: nothing existed; O_CREAT creates a file.
+	TargetMissing
+	// TargetFile: a file (not a directory) existed; O_CREAT creates
+	// nothing.
+	TargetFile
+	// TargetDir: a directory existed.
+	TargetDir
+)
 
 // grant is every right of Rights on Path.
 type grant struct {
@@ -35,7 +58,8 @@ func (op Operation) needs(realpath func(string) string) []need {
 	parent := realpath(path.Dir(op.Path))
 	switch op.Op {
 	case "exec":
-		return []need{{{p, AccessExecute}}}
+		// the kernel opens the program for reading and execution
+		return []need{{{p, AccessExecute}}, {{p, AccessReadFile}}}
 	case "open":
 		return op.openNeeds(p, parent)
 	case "truncate":
@@ -62,28 +86,51 @@ func (op Operation) needs(realpath func(string) string) []need {
 	return nil
 }
 
-// openNeeds: reading needs read_file (read_dir for a directory); writing
-// an existing file needs write_file, creating one make_reg on its
-// directory; the trace does not say which happened, so with O_CREAT
-// either suffices.
+// openNeeds lists what Landlock checks for an open (its file_open,
+// path_mknod and file_truncate hooks): the opened file needs READ_FILE
+// when it is opened for reading (READ_DIR for a directory; either when
+// nobody knows which it was) and WRITE_FILE when for writing, whether it
+// existed or was just created;
+// creating it needs MAKE_REG on its directory as well; O_TRUNC needs
+// TRUNCATE on a file that existed (a file the open creates is not
+// truncated). An O_PATH open is not checked. When the trace cannot say
+// whether an O_CREAT open created its file (no O_EXCL, Target unknown),
+// the open is permitted when either case is: the read and write rights
+// are needed in both, and then TRUNCATE on the file (when O_TRUNC) or
+// MAKE_REG on its directory.
 func (op Operation) openNeeds(p, parent string) []need {
-	mode := op.Flags & syscall.O_ACCMODE
-	creating := op.Flags&syscall.O_CREAT != 0
-	withCreate := func(n need) need {
-		if creating {
-			n = append(n, grant{parent, AccessMakeReg})
-		}
-		return n
+	if op.Flags&unix.O_PATH != 0 {
+		return nil
 	}
+	creating := op.Flags&unix.O_CREAT != 0
+	created := creating && (op.Flags&unix.O_EXCL != 0 || op.Target == TargetMissing)
+	existed := !creating || op.Target == TargetFile || op.Target == TargetDir
 	var ns []need
-	if mode == syscall.O_RDONLY || mode == syscall.O_RDWR {
-		ns = append(ns, withCreate(need{{p, AccessReadFile}, {p, AccessReadDir}}))
+	switch op.Flags & unix.O_ACCMODE {
+	case unix.O_RDONLY:
+		switch {
+		case op.Flags&unix.O_DIRECTORY != 0 || op.Target == TargetDir:
+			ns = append(ns, need{{p, AccessReadDir}})
+		case creating || op.Target != TargetUnknown: // O_CREAT never opens a directory
+			ns = append(ns, need{{p, AccessReadFile}})
+		default:
+			ns = append(ns, need{{p, AccessReadFile}, {p, AccessReadDir}})
+		}
+	case unix.O_WRONLY:
+		ns = append(ns, need{{p, AccessWriteFile}})
+	case unix.O_RDWR:
+		ns = append(ns, need{{p, AccessReadFile}}, need{{p, AccessWriteFile}})
 	}
-	if mode == syscall.O_WRONLY || mode == syscall.O_RDWR {
-		ns = append(ns, withCreate(need{{p, AccessWriteFile}}))
-	}
-	if op.Flags&syscall.O_TRUNC != 0 {
-		ns = append(ns, withCreate(need{{p, AccessTruncate}}))
+	trunc := op.Flags&unix.O_TRUNC != 0
+	switch {
+	case created:
+		ns = append(ns, need{{parent, AccessMakeReg}})
+	case existed:
+		if trunc {
+			ns = append(ns, need{{p, AccessTruncate}})
+		}
+	case trunc: // unknown: truncated an existing file, or created one
+		ns = append(ns, need{{p, AccessTruncate}, {parent, AccessMakeReg}})
 	}
 	return ns
 }

@@ -16,6 +16,8 @@ type Plan struct {
 	// Baseline names the runtime baseline: "default", "none" or a spec
 	// file.
 	Baseline string `json:"baseline"`
+	// Semantics is how the policy's patterns became rules.
+	Semantics Semantics `json:"semantics"`
 	// Rules are the Landlock rules, one per path, sorted by path.
 	Rules []Rule `json:"rules"`
 	// Wider lists every place where a rule grants more than the policy
@@ -74,6 +76,20 @@ const (
 	WiderCreate = "create-in-ancestor"
 	// WiderExecRead: an execute pattern also grants reading the program.
 	WiderExecRead = "execute-implies-read"
+	// WiderSymlink: the pattern's path reaches its rule through a
+	// symlink, and no pattern of the same axis names the target.
+	WiderSymlink = "symlink-target"
+	// WiderParentDir (published semantics): a write pattern grants the
+	// write, create and remove rights on the target's parent directory
+	// (or its closest existing ancestor).
+	WiderParentDir = "write-parent-directory"
+	// WiderReadAncestor (published semantics): a read target that does
+	// not exist grants reading its closest existing ancestor.
+	WiderReadAncestor = "read-ancestor"
+	// WiderRights (published semantics): a rule grants rights the
+	// precise plan would not (read_dir, make_char, make_block on a
+	// written directory).
+	WiderRights = "extra-rights"
 )
 
 // Widening is one place where the plan grants more than the policy.
@@ -87,6 +103,10 @@ type Widening struct {
 	Path string `json:"path"`
 	// Extra is the set of rights granted beyond the policy at Path.
 	Extra Access `json:"extra"`
+	// Link and Target are set for WiderSymlink: the symlink on the way
+	// (a planted one if there is one) and the resolved path granted.
+	Link   string `json:"link,omitempty"`
+	Target string `json:"target,omitempty"`
 	// Detail says in words what is wider.
 	Detail string `json:"detail"`
 }
@@ -102,6 +122,11 @@ const (
 	// WarnCreateAtRoot: a missing write target's nearest existing
 	// ancestor is "/", which never receives creation rights.
 	WarnCreateAtRoot = "create-at-root"
+	// WarnPlantedLink (loud): a policy rule is reached through a symlink
+	// owned by a uid other than root, or sitting in a directory such a
+	// uid may write: someone may have planted it to be granted its
+	// target.
+	WarnPlantedLink = "planted-link"
 )
 
 // Warning is a problem with one policy entry in this environment.
@@ -109,7 +134,7 @@ type Warning struct {
 	// Code is one of the Warn* constants.
 	Code string `json:"code"`
 	// Loud marks warnings that must not be missed (write access to the
-	// whole tree).
+	// whole tree, a planted symlink).
 	Loud    bool   `json:"loud,omitempty"`
 	Axis    string `json:"axis"`
 	Pattern string `json:"pattern"`

@@ -20,27 +20,41 @@ import (
 //   - execute: EXECUTE and READ_FILE.
 //
 // pol may be nil (a baseline-only plan). The plan records where it is
-// wider than pol and warns about patterns that match nothing. The only
-// error is a pattern too broad to expand (ErrTooBroad).
+// wider than pol and warns about patterns that match nothing. CompilePlan
+// is CompilePlanWith with the zero PlanOptions.
 func CompilePlan(pol *Policy, base Baseline, root *Root) (*Plan, error) {
-	c := &planCompiler{root: root, exp: newExpander(root), rules: ruleSet{}, plan: &Plan{Root: root.Dir(), Baseline: base.Name}}
+	return CompilePlanWith(pol, base, root, PlanOptions{})
+}
+
+// CompilePlanWith is CompilePlan with a choice of semantics for the
+// policy's patterns (the baseline and the sandbox essentials are always
+// precise) and of refusing symlinked targets. Errors: a pattern too broad
+// to expand (ErrTooBroad), a pattern no kernel path can hold
+// (ErrUnenforceablePattern), and with RefuseSymlinks a *SymlinkError;
+// each names the layer, axis and index of the pattern.
+func CompilePlanWith(pol *Policy, base Baseline, root *Root, opts PlanOptions) (*Plan, error) {
+	sem, err := ParseSemantics(string(opts.Semantics))
+	if err != nil {
+		return nil, fmt.Errorf("compile plan: %w", err)
+	}
+	opts.Semantics = sem
+	c := &planCompiler{root: root, exp: newExpander(root), rules: ruleSet{}, opts: opts,
+		plan: &Plan{Root: root.Dir(), Baseline: base.Name, Semantics: sem}}
+	if pol != nil {
+		c.policy = pol.Permissions
+	}
 	layers := []struct {
 		origin string
 		perms  Permissions
 	}{
 		{OriginSandbox, SandboxEssentials()},
 		{OriginBaseline, base.Permissions},
-	}
-	if pol != nil {
-		layers = append(layers, struct {
-			origin string
-			perms  Permissions
-		}{OriginPolicy, pol.Permissions})
+		{OriginPolicy, c.policy},
 	}
 	for _, l := range layers {
 		for _, a := range Axes {
 			for i, p := range l.perms.Get(a) {
-				if err := c.compile(l.origin, a, p); err != nil {
+				if err := c.compilePattern(l.origin, a, p); err != nil {
 					return nil, fmt.Errorf("compile plan: %s %s[%d]: %w", l.origin, a, i, err)
 				}
 			}
@@ -50,11 +64,25 @@ func CompilePlan(pol *Policy, base Baseline, root *Root) (*Plan, error) {
 	return c.plan, nil
 }
 
+// compilePattern checks that p can name kernel paths and adds its rules
+// with the semantics of its layer.
+func (c *planCompiler) compilePattern(origin string, a Axis, p Pattern) error {
+	if err := checkKernelPath(p); err != nil {
+		return fmt.Errorf("%q: %w", p.String(), err)
+	}
+	if origin == OriginPolicy && c.opts.Semantics == SemanticsPublished {
+		return c.compilePublished(a, p)
+	}
+	return c.compile(origin, a, p)
+}
+
 type planCompiler struct {
-	root  *Root
-	exp   *expander
-	rules ruleSet
-	plan  *Plan
+	root   *Root
+	exp    *expander
+	rules  ruleSet
+	plan   *Plan
+	opts   PlanOptions
+	policy Permissions // the policy's patterns (empty without a policy)
 }
 
 // rightsFor returns what a pattern of axis a grants on an existing path.
@@ -100,7 +128,11 @@ func (c *planCompiler) compile(origin string, a Axis, p Pattern) error {
 		if st == nil {
 			// A dangling symlink: writing it creates its target.
 			if a == Write && origin != OriginSandbox {
-				granted = c.create(origin, a, p, rp, p.Recursive()) || granted
+				ok, err := c.create(origin, a, p, m, rp, p.Recursive())
+				if err != nil {
+					return err
+				}
+				granted = ok || granted
 			}
 			continue
 		}
@@ -114,10 +146,17 @@ func (c *planCompiler) compile(origin string, a Axis, p Pattern) error {
 		granted = true
 		if ours {
 			c.recordWider(a, p, rp, dir, acc)
+			if err := c.checkLinks(a, p, m, rp, rp, acc); err != nil {
+				return err
+			}
 		}
 	}
 	if a == Write && origin != OriginSandbox {
-		granted = c.createNewMatches(origin, p, len(matches) > 0) || granted
+		ok, err := c.createNewMatches(origin, p, len(matches) > 0)
+		if err != nil {
+			return err
+		}
+		granted = ok || granted
 	}
 	if ours && (len(matches) == 0 && !(a == Write && p.IsExact()) || !granted) {
 		msg := "matches no existing path: it grants nothing at launch"
@@ -173,38 +212,43 @@ func (c *planCompiler) recordWider(a Axis, p Pattern, rp string, dir bool, acc A
 // nearest existing ancestor; for a glob, in every existing directory
 // matching the pattern's parent (or the nearest existing ancestor of a
 // literal parent).
-func (c *planCompiler) createNewMatches(origin string, p Pattern, matched bool) bool {
+func (c *planCompiler) createNewMatches(origin string, p Pattern, matched bool) (bool, error) {
 	if !p.HasGlob() {
 		if matched {
-			return false
+			return false, nil
 		}
-		return c.create(origin, Write, p, c.root.Realpath(p.Base()), p.Recursive())
+		return c.create(origin, Write, p, p.Base(), c.root.Realpath(p.Base()), p.Recursive())
 	}
 	parent := path.Dir(p.Base())
 	pp, err := ParsePattern(parent)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	if !pp.HasGlob() {
-		return c.create(origin, Write, p, path.Join(c.root.Realpath(parent), "*"), p.Recursive())
+		return c.create(origin, Write, p, path.Join(parent, "*"), path.Join(c.root.Realpath(parent), "*"), p.Recursive())
 	}
 	dirs, err := c.exp.expand(pp)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	granted := false
 	for _, d := range dirs {
 		if c.exp.isDir(d) {
-			granted = c.create(origin, Write, p, path.Join(c.root.Realpath(d), "*"), p.Recursive()) || granted
+			ok, err := c.create(origin, Write, p, path.Join(d, "*"), path.Join(c.root.Realpath(d), "*"), p.Recursive())
+			if err != nil {
+				return false, err
+			}
+			granted = ok || granted
 		}
 	}
-	return granted
+	return granted, nil
 }
 
-// create grants the rights to create target (a path that may not exist)
-// on its nearest existing ancestor directory. It never grants them on
-// "/" and reports whether a rule was added.
-func (c *planCompiler) create(origin string, a Axis, p Pattern, target string, recursive bool) bool {
+// create grants the rights to create target (a path that may not exist;
+// named is how the pattern reached it) on its nearest existing ancestor
+// directory. It never grants them on "/" and reports whether a rule was
+// added.
+func (c *planCompiler) create(origin string, a Axis, p Pattern, named, target string, recursive bool) (bool, error) {
 	anc, missingDirs := c.exp.nearestExisting(target)
 	ours := origin == OriginPolicy
 	if anc == "/" {
@@ -212,7 +256,7 @@ func (c *planCompiler) create(origin string, a Axis, p Pattern, target string, r
 			c.warn(Warning{Code: WarnCreateAtRoot, Axis: a.String(), Pattern: p.String(),
 				Message: fmt.Sprintf("%s cannot be created: its nearest existing ancestor is \"/\", which never receives creation rights", target)})
 		}
-		return false
+		return false, nil
 	}
 	acc := accessCreate
 	if !missingDirs && !recursive {
@@ -228,8 +272,11 @@ func (c *planCompiler) create(origin string, a Axis, p Pattern, target string, r
 	if ours {
 		c.wider(Widening{Kind: WiderCreate, Axis: a.String(), Pattern: p.String(), Path: anc, Extra: acc,
 			Detail: fmt.Sprintf("to create %s, any new file below %s may be created, and every existing file below it written", target, anc)})
+		if err := c.checkLinks(a, p, named, target, anc, acc); err != nil {
+			return false, err
+		}
 	}
-	return true
+	return true, nil
 }
 
 func (c *planCompiler) warn(w Warning)   { c.plan.Warnings = append(c.plan.Warnings, w) }

@@ -181,3 +181,40 @@ func (r *Root) isExecutable(p string) bool {
 	st, err := r.Stat(p)
 	return err == nil && !st.IsDir() && st.Mode().Perm()&0o111 != 0
 }
+
+// maxLinkDepth bounds how many symlinks deep LinksOn follows targets.
+const maxLinkDepth = 40
+
+// LinksOn returns the symlinks that resolving the clean absolute path p
+// inside the root goes through, in the order they are met, including
+// symlinks met while resolving a symlink's target. Each is named by its
+// own environment path with its directory already resolved, so it can be
+// Lstat'ed. A path without symlinks gives none.
+func (r *Root) LinksOn(p string) []string {
+	var links []string
+	r.linksOn(p, map[string]bool{}, 0, &links)
+	return links
+}
+
+func (r *Root) linksOn(p string, seen map[string]bool, depth int, links *[]string) {
+	cur := "/"
+	for _, name := range splitPath(path.Clean(p)) {
+		next := path.Join(cur, name)
+		li := r.readLink(next)
+		if li.isLink {
+			if !seen[next] {
+				seen[next] = true
+				*links = append(*links, next)
+				if li.target != "" && depth < maxLinkDepth {
+					t := li.target
+					if !strings.HasPrefix(t, "/") {
+						t = path.Join(cur, t)
+					}
+					r.linksOn(t, seen, depth+1, links)
+				}
+			}
+			next = r.Realpath(next)
+		}
+		cur = next
+	}
+}

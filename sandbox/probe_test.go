@@ -76,6 +76,7 @@ func init() {
 		"link":      func(o probeOp) (string, error) { return "", unix.Link(o.Path, o.Path2) },
 		"symlink":   func(o probeOp) (string, error) { return "", unix.Symlink(o.Path, o.Path2) },
 		"truncate":  func(o probeOp) (string, error) { return "", unix.Truncate(o.Path, 0) },
+		"open":      func(o probeOp) (string, error) { return "", openClose(o.Path, int(o.Arg), 0o644) },
 		"exec":      probeExec,
 		"writefd":   func(o probeOp) (string, error) { _, err := unix.Write(int(o.Arg), []byte("x")); return "", err },
 		"readopath": probeReadOPath,

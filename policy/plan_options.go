@@ -1,0 +1,61 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Semantics names how the policy's patterns are turned into Landlock
+// rules. The runtime baseline and the sandbox essentials are always
+// compiled with SemanticsPrecise.
+type Semantics string
+
+// The enforcement semantics a plan can be compiled with.
+const (
+	// SemanticsPrecise grants each pattern as little as Landlock can
+	// express (DESIGN §5): the default.
+	SemanticsPrecise Semantics = "precise"
+	// SemanticsPublished reproduces the published AuthBench launcher
+	// rule for rule: a write pattern grants the write, create and remove
+	// rights on the target's parent directory, a missing read target its
+	// closest existing ancestor.
+	SemanticsPublished Semantics = "published"
+)
+
+// ParseSemantics parses "precise" or "published"; "" is precise.
+func ParseSemantics(s string) (Semantics, error) {
+	switch Semantics(s) {
+	case "", SemanticsPrecise:
+		return SemanticsPrecise, nil
+	case SemanticsPublished:
+		return SemanticsPublished, nil
+	}
+	return "", fmt.Errorf("unknown enforcement semantics %q (want %s or %s)", s, SemanticsPrecise, SemanticsPublished)
+}
+
+// PlanOptions are the choices CompilePlanWith takes. The zero value is
+// what CompilePlan does.
+type PlanOptions struct {
+	// Semantics is how policy patterns become rules ("" is precise).
+	Semantics Semantics
+	// RefuseSymlinks makes a policy pattern whose rule is reached
+	// through a symlink, and whose target no pattern of the same axis
+	// matches, an error (*SymlinkError) instead of an entry in
+	// Plan.Wider.
+	RefuseSymlinks bool
+}
+
+// ErrUnenforceablePattern is returned (wrapped) for a pattern that holds
+// a byte no kernel path can contain (NUL): scoring may still read it, but
+// it cannot be enforced.
+var ErrUnenforceablePattern = errors.New("pattern holds a NUL byte, which no kernel path can contain")
+
+// checkKernelPath returns ErrUnenforceablePattern when p cannot name a
+// path the kernel accepts. Length is bounded by MaxPatternBytes already.
+func checkKernelPath(p Pattern) error {
+	if strings.IndexByte(p.String(), 0) >= 0 {
+		return ErrUnenforceablePattern
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package policy
+
+import (
+	"reflect"
+	"sort"
+	"testing"
+)
+
+// pw is what a published write grants on a parent directory.
+const pw = "write_file,read_dir,remove_dir,remove_file,make_char,make_dir,make_reg,make_sock,make_fifo,make_block,make_sym,refer,truncate"
+
+func TestCompilePlanPublished(t *testing.T) {
+	root := planFixture(t)
+	tests := []struct {
+		name     string
+		policy   string
+		rules    []string
+		wider    []string // kind@path
+		warnings []string // code, sorted
+	}{
+		{"read existing file", `{"read":["/d/f.txt"],"write":[],"execute":[]}`,
+			[]string{"/d/f.txt: read_file"}, nil, nil},
+		{"read existing dir", `{"read":["/d"],"write":[],"execute":[]}`,
+			[]string{"/d/: read_file,read_dir"}, []string{"directory-hierarchy@/d"}, nil},
+		{"read missing reads its parent", `{"read":["/d/none.txt"],"write":[],"execute":[]}`,
+			[]string{"/d/: read_file,read_dir"}, []string{"read-ancestor@/d"}, nil},
+		{"read missing reads its closest existing ancestor", `{"read":["/d/a/b/c.txt"],"write":[],"execute":[]}`,
+			[]string{"/d/: read_file,read_dir"}, []string{"read-ancestor@/d"}, nil},
+		{"read missing below / grants nothing", `{"read":["/nope/x"],"write":[],"execute":[]}`,
+			nil, nil, []string{"no-match"}},
+		{"read missing recursive grants nothing", `{"read":["/d/none/**"],"write":[],"execute":[]}`,
+			nil, nil, []string{"no-match"}},
+		{"read recursive is the directory", `{"read":["/d/**"],"write":[],"execute":[]}`,
+			[]string{"/d/: read_file,read_dir"}, nil, nil},
+		{"read glob is its current matches", `{"read":["/d/*.txt"],"write":[],"execute":[]}`,
+			[]string{"/d/f.txt: read_file", "/d/g.txt: read_file"}, nil, nil},
+		{"glob without matches grants nothing", `{"read":["/d/*.log"],"write":["/d/*.log"],"execute":[]}`,
+			nil, nil, []string{"no-match", "no-match"}},
+		{"write existing file: parent and file", `{"read":[],"write":["/d/f.txt"],"execute":[]}`,
+			[]string{"/d/: " + pw, "/d/f.txt: write_file,truncate"}, []string{"write-parent-directory@/d"}, nil},
+		{"write missing file: parent", `{"read":[],"write":["/d/new.txt"],"execute":[]}`,
+			[]string{"/d/: " + pw}, []string{"write-parent-directory@/d"}, nil},
+		{"write missing deep file: closest existing ancestor", `{"read":[],"write":["/e/a/b.txt"],"execute":[]}`,
+			[]string{"/e/: " + pw}, []string{"write-parent-directory@/e"}, nil},
+		{"write at top level: never /", `{"read":[],"write":["/x.txt"],"execute":[]}`,
+			[]string{"/x.txt: write_file,truncate"}, nil, []string{"create-at-root"}},
+		{"write existing dir: its parent and itself", `{"read":[],"write":["/d/sub"],"execute":[]}`,
+			[]string{"/d/: " + pw, "/d/sub/: write_file,truncate"}, []string{"directory-hierarchy@/d/sub", "write-parent-directory@/d"}, nil},
+		{"write recursive is the directory", `{"read":[],"write":["/d/**"],"execute":[]}`,
+			[]string{"/d/: " + pw}, []string{"extra-rights@/d"}, nil},
+		{"write missing recursive: closest existing ancestor", `{"read":[],"write":["/e/out/**"],"execute":[]}`,
+			[]string{"/e/: " + pw}, []string{"write-parent-directory@/e"}, nil},
+		{"write glob: each match and its parent", `{"read":[],"write":["/d/*.txt"],"execute":[]}`,
+			[]string{"/d/: " + pw, "/d/f.txt: write_file,truncate", "/d/g.txt: write_file,truncate"},
+			[]string{"write-parent-directory@/d", "write-parent-directory@/d"}, nil},
+		{"write dangling symlink: the link's directory", `{"read":[],"write":["/d/dangling"],"execute":[]}`,
+			[]string{"/d/: " + pw}, []string{"write-parent-directory@/d"}, nil},
+		{"write device: no ioctl", `{"read":[],"write":["/dev/tty"],"execute":[]}`,
+			[]string{"/dev/: " + pw, "/dev/tty: write_file,truncate"}, []string{"write-parent-directory@/dev"}, nil},
+		{"execute existing", `{"read":[],"write":[],"execute":["/d/h.bin"]}`,
+			[]string{"/d/h.bin: execute,read_file"}, []string{"execute-implies-read@/d/h.bin"}, nil},
+		{"execute missing grants nothing", `{"read":[],"write":[],"execute":["/d/none"]}`,
+			nil, nil, []string{"no-match"}},
+		{"execute recursive", `{"read":[],"write":[],"execute":["/d/**"]}`,
+			[]string{"/d/: execute,read_file"}, []string{"execute-implies-read@/d"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := CompilePlanWith(mustPolicy(t, tc.policy), NoBaseline(), root, PlanOptions{Semantics: SemanticsPublished})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pl.Semantics != SemanticsPublished {
+				t.Errorf("plan semantics %q", pl.Semantics)
+			}
+			if got := policyRules(pl); !reflect.DeepEqual(got, tc.rules) {
+				t.Errorf("rules\n got %q\nwant %q", got, tc.rules)
+			}
+			var wider []string
+			for _, w := range pl.Wider {
+				wider = append(wider, w.Kind+"@"+w.Path)
+				if !pl.Allowed(w.Path).Has(w.Extra) {
+					t.Errorf("widening %+v names rights the plan does not grant", w)
+				}
+			}
+			if !reflect.DeepEqual(wider, tc.wider) {
+				t.Errorf("wider\n got %q\nwant %q", wider, tc.wider)
+			}
+			var warns []string
+			for _, w := range pl.Warnings {
+				warns = append(warns, w.Code)
+			}
+			sort.Strings(warns)
+			if !reflect.DeepEqual(warns, tc.warnings) {
+				t.Errorf("warnings\n got %q\nwant %q", warns, tc.warnings)
+			}
+		})
+	}
+}
+
+// TestPublishedKeepsBaselinePrecise: the semantics choice is about the
+// policy; the runtime baseline is compiled as always.
+func TestPublishedKeepsBaselinePrecise(t *testing.T) {
+	root := planFixture(t)
+	spec := &Spec{Source: "spec.json", Implicit: mustPermissions([3][]string{Write: {"/d/new.txt"}})}
+	for _, sem := range []Semantics{SemanticsPrecise, SemanticsPublished} {
+		pl, err := CompilePlanWith(nil, SpecBaseline(spec), root, PlanOptions{Semantics: sem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := pl.Rule("/d"); r == nil || r.Access != AccessMakeReg|AccessWriteFile|AccessTruncate {
+			t.Errorf("%s: baseline rule on /d = %+v, want the precise create rights", sem, r)
+		}
+	}
+}
