@@ -154,3 +154,27 @@ func TestEscapeDaemonNestedExecStaysConfined(t *testing.T) {
 		t.Fatalf("nested allow-all exec read what the outer policy denied: %v: %s", err, out)
 	}
 }
+
+// TestEscapeDaemonOtherPIDNamespaceIsRefused: a process in another PID
+// namespace (every daemon run and task container has its own) is refused
+// even without no_new_privs or seccomp, e.g. a container's root.
+func TestEscapeDaemonOtherPIDNamespaceIsRefused(t *testing.T) {
+	requireRoot(t)
+	testenv.NeedTools(t, "unshare")
+	log, logs := observedLog()
+	d := startTestDaemon(t, Config{Self: testBinary, Log: log}, "")
+	out, err := exec.Command("unshare", "--pid", "--fork", "--", "/usr/bin/python3", "-c", escapeClient,
+		d.socket, "POST", "/v1/runs", unconfinedRootRun).CombinedOutput()
+	if err != nil {
+		t.Fatalf("unshare: %v: %s", err, out)
+	}
+	_, body, _ := strings.Cut(string(out), "\r\n\r\n")
+	var er ErrorResponse
+	json.Unmarshal([]byte(body), &er)
+	if !strings.HasPrefix(string(out), "HTTP/1.0 403") || er.Rule != RulePIDNamespace {
+		t.Fatalf("root in another PID namespace: %s", out)
+	}
+	if n := len(logs.FilterMessage("connection refused").All()); n != 1 {
+		t.Fatalf("refusal logged %d times", n)
+	}
+}

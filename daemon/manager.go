@@ -223,7 +223,8 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 	m.metrics.transition("", StateQueued)
 	m.wg.Add(1)
 	go m.run(ar)
-	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command), zap.Uint32("caller", peer.UID))
+	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command),
+		zap.Strings("env", RedactEnv(prep.req.Env)), zap.Uint32("caller", peer.UID), zap.Int32("caller_pid", peer.PID))
 	return ar.snapshot(), nil
 }
 
