@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -279,4 +280,37 @@ func TestTaskRunsRefusedOverTheSocket(t *testing.T) {
 func observedLog() (*zap.Logger, *observer.ObservedLogs) {
 	core, logs := observer.New(zap.InfoLevel)
 	return zap.New(core), logs
+}
+
+// BenchmarkConnectionIdentity measures what the daemon does once per
+// connection: SO_PEERCRED, SO_PEERGROUPS, SO_PEERPIDFD, /proc/PID/status,
+// the PID namespace and the pidfd check.
+func BenchmarkConnectionIdentity(b *testing.B) {
+	dir, err := os.MkdirTemp("", "abb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer server.Close()
+	identify := peerContexter(zap.NewNop())
+	for b.Loop() {
+		p, _ := peerFrom(identify(context.Background(), server))
+		if p.Refused != nil {
+			b.Fatal(p.Refused)
+		}
+	}
 }
