@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -26,7 +27,8 @@ const (
 
 func TestOwnersOnly(t *testing.T) {
 	requireRoot(t)
-	d := startTestDaemon(t, Config{Self: testBinary}, "nogroup")
+	log, logs := observedLog()
+	d := startTestDaemon(t, Config{Self: testBinary, Log: log}, "nogroup")
 	code, body := rawRequest(t, d.socket, memberA, nogroupID, "POST", "/v1/runs",
 		`{"command":["/bin/sleep","30"],"env":["API_KEY=hunter2"]}`)
 	if code != http.StatusCreated {
@@ -66,6 +68,14 @@ func TestOwnersOnly(t *testing.T) {
 	code, body = rawRequest(t, d.socket, memberA, nogroupID, "DELETE", "/v1/runs/"+id, "")
 	if code != http.StatusOK || !strings.Contains(body, `"state":"cancelled"`) {
 		t.Errorf("owner cancels: HTTP %d %s", code, body)
+	}
+	for _, e := range logs.All() {
+		if line := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(line, "hunter2") {
+			t.Errorf("an env value was logged: %s", line)
+		}
+	}
+	if q := logs.FilterMessage("run queued").All(); len(q) != 1 || fmt.Sprint(q[0].ContextMap()["env"]) != "[API_KEY=<redacted>]" {
+		t.Errorf("run queued log: %v", q)
 	}
 }
 

@@ -110,15 +110,20 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 		if ferr != nil {
 			s.m.metrics.refused.Inc()
 			if peer.Refused == nil { // a confined peer was logged when it connected
-				s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
-					zap.String("method", r.Method), zap.String("path", r.URL.Path),
-					zap.String("rule", ferr.Rule), zap.String("reason", ferr.Reason))
+				s.logRefusal(peer, r, ferr)
 			}
 			writeError(w, ferr)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// logRefusal logs a 403 with the peer's uid and pid and the rule.
+func (s *Server) logRefusal(peer Peer, r *http.Request, fe *ForbiddenError) {
+	s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
+		zap.String("method", r.Method), zap.String("path", r.URL.Path),
+		zap.String("rule", fe.Rule), zap.String("reason", fe.Reason))
 }
 
 func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
@@ -139,6 +144,11 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	run, err := s.m.Submit(req, peer)
 	if err != nil {
+		var fe *ForbiddenError
+		if errors.As(err, &fe) {
+			s.m.metrics.refused.Inc()
+			s.logRefusal(peer, r, fe)
+		}
 		writeError(w, err)
 		return
 	}
