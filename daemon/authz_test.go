@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.uber.org/zap"
@@ -322,5 +323,30 @@ func BenchmarkConnectionIdentity(b *testing.B) {
 		if p.Refused != nil {
 			b.Fatal(p.Refused)
 		}
+	}
+}
+
+// TestSupplementaryGroupFromTheSocket: membership by a supplementary group
+// is read from SO_PEERGROUPS at connect time (not from /proc per request).
+func TestSupplementaryGroupFromTheSocket(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "nogroup")
+	if err := os.Chmod(d.socket, 0o666); err != nil { // let every uid connect, so the daemon must decide
+		t.Fatal(err)
+	}
+	ask := func(groups []uint32) string {
+		cmd := exec.Command("/usr/bin/python3", "-c", escapeClient, d.socket, "GET", "/v1/runs", "")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 1, Gid: 1, Groups: groups}}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("client: %v: %s", err, out)
+		}
+		return string(out)
+	}
+	if out := ask([]uint32{100, nogroupID}); !strings.HasPrefix(out, "HTTP/1.0 200") {
+		t.Fatalf("member by a supplementary group: %s", out)
+	}
+	if out := ask([]uint32{100}); !strings.HasPrefix(out, "HTTP/1.0 403") || !strings.Contains(out, RuleGroup) {
+		t.Fatalf("not a member: %s", out)
 	}
 }
