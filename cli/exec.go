@@ -186,16 +186,10 @@ func (a *app) runExec(ef execFlags, args []string) error {
 		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", waitErr)}
 	}
 	if relErr != nil {
-		// sandbox-init reports a failed exec of the command as
-		// "sandbox-init: exec PATH: ..."; anything else failed before.
+		code = exitSandboxFailure
 		var ie *sandbox.InitError
-		switch {
-		case !errors.As(relErr, &ie) || !strings.HasPrefix(ie.Msg, "sandbox-init: exec "):
-			code = exitSandboxFailure
-		case strings.Contains(ie.Msg, "no such file"):
-			code = exitNotFound
-		default:
-			code = exitNotExecutable
+		if errors.As(relErr, &ie) {
+			code = ie.ShellStatus()
 		}
 		return &ExitError{Code: code, Err: fmt.Errorf("exec: %w", relErr)}
 	}
@@ -207,13 +201,9 @@ func (a *app) runExec(ef execFlags, args []string) error {
 // would use: 127 when the command is missing, 126 when it cannot be
 // executed, 125 when it could not be confined.
 func execError(err error) error {
-	var ce *sandbox.CommandError
-	if errors.As(err, &ce) {
-		code := exitNotExecutable
-		if errors.Is(err, os.ErrNotExist) {
-			code = exitNotFound
-		}
-		return &ExitError{Code: code, Err: fmt.Errorf("exec: %w", err)}
+	var ie *sandbox.InitError
+	if errors.As(err, &ie) {
+		return &ExitError{Code: ie.ShellStatus(), Err: fmt.Errorf("exec: %w", err)}
 	}
 	return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
 }

@@ -193,11 +193,6 @@ func (c *Child) Wait() (int, error) {
 	return -1, fmt.Errorf("wait for %s: %w", c.spec.Path, err)
 }
 
-// InitError is a failure reported by sandbox-init before it could exec.
-type InitError struct{ Msg string }
-
-func (e *InitError) Error() string { return e.Msg }
-
 // Confined returns s with the restrictions `authbench exec` applies: the
 // Landlock plan, the seccomp filter (nil for none; see DefaultFilter),
 // inherited descriptors above stderr closed, the capability bounding set
