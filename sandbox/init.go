@@ -69,22 +69,23 @@ func becomeCommand(spec *Spec) *InitError {
 	if err := restrict(spec); err != nil {
 		return err
 	}
-	return execCommand(spec)
+	return execProgram(spec)
 }
 
 // restrict applies the spec's restrictions to this process, in an order
-// where each step still has what it needs: descriptors first; Landlock
-// while still root, so that rule paths only root can open can be added;
-// the bounding set and the identity; no_new_privs; seccomp last, so the
-// filter only has to allow what remains (the exec).
+// where each step still has what it needs and every check on behalf of
+// the command is made as the command: descriptors first; Landlock while
+// still root, so that rule paths only root can open can be added; the
+// capabilities and then the identity; only then the working directory
+// (entered as the final identity, through Landlock); no_new_privs;
+// seccomp last, so the filter only has to allow what remains (the exec,
+// which also looks the program up).
 func restrict(spec *Spec) *InitError {
 	if (spec.UID == nil) != (spec.GID == nil) {
 		return &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
 	}
-	if spec.Dir != "" {
-		if err := os.Chdir(spec.Dir); err != nil {
-			return initError(StageChdir, spec.Dir, err)
-		}
+	if spec.Path == "" {
+		return &InitError{Stage: StageSpec, Msg: "no program to run"}
 	}
 	if spec.CloseFDs {
 		if err := closeInheritedFDs(); err != nil {
@@ -114,6 +115,11 @@ func restrict(spec *Spec) *InitError {
 			return initError(StageIdentity, "", err)
 		}
 	}
+	if spec.Dir != "" {
+		if err := unix.Chdir(spec.Dir); err != nil {
+			return initError(StageChdir, spec.Dir, err)
+		}
+	}
 	if spec.NoNewPrivs || spec.Plan != nil || spec.Seccomp != nil {
 		if err := setNoNewPrivs(); err != nil {
 			return initError(StageNoNewPrivs, "", err)
@@ -125,12 +131,6 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	return nil
-}
-
-// execCommand execs the program; it returns only on failure.
-func execCommand(spec *Spec) *InitError {
-	err := unix.Exec(spec.Path, spec.Args, spec.Env)
-	return execError(spec, StageExec, spec.Path, err)
 }
 
 // execError explains a failed exec; a refusal by Landlock is the common
