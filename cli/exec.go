@@ -108,10 +108,9 @@ func (a *app) prepareExec(ef execFlags, args []string) (*execSetup, error) {
 	a.log.Info("enforcement", zap.Int("landlock_abi", enf.KernelABI), zap.Strings("scopes", enf.Scopes),
 		zap.Stringer("unenforced", enf.Unenforced))
 
-	runAsRoot := ef.uid == 0 || ef.uid < 0 && os.Geteuid() == 0
 	var filter *sandbox.Filter
 	if ef.seccomp != "none" {
-		if filter, err = loadSeccomp(ef.seccomp, runAsRoot); err != nil {
+		if filter, err = loadSeccomp(ef.seccomp, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -87,6 +87,13 @@ func restrict(spec *Spec) *InitError {
 	if spec.Path == "" {
 		return &InitError{Stage: StageSpec, Msg: "no program to run"}
 	}
+	granted, err := ParseCapabilities(spec.Capabilities)
+	if err != nil {
+		return initError(StageSpec, "", err)
+	}
+	if len(granted) > 0 && !spec.DropCapabilities {
+		return &InitError{Stage: StageSpec, Msg: "capabilities are granted only with drop_capabilities"}
+	}
 	if spec.CloseFDs {
 		if err := closeInheritedFDs(); err != nil {
 			return initError(StageSpec, "", err)
@@ -106,13 +113,18 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	if spec.DropCapabilities {
-		if err := dropBoundingCapabilities(); err != nil {
+		if err := limitCapabilities(granted); err != nil {
 			return initError(StageCapabilities, "", err)
 		}
 	}
 	if spec.UID != nil {
 		if err := setIdentity(*spec.UID, *spec.GID); err != nil {
 			return initError(StageIdentity, "", err)
+		}
+	}
+	if spec.DropCapabilities {
+		if err := finishCapabilities(granted); err != nil {
+			return initError(StageCapabilities, "", err)
 		}
 	}
 	if spec.Dir != "" {

@@ -54,9 +54,17 @@ type Spec struct {
 	// LandlockABI, when set, caps the Landlock ABI used (to reproduce an
 	// older kernel); 0 uses the kernel's.
 	LandlockABI int `json:"landlock_abi,omitempty"`
-	// DropCapabilities removes all but a few capabilities from the
-	// bounding set (see HeldCapabilities).
+	// DropCapabilities leaves the tree no capability but those named in
+	// Capabilities, whatever its uid: the bounding set keeps only them,
+	// the effective, permitted, inheritable and ambient sets are exactly
+	// them, and the securebits NOROOT and NO_SETUID_FIXUP are set and
+	// locked, so that even a uid-0 exec gains nothing.
 	DropCapabilities bool `json:"drop_capabilities,omitempty"`
+	// Capabilities names the capabilities the tree keeps (for example
+	// "CAP_CHOWN"); an unknown name fails the spec. They only make sense
+	// for a tree that runs as uid 0 (a uid-0 caller is needed to grant
+	// them); callers check that. They need DropCapabilities.
+	Capabilities []string `json:"capabilities,omitempty"`
 	// UID and GID, when set, are the identity to drop to (with no
 	// supplementary groups).
 	UID *int `json:"uid,omitempty"`
@@ -197,8 +205,8 @@ func (c *Child) Wait() (int, error) {
 
 // Confined returns s with the restrictions `authbench exec` applies: the
 // Landlock plan, the seccomp filter (nil for none; see DefaultFilter),
-// inherited descriptors above stderr closed, the capability bounding set
-// reduced, and no_new_privs. Identity changes (UID, GID) are left to the
+// inherited descriptors above stderr closed, no capabilities but
+// s.Capabilities (see DropCapabilities), and no_new_privs. Identity changes (UID, GID) are left to the
 // caller.
 func (s Spec) Confined(plan *policy.Plan, filter *Filter) Spec {
 	s.Plan, s.Seccomp = plan, filter

@@ -83,12 +83,21 @@ func init() {
 		"mknod": func(o probeOp) (string, error) {
 			return "", unix.Mknod(o.Path, unix.S_IFBLK|0o600, int(unix.Mkdev(8, 0)))
 		},
-		"mount":   func(o probeOp) (string, error) { return "", unix.Mount("none", o.Path, "tmpfs", 0, "") },
-		"umount":  func(o probeOp) (string, error) { return "", unix.Unmount(o.Path, 0) },
-		"chroot":  func(o probeOp) (string, error) { return "", unix.Chroot(o.Path) },
-		"pivot":   func(o probeOp) (string, error) { return "", unix.PivotRoot(o.Path, o.Path2) },
-		"unshare": probeUnshareMount,
-		"clonens": probeCloneNewUser,
+		"mknodc": func(o probeOp) (string, error) {
+			return "", unix.Mknod(o.Path, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3)))
+		},
+		// chown to uid/gid Arg
+		"chown": func(o probeOp) (string, error) { return "", unix.Chown(o.Path, int(o.Arg), int(o.Arg)) },
+		// chmod to mode Arg
+		"chmodmode": func(o probeOp) (string, error) { return "", unix.Chmod(o.Path, uint32(o.Arg)) },
+		// setxattr of the attribute named Path2
+		"setxattr": func(o probeOp) (string, error) { return "", unix.Setxattr(o.Path, o.Path2, []byte("x"), 0) },
+		"mount":    func(o probeOp) (string, error) { return "", unix.Mount("none", o.Path, "tmpfs", 0, "") },
+		"umount":   func(o probeOp) (string, error) { return "", unix.Unmount(o.Path, 0) },
+		"chroot":   func(o probeOp) (string, error) { return "", unix.Chroot(o.Path) },
+		"pivot":    func(o probeOp) (string, error) { return "", unix.PivotRoot(o.Path, o.Path2) },
+		"unshare":  probeUnshareMount,
+		"clonens":  probeCloneNewUser,
 		"fsopen": func(o probeOp) (string, error) {
 			fd, err := unix.Fsopen("tmpfs", 0)
 			closeIfOK(fd, err)
