@@ -145,11 +145,17 @@ type childResult struct {
 // runChild runs spec under sandbox-init (the test binary) and waits.
 func runChild(t testing.TB, spec Spec, stdin io.Reader) childResult {
 	t.Helper()
+	return runChildWith(t, spec, LaunchOptions{}, stdin)
+}
+
+// runChildWith is runChild with launch options.
+func runChildWith(t testing.TB, spec Spec, opts LaunchOptions, stdin io.Reader) childResult {
+	t.Helper()
 	var out, errb bytes.Buffer
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
-	c, err := Start(testBinary(t), spec, stdin, &out, &errb)
+	c, err := StartWith(testBinary(t), spec, opts, stdin, &out, &errb)
 	if err != nil {
 		return childResult{err: err}
 	}
@@ -165,6 +171,12 @@ func runChild(t testing.TB, spec Spec, stdin io.Reader) childResult {
 // set to the probe) and returns one result per op.
 func probe(t testing.TB, spec Spec, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
 	t.Helper()
+	return probeWith(t, spec, LaunchOptions{}, ops, stdin)
+}
+
+// probeWith is probe with launch options.
+func probeWith(t testing.TB, spec Spec, opts LaunchOptions, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
+	t.Helper()
 	data, err := json.Marshal(ops)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +184,7 @@ func probe(t testing.TB, spec Spec, ops []probeOp, stdin io.Reader) ([]probeResu
 	spec.Path = testBinary(t)
 	spec.Args = []string{spec.Path}
 	spec.Env = append(spec.Env, probeEnv+"="+string(data))
-	res := runChild(t, spec, stdin)
+	res := runChildWith(t, spec, opts, stdin)
 	if res.err != nil {
 		return nil, res
 	}

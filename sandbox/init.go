@@ -74,7 +74,8 @@ func becomeCommand(spec *Spec) *InitError {
 
 // restrict applies the spec's restrictions to this process, in an order
 // where each step still has what it needs and every check on behalf of
-// the command is made as the command: descriptors first; Landlock while
+// the command is made as the command: descriptors first; hidden paths
+// (mounts, while privileged and before Landlock forbids them); Landlock while
 // still root, so that rule paths only root can open can be added; the
 // capabilities and then the identity; only then the working directory
 // (entered as the final identity, through Landlock); no_new_privs;
@@ -98,6 +99,9 @@ func restrict(spec *Spec) *InitError {
 		if err := closeInheritedFDs(); err != nil {
 			return initError(StageSpec, "", err)
 		}
+	}
+	if err := hidePaths(spec.HidePaths); err != nil {
+		return err
 	}
 	abi := KernelLandlockABI()
 	if spec.LandlockABI > 0 && spec.LandlockABI < abi {

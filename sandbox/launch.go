@@ -44,6 +44,11 @@ type Spec struct {
 	// The restrictions below are applied in this order (Dir is entered
 	// after the identity); the zero value restricts nothing.
 
+	// HidePaths are directories the tree must not see: sandbox-init, in
+	// a mount namespace of its own with private mounts, mounts an empty
+	// read-only tmpfs over each (missing ones are skipped; a path that is
+	// not a directory fails the spec). Needs a root caller.
+	HidePaths []string `json:"hide_paths,omitempty"`
 	// CloseFDs closes every inherited descriptor above stderr at exec.
 	CloseFDs bool `json:"close_fds,omitempty"`
 	// Plan is the Landlock rule plan; nil means no Landlock.
@@ -95,6 +100,10 @@ type LaunchOptions struct {
 	// whole tree then dies with it (KillTree), and it dies with its
 	// parent (the parent-death signal).
 	OwnPIDNamespace bool
+	// OwnMountNamespace starts it in a new mount namespace (CLONE_NEWNS;
+	// only possible as root), so that Spec.HidePaths and anything else
+	// mounted for the tree stay out of the launcher's namespace.
+	OwnMountNamespace bool
 }
 
 // StartWith is Start with launch options.
@@ -117,7 +126,10 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if opts.OwnPIDNamespace {
-		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWPID
+	}
+	if opts.OwnMountNamespace {
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNS
 	}
 	startErr := spawn.Start(cmd) // the parent-death signal then means the process died
 	gate.Started()

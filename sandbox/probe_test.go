@@ -69,7 +69,15 @@ func init() {
 		"create": func(o probeOp) (string, error) {
 			return "", openClose(o.Path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644)
 		},
-		"list":      probeList,
+		"list": probeList,
+		"names": func(o probeOp) (string, error) {
+			entries, err := os.ReadDir(o.Path)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			return strings.Join(names, " "), err
+		},
 		"mkdir":     func(o probeOp) (string, error) { return "", unix.Mkdir(o.Path, 0o755) },
 		"delete":    func(o probeOp) (string, error) { return "", unix.Unlink(o.Path) },
 		"rename":    func(o probeOp) (string, error) { return "", unix.Rename(o.Path, o.Path2) },
