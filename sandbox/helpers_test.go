@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,6 +20,25 @@ import (
 // operations and prints their outcomes as JSON.
 const probeEnv = "AUTHBENCH_SANDBOX_PROBE"
 
+// execEnv makes the test binary call Exec with the JSON Spec it holds
+// and print the error Exec returns as JSON (see TestExecInitError).
+const execEnv = "AUTHBENCH_SANDBOX_EXEC"
+
+func runExec(data string) int {
+	var spec Spec
+	if err := json.Unmarshal([]byte(data), &spec); err != nil {
+		return 2
+	}
+	err := Exec(spec)
+	ie, ok := err.(*InitError)
+	if !ok {
+		fmt.Printf("not an *InitError: %T %v", err, err)
+		return 3
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(ie)
+	return 4
+}
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == InitCommand {
 		_ = RunInit()
@@ -26,6 +46,9 @@ func TestMain(m *testing.M) {
 	}
 	if ops := os.Getenv(probeEnv); ops != "" {
 		os.Exit(runProbe(ops))
+	}
+	if spec := os.Getenv(execEnv); spec != "" {
+		os.Exit(runExec(spec))
 	}
 	os.Exit(m.Run())
 }
