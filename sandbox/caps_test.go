@@ -94,7 +94,7 @@ func TestConfinedRootCapabilities(t *testing.T) {
 				spec.Capabilities = []string{c.cap}
 				want = 1 << uint(capabilityNumbers[c.cap])
 			}
-			ops := []probeOp{op("read", "/proc/self/status")}
+			ops := []probeOp{op("read", "/proc/self/status"), op("securebits", "")}
 			if c.ops != nil {
 				ops = append(ops, c.ops(f)...)
 			}
@@ -107,6 +107,9 @@ func TestConfinedRootCapabilities(t *testing.T) {
 				if got := capLines(res[0].Out)[set]; got != wantHex {
 					t.Errorf("%s: %s = %s, want %s", name, set, got, wantHex)
 				}
+			}
+			if res[1].Out != fmt.Sprint(confinedSecurebits) {
+				t.Errorf("%s: securebits %s, want %d (NOROOT, NO_SETUID_FIXUP, locked)", name, res[1].Out, confinedSecurebits)
 			}
 			if c.ops == nil {
 				continue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -134,7 +135,11 @@ func init() {
 		"abstract":  probeAbstract,
 		"kill":      func(o probeOp) (string, error) { return "", unix.Kill(int(o.Arg), unix.SIGTERM) },
 		"memfdexec": probeMemfdExec,
-		"x32":       func(o probeOp) (string, error) { return "", rawErr(0x40000000|unix.SYS_GETPID, 0, 0, 0, 0) },
+		"securebits": func(o probeOp) (string, error) {
+			bits, err := unix.PrctlRetInt(unix.PR_GET_SECUREBITS, 0, 0, 0, 0)
+			return strconv.Itoa(bits), err
+		},
+		"x32": func(o probeOp) (string, error) { return "", rawErr(0x40000000|unix.SYS_GETPID, 0, 0, 0, 0) },
 		"stat": func(o probeOp) (string, error) {
 			var st unix.Stat_t
 			return "", unix.Stat(o.Path, &st)
