@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"time"
 
 	"github.com/authbench/authbench/tracer"
 )
@@ -11,26 +14,57 @@ import (
 // Recording writes the events of one traced run to a JSON-lines file,
 // with the events its Auditor derives from them, and audits them. It is
 // what the embedded exec, the daemon and task runs record runs with.
+//
+// What is written reaches the file at least every FlushInterval (or
+// every flushBytes), so a recorder killed mid-run leaves the events up to
+// then on disk, without the summary line.
 type Recording struct {
 	// Auditor judged the events; read it after Close.
 	Auditor *Auditor
 	sess    *tracer.Session
 	file    *os.File
-	w       *tracer.Writer
+	out     *bufio.Writer
+	opts    RecordOptions
 	also    func(*tracer.Event)
 	done    chan error
+	// Written by the consuming goroutine, read after it ended.
+	stored  int64
+	dropped uint64
 }
+
+// RecordOptions tune a Recording.
+type RecordOptions struct {
+	// MaxBytes caps the event lines stored (0: no cap). Events beyond it
+	// are audited but not stored: they are counted (Dropped) and a line
+	// {"op":"truncated","after_bytes":N,"dropped_events":M} precedes the
+	// summary line.
+	MaxBytes int64
+}
+
+// FlushInterval is how long written events may wait in memory at most.
+const FlushInterval = 200 * time.Millisecond
+
+// flushBytes is how many bytes of events may wait in memory at most.
+const flushBytes = 64 << 10
 
 // Record starts recording sess into a new file named file. also, when
 // not nil, sees every written event too (on the recording's goroutine).
 // If the file cannot be created the session is closed.
 func Record(sess *tracer.Session, file string, a *Auditor, also func(*tracer.Event)) (*Recording, error) {
+	return RecordWith(sess, file, a, also, RecordOptions{})
+}
+
+// RecordWith is Record with options.
+func RecordWith(sess *tracer.Session, file string, a *Auditor, also func(*tracer.Event), opts RecordOptions) (*Recording, error) {
 	f, err := os.Create(file)
 	if err != nil {
 		_, _ = sess.Close()
 		return nil, fmt.Errorf("create event log: %w", err)
 	}
-	r := &Recording{Auditor: a, sess: sess, file: f, w: tracer.NewWriter(f), also: also, done: make(chan error, 1)}
+	r := &Recording{
+		Auditor: a, sess: sess, file: f, out: bufio.NewWriterSize(f, flushBytes), opts: opts,
+		also: also, done: make(chan error, 1),
+	}
 	go func() { r.done <- r.consume() }()
 	return r, nil
 }
@@ -40,33 +74,82 @@ func (r *Recording) Name() string { return r.file.Name() }
 
 func (r *Recording) consume() error {
 	var werr error
+	var line []byte
 	write := func(ev *tracer.Event) {
-		if werr == nil {
-			werr = r.w.Write(ev)
-		}
 		if r.also != nil {
 			r.also(ev)
 		}
+		if werr != nil {
+			return
+		}
+		line = append(ev.AppendJSON(line[:0]), '\n')
+		if r.opts.MaxBytes > 0 && r.stored+int64(len(line)) > r.opts.MaxBytes {
+			r.dropped++
+			return
+		}
+		if _, err := r.out.Write(line); err != nil {
+			werr = fmt.Errorf("write trace event: %w", err)
+			return
+		}
+		r.stored += int64(len(line))
 	}
-	for batch := range r.sess.Events() {
-		for i := range batch {
-			ev := &batch[i]
-			write(ev)
-			for _, d := range r.Auditor.Observe(ev) {
-				write(&d)
+	tick := time.NewTicker(FlushInterval)
+	defer tick.Stop()
+	events := r.sess.Events()
+	for {
+		select {
+		case batch, ok := <-events:
+			if !ok {
+				return werr
+			}
+			for i := range batch {
+				ev := &batch[i]
+				write(ev)
+				for _, d := range r.Auditor.Observe(ev) {
+					write(&d)
+				}
+			}
+		case <-tick.C:
+			if werr == nil && r.out.Buffered() > 0 {
+				if err := r.out.Flush(); err != nil {
+					werr = fmt.Errorf("flush trace: %w", err)
+				}
 			}
 		}
 	}
-	return werr
 }
 
+// Dropped is how many events were not stored because of MaxBytes; valid
+// after Close.
+func (r *Recording) Dropped() uint64 { return r.dropped }
+
 // Close ends the session once the traced tree has exited, waits until
-// every event is written, ends the file with the summary line and returns
-// the summary. The summary is valid even when an error is returned.
+// every event is written, ends the file with the truncation line (if
+// events were dropped) and the summary line and returns the summary. The
+// summary is valid even when an error is returned.
 func (r *Recording) Close() (tracer.Summary, error) {
 	sum, closeErr := r.sess.Close()
 	consumeErr := <-r.done
-	werr := r.w.Close(sum)
+	var werr error
+	if consumeErr == nil {
+		if r.dropped > 0 {
+			_, werr = r.out.Write(truncatedLine(r.stored, r.dropped))
+		}
+		if werr == nil {
+			werr = r.out.Flush()
+		}
+		if werr == nil {
+			werr = tracer.NewWriter(r.file).Close(sum)
+		}
+	}
 	ferr := r.file.Close()
 	return sum, errors.Join(closeErr, consumeErr, werr, ferr)
+}
+
+// truncatedLine is the event log line that says events were dropped
+// after storedBytes.
+func truncatedLine(storedBytes int64, dropped uint64) []byte {
+	line := append([]byte(`{"op":"truncated","after_bytes":`), strconv.FormatInt(storedBytes, 10)...)
+	line = append(line, `,"dropped_events":`...)
+	return append(strconv.AppendUint(line, dropped, 10), "}\n"...)
 }

@@ -23,6 +23,7 @@ func (a *app) daemonCmd() *cobra.Command {
 	var stateDir, imagesDir, group string
 	var noTracer bool
 	var maxConcurrent int
+	var limits daemon.Config // resource limits (helper "limits")
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the privileged authbench daemon (BPF, sandboxes, run records) on a unix socket",
@@ -55,6 +56,7 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 			}
 			m, err := daemon.NewManager(daemon.Config{
 				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
 			})
 			if err != nil {
 				return err
@@ -78,6 +80,9 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
 	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
+	cmd.Flags().IntVar(&limits.MaxActivePerUID, "max-active-per-uid", daemon.DefaultMaxActivePerUID, "queued plus running runs of one non-root caller; more are refused (429)")
+	cmd.Flags().IntVar(&limits.MaxConnsPerUID, "max-conns-per-uid", daemon.DefaultMaxConnsPerUID, "open API connections of one non-root uid; more are refused (429)")
+	cmd.Flags().Int64Var(&limits.MaxOutputBytes, "max-output-bytes", daemon.DefaultMaxOutputBytes, "bytes stored of each run's stdout, stderr and event log; the rest is dropped and counted")
 	return cmd
 }
 

@@ -153,6 +153,9 @@ func (r *remoteRun) countEvents(counts *tracer.Counts) (tracer.Summary, error) {
 			}
 			continue
 		}
+		if strings.HasPrefix(string(line), `{"op":"truncated"`) {
+			continue // the daemon's output cap dropped events; the record counts them
+		}
 		var ev tracer.Event
 		if err := ev.UnmarshalJSON(line); err != nil {
 			return sum, fmt.Errorf("event log: %w", err)

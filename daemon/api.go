@@ -118,6 +118,15 @@ type Run struct {
 	Plan *policy.Plan `json:"plan,omitempty"`
 	// TaskResult is the result of a task run (also result.json).
 	TaskResult *taskrun.Result `json:"task_result,omitempty"`
+	// TraceIncomplete is set when the event log was not finished (the
+	// daemon died mid-run, or writing it failed): Events then counts the
+	// event lines that reached the log. LostEvents includes the events
+	// not stored beyond the daemon's output cap.
+	TraceIncomplete bool `json:"trace_incomplete,omitempty"`
+	// StdoutDroppedBytes and StderrDroppedBytes count output not stored
+	// (beyond the daemon's output cap, or after a write error).
+	StdoutDroppedBytes int64 `json:"stdout_dropped_bytes,omitempty"`
+	StderrDroppedBytes int64 `json:"stderr_dropped_bytes,omitempty"`
 }
 
 // ErrorResponse is the body of every non-2xx answer.

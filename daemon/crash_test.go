@@ -17,7 +17,13 @@ import (
 // a tracer, with extra flags.
 func startDaemonProcess(t *testing.T, socket, state string, flags ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(testBinary, append([]string{"daemon", "--socket", socket, "--state-dir", state, "--no-tracer"}, flags...)...)
+	return startDaemonWith(t, socket, state, append([]string{"--no-tracer"}, flags...)...)
+}
+
+// startDaemonWith runs `authbench daemon` as its own process with flags.
+func startDaemonWith(t *testing.T, socket, state string, flags ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(testBinary, append([]string{"daemon", "--socket", socket, "--state-dir", state}, flags...)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

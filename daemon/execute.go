@@ -51,19 +51,16 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	if err != nil {
 		return outcome{startErr: err}
 	}
-	stdout, err := os.Create(m.store.RunFile(id, stdoutFile))
+	output, err := m.openOutput(ar) // capped (Config.MaxOutputBytes)
 	if err != nil {
-		return outcome{startErr: fmt.Errorf("create stdout log: %w", err)}
+		return outcome{startErr: err}
 	}
-	defer stdout.Close()
-	stderr, err := os.Create(m.store.RunFile(id, stderrFile))
-	if err != nil {
-		return outcome{startErr: fmt.Errorf("create stderr log: %w", err)}
-	}
-	defer stderr.Close()
+	defer m.closeOutput(ar, output)
+	stdout, stderr := output.files()
 
 	spec := m.sandboxSpec(prep, path, plan)
 	child, err := sandbox.StartWith(m.cfg.Self, spec, sandbox.LaunchOptions{OwnPIDNamespace: true}, nil, stdout, stderr)
+	output.started()
 	if err != nil {
 		return outcome{startErr: err}
 	}

@@ -31,6 +31,14 @@ type Config struct {
 	MaxActive int
 	// MaxConcurrent bounds running runs; the others wait queued.
 	MaxConcurrent int
+	// MaxActivePerUID bounds the queued plus running runs of one non-root
+	// caller (root is bounded by MaxActive only).
+	MaxActivePerUID int
+	// MaxConnsPerUID bounds the open API connections of one non-root uid.
+	MaxConnsPerUID int
+	// MaxOutputBytes caps each of a run's stored stdout, stderr and event
+	// log; the rest is dropped and counted in the record.
+	MaxOutputBytes int64
 	// ImagesDir keeps task images (task runs).
 	ImagesDir string
 	// Log receives structured logs.
@@ -60,6 +68,10 @@ type Manager struct {
 	mu       sync.Mutex
 	active   map[string]*activeRun
 	stopping bool
+	// unsaved holds ended runs whose record could not be saved (state
+	// disk full); retrying is set while a goroutine retries them.
+	unsaved  map[string]*Run
+	retrying bool
 	wg       sync.WaitGroup
 }
 
@@ -72,6 +84,7 @@ type activeRun struct {
 	cancel  context.CancelCauseFunc
 	done    chan struct{}
 	changed chan struct{} // closed and replaced whenever logs grow
+	fault   *stateFault   // the run could not be stored: it fails
 }
 
 // Causes of a run's end, carried by its context.
@@ -93,6 +106,15 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.MaxConcurrent <= 0 {
 		cfg.MaxConcurrent = DefaultMaxConcurrent
 	}
+	if cfg.MaxActivePerUID <= 0 {
+		cfg.MaxActivePerUID = DefaultMaxActivePerUID
+	}
+	if cfg.MaxConnsPerUID <= 0 {
+		cfg.MaxConnsPerUID = DefaultMaxConnsPerUID
+	}
+	if cfg.MaxOutputBytes <= 0 {
+		cfg.MaxOutputBytes = DefaultMaxOutputBytes
+	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
@@ -106,6 +128,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	m := &Manager{
 		cfg: cfg, store: store, metrics: newMetrics(), log: cfg.Log,
 		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
+		unsaved: map[string]*Run{},
 	}
 	runs, err := store.List()
 	if err != nil {
@@ -131,7 +154,7 @@ func (m *Manager) RecoverStale() error {
 			tasks = append(tasks, r.ID)
 		}
 		from := r.State
-		m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
+		m.finishStale(r)
 		if serr := m.store.Save(r); serr != nil {
 			err = errors.Join(err, serr)
 			continue
@@ -182,9 +205,14 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 		cancel(nil)
 		return nil, ErrBusy
 	}
+	if err := m.checkQuota(peer.UID); err != nil {
+		cancel(nil)
+		m.metrics.quotaRefused.Inc()
+		return nil, err
+	}
 	if err := m.store.Create(rec); err != nil {
 		cancel(nil)
-		return nil, err
+		return nil, &stateFault{err: err}
 	}
 	m.active[id] = ar
 	m.metrics.transition("", StateQueued)
@@ -230,12 +258,17 @@ func (m *Manager) run(ar *activeRun) {
 	}
 	state, msg := StateSucceeded, ""
 	switch cause := context.Cause(ctx); {
+	case ctx.Err() != nil && (res.killed || res.startErr != nil):
+		// Ended on request, at its deadline or by the daemon, whatever
+		// step it was at (a task run's setup ends with an error then).
+		state, msg = endStateFor(cause), cause.Error()
 	case res.startErr != nil:
 		state, msg = StateFailed, res.startErr.Error()
-	case ctx.Err() != nil && res.killed:
-		state, msg = endStateFor(cause), cause.Error()
 	case res.exitCode != 0:
 		state = StateFailed
+	}
+	if f := ar.faulted(); f != nil {
+		state, msg = StateFailed, f.Error()
 	}
 	var code *int
 	if res.startErr == nil {
@@ -246,7 +279,10 @@ func (m *Manager) run(ar *activeRun) {
 }
 
 func endStateFor(cause error) State {
+	var sf *stateFault
 	switch {
+	case errors.As(cause, &sf):
+		return StateFailed
 	case errors.Is(cause, errTimeout):
 		return StateTimeout
 	case errors.Is(cause, errAborted):
@@ -264,7 +300,7 @@ func (m *Manager) setRunning(ar *activeRun, pid int) {
 	ar.mu.Unlock()
 	m.metrics.transition(StateQueued, StateRunning)
 	if err != nil {
-		m.log.Error("record run start", zap.String("run", ar.rec.ID), zap.Error(err))
+		m.fault(ar, err)
 	}
 }
 
@@ -275,7 +311,7 @@ func (m *Manager) update(ar *activeRun, fn func(r *Run)) {
 	err := m.store.Save(ar.rec)
 	ar.mu.Unlock()
 	if err != nil {
-		m.log.Error("save run", zap.String("run", ar.rec.ID), zap.Error(err))
+		m.fault(ar, err)
 	}
 }
 
@@ -284,10 +320,17 @@ func (m *Manager) end(ar *activeRun, state State, msg string, code *int) {
 	from := ar.rec.State
 	m.finishRecord(ar.rec, state, msg, code)
 	err := m.store.Save(ar.rec)
+	if err != nil && state != StateFailed {
+		// The record in memory stays the answer (unsaved) until a retry
+		// saves it; a run that already failed keeps its first reason.
+		state = StateFailed
+		m.finishRecord(ar.rec, state, (&stateFault{err: err}).Error(), nil)
+	}
 	rec := *ar.rec
 	ar.mu.Unlock()
 	if err != nil {
-		m.log.Error("record run end", zap.String("run", rec.ID), zap.Error(err))
+		m.log.Error("record run end; will retry", zap.String("run", rec.ID), zap.Error(err))
+		m.keepUnsaved(&rec)
 	}
 	m.metrics.transition(from, state)
 	if rec.StartedAt != nil {
@@ -312,6 +355,22 @@ func (m *Manager) finishRecord(r *Run, state State, msg string, code *int) {
 	if code != nil {
 		r.ExitCode = code
 	}
+}
+
+// finishStale records a run that a previous daemon left active as
+// aborted; a traced run's record gets the events that reached its log
+// and is marked trace_incomplete.
+func (m *Manager) finishStale(r *Run) {
+	m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
+	if (!r.Request.Trace && r.Request.Task == nil) || r.StartedAt == nil {
+		return // nothing was traced
+	}
+	r.TraceIncomplete = true
+	n, err := countStoredEvents(m.store.RunFile(r.ID, eventsFile))
+	if err != nil {
+		m.log.Warn("count the events of an interrupted run", zap.String("run", r.ID), zap.Error(err))
+	}
+	r.Events = n
 }
 
 // snapshot copies the record under its lock.
@@ -341,6 +400,9 @@ func (m *Manager) Get(id string) (*Run, error) {
 	if ar := m.lookup(id); ar != nil {
 		return ar.snapshot(), nil
 	}
+	if r := m.unsavedRun(id); r != nil {
+		return r, nil
+	}
 	if !validRunID(id) {
 		return nil, ErrNotFound
 	}
@@ -357,6 +419,8 @@ func (m *Manager) List() ([]*Run, error) {
 	for i, r := range runs {
 		if ar := m.lookup(r.ID); ar != nil {
 			runs[i] = ar.snapshot()
+		} else if u := m.unsavedRun(r.ID); u != nil {
+			runs[i] = u
 		}
 	}
 	return runs, err
@@ -409,10 +473,13 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	go func() { m.wg.Wait(); close(done) }()
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("shutdown: runs still ending: %w", ctx.Err())
 	}
+	if n := m.saveUnsaved(); n > 0 {
+		return fmt.Errorf("shutdown: %d run records could not be saved", n)
+	}
+	return nil
 }
 
 // validRunID accepts only ids this daemon could have made, so an id can

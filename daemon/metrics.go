@@ -12,6 +12,13 @@ type Metrics struct {
 	lost      prometheus.Counter
 	durations *prometheus.HistogramVec
 	refused   prometheus.Counter
+	// connsRefused counts connections refused by the connection limits,
+	// quotaRefused runs refused by the per-uid active-run quota.
+	connsRefused prometheus.Counter
+	quotaRefused prometheus.Counter
+	// outputDropped counts bytes of stdout and stderr not stored (cap or
+	// write error), over all runs.
+	outputDropped prometheus.Counter
 }
 
 func newMetrics() *Metrics {
@@ -33,8 +40,17 @@ func newMetrics() *Metrics {
 		refused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "authbench_api_refused_total", Help: "API requests refused by peer-credential authorisation.",
 		}),
+		connsRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "authbench_api_connections_refused_total", Help: "API connections refused by the per-uid or non-root connection limits.",
+		}),
+		quotaRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "authbench_runs_refused_quota_total", Help: "Runs refused by the per-uid active-run quota.",
+		}),
+		outputDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "authbench_output_dropped_bytes_total", Help: "Bytes of runs' stdout and stderr not stored (output cap or write error).",
+		}),
 	}
-	m.registry.MustRegister(m.runs, m.events, m.lost, m.durations, m.refused)
+	m.registry.MustRegister(m.runs, m.events, m.lost, m.durations, m.refused, m.connsRefused, m.quotaRefused, m.outputDropped)
 	for _, s := range AllStates {
 		m.runs.WithLabelValues(string(s))
 	}

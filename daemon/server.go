@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
@@ -22,7 +21,10 @@ type Server struct {
 	auth *Authorizer
 	log  *zap.Logger
 	http *http.Server
-	ln   *net.UnixListener
+	ln   *connLimiter
+	// writeTimeout bounds writing a response, or one chunk of a followed
+	// log.
+	writeTimeout time.Duration
 }
 
 // Listen creates the socket (refusing to take over a live one or to
@@ -32,11 +34,23 @@ func Listen(m *Manager, socket string, auth *Authorizer) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{m: m, auth: auth, log: m.log, ln: ln}
+	fileLimit, err := raiseFileLimit()
+	if err != nil {
+		m.log.Warn("file descriptor limit", zap.Error(err))
+		fileLimit = 1024
+	}
+	total := nonRootConnCap(fileLimit)
+	m.log.Info("connection limits", zap.Uint64("nofile", fileLimit),
+		zap.Int("per_uid", m.cfg.MaxConnsPerUID), zap.Int("non_root_total", total))
+	s := &Server{m: m, auth: auth, log: m.log, writeTimeout: writeTimeout}
+	s.ln = newConnLimiter(ln, m.cfg.MaxConnsPerUID, total, m.metrics, m.log)
 	s.http = &http.Server{
 		Handler:           s.routes(),
-		ConnContext:       peerContext,
-		ReadHeaderTimeout: 10 * time.Second,
+		ConnContext:       connContext,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
 	}
 	return s, nil
 }
@@ -69,7 +83,16 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
 	mux.HandleFunc("DELETE /v1/runs/{id}", s.cancelRun)
 	mux.HandleFunc("GET /v1/runs/{id}/{log}", s.streamLog)
-	return s.authorize(mux)
+	return s.authorize(s.withWriteDeadline(mux))
+}
+
+// withWriteDeadline bounds the writing of each response (streamLog moves
+// the deadline with every chunk it writes).
+func (s *Server) withWriteDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTimeout))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // authorize refuses every request from a peer that is neither root nor
@@ -168,22 +191,23 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 	}
 	w.WriteHeader(http.StatusOK)
-	copyFlushing(w, rc)
+	s.copyFlushing(w, rc)
 }
 
 // copyFlushing copies src to w, flushing after every read so followers
-// see data as it comes.
-func copyFlushing(w http.ResponseWriter, src io.Reader) {
-	fl, _ := w.(http.Flusher)
+// see data as it comes; each chunk has writeTimeout to be written.
+func (s *Server) copyFlushing(w http.ResponseWriter, src io.Reader) {
+	rc := http.NewResponseController(w)
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
 			}
-			if fl != nil {
-				fl.Flush()
+			if rc.Flush() != nil {
+				return
 			}
 		}
 		if err != nil {

@@ -38,12 +38,16 @@ func (s *Store) RunDir(id string) string { return filepath.Join(s.dir, "runs", i
 // RunFile returns the path of one of a run's files.
 func (s *Store) RunFile(id, name string) string { return filepath.Join(s.RunDir(id), name) }
 
-// Create makes the directory of a new run and writes its first record.
+// Create makes the directory of a new run and writes its first record;
+// when that fails, nothing of the run is left.
 func (s *Store) Create(r *Run) error {
 	if err := os.Mkdir(s.RunDir(r.ID), 0o750); err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
-	return s.Save(r)
+	if err := s.Save(r); err != nil {
+		return errors.Join(err, os.RemoveAll(s.RunDir(r.ID)))
+	}
+	return nil
 }
 
 // Save writes the record of r atomically (temporary file and rename). A

@@ -30,6 +30,7 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 		Task: prep.task, Source: tr.PolicySource, Policy: prep.policy, Agent: tr.Agent,
 		Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 		BaseMap: env.BaseMap(tr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
+		MaxOutputBytes: m.cfg.MaxOutputBytes,
 	})
 	if res != nil {
 		m.update(ar, func(r *Run) {
@@ -41,7 +42,9 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	if err != nil {
 		return outcome{startErr: err, killed: ctx.Err() != nil}
 	}
-	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil && res.TimedOut}
+	// Ended early (cancel, deadline, daemon stopping) at any step, the
+	// agent's or a verifier's: the run ends as its cause says.
+	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil}
 }
 
 // runc runs this manager's containers, with their state under the state

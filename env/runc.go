@@ -193,13 +193,7 @@ func (c *Container) Wait(ctx context.Context) (RunResult, error) {
 	case err = <-c.done:
 	case <-ctx.Done():
 		res.TimedOut = true
-		c.r.Kill(c.id, syscall.SIGKILL)
-		select {
-		case err = <-c.done:
-		case <-time.After(10 * time.Second):
-			_ = c.cmd.Process.Kill()
-			err = <-c.done
-		}
+		err = c.kill()
 	}
 	res.Duration = time.Since(c.start)
 	var ee *exec.ExitError
@@ -218,6 +212,31 @@ func (c *Container) Wait(ctx context.Context) (RunResult, error) {
 		return res, fmt.Errorf("runc run %s: %s", c.id, lastLines(c.runcErr.String(), 5))
 	}
 	return res, nil
+}
+
+// kill kills every process of the container and waits for runc to end.
+// A container that runc is still creating cannot be killed yet: the kill
+// is retried until it exists (or runc ended); runc itself is killed after
+// 10 s.
+func (c *Container) kill() error {
+	giveUp := time.After(10 * time.Second)
+	for c.r.Kill(c.id, syscall.SIGKILL) != nil {
+		select {
+		case err := <-c.done:
+			return err
+		case <-giveUp:
+			_ = c.cmd.Process.Kill()
+			return <-c.done
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	select {
+	case err := <-c.done:
+		return err
+	case <-giveUp:
+		_ = c.cmd.Process.Kill()
+		return <-c.done
+	}
 }
 
 // Kill sends sig to every process of container id.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/capped"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
@@ -48,16 +49,11 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 		return err
 	}
 	defer os.RemoveAll(bundle)
-	stdout, err := os.Create(filepath.Join(r.o.Dir, AgentStdoutFile))
+	stdout, stderr, err := r.agentOutput()
 	if err != nil {
 		return err
 	}
-	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(r.o.Dir, AgentStderrFile))
-	if err != nil {
-		return err
-	}
-	defer stderr.Close()
+	defer r.closeAgentOutput(stdout, stderr)
 
 	ready := time.Now()
 	c, err := r.o.Runc.Start(bundle, r.id+"-agent", env.Stdio{Stdout: stdout, Stderr: stderr, ExtraFiles: gate.ChildFiles()})
@@ -148,7 +144,8 @@ func (r *runner) startAgentTrace(ctx context.Context, c *env.Container) (*agentT
 		return nil, fmt.Errorf("trace agent: %w", err)
 	}
 	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec)}
-	tr.rec, err = audit.Record(sess, filepath.Join(r.o.Dir, EventsFile), audit.New(r.plan, root.Realpath), tr.observe)
+	tr.rec, err = audit.RecordWith(sess, filepath.Join(r.o.Dir, EventsFile), audit.New(r.plan, root.Realpath), tr.observe,
+		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +168,7 @@ func (r *runner) finishAgentTrace(tr *agentTrace) {
 	if err != nil {
 		r.log.Error("agent trace incomplete", zap.Error(err))
 	}
-	r.res.Events, r.res.LostEvents = sum.Events, sum.Lost
+	r.res.Events, r.res.LostEvents = sum.Events, sum.Lost+tr.rec.Dropped()
 	r.res.Denials = append(r.res.Denials, tr.rec.Auditor.Denials()...)
 	r.res.TracedSensitive = append(r.res.TracedSensitive, tr.sensitive.found...)
 }
@@ -210,4 +207,37 @@ func (r *runner) releaseAgent(gate *sandbox.Gate, c *env.Container) error {
 		}
 	}
 	return gate.ReleaseProcess(pid)
+}
+
+// agentOutput creates the agent's stdout and stderr logs, each capped at
+// Options.MaxOutputBytes (the agent never sees the cap).
+func (r *runner) agentOutput() (stdout, stderr *capped.Writer, err error) {
+	open := func(file, name string) (*capped.Writer, error) {
+		f, err := os.Create(filepath.Join(r.o.Dir, file))
+		if err != nil {
+			return nil, err
+		}
+		return capped.NewWriter(f, name, r.o.MaxOutputBytes, nil), nil
+	}
+	if stdout, err = open(AgentStdoutFile, "agent stdout"); err != nil {
+		return nil, nil, err
+	}
+	if stderr, err = open(AgentStderrFile, "agent stderr"); err != nil {
+		stdout.Close()
+		return nil, nil, err
+	}
+	return stdout, stderr, nil
+}
+
+// closeAgentOutput closes the agent's logs and records what was dropped.
+func (r *runner) closeAgentOutput(stdout, stderr *capped.Writer) {
+	for _, w := range []*capped.Writer{stdout, stderr} {
+		if err := w.Close(); err != nil {
+			r.log.Error("agent output", zap.Error(err))
+			if r.res.Error == "" {
+				r.res.Error = err.Error()
+			}
+		}
+	}
+	r.res.AgentStdoutDroppedBytes, r.res.AgentStderrDroppedBytes = stdout.Dropped(), stderr.Dropped()
 }

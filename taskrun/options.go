@@ -52,6 +52,9 @@ type Options struct {
 	Tracer *tracer.Tracer
 	// Dir receives the run's files (events, logs, result.json).
 	Dir string
+	// MaxOutputBytes caps each of the agent's stored stdout, stderr and
+	// event log (0: no cap); the rest is dropped and counted.
+	MaxOutputBytes int64
 	// Log receives structured logs.
 	Log *zap.Logger
 }

@@ -46,6 +46,11 @@ type Result struct {
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`
+	// AgentStdoutDroppedBytes and AgentStderrDroppedBytes count the
+	// agent's output not stored (Options.MaxOutputBytes); LostEvents
+	// includes the events not stored beyond it.
+	AgentStdoutDroppedBytes int64 `json:"agent_stdout_dropped_bytes,omitempty"`
+	AgentStderrDroppedBytes int64 `json:"agent_stderr_dropped_bytes,omitempty"`
 }
 
 // SensitiveAccess is a successful traced access that matches a

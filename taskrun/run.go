@@ -118,6 +118,11 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.runAgent(ctx, argv); err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		// Cancelled (or out of time) while the agent ran: the verifiers
+		// would only be killed at once too.
+		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
+	}
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass
 	var verr []error
