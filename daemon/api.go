@@ -134,6 +134,9 @@ type ErrorResponse struct {
 	Error string `json:"error"`
 	// Field names the offending request field, when there is one.
 	Field string `json:"field,omitempty"`
+	// Rule names the authorisation rule of a 403 (RulePeerUnverified,
+	// RuleConfinedNoNewPrivs, ...).
+	Rule string `json:"rule,omitempty"`
 }
 
 // CreateResponse is the body of a successful POST /v1/runs.

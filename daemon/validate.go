@@ -185,13 +185,13 @@ func (p *prepared) resolveIdentity(peer Peer) error {
 		p.gid = *req.GID
 	}
 	if peer.UID != 0 && (p.uid != peer.UID || p.gid != peer.GID) {
-		return &ForbiddenError{Reason: "a caller that is not root can only run commands as its own uid and gid"}
+		return forbidden(RuleOwnIdentity, "a caller that is not root can only run commands as its own uid and gid")
 	}
 	if p.uid == 0 && !req.AllowRoot {
 		return badField("allow_root", "running the tree as root (uid 0) must be asked for explicitly")
 	}
 	if p.uid == 0 && peer.UID != 0 {
-		return &ForbiddenError{Reason: "only root may run a tree as root"}
+		return forbidden(RuleOwnIdentity, "only root may run a tree as root")
 	}
 	return nil
 }
