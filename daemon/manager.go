@@ -189,7 +189,8 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 		return nil, err
 	}
 	rec := &Run{
-		ID: id, State: StateQueued, Request: prep.req, CallerUID: peer.UID,
+		ID: id, State: StateQueued, Request: prep.req,
+		CallerUID: peer.UID, CallerGID: peer.GID, CallerPID: peer.PID,
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -153,8 +153,9 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, run)
 }
 
-func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
-	runs, err := s.m.List()
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	peer, _ := peerFrom(r.Context())
+	runs, err := s.m.ListFor(peer)
 	if err != nil {
 		s.log.Warn("list runs", zap.Error(err))
 	}
@@ -165,7 +166,8 @@ func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.m.Get(r.PathValue("id"))
+	peer, _ := peerFrom(r.Context())
+	run, err := s.m.GetFor(peer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -174,7 +176,8 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.m.Cancel(r.PathValue("id"))
+	peer, _ := peerFrom(r.Context())
+	run, err := s.m.CancelFor(peer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -192,7 +195,8 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	follow := r.URL.Query().Get("follow") == "1"
-	rc, err := s.m.OpenLog(r.Context(), r.PathValue("id"), name, follow)
+	peer, _ := peerFrom(r.Context())
+	rc, err := s.m.OpenLogFor(r.Context(), peer, r.PathValue("id"), name, follow)
 	if err != nil {
 		writeError(w, err)
 		return
