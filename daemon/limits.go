@@ -113,10 +113,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		peer, pidfd, err := readPeer(c)
-		if pidfd >= 0 {
-			unix.Close(pidfd)
-		}
+		peer, err := readCred(c)
 		if err != nil {
 			return c, nil // refused later by authorisation, with its reason
 		}

@@ -24,9 +24,13 @@ type Peer struct {
 	Groups []uint32
 }
 
-// connPeer is what the daemon decided about a connection's peer, once,
-// when the connection was accepted.
+// connPeer is what the daemon decided about a connection's peer, once
+// per connection, at its first request (not in the accept loop, so that
+// reading one peer's /proc entry never holds up the others).
 type connPeer struct {
+	auth *Authorizer
+	conn *net.UnixConn // until decided
+	once sync.Once
 	peer Peer
 	// refusal is why every request on the connection is refused; nil
 	// when the peer may use the API.
@@ -34,35 +38,59 @@ type connPeer struct {
 	logOnce sync.Once
 }
 
+// decide identifies the peer the first time it is called.
+func (cp *connPeer) decide() {
+	cp.once.Do(func() {
+		cp.peer, cp.refusal = cp.auth.identify(cp.conn)
+		cp.conn = nil
+	})
+}
+
 type peerKey struct{}
 
-// readPeer reads the kernel's credentials of c's peer, with a pidfd
-// pinning the peer process (the caller closes it; -1 when it could not be
-// had, err then says why).
-func readPeer(c *net.UnixConn) (Peer, int, error) {
+// readCred reads the kernel's credentials of c's peer (SO_PEERCRED).
+func readCred(c *net.UnixConn) (Peer, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return Peer{}, -1, err
+		return Peer{}, err
 	}
-	var p Peer
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return Peer{}, err
+	}
+	if credErr != nil {
+		return Peer{}, fmt.Errorf("SO_PEERCRED: %w", credErr)
+	}
+	return Peer{PID: cred.Pid, UID: cred.Uid, GID: cred.Gid}, nil
+}
+
+// readPeer reads the kernel's credentials and groups of c's peer, with a
+// pidfd pinning the peer process (the caller closes it; -1 when it could
+// not be had, err then says why).
+func readPeer(c *net.UnixConn) (Peer, int, error) {
+	p, err := readCred(c)
+	if err != nil {
+		return p, -1, err
+	}
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return p, -1, err
+	}
 	pidfd := -1
 	var opErr error
 	if err := raw.Control(func(fd uintptr) {
-		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if err != nil {
-			opErr = fmt.Errorf("SO_PEERCRED: %w", err)
+		if p.Groups, opErr = peerGroups(int(fd)); opErr != nil {
+			opErr = fmt.Errorf("SO_PEERGROUPS: %w", opErr)
 			return
 		}
-		p = Peer{PID: cred.Pid, UID: cred.Uid, GID: cred.Gid}
-		if p.Groups, err = peerGroups(int(fd)); err != nil {
-			opErr = fmt.Errorf("SO_PEERGROUPS: %w", err)
-			return
-		}
-		if pidfd, err = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PEERPIDFD); err != nil {
-			pidfd, opErr = -1, fmt.Errorf("SO_PEERPIDFD: %w", err)
+		if pidfd, opErr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PEERPIDFD); opErr != nil {
+			pidfd, opErr = -1, fmt.Errorf("SO_PEERPIDFD: %w", opErr)
 		}
 	}); err != nil {
-		return Peer{}, -1, err
+		return p, -1, err
 	}
 	return p, pidfd, opErr
 }
@@ -85,41 +113,41 @@ func peerGroups(fd int) ([]uint32, error) {
 	}
 }
 
-// identify decides, once per connection, whether c's peer may use the
-// API: it must not be confined (checkUnconfined) and must be root or in
-// the daemon's group.
-func (a *Authorizer) identify(c *net.UnixConn) *connPeer {
+// identify decides whether c's peer may use the API: it must not be
+// confined (checkUnconfined) and must be root or in the daemon's group.
+func (a *Authorizer) identify(c *net.UnixConn) (Peer, *ForbiddenError) {
 	p, pidfd, err := readPeer(c)
 	if pidfd >= 0 {
 		defer unix.Close(pidfd)
 	}
 	if err != nil {
-		return &connPeer{peer: p, refusal: forbidden(RulePeerUnverified, "cannot read the caller's credentials: %v", err)}
+		return p, forbidden(RulePeerUnverified, "cannot read the caller's credentials: %v", err)
 	}
 	if ferr := a.checkUnconfined(p, pidfd); ferr != nil {
-		return &connPeer{peer: p, refusal: ferr}
+		return p, ferr
 	}
-	if ferr := a.Check(p); ferr != nil {
-		return &connPeer{peer: p, refusal: ferr}
-	}
-	return &connPeer{peer: p}
+	return p, a.Check(p)
 }
 
-// peerContext records what identify decided about c's peer.
+// peerContext attaches c's peer, to be identified at its first request.
 func (a *Authorizer) peerContext(ctx context.Context, c net.Conn) context.Context {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return ctx
 	}
-	return context.WithValue(ctx, peerKey{}, a.identify(uc))
+	return context.WithValue(ctx, peerKey{}, &connPeer{auth: a, conn: uc})
 }
 
+// connPeerFrom returns the connection's peer, identified.
 func connPeerFrom(ctx context.Context) *connPeer {
 	cp, _ := ctx.Value(peerKey{}).(*connPeer)
+	if cp != nil {
+		cp.decide()
+	}
 	return cp
 }
 
-// peerFrom returns the caller of an authorised request.
+// peerFrom returns the caller of a request.
 func peerFrom(ctx context.Context) (Peer, bool) {
 	cp := connPeerFrom(ctx)
 	if cp == nil {
