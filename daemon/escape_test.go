@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.uber.org/zap"
@@ -199,5 +200,41 @@ func TestParseConfinement(t *testing.T) {
 		if (err == nil) != tt.ok || tt.ok && got != tt.want {
 			t.Errorf("%q: got %+v, %v; want %+v ok=%v", tt.status, got, err, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestSupplementaryGroupMemberIsServed: membership by a supplementary
+// group comes from SO_PEERGROUPS (not /proc, read per request before),
+// and a peer without it is refused with the rule.
+func TestSupplementaryGroupMemberIsServed(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "nogroup")
+	get := func(groups []uint32) string {
+		cmd := exec.Command("/usr/bin/python3", "-c", `
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"GET /v1/runs HTTP/1.0\r\nHost: x\r\n\r\n")
+out = b""
+while True:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    out += chunk
+sys.stdout.write(out.decode())
+`, d.socket)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 4321, Gid: 4321, Groups: groups}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return string(out)
+	}
+	os.Chmod(d.socket, 0o666)
+	if out := get([]uint32{100, 65534}); !strings.HasPrefix(out, "HTTP/1.0 200") {
+		t.Fatalf("member by a supplementary group refused:\n%s", out)
+	}
+	if out := get([]uint32{100}); !strings.HasPrefix(out, "HTTP/1.0 403") || !strings.Contains(out, `"rule":"`+RuleNotMember+`"`) {
+		t.Fatalf("non-member served:\n%s", out)
 	}
 }
