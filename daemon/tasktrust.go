@@ -39,8 +39,9 @@ func underRoot(p, root string) bool {
 // under one of roots (checked first, on the path alone, so the answer
 // tells nothing about the file system outside them), and every component
 // from / down to dir must be a directory, no symlink, owned by root and
-// not writable by group or others (the sticky bit does not make it so) —
-// so that no one but root can change what the daemon reads there.
+// not writable by group or others (the sticky bit does not make it so),
+// and so must everything inside it (checkTrustedContents) — so that no
+// one but root can change what the daemon reads there.
 func checkTrustedTaskDir(dir string, roots []string) *ForbiddenError {
 	clean := filepath.Clean(dir)
 	if len(roots) == 0 {
@@ -60,7 +61,52 @@ func checkTrustedTaskDir(dir string, roots []string) *ForbiddenError {
 			return ferr
 		}
 	}
-	return nil
+	return checkTrustedContents(clean)
+}
+
+// maxTaskEntries bounds the walk of checkTrustedContents.
+const maxTaskEntries = 100000
+
+// checkTrustedContents checks that everything inside the task dir is
+// owned by root and not writable by group or others, so that nobody else
+// can change the Dockerfile, its build context or the verifiers between
+// the check and their use (symlinks are the loader's business).
+func checkTrustedContents(dir string) *ForbiddenError {
+	n := 0
+	var ferr *ForbiddenError
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxTaskEntries {
+			ferr = forbidden(RuleUntrustedTask, "task dir %s has more than %d entries", dir, maxTaskEntries)
+			return filepath.SkipAll
+		}
+		if p == dir || d.Type()&os.ModeSymlink != 0 {
+			return nil
+		}
+		st, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		sys, ok := st.Sys().(*syscall.Stat_t)
+		switch {
+		case !ok:
+			ferr = forbidden(RuleUntrustedTask, "task dir: %s: cannot read its owner", p)
+		case sys.Uid != 0:
+			ferr = forbidden(RuleUntrustedTask, "task dir: %s is owned by uid %d, not root", p, sys.Uid)
+		case st.Mode().Perm()&0o022 != 0:
+			ferr = forbidden(RuleUntrustedTask, "task dir: %s is writable by group or others (mode %04o)", p, st.Mode().Perm())
+		}
+		if ferr != nil {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if ferr == nil && err != nil {
+		ferr = forbidden(RuleUntrustedTask, "task dir %s: %v", dir, err)
+	}
+	return ferr
 }
 
 // checkTrustedComponent checks one directory on the way to a task dir.

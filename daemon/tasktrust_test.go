@@ -41,7 +41,8 @@ var member = Peer{PID: 1, UID: 65534, GID: 65534}
 
 // TestTaskDirsOfMembersMustBeTrusted: a caller that is not root may ask
 // for a task run only in a task dir under a trusted root, reached
-// without symlinks, root-owned and not group/other-writable from / down;
+// without symlinks, root-owned and not group/other-writable from / down
+// and inside;
 // every refusal names the rule and the offending path. The old daemon
 // accepted every task dir from every member.
 func TestTaskDirsOfMembersMustBeTrusted(t *testing.T) {
@@ -61,6 +62,14 @@ func TestTaskDirsOfMembersMustBeTrusted(t *testing.T) {
 	os.Chown(memberOwned, 65534, 65534)
 	exec.Command("cp", "-a", fixtureTask, filepath.Join(memberOwned, "hello")).Run()
 	os.Symlink(filepath.Join(root, "suite"), filepath.Join(root, "link"))
+	writableInside := filepath.Join(root, "wi")
+	os.Mkdir(writableInside, 0o755)
+	exec.Command("cp", "-a", fixtureTask, filepath.Join(writableInside, "hello")).Run()
+	os.Chmod(filepath.Join(writableInside, "hello", "environment"), 0o777)
+	memberFile := filepath.Join(root, "mf")
+	os.Mkdir(memberFile, 0o755)
+	exec.Command("cp", "-a", fixtureTask, filepath.Join(memberFile, "hello")).Run()
+	os.Chown(filepath.Join(memberFile, "hello", "environment", "Dockerfile"), 65534, 65534)
 	os.Symlink(untrusted, filepath.Join(root, "out"))
 
 	tests := []struct {
@@ -78,6 +87,8 @@ func TestTaskDirsOfMembersMustBeTrusted(t *testing.T) {
 		{"symlink inside the root", filepath.Join(root, "link", "hello"), []string{root}, filepath.Join(root, "link") + " is a symlink"},
 		{"symlink out of the root", filepath.Join(root, "out"), []string{root}, filepath.Join(root, "out") + " is a symlink"},
 		{"missing", filepath.Join(root, "nope"), []string{root}, filepath.Join(root, "nope") + ": no such file"},
+		{"world-writable dir inside", filepath.Join(writableInside, "hello"), []string{root}, filepath.Join(writableInside, "hello", "environment") + " is writable by group or others"},
+		{"member-owned file inside", filepath.Join(memberFile, "hello"), []string{root}, filepath.Join(memberFile, "hello", "environment", "Dockerfile") + " is owned by uid 65534"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
