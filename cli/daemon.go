@@ -23,6 +23,7 @@ func (a *app) daemonCmd() *cobra.Command {
 	var stateDir, imagesDir, group string
 	var noTracer bool
 	var maxConcurrent int
+	var trustedTasks []string
 	var limits daemon.Config // resource limits (helper "limits")
 	cmd := &cobra.Command{
 		Use:   "daemon",
@@ -31,7 +32,12 @@ func (a *app) daemonCmd() *cobra.Command {
 HTTP/JSON API of docs/api.md on a unix socket (mode 0660, owned by
 --group), runs each command in a sandboxed, traced process tree and keeps
 run records under --state-dir. Only root and members of --group may use
-it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
+it, from processes that are not confined (a process with no_new_privs, a
+seccomp filter, or in another pid namespace, as every run is, is refused),
+and each sees and cancels only its own runs (root: all). Members may ask
+for task runs only of task directories under a --trusted-tasks root that
+are root-owned and not group/other-writable all the way from /. SIGTERM or
+SIGINT aborts every active run and stops the daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			// Catch the stop signals before anything else: one that comes
@@ -57,6 +63,7 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 			m, err := daemon.NewManager(daemon.Config{
 				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
+				TrustedTaskRoots: trustedTasks,
 			})
 			if err != nil {
 				return err
@@ -78,6 +85,7 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
 	cmd.Flags().StringVar(&imagesDir, "images-dir", env.DefaultImagesDir, "task images (task runs)")
 	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
+	cmd.Flags().StringArrayVar(&trustedTasks, "trusted-tasks", nil, "`DIR` under which non-root callers may ask for task runs (repeatable; default: none, only root may)")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
 	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
 	cmd.Flags().IntVar(&limits.MaxActivePerUID, "max-active-per-uid", daemon.DefaultMaxActivePerUID, "queued plus running runs of one non-root caller; more are refused (429)")

@@ -86,10 +86,17 @@ type TaskRequest struct {
 
 // Run is the record of one run, as GET /v1/runs/{id} returns it.
 type Run struct {
-	ID        string     `json:"id"`
-	State     State      `json:"state"`
-	Request   RunRequest `json:"request"`
-	CallerUID uint32     `json:"caller_uid"`
+	ID    string `json:"id"`
+	State State  `json:"state"`
+	// Request is the request as submitted; its env values are shown
+	// only to the caller and root (others see "KEY=<redacted>").
+	Request RunRequest `json:"request"`
+	// CallerUID, CallerGID and CallerPID identify who submitted the run
+	// (the kernel's credentials of the API peer); only that uid and root
+	// may see, follow or cancel it.
+	CallerUID uint32 `json:"caller_uid"`
+	CallerGID uint32 `json:"caller_gid"`
+	CallerPID int32  `json:"caller_pid,omitempty"`
 	// UID and GID the tree ran as.
 	UID uint32 `json:"uid"`
 	GID uint32 `json:"gid"`
@@ -134,6 +141,9 @@ type ErrorResponse struct {
 	Error string `json:"error"`
 	// Field names the offending request field, when there is one.
 	Field string `json:"field,omitempty"`
+	// Rule names the authorisation rule of a 403 (RulePeerUnverified,
+	// RuleConfinedNoNewPrivs, ...).
+	Rule string `json:"rule,omitempty"`
 }
 
 // CreateResponse is the body of a successful POST /v1/runs.

@@ -113,8 +113,8 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		peer, ok := peerFrom(peerContext(context.Background(), c))
-		if !ok {
+		peer, err := readCred(c)
+		if err != nil {
 			return c, nil // refused later by authorisation, with its reason
 		}
 		if reason := l.admit(peer); reason != "" {
@@ -232,10 +232,10 @@ func (c *limitedConn) Close() error {
 }
 
 // connContext records the peer of a connection accepted by connLimiter
-// (see peerContext).
-func connContext(ctx context.Context, c net.Conn) context.Context {
+// (see Authorizer.peerContext).
+func connContext(ctx context.Context, c net.Conn, auth *Authorizer) context.Context {
 	if lc, ok := c.(*limitedConn); ok {
 		c = lc.UnixConn
 	}
-	return peerContext(ctx, c)
+	return auth.peerContext(ctx, c)
 }

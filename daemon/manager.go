@@ -41,6 +41,10 @@ type Config struct {
 	MaxOutputBytes int64
 	// ImagesDir keeps task images (task runs).
 	ImagesDir string
+	// TrustedTaskRoots are the directories under which callers that are
+	// not root may ask for task runs (see checkTrustedTaskDir); none by
+	// default.
+	TrustedTaskRoots []string
 	// Log receives structured logs.
 	Log *zap.Logger
 }
@@ -64,6 +68,8 @@ type Manager struct {
 	metrics *Metrics
 	log     *zap.Logger
 	slots   chan struct{}
+	// trustedTasks are Config.TrustedTaskRoots, resolved.
+	trustedTasks []string
 
 	mu       sync.Mutex
 	active   map[string]*activeRun
@@ -121,11 +127,15 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.ImagesDir == "" {
 		cfg.ImagesDir = env.DefaultImagesDir
 	}
+	trusted, err := resolveTrustedRoots(cfg.TrustedTaskRoots)
+	if err != nil {
+		return nil, err
+	}
 	store, err := OpenStore(cfg.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{
+	m := &Manager{trustedTasks: trusted,
 		cfg: cfg, store: store, metrics: newMetrics(), log: cfg.Log,
 		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
 		unsaved: map[string]*Run{},
@@ -177,7 +187,7 @@ func (m *Manager) Metrics() *Metrics { return m.metrics }
 
 // Submit validates req for caller peer, records the run and starts it.
 func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
-	prep, err := validate(req, peer)
+	prep, err := validate(req, peer, m.trustedTasks)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +199,8 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 		return nil, err
 	}
 	rec := &Run{
-		ID: id, State: StateQueued, Request: prep.req, CallerUID: peer.UID,
+		ID: id, State: StateQueued, Request: prep.req,
+		CallerUID: peer.UID, CallerGID: peer.GID, CallerPID: peer.PID,
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -46,7 +47,7 @@ func Listen(m *Manager, socket string, auth *Authorizer) (*Server, error) {
 	s.ln = newConnLimiter(ln, m.cfg.MaxConnsPerUID, total, m.metrics, m.log)
 	s.http = &http.Server{
 		Handler:           s.routes(),
-		ConnContext:       connContext,
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return connContext(ctx, c, auth) },
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		IdleTimeout:       idleTimeout,
@@ -95,25 +96,36 @@ func (s *Server) withWriteDeadline(next http.Handler) http.Handler {
 	})
 }
 
-// authorize refuses every request from a peer that is neither root nor
-// in the daemon's group, with the reason, and logs it.
+// authorize refuses every request of a connection whose peer was
+// refused when it connected (Authorizer.identify: confined, or neither
+// root nor in the daemon's group), with the reason and rule; the refusal
+// is logged once per connection.
 func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		peer, ok := peerFrom(r.Context())
-		var err error
-		if !ok {
-			err = &ForbiddenError{Reason: "the caller's credentials are unknown (not a unix socket peer)"}
-		} else if aerr := s.auth.Check(peer); aerr != nil {
-			err = &ForbiddenError{Reason: aerr.Error()}
+		cp := connPeerFrom(r.Context())
+		refusal := forbidden(RulePeerUnverified, "the caller's credentials are unknown (not a unix socket peer)")
+		if cp != nil {
+			refusal = cp.refusal
 		}
-		if err != nil {
-			s.m.metrics.refused.Inc()
-			s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
-				zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Error(err))
-			writeError(w, err)
+		if refusal == nil {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		s.m.metrics.refused.Inc()
+		logIt := cp == nil
+		if cp != nil {
+			cp.logOnce.Do(func() { logIt = true })
+		}
+		if logIt {
+			var peer Peer
+			if cp != nil {
+				peer = cp.peer
+			}
+			s.log.Warn("connection refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
+				zap.String("rule", refusal.Rule), zap.String("reason", refusal.Reason),
+				zap.String("method", r.Method), zap.String("path", r.URL.Path))
+		}
+		writeError(w, refusal)
 	})
 }
 
@@ -141,8 +153,9 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, run)
 }
 
-func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
-	runs, err := s.m.List()
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	peer, _ := peerFrom(r.Context())
+	runs, err := s.m.ListFor(peer)
 	if err != nil {
 		s.log.Warn("list runs", zap.Error(err))
 	}
@@ -153,7 +166,8 @@ func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.m.Get(r.PathValue("id"))
+	peer, _ := peerFrom(r.Context())
+	run, err := s.m.GetFor(peer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -162,7 +176,8 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.m.Cancel(r.PathValue("id"))
+	peer, _ := peerFrom(r.Context())
+	run, err := s.m.CancelFor(peer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -180,7 +195,8 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	follow := r.URL.Query().Get("follow") == "1"
-	rc, err := s.m.OpenLog(r.Context(), r.PathValue("id"), name, follow)
+	peer, _ := peerFrom(r.Context())
+	rc, err := s.m.OpenLogFor(r.Context(), peer, r.PathValue("id"), name, follow)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -227,8 +243,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeError(w http.ResponseWriter, err error) {
 	resp := ErrorResponse{Error: err.Error()}
 	var re *RequestError
+	var fe *ForbiddenError
 	if errors.As(err, &re) {
 		resp.Field = re.Field
+	}
+	if errors.As(err, &fe) {
+		resp.Rule = fe.Rule
 	}
 	writeJSON(w, httpStatus(err), resp)
 }
