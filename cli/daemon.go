@@ -21,9 +21,9 @@ const DefaultStateDir = "/var/lib/authbench"
 
 func (a *app) daemonCmd() *cobra.Command {
 	var stateDir, imagesDir, group string
-	var trustedTasks []string
 	var noTracer bool
 	var maxConcurrent int
+	var trustedTasks []string
 	var limits daemon.Config // resource limits (helper "limits")
 	cmd := &cobra.Command{
 		Use:   "daemon",
@@ -32,10 +32,12 @@ func (a *app) daemonCmd() *cobra.Command {
 HTTP/JSON API of docs/api.md on a unix socket (mode 0660, owned by
 --group), runs each command in a sandboxed, traced process tree and keeps
 run records under --state-dir. Only root and members of --group may use
-it; a caller that is itself confined (no_new_privs, seccomp, or another
-PID namespace: every sandboxed run and task container) is refused. Members
-see and cancel only their own runs, and run tasks only from directories
-under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
+it, from processes that are not confined (a process with no_new_privs, a
+seccomp filter, or in another pid namespace, as every run is, is refused),
+and each sees and cancels only its own runs (root: all). Members may ask
+for task runs only of task directories under a --trusted-tasks root that
+are root-owned and not group/other-writable all the way from /. SIGTERM or
+SIGINT aborts every active run and stops the daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			// Catch the stop signals before anything else: one that comes
@@ -46,10 +48,6 @@ under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the d
 			auth, err := daemon.NewAuthorizer(group)
 			if err != nil {
 				return usageErrorf("--group: %v", err)
-			}
-			trusted, err := daemon.ResolveTrustedRoots(trustedTasks)
-			if err != nil {
-				return usageErrorf("--trusted-tasks: %v", err)
 			}
 			self, err := os.Executable()
 			if err != nil {
@@ -65,7 +63,7 @@ under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the d
 			m, err := daemon.NewManager(daemon.Config{
 				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
-				TrustedTasks: trusted,
+				TrustedTaskRoots: trustedTasks,
 			})
 			if err != nil {
 				return err
@@ -87,9 +85,7 @@ under --trusted-tasks. SIGTERM or SIGINT aborts every active run and stops the d
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
 	cmd.Flags().StringVar(&imagesDir, "images-dir", env.DefaultImagesDir, "task images (task runs)")
 	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
-	cmd.Flags().StringArrayVar(&trustedTasks, "trusted-tasks", nil,
-		"directory under which callers other than root may run tasks (repeatable; default none). Each task dir must\n"+
-			"resolve without symlinks and every component from / down must be root-owned and not group/other-writable")
+	cmd.Flags().StringArrayVar(&trustedTasks, "trusted-tasks", nil, "`DIR` under which non-root callers may ask for task runs (repeatable; default: none, only root may)")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
 	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
 	cmd.Flags().IntVar(&limits.MaxActivePerUID, "max-active-per-uid", daemon.DefaultMaxActivePerUID, "queued plus running runs of one non-root caller; more are refused (429)")

@@ -108,10 +108,9 @@ func (a *app) prepareExec(ef execFlags, args []string) (*execSetup, error) {
 	a.log.Info("enforcement", zap.Int("landlock_abi", enf.KernelABI), zap.Strings("scopes", enf.Scopes),
 		zap.Stringer("unenforced", enf.Unenforced))
 
-	runAsRoot := ef.uid == 0 || ef.uid < 0 && os.Geteuid() == 0
 	var filter *sandbox.Filter
 	if ef.seccomp != "none" {
-		if filter, err = loadSeccomp(ef.seccomp, runAsRoot); err != nil {
+		if filter, err = loadSeccomp(ef.seccomp, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -186,16 +185,10 @@ func (a *app) runExec(ef execFlags, args []string) error {
 		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", waitErr)}
 	}
 	if relErr != nil {
-		// sandbox-init reports a failed exec of the command as
-		// "sandbox-init: exec PATH: ..."; anything else failed before.
+		code = exitSandboxFailure
 		var ie *sandbox.InitError
-		switch {
-		case !errors.As(relErr, &ie) || !strings.HasPrefix(ie.Msg, "sandbox-init: exec "):
-			code = exitSandboxFailure
-		case strings.Contains(ie.Msg, "no such file"):
-			code = exitNotFound
-		default:
-			code = exitNotExecutable
+		if errors.As(relErr, &ie) {
+			code = ie.ShellStatus()
 		}
 		return &ExitError{Code: code, Err: fmt.Errorf("exec: %w", relErr)}
 	}
@@ -207,13 +200,9 @@ func (a *app) runExec(ef execFlags, args []string) error {
 // would use: 127 when the command is missing, 126 when it cannot be
 // executed, 125 when it could not be confined.
 func execError(err error) error {
-	var ce *sandbox.CommandError
-	if errors.As(err, &ce) {
-		code := exitNotExecutable
-		if errors.Is(err, os.ErrNotExist) {
-			code = exitNotFound
-		}
-		return &ExitError{Code: code, Err: fmt.Errorf("exec: %w", err)}
+	var ie *sandbox.InitError
+	if errors.As(err, &ie) {
+		return &ExitError{Code: ie.ShellStatus(), Err: fmt.Errorf("exec: %w", err)}
 	}
 	return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
 }

@@ -35,10 +35,9 @@ func (a *app) runsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List and inspect run records (through the daemon when one runs)",
-		Long: `List and inspect run records, through the daemon when one runs. Through the
-daemon, a caller other than root sees, follows and cancels only the runs it
-submitted (another's run is "no such run"); root sees every run. CALLER is
-the uid that submitted the run.`,
+		Long: `List and inspect run records, through the daemon when one runs (else,
+as root, from --state-dir). Through the daemon a user other than root sees
+and cancels only the runs it submitted; another user's run is "no such run".`,
 	}
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", DefaultStateDir, "state directory, read directly when no daemon runs")
 	withAPI := func(fn func(ctx context.Context, api daemon.API, args []string) error) func(*cobra.Command, []string) error {
@@ -108,14 +107,14 @@ the uid that submitted the run.`,
 
 func (a *app) printRunTable(runs []*daemon.Run) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tEXIT\tCREATED\tCALLER\tDENIALS\tCOMMAND")
+	fmt.Fprintln(tw, "ID\tSTATE\tEXIT\tCALLER\tCREATED\tDENIALS\tCOMMAND")
 	for _, r := range runs {
 		exit := "-"
 		if r.ExitCode != nil {
 			exit = fmt.Sprint(*r.ExitCode)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.State, exit,
-			r.CreatedAt.Local().Format(time.DateTime), r.CallerUID, len(r.Denials), strings.Join(r.Request.Command, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r.ID, r.State, exit, r.CallerUID,
+			r.CreatedAt.Local().Format(time.DateTime), len(r.Denials), strings.Join(r.Request.Command, " "))
 	}
 	tw.Flush()
 }

@@ -137,7 +137,7 @@ func (a *app) runTrace(args []string, out string, ringBytes int) error {
 	if relErr != nil {
 		var ie *sandbox.InitError
 		if errors.As(relErr, &ie) {
-			return &ExitError{Code: code, Err: fmt.Errorf("trace: %w", relErr)}
+			return &ExitError{Code: ie.ShellStatus(), Err: fmt.Errorf("trace: %w", relErr)}
 		}
 		return fmt.Errorf("trace: %w", relErr)
 	}

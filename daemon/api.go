@@ -86,11 +86,14 @@ type TaskRequest struct {
 
 // Run is the record of one run, as GET /v1/runs/{id} returns it.
 type Run struct {
-	ID      string     `json:"id"`
-	State   State      `json:"state"`
+	ID    string `json:"id"`
+	State State  `json:"state"`
+	// Request is the request as submitted; its env values are shown
+	// only to the caller and root (others see "KEY=<redacted>").
 	Request RunRequest `json:"request"`
 	// CallerUID, CallerGID and CallerPID identify who submitted the run
-	// (SO_PEERCRED at connect time): the run's owner.
+	// (the kernel's credentials of the API peer); only that uid and root
+	// may see, follow or cancel it.
 	CallerUID uint32 `json:"caller_uid"`
 	CallerGID uint32 `json:"caller_gid"`
 	CallerPID int32  `json:"caller_pid,omitempty"`
@@ -138,7 +141,8 @@ type ErrorResponse struct {
 	Error string `json:"error"`
 	// Field names the offending request field, when there is one.
 	Field string `json:"field,omitempty"`
-	// Rule names the authorisation rule of a 403 refusal (Rule* constants).
+	// Rule names the authorisation rule of a 403 (RulePeerUnverified,
+	// RuleConfinedNoNewPrivs, ...).
 	Rule string `json:"rule,omitempty"`
 }
 

@@ -39,9 +39,6 @@ func (e *APIError) Error() string {
 	if e.Field != "" && !bytes.HasPrefix([]byte(msg), []byte(e.Field+":")) {
 		msg = e.Field + ": " + msg
 	}
-	if e.Rule != "" {
-		return fmt.Sprintf("daemon: %s (HTTP %d, rule %s)", msg, e.Status, e.Rule)
-	}
 	return fmt.Sprintf("daemon: %s (HTTP %d)", msg, e.Status)
 }
 

@@ -34,13 +34,41 @@ var (
 )
 
 // ForbiddenError is an authorisation refusal (HTTP 403): Rule names the
-// rule refused by (Rule* constants), Reason says why in words.
+// rule that refused (ErrorResponse.Rule), Reason says why.
 type ForbiddenError struct {
 	Rule   string
 	Reason string
 }
 
 func (e *ForbiddenError) Error() string { return "forbidden: " + e.Reason }
+
+func forbidden(rule, format string, args ...any) *ForbiddenError {
+	return &ForbiddenError{Rule: rule, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Rules of a ForbiddenError (ErrorResponse.Rule).
+const (
+	// RulePeerUnverified: the caller's credentials, process or
+	// confinement could not be read or confirmed (fail closed).
+	RulePeerUnverified = "peer_unverified"
+	// RuleConfinedNoNewPrivs: the caller runs with no_new_privs, as
+	// every confined tree does.
+	RuleConfinedNoNewPrivs = "confined_no_new_privs"
+	// RuleConfinedSeccomp: the caller runs under a seccomp filter.
+	RuleConfinedSeccomp = "confined_seccomp"
+	// RuleForeignPIDNamespace: the caller is in another PID namespace
+	// than the daemon (a run, a task container, a container).
+	RuleForeignPIDNamespace = "foreign_pid_namespace"
+	// RuleNotMember: the caller is neither root nor in the daemon's group.
+	RuleNotMember = "not_member"
+	// RuleOwnIdentity: a non-root caller asked to run as someone else or
+	// for a privilege only root has.
+	RuleOwnIdentity = "own_identity"
+	// RuleUntrustedTask: a non-root caller asked for a task directory
+	// that is not under a trusted task root, or not root-owned all the
+	// way down, or reached through a symlink.
+	RuleUntrustedTask = "untrusted_task_dir"
+)
 
 // httpStatus maps an error to its HTTP status.
 func httpStatus(err error) int {

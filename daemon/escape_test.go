@@ -1,30 +1,35 @@
 package daemon
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/sandbox"
 )
 
-// escapeClient is a tiny HTTP/1.0 client on a unix socket: it prints the
-// response, or "CONNECTION-REFUSED <error>" when the daemon does not
-// answer.
-const escapeClient = `
+// confinedPostScript POSTs argv[2] to the daemon socket argv[1] and
+// prints the status line and body; a refused connection prints
+// "CONNECTION-ERROR".
+const confinedPostScript = `
 import socket, sys
 try:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(sys.argv[1])
-    body = sys.argv[4].encode()
-    s.sendall(("%s %s HTTP/1.0\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (sys.argv[2], sys.argv[3], len(body))).encode() + body)
+    body = sys.argv[2].encode()
+    s.sendall(("POST /v1/runs HTTP/1.0\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body)).encode() + body)
     out = b""
     while True:
         chunk = s.recv(65536)
@@ -33,148 +38,203 @@ try:
         out += chunk
     sys.stdout.write(out.decode())
 except OSError as e:
-    sys.stdout.write("CONNECTION-REFUSED %s" % e)
+    sys.stdout.write("CONNECTION-ERROR %s" % e)
 `
 
-// confinedRequest sends one request from a tree confined by the built
-// authbench binary (exec: Landlock, no_new_privs, seccomp) running as
-// uid/gid, the way an agent under a policy would try the daemon.
-func confinedRequest(t *testing.T, socket string, uid, gid int, method, path, body string) (int, string) {
+// escapeDir is a directory every uid can enter and read, outside /tmp's
+// per-test dirs (the confined trees' policies name it).
+func escapeDir(t *testing.T) string {
 	t.Helper()
-	dir := shortTempDir(t)
-	pol := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(pol, []byte(`{"read":[],"write":[],"execute":["/usr/bin"]}`), 0o644); err != nil {
+	dir, err := os.MkdirTemp("/var/tmp", "authbench-escape-")
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(testenv.Authbench(t), "exec", "--policy", pol, "--uid", fmt.Sprint(uid), "--gid", fmt.Sprint(gid),
-		"--", "/usr/bin/python3", "-c", escapeClient, socket, method, path, body)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("confined client as uid %d: %v: %s", uid, err, out)
-	}
-	if strings.HasPrefix(string(out), "CONNECTION-REFUSED") {
-		return 0, string(out)
-	}
-	head, respBody, _ := strings.Cut(string(out), "\r\n\r\n")
-	var code int
-	var proto string
-	if _, err := fmt.Sscanf(head, "%s %d", &proto, &code); err != nil {
-		t.Fatalf("bad response %q", out)
-	}
-	return code, respBody
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
-// unconfinedRootRun is the confused-deputy request: an unconfined run as
-// root.
-const unconfinedRootRun = `{"command":["/bin/true"],"uid":0,"gid":0,"allow_root":true,"no_seccomp":true}`
-
-func TestEscapeDaemonConfinedRootIsRefused(t *testing.T) {
-	requireRoot(t)
-	log, logs := observedLog()
-	d := startTestDaemon(t, Config{Self: testBinary, Log: log}, "nogroup")
-	code, body := confinedRequest(t, d.socket, 0, 0, "POST", "/v1/runs", unconfinedRootRun)
-	wantConfinedRefusal(t, code, body, logs, 0)
-	if runs, _ := d.m.List(); len(runs) != 0 {
-		t.Fatalf("a confined root tree got runs: %+v", runs)
+func writeTestFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	return p
 }
 
-func TestEscapeDaemonConfinedGroupMemberIsRefused(t *testing.T) {
+// runConfined runs args under `authbench exec --policy pol --uid --gid`
+// (embedded: no daemon socket for the CLI) and returns its output.
+func runConfined(t *testing.T, pol string, uid, gid int, args ...string) (int, string) {
+	t.Helper()
+	full := append([]string{"exec", "--policy", pol, "--uid", strconv.Itoa(uid), "--gid", strconv.Itoa(gid), "--"}, args...)
+	cmd := exec.Command(testenv.Authbench(t), full...)
+	cmd.Env = append(os.Environ(), "AUTHBENCH_SOCKET=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String()
+}
+
+// TestEscapeDaemonConfinedTreeIsRefused: a tree confined by authbench
+// (Landlock ABI < 9 cannot keep it from connecting to the daemon's
+// socket) asks the daemon for an unconfined run, as root and as a
+// non-root member of the daemon's group: both are refused with 403 and
+// the rule, the daemon logs the rule with the peer's uid and pid, and no
+// run is created. On the old daemon both got 201 and an unconfined run.
+func TestEscapeDaemonConfinedTreeIsRefused(t *testing.T) {
 	requireRoot(t)
-	log, logs := observedLog()
-	d := startTestDaemon(t, Config{Self: testBinary, Log: log}, "nogroup")
-	// Unconfined, this uid (primary group: the daemon's) is a member.
-	if code, body := rawRequest(t, d.socket, memberB, nogroupID, "GET", "/v1/runs", ""); code != http.StatusOK {
+	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
+	core, logs := observer.New(zapcore.WarnLevel)
+	d := startTestDaemon(t, Config{Self: testBinary, Log: zap.New(core)}, "nogroup")
+	dir := escapeDir(t)
+	pol := writeTestFile(t, dir, "p.json", `{"read":["/usr","/etc"],"write":[],"execute":["/usr/bin/python3"]}`)
+	tests := []struct {
+		name     string
+		uid, gid int
+		body     string
+	}{
+		{"root", 0, 0, `{"command":["/bin/id"],"uid":0,"gid":0,"allow_root":true,"no_seccomp":true}`},
+		{"member by primary group", 65534, 65534, `{"command":["/bin/id"],"no_seccomp":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runConfined(t, pol, tt.uid, tt.gid, "/usr/bin/python3", "-c", confinedPostScript, d.socket, tt.body)
+			if code != 0 {
+				t.Fatalf("confined client: exit %d: %s", code, out)
+			}
+			head, body, _ := strings.Cut(out, "\r\n\r\n")
+			if !strings.HasPrefix(head, "HTTP/1.0 403") && !strings.HasPrefix(head, "HTTP/1.1 403") {
+				t.Fatalf("confined uid %d was not refused:\n%s", tt.uid, out)
+			}
+			var er ErrorResponse
+			if err := json.Unmarshal([]byte(body), &er); err != nil || er.Rule != RuleConfinedNoNewPrivs {
+				t.Fatalf("refusal should name rule %q: %s (%v)", RuleConfinedNoNewPrivs, body, err)
+			}
+			found := false
+			for _, e := range logs.FilterMessage("connection refused").All() {
+				f := e.ContextMap()
+				if f["rule"] == RuleConfinedNoNewPrivs && f["uid"] == uint32(tt.uid) && f["pid"] != int32(0) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("no refusal logged with the rule, uid %d and pid: %v", tt.uid, logs.All())
+			}
+		})
+	}
+	runs, err := d.m.List()
+	if err != nil || len(runs) != 0 {
+		t.Fatalf("confined trees created runs: %v %v", runs, err)
+	}
+	// The same client, unconfined, is served (the refusal is the
+	// confinement, not the client).
+	code, body := rawRequest(t, d.socket, 65534, 65534, "GET", "/v1/runs", "")
+	if code != http.StatusOK {
 		t.Fatalf("unconfined member: HTTP %d %s", code, body)
 	}
-	code, body := confinedRequest(t, d.socket, memberB, nogroupID, "POST", "/v1/runs", `{"command":["/bin/true"],"no_seccomp":true}`)
-	wantConfinedRefusal(t, code, body, logs, memberB)
-	code, body = confinedRequest(t, d.socket, memberB, nogroupID, "GET", "/v1/runs", "")
-	if code != http.StatusForbidden {
-		t.Fatalf("confined member lists runs: HTTP %d %s", code, body)
-	}
-	if runs, _ := d.m.List(); len(runs) != 0 {
-		t.Fatalf("a confined member got runs: %+v", runs)
-	}
 }
 
-// wantConfinedRefusal checks a 403 naming a confinement rule, and that the
-// daemon logged the refusal once with the peer's uid and pid.
-func wantConfinedRefusal(t *testing.T, code int, body string, logs *observer.ObservedLogs, uid uint32) {
-	t.Helper()
-	var er ErrorResponse
-	json.Unmarshal([]byte(body), &er)
-	if code != http.StatusForbidden || er.Rule != RuleNoNewPrivs {
-		t.Fatalf("confined uid %d: HTTP %d %s; want 403 rule %s", uid, code, body, RuleNoNewPrivs)
-	}
-	refused := logs.FilterMessage("connection refused").All()
-	if len(refused) != 1 {
-		t.Fatalf("want the refusal logged once, got %d entries", len(refused))
-	}
-	f := refused[0].ContextMap()
-	if f["rule"] != RuleNoNewPrivs || fmt.Sprint(f["uid"]) != fmt.Sprint(uid) || fmt.Sprint(f["pid"]) == "0" {
-		t.Fatalf("refusal log fields: %v", f)
-	}
-}
-
-// TestEscapeDaemonNestedExecStaysConfined: with no daemon to ask, a
-// confined tree that runs authbench exec with an allow-all policy still
-// cannot read what its outer policy denied: Landlock domains nest.
+// TestEscapeDaemonNestedExecStaysConfined: with no daemon listening, a
+// confined tree that runs authbench exec itself with an allow-all policy
+// still cannot read a file its outer policy denied (Landlock domains
+// nest: an inner policy only narrows).
 func TestEscapeDaemonNestedExecStaysConfined(t *testing.T) {
 	requireRoot(t)
+	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
 	bin := testenv.Authbench(t)
-	dir, err := os.MkdirTemp("/var/lib", "authbench-escape-") // the default baseline allows /tmp
-	if err != nil {
-		t.Fatal(err)
+	dir := escapeDir(t)
+	secret := writeTestFile(t, dir, "secret.txt", "the secret\n")
+	allowed := writeTestFile(t, dir, "allowed.txt", "allowed\n")
+	outer := writeTestFile(t, dir, "outer.json", `{"read":["/usr","/etc","/proc","`+allowed+`","`+bin+`","`+dir+`/inner.json"],"write":[],"execute":["/usr/bin/cat","`+bin+`"]}`)
+	inner := writeTestFile(t, dir, "inner.json", `{"read":["/"],"write":["/"],"execute":["/"]}`)
+	code, out := runConfined(t, outer, 0, 0, bin, "exec", "--policy", inner, "--", "/bin/sh", "-c", "cat "+allowed+"; cat "+secret)
+	if strings.Contains(out, "the secret") {
+		t.Fatalf("the nested allow-all exec read the file the outer policy denies:\n%s", out)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	secret := filepath.Join(dir, "secret.txt")
-	if err := os.WriteFile(secret, []byte("secret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	outer := filepath.Join(dir, "outer.json")
-	inner := filepath.Join(dir, "inner.json")
-	os.WriteFile(outer, []byte(`{"read":["`+inner+`"],"write":[],"execute":["/usr/bin","`+bin+`"]}`), 0o644)
-	os.WriteFile(inner, []byte(`{"read":["/"],"write":["/"],"execute":["/"]}`), 0o644)
-	// The outer policy denies the secret.
-	out, err := exec.Command(bin, "exec", "--policy", outer, "--uid", "0", "--gid", "0", "--", "/usr/bin/cat", secret).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "Permission denied") {
-		t.Fatalf("outer policy alone: %v: %s", err, out)
-	}
-	// The inner exec works and cat runs: only the secret is denied.
-	out, err = exec.Command(bin, "exec", "--policy", outer, "--uid", "0", "--gid", "0", "--",
-		bin, "exec", "--policy", inner, "--", "/usr/bin/cat", inner).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), `"read":["/"]`) {
-		t.Fatalf("nested exec reading an allowed file: %v: %s", err, out)
-	}
-	out, err = exec.Command(bin, "exec", "--policy", outer, "--uid", "0", "--gid", "0", "--",
-		bin, "exec", "--policy", inner, "--", "/usr/bin/cat", secret).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "Permission denied") {
-		t.Fatalf("nested allow-all exec read what the outer policy denied: %v: %s", err, out)
+	if !strings.Contains(out, "allowed\n") || code == 0 {
+		t.Fatalf("the nested exec should run, read the allowed file and fail on the secret: exit %d:\n%s", code, out)
 	}
 }
 
-// TestEscapeDaemonOtherPIDNamespaceIsRefused: a process in another PID
-// namespace (every daemon run and task container has its own) is refused
-// even without no_new_privs or seccomp, e.g. a container's root.
+// TestEscapeDaemonOtherPIDNamespaceIsRefused: a root process without
+// no_new_privs or seccomp but in its own PID namespace (as every daemon
+// run and task container is) is refused.
 func TestEscapeDaemonOtherPIDNamespaceIsRefused(t *testing.T) {
 	requireRoot(t)
 	testenv.NeedTools(t, "unshare")
-	log, logs := observedLog()
-	d := startTestDaemon(t, Config{Self: testBinary, Log: log}, "")
-	out, err := exec.Command("unshare", "--pid", "--fork", "--", "/usr/bin/python3", "-c", escapeClient,
-		d.socket, "POST", "/v1/runs", unconfinedRootRun).CombinedOutput()
+	d := startTestDaemon(t, Config{}, "")
+	cmd := exec.Command("unshare", "--pid", "--fork", "/usr/bin/python3", "-c", confinedPostScript, d.socket, `{"command":["/bin/true"],"allow_root":true}`)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("unshare: %v: %s", err, out)
+		t.Fatalf("%v: %s", err, out)
 	}
 	_, body, _ := strings.Cut(string(out), "\r\n\r\n")
 	var er ErrorResponse
-	json.Unmarshal([]byte(body), &er)
-	if !strings.HasPrefix(string(out), "HTTP/1.0 403") || er.Rule != RulePIDNamespace {
-		t.Fatalf("root in another PID namespace: %s", out)
+	if err := json.Unmarshal([]byte(body), &er); err != nil || er.Rule != RuleForeignPIDNamespace {
+		t.Fatalf("want a refusal with rule %q, got: %s", RuleForeignPIDNamespace, out)
 	}
-	if n := len(logs.FilterMessage("connection refused").All()); n != 1 {
-		t.Fatalf("refusal logged %d times", n)
+}
+
+func TestParseConfinement(t *testing.T) {
+	tests := []struct {
+		status string
+		want   confinement
+		ok     bool
+	}{
+		{"Name:\tsh\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n", confinement{}, true},
+		{"NoNewPrivs:\t1\nSeccomp:\t0\n", confinement{NoNewPrivs: true}, true},
+		{"NoNewPrivs:\t0\nSeccomp:\t2\n", confinement{Seccomp: 2}, true},
+		{"NoNewPrivs:\t0\n", confinement{}, false},
+		{"Seccomp:\t0\n", confinement{}, false},
+		{"NoNewPrivs:\tx\nSeccomp:\t0\n", confinement{}, false},
+	}
+	for _, tt := range tests {
+		got, err := parseConfinement(tt.status)
+		if (err == nil) != tt.ok || tt.ok && got != tt.want {
+			t.Errorf("%q: got %+v, %v; want %+v ok=%v", tt.status, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestSupplementaryGroupMemberIsServed: membership by a supplementary
+// group comes from SO_PEERGROUPS (not /proc, read per request before),
+// and a peer without it is refused with the rule.
+func TestSupplementaryGroupMemberIsServed(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "nogroup")
+	get := func(groups []uint32) string {
+		cmd := exec.Command("/usr/bin/python3", "-c", `
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"GET /v1/runs HTTP/1.0\r\nHost: x\r\n\r\n")
+out = b""
+while True:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    out += chunk
+sys.stdout.write(out.decode())
+`, d.socket)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 4321, Gid: 4321, Groups: groups}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return string(out)
+	}
+	os.Chmod(d.socket, 0o666)
+	if out := get([]uint32{100, 65534}); !strings.HasPrefix(out, "HTTP/1.0 200") {
+		t.Fatalf("member by a supplementary group refused:\n%s", out)
+	}
+	if out := get([]uint32{100}); !strings.HasPrefix(out, "HTTP/1.0 403") || !strings.Contains(out, `"rule":"`+RuleNotMember+`"`) {
+		t.Fatalf("non-member served:\n%s", out)
 	}
 }

@@ -113,8 +113,8 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		peer, ok := peerFrom(peerContext(context.Background(), c))
-		if !ok {
+		peer, err := readCred(c)
+		if err != nil {
 			return c, nil // refused later by authorisation, with its reason
 		}
 		if reason := l.admit(peer); reason != "" {
@@ -229,4 +229,13 @@ type limitedConn struct {
 func (c *limitedConn) Close() error {
 	c.once.Do(func() { c.l.release(c.uid) })
 	return c.UnixConn.Close()
+}
+
+// connContext records the peer of a connection accepted by connLimiter
+// (see Authorizer.peerContext).
+func connContext(ctx context.Context, c net.Conn, auth *Authorizer) context.Context {
+	if lc, ok := c.(*limitedConn); ok {
+		c = lc.UnixConn
+	}
+	return auth.peerContext(ctx, c)
 }

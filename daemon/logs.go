@@ -10,14 +10,6 @@ import (
 // OpenLog opens one of run id's logs (events.jsonl, stdout.log,
 // stderr.log). With follow, reads block at the end of the file until more
 // is written or the run has ended; ctx ends the stream early.
-// OpenLogFor is OpenLog of a run viewer may see; others' are ErrNotFound.
-func (m *Manager) OpenLogFor(ctx context.Context, viewer Peer, id, name string, follow bool) (io.ReadCloser, error) {
-	if _, err := m.GetFor(viewer, id); err != nil {
-		return nil, err
-	}
-	return m.OpenLog(ctx, id, name, follow)
-}
-
 func (m *Manager) OpenLog(ctx context.Context, id, name string, follow bool) (io.ReadCloser, error) {
 	if _, err := m.Get(id); err != nil {
 		return nil, err

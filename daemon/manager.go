@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -42,10 +41,10 @@ type Config struct {
 	MaxOutputBytes int64
 	// ImagesDir keeps task images (task runs).
 	ImagesDir string
-	// TrustedTasks are the directories (absolute, symlink-free: see
-	// ResolveTrustedRoots) under which callers other than root may run
-	// tasks; none by default.
-	TrustedTasks []string
+	// TrustedTaskRoots are the directories under which callers that are
+	// not root may ask for task runs (see checkTrustedTaskDir); none by
+	// default.
+	TrustedTaskRoots []string
 	// Log receives structured logs.
 	Log *zap.Logger
 }
@@ -69,6 +68,8 @@ type Manager struct {
 	metrics *Metrics
 	log     *zap.Logger
 	slots   chan struct{}
+	// trustedTasks are Config.TrustedTaskRoots, resolved.
+	trustedTasks []string
 
 	mu       sync.Mutex
 	active   map[string]*activeRun
@@ -126,11 +127,15 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.ImagesDir == "" {
 		cfg.ImagesDir = env.DefaultImagesDir
 	}
+	trusted, err := resolveTrustedRoots(cfg.TrustedTaskRoots)
+	if err != nil {
+		return nil, err
+	}
 	store, err := OpenStore(cfg.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{
+	m := &Manager{trustedTasks: trusted,
 		cfg: cfg, store: store, metrics: newMetrics(), log: cfg.Log,
 		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
 		unsaved: map[string]*Run{},
@@ -182,7 +187,7 @@ func (m *Manager) Metrics() *Metrics { return m.metrics }
 
 // Submit validates req for caller peer, records the run and starts it.
 func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
-	prep, err := validate(req, peer, m.cfg.TrustedTasks)
+	prep, err := validate(req, peer, m.trustedTasks)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +199,8 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 		return nil, err
 	}
 	rec := &Run{
-		ID: id, State: StateQueued, Request: prep.req, CallerUID: peer.UID, CallerGID: peer.GID, CallerPID: peer.PID,
+		ID: id, State: StateQueued, Request: prep.req,
+		CallerUID: peer.UID, CallerGID: peer.GID, CallerPID: peer.PID,
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -223,8 +229,7 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 	m.metrics.transition("", StateQueued)
 	m.wg.Add(1)
 	go m.run(ar)
-	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command),
-		zap.Strings("env", RedactEnv(prep.req.Env)), zap.Uint32("caller", peer.UID), zap.Int32("caller_pid", peer.PID))
+	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command), zap.Uint32("caller", peer.UID))
 	return ar.snapshot(), nil
 }
 
@@ -430,59 +435,6 @@ func (m *Manager) List() ([]*Run, error) {
 		}
 	}
 	return runs, err
-}
-
-// GetFor is Get as viewer sees it: a run viewer may not see (visibleTo)
-// is ErrNotFound, like a missing one.
-func (m *Manager) GetFor(viewer Peer, id string) (*Run, error) {
-	r, err := m.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	if !visibleTo(viewer, r) {
-		return nil, ErrNotFound
-	}
-	return r, nil
-}
-
-// ListFor is List filtered to the runs viewer may see.
-func (m *Manager) ListFor(viewer Peer) ([]*Run, error) {
-	runs, err := m.List()
-	out := runs[:0]
-	for _, r := range runs {
-		if visibleTo(viewer, r) {
-			out = append(out, r)
-		}
-	}
-	return out, err
-}
-
-// CancelFor is Cancel of a run viewer may see; others' are ErrNotFound.
-func (m *Manager) CancelFor(viewer Peer, id string) (*Run, error) {
-	if _, err := m.GetFor(viewer, id); err != nil {
-		return nil, err
-	}
-	return m.Cancel(id)
-}
-
-// visibleTo reports whether viewer may see, follow and cancel run r:
-// root sees every run, anyone else only the runs they submitted.
-func visibleTo(viewer Peer, r *Run) bool {
-	return viewer.UID == 0 || viewer.UID == r.CallerUID
-}
-
-// RedactEnv returns env with every value replaced by "<redacted>", for
-// showing a request to anyone but its owner and root, and for logs.
-func RedactEnv(env []string) []string {
-	if env == nil {
-		return nil
-	}
-	out := make([]string, len(env))
-	for i, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		out[i] = k + "=<redacted>"
-	}
-	return out
 }
 
 func (m *Manager) lookup(id string) *activeRun {

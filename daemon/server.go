@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -46,7 +47,7 @@ func Listen(m *Manager, socket string, auth *Authorizer) (*Server, error) {
 	s.ln = newConnLimiter(ln, m.cfg.MaxConnsPerUID, total, m.metrics, m.log)
 	s.http = &http.Server{
 		Handler:           s.routes(),
-		ConnContext:       peerContexter(m.log),
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return connContext(ctx, c, auth) },
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		IdleTimeout:       idleTimeout,
@@ -95,35 +96,37 @@ func (s *Server) withWriteDeadline(next http.Handler) http.Handler {
 	})
 }
 
-// authorize refuses every request from a peer that is confined (decided
-// and logged at connect time, peerContexter) or neither root nor in the
-// daemon's group, with the reason and rule.
+// authorize refuses every request of a connection whose peer was
+// refused when it connected (Authorizer.identify: confined, or neither
+// root nor in the daemon's group), with the reason and rule; the refusal
+// is logged once per connection.
 func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		peer, ok := peerFrom(r.Context())
-		var ferr *ForbiddenError
-		if !ok {
-			ferr = &ForbiddenError{Rule: RuleUnknownPeer, Reason: "the caller's credentials are unknown (not a unix socket peer)"}
-		} else {
-			ferr = s.auth.Check(peer)
+		cp := connPeerFrom(r.Context())
+		refusal := forbidden(RulePeerUnverified, "the caller's credentials are unknown (not a unix socket peer)")
+		if cp != nil {
+			refusal = cp.refusal
 		}
-		if ferr != nil {
-			s.m.metrics.refused.Inc()
-			if peer.Refused == nil { // a confined peer was logged when it connected
-				s.logRefusal(peer, r, ferr)
-			}
-			writeError(w, ferr)
+		if refusal == nil {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		s.m.metrics.refused.Inc()
+		logIt := cp == nil
+		if cp != nil {
+			cp.logOnce.Do(func() { logIt = true })
+		}
+		if logIt {
+			var peer Peer
+			if cp != nil {
+				peer = cp.peer
+			}
+			s.log.Warn("connection refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
+				zap.String("rule", refusal.Rule), zap.String("reason", refusal.Reason),
+				zap.String("method", r.Method), zap.String("path", r.URL.Path))
+		}
+		writeError(w, refusal)
 	})
-}
-
-// logRefusal logs a 403 with the peer's uid and pid and the rule.
-func (s *Server) logRefusal(peer Peer, r *http.Request, fe *ForbiddenError) {
-	s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
-		zap.String("method", r.Method), zap.String("path", r.URL.Path),
-		zap.String("rule", fe.Rule), zap.String("reason", fe.Reason))
 }
 
 func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
@@ -144,11 +147,6 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	run, err := s.m.Submit(req, peer)
 	if err != nil {
-		var fe *ForbiddenError
-		if errors.As(err, &fe) {
-			s.m.metrics.refused.Inc()
-			s.logRefusal(peer, r, fe)
-		}
 		writeError(w, err)
 		return
 	}

@@ -64,8 +64,9 @@ type prepared struct {
 	task     *tasks.Task     // set for task runs
 }
 
-// validate checks req for caller peer and resolves defaults.
-// trusted are the trusted task roots (Config.TrustedTasks).
+// validate checks req for caller peer and resolves defaults; trusted
+// are the task roots in which a caller that is not root may ask for task
+// runs.
 func validate(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	if req.Task != nil {
 		return validateTask(req, peer, trusted)
@@ -130,7 +131,7 @@ func (p *prepared) compileSeccomp() error {
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
-	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(p.uid == 0)})
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(nil)})
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
@@ -186,13 +187,13 @@ func (p *prepared) resolveIdentity(peer Peer) error {
 		p.gid = *req.GID
 	}
 	if peer.UID != 0 && (p.uid != peer.UID || p.gid != peer.GID) {
-		return &ForbiddenError{Rule: RuleOwnIdentity, Reason: "a caller that is not root can only run commands as its own uid and gid"}
+		return forbidden(RuleOwnIdentity, "a caller that is not root can only run commands as its own uid and gid")
 	}
 	if p.uid == 0 && !req.AllowRoot {
 		return badField("allow_root", "running the tree as root (uid 0) must be asked for explicitly")
 	}
 	if p.uid == 0 && peer.UID != 0 {
-		return &ForbiddenError{Rule: RuleRootOnly, Reason: "only root may run a tree as root"}
+		return forbidden(RuleOwnIdentity, "only root may run a tree as root")
 	}
 	return nil
 }
@@ -218,9 +219,10 @@ func indexField(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }
 
-// validateTask checks a task run: the caller may use the task directory
-// (checkTaskDir), the task loads, the policy source and the agent make
-// sense; the command and identity are the task's.
+// validateTask checks a task run: a caller that is not root may only use
+// a trusted task dir (checkTrustedTaskDir), the task loads, the policy
+// source and the agent make sense; the command and identity are the
+// task's.
 func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	p := &prepared{req: *req}
 	tr := req.Task
@@ -236,15 +238,17 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 	case !filepath.IsAbs(tr.Dir):
 		return nil, badField("task.dir", "must be an absolute path, got %q", tr.Dir)
 	}
-	if err := checkTaskDir(tr.Dir, peer, trusted); err != nil {
-		return nil, err
+	if peer.UID != 0 {
+		if ferr := checkTrustedTaskDir(tr.Dir, trusted); ferr != nil {
+			return nil, ferr
+		}
 	}
 	t, err := tasks.Load(tr.Dir)
 	if err != nil {
 		return nil, badField("task.dir", "%v", err)
 	}
 	p.task = t
-	uid, gid := taskrun.TaskUser(t)
+	uid, gid := taskrun.AgentUser(t)
 	p.uid, p.gid = uint32(uid), uint32(gid)
 	switch tr.PolicySource {
 	case taskrun.SourceUnconstrained, taskrun.SourceSpec:

@@ -101,7 +101,7 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	if dir == "" {
 		dir = "/"
 	}
-	uid, gid := TaskUser(r.o.Task)
+	uid, gid := taskUser(r.o.Task)
 	spec := sandbox.Spec{
 		Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, []string{"HOME=/tmp"}), Dir: dir,
 		UID: &uid, GID: &gid, CloseFDs: true,

@@ -224,9 +224,12 @@ func (r *runner) runContainer(ctx context.Context, name string, cfg env.RunConfi
 	return r.o.Runc.Run(ctx, bundle, r.id+"-"+name, stdio)
 }
 
-// TaskUser is the agent's identity: task.toml's [agent] user when it is
+// AgentUser is the uid and gid the task's agent runs as (see taskUser).
+func AgentUser(t *tasks.Task) (uid, gid int) { return taskUser(t) }
+
+// taskUser is the agent's identity: task.toml's [agent] user when it is
 // numeric or root, else an unprivileged uid/gid 1000.
-func TaskUser(t *tasks.Task) (uid, gid int) {
+func taskUser(t *tasks.Task) (uid, gid int) {
 	switch u := t.Config.Agent.User; u {
 	case "root", "0":
 		return 0, 0

@@ -2,14 +2,13 @@ package tasks
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/policy"
 )
@@ -31,13 +30,13 @@ func Check(dir string) (*Task, []Problem) {
 		list = append(list, Problem{File: ".", Msg: "not a task directory: " + statMsg(err, "not a directory")})
 		return t, list
 	}
-	dirfd, err := openDir(abs)
+	root, err := os.OpenRoot(abs)
 	if err != nil {
 		list = append(list, Problem{File: ".", Msg: "not a task directory: " + statMsg(err, "")})
 		return t, list
 	}
-	defer unix.Close(dirfd)
-	c := &dirCheck{t: t, list: &list, dirfd: dirfd}
+	defer root.Close()
+	c := &dirCheck{t: t, root: root, list: &list}
 
 	if data, ok := c.read(FileConfig, true); ok {
 		var ps []Problem
@@ -62,13 +61,13 @@ func Check(dir string) (*Task, []Problem) {
 	return t, list
 }
 
-// dirCheck carries the state of one Check.
-// Every file is looked up beneath dirfd, never following a symlink out
-// of the task directory.
+// dirCheck carries the state of one Check. Every file is looked up and
+// read through root, so that no symlink leads a read out of the task
+// directory.
 type dirCheck struct {
-	t     *Task
-	list  *[]Problem
-	dirfd int
+	t    *Task
+	root *os.Root
+	list *[]Problem
 }
 
 func (c *dirCheck) file(rel string) problems { return problems{file: rel, list: c.list} }
@@ -77,8 +76,12 @@ func (c *dirCheck) file(rel string) problems { return problems{file: rel, list: 
 // no problem. It returns the absolute path, "" when unusable.
 func (c *dirCheck) regular(rel string, required bool) string {
 	p := c.t.Path(rel)
-	st, err := statBeneath(c.dirfd, rel, true)
+	name := filepath.FromSlash(rel)
+	st, err := c.root.Stat(name)
 	switch {
+	case err != nil && c.escapes(name):
+		c.file(rel).add(0, "", "leads out of the task directory through a symlink; refusing to read it")
+		return ""
 	case errors.Is(err, fs.ErrNotExist):
 		if required {
 			c.file(rel).add(0, "", "missing")
@@ -100,7 +103,7 @@ func (c *dirCheck) read(rel string, required bool) ([]byte, bool) {
 	if p == "" {
 		return nil, false
 	}
-	data, err := c.readBeneath(rel)
+	data, err := readLimited(c.root, filepath.FromSlash(rel), maxTextBytes)
 	if err != nil {
 		c.file(rel).add(0, "", "%s", statMsg(err, ""))
 		return nil, false
@@ -152,33 +155,65 @@ func (c *dirCheck) tests() {
 	}
 }
 
-// readBeneath reads the regular file rel (at most maxTextBytes+1 bytes).
-func (c *dirCheck) readBeneath(rel string) ([]byte, error) {
-	f, err := openBeneath(c.dirfd, rel, unix.O_RDONLY|unix.O_NONBLOCK)
+// has reports whether rel exists at all (whatever its type) inside the
+// task directory.
+func (c *dirCheck) has(rel string) bool {
+	_, err := c.root.Lstat(filepath.FromSlash(rel))
+	return err == nil
+}
+
+// escapes reports whether name, which the task directory's root could
+// not resolve, is a symlink (or under one) that leads out of the task
+// directory: name itself or one of its parents is a symlink whose target
+// the root refuses, while the plain path resolves.
+func (c *dirCheck) escapes(name string) bool {
+	for p := name; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+		st, err := c.root.Lstat(p)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		_, err = c.root.Stat(p)
+		switch {
+		case err == nil, errors.Is(err, fs.ErrPermission):
+		case !errors.Is(err, fs.ErrNotExist):
+			return true // the root refuses to follow it out
+		default:
+			// Dangling inside the root, or leading out to something that
+			// exists: the plain path tells which.
+			if _, perr := os.Stat(filepath.Join(c.t.Dir, p)); perr == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readLimited reads name under root, at most limit+1 bytes.
+func readLimited(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, err := root.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: rel, Err: errors.New("not a regular file")}
-	}
-	return io.ReadAll(io.LimitReader(f, maxTextBytes+1))
-}
-
-// has reports whether rel exists at all (whatever its type) inside the
-// task directory.
-func (c *dirCheck) has(rel string) bool {
-	_, err := statBeneath(c.dirfd, rel, false)
-	return err == nil
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 func (c *dirCheck) spec() {
-	data, ok := c.read(FilePermissionSpec, true)
-	if !ok {
+	p := c.regular(FilePermissionSpec, true)
+	if p == "" {
 		return
 	}
 	ps := c.file(FilePermissionSpec)
-	spec, err := policy.ParseSpec(data, c.t.Path(FilePermissionSpec))
+	data, err := readLimited(c.root, filepath.FromSlash(FilePermissionSpec), policy.MaxDocumentBytes)
+	var spec *policy.Spec
+	switch {
+	case err != nil:
+		err = fmt.Errorf("load spec %s: %w", p, err)
+	case len(data) > policy.MaxDocumentBytes:
+		err = fmt.Errorf("load spec %s: larger than %d bytes", p, policy.MaxDocumentBytes)
+	default:
+		spec, err = policy.ParseSpec(data, p)
+	}
 	var ve *policy.ValidationError
 	switch {
 	case errors.As(err, &ve):

@@ -1,0 +1,82 @@
+package daemon
+
+import (
+	"context"
+	"io"
+	"strings"
+)
+
+// mayView reports whether peer may see, follow and cancel run r: root
+// may for every run, others for their own runs only.
+func mayView(peer Peer, r *Run) bool {
+	return peer.UID == 0 || r.CallerUID == peer.UID
+}
+
+// redactEnv replaces every value of env ("KEY=VALUE") by "<redacted>".
+func redactEnv(env []string) []string {
+	if env == nil {
+		return nil
+	}
+	out := make([]string, len(env))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		out[i] = k + "=<redacted>"
+	}
+	return out
+}
+
+// viewFor returns r as peer may see it: the request's environment values
+// only for its caller and root.
+func viewFor(peer Peer, r *Run) *Run {
+	if peer.UID == 0 || r.CallerUID == peer.UID {
+		return r
+	}
+	c := *r
+	c.Request.Env = redactEnv(r.Request.Env)
+	return &c
+}
+
+// GetFor returns run id if peer may see it; another caller's run is
+// ErrNotFound, as a missing one.
+func (m *Manager) GetFor(peer Peer, id string) (*Run, error) {
+	r, err := m.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if !mayView(peer, r) {
+		return nil, ErrNotFound
+	}
+	return viewFor(peer, r), nil
+}
+
+// ListFor returns the runs peer may see, oldest first.
+func (m *Manager) ListFor(peer Peer) ([]*Run, error) {
+	runs, err := m.List()
+	out := make([]*Run, 0, len(runs))
+	for _, r := range runs {
+		if mayView(peer, r) {
+			out = append(out, viewFor(peer, r))
+		}
+	}
+	return out, err
+}
+
+// CancelFor cancels run id if peer may see it (else ErrNotFound).
+func (m *Manager) CancelFor(peer Peer, id string) (*Run, error) {
+	if _, err := m.GetFor(peer, id); err != nil {
+		return nil, err
+	}
+	r, err := m.Cancel(id)
+	if err != nil {
+		return nil, err
+	}
+	return viewFor(peer, r), nil
+}
+
+// OpenLogFor opens a log of run id if peer may see it (else ErrNotFound).
+func (m *Manager) OpenLogFor(ctx context.Context, peer Peer, id, name string, follow bool) (io.ReadCloser, error) {
+	if _, err := m.GetFor(peer, id); err != nil {
+		return nil, err
+	}
+	return m.OpenLog(ctx, id, name, follow)
+}
