@@ -147,6 +147,13 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	run, err := s.m.Submit(req, peer)
 	if err != nil {
+		var fe *ForbiddenError
+		if errors.As(err, &fe) {
+			s.m.metrics.refused.Inc()
+			s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
+				zap.String("rule", fe.Rule), zap.String("reason", fe.Reason),
+				zap.String("method", r.Method), zap.String("path", r.URL.Path))
+		}
 		writeError(w, err)
 		return
 	}
