@@ -62,8 +62,13 @@ type RunRequest struct {
 	// TimeoutSeconds kills the tree after that long; 0 means the
 	// daemon's default.
 	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
-	// Trace records every file event of the tree.
+	// Trace records every file event of the tree. A traced run without
+	// any seccomp filter (no_seccomp) gets one that only makes io_uring
+	// unavailable (ENOSYS), so that its file accesses stay visible.
 	Trace bool `json:"trace,omitempty"`
+	// Capabilities names capabilities (e.g. "CAP_NET_BIND_SERVICE") the
+	// tree keeps; only a tree running as uid 0 keeps any. Default none.
+	Capabilities []string `json:"capabilities,omitempty"`
 	// Task, when set, makes this a task run (command, dir, env, uid/gid
 	// and seccomp are then the task's): see TaskRequest.
 	Task *TaskRequest `json:"task,omitempty"`
@@ -94,8 +99,13 @@ type Run struct {
 	UID uint32 `json:"uid"`
 	GID uint32 `json:"gid"`
 	// Pid is the root process id while it runs (host pid namespace).
-	Pid        int        `json:"pid,omitempty"`
-	ExitCode   *int       `json:"exit_code,omitempty"`
+	Pid      int  `json:"pid,omitempty"`
+	ExitCode *int `json:"exit_code,omitempty"`
+	// ExitStatus is the status a shell would report for the run, which
+	// `authbench exec` exits with: ExitCode, or when the command could
+	// not be started 127 (not found), 126 (not executable) or 125 (it
+	// could not be confined, or anything else failed first).
+	ExitStatus *int       `json:"exit_status,omitempty"`
 	Error      string     `json:"error,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  *time.Time `json:"started_at,omitempty"`

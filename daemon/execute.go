@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 )
@@ -28,8 +31,18 @@ type outcome struct {
 }
 
 // execute runs the tree of ar until it exits or ctx ends, then kills
-// whatever is left of it.
+// whatever is left of it (lifecycle.Run), and records its shell status.
 func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
+	res := m.executeTree(ctx, ar)
+	status := res.exitCode
+	if res.startErr != nil {
+		status = startStatus(res.startErr)
+	}
+	m.update(ar, func(r *Run) { r.ExitStatus = &status })
+	return res
+}
+
+func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	id := ar.rec.ID
 	prep := ar.prep
 	root, err := policy.NewRoot("/")
@@ -47,75 +60,106 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 			r.UnenforcedRights = enf.Gaps()
 		}
 	})
-	path, err := lookPath(prep.req.Command[0], prep.req.Env)
+	path, err := lookPath(prep.req.Command[0], prep.req.Env, prep.req.Dir)
 	if err != nil {
 		return outcome{startErr: err}
 	}
-	stdout, err := os.Create(m.store.RunFile(id, stdoutFile))
+	stdio, err := m.runStdio(ar)
 	if err != nil {
-		return outcome{startErr: fmt.Errorf("create stdout log: %w", err)}
+		return outcome{startErr: err}
 	}
-	defer stdout.Close()
-	stderr, err := os.Create(m.store.RunFile(id, stderrFile))
-	if err != nil {
-		return outcome{startErr: fmt.Errorf("create stderr log: %w", err)}
-	}
-	defer stderr.Close()
+	defer stdio.close()
 
-	spec := m.sandboxSpec(prep, path, plan)
-	child, err := sandbox.StartWith(m.cfg.Self, spec, sandbox.LaunchOptions{OwnPIDNamespace: true}, nil, stdout, stderr)
+	spec, err := m.sandboxSpec(prep, path, plan)
+	if err != nil {
+		return outcome{startErr: err}
+	}
+	opts := m.launchOptions()
+	child, err := sandbox.StartWith(m.cfg.Self, spec, opts, stdio.in, stdio.out, stdio.err)
 	if err != nil {
 		return outcome{startErr: err}
 	}
 	var rec *audit.Recording
-	if prep.req.Trace {
-		rec, err = m.startTrace(id, child.Pid(), plan, root)
-		if err != nil {
-			child.Kill()
-			child.Wait()
-			return outcome{startErr: err}
+	steps := lifecycle.Steps{KillGrace: killGrace, Track: func(pid int) error {
+		if prep.req.Trace {
+			var err error
+			if rec, err = m.startTrace(id, pid, plan, root); err != nil {
+				return err
+			}
 		}
+		m.setRunning(ar, pid)
+		return nil
+	}}
+	if ar.attach != nil {
+		steps.Signals = ar.attach.Signals
 	}
-	m.setRunning(ar, child.Pid())
 	stopTicker := m.notifyWhileRunning(ar)
 	defer stopTicker()
-
-	if err := child.Release(); err != nil {
-		child.Wait()
-		m.finishTrace(ar, rec)
-		return outcome{startErr: err}
-	}
-	exited := make(chan waitResult, 1)
-	go func() {
-		code, err := child.Wait()
-		exited <- waitResult{code, err}
-	}()
-	var res waitResult
-	killed := false
-	select {
-	case res = <-exited:
-	case <-ctx.Done():
-		killed = true
-		if err := child.KillTree(); err != nil {
-			m.log.Error("kill run tree", zap.String("run", id), zap.Error(err))
-		}
-		select {
-		case res = <-exited:
-		case <-time.After(killGrace):
-			m.log.Error("killed tree not reaped in time", zap.String("run", id))
-			res = <-exited
-		}
-	}
+	res := lifecycle.Run(ctx, lifecycle.NewChildTree(child, opts), steps)
 	m.finishTrace(ar, rec)
-	if res.err != nil {
-		return outcome{startErr: res.err, killed: killed}
+	if res.Killed && res.StartErr != nil {
+		m.log.Error("killed tree not reaped in time", zap.String("run", id), zap.Error(res.StartErr))
 	}
-	return outcome{exitCode: res.code, killed: killed}
+	return outcome{exitCode: res.Status, startErr: res.StartErr, killed: res.Killed}
 }
 
-type waitResult struct {
-	code int
-	err  error
+// launchOptions: a root daemon starts every tree as the init of its own
+// PID namespace, so that killing it kills the whole tree; without root
+// (an embedded run of a user) there is none and only the root process
+// is killed (the rest of the tree, still in the caller's process group,
+// gets the terminal's signals).
+func (m *Manager) launchOptions() sandbox.LaunchOptions {
+	return sandbox.LaunchOptions{OwnPIDNamespace: os.Geteuid() == 0}
+}
+
+// startStatus is the shell status of a run whose command never ran: 127
+// not found, 126 not executable, 125 anything else (it could not be
+// confined, traced or started).
+func startStatus(err error) int {
+	var ie *sandbox.InitError
+	switch {
+	case errors.As(err, &ie):
+		return initShellStatus(ie)
+	case errors.Is(err, exec.ErrNotFound):
+		return exitNotFound
+	}
+	return exitCannotRun
+}
+
+// Shell statuses of a command that did not run.
+const (
+	exitCannotRun     = 125
+	exitNotExecutable = 126
+	exitNotFound      = 127
+)
+
+// initShellStatus is ie.ShellStatus() once sandbox-init's errors are typed.
+func initShellStatus(ie *sandbox.InitError) int { return exitCannotRun }
+
+// runStdio are the standard streams of a run's tree.
+type runStdio struct {
+	in       io.Reader
+	out, err io.Writer
+	close    func()
+}
+
+// runStdio attaches the tree to the submitter's streams, or to the run's
+// stdout and stderr logs.
+func (m *Manager) runStdio(ar *activeRun) (*runStdio, error) {
+	if a := ar.attach; a != nil {
+		return &runStdio{in: a.Stdin, out: a.Stdout, err: a.Stderr, close: func() {}}, nil
+	}
+	id := ar.rec.ID
+	stdout, err := os.Create(m.store.RunFile(id, stdoutFile))
+	if err != nil {
+		return nil, fmt.Errorf("create stdout log: %w", err)
+	}
+	stderr, err := os.Create(m.store.RunFile(id, stderrFile))
+	if err != nil {
+		stdout.Close()
+		return nil, fmt.Errorf("create stderr log: %w", err)
+	}
+	return &runStdio{out: stdout, err: stderr, close: func() { stdout.Close(); stderr.Close() }}, nil
 }
 
 // compilePlan turns the run's policy into a Landlock plan against root
@@ -134,14 +178,14 @@ func (m *Manager) compilePlan(prep *prepared, root *policy.Root) (*policy.Plan, 
 	return plan, nil
 }
 
-// lookPath resolves name the way a shell would, with the PATH of env.
-func lookPath(name string, env []string) (string, error) {
+// lookPath resolves name the way a shell would, with the PATH of env;
+// a relative path is relative to dir.
+func lookPath(name string, env []string, dir string) (string, error) {
 	if strings.Contains(name, "/") {
-		abs, err := filepath.Abs(name)
-		if err != nil {
-			return "", err
+		if dir == "" {
+			dir = "/"
 		}
-		return abs, nil
+		return filepath.Join(dir, name), nil
 	}
 	pathVar := defaultPath
 	for _, kv := range env {
@@ -182,7 +226,7 @@ func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
 
 // sandboxSpec is what sandbox-init needs to become the run's command:
 // confined as `authbench exec` confines, as the run's uid and gid.
-func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) sandbox.Spec {
+func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) (sandbox.Spec, error) {
 	dir := prep.req.Dir
 	if dir == "" {
 		dir = "/"
@@ -194,7 +238,16 @@ func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) sa
 	}
 	if plan == nil && prep.seccomp == nil {
 		spec.CloseFDs = true
-		return spec // unconstrained: only the identity changes
+		if prep.req.Trace {
+			// Opens submitted through io_uring are not traced: a traced
+			// run gets no io_uring (libuv and liburing fall back).
+			f, err := noIOUringFilter()
+			if err != nil {
+				return spec, err
+			}
+			spec.Seccomp = f
+		}
+		return spec, nil // unconstrained: only the identity changes
 	}
-	return spec.Confined(plan, prep.seccomp)
+	return spec.Confined(plan, prep.seccomp), nil
 }

@@ -68,6 +68,7 @@ type activeRun struct {
 	mu      sync.Mutex
 	rec     *Run
 	prep    *prepared
+	attach  *Attachment // nil: the tree's output goes to the run's logs
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	done    chan struct{}
@@ -154,6 +155,10 @@ func (m *Manager) Metrics() *Metrics { return m.metrics }
 
 // Submit validates req for caller peer, records the run and starts it.
 func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
+	return m.submit(req, peer, nil)
+}
+
+func (m *Manager) submit(req *RunRequest, peer Peer, attach *Attachment) (*Run, error) {
 	prep, err := validate(req, peer)
 	if err != nil {
 		return nil, err
@@ -170,7 +175,7 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ar := &activeRun{rec: rec, prep: prep, ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	ar := &activeRun{rec: rec, prep: prep, attach: attach, ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
