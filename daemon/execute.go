@@ -181,6 +181,9 @@ func (m *Manager) compilePlan(prep *prepared, root *policy.Root) (*policy.Plan, 
 // lookPath resolves name the way a shell would, with the PATH of env;
 // a relative path is relative to dir.
 func lookPath(name string, env []string, dir string) (string, error) {
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name), nil
+	}
 	if strings.Contains(name, "/") {
 		if dir == "" {
 			dir = "/"
