@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -18,10 +15,6 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 )
-
-// defaultPath is the PATH used to find a command when the request's
-// environment has none.
-const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // outcome is how the tree of a run ended.
 type outcome struct {
@@ -60,17 +53,13 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 			r.UnenforcedRights = enf.Gaps()
 		}
 	})
-	path, err := lookPath(prep.req.Command[0], prep.req.Env, prep.req.Dir)
-	if err != nil {
-		return outcome{startErr: err}
-	}
 	stdio, err := m.runStdio(ar)
 	if err != nil {
 		return outcome{startErr: err}
 	}
 	defer stdio.close()
 
-	spec, err := m.sandboxSpec(prep, path, plan)
+	spec, err := m.sandboxSpec(prep, plan)
 	if err != nil {
 		return outcome{startErr: err}
 	}
@@ -117,24 +106,11 @@ func (m *Manager) launchOptions() sandbox.LaunchOptions {
 // confined, traced or started).
 func startStatus(err error) int {
 	var ie *sandbox.InitError
-	switch {
-	case errors.As(err, &ie):
-		return initShellStatus(ie)
-	case errors.Is(err, exec.ErrNotFound):
-		return exitNotFound
+	if errors.As(err, &ie) {
+		return ie.ShellStatus()
 	}
-	return exitCannotRun
+	return sandbox.ExitNotConfined
 }
-
-// Shell statuses of a command that did not run.
-const (
-	exitCannotRun     = 125
-	exitNotExecutable = 126
-	exitNotFound      = 127
-)
-
-// initShellStatus is ie.ShellStatus() once sandbox-init's errors are typed.
-func initShellStatus(ie *sandbox.InitError) int { return exitCannotRun }
 
 // runStdio are the standard streams of a run's tree.
 type runStdio struct {
@@ -178,36 +154,6 @@ func (m *Manager) compilePlan(prep *prepared, root *policy.Root) (*policy.Plan, 
 	return plan, nil
 }
 
-// lookPath resolves name the way a shell would, with the PATH of env;
-// a relative path is relative to dir.
-func lookPath(name string, env []string, dir string) (string, error) {
-	if filepath.IsAbs(name) {
-		return filepath.Clean(name), nil
-	}
-	if strings.Contains(name, "/") {
-		if dir == "" {
-			dir = "/"
-		}
-		return filepath.Join(dir, name), nil
-	}
-	pathVar := defaultPath
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathVar = v
-		}
-	}
-	for _, dir := range filepath.SplitList(pathVar) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("command %q not found in PATH %s: %w", name, pathVar, exec.ErrNotFound)
-}
-
 // notifyWhileRunning wakes log followers regularly while the tree runs
 // (its output goes straight to files); the returned func stops it.
 func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
@@ -229,14 +175,15 @@ func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
 
 // sandboxSpec is what sandbox-init needs to become the run's command:
 // confined as `authbench exec` confines, as the run's uid and gid.
-func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) (sandbox.Spec, error) {
+// sandbox-init finds Command[0] itself, as the run's user in Dir.
+func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, error) {
 	dir := prep.req.Dir
 	if dir == "" {
 		dir = "/"
 	}
 	uid, gid := int(prep.uid), int(prep.gid)
 	spec := sandbox.Spec{
-		Path: path, Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
+		Path: prep.req.Command[0], Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
 		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid,
 	}
 	if plan == nil && prep.seccomp == nil {

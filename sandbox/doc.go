@@ -4,19 +4,36 @@
 // tracer), then restricts itself and execs the target command.
 //
 // The parent uses Start to create the gated child and Child.Release to
-// let it go; errors that happen in the child before exec (bad spec,
-// command not found, restriction failures) come back to the parent
-// through a close-on-exec pipe, so the caller sees them as Go errors.
-// Exec does the same in the calling process when no gate is needed.
+// let it go; a failure in the child before exec comes back to the parent
+// as one JSON InitError on a close-on-exec pipe: the step that failed
+// (InitStage), the errno, the path concerned and a message. Its
+// ShellStatus is what a shell would report: 127 not found, 126 found but
+// not executable, 125 not confined. Exec does the same in the calling
+// process when no gate is needed, and returns the same *InitError.
 //
-// What a Spec restricts, in the order it is applied (restrict in
-// init.go): inherited descriptors above stderr are closed; Landlock
-// enforces a policy.Plan on every thread (rights and ABI versions are the
-// data table in landlock_abi.go; EnforcementFor says what a kernel cannot
-// enforce; ABI-6 scopes stop abstract unix sockets and signals to
-// processes outside); the capability bounding set keeps only the
-// capabilities of caps.go; the identity drops to a uid/gid; no_new_privs
-// is set; a seccomp filter is installed with TSYNC.
+// sandbox-init's steps, in order (restrict in init.go), each with what it
+// needs and every check on behalf of the command made as the command:
+//
+//  1. spec: read and validate the spec; inherited descriptors above
+//     stderr are closed at exec.
+//  2. landlock: enforce a policy.Plan on every thread, while still root
+//     so that rule paths only root can open can be added (rights and ABI
+//     versions are the data table in landlock_abi.go; EnforcementFor says
+//     what a kernel cannot enforce; ABI-6 scopes stop abstract unix
+//     sockets and signals to processes outside).
+//  3. capabilities: the bounding set keeps only the capabilities of
+//     caps.go.
+//  4. identity: drop to the uid/gid, with no supplementary groups.
+//  5. chdir: enter Spec.Dir as that identity, under Landlock: a member
+//     cannot start in a directory it could not enter itself.
+//  6. no_new_privs, then 7. seccomp (TSYNC), last, so that the filter
+//     only has to allow what remains.
+//  8. lookup and exec: Spec.Path is absolute, relative with a "/"
+//     (against Dir), or a bare name searched in the PATH of Spec.Env
+//     (DefaultPath if none; empty and relative entries skipped) like
+//     execvp: every candidate is execve'd as the final process, missing
+//     ones skipped, EACCES remembered. No check happens before the use,
+//     and none as root.
 //
 // Seccomp profiles use the OCI runtime-spec LinuxSeccomp format with
 // Docker's extensions (seccomp_profile.go). CompileProfile turns one into

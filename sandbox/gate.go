@@ -59,7 +59,7 @@ func (g *Gate) Release() error {
 	g.errR.Close()
 	g.closed = true
 	if len(msg) > 0 {
-		return &InitError{Msg: strings.TrimSpace(string(msg))}
+		return decodeInitError(msg)
 	}
 	if werr != nil {
 		return fmt.Errorf("send spec to sandbox-init: %w", werr)
@@ -106,7 +106,7 @@ func (g *Gate) ReleaseProcess(pid int) error {
 		case len(got) > 0:
 			continue // more may follow
 		case len(msg) > 0 && (closed || processGone(pid)):
-			return &InitError{Msg: strings.TrimSpace(string(msg))}
+			return decodeInitError(msg)
 		case len(msg) > 0:
 			continue // the child is still writing its error
 		}
@@ -118,7 +118,7 @@ func (g *Gate) ReleaseProcess(pid int) error {
 			// (Killed before it could exec, it leaves its exit status
 			// to tell.)
 			if last, _ := g.readFor(50 * time.Millisecond); len(last) > 0 {
-				return &InitError{Msg: strings.TrimSpace(string(last))}
+				return decodeInitError(last)
 			}
 			return nil
 		case now != before:

@@ -3,9 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"golang.org/x/sys/unix"
@@ -16,7 +14,8 @@ const ExitInitFailure = 126
 
 // RunInit is the body of sandbox-init: wait at the gate for the spec,
 // prepare the process and exec. It returns only on failure, after the
-// error has been sent to the parent; the caller exits ExitInitFailure.
+// error has been sent to the parent as one JSON InitError; the caller
+// exits ExitInitFailure.
 //
 // sandbox-init, and the command it becomes, die with the process that
 // launched it: Start asks for that, and sandbox-init asks again itself for
@@ -25,13 +24,15 @@ const ExitInitFailure = 126
 func RunInit() error {
 	runtime.LockOSThread()
 	errPipe := os.NewFile(errorFD, "sandbox-error")
-	err := dieWithParent()
-	if err == nil {
-		err = initAndExec()
+	var ierr *InitError
+	if err := dieWithParent(); err != nil {
+		ierr = initError(StageSpec, "", err)
+	} else {
+		ierr = initAndExec()
 	}
-	fmt.Fprintf(errPipe, "sandbox-init: %v", err)
+	_, _ = errPipe.Write(encodeInitError(ierr))
 	errPipe.Close()
-	return err
+	return ierr
 }
 
 // dieWithParent sets the parent-death signal to SIGKILL. Inside a PID
@@ -41,12 +42,12 @@ func dieWithParent() error {
 	return setDeathSignal(int(unix.SIGKILL), os.Getppid())
 }
 
-func initAndExec() error {
+func initAndExec() *InitError {
 	unix.CloseOnExec(errorFD)
 	specFile := os.NewFile(specFD, "sandbox-spec")
 	var spec Spec
 	if err := json.NewDecoder(specFile).Decode(&spec); err != nil {
-		return fmt.Errorf("read spec: %w", err)
+		return &InitError{Stage: StageSpec, Msg: "read spec: " + err.Error()}
 	}
 	specFile.Close()
 	return becomeCommand(&spec)
@@ -55,45 +56,40 @@ func initAndExec() error {
 // Exec applies spec's restrictions to the calling process and replaces
 // it with the command: the single-process form of Start and Release, for
 // callers that have nothing to do between the restrictions and the exec
-// (no tracer to register the pid with). It returns only on failure; a
-// *CommandError when the restrictions were applied but the command could
-// not be executed.
+// (no tracer to register the pid with). It returns only on failure, with
+// an *InitError.
 func Exec(spec Spec) error {
 	runtime.LockOSThread() // never unlocked: this thread execs
-	if !filepath.IsAbs(spec.Path) {
-		return fmt.Errorf("sandbox: program path %q is not absolute", spec.Path)
-	}
 	return becomeCommand(&spec)
 }
 
-// becomeCommand changes directory, restricts the process and execs.
-func becomeCommand(spec *Spec) error {
-	if spec.Dir != "" {
-		if err := os.Chdir(spec.Dir); err != nil {
-			return fmt.Errorf("chdir: %w", err)
-		}
-	}
+// becomeCommand restricts the process and execs the command (see doc.go
+// for the order of the steps). It returns only on failure.
+func becomeCommand(spec *Spec) *InitError {
 	if err := restrict(spec); err != nil {
 		return err
 	}
-	if err := unix.Exec(spec.Path, spec.Args, spec.Env); err != nil {
-		return execError(spec, err)
-	}
-	return nil
+	return execProgram(spec)
 }
 
 // restrict applies the spec's restrictions to this process, in an order
-// where each step still has what it needs: descriptors first; Landlock
-// while still root, so that rule paths only root can open can be added;
-// the bounding set and the identity; no_new_privs; seccomp last, so the
-// filter only has to allow what remains (the exec).
-func restrict(spec *Spec) error {
+// where each step still has what it needs and every check on behalf of
+// the command is made as the command: descriptors first; Landlock while
+// still root, so that rule paths only root can open can be added; the
+// capabilities and then the identity; only then the working directory
+// (entered as the final identity, through Landlock); no_new_privs;
+// seccomp last, so the filter only has to allow what remains (the exec,
+// which also looks the program up).
+func restrict(spec *Spec) *InitError {
 	if (spec.UID == nil) != (spec.GID == nil) {
-		return errors.New("uid and gid must be given together")
+		return &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
+	}
+	if spec.Path == "" {
+		return &InitError{Stage: StageSpec, Msg: "no program to run"}
 	}
 	if spec.CloseFDs {
 		if err := closeInheritedFDs(); err != nil {
-			return err
+			return initError(StageSpec, "", err)
 		}
 	}
 	abi := KernelLandlockABI()
@@ -102,61 +98,47 @@ func restrict(spec *Spec) error {
 	}
 	apply, err := landlockStep(spec.Plan, abi, spec.AllowUnenforced)
 	if err != nil {
-		return err
+		return initError(StageLandlock, "", err)
 	}
 	if apply {
 		if err := applyLandlock(spec.Plan, abi); err != nil {
-			return err
+			return initError(StageLandlock, "", err)
 		}
 	}
 	if spec.DropCapabilities {
 		if err := dropBoundingCapabilities(); err != nil {
-			return err
+			return initError(StageCapabilities, "", err)
 		}
 	}
 	if spec.UID != nil {
 		if err := setIdentity(*spec.UID, *spec.GID); err != nil {
-			return err
+			return initError(StageIdentity, "", err)
+		}
+	}
+	if spec.Dir != "" {
+		if err := unix.Chdir(spec.Dir); err != nil {
+			return initError(StageChdir, spec.Dir, err)
 		}
 	}
 	if spec.NoNewPrivs || spec.Plan != nil || spec.Seccomp != nil {
 		if err := setNoNewPrivs(); err != nil {
-			return err
+			return initError(StageNoNewPrivs, "", err)
 		}
 	}
 	if spec.Seccomp != nil {
 		if err := installFilter(spec.Seccomp); err != nil {
-			return err
+			return initError(StageSeccomp, "", err)
 		}
 	}
 	return nil
 }
 
-// CommandError is a failure to execute the command itself, after the
-// restrictions were applied.
-type CommandError struct {
-	Path string
-	Err  error
-	// Hint explains a likely cause.
-	Hint string
-}
-
-func (e *CommandError) Error() string {
-	msg := fmt.Sprintf("exec %s: %v", e.Path, e.Err)
-	if e.Hint != "" {
-		msg += " (" + e.Hint + ")"
-	}
-	return msg
-}
-
-func (e *CommandError) Unwrap() error { return e.Err }
-
 // execError explains a failed exec; a refusal by Landlock is the common
 // case of a policy without an execute rule for the command.
-func execError(spec *Spec, err error) error {
-	ce := &CommandError{Path: spec.Path, Err: err}
+func execError(spec *Spec, stage InitStage, path string, err error) *InitError {
+	ie := initError(stage, path, err)
 	if errors.Is(err, unix.EACCES) && spec.Plan != nil {
-		ce.Hint = "the policy has no execute rule for it, or for its interpreter"
+		ie.Hint = "the policy has no execute rule for it, or for its interpreter"
 	}
-	return ce
+	return ie
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -27,17 +26,23 @@ const (
 
 // Spec is everything sandbox-init needs to become the target command.
 type Spec struct {
-	// Path is the absolute path of the program to exec.
+	// Path is the program to exec: an absolute path, a relative path
+	// containing a "/" (resolved against Dir, as a shell does), or a bare
+	// name searched in the PATH of Env (DefaultPath when Env has none;
+	// empty and relative PATH entries are skipped). The search is made
+	// like execvp, with the command's final identity and restrictions.
 	Path string `json:"path"`
 	// Args is argv, including argv[0].
 	Args []string `json:"args"`
 	// Env is the environment of the command.
 	Env []string `json:"env"`
-	// Dir is the working directory, "" for the current one.
+	// Dir is the working directory, "" for the current one. It is
+	// entered after the identity change and Landlock, so with the
+	// command's own rights.
 	Dir string `json:"dir,omitempty"`
 
-	// The restrictions below are applied in this order, after Dir; the
-	// zero value restricts nothing.
+	// The restrictions below are applied in this order (Dir is entered
+	// after the identity); the zero value restricts nothing.
 
 	// CloseFDs closes every inherited descriptor above stderr at exec.
 	CloseFDs bool `json:"close_fds,omitempty"`
@@ -86,9 +91,6 @@ type LaunchOptions struct {
 
 // StartWith is Start with launch options.
 func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
-	if !filepath.IsAbs(spec.Path) {
-		return nil, fmt.Errorf("start sandbox: program path %q is not absolute", spec.Path)
-	}
 	if opts.OwnPIDNamespace {
 		if err := CheckStatic(self); err != nil {
 			return nil, err
@@ -192,11 +194,6 @@ func (c *Child) Wait() (int, error) {
 	}
 	return -1, fmt.Errorf("wait for %s: %w", c.spec.Path, err)
 }
-
-// InitError is a failure reported by sandbox-init before it could exec.
-type InitError struct{ Msg string }
-
-func (e *InitError) Error() string { return e.Msg }
 
 // Confined returns s with the restrictions `authbench exec` applies: the
 // Landlock plan, the seccomp filter (nil for none; see DefaultFilter),
