@@ -11,12 +11,14 @@ import (
 	"testing"
 )
 
-// runBinaryIn is runBinary in working directory dir.
+// runBinaryIn is runBinary in working directory dir, with a PATH that
+// the policies of these tests let the run's user search (a directory it
+// cannot search makes the lookup fail with EACCES, 126, as execvp).
 func runBinaryIn(t *testing.T, bin, socket, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), SocketEnv+"="+socket)
+	cmd.Env = append(os.Environ(), SocketEnv+"="+socket, "PATH=/usr/bin:/bin")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
