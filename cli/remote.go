@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/tracer"
@@ -59,6 +59,7 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 	var tr *tracer.Tracer
 	if traced {
 		if tr, err = tracer.Load(tracer.Options{RingBytes: ringBytes}, a.log); err != nil {
+			os.RemoveAll(stateDir)
 			return nil, err
 		}
 	}
@@ -67,6 +68,7 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 		if tr != nil {
 			tr.Close()
 		}
+		os.RemoveAll(stateDir)
 		return nil, err
 	}
 	l := daemon.NewLocal(m)
@@ -77,29 +79,21 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 		if tr != nil {
 			tr.Close()
 		}
+		os.RemoveAll(stateDir)
 	}}, nil
 }
 
-// embeddedStateDir is where an embedded Manager records runs: the
-// daemon's state directory for root, else $XDG_STATE_HOME/authbench (or
-// ~/.local/state/authbench), else a directory in $TMPDIR.
+// embeddedStateDir is a new directory for the records of one embedded
+// run, removed when it ends: in /dev/shm when there is one (the records
+// are written with fsync, which costs nothing there), else in $TMPDIR.
+// Embedded exec and trace runs are not kept; `authbench runs` lists the
+// daemon's.
 func embeddedStateDir() (string, error) {
-	if os.Geteuid() == 0 {
-		return DefaultStateDir, nil
+	base := ""
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
+		base = "/dev/shm"
 	}
-	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			base = filepath.Join(home, ".local", "state")
-		}
-	}
-	if base != "" {
-		dir := filepath.Join(base, "authbench")
-		if err := os.MkdirAll(dir, 0o700); err == nil {
-			return dir, nil
-		}
-	}
-	return os.MkdirTemp("", "authbench-state-")
+	return os.MkdirTemp(base, "authbench-run-")
 }
 
 // submittedRun is one run, shown as if it ran here: its output streams to
