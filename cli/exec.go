@@ -116,9 +116,8 @@ func (a *app) prepareExec(ef execFlags, args []string) (*daemon.RunRequest, erro
 	a.log.Info("enforcement", zap.Int("landlock_abi", enf.KernelABI), zap.Strings("scopes", enf.Scopes),
 		zap.Stringer("unenforced", enf.Unenforced))
 
-	runAsRoot := ef.uid == 0 || ef.uid < 0 && os.Geteuid() == 0
 	if ef.seccomp != "none" {
-		if _, err = loadSeccomp(ef.seccomp, runAsRoot); err != nil {
+		if _, err = loadSeccomp(ef.seccomp, ef.caps); err != nil {
 			return nil, err
 		}
 	}

@@ -26,7 +26,7 @@ func (a *app) seccompCmd() *cobra.Command {
 		Short: "Compile a seccomp profile for this machine: prints ok, or the problem (exit 2)",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			f, err := loadSeccomp(args[0], false)
+			f, err := loadSeccomp(args[0], nil)
 			if err != nil {
 				return err
 			}
@@ -45,10 +45,10 @@ func (a *app) seccompCmd() *cobra.Command {
 }
 
 // loadSeccomp loads and compiles a profile ("" for the default) for a
-// command that runs as root (keeping the capabilities HeldCapabilities
-// lists) or not. Any problem, such as unknown syscall names, is a usage
+// command that keeps the granted capabilities (none unless named; see
+// sandbox.HeldCapabilities). Any problem, such as unknown syscall names, is a usage
 // error.
-func loadSeccomp(file string, runAsRoot bool) (*sandbox.Filter, error) {
+func loadSeccomp(file string, granted []string) (*sandbox.Filter, error) {
 	if file == "" {
 		return sandbox.DefaultFilter()
 	}
@@ -56,7 +56,7 @@ func loadSeccomp(file string, runAsRoot bool) (*sandbox.Filter, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
-	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(runAsRoot)})
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(granted)})
 	if err != nil {
 		return nil, usageError(err)
 	}

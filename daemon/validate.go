@@ -129,7 +129,7 @@ func (p *prepared) compileSeccomp() error {
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
-	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(p.uid == 0)})
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(nil)})
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}

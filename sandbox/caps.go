@@ -4,51 +4,107 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// keptCapabilities are the capabilities a command started as root keeps
-// (the rest leave the bounding set before exec, so no program of the
-// tree can have them): file ownership and permission overrides, which
-// builds run as root rely on, and changing identity and killing (Landlock
-// scoping still confines signals to the tree). Dropped on purpose, among
-// others: CAP_SYS_ADMIN (mounts, namespaces, /proc/PID/map_files, which
-// would open anonymous memory for execution), CAP_MKNOD (device nodes
-// in writable directories), CAP_DAC_READ_SEARCH (open_by_handle_at),
-// CAP_SYS_PTRACE, CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_BPF, CAP_PERFMON,
-// CAP_SYS_CHROOT, CAP_NET_ADMIN, CAP_SETFCAP and CAP_SYS_TIME.
-var keptCapabilities = []struct {
-	name string
-	nr   int
-}{
-	{"CAP_CHOWN", unix.CAP_CHOWN},
-	{"CAP_DAC_OVERRIDE", unix.CAP_DAC_OVERRIDE},
-	{"CAP_FOWNER", unix.CAP_FOWNER},
-	{"CAP_FSETID", unix.CAP_FSETID},
-	{"CAP_KILL", unix.CAP_KILL},
-	{"CAP_SETGID", unix.CAP_SETGID},
-	{"CAP_SETUID", unix.CAP_SETUID},
-	{"CAP_SETPCAP", unix.CAP_SETPCAP},
-	{"CAP_NET_BIND_SERVICE", unix.CAP_NET_BIND_SERVICE},
-	{"CAP_AUDIT_WRITE", unix.CAP_AUDIT_WRITE},
+// capabilityNumbers are the capabilities Spec.Capabilities may name.
+var capabilityNumbers = map[string]int{
+	"CAP_CHOWN":              unix.CAP_CHOWN,
+	"CAP_DAC_OVERRIDE":       unix.CAP_DAC_OVERRIDE,
+	"CAP_DAC_READ_SEARCH":    unix.CAP_DAC_READ_SEARCH,
+	"CAP_FOWNER":             unix.CAP_FOWNER,
+	"CAP_FSETID":             unix.CAP_FSETID,
+	"CAP_KILL":               unix.CAP_KILL,
+	"CAP_SETGID":             unix.CAP_SETGID,
+	"CAP_SETUID":             unix.CAP_SETUID,
+	"CAP_SETPCAP":            unix.CAP_SETPCAP,
+	"CAP_LINUX_IMMUTABLE":    unix.CAP_LINUX_IMMUTABLE,
+	"CAP_NET_BIND_SERVICE":   unix.CAP_NET_BIND_SERVICE,
+	"CAP_NET_BROADCAST":      unix.CAP_NET_BROADCAST,
+	"CAP_NET_ADMIN":          unix.CAP_NET_ADMIN,
+	"CAP_NET_RAW":            unix.CAP_NET_RAW,
+	"CAP_IPC_LOCK":           unix.CAP_IPC_LOCK,
+	"CAP_IPC_OWNER":          unix.CAP_IPC_OWNER,
+	"CAP_SYS_MODULE":         unix.CAP_SYS_MODULE,
+	"CAP_SYS_RAWIO":          unix.CAP_SYS_RAWIO,
+	"CAP_SYS_CHROOT":         unix.CAP_SYS_CHROOT,
+	"CAP_SYS_PTRACE":         unix.CAP_SYS_PTRACE,
+	"CAP_SYS_PACCT":          unix.CAP_SYS_PACCT,
+	"CAP_SYS_ADMIN":          unix.CAP_SYS_ADMIN,
+	"CAP_SYS_BOOT":           unix.CAP_SYS_BOOT,
+	"CAP_SYS_NICE":           unix.CAP_SYS_NICE,
+	"CAP_SYS_RESOURCE":       unix.CAP_SYS_RESOURCE,
+	"CAP_SYS_TIME":           unix.CAP_SYS_TIME,
+	"CAP_SYS_TTY_CONFIG":     unix.CAP_SYS_TTY_CONFIG,
+	"CAP_MKNOD":              unix.CAP_MKNOD,
+	"CAP_LEASE":              unix.CAP_LEASE,
+	"CAP_AUDIT_WRITE":        unix.CAP_AUDIT_WRITE,
+	"CAP_AUDIT_CONTROL":      unix.CAP_AUDIT_CONTROL,
+	"CAP_SETFCAP":            unix.CAP_SETFCAP,
+	"CAP_MAC_OVERRIDE":       unix.CAP_MAC_OVERRIDE,
+	"CAP_MAC_ADMIN":          unix.CAP_MAC_ADMIN,
+	"CAP_SYSLOG":             unix.CAP_SYSLOG,
+	"CAP_WAKE_ALARM":         unix.CAP_WAKE_ALARM,
+	"CAP_BLOCK_SUSPEND":      unix.CAP_BLOCK_SUSPEND,
+	"CAP_AUDIT_READ":         unix.CAP_AUDIT_READ,
+	"CAP_PERFMON":            unix.CAP_PERFMON,
+	"CAP_BPF":                unix.CAP_BPF,
+	"CAP_CHECKPOINT_RESTORE": unix.CAP_CHECKPOINT_RESTORE,
 }
 
-// HeldCapabilities returns the capabilities the command will hold: the
-// kept set when it runs as root, none otherwise (no_new_privs ignores
-// setuid bits and file capabilities). The seccomp compiler uses it for
-// Docker profiles' "caps" conditions.
-func HeldCapabilities(runAsRoot bool) map[string]bool {
+// ParseCapabilities turns capability names ("CAP_CHOWN") into their
+// numbers, sorted and without duplicates; an unknown name is an error
+// that names it.
+func ParseCapabilities(names []string) ([]int, error) {
+	seen := map[int]bool{}
+	var unknown []string
+	var out []int
+	for _, n := range names {
+		nr, ok := capabilityNumbers[n]
+		switch {
+		case !ok:
+			unknown = append(unknown, strconv.Quote(n))
+		case !seen[nr]:
+			seen[nr] = true
+			out = append(out, nr)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown capabilities %s", strings.Join(unknown, ", "))
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// HeldCapabilities returns the capabilities a confined tree holds: the
+// granted ones (Spec.Capabilities), whatever its uid; unknown names are
+// left out (ParseCapabilities reports them). The seccomp compiler uses it
+// for Docker profiles' "caps" conditions.
+func HeldCapabilities(granted []string) map[string]bool {
 	held := map[string]bool{}
-	if runAsRoot {
-		for _, c := range keptCapabilities {
-			held[c.name] = true
+	for _, n := range granted {
+		if _, ok := capabilityNumbers[n]; ok {
+			held[n] = true
 		}
 	}
 	return held
 }
+
+// Securebits (linux/securebits.h) set for a confined tree: uid 0 gets no
+// capabilities at exec (NOROOT) and keeps its sets across uid changes
+// (NO_SETUID_FIXUP, so they are set explicitly), locked so that nothing
+// in the tree can undo them.
+const (
+	secbitNoRoot              = 1 << 0
+	secbitNoRootLocked        = 1 << 1
+	secbitNoSetuidFixup       = 1 << 2
+	secbitNoSetuidFixupLocked = 1 << 3
+	confinedSecurebits        = secbitNoRoot | secbitNoRootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLocked
+)
 
 // lastCap returns the highest capability number of this kernel.
 func lastCap() int {
@@ -61,26 +117,93 @@ func lastCap() int {
 	return unix.CAP_LAST_CAP
 }
 
-// dropBoundingCapabilities removes every capability but the kept ones
-// from the calling thread's bounding set (the thread that execs). It
-// needs CAP_SETPCAP; without it (not root) there is nothing to drop.
-func dropBoundingCapabilities() error {
-	kept := map[int]bool{}
-	for _, c := range keptCapabilities {
-		kept[c.nr] = true
+// capSets are a thread's effective, permitted and inheritable sets.
+type capSets struct{ effective, permitted, inheritable uint64 }
+
+func capget() (capSets, error) {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return capSets{}, fmt.Errorf("capget: %w", err)
 	}
-	last := lastCap()
-	for c := 0; c <= last; c++ {
-		if kept[c] {
+	join := func(lo, hi uint32) uint64 { return uint64(hi)<<32 | uint64(lo) }
+	return capSets{
+		effective:   join(data[0].Effective, data[1].Effective),
+		permitted:   join(data[0].Permitted, data[1].Permitted),
+		inheritable: join(data[0].Inheritable, data[1].Inheritable),
+	}, nil
+}
+
+func capset(s capSets) error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	data := [2]unix.CapUserData{
+		{Effective: uint32(s.effective), Permitted: uint32(s.permitted), Inheritable: uint32(s.inheritable)},
+		{Effective: uint32(s.effective >> 32), Permitted: uint32(s.permitted >> 32), Inheritable: uint32(s.inheritable >> 32)},
+	}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}
+
+// capMask is the set of capability numbers nrs.
+func capMask(nrs []int) uint64 {
+	var m uint64
+	for _, n := range nrs {
+		m |= 1 << uint(n)
+	}
+	return m
+}
+
+// limitCapabilities is the first half of the capability step, run on the
+// thread that execs while it still has its privileges (before the
+// identity change, which needs CAP_SETUID and CAP_SETGID): the bounding
+// set keeps only the granted capabilities, the securebits are set and
+// locked, the ambient set is cleared and the inheritable set becomes the
+// granted one. Without CAP_SETPCAP (a caller that is not root) there is
+// nothing to limit, and granting is an error.
+func limitCapabilities(granted []int) error {
+	cur, err := capget()
+	if err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clear the ambient capabilities: %w", err)
+	}
+	if cur.effective&(1<<unix.CAP_SETPCAP) == 0 {
+		if len(granted) > 0 {
+			return errors.New("capabilities can only be granted to a tree started as root")
+		}
+		return nil
+	}
+	want := capMask(granted)
+	for c := 0; c <= lastCap(); c++ {
+		if want&(1<<uint(c)) != 0 {
 			continue
 		}
-		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
-		switch {
-		case err == nil, errors.Is(err, unix.EINVAL):
-		case errors.Is(err, unix.EPERM) && os.Geteuid() != 0:
-			return nil
-		default:
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, confinedSecurebits, 0, 0, 0); err != nil {
+		return fmt.Errorf("set securebits: %w", err)
+	}
+	cur.inheritable = want
+	return capset(cur)
+}
+
+// finishCapabilities is the second half, after the identity change: the
+// effective, permitted and inheritable sets become the granted set, and
+// the granted capabilities are raised in the ambient set, the only way
+// they survive the exec (NOROOT gives uid 0 nothing at exec).
+func finishCapabilities(granted []int) error {
+	want := capMask(granted)
+	if err := capset(capSets{effective: want, permitted: want, inheritable: want}); err != nil {
+		return err
+	}
+	for _, c := range granted {
+		if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_RAISE, uintptr(c), 0, 0); err != nil {
+			return fmt.Errorf("raise ambient capability %d: %w", c, err)
 		}
 	}
 	return nil

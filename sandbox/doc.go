@@ -14,21 +14,29 @@
 // sandbox-init's steps, in order (restrict in init.go), each with what it
 // needs and every check on behalf of the command made as the command:
 //
-//  1. spec: read and validate the spec; inherited descriptors above
-//     stderr are closed at exec.
-//  2. landlock: enforce a policy.Plan on every thread, while still root
+//  1. spec: read and validate the spec (unknown capability names fail
+//     here); inherited descriptors above stderr are closed at exec.
+//  2. mount: with Spec.HidePaths, the exec thread moves to a mount
+//     namespace of its own, makes every mount private and covers each
+//     hidden directory with an empty read-only tmpfs (LaunchOptions.
+//     OwnMountNamespace also starts the process in a new namespace).
+//  3. landlock: enforce a policy.Plan on every thread, while still root
 //     so that rule paths only root can open can be added (rights and ABI
 //     versions are the data table in landlock_abi.go; EnforcementFor says
 //     what a kernel cannot enforce; ABI-6 scopes stop abstract unix
 //     sockets and signals to processes outside).
-//  3. capabilities: the bounding set keeps only the capabilities of
-//     caps.go.
-//  4. identity: drop to the uid/gid, with no supplementary groups.
-//  5. chdir: enter Spec.Dir as that identity, under Landlock: a member
+//  4. capabilities: the tree keeps only Spec.Capabilities (none by
+//     default, uid 0 included): the bounding set is reduced to them,
+//     the ambient set cleared, the securebits NOROOT and NO_SETUID_FIXUP
+//     set and locked; after the identity change the effective,
+//     permitted, inheritable and ambient sets become exactly the granted
+//     ones (ambient, because NOROOT gives a uid-0 exec nothing).
+//  5. identity: drop to the uid/gid, with no supplementary groups.
+//  6. chdir: enter Spec.Dir as that identity, under Landlock: a member
 //     cannot start in a directory it could not enter itself.
-//  6. no_new_privs, then 7. seccomp (TSYNC), last, so that the filter
+//  7. no_new_privs, then 8. seccomp (TSYNC), last, so that the filter
 //     only has to allow what remains.
-//  8. lookup and exec: Spec.Path is absolute, relative with a "/"
+//  9. lookup and exec: Spec.Path is absolute, relative with a "/"
 //     (against Dir), or a bare name searched in the PATH of Spec.Env
 //     (DefaultPath if none; empty and relative entries skipped) like
 //     execvp: every candidate is execve'd as the final process, missing

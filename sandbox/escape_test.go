@@ -357,6 +357,23 @@ var techniques = []technique{
 	{name: "mknod a block device in a writable dir", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 		return []probeOp{op("mknod", f.allowed+"/disk")}
 	}},
+	{name: "mknod a char device in a writable dir", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{op("mknodc", f.allowed+"/null")}
+	}},
+	{name: "uid 0 chowns a file (CAP_CHOWN)", root: true, ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "chown", Path: f.allowed + "/a.txt", Arg: otherUID}}
+	}},
+	{name: "uid 0 sets a trusted.* xattr", root: true, ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "setxattr", Path: f.allowed + "/a.txt", Path2: "trusted.authbench"}}
+	}},
+	{name: "uid 0 makes another uid's file setuid (CAP_FOWNER)", root: true,
+		ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+			return []probeOp{{Op: "chmodmode", Path: f.allowed + "/other.txt", Arg: 0o4755}}
+		}, prepare: withOtherUIDFile("allowed")},
+	{name: "uid 0 reads another uid's 0600 file (CAP_DAC_OVERRIDE)", root: true,
+		ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+			return []probeOp{op("read", f.readonly+"/other.txt")}
+		}, prepare: withOtherUIDFile("readonly")},
 	{name: "truncate a forbidden file", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 		return []probeOp{op("truncate", f.secret)}
 	}},
@@ -368,6 +385,23 @@ var techniques = []technique{
 	}, escaped: func(res []probeResult, c childResult, _ *escapeWorld) bool {
 		return len(res) == 1 && res[0].Errno == 0
 	}},
+}
+
+// otherUID owns files of the capability techniques; no user is needed.
+const otherUID = 4242
+
+// withOtherUIDFile makes X/dir/other.txt, owned by otherUID, mode 0600.
+func withOtherUIDFile(dir string) func(*testing.T, escapeFixture, *escapeWorld, *Spec) func() {
+	return func(t *testing.T, f escapeFixture, _ *escapeWorld, _ *Spec) func() {
+		p := f.x + "/" + dir + "/other.txt"
+		if err := os.WriteFile(p, []byte("OTHER"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, otherUID, otherUID); err != nil {
+			t.Fatal(err)
+		}
+		return nil
+	}
 }
 
 // deniedOrAbsent: refused, or not built into this kernel (ENOSYS).
@@ -424,7 +458,7 @@ type escapeRun struct {
 
 func runTechnique(t *testing.T, tc technique, w *escapeWorld, variant func(*Spec)) (escapeRun, escapeFixture, Spec) {
 	f := newEscapeFixture(t)
-	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(true)})
+	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestKnownGaps(t *testing.T) {
 			c.Close()
 		}
 	}()
-	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(true)})
+	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

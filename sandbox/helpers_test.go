@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,6 +20,25 @@ import (
 // operations and prints their outcomes as JSON.
 const probeEnv = "AUTHBENCH_SANDBOX_PROBE"
 
+// execEnv makes the test binary call Exec with the JSON Spec it holds
+// and print the error Exec returns as JSON (see TestExecInitError).
+const execEnv = "AUTHBENCH_SANDBOX_EXEC"
+
+func runExec(data string) int {
+	var spec Spec
+	if err := json.Unmarshal([]byte(data), &spec); err != nil {
+		return 2
+	}
+	err := Exec(spec)
+	ie, ok := err.(*InitError)
+	if !ok {
+		fmt.Printf("not an *InitError: %T %v", err, err)
+		return 3
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(ie)
+	return 4
+}
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == InitCommand {
 		_ = RunInit()
@@ -26,6 +46,9 @@ func TestMain(m *testing.M) {
 	}
 	if ops := os.Getenv(probeEnv); ops != "" {
 		os.Exit(runProbe(ops))
+	}
+	if spec := os.Getenv(execEnv); spec != "" {
+		os.Exit(runExec(spec))
 	}
 	os.Exit(m.Run())
 }
@@ -145,11 +168,17 @@ type childResult struct {
 // runChild runs spec under sandbox-init (the test binary) and waits.
 func runChild(t testing.TB, spec Spec, stdin io.Reader) childResult {
 	t.Helper()
+	return runChildWith(t, spec, LaunchOptions{}, stdin)
+}
+
+// runChildWith is runChild with launch options.
+func runChildWith(t testing.TB, spec Spec, opts LaunchOptions, stdin io.Reader) childResult {
+	t.Helper()
 	var out, errb bytes.Buffer
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
-	c, err := Start(testBinary(t), spec, stdin, &out, &errb)
+	c, err := StartWith(testBinary(t), spec, opts, stdin, &out, &errb)
 	if err != nil {
 		return childResult{err: err}
 	}
@@ -165,6 +194,12 @@ func runChild(t testing.TB, spec Spec, stdin io.Reader) childResult {
 // set to the probe) and returns one result per op.
 func probe(t testing.TB, spec Spec, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
 	t.Helper()
+	return probeWith(t, spec, LaunchOptions{}, ops, stdin)
+}
+
+// probeWith is probe with launch options.
+func probeWith(t testing.TB, spec Spec, opts LaunchOptions, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
+	t.Helper()
 	data, err := json.Marshal(ops)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +207,7 @@ func probe(t testing.TB, spec Spec, ops []probeOp, stdin io.Reader) ([]probeResu
 	spec.Path = testBinary(t)
 	spec.Args = []string{spec.Path}
 	spec.Env = append(spec.Env, probeEnv+"="+string(data))
-	res := runChild(t, spec, stdin)
+	res := runChildWith(t, spec, opts, stdin)
 	if res.err != nil {
 		return nil, res
 	}

@@ -74,7 +74,8 @@ func becomeCommand(spec *Spec) *InitError {
 
 // restrict applies the spec's restrictions to this process, in an order
 // where each step still has what it needs and every check on behalf of
-// the command is made as the command: descriptors first; Landlock while
+// the command is made as the command: descriptors first; hidden paths
+// (mounts, while privileged and before Landlock forbids them); Landlock while
 // still root, so that rule paths only root can open can be added; the
 // capabilities and then the identity; only then the working directory
 // (entered as the final identity, through Landlock); no_new_privs;
@@ -87,10 +88,20 @@ func restrict(spec *Spec) *InitError {
 	if spec.Path == "" {
 		return &InitError{Stage: StageSpec, Msg: "no program to run"}
 	}
+	granted, err := ParseCapabilities(spec.Capabilities)
+	if err != nil {
+		return initError(StageSpec, "", err)
+	}
+	if len(granted) > 0 && !spec.DropCapabilities {
+		return &InitError{Stage: StageSpec, Msg: "capabilities are granted only with drop_capabilities"}
+	}
 	if spec.CloseFDs {
 		if err := closeInheritedFDs(); err != nil {
 			return initError(StageSpec, "", err)
 		}
+	}
+	if err := hidePaths(spec.HidePaths); err != nil {
+		return err
 	}
 	abi := KernelLandlockABI()
 	if spec.LandlockABI > 0 && spec.LandlockABI < abi {
@@ -106,13 +117,18 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	if spec.DropCapabilities {
-		if err := dropBoundingCapabilities(); err != nil {
+		if err := limitCapabilities(granted); err != nil {
 			return initError(StageCapabilities, "", err)
 		}
 	}
 	if spec.UID != nil {
 		if err := setIdentity(*spec.UID, *spec.GID); err != nil {
 			return initError(StageIdentity, "", err)
+		}
+	}
+	if spec.DropCapabilities {
+		if err := finishCapabilities(granted); err != nil {
+			return initError(StageCapabilities, "", err)
 		}
 	}
 	if spec.Dir != "" {

@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"syscall"
@@ -87,5 +89,32 @@ func TestInitErrorUnwrap(t *testing.T) {
 	wrapped := initError(StageChdir, "/d", fmt.Errorf("chdir: %w", &os.PathError{Op: "chdir", Path: "/d", Err: unix.EACCES}))
 	if wrapped.Errno != unix.EACCES || wrapped.Stage != StageChdir || wrapped.Path != "/d" {
 		t.Errorf("initError kept %+v, want errno EACCES at chdir /d", *wrapped)
+	}
+}
+
+// TestExecInitError: the single-process Exec fails with an *InitError
+// that says where.
+func TestExecInitError(t *testing.T) {
+	dir := fixtureDir(t)
+	for _, c := range []struct {
+		spec  Spec
+		stage InitStage
+		errno syscall.Errno
+	}{
+		{Spec{Path: "nosuchprog", Args: []string{"nosuchprog"}, Env: []string{"PATH=" + dir}}, StageLookup, syscall.ENOENT},
+		{Spec{Path: "/bin/true", Args: []string{"true"}, Dir: dir + "/missing"}, StageChdir, syscall.ENOENT},
+		{Spec{Path: dir, Args: []string{"x"}}, StageExec, syscall.EACCES},
+	} {
+		data, err := json.Marshal(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(testBinary(t))
+		cmd.Env = []string{execEnv + "=" + string(data)}
+		out, _ := cmd.Output()
+		var got InitError
+		if err := json.Unmarshal(out, &got); err != nil || got.Stage != c.stage || got.Errno != c.errno {
+			t.Errorf("Exec(%+v): %s (%v), want stage %s errno %v", c.spec, out, err, c.stage, c.errno)
+		}
 	}
 }

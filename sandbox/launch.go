@@ -44,6 +44,11 @@ type Spec struct {
 	// The restrictions below are applied in this order (Dir is entered
 	// after the identity); the zero value restricts nothing.
 
+	// HidePaths are directories the tree must not see: sandbox-init, in
+	// a mount namespace of its own with private mounts, mounts an empty
+	// read-only tmpfs over each (missing ones are skipped; a path that is
+	// not a directory fails the spec). Needs a root caller.
+	HidePaths []string `json:"hide_paths,omitempty"`
 	// CloseFDs closes every inherited descriptor above stderr at exec.
 	CloseFDs bool `json:"close_fds,omitempty"`
 	// Plan is the Landlock rule plan; nil means no Landlock.
@@ -54,9 +59,17 @@ type Spec struct {
 	// LandlockABI, when set, caps the Landlock ABI used (to reproduce an
 	// older kernel); 0 uses the kernel's.
 	LandlockABI int `json:"landlock_abi,omitempty"`
-	// DropCapabilities removes all but a few capabilities from the
-	// bounding set (see HeldCapabilities).
+	// DropCapabilities leaves the tree no capability but those named in
+	// Capabilities, whatever its uid: the bounding set keeps only them,
+	// the effective, permitted, inheritable and ambient sets are exactly
+	// them, and the securebits NOROOT and NO_SETUID_FIXUP are set and
+	// locked, so that even a uid-0 exec gains nothing.
 	DropCapabilities bool `json:"drop_capabilities,omitempty"`
+	// Capabilities names the capabilities the tree keeps (for example
+	// "CAP_CHOWN"); an unknown name fails the spec. They only make sense
+	// for a tree that runs as uid 0 (a uid-0 caller is needed to grant
+	// them); callers check that. They need DropCapabilities.
+	Capabilities []string `json:"capabilities,omitempty"`
 	// UID and GID, when set, are the identity to drop to (with no
 	// supplementary groups).
 	UID *int `json:"uid,omitempty"`
@@ -87,6 +100,10 @@ type LaunchOptions struct {
 	// whole tree then dies with it (KillTree), and it dies with its
 	// parent (the parent-death signal).
 	OwnPIDNamespace bool
+	// OwnMountNamespace starts it in a new mount namespace (CLONE_NEWNS;
+	// only possible as root), so that Spec.HidePaths and anything else
+	// mounted for the tree stay out of the launcher's namespace.
+	OwnMountNamespace bool
 }
 
 // StartWith is Start with launch options.
@@ -109,7 +126,10 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if opts.OwnPIDNamespace {
-		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWPID
+	}
+	if opts.OwnMountNamespace {
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNS
 	}
 	startErr := spawn.Start(cmd) // the parent-death signal then means the process died
 	gate.Started()
@@ -197,8 +217,8 @@ func (c *Child) Wait() (int, error) {
 
 // Confined returns s with the restrictions `authbench exec` applies: the
 // Landlock plan, the seccomp filter (nil for none; see DefaultFilter),
-// inherited descriptors above stderr closed, the capability bounding set
-// reduced, and no_new_privs. Identity changes (UID, GID) are left to the
+// inherited descriptors above stderr closed, no capabilities but
+// s.Capabilities (see DropCapabilities), and no_new_privs. Identity changes (UID, GID) are left to the
 // caller.
 func (s Spec) Confined(plan *policy.Plan, filter *Filter) Spec {
 	s.Plan, s.Seccomp = plan, filter

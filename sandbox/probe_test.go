@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -69,7 +70,15 @@ func init() {
 		"create": func(o probeOp) (string, error) {
 			return "", openClose(o.Path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644)
 		},
-		"list":      probeList,
+		"list": probeList,
+		"names": func(o probeOp) (string, error) {
+			entries, err := os.ReadDir(o.Path)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			return strings.Join(names, " "), err
+		},
 		"mkdir":     func(o probeOp) (string, error) { return "", unix.Mkdir(o.Path, 0o755) },
 		"delete":    func(o probeOp) (string, error) { return "", unix.Unlink(o.Path) },
 		"rename":    func(o probeOp) (string, error) { return "", unix.Rename(o.Path, o.Path2) },
@@ -83,12 +92,21 @@ func init() {
 		"mknod": func(o probeOp) (string, error) {
 			return "", unix.Mknod(o.Path, unix.S_IFBLK|0o600, int(unix.Mkdev(8, 0)))
 		},
-		"mount":   func(o probeOp) (string, error) { return "", unix.Mount("none", o.Path, "tmpfs", 0, "") },
-		"umount":  func(o probeOp) (string, error) { return "", unix.Unmount(o.Path, 0) },
-		"chroot":  func(o probeOp) (string, error) { return "", unix.Chroot(o.Path) },
-		"pivot":   func(o probeOp) (string, error) { return "", unix.PivotRoot(o.Path, o.Path2) },
-		"unshare": probeUnshareMount,
-		"clonens": probeCloneNewUser,
+		"mknodc": func(o probeOp) (string, error) {
+			return "", unix.Mknod(o.Path, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3)))
+		},
+		// chown to uid/gid Arg
+		"chown": func(o probeOp) (string, error) { return "", unix.Chown(o.Path, int(o.Arg), int(o.Arg)) },
+		// chmod to mode Arg
+		"chmodmode": func(o probeOp) (string, error) { return "", unix.Chmod(o.Path, uint32(o.Arg)) },
+		// setxattr of the attribute named Path2
+		"setxattr": func(o probeOp) (string, error) { return "", unix.Setxattr(o.Path, o.Path2, []byte("x"), 0) },
+		"mount":    func(o probeOp) (string, error) { return "", unix.Mount("none", o.Path, "tmpfs", 0, "") },
+		"umount":   func(o probeOp) (string, error) { return "", unix.Unmount(o.Path, 0) },
+		"chroot":   func(o probeOp) (string, error) { return "", unix.Chroot(o.Path) },
+		"pivot":    func(o probeOp) (string, error) { return "", unix.PivotRoot(o.Path, o.Path2) },
+		"unshare":  probeUnshareMount,
+		"clonens":  probeCloneNewUser,
 		"fsopen": func(o probeOp) (string, error) {
 			fd, err := unix.Fsopen("tmpfs", 0)
 			closeIfOK(fd, err)
@@ -117,7 +135,11 @@ func init() {
 		"abstract":  probeAbstract,
 		"kill":      func(o probeOp) (string, error) { return "", unix.Kill(int(o.Arg), unix.SIGTERM) },
 		"memfdexec": probeMemfdExec,
-		"x32":       func(o probeOp) (string, error) { return "", rawErr(0x40000000|unix.SYS_GETPID, 0, 0, 0, 0) },
+		"securebits": func(o probeOp) (string, error) {
+			bits, err := unix.PrctlRetInt(unix.PR_GET_SECUREBITS, 0, 0, 0, 0)
+			return strconv.Itoa(bits), err
+		},
+		"x32": func(o probeOp) (string, error) { return "", rawErr(0x40000000|unix.SYS_GETPID, 0, 0, 0, 0) },
 		"stat": func(o probeOp) (string, error) {
 			var st unix.Stat_t
 			return "", unix.Stat(o.Path, &st)
