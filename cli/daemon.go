@@ -50,6 +50,7 @@ it. SIGTERM or SIGINT aborts every active run and stops the daemon.`,
 			}
 			m, err := daemon.NewManager(daemon.Config{
 				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				HidePaths: socketHidePaths(a.socket),
 			})
 			if err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -165,4 +166,28 @@ func processesWith(s string) []int {
 		}
 	}
 	return pids
+}
+
+// TestDaemonHidesSocketAndGrantsCapabilities: a tree the daemon runs
+// does not see the socket's directory; --cap keeps a capability for a
+// uid-0 tree only, and asking for one for another uid is bad input.
+func TestDaemonHidesSocketAndGrantsCapabilities(t *testing.T) {
+	requireLandlockCLI(t)
+	bin := benchBinary(t)
+	socket := serveTestDaemon(t, bin)
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.json", `{"read":["/**"],"write":[],"execute":["/usr/bin/**","/bin/**"]}`)
+	sockDir := filepath.Dir(socket)
+	code, out, errOut := runBinaryIn(t, bin, socket, "/", "exec", "--policy", pol, "--", "/bin/sh", "-c", "ls -A "+sockDir+"; echo done")
+	if code != 0 || out != "done\n" {
+		t.Errorf("socket directory listing: exit %d, stdout %q (want it empty), stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--cap", "CAP_CHOWN", "--policy", pol, "--", "/bin/sh", "-c", "grep CapEff /proc/self/status")
+	if code != 0 || !strings.Contains(out, "0000000000000001") {
+		t.Errorf("--cap CAP_CHOWN as uid 0: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--uid", "65534", "--gid", "65534", "--cap", "CAP_CHOWN", "--policy", pol, "--", "/bin/true")
+	if code != ExitUsage || !strings.Contains(errOut, "capabilities") {
+		t.Errorf("--cap for uid 65534: exit %d, stderr %q; want 2 naming the field", code, errOut)
+	}
 }

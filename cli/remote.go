@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -275,4 +276,19 @@ func requestIdentity(uid, gid int) (*uint32, *uint32, bool) {
 	}
 	u, g := uint32(uid), uint32(gid)
 	return &u, &g, uid == 0
+}
+
+// socketHidePaths are the directories a daemon on socket hides from the
+// trees it runs: the socket's own directory (by default /run/authbench),
+// unless it is a directory every program uses (/, /tmp, /run, ...).
+func socketHidePaths(socket string) []string {
+	dir := filepath.Dir(filepath.Clean(socket))
+	switch dir {
+	case "/", ".", "/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm", "/var", "/var/lib":
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		return nil
+	}
+	return []string{dir}
 }

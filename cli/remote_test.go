@@ -27,16 +27,16 @@ func serveTestDaemon(t *testing.T, bin string) string {
 	tr, err := tracer.Load(tracer.Options{}, zap.NewNop())
 	testenv.NeedNoError(t, "the eBPF tracer", err)
 	t.Cleanup(func() { tr.Close() })
-	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Self: bin, Tracer: tr})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir, err := os.MkdirTemp("", "abcli")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "d.sock")
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Self: bin, Tracer: tr, HidePaths: socketHidePaths(socket)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	auth, _ := daemon.NewAuthorizer("")
 	srv, err := daemon.Listen(m, socket, auth)
 	if err != nil {

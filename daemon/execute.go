@@ -97,8 +97,10 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 // (an embedded run of a user) there is none and only the root process
 // is killed (the rest of the tree, still in the caller's process group,
 // gets the terminal's signals).
+// A root daemon with HidePaths also gives it its own mount namespace.
 func (m *Manager) launchOptions() sandbox.LaunchOptions {
-	return sandbox.LaunchOptions{OwnPIDNamespace: os.Geteuid() == 0}
+	root := os.Geteuid() == 0
+	return sandbox.LaunchOptions{OwnPIDNamespace: root, OwnMountNamespace: root && len(m.cfg.HidePaths) > 0}
 }
 
 // startStatus is the shell status of a run whose command never ran: 127
@@ -186,6 +188,9 @@ func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, 
 		Path: prep.req.Command[0], Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
 		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid,
 	}
+	if m.launchOptions().OwnMountNamespace {
+		spec.HidePaths = m.cfg.HidePaths
+	}
 	if plan == nil && prep.seccomp == nil {
 		spec.CloseFDs = true
 		if prep.req.Trace {
@@ -199,5 +204,6 @@ func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, 
 		}
 		return spec, nil // unconstrained: only the identity changes
 	}
+	spec.Capabilities = prep.req.Capabilities // validated: uid 0 only
 	return spec.Confined(plan, prep.seccomp), nil
 }

@@ -33,6 +33,10 @@ type Config struct {
 	MaxConcurrent int
 	// ImagesDir keeps task images (task runs).
 	ImagesDir string
+	// HidePaths are directories that trees started as root do not see
+	// (an empty tmpfs over each in their own mount namespace), such as
+	// the socket's directory.
+	HidePaths []string
 	// Log receives structured logs.
 	Log *zap.Logger
 }

@@ -102,6 +102,9 @@ func validate(req *RunRequest, peer Peer) (*prepared, error) {
 	if err := p.resolveIdentity(peer); err != nil {
 		return nil, err
 	}
+	if err := p.checkCapabilities(peer); err != nil {
+		return nil, err
+	}
 	if err := p.compileSeccomp(); err != nil {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func (p *prepared) compileSeccomp() error {
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
-	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(nil)})
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(p.req.Capabilities)})
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
@@ -225,7 +228,7 @@ func validateTask(req *RunRequest) (*prepared, error) {
 	switch {
 	case len(req.Command) > 0 || req.Dir != "" || len(req.Env) > 0:
 		return nil, badField("command", "a task run takes its command, directory and environment from the task")
-	case req.UID != nil || req.GID != nil || req.AllowRoot:
+	case req.UID != nil || req.GID != nil || req.AllowRoot || len(req.Capabilities) > 0:
 		return nil, badField("uid", "a task run's agent runs as the task's user")
 	case !isNull(req.Seccomp) || req.NoSeccomp:
 		return nil, badField("seccomp", "a task run uses the default seccomp profile")
