@@ -38,7 +38,12 @@ filter makes io_uring_setup, io_uring_enter and io_uring_register fail with
 ENOSYS, as on a kernel without io_uring), because operations submitted
 through io_uring are not seen by the tracer; libuv, liburing and the
 programs built on them fall back to plain system calls. The filter needs
-no_new_privs: set-user-ID programs do not gain privileges in a trace.`,
+no_new_privs: set-user-ID programs do not gain privileges in a trace.
+
+The trace ends when CMD exits. As root, CMD is the init of its own PID
+namespace, so the kernel then kills whatever is left of its tree (a daemon
+it started in the background does not outlive it); as another user there is
+no PID namespace, and processes left running are no longer traced.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("trace: missing command (usage: authbench trace [--out FILE] -- CMD [ARGS...])")
