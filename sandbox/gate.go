@@ -117,7 +117,15 @@ func (g *Gate) ReleaseProcess(pid int) error {
 			// sandbox-init failed, and then it wrote why just before.
 			// (Killed before it could exec, it leaves its exit status
 			// to tell.)
-			if last, _ := g.readFor(50 * time.Millisecond); len(last) > 0 {
+			var last []byte
+			for {
+				got, closed := g.readFor(50 * time.Millisecond)
+				last = append(last, got...)
+				if len(got) == 0 || closed {
+					break
+				}
+			}
+			if len(last) > 0 {
 				return decodeInitError(last)
 			}
 			return nil

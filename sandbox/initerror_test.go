@@ -118,3 +118,36 @@ func TestExecInitError(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseProcessInitError: ReleaseProcess (the runc form) decodes
+// the child's report too, and returns nil once the command runs.
+func TestReleaseProcessInitError(t *testing.T) {
+	dir := fixtureDir(t)
+	for _, c := range []struct {
+		spec  Spec
+		stage InitStage
+	}{
+		{Spec{Path: dir + "/missing", Args: []string{"missing"}}, StageExec},
+		{Spec{Path: "/bin/sleep", Args: []string{"sleep", "0.2"}}, ""},
+	} {
+		gate, err := NewGate(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(testBinary(t), InitCommand)
+		cmd.ExtraFiles = gate.ChildFiles()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		gate.Started()
+		err = gate.ReleaseProcess(cmd.Process.Pid)
+		_ = cmd.Wait()
+		var ie *InitError
+		switch {
+		case c.stage == "" && err != nil:
+			t.Errorf("%s: %v", c.spec.Path, err)
+		case c.stage != "" && (!errors.As(err, &ie) || ie.Stage != c.stage || ie.Errno != syscall.ENOENT || ie.ShellStatus() != ExitNotFound):
+			t.Errorf("%s: err %v, want stage %s ENOENT", c.spec.Path, err, c.stage)
+		}
+	}
+}

@@ -36,7 +36,7 @@ type Spec struct {
 	Args []string `json:"args"`
 	// Env is the environment of the command.
 	Env []string `json:"env"`
-	// Dir is the working directory, "" for the current one. It is
+	// Dir is the working directory, "" for the launcher's. It is
 	// entered after the identity change and Landlock, so with the
 	// command's own rights.
 	Dir string `json:"dir,omitempty"`
@@ -47,7 +47,7 @@ type Spec struct {
 	// HidePaths are directories the tree must not see: sandbox-init, in
 	// a mount namespace of its own with private mounts, mounts an empty
 	// read-only tmpfs over each (missing ones are skipped; a path that is
-	// not a directory fails the spec). Needs a root caller.
+	// not absolute or not a directory fails). Needs a root caller.
 	HidePaths []string `json:"hide_paths,omitempty"`
 	// CloseFDs closes every inherited descriptor above stderr at exec.
 	CloseFDs bool `json:"close_fds,omitempty"`

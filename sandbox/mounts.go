@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,13 +14,17 @@ import (
 // thread first moves to a mount namespace of its own (whether or not
 // LaunchOptions.OwnMountNamespace already gave the process one) whose
 // mounts are all made private, so nothing reaches the launcher's
-// namespace. A path that does not exist is skipped; one that is not a
-// directory is an error.
+// namespace. A path that does not exist is skipped; one that is not
+// absolute or not a directory is an error. A symbolic link hides what it
+// points to.
 func hidePaths(paths []string) *InitError {
 	if len(paths) == 0 {
 		return nil
 	}
 	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return &InitError{Stage: StageMount, Path: p, Msg: "a hidden path must be absolute"}
+		}
 		st, err := os.Stat(p)
 		switch {
 		case os.IsNotExist(err):

@@ -53,6 +53,10 @@ func TestHidePathsNotDirectory(t *testing.T) {
 	if !errors.As(res.err, &ie) || ie.Stage != StageMount || ie.Errno != unix.ENOTDIR || ie.Path != dir+"/file" {
 		t.Fatalf("err %v, want a mount error ENOTDIR on %s", res.err, dir+"/file")
 	}
+	res = runChild(t, Spec{Path: "/bin/true", Args: []string{"true"}, HidePaths: []string{"run"}}, nil)
+	if !errors.As(res.err, &ie) || ie.Stage != StageMount || ie.Path != "run" {
+		t.Fatalf("err %v, want a mount error on the relative path", res.err)
+	}
 }
 
 // TestHidePathsConfined: a confined tree cannot take the cover away.
