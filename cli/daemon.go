@@ -64,6 +64,7 @@ SIGINT aborts every active run and stops the daemon.`,
 				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
 				TrustedTaskRoots: trustedTasks,
+				HidePaths:        socketHidePaths(a.socket),
 			})
 			if err != nil {
 				return err

@@ -1,22 +1,27 @@
 package cli
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 )
 
-// exitSandboxFailure is exec's status when authbench itself could not
-// run the command confined (as `env` and `docker run` use 125).
-const exitSandboxFailure = 125
+// Exit statuses of a command that could not be run, as shells (and
+// `env`, `docker run`) use them.
+const (
+	exitSandboxFailure = 125
+	exitNotExecutable  = 126
+	exitNotFound       = 127
+)
 
 // execFlags are the flags of `authbench exec`.
 type execFlags struct {
@@ -25,32 +30,40 @@ type execFlags struct {
 	uid, gid        int
 	allowUnenforced bool
 	trace           string
+	caps            []string
 }
 
 func (a *app) execCmd() *cobra.Command {
 	var ef execFlags
 	cmd := &cobra.Command{
-		Use:   "exec --policy FILE [--baseline default|none|SPEC.json] [--seccomp FILE] [--uid N --gid N] [--allow-unenforced] [--trace FILE] -- CMD [ARGS...]",
+		Use:   "exec --policy FILE [--baseline default|none|SPEC.json] [--seccomp FILE] [--uid N --gid N] [--cap NAME]... [--allow-unenforced] [--trace FILE] -- CMD [ARGS...]",
 		Short: "Run a command confined to a policy with Landlock, seccomp and no_new_privs",
 		Long: `Run CMD with the file access of the policy (see "authbench policy plan"),
 and exit with CMD's status.
 
-Without --trace, authbench confines itself and becomes CMD (same pid); with
---trace, a gated re-execution of authbench (sandbox-init) does so once the
-tracer follows its pid. Either way, in this order, it: closes every inherited descriptor except stdin, stdout and stderr;
-restricts itself with Landlock (every ABI from 1 up, best effort, plus the
-ABI-6 scopes: no abstract unix sockets to or signals for processes outside);
-drops all but a few capabilities from the bounding set (when root); drops
-to --uid/--gid with no supplementary groups; sets no_new_privs; installs the
-seccomp profile (--seccomp FILE in the OCI/Docker format, default: see
-"authbench seccomp default"; "none" for no filter); and execs CMD.
+The run goes through the daemon when one listens on --socket, else through
+the same daemon code embedded in this process, with CMD attached to this
+terminal (stdin, stdout, stderr) and SIGINT, SIGTERM, SIGHUP and SIGQUIT
+forwarded to it. A gated re-execution of authbench (sandbox-init) becomes
+CMD: in this order, it closes every inherited descriptor except stdin,
+stdout and stderr; restricts itself with Landlock (every ABI from 1 up,
+best effort, plus the ABI-6 scopes: no abstract unix sockets to or signals
+for processes outside); drops every capability from the bounding set but
+those of --cap (uid 0 only); drops to --uid/--gid with no supplementary
+groups; sets no_new_privs; installs the seccomp profile (--seccomp FILE in
+the OCI/Docker format, default: see "authbench seccomp default"; "none" for
+no filter); and execs CMD, found as a shell finds it: a name in the PATH of
+the environment, a path with a slash relative to this working directory.
+As root the tree is the init of its own PID namespace (it dies as a whole);
+as another user there is no PID namespace, and a kill ends its root process.
 
 A kernel without Landlock is refused unless --allow-unenforced is given.
 With --trace FILE the run is traced (eBPF): events are written to FILE as
 JSON lines (a program run through the dynamic loader adds an exec event of
 the program whose path2 is the loader), the plan and what this kernel
 enforces of it to FILE.plan.json, and the denied accesses (path, axis,
-operation) are listed on stderr at the end.
+operation) are listed on stderr at the end. FILE and FILE.plan.json are
+written to new files renamed into place; a symbolic link there is refused.
 
 Exit status: CMD's status (128+N when killed by signal N); 126 when CMD
 cannot be executed (no execute rule, or not executable); 127 when it is not
@@ -69,20 +82,15 @@ is started).`,
 	cmd.Flags().StringVar(&ef.seccomp, "seccomp", "", "seccomp profile `FILE` (OCI LinuxSeccomp / Docker format); \"none\" for no filter")
 	cmd.Flags().IntVar(&ef.uid, "uid", -1, "run as user `N` (with --gid; root only)")
 	cmd.Flags().IntVar(&ef.gid, "gid", -1, "run as group `N` (with --uid)")
+	cmd.Flags().StringArrayVar(&ef.caps, "cap", nil, "keep capability `NAME` (e.g. CAP_NET_BIND_SERVICE; repeatable; only for a tree running as uid 0)")
 	cmd.Flags().BoolVar(&ef.allowUnenforced, "allow-unenforced", false, "run even if the kernel has no Landlock (the policy is then NOT enforced)")
 	cmd.Flags().StringVar(&ef.trace, "trace", "", "trace the run with eBPF and write the events to `FILE` as JSON lines")
 	return cmd
 }
 
-// execSetup is everything prepared before the command starts.
-type execSetup struct {
-	spec sandbox.Spec
-	enf  sandbox.Enforcement
-}
-
-// prepareExec checks the input and builds the sandbox spec; nothing is
+// prepareExec checks the input and builds the run request; nothing is
 // started, so every problem here leaves the system untouched.
-func (a *app) prepareExec(ef execFlags, args []string) (*execSetup, error) {
+func (a *app) prepareExec(ef execFlags, args []string) (*daemon.RunRequest, error) {
 	if (ef.uid < 0) != (ef.gid < 0) {
 		return nil, usageErrorf("--uid and --gid must be given together")
 	}
@@ -108,103 +116,86 @@ func (a *app) prepareExec(ef execFlags, args []string) (*execSetup, error) {
 	a.log.Info("enforcement", zap.Int("landlock_abi", enf.KernelABI), zap.Strings("scopes", enf.Scopes),
 		zap.Stringer("unenforced", enf.Unenforced))
 
-	var filter *sandbox.Filter
 	if ef.seccomp != "none" {
-		if filter, err = loadSeccomp(ef.seccomp, nil); err != nil {
+		if _, err = loadSeccomp(ef.seccomp, ef.caps); err != nil {
 			return nil, err
 		}
 	}
+	return ef.request(args)
+}
 
-	prog, err := exec.LookPath(args[0])
-	if err != nil {
-		code := exitNotFound
-		if errors.Is(err, os.ErrPermission) {
-			code = exitNotExecutable
+// request is the daemon request of `exec`: the daemon compiles and
+// enforces the plan itself.
+func (ef execFlags) request(args []string) (*daemon.RunRequest, error) {
+	req := &daemon.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
+		Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.semantics, RefuseSymlinks: ef.refuseSymlinks}
+	var err error
+	if req.Dir, err = os.Getwd(); err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
+	if req.Policy, err = readFileArg("--policy", ef.policy); err != nil {
+		return nil, err
+	}
+	switch ef.baseline {
+	case "default", "none":
+		req.Baseline, _ = json.Marshal(ef.baseline)
+	default:
+		if req.Baseline, err = readFileArg("--baseline", ef.baseline); err != nil {
+			return nil, err
 		}
-		return nil, &ExitError{Code: code, Err: fmt.Errorf("exec: %s: %w", args[0], lookupErr(err))}
 	}
-	if !strings.HasPrefix(prog, "/") {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("exec: %w", err)
+	switch ef.seccomp {
+	case "":
+	case "none":
+		req.NoSeccomp = true
+	default:
+		if req.Seccomp, err = readFileArg("--seccomp", ef.seccomp); err != nil {
+			return nil, err
 		}
-		prog = wd + "/" + prog
 	}
-	spec := sandbox.Spec{Path: prog, Args: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced}.Confined(pl, filter)
-	if ef.uid >= 0 {
-		uid, gid := ef.uid, ef.gid
-		spec.UID, spec.GID = &uid, &gid
-	}
-	return &execSetup{spec: spec, enf: enf}, nil
+	req.UID, req.GID, req.AllowRoot = requestIdentity(ef.uid, ef.gid)
+	return req, nil
 }
 
 // runExec runs the command confined and propagates its exit status.
 func (a *app) runExec(ef execFlags, args []string) error {
-	setup, err := a.prepareExec(ef, args)
+	req, err := a.prepareExec(ef, args)
 	if err != nil {
 		return err
 	}
-	if c := a.daemonClient(); c != nil {
-		return a.runExecRemote(c, ef, args)
-	}
-	var tr *execTrace
+	var trace *safefile.File
 	if ef.trace != "" {
-		if tr, err = a.openExecTrace(ef.trace, setup.spec.Plan, setup.enf); err != nil {
-			return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: --trace: %w", err)}
+		if trace, err = safefile.Create(ef.trace, 0o644); err != nil {
+			return usageErrorf("exec: --trace: %v", err)
 		}
-	} else if a.stdout == os.Stdout && a.stderr == os.Stderr {
-		// Nothing needs the pid before the exec: restrict this process
-		// and become the command (one process start instead of two).
-		_ = a.log.Sync()
-		return execError(sandbox.Exec(setup.spec))
+		defer trace.Abort()
 	}
-	self, err := os.Executable()
+	rt, err := a.openRunAPI(req.Trace, 0)
 	if err != nil {
-		tr.abort()
-		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: find own executable: %w", err)}
-	}
-	child, err := sandbox.Start(self, setup.spec, os.Stdin, a.stdout, a.stderr)
-	if err != nil {
-		tr.abort()
 		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
 	}
-	if err := tr.track(child.Pid()); err != nil {
-		_ = child.Kill()
-		_, _ = child.Wait()
-		tr.abort()
-		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: --trace: %w", err)}
-	}
-	stopSignals := forwardSignals(child.Pid())
-	relErr := child.Release()
-	code, waitErr := child.Wait()
-	stopSignals()
-	if err := tr.finish(a); err != nil {
-		a.log.Warn("trace", zap.Error(err))
-	}
-	if waitErr != nil {
-		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", waitErr)}
-	}
-	if relErr != nil {
-		code = exitSandboxFailure
-		var ie *sandbox.InitError
-		if errors.As(relErr, &ie) {
-			code = ie.ShellStatus()
+	defer rt.close()
+	r, final, err := a.runRequest(rt, req, writerOrNil(trace))
+	if err != nil {
+		if r == nil {
+			return err
 		}
-		return &ExitError{Code: code, Err: fmt.Errorf("exec: %w", relErr)}
+		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: run %s: %w", r.run.ID, err)}
 	}
-	a.exitCode = code
-	return nil
+	if trace != nil {
+		if err := r.finishTrace(trace, final); err != nil {
+			a.log.Warn("trace", zap.Error(err))
+		}
+	}
+	return r.exitStatus(final, "exec")
 }
 
-// execError turns a failure of sandbox.Exec into the exit status a shell
-// would use: 127 when the command is missing, 126 when it cannot be
-// executed, 125 when it could not be confined.
-func execError(err error) error {
-	var ie *sandbox.InitError
-	if errors.As(err, &ie) {
-		return &ExitError{Code: ie.ShellStatus(), Err: fmt.Errorf("exec: %w", err)}
+// writerOrNil is f as an io.Writer, nil (not a nil *safefile.File) when f is.
+func writerOrNil(f *safefile.File) io.Writer {
+	if f == nil {
+		return nil
 	}
-	return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
+	return f
 }
 
 // landlockABI returns the kernel's Landlock ABI; tests replace it to play

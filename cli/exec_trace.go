@@ -2,97 +2,39 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
-	"go.uber.org/zap"
-
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
 
-// execTrace is the tracing side of `exec --trace`: it writes the events of
-// the confined tree as JSON lines (with an exec event for every program
-// run through the dynamic loader, whose Path2 is then the loader) and
-// judges them with an audit.Auditor. A nil *execTrace traces nothing.
-type execTrace struct {
-	tr      *tracer.Tracer
-	file    string
-	auditor *audit.Auditor
-	rec     *audit.Recording
-}
-
-// openExecTrace loads the tracer, creates the event file and records the
-// run's plan and enforcement beside it (FILE.plan.json).
-func (a *app) openExecTrace(file string, pl *policy.Plan, enf sandbox.Enforcement) (*execTrace, error) {
-	root, err := policy.NewRoot(pl.Root)
-	if err != nil {
-		return nil, err
-	}
-	if err := writePlanRecord(file, pl, enf); err != nil {
-		return nil, err
-	}
-	tr, err := tracer.Load(tracer.Options{}, a.log)
-	if err != nil {
-		return nil, err
-	}
-	return &execTrace{tr: tr, file: file, auditor: audit.New(pl, root.Realpath)}, nil
-}
-
-// track starts the session on the gated sandbox-init process; its own
-// start-up is left out (FromExec), the command's first exec is kept.
-func (t *execTrace) track(pid int) error {
-	if t == nil {
-		return nil
-	}
-	sess, err := t.tr.TrackWith(pid, tracer.TrackOptions{FromExec: true})
-	if err != nil {
+// finishTrace completes `exec --trace FILE` once the events are in f: it
+// puts FILE in place, writes the plan beside it and prints the run's
+// audit (the denials and the programs run through the dynamic loader).
+func (r *submittedRun) finishTrace(f *safefile.File, final *daemon.Run) error {
+	if err := f.Commit(); err != nil {
 		return err
 	}
-	t.rec, err = audit.Record(sess, t.file, t.auditor, nil)
-	return err
+	file := f.Name()
+	if final.Plan != nil {
+		if err := writePlanRecord(file, final.Plan, sandbox.EnforcementFor(final.LandlockABI)); err != nil {
+			return err
+		}
+	}
+	if final.LostEvents > 0 {
+		fmt.Fprintf(r.a.stderr, "authbench: trace: %d events were lost; the denial list may be incomplete\n", final.LostEvents)
+	}
+	printAudit(r.a.stderr, final.Denials, final.DeniedDropped, final.LoaderExecs, file)
+	return nil
 }
 
-// abort releases the tracer when the run could not start.
-func (t *execTrace) abort() {
-	if t == nil {
-		return
-	}
-	if t.rec != nil {
-		_, _ = t.rec.Close()
-	}
-	t.tr.Close()
-}
-
-// finish closes the session, completes the event file and prints the
-// denials on stderr.
-func (t *execTrace) finish(a *app) error {
-	if t == nil {
-		return nil
-	}
-	sum, recErr := t.rec.Close()
-	terr := t.tr.Close()
-	if sum.Lost > 0 {
-		a.log.Warn("trace lost events", zap.Uint64("lost", sum.Lost))
-		fmt.Fprintf(a.stderr, "authbench: trace: %d events were lost; the denial list may be incomplete\n", sum.Lost)
-	}
-	t.report(a)
-	return errors.Join(recErr, terr)
-}
-
-// report prints the denials (path, axis, operation) and the programs run
-// through the dynamic loader.
-func (t *execTrace) report(a *app) {
-	printAudit(a.stderr, t.auditor.Denials(), t.auditor.Dropped(), t.auditor.LoaderExecs(), t.file)
-}
-
-// printAudit prints what an audit found, sorted by path, the same for
-// embedded and daemon runs.
+// printAudit prints what an audit found, sorted by path.
 func printAudit(w io.Writer, denials []audit.Denial, dropped int, viaLoader []tracer.LoaderExec, eventsFile string) {
 	for _, le := range viaLoader {
 		fmt.Fprintf(w, "authbench: trace: pid %d ran %s through the dynamic loader %s (an execute of %s)\n",
@@ -127,11 +69,12 @@ func printAudit(w io.Writer, denials []audit.Denial, dropped int, viaLoader []tr
 }
 
 // writePlanRecord writes the run's plan and what this kernel enforces of
-// it beside the trace, as FILE.plan.json.
+// it beside the trace, as FILE.plan.json (a new file renamed into place:
+// a symbolic link planted there is not followed).
 func writePlanRecord(traceFile string, pl *policy.Plan, enf sandbox.Enforcement) error {
 	record, err := json.MarshalIndent(map[string]any{"plan": pl, "enforcement": enf}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(traceFile+".plan.json", append(record, '\n'), 0o644)
+	return safefile.WriteFile(traceFile+".plan.json", append(record, '\n'), 0o644)
 }

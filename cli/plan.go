@@ -32,18 +32,6 @@ func (f *planFlags) register(cmd *cobra.Command) {
 		"refuse a policy whose rules would be reached through a symlink onto a target no pattern of the same axis names, instead of listing it as wider")
 }
 
-// checkDaemonCompiles refuses plan choices the daemon API cannot carry:
-// a daemon compiles every plan with the precise semantics and lists
-// symlinked targets as wider, so a run through it would silently ignore
-// --semantics published and --refuse-symlinks.
-func (f *planFlags) checkDaemonCompiles(verb string) error {
-	if (f.semantics == "" || f.semantics == string(policy.SemanticsPrecise)) && !f.refuseSymlinks {
-		return nil
-	}
-	return usageErrorf("%s: a daemon compiles plans with the precise semantics and does not refuse symlinks; "+
-		"for --semantics %s or --refuse-symlinks run embedded (--socket \"\")", verb, f.semantics)
-}
-
 func (a *app) policyPlanCmd() *cobra.Command {
 	var pf planFlags
 	var rootDir string

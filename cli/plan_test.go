@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,27 +68,5 @@ func TestPolicyPlanSymlinksAndSemantics(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(append(base, "--semantics", "loose")...); code != ExitUsage || !strings.Contains(stderr, "--semantics") {
 		t.Errorf("--semantics loose: exit %d, %q", code, stderr)
-	}
-}
-
-// TestDaemonRefusesLocalPlanChoices: a run through the daemon cannot
-// carry --semantics published or --refuse-symlinks, so it is refused
-// instead of silently compiled precisely.
-func TestDaemonRefusesLocalPlanChoices(t *testing.T) {
-	tests := []struct {
-		pf  planFlags
-		bad bool
-	}{
-		{planFlags{}, false},
-		{planFlags{semantics: "precise"}, false},
-		{planFlags{semantics: "published"}, true},
-		{planFlags{semantics: "precise", refuseSymlinks: true}, true},
-	}
-	for _, tc := range tests {
-		err := tc.pf.checkDaemonCompiles("exec")
-		var ue *UsageError
-		if (err != nil) != tc.bad || (err != nil && !errors.As(err, &ue)) {
-			t.Errorf("%+v: err %v", tc.pf, err)
-		}
 	}
 }

@@ -9,14 +9,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/daemon"
-	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -30,53 +32,144 @@ func (a *app) daemonClient() *daemon.Client {
 	return daemon.NewClient(a.socket)
 }
 
-// remoteRun is one run through the daemon, shown as if it ran here: its
-// output streams to stdout and stderr, and its exit status becomes ours.
-type remoteRun struct {
-	a      *app
-	client *daemon.Client
-	run    *daemon.Run
+// runAPI is where `exec` and `trace` run their command: the daemon on
+// the socket when one listens, else a Manager embedded in this process.
+// Either way the daemon package launches, confines, traces, kills and
+// records the run.
+type runAPI struct {
+	api   daemon.API
+	local *daemon.Local // nil through a socket
+	close func()
 }
 
-// startRemote submits req; a request the daemon rejects as bad is a
-// usage error.
-func (a *app) startRemote(client *daemon.Client, req *daemon.RunRequest) (*remoteRun, error) {
-	run, err := client.Submit(context.Background(), req)
+// openRunAPI connects to the daemon or embeds one; the embedded one loads
+// the tracer (with a ring of ringBytes, 0 for the default) only when the
+// run is traced.
+func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
+	if c := a.daemonClient(); c != nil {
+		return &runAPI{api: c, close: func() {}}, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable: %w", err)
+	}
+	stateDir, err := embeddedStateDir()
+	if err != nil {
+		return nil, err
+	}
+	var tr *tracer.Tracer
+	if traced {
+		if tr, err = tracer.Load(tracer.Options{RingBytes: ringBytes}, a.log); err != nil {
+			os.RemoveAll(stateDir)
+			return nil, err
+		}
+	}
+	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Self: self, Tracer: tr, Log: a.log})
+	if err != nil {
+		if tr != nil {
+			tr.Close()
+		}
+		os.RemoveAll(stateDir)
+		return nil, err
+	}
+	l := daemon.NewLocal(m)
+	return &runAPI{api: l, local: l, close: func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = m.Shutdown(ctx)
+		if tr != nil {
+			tr.Close()
+		}
+		os.RemoveAll(stateDir)
+	}}, nil
+}
+
+// embeddedStateDir is a new directory for the records of one embedded
+// run, removed when it ends: in /dev/shm when there is one (the records
+// are written with fsync, which costs nothing there), else in $TMPDIR.
+// Embedded exec and trace runs are not kept; `authbench runs` lists the
+// daemon's.
+func embeddedStateDir() (string, error) {
+	base := ""
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
+		base = "/dev/shm"
+	}
+	return os.MkdirTemp(base, "authbench-run-")
+}
+
+// submittedRun is one run, shown as if it ran here: its output streams to
+// stdout and stderr (an embedded run's tree writes there itself), and its
+// exit status becomes ours.
+type submittedRun struct {
+	a   *app
+	rt  *runAPI
+	run *daemon.Run
+}
+
+// submit starts req; a request the daemon rejects as bad is a usage
+// error, one it refuses otherwise could not be run (125).
+func (a *app) submit(rt *runAPI, req *daemon.RunRequest, sigs <-chan os.Signal) (*submittedRun, error) {
+	ctx := context.Background()
+	var run *daemon.Run
+	var err error
+	if rt.local != nil {
+		run, err = rt.local.SubmitAttached(ctx, req, &daemon.Attachment{Stdin: os.Stdin, Stdout: a.stdout, Stderr: a.stderr, Signals: sigs})
+	} else {
+		run, err = rt.api.Submit(ctx, req)
+	}
 	if err != nil {
 		var ae *daemon.APIError
-		if errors.As(err, &ae) && ae.Status == 400 {
+		var re *daemon.RequestError
+		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
 			return nil, usageError(err)
 		}
 		return nil, &ExitError{Code: exitSandboxFailure, Err: err}
 	}
-	return &remoteRun{a: a, client: client, run: run}, nil
+	return &submittedRun{a: a, rt: rt, run: run}, nil
 }
 
-// wait streams the run's output, and its event log to events unless that
-// is nil, until it ends (cancelling it on SIGINT or SIGTERM), and returns
-// its final record. The event log streams while the run runs, so little
-// is left to copy when it ends.
-func (r *remoteRun) wait(events io.Writer) (*daemon.Run, error) {
-	ctx := context.Background()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+// runRequest submits req and waits for its end (see wait).
+func (a *app) runRequest(rt *runAPI, req *daemon.RunRequest, events io.Writer) (*submittedRun, *daemon.Run, error) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
+	r, err := a.submit(rt, req, sigs)
+	if err != nil {
+		return nil, nil, err
+	}
+	final, err := r.wait(events, sigs)
+	return r, final, err
+}
+
+// wait streams the run's output (unless attached), and its event log to
+// events unless that is nil, until it ends, and returns its final record.
+// Through a socket a termination signal cancels the run; embedded, the
+// run forwards it to the tree itself. The event log streams while the
+// run runs, so little is left to copy when it ends.
+func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*daemon.Run, error) {
+	ctx := context.Background()
+	api := r.rt.api
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			if _, err := r.client.Cancel(ctx, r.run.ID); err != nil {
-				r.a.log.Warn("cancel run", zap.Error(err))
+	if r.rt.local == nil {
+		go func() {
+			select {
+			case <-sigs:
+				if _, err := api.Cancel(ctx, r.run.ID); err != nil {
+					r.a.log.Warn("cancel run", zap.Error(err))
+				}
+			case <-done:
 			}
-		case <-done:
-		}
-	}()
+		}()
+	}
 	type stream struct {
 		log string
 		w   io.Writer
 	}
-	logs := []stream{{"stdout", r.a.stdout}, {"stderr", r.a.stderr}}
+	var logs []stream
+	if r.rt.local == nil {
+		logs = append(logs, stream{"stdout", r.a.stdout}, stream{"stderr", r.a.stderr})
+	}
 	if events != nil {
 		logs = append(logs, stream{"events", events})
 	}
@@ -86,7 +179,7 @@ func (r *remoteRun) wait(events io.Writer) (*daemon.Run, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rc, err := r.client.OpenLog(ctx, r.run.ID, s.log, true)
+			rc, err := api.OpenLog(ctx, r.run.ID, s.log, true)
 			if err != nil {
 				errs[i] = err
 				return
@@ -96,36 +189,39 @@ func (r *remoteRun) wait(events io.Writer) (*daemon.Run, error) {
 		}()
 	}
 	wg.Wait()
-	final, err := r.client.Get(ctx, r.run.ID)
+	var final *daemon.Run
+	var err error
+	if r.rt.local != nil {
+		final, err = api.Wait(ctx, r.run.ID)
+	} else {
+		final, err = api.Get(ctx, r.run.ID) // its logs ended with it
+	}
 	if err != nil {
 		return nil, err
 	}
 	return final, errors.Join(errs...)
 }
 
-// exitStatus turns a finished run into our exit status, as the embedded
-// commands report it: the command's status, 127 when it was not found,
-// 125 when it could not be started confined.
-func (r *remoteRun) exitStatus(final *daemon.Run, verb string) error {
-	if final.ExitCode != nil && final.Error == "" {
-		r.a.exitCode = *final.ExitCode
-		return nil
-	}
+// exitStatus turns a finished run into our exit status, the same for
+// embedded and daemon runs: the run's ExitStatus (the command's status;
+// 127 not found, 126 not executable, 125 could not be confined).
+func (r *submittedRun) exitStatus(final *daemon.Run, verb string) error {
 	code := exitSandboxFailure
-	switch {
-	case final.ExitCode != nil:
-		code = *final.ExitCode
-	case strings.Contains(final.Error, "not found"), strings.Contains(final.Error, "no such file"):
-		code = exitNotFound
-	case strings.Contains(final.Error, "sandbox-init: exec "):
-		code = exitNotExecutable
+	if final.ExitStatus != nil {
+		code = *final.ExitStatus
+	} else if final.ExitCode != nil {
+		code = *final.ExitCode // a daemon older than exit_status
+	}
+	if final.Error == "" && final.ExitCode != nil {
+		r.a.exitCode = code
+		return nil
 	}
 	return &ExitError{Code: code, Err: fmt.Errorf("%s: run %s %s: %s", verb, final.ID, final.State, final.Error)}
 }
 
 // copyEvents copies the run's event log to w.
-func (r *remoteRun) copyEvents(w io.Writer) error {
-	rc, err := r.client.OpenLog(context.Background(), r.run.ID, "events", false)
+func (r *submittedRun) copyEvents(w io.Writer) error {
+	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, "events", false)
 	if err != nil {
 		return err
 	}
@@ -136,8 +232,8 @@ func (r *remoteRun) copyEvents(w io.Writer) error {
 
 // countEvents reads the run's event log into counts and returns its
 // summary line.
-func (r *remoteRun) countEvents(counts *tracer.Counts) (tracer.Summary, error) {
-	rc, err := r.client.OpenLog(context.Background(), r.run.ID, "events", false)
+func (r *submittedRun) countEvents(counts *tracer.Counts) (tracer.Summary, error) {
+	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, "events", false)
 	if err != nil {
 		return tracer.Summary{}, err
 	}
@@ -152,9 +248,6 @@ func (r *remoteRun) countEvents(counts *tracer.Counts) (tracer.Summary, error) {
 				return sum, fmt.Errorf("event log summary: %w", err)
 			}
 			continue
-		}
-		if strings.HasPrefix(string(line), `{"op":"truncated"`) {
-			continue // the daemon's output cap dropped events; the record counts them
 		}
 		var ev tracer.Event
 		if err := ev.UnmarshalJSON(line); err != nil {
@@ -174,10 +267,10 @@ func readFileArg(flag, file string) (json.RawMessage, error) {
 	return data, nil
 }
 
-// remoteIdentity returns the uid/gid fields of a request: unset means the
-// caller's own, and running as root is asked for explicitly when that is
-// what the embedded command would do.
-func remoteIdentity(uid, gid int) (*uint32, *uint32, bool) {
+// requestIdentity returns the uid/gid fields of a request: unset means
+// the caller's own, and running as root is asked for explicitly when
+// that is what the caller does.
+func requestIdentity(uid, gid int) (*uint32, *uint32, bool) {
 	if uid < 0 {
 		return nil, nil, os.Geteuid() == 0
 	}
@@ -185,126 +278,17 @@ func remoteIdentity(uid, gid int) (*uint32, *uint32, bool) {
 	return &u, &g, uid == 0
 }
 
-// runExecRemote is `authbench exec` through the daemon: the same checks
-// were made locally (prepareExec); the daemon compiles and enforces the
-// plan itself.
-func (a *app) runExecRemote(c *daemon.Client, ef execFlags, args []string) error {
-	if err := ef.checkDaemonCompiles("exec"); err != nil {
-		return err
-	}
-	req := &daemon.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced, Trace: ef.trace != ""}
-	var err error
-	if req.Dir, err = os.Getwd(); err != nil {
-		return fmt.Errorf("exec: %w", err)
-	}
-	if req.Policy, err = readFileArg("--policy", ef.policy); err != nil {
-		return err
-	}
-	switch ef.baseline {
-	case "default", "none":
-		req.Baseline, _ = json.Marshal(ef.baseline)
-	default:
-		if req.Baseline, err = readFileArg("--baseline", ef.baseline); err != nil {
-			return err
-		}
-	}
-	switch ef.seccomp {
-	case "":
-	case "none":
-		req.NoSeccomp = true
-	default:
-		if req.Seccomp, err = readFileArg("--seccomp", ef.seccomp); err != nil {
-			return err
-		}
-	}
-	req.UID, req.GID, req.AllowRoot = remoteIdentity(ef.uid, ef.gid)
-	var trace *os.File
-	if ef.trace != "" {
-		if trace, err = os.Create(ef.trace); err != nil {
-			return usageErrorf("exec: --trace: %v", err)
-		}
-		defer trace.Close()
-	}
-	r, err := a.startRemote(c, req)
-	if err != nil {
-		return err
-	}
-	final, err := r.wait(writerOrNil(trace))
-	if err != nil {
-		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: run %s: %w", r.run.ID, err)}
-	}
-	if trace != nil {
-		if err := r.finishTrace(trace, final); err != nil {
-			a.log.Warn("trace", zap.Error(err))
-		}
-	}
-	return r.exitStatus(final, "exec")
-}
-
-// writerOrNil is f as an io.Writer, nil (not a nil *os.File) when f is.
-func writerOrNil(f *os.File) io.Writer {
-	if f == nil {
+// socketHidePaths are the directories a daemon on socket hides from the
+// trees it runs: the socket's own directory (by default /run/authbench),
+// unless it is a directory every program uses (/, /tmp, /run, ...).
+func socketHidePaths(socket string) []string {
+	dir := filepath.Dir(filepath.Clean(socket))
+	switch dir {
+	case "/", ".", "/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm", "/var", "/var/lib":
 		return nil
 	}
-	return f
-}
-
-// finishTrace completes `exec --trace FILE` once the events are in f: it
-// writes the plan beside it and prints the run's audit.
-func (r *remoteRun) finishTrace(f *os.File, final *daemon.Run) error {
-	if err := f.Close(); err != nil {
-		return err
+	if !filepath.IsAbs(dir) {
+		return nil
 	}
-	file := f.Name()
-	if final.Plan != nil {
-		if err := writePlanRecord(file, final.Plan, sandbox.EnforcementFor(final.LandlockABI)); err != nil {
-			return err
-		}
-	}
-	if final.LostEvents > 0 {
-		fmt.Fprintf(r.a.stderr, "authbench: trace: %d events were lost; the denial list may be incomplete\n", final.LostEvents)
-	}
-	printAudit(r.a.stderr, final.Denials, final.DeniedDropped, final.LoaderExecs, file)
-	return nil
-}
-
-// runTraceRemote is `authbench trace` through the daemon.
-func (a *app) runTraceRemote(c *daemon.Client, args []string, out string) error {
-	req := &daemon.RunRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true}
-	var err error
-	if req.Dir, err = os.Getwd(); err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
-	req.UID, req.GID, req.AllowRoot = remoteIdentity(-1, -1)
-	var file *os.File // the events stream into it while the command runs
-	if out != "" && out != "-" {
-		if file, err = os.Create(out); err != nil {
-			return usageErrorf("trace: --out: %v", err)
-		}
-		defer file.Close()
-	}
-	r, err := a.startRemote(c, req)
-	if err != nil {
-		return err
-	}
-	final, err := r.wait(writerOrNil(file))
-	if err != nil {
-		return fmt.Errorf("trace: run %s: %w", r.run.ID, err)
-	}
-	switch {
-	case file != nil:
-		err = file.Close()
-	case out == "-": // after the command's own output, not mixed with it
-		err = r.copyEvents(a.stdout)
-	case out == "":
-		counts := tracer.NewCounts()
-		var sum tracer.Summary
-		if sum, err = r.countEvents(counts); err == nil {
-			err = counts.WriteText(a.stderr, sum)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
-	return r.exitStatus(final, "trace")
+	return []string{dir}
 }

@@ -27,16 +27,16 @@ func serveTestDaemon(t *testing.T, bin string) string {
 	tr, err := tracer.Load(tracer.Options{}, zap.NewNop())
 	testenv.NeedNoError(t, "the eBPF tracer", err)
 	t.Cleanup(func() { tr.Close() })
-	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Self: bin, Tracer: tr})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir, err := os.MkdirTemp("", "abcli")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "d.sock")
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Self: bin, Tracer: tr, HidePaths: socketHidePaths(socket)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	auth, _ := daemon.NewAuthorizer("")
 	srv, err := daemon.Listen(m, socket, auth)
 	if err != nil {
@@ -167,9 +167,10 @@ func TestTraceThroughDaemon(t *testing.T) {
 	}
 }
 
-// TestDaemonAPIOverhead compares `authbench exec -- /bin/true` through
-// the daemon with the embedded run, medians side by side (make
-// bench-exec).
+// TestDaemonAPIOverhead measures what `authbench exec -- /bin/true` adds
+// to a bare /bin/true, embedded and through a socket daemon, side by side
+// in one interleaved run (make bench-exec; targets: <= 5 ms embedded,
+// <= 8 ms through the socket). It reports, it does not fail on numbers.
 func TestDaemonAPIOverhead(t *testing.T) {
 	if os.Getenv(benchEnv) == "" {
 		t.Skipf("benchmark: set %s=1 (make bench-exec)", benchEnv)
@@ -180,14 +181,22 @@ func TestDaemonAPIOverhead(t *testing.T) {
 	narrow := writeFile(t, t.TempDir(), "narrow.json", `{"read":[],"write":[],"execute":["/bin/true"]}`)
 	args := []string{"exec", "--uid", "65534", "--gid", "65534", "--policy", narrow, "--", "/bin/true"}
 	variants := [][]string{
+		{"env", "/bin/true"},
 		append([]string{"env", SocketEnv + "=", bin}, args...),
 		append([]string{"env", SocketEnv + "=" + socket, bin}, args...),
 	}
-	samples := compare(t, 60, variants)
-	emb, dmn := median(samples[0]), median(samples[1])
+	samples := compare(t, 100, variants)
+	bare, emb, dmn := median(samples[0]), median(samples[1]), median(samples[2])
+	verdict := func(added, target time.Duration) string {
+		if added <= target {
+			return "target met"
+		}
+		return "TARGET MISSED"
+	}
 	t.Logf("load average %s; medians of %d interleaved runs:", loadAverage(), len(samples[0]))
-	t.Logf("  embedded  authbench exec -- /bin/true   %8.2f ms", ms(emb))
-	t.Logf("  daemon    authbench exec -- /bin/true   %8.2f ms   (%.2fx, +%.2f ms)", ms(dmn), float64(dmn)/float64(emb), ms(dmn-emb))
+	t.Logf("  bare      /bin/true                     %8.2f ms", ms(bare))
+	t.Logf("  embedded  authbench exec -- /bin/true   %8.2f ms   added %+.2f ms (target <= 5 ms: %s)", ms(emb), ms(emb-bare), verdict(emb-bare, 5*time.Millisecond))
+	t.Logf("  daemon    authbench exec -- /bin/true   %8.2f ms   added %+.2f ms (target <= 8 ms: %s)", ms(dmn), ms(dmn-bare), verdict(dmn-bare, 8*time.Millisecond))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

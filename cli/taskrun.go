@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
 )
@@ -206,7 +207,7 @@ func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
 		if len(data) == 0 {
 			continue // the run made no such file
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		if err := safefile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err
 		}
 	}

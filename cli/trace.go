@@ -1,27 +1,17 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/tracer"
-)
-
-// Exit statuses of a command that could not be run, as shells use them.
-const (
-	exitNotExecutable = 126
-	exitNotFound      = 127
 )
 
 func (a *app) traceCmd() *cobra.Command {
@@ -36,7 +26,24 @@ chdir of the process tree, and its forks and exits, are recorded with eBPF
 (root, or CAP_BPF+CAP_PERFMON, is required). With --out the events are
 written as JSON lines ending with {"op":"summary","events":N,"lost":M}
 ("-" is stdout); without it a summary (counts per operation and axis, top
-paths, failed accesses) is printed on stderr.`,
+paths, failed accesses) is printed on stderr. --out FILE is written to a new
+file renamed into place (a symbolic link there is refused).
+
+The run goes through the daemon when one listens on --socket, else through
+the same code embedded here (CMD attached to this terminal, SIGINT, SIGTERM,
+SIGHUP and SIGQUIT forwarded to it). CMD is found as a shell finds it (a
+relative path against this working directory) and runs as the caller,
+unconfined except for one thing: io_uring is unavailable to it (a seccomp
+filter makes io_uring_setup, io_uring_enter and io_uring_register fail with
+ENOSYS, as on a kernel without io_uring), because operations submitted
+through io_uring are not seen by the tracer; libuv, liburing and the
+programs built on them fall back to plain system calls. The filter needs
+no_new_privs: set-user-ID programs do not gain privileges in a trace.
+
+The trace ends when CMD exits. As root, CMD is the init of its own PID
+namespace, so the kernel then kills whatever is left of its tree (a daemon
+it started in the background does not outlive it); as another user there is
+no PID namespace, and processes left running are no longer traced.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("trace: missing command (usage: authbench trace [--out FILE] -- CMD [ARGS...])")
@@ -58,138 +65,50 @@ paths, failed accesses) is printed on stderr.`,
 }
 
 func (a *app) runTrace(args []string, out string, ringBytes int) error {
-	if c := a.daemonClient(); c != nil {
-		return a.runTraceRemote(c, args, out)
+	req := &daemon.RunRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true}
+	var err error
+	if req.Dir, err = os.Getwd(); err != nil {
+		return fmt.Errorf("trace: %w", err)
 	}
-	prog, err := exec.LookPath(args[0])
-	if err != nil {
-		code := exitNotFound
-		if errors.Is(err, os.ErrPermission) {
-			code = exitNotExecutable
-		}
-		return &ExitError{Code: code, Err: fmt.Errorf("trace: %s: %w", args[0], lookupErr(err))}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("trace: find own executable: %w", err)
-	}
-	var sink io.Writer
-	if out == "-" {
-		sink = a.stdout
-	} else if out != "" {
-		f, err := os.Create(out)
-		if err != nil {
+	req.UID, req.GID, req.AllowRoot = requestIdentity(-1, -1)
+	var file *safefile.File // the events stream into it while the command runs
+	if out != "" && out != "-" {
+		if file, err = safefile.Create(out, 0o644); err != nil {
 			return usageErrorf("trace: --out: %v", err)
 		}
-		defer f.Close()
-		sink = f
+		defer file.Abort()
 	}
-
-	// Start the child first: its start-up overlaps with loading the
-	// programs, and it waits at its gate until it is tracked.
-	spec := sandbox.Spec{Path: prog, Args: args, Env: os.Environ()}
-	child, err := sandbox.Start(self, spec, os.Stdin, os.Stdout, os.Stderr)
+	rt, err := a.openRunAPI(true, ringBytes)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	tr, err := tracer.Load(tracer.Options{RingBytes: ringBytes}, a.log)
+	defer rt.close()
+	r, final, err := a.runRequest(rt, req, writerOrNil(file))
 	if err != nil {
-		_ = child.Kill()
-		_, _ = child.Wait()
-		return fmt.Errorf("trace: %w", err)
+		if r == nil {
+			return err
+		}
+		return fmt.Errorf("trace: run %s: %w", r.run.ID, err)
 	}
-	defer tr.Close()
-	// sandbox-init's own start-up is not part of the command's trace.
-	sess, err := tr.TrackWith(child.Pid(), tracer.TrackOptions{FromExec: true})
+	switch {
+	case file != nil:
+		err = file.Commit()
+	case out == "-": // after the command's own output, not mixed with it
+		err = r.copyEvents(a.stdout)
+	case out == "":
+		counts := tracer.NewCounts()
+		var sum tracer.Summary
+		if sum, err = r.countEvents(counts); err == nil {
+			err = counts.WriteText(a.stderr, sum)
+		}
+	}
+	if final.LostEvents > 0 {
+		a.log.Warn("trace lost events", zap.Uint64("lost", final.LostEvents))
+	}
 	if err != nil {
-		_ = child.Kill()
-		_, _ = child.Wait()
 		return fmt.Errorf("trace: %w", err)
 	}
-	consumed := make(chan error, 1)
-	counts := tracer.NewCounts()
-	var jw *tracer.Writer
-	if sink != nil {
-		jw = tracer.NewWriter(sink)
-	}
-	go func() { consumed <- consume(sess, jw, counts) }()
-
-	stopSignals := forwardSignals(child.Pid())
-	relErr := child.Release()
-	code, waitErr := child.Wait()
-	stopSignals()
-	sum, closeErr := sess.Close()
-	consumeErr := <-consumed
-
-	if jw != nil {
-		if err := jw.Close(sum); err != nil && consumeErr == nil {
-			consumeErr = err
-		}
-	} else if err := counts.WriteText(a.stderr, sum); err != nil {
-		a.log.Warn("write trace summary", zap.Error(err))
-	}
-	if sum.Lost > 0 {
-		a.log.Warn("trace lost events", zap.Uint64("lost", sum.Lost), zap.Int("ring_bytes", tr.RingBytes()))
-	}
-	if err := errors.Join(waitErr, closeErr, consumeErr); err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
-	if relErr != nil {
-		var ie *sandbox.InitError
-		if errors.As(relErr, &ie) {
-			return &ExitError{Code: ie.ShellStatus(), Err: fmt.Errorf("trace: %w", relErr)}
-		}
-		return fmt.Errorf("trace: %w", relErr)
-	}
-	a.exitCode = code
-	return nil
-}
-
-// consume writes or counts every event of sess until its channel closes.
-func consume(sess *tracer.Session, jw *tracer.Writer, counts *tracer.Counts) error {
-	if jw != nil {
-		return jw.WriteSession(sess)
-	}
-	for batch := range sess.Events() {
-		for i := range batch {
-			counts.Add(&batch[i])
-		}
-	}
-	return nil
-}
-
-// forwardSignals passes termination signals on to the traced root, so an
-// interrupted trace still ends with a complete log; the returned function
-// stops forwarding.
-func forwardSignals(pid int) func() {
-	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-ch:
-				_ = syscall.Kill(pid, sig.(syscall.Signal))
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
-}
-
-func lookupErr(err error) error {
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-		return errors.New("command not found")
-	}
-	var ee *exec.Error
-	if errors.As(err, &ee) {
-		return ee.Err
-	}
-	return err
+	return r.exitStatus(final, "trace")
 }
 
 // parseSize parses a byte count such as 4096, 64K, 32MiB or 1G.

@@ -47,6 +47,12 @@ type RunRequest struct {
 	// Baseline is "default", "none", or a spec document whose
 	// implicit_permissions are the baseline. Default "default".
 	Baseline json.RawMessage `json:"baseline,omitempty"`
+	// Semantics is how the policy becomes Landlock rules: "precise" (the
+	// default) or "published" (the published AuthBench launcher's rules).
+	Semantics string `json:"semantics,omitempty"`
+	// RefuseSymlinks refuses a policy whose targets are reached through
+	// a symlink instead of listing them as wider than the policy.
+	RefuseSymlinks bool `json:"refuse_symlinks,omitempty"`
 	// Seccomp is an OCI LinuxSeccomp profile; null uses the default one.
 	Seccomp json.RawMessage `json:"seccomp,omitempty"`
 	// NoSeccomp runs without any seccomp filter.
@@ -62,8 +68,13 @@ type RunRequest struct {
 	// TimeoutSeconds kills the tree after that long; 0 means the
 	// daemon's default.
 	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
-	// Trace records every file event of the tree.
+	// Trace records every file event of the tree. A traced run without
+	// any seccomp filter (no_seccomp) gets one that only makes io_uring
+	// unavailable (ENOSYS), so that its file accesses stay visible.
 	Trace bool `json:"trace,omitempty"`
+	// Capabilities names capabilities (e.g. "CAP_NET_BIND_SERVICE") the
+	// tree keeps; only a tree running as uid 0 keeps any. Default none.
+	Capabilities []string `json:"capabilities,omitempty"`
 	// Task, when set, makes this a task run (command, dir, env, uid/gid
 	// and seccomp are then the task's): see TaskRequest.
 	Task *TaskRequest `json:"task,omitempty"`
@@ -101,8 +112,13 @@ type Run struct {
 	UID uint32 `json:"uid"`
 	GID uint32 `json:"gid"`
 	// Pid is the root process id while it runs (host pid namespace).
-	Pid        int        `json:"pid,omitempty"`
-	ExitCode   *int       `json:"exit_code,omitempty"`
+	Pid      int  `json:"pid,omitempty"`
+	ExitCode *int `json:"exit_code,omitempty"`
+	// ExitStatus is the status a shell would report for the run, which
+	// `authbench exec` exits with: ExitCode, or when the command could
+	// not be started 127 (not found), 126 (not executable) or 125 (it
+	// could not be confined, or anything else failed first).
+	ExitStatus *int       `json:"exit_status,omitempty"`
 	Error      string     `json:"error,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  *time.Time `json:"started_at,omitempty"`

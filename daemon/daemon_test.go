@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/policy"
 )
 
 // testDaemon is a daemon served in-process on a temporary socket.
@@ -149,6 +150,9 @@ func TestMalformedRequestsNameTheField(t *testing.T) {
 		{`{"command": ["/bin/true"]} {}`, "", "extra data"},
 		{`{"command": [`, "", "malformed JSON"},
 		{`{"command": ["/bin/true"], "uid": 0}`, "allow_root", "explicitly"},
+		{`{"command": ["/bin/true"], "policy": {"read": [], "write": [], "execute": []}, "semantics": "loose"}`, "semantics", "unknown enforcement semantics"},
+		{`{"command": ["/bin/true"], "semantics": "published"}`, "semantics", "need a policy"},
+		{`{"command": ["/bin/true"], "refuse_symlinks": true}`, "refuse_symlinks", "needs a policy"},
 	}
 	for _, tt := range tests {
 		code, body := d.post(t, tt.body)
@@ -251,5 +255,39 @@ func TestAbsurdLoadIsRefusedAndServed(t *testing.T) {
 	}
 	if _, err := d.client.Submit(ctx, &RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); err != nil {
 		t.Fatalf("daemon stopped serving: %v", err)
+	}
+}
+
+// TestRunsCarryPlanChoices: the semantics and the symlink refusal of a
+// request reach the plan the run is confined by, and the record says so.
+func TestRunsCarryPlanChoices(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "")
+	dir := t.TempDir()
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	pol := json.RawMessage(`{"read": ["` + dir + `/link"], "write": [], "execute": ["/usr/bin/true"]}`)
+	ctx := context.Background()
+	run, err := d.client.Submit(ctx, &RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, Semantics: "published", UID: uid(65534), GID: uid(65534)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := d.client.Wait(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Plan == nil || final.Plan.Semantics != policy.SemanticsPublished {
+		t.Fatalf("plan %+v, want published semantics", final.Plan)
+	}
+	run, err = d.client.Submit(ctx, &RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, RefuseSymlinks: true, UID: uid(65534), GID: uid(65534)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final, err = d.client.Wait(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if final.State != StateFailed || !strings.Contains(final.Error, "link") {
+		t.Fatalf("symlinked target with refuse_symlinks: state %s, error %q; want failed naming the link", final.State, final.Error)
 	}
 }

@@ -2,23 +2,19 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 )
-
-// defaultPath is the PATH used to find a command when the request's
-// environment has none.
-const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // outcome is how the tree of a run ended.
 type outcome struct {
@@ -28,8 +24,18 @@ type outcome struct {
 }
 
 // execute runs the tree of ar until it exits or ctx ends, then kills
-// whatever is left of it.
+// whatever is left of it (lifecycle.Run), and records its shell status.
 func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
+	res := m.executeTree(ctx, ar)
+	status := res.exitCode
+	if res.startErr != nil {
+		status = startStatus(res.startErr)
+	}
+	m.update(ar, func(r *Run) { r.ExitStatus = &status })
+	return res
+}
+
+func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	id := ar.rec.ID
 	prep := ar.prep
 	root, err := policy.NewRoot("/")
@@ -47,72 +53,89 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 			r.UnenforcedRights = enf.Gaps()
 		}
 	})
-	path, err := lookPath(prep.req.Command[0], prep.req.Env)
+	stdio, err := m.runStdio(ar)
 	if err != nil {
 		return outcome{startErr: err}
 	}
-	output, err := m.openOutput(ar) // capped (Config.MaxOutputBytes)
-	if err != nil {
-		return outcome{startErr: err}
-	}
-	defer m.closeOutput(ar, output)
-	stdout, stderr := output.files()
+	defer stdio.close()
 
-	spec := m.sandboxSpec(prep, path, plan)
-	child, err := sandbox.StartWith(m.cfg.Self, spec, sandbox.LaunchOptions{OwnPIDNamespace: true}, nil, stdout, stderr)
-	output.started()
+	spec, err := m.sandboxSpec(prep, plan)
+	if err != nil {
+		return outcome{startErr: err}
+	}
+	opts := m.launchOptions()
+	child, err := sandbox.StartWith(m.cfg.Self, spec, opts, stdio.in, stdio.out, stdio.err)
+	stdio.started()
 	if err != nil {
 		return outcome{startErr: err}
 	}
 	var rec *audit.Recording
-	if prep.req.Trace {
-		rec, err = m.startTrace(id, child.Pid(), plan, root)
-		if err != nil {
-			child.Kill()
-			child.Wait()
-			return outcome{startErr: err}
+	steps := lifecycle.Steps{KillGrace: killGrace, Track: func(pid int) error {
+		if prep.req.Trace {
+			var err error
+			if rec, err = m.startTrace(id, pid, plan, root); err != nil {
+				return err
+			}
 		}
+		m.setRunning(ar, pid)
+		return nil
+	}}
+	if ar.attach != nil {
+		steps.Signals = ar.attach.Signals
 	}
-	m.setRunning(ar, child.Pid())
 	stopTicker := m.notifyWhileRunning(ar)
 	defer stopTicker()
-
-	if err := child.Release(); err != nil {
-		child.Wait()
-		m.finishTrace(ar, rec)
-		return outcome{startErr: err}
-	}
-	exited := make(chan waitResult, 1)
-	go func() {
-		code, err := child.Wait()
-		exited <- waitResult{code, err}
-	}()
-	var res waitResult
-	killed := false
-	select {
-	case res = <-exited:
-	case <-ctx.Done():
-		killed = true
-		if err := child.KillTree(); err != nil {
-			m.log.Error("kill run tree", zap.String("run", id), zap.Error(err))
-		}
-		select {
-		case res = <-exited:
-		case <-time.After(killGrace):
-			m.log.Error("killed tree not reaped in time", zap.String("run", id))
-			res = <-exited
-		}
-	}
+	res := lifecycle.Run(ctx, lifecycle.NewChildTree(child, opts), steps)
 	m.finishTrace(ar, rec)
-	if res.err != nil {
-		return outcome{startErr: res.err, killed: killed}
+	if res.Killed && res.StartErr != nil {
+		m.log.Error("killed tree not reaped in time", zap.String("run", id), zap.Error(res.StartErr))
 	}
-	return outcome{exitCode: res.code, killed: killed}
+	return outcome{exitCode: res.Status, startErr: res.StartErr, killed: res.Killed}
 }
 
-type waitResult struct {
-	code int
-	err  error
+// launchOptions: a root daemon starts every tree as the init of its own
+// PID namespace, so that killing it kills the whole tree; without root
+// (an embedded run of a user) there is none and only the root process
+// is killed (the rest of the tree, still in the caller's process group,
+// gets the terminal's signals).
+// A root daemon with HidePaths also gives it its own mount namespace.
+func (m *Manager) launchOptions() sandbox.LaunchOptions {
+	root := os.Geteuid() == 0
+	return sandbox.LaunchOptions{OwnPIDNamespace: root, OwnMountNamespace: root && len(m.cfg.HidePaths) > 0}
+}
+
+// startStatus is the shell status of a run whose command never ran: 127
+// not found, 126 not executable, 125 anything else (it could not be
+// confined, traced or started).
+func startStatus(err error) int {
+	var ie *sandbox.InitError
+	if errors.As(err, &ie) {
+		return ie.ShellStatus()
+	}
+	return sandbox.ExitNotConfined
+}
+
+// runStdio are the standard streams of a run's tree.
+type runStdio struct {
+	in       io.Reader
+	out, err io.Writer
+	// started is called once the tree was started (or failed to start);
+	// close once it has ended.
+	started, close func()
+}
+
+// runStdio attaches the tree to the submitter's streams, or to the run's
+// stdout and stderr logs.
+func (m *Manager) runStdio(ar *activeRun) (*runStdio, error) {
+	if a := ar.attach; a != nil {
+		return &runStdio{in: a.Stdin, out: a.Stdout, err: a.Stderr, started: func() {}, close: func() {}}, nil
+	}
+	output, err := m.openOutput(ar) // capped (Config.MaxOutputBytes)
+	if err != nil {
+		return nil, err
+	}
+	stdout, stderr := output.files()
+	return &runStdio{out: stdout, err: stderr, started: output.started, close: func() { m.closeOutput(ar, output) }}, nil
 }
 
 // compilePlan turns the run's policy into a Landlock plan against root
@@ -121,7 +144,7 @@ func (m *Manager) compilePlan(prep *prepared, root *policy.Root) (*policy.Plan, 
 	if prep.policy == nil {
 		return nil, nil
 	}
-	plan, err := policy.CompilePlan(prep.policy, prep.baseline, root)
+	plan, err := policy.CompilePlanWith(prep.policy, prep.baseline, root, prep.planOptions)
 	if err != nil {
 		return nil, fmt.Errorf("compile policy: %w", err)
 	}
@@ -129,33 +152,6 @@ func (m *Manager) compilePlan(prep *prepared, root *policy.Root) (*policy.Plan, 
 		m.log.Warn("policy warning", zap.String("pattern", w.Pattern), zap.String("warning", w.Message))
 	}
 	return plan, nil
-}
-
-// lookPath resolves name the way a shell would, with the PATH of env.
-func lookPath(name string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		abs, err := filepath.Abs(name)
-		if err != nil {
-			return "", err
-		}
-		return abs, nil
-	}
-	pathVar := defaultPath
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathVar = v
-		}
-	}
-	for _, dir := range filepath.SplitList(pathVar) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("command %q not found in PATH %s: %w", name, pathVar, exec.ErrNotFound)
 }
 
 // notifyWhileRunning wakes log followers regularly while the tree runs
@@ -179,19 +175,33 @@ func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
 
 // sandboxSpec is what sandbox-init needs to become the run's command:
 // confined as `authbench exec` confines, as the run's uid and gid.
-func (m *Manager) sandboxSpec(prep *prepared, path string, plan *policy.Plan) sandbox.Spec {
+// sandbox-init finds Command[0] itself, as the run's user in Dir.
+func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, error) {
 	dir := prep.req.Dir
 	if dir == "" {
 		dir = "/"
 	}
 	uid, gid := int(prep.uid), int(prep.gid)
 	spec := sandbox.Spec{
-		Path: path, Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
+		Path: prep.req.Command[0], Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
 		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid,
+	}
+	if m.launchOptions().OwnMountNamespace {
+		spec.HidePaths = m.cfg.HidePaths
 	}
 	if plan == nil && prep.seccomp == nil {
 		spec.CloseFDs = true
-		return spec // unconstrained: only the identity changes
+		if prep.req.Trace {
+			// Opens submitted through io_uring are not traced: a traced
+			// run gets no io_uring (libuv and liburing fall back).
+			f, err := noIOUringFilter()
+			if err != nil {
+				return spec, err
+			}
+			spec.Seccomp = f
+		}
+		return spec, nil // unconstrained: only the identity changes
 	}
-	return spec.Confined(plan, prep.seccomp)
+	spec.Capabilities = prep.req.Capabilities // validated: uid 0 only
+	return spec.Confined(plan, prep.seccomp), nil
 }

@@ -50,6 +50,28 @@ func (l *Local) Submit(_ context.Context, req *RunRequest) (*Run, error) {
 	return l.M.Submit(req, l.peer)
 }
 
+// Attachment connects an embedded run's tree to this process: its
+// standard streams and the signals to forward to it. It is not part of
+// the JSON API: only a Local submission carries one.
+type Attachment struct {
+	// Stdin, Stdout and Stderr become the tree's standard streams (an
+	// *os.File is passed as is, so a terminal stays a terminal); the
+	// run's stdout and stderr logs then stay empty.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Signals are forwarded to the tree while it runs (see
+	// lifecycle.Forward): a root that is its PID namespace's init and
+	// leaves a terminating signal to its default action is killed with
+	// its tree, and the run's status is 128+N as for a plain process.
+	Signals <-chan os.Signal
+}
+
+// SubmitAttached starts a run as this process with its tree attached to
+// att (ignored for task runs, whose agent's output is in their logs).
+func (l *Local) SubmitAttached(_ context.Context, req *RunRequest, att *Attachment) (*Run, error) {
+	return l.M.submit(req, l.peer, att)
+}
+
 // Get returns a run record.
 func (l *Local) Get(_ context.Context, id string) (*Run, error) { return l.M.Get(id) }
 

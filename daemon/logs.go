@@ -49,9 +49,10 @@ type followReader struct {
 func (r *followReader) Read(p []byte) (int, error) {
 	for {
 		ar := r.m.lookup(r.id)
-		var changed <-chan struct{}
+		var changed, done <-chan struct{}
 		if ar != nil {
 			changed = ar.changes() // taken before reading: no wake-up is missed
+			done = ar.done         // ...nor the end, if it came before changes()
 		}
 		if r.f == nil {
 			f, err := os.Open(r.path)
@@ -72,6 +73,7 @@ func (r *followReader) Read(p []byte) (int, error) {
 		}
 		select {
 		case <-changed:
+		case <-done:
 		case <-r.ctx.Done():
 			return 0, r.ctx.Err()
 		}

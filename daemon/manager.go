@@ -45,6 +45,10 @@ type Config struct {
 	// not root may ask for task runs (see checkTrustedTaskDir); none by
 	// default.
 	TrustedTaskRoots []string
+	// HidePaths are directories that trees started as root do not see
+	// (an empty tmpfs over each in their own mount namespace), such as
+	// the socket's directory.
+	HidePaths []string
 	// Log receives structured logs.
 	Log *zap.Logger
 }
@@ -86,6 +90,7 @@ type activeRun struct {
 	mu      sync.Mutex
 	rec     *Run
 	prep    *prepared
+	attach  *Attachment // nil: the tree's output goes to the run's logs
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	done    chan struct{}
@@ -187,6 +192,10 @@ func (m *Manager) Metrics() *Metrics { return m.metrics }
 
 // Submit validates req for caller peer, records the run and starts it.
 func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
+	return m.submit(req, peer, nil)
+}
+
+func (m *Manager) submit(req *RunRequest, peer Peer, attach *Attachment) (*Run, error) {
 	prep, err := validate(req, peer, m.trustedTasks)
 	if err != nil {
 		return nil, err
@@ -204,7 +213,7 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ar := &activeRun{rec: rec, prep: prep, ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	ar := &activeRun{rec: rec, prep: prep, attach: attach, ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()

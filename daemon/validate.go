@@ -61,7 +61,9 @@ type prepared struct {
 	baseline policy.Baseline
 	uid, gid uint32
 	seccomp  *sandbox.Filter // nil: no filter
-	task     *tasks.Task     // set for task runs
+	// planOptions choose how the policy is compiled (semantics, symlinks).
+	planOptions policy.PlanOptions
+	task        *tasks.Task // set for task runs
 }
 
 // validate checks req for caller peer and resolves defaults; trusted
@@ -104,6 +106,9 @@ func validate(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	if err := p.resolveIdentity(peer); err != nil {
 		return nil, err
 	}
+	if err := p.checkCapabilities(peer); err != nil {
+		return nil, err
+	}
 	if err := p.compileSeccomp(); err != nil {
 		return nil, err
 	}
@@ -131,7 +136,7 @@ func (p *prepared) compileSeccomp() error {
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
-	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(nil)})
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(p.req.Capabilities)})
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
@@ -142,8 +147,13 @@ func (p *prepared) compileSeccomp() error {
 func (p *prepared) parsePolicy() error {
 	req := &p.req
 	if isNull(req.Policy) {
-		if !isNull(req.Baseline) {
+		switch {
+		case !isNull(req.Baseline):
 			return badField("baseline", "a baseline needs a policy")
+		case req.Semantics != "":
+			return badField("semantics", "semantics need a policy")
+		case req.RefuseSymlinks:
+			return badField("refuse_symlinks", "refusing symlinks needs a policy")
 		}
 		return nil
 	}
@@ -152,6 +162,11 @@ func (p *prepared) parsePolicy() error {
 		return badField("policy", "%v", err)
 	}
 	p.policy = pol
+	sem, err := policy.ParseSemantics(req.Semantics)
+	if err != nil {
+		return badField("semantics", "%v", err)
+	}
+	p.planOptions = policy.PlanOptions{Semantics: sem, RefuseSymlinks: req.RefuseSymlinks}
 	p.baseline = policy.DefaultBaseline()
 	if isNull(req.Baseline) {
 		return nil
@@ -229,7 +244,7 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 	switch {
 	case len(req.Command) > 0 || req.Dir != "" || len(req.Env) > 0:
 		return nil, badField("command", "a task run takes its command, directory and environment from the task")
-	case req.UID != nil || req.GID != nil || req.AllowRoot:
+	case req.UID != nil || req.GID != nil || req.AllowRoot || len(req.Capabilities) > 0:
 		return nil, badField("uid", "a task run's agent runs as the task's user")
 	case !isNull(req.Seccomp) || req.NoSeccomp:
 		return nil, badField("seccomp", "a task run uses the default seccomp profile")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -14,6 +15,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/capped"
+	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
@@ -64,16 +66,30 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	timeout := seconds(t.Config.Agent.TimeoutSec, defaultAgentTimeout)
 	agentCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rec, startErr := r.startAgentTrace(agentCtx, c)
-	if startErr == nil {
-		startErr = r.releaseAgent(gate, c)
-		r.res.SetupMS = float64(time.Since(ready)) / float64(time.Millisecond)
-	}
-	if startErr != nil {
+	tree := &agentTree{r: r, gate: gate, c: c, ctx: agentCtx, kill: cancel, ready: ready}
+	var rec *agentTrace
+	var startErr, waitErr error
+	if tree.pid, startErr = c.Pid(agentCtx); startErr != nil {
 		cancel() // kill the container
+		tree.Wait()
+	} else {
+		// The same life as every daemon run: track at the gate, release,
+		// wait, kill when the agent's time is up.
+		res := lifecycle.Run(agentCtx, tree, lifecycle.Steps{KillGrace: agentKillGrace, Track: func(pid int) error {
+			var err error
+			rec, err = r.startAgentTrace(agentCtx, pid)
+			return err
+		}})
+		switch {
+		case res.StartErr == nil:
+		case tree.waited && res.StartErr == tree.waitErr:
+			waitErr = tree.waitErr // the agent ran
+		default:
+			startErr = res.StartErr // tracking or sandbox-init failed, or the container was not reaped in time
+		}
 	}
-	res, waitErr := c.Wait(agentCtx)
 	r.finishAgentTrace(rec)
+	res := tree.res
 	r.res.ExitCode, r.res.TimedOut, r.res.DurationS = res.ExitCode, res.TimedOut, res.Duration.Seconds()
 	if startErr != nil && ctx.Err() == nil && errors.Is(agentCtx.Err(), context.DeadlineExceeded) {
 		// The agent's time ran out while its container was starting: a
@@ -122,13 +138,9 @@ type agentTrace struct {
 	sensitive *sensitiveMatcher
 }
 
-// startAgentTrace waits until the container's init is sandbox-init at its
-// gate and follows it from its exec of the agent on.
-func (r *runner) startAgentTrace(ctx context.Context, c *env.Container) (*agentTrace, error) {
-	pid, err := c.Pid(ctx)
-	if err != nil {
-		return nil, err
-	}
+// startAgentTrace waits until the container's init (pid) is sandbox-init
+// at its gate and follows it from its exec of the agent on.
+func (r *runner) startAgentTrace(ctx context.Context, pid int) (*agentTrace, error) {
 	if r.o.Tracer == nil {
 		return nil, nil
 	}
@@ -193,13 +205,57 @@ func waitForExe(ctx context.Context, pid int, name string) error {
 	}
 }
 
+// agentKillGrace is how long a killed agent container may take to end
+// (runc kill, then runc itself killed after 10 s).
+const agentKillGrace = 15 * time.Second
+
+// agentTree is the agent's container as a lifecycle.Tree: its init is
+// sandbox-init waiting at its gate.
+type agentTree struct {
+	r     *runner
+	gate  *sandbox.Gate
+	c     *env.Container
+	pid   int
+	ctx   context.Context
+	kill  context.CancelFunc
+	ready time.Time
+
+	res     env.RunResult
+	waitErr error
+	waited  bool
+}
+
+func (t *agentTree) Pid() int { return t.pid }
+
+// Release opens the gate and records the set-up time.
+func (t *agentTree) Release() error {
+	err := t.r.releaseAgent(t.gate, t.pid)
+	if err == nil {
+		t.r.res.SetupMS = float64(time.Since(t.ready)) / float64(time.Millisecond)
+	}
+	return err
+}
+
+// Wait waits for the container (killing it when the agent's time is up)
+// and deletes it.
+func (t *agentTree) Wait() (int, error) {
+	t.res, t.waitErr = t.c.Wait(t.ctx)
+	t.waited = true
+	return t.res.ExitCode, t.waitErr
+}
+
+// KillTree kills every process of the container (through Wait's context).
+func (t *agentTree) KillTree() error {
+	t.kill()
+	return nil
+}
+
+// Signal sends sig to the container's init.
+func (t *agentTree) Signal(sig syscall.Signal) error { return syscall.Kill(t.pid, sig) }
+
 // releaseAgent lets sandbox-init go on; runc holds copies of the gate's
 // descriptors, so the exec is seen as the init process changing program.
-func (r *runner) releaseAgent(gate *sandbox.Gate, c *env.Container) error {
-	pid, err := c.Pid(context.Background())
-	if err != nil {
-		return err
-	}
+func (r *runner) releaseAgent(gate *sandbox.Gate, pid int) error {
 	if r.o.Tracer == nil {
 		// Without the tracer nobody waited for the init to be sandbox-init.
 		if err := waitForExe(context.Background(), pid, binaryInContainer); err != nil {

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// runBinaryIn is runBinary in working directory dir, with a PATH that
+// the policies of these tests let the run's user search (a directory it
+// cannot search makes the lookup fail with EACCES, 126, as execvp).
+func runBinaryIn(t *testing.T, bin, socket, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), SocketEnv+"="+socket, "PATH=/usr/bin:/bin")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+var runIDPattern = regexp.MustCompile(`run [0-9]{8}T[0-9]{6}-[0-9a-f]+ `)
+
+// TestExecStatusesEmbeddedMatchDaemon: exec through the embedded daemon
+// and through a socket daemon gives the same output and exit status for
+// every way a run can end: 0, the command's non-zero status, 127 not
+// found, 126 not executable, 125 could not be confined; and a relative
+// ./prog is found in the caller's working directory.
+func TestExecStatusesEmbeddedMatchDaemon(t *testing.T) {
+	requireLandlockCLI(t)
+	bin := benchBinary(t)
+	socket := serveTestDaemon(t, bin)
+	dir, err := os.MkdirTemp("/var/tmp", "authbench-statuses-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	writeFile(t, dir, "prog.sh", "#!/bin/sh\necho relative \"$@\"\n")
+	os.Chmod(filepath.Join(dir, "prog.sh"), 0o755)
+	writeFile(t, dir, "noexec.sh", "#!/bin/sh\necho never\n")
+	private := filepath.Join(dir, "private")
+	if err := os.Mkdir(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pol := writeFile(t, dir, "p.json", `{"read":["`+dir+`/**"],"write":[],"execute":["/usr/bin/**","/bin/**","`+dir+`/**"]}`)
+	asNobody := []string{"exec", "--uid", "65534", "--gid", "65534", "--policy", pol, "--"}
+	for _, tc := range []struct {
+		name   string
+		cwd    string
+		argv   []string
+		status int
+		stdout string
+	}{
+		{"success", dir, []string{"/bin/sh", "-c", "echo ok"}, 0, "ok\n"},
+		{"non-zero", dir, []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 7"}, 7, "out\n"},
+		{"not found", dir, []string{"no-such-command-xyz"}, exitNotFound, ""},
+		{"not executable", dir, []string{"./noexec.sh"}, exitNotExecutable, ""},
+		{"relative", dir, []string{"./prog.sh", "a"}, 0, "relative a\n"},
+		// nobody cannot enter the caller's directory: nothing runs.
+		{"could not confine", private, []string{"/bin/true"}, exitSandboxFailure, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var results []string
+			for _, socket := range []string{"", socket} {
+				code, out, errOut := runBinaryIn(t, bin, socket, tc.cwd, append(asNobody, tc.argv...)...)
+				if code != tc.status || out != tc.stdout {
+					t.Errorf("socket %q: exit %d, stdout %q; want %d, %q (stderr %q)", socket, code, out, tc.status, tc.stdout, errOut)
+				}
+				results = append(results, runIDPattern.ReplaceAllString(errOut, "run ID "))
+			}
+			if results[0] != results[1] {
+				t.Errorf("stderr differs:\nembedded: %q\ndaemon:   %q", results[0], results[1])
+			}
+		})
+	}
+}
+
+// TestExecForwardsSignals: a termination signal to an embedded exec
+// reaches the tree. A root that catches it handles it; a root that leaves
+// it to the default action (which the kernel does not apply to a PID
+// namespace's init) is killed with its whole tree, with status 128+N.
+func TestExecForwardsSignals(t *testing.T) {
+	requireLandlockCLI(t)
+	bin := benchBinary(t)
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.json", `{"read":[],"write":[],"execute":["/usr/bin/**","/bin/**"]}`)
+	marker := "1000.4242" + strconv.Itoa(os.Getpid()) // an argument only this test's sleep has
+	for _, tc := range []struct {
+		name   string
+		script string
+		status int
+		stdout string
+	}{
+		{"default action", "sleep " + marker + " & echo started; wait", 128 + int(syscall.SIGTERM), "started\n"},
+		{"caught", "trap 'echo caught; exit 3' TERM; sleep " + marker + " & echo started; wait", 3, "started\ncaught\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "exec", "--policy", pol, "--", "/bin/sh", "-c", tc.script)
+			cmd.Env = append(os.Environ(), SocketEnv+"=")
+			r, w, _ := os.Pipe()
+			cmd.Stdout = w
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			buf := make([]byte, len("started\n"))
+			if _, err := r.Read(buf); err != nil || string(buf) != "started\n" {
+				t.Fatalf("read %q, %v; stderr %q", buf, err, errb.String())
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := readAll(r)
+			err := cmd.Wait()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != tc.status || string(buf)+rest != tc.stdout {
+				t.Errorf("exit %d, stdout %q; want %d, %q (stderr %q)", code, string(buf)+rest, tc.status, tc.stdout, errb.String())
+			}
+			if pids := processesWith(marker); len(pids) > 0 {
+				t.Errorf("the tree's sleep %s still runs: %v", marker, pids)
+				for _, p := range pids {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+func readAll(f *os.File) (string, error) {
+	var b bytes.Buffer
+	_, err := b.ReadFrom(f)
+	return b.String(), err
+}
+
+// processesWith lists the processes whose command line contains s.
+func processesWith(s string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(cmdline, []byte(s)) && pid != os.Getpid() {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestDaemonHidesSocketAndGrantsCapabilities: a tree the daemon runs
+// does not see the socket's directory; --cap keeps a capability for a
+// uid-0 tree only, and asking for one for another uid is bad input.
+func TestDaemonHidesSocketAndGrantsCapabilities(t *testing.T) {
+	requireLandlockCLI(t)
+	bin := benchBinary(t)
+	socket := serveTestDaemon(t, bin)
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.json", `{"read":["/**"],"write":[],"execute":["/usr/bin/**","/bin/**"]}`)
+	sockDir := filepath.Dir(socket)
+	code, out, errOut := runBinaryIn(t, bin, socket, "/", "exec", "--policy", pol, "--", "/bin/sh", "-c", "ls -A "+sockDir+"; echo done")
+	if code != 0 || out != "done\n" {
+		t.Errorf("socket directory listing: exit %d, stdout %q (want it empty), stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--cap", "CAP_CHOWN", "--policy", pol, "--", "/bin/sh", "-c", "grep CapEff /proc/self/status")
+	if code != 0 || !strings.Contains(out, "0000000000000001") {
+		t.Errorf("--cap CAP_CHOWN as uid 0: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--uid", "65534", "--gid", "65534", "--cap", "CAP_CHOWN", "--policy", pol, "--", "/bin/true")
+	if code != ExitUsage || !strings.Contains(errOut, "capabilities") {
+		t.Errorf("--cap for uid 65534: exit %d, stderr %q; want 2 naming the field", code, errOut)
+	}
+}

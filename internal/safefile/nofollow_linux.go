@@ -1,0 +1,5 @@
+package safefile
+
+import "syscall"
+
+const noFollow = syscall.O_NOFOLLOW
