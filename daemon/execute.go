@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"go.uber.org/zap"
@@ -93,15 +92,16 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	return outcome{exitCode: res.Status, startErr: res.StartErr, killed: res.Killed}
 }
 
-// launchOptions: a root daemon starts every tree as the init of its own
-// PID namespace, so that killing it kills the whole tree; without root
-// (an embedded run of a user) there is none and only the root process
-// is killed (the rest of the tree, still in the caller's process group,
-// gets the terminal's signals).
-// A root daemon with HidePaths also gives it its own mount namespace.
+// launchOptions: a daemon that may create namespaces (root, with
+// CAP_SYS_ADMIN) starts every tree as the init of its own PID namespace,
+// so that killing it kills the whole tree, and, with HidePaths, in its
+// own mount namespace. Without (an embedded run of a user, or of a root
+// that is itself confined) there are none and only the root process is
+// killed (the rest of the tree, still in the caller's process group, gets
+// the terminal's signals).
 func (m *Manager) launchOptions() sandbox.LaunchOptions {
-	root := os.Geteuid() == 0
-	return sandbox.LaunchOptions{OwnPIDNamespace: root, OwnMountNamespace: root && len(m.cfg.HidePaths) > 0}
+	ns := sandbox.CanCreateNamespaces()
+	return sandbox.LaunchOptions{OwnPIDNamespace: ns, OwnMountNamespace: ns && len(m.cfg.HidePaths) > 0}
 }
 
 // startStatus is the shell status of a run whose command never ran: 127

@@ -208,3 +208,11 @@ func finishCapabilities(granted []int) error {
 	}
 	return nil
 }
+
+// CanCreateNamespaces reports whether this process may give sandbox-init
+// its own PID and mount namespaces (LaunchOptions): it holds
+// CAP_SYS_ADMIN. Root inside a confined tree does not.
+func CanCreateNamespaces() bool {
+	s, err := capget()
+	return err == nil && s.effective&(1<<unix.CAP_SYS_ADMIN) != 0
+}

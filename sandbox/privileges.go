@@ -46,6 +46,11 @@ func closeInheritedFDs() error {
 // A credential change clears the parent-death signal, so it is armed
 // again afterwards; if the parent died in between, the process exits.
 func setIdentity(uid, gid int) error {
+	if alreadyIdentity(uid, gid) {
+		// Nothing to change, and a process without CAP_SETGID (root
+		// inside a confined tree) could not even clear its groups.
+		return nil
+	}
 	var deathSig int32
 	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&deathSig)), 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_GET_PDEATHSIG): %w", err)
@@ -87,4 +92,14 @@ func setNoNewPrivs() error {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	return nil
+}
+
+// alreadyIdentity reports whether every uid and gid of this process is
+// already uid and gid, with no supplementary groups.
+func alreadyIdentity(uid, gid int) bool {
+	ruid, euid, suid := unix.Getresuid()
+	rgid, egid, sgid := unix.Getresgid()
+	groups, err := unix.Getgroups()
+	return err == nil && len(groups) == 0 &&
+		ruid == uid && euid == uid && suid == uid && rgid == gid && egid == gid && sgid == gid
 }
