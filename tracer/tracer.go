@@ -22,6 +22,7 @@ import (
 const (
 	DefaultRingBytes = 32 << 20
 	DefaultMaxProcs  = 65536
+	DefaultMaxQueued = 1 << 18
 )
 
 // Options size the kernel side of a Tracer.
@@ -33,6 +34,11 @@ type Options struct {
 	// MaxProcs bounds the processes traced at once over all sessions.
 	// 0 means DefaultMaxProcs.
 	MaxProcs int
+	// MaxQueued bounds the events a session holds for a consumer that
+	// does not keep up (its queue; a few delivered batches may wait in
+	// the Events channel besides); further events are counted in
+	// Summary.Lost. 0 means DefaultMaxQueued.
+	MaxQueued int
 	// IdleDetach is how long the programs stay attached after the last
 	// session closed, so that back-to-back sessions do not wait for the
 	// kernel to finish a detach. 0 means DefaultIdleDetach; negative
@@ -49,6 +55,7 @@ type Tracer struct {
 	rd         *ringbuf.Reader
 	bootOffset int64
 	ringBytes  int
+	maxQueued  int
 
 	attachMu   sync.Mutex
 	links      []link.Link // nil while detached
@@ -98,7 +105,11 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 		return nil, fmt.Errorf("load tracer: set wake-up threshold: %w", err)
 	}
 
-	t := &Tracer{log: log, ringBytes: ring, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{}), names: nameCache{}}
+	maxQueued := opts.MaxQueued
+	if maxQueued <= 0 {
+		maxQueued = DefaultMaxQueued
+	}
+	t := &Tracer{log: log, ringBytes: ring, maxQueued: maxQueued, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{}), names: nameCache{}}
 	switch t.idleDetach = opts.IdleDetach; {
 	case t.idleDetach == 0:
 		t.idleDetach = DefaultIdleDetach
