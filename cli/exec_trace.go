@@ -41,7 +41,7 @@ func (a *app) openExecTrace(file string, pl *policy.Plan, enf sandbox.Enforcemen
 	if err != nil {
 		return nil, err
 	}
-	return &execTrace{tr: tr, file: file, auditor: audit.New(pl, root.Realpath)}, nil
+	return &execTrace{tr: tr, file: file, auditor: audit.New(pl, root.RealpathNow)}, nil
 }
 
 // track starts the session on the gated sandbox-init process; its own

@@ -17,7 +17,7 @@ func (m *Manager) startTrace(id string, pid int, plan *policy.Plan, root *policy
 	if err != nil {
 		return nil, fmt.Errorf("trace run: %w", err)
 	}
-	return audit.Record(sess, m.store.RunFile(id, eventsFile), audit.New(plan, root.Realpath), nil)
+	return audit.Record(sess, m.store.RunFile(id, eventsFile), audit.New(plan, root.RealpathNow), nil)
 }
 
 // finishTrace ends the recording after the tree has exited and records

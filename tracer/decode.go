@@ -133,6 +133,7 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	name1, name2 := cString(parts[0]), cString(parts[2])
 	if ev.Op != OpFork && ev.Op != OpExit && ev.Op != OpURingSetup && info&infoNoName == 0 {
 		ev.Path = resolve(name1, parts[1], info)
+		ev.Given = unclean(name1, parts[1], info)
 	}
 	if info&infoReal != 0 {
 		ev.Dev = kernelDev(le.Uint32(raw[offDev:]))
@@ -188,6 +189,33 @@ func resolve(name string, dir []byte, info uint16) string {
 		return joinClean("/", name) // the base is the root itself
 	}
 	return joinClean(dirPath(dir), name)
+}
+
+// unclean is the name joined with its base but not cleaned, when the name
+// has a ".." component: after a symlink, ".." leaves the link's target,
+// so the lexically clean path may name another file. Otherwise "".
+func unclean(name string, dir []byte, info uint16) string {
+	if !hasDotDot(name) {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(name, "/") || (len(dir) == 0 && info&infoNoBase != 0):
+		return name
+	case len(dir) == 0:
+		return "/" + name
+	}
+	return dirPath(dir) + "/" + name
+}
+
+func hasDotDot(name string) bool {
+	for name != "" {
+		var part string
+		part, name, _ = strings.Cut(name, "/")
+		if part == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // dirPath turns leaf-first NUL-terminated names into an absolute path.

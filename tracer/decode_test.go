@@ -206,6 +206,28 @@ func TestNameCache(t *testing.T) {
 	}
 }
 
+// TestDecodeGiven: a name with ".." keeps its unclean form beside the
+// clean path.
+func TestDecodeGiven(t *testing.T) {
+	for _, c := range []struct {
+		parts       []string
+		path, given string
+	}{
+		{[]string{"/tmp/l/../shadow\x00"}, "/tmp/shadow", "/tmp/l/../shadow"},
+		{[]string{"l/../x\x00", "d\x00"}, "/d/x", "/d/l/../x"},
+		{[]string{"/a/..b/c\x00"}, "/a/..b/c", ""},
+		{[]string{"/a/./b\x00"}, "/a/b", ""},
+	} {
+		ev, err := decodeEvent(rawRecord(1, infoFlags, -2, c.parts...), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Path != c.path || ev.Given != c.given {
+			t.Errorf("%q: path %q given %q, want %q %q", c.parts, ev.Path, ev.Given, c.path, c.given)
+		}
+	}
+}
+
 // TestDecodeReal: the real path and identity of an opened file, and the
 // representation of the files that have no path under the root.
 func TestDecodeReal(t *testing.T) {

@@ -108,7 +108,10 @@ func AxisOf(op Op, flags uint64) Axis {
 //
 // Path and Path2 are the names as the process gave them (made absolute
 // against the base directory the kernel used, cleaned lexically: symlinks
-// are not followed). For a successful open (open, openat, openat2, creat,
+// are not followed). When the name has a ".." component, Given is the
+// same path before cleaning: a ".." after a symlink leaves the link's
+// target, so the clean Path may name another file than the kernel
+// resolved (use Real, or resolve Given). For a successful open (open, openat, openat2, creat,
 // open_by_handle_at) and exec, Real is the file the kernel actually
 // opened or executed, read from the new descriptor (bprm->file for exec)
 // and named from the process's root with mounts crossed and symlinks
@@ -132,6 +135,7 @@ type Event struct {
 	Op        Op        `json:"op"`
 	Path      string    `json:"path"`
 	Path2     string    `json:"path2,omitempty"`
+	Given     string    `json:"given,omitempty"`
 	Real      string    `json:"real,omitempty"`
 	RealState RealState `json:"real_state,omitempty"`
 	Dev       uint64    `json:"dev,omitempty"`
@@ -164,11 +168,15 @@ func (e *Event) Proc() ProcID { return ProcID{e.TGID, e.Start} }
 func (e *Event) Parent() ProcID { return ProcID{e.PPID, e.PStart} }
 
 // Target is the path of the file the operation reached: Real when the
-// kernel named it, else Path (failed calls, operations without a
-// descriptor, and files without a reachable path).
+// kernel named it, else the name as given (Given when set, else Path), to
+// be resolved against the file system (failed calls, operations without
+// a descriptor, and files without a reachable path).
 func (e *Event) Target() string {
-	if e.Real != "" {
+	switch {
+	case e.Real != "":
 		return e.Real
+	case e.Given != "":
+		return e.Given
 	}
 	return e.Path
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // AppendJSON appends the JSON object of e (one JSONL line without the
-// newline) to buf. Fields appear in a fixed order; path2, real,
+// newline) to buf. Fields appear in a fixed order; path2, given, real,
 // real_state, dev/ino (together, when ino is set), io_uring and errno are
 // omitted when empty and flags is present exactly for open events (an
 // O_RDONLY open has "flags":0). docs/trace-events.md is the schema.
@@ -44,6 +44,10 @@ func (e *Event) AppendJSON(buf []byte) []byte {
 	if e.Path2 != "" {
 		buf = append(buf, `,"path2":`...)
 		buf = appendString(buf, e.Path2)
+	}
+	if e.Given != "" {
+		buf = append(buf, `,"given":`...)
+		buf = appendString(buf, e.Given)
 	}
 	if e.Real != "" {
 		buf = append(buf, `,"real":`...)
@@ -89,6 +93,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		Comm  json.RawMessage `json:"comm"`
 		Path  json.RawMessage `json:"path"`
 		Path2 json.RawMessage `json:"path2"`
+		Given json.RawMessage `json:"given"`
 		Real  json.RawMessage `json:"real"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -98,7 +103,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	for _, f := range []struct {
 		dst *string
 		src json.RawMessage
-	}{{&e.Comm, raw.Comm}, {&e.Path, raw.Path}, {&e.Path2, raw.Path2}, {&e.Real, raw.Real}} {
+	}{{&e.Comm, raw.Comm}, {&e.Path, raw.Path}, {&e.Path2, raw.Path2}, {&e.Given, raw.Given}, {&e.Real, raw.Real}} {
 		if len(f.src) == 0 || string(f.src) == "null" {
 			continue
 		}
