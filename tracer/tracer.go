@@ -25,6 +25,13 @@ const (
 	DefaultMaxQueued = 1 << 18
 )
 
+// MinKernel is the oldest Linux the tracer is written for: its io_uring
+// program needs the io_uring_submit_req tracepoint and the per-opcode
+// request structs (io_open, io_rename, io_link, ...) of the io_uring/
+// split, both in 6.0; 6.1 is the LTS release that has them. Loading is
+// tested (the verifier) on the kernel the tests run on.
+const MinKernel = "6.1"
+
 // Options size the kernel side of a Tracer.
 type Options struct {
 	// RingBytes is the size of the ring buffer shared by all sessions,
@@ -213,7 +220,7 @@ func permHint(err error) error {
 		return fmt.Errorf("%w (tracing needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN: run as root)", err)
 	}
 	if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("%w (needs BTF tracepoints, ring buffers, bpf_loop and kernel BTF for CO-RE: Linux >= 5.17 with CONFIG_DEBUG_INFO_BTF)", err)
+		return fmt.Errorf("%w (needs BTF tracepoints, ring buffers, bpf_loop, BPF_PROG_TYPE_SYSCALL, the io_uring_submit_req tracepoint and kernel BTF for CO-RE: Linux >= %s with CONFIG_DEBUG_INFO_BTF and CONFIG_IO_URING)", err, MinKernel)
 	}
 	return err
 }
