@@ -12,6 +12,7 @@
 struct ab_walk {
 	__u64 dentry;
 	__u64 vfsmnt;
+	__u64 mntroot; /* vfsmnt->mnt_root, read once per mount */
 	__u64 rootd;
 	__u64 rootm;
 	__u32 off;   /* next write offset in ab_event.data */
@@ -44,7 +45,7 @@ static long ab_walk_step(__u32 i, void *ctx)
 		w->reached = d && vm;
 		return 1;
 	}
-	struct dentry *mnt_root = BPF_CORE_READ(vm, mnt_root);
+	struct dentry *mnt_root = (void *)w->mntroot;
 	struct dentry *parent = BPF_CORE_READ(d, d_parent);
 	if (d == mnt_root || d == parent) {
 		if (d != mnt_root) { /* a disconnected dentry: stop here */
@@ -59,6 +60,7 @@ static long ab_walk_step(__u32 i, void *ctx)
 		}
 		w->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
 		w->vfsmnt = (__u64)mp + bpf_core_field_offset(struct mount, mnt);
+		w->mntroot = (__u64)BPF_CORE_READ(mp, mnt.mnt_root);
 		return 0;
 	}
 	if (w->off - w->start > AB_DIR_MAX || w->off > AB_DATA_MASK) {
@@ -90,6 +92,7 @@ static __always_inline __u32 ab_walk_dir(struct ab_event *e, __u32 off, __u64 de
 		return 0;
 	w->dentry = dentry;
 	w->vfsmnt = mnt;
+	w->mntroot = (__u64)BPF_CORE_READ((struct vfsmount *)mnt, mnt_root);
 	w->rootd = rootd;
 	w->rootm = rootm;
 	w->off = off;
@@ -134,6 +137,7 @@ __noinline __u32 ab_real(struct ab_event *e, __u32 off, __u64 file, __u64 rootd,
 	}
 	w->dentry = (__u64)d;
 	w->vfsmnt = (__u64)m;
+	w->mntroot = (__u64)BPF_CORE_READ(m, mnt_root);
 	w->rootd = rootd;
 	w->rootm = rootm;
 	w->off = off;

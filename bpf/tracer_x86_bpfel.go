@@ -45,6 +45,7 @@ type TracerAbWalk struct {
 	_       structs.HostLayout
 	Dentry  uint64
 	Vfsmnt  uint64
+	Mntroot uint64
 	Rootd   uint64
 	Rootm   uint64
 	Off     uint32

@@ -144,7 +144,7 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 		case info&infoRTrunc != 0:
 			ev.RealState = RealTruncated
 		default:
-			ev.Real = dirPath(parts[4])
+			ev.Real = realPath(parts[4], ev.Path)
 			if info&infoDeleted != 0 {
 				ev.RealState = RealDeleted
 			}
@@ -208,6 +208,9 @@ func unclean(name string, dir []byte, info uint16) string {
 }
 
 func hasDotDot(name string) bool {
+	if !strings.Contains(name, "..") {
+		return false
+	}
 	for name != "" {
 		var part string
 		part, name, _ = strings.Cut(name, "/")
@@ -220,16 +223,46 @@ func hasDotDot(name string) bool {
 
 // dirPath turns leaf-first NUL-terminated names into an absolute path.
 func dirPath(dir []byte) string {
-	names := bytes.Split(bytes.TrimSuffix(dir, []byte{0}), []byte{0})
-	var b strings.Builder
-	for i := len(names) - 1; i >= 0; i-- {
-		b.WriteByte('/')
-		b.Write(names[i])
+	var buf [512]byte
+	return string(appendDirPath(buf[:0], dir))
+}
+
+// appendDirPath appends the absolute path of leaf-first NUL-terminated
+// names to b: each name's NUL becomes the "/" before it, so the path is
+// as long as the names (one allocation at most, none when b has room).
+func appendDirPath(b, dir []byte) []byte {
+	if len(dir) > 0 && dir[len(dir)-1] != 0 {
+		dir = append(dir[:len(dir):len(dir)], 0)
 	}
-	if b.Len() == 0 {
-		return "/"
+	if len(dir) == 0 {
+		return append(b, '/')
 	}
-	return b.String()
+	start := len(b)
+	b = append(b, make([]byte, len(dir))...)
+	out := b[start:]
+	w := len(out)
+	for len(dir) > 0 {
+		i := bytes.IndexByte(dir, 0)
+		name := dir[:i]
+		dir = dir[i+1:]
+		w -= len(name)
+		copy(out[w:], name)
+		w--
+		out[w] = '/'
+	}
+	return b
+}
+
+// realPath is the path of the real-path names, sharing the string of
+// the name as given when they are the same (the common case: no symlink
+// on the way), so it costs no allocation then.
+func realPath(names []byte, given string) string {
+	var buf [512]byte
+	b := appendDirPath(buf[:0], names)
+	if string(b) == given {
+		return given
+	}
+	return string(b)
 }
 
 func joinClean(dir, name string) string {
