@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -164,6 +165,12 @@ func TestRealPathBadInput(t *testing.T) {
 	check("open_by_handle_at", func(ev *Event) bool {
 		return ev.Op == OpOpen && ev.Path == "" && !ev.Failed() && ev.Comm == "opath"
 	}, plain, "", plainIno)
+	// A NULL name is a fault with no path, not the current directory.
+	if count(r.events, func(ev *Event) bool {
+		return ev.Op == OpOpen && ev.Comm == "opath" && ev.Errno == "EFAULT" && ev.Path == "" && ev.Real == ""
+	}) != 1 {
+		t.Errorf("open(NULL) not recorded as a fault without a path")
+	}
 	check("too long", func(ev *Event) bool {
 		return ev.Op == OpOpen && strings.HasSuffix(ev.Path, "/f") && ev.Comm == "cat"
 	}, "", RealTruncated, deep.ino)
@@ -252,14 +259,14 @@ func TestRealPathRace(t *testing.T) {
 	_, ib := inodeOf(t, b)
 	inoOf := map[string]uint64{a: ia, b: ib}
 	r := runTraced(t, tr, dir, []string{race, "20000", a, b}, func(ev *Event) bool {
-		return ev.Op == OpOpen && strings.HasPrefix(ev.Path, dir)
+		return (ev.Op == OpOpen && strings.HasPrefix(ev.Path, dir)) || ev.Op == OpExit
 	})
 	if r.code != 0 || r.sum.Lost != 0 {
 		t.Fatalf("race exited %d, lost %d", r.code, r.sum.Lost)
 	}
 	nameDiffers := 0
 	for _, ev := range r.events {
-		if ev.Failed() {
+		if ev.Failed() || ev.Op != OpOpen {
 			continue
 		}
 		if want, ok := inoOf[ev.Real]; !ok || want != ev.Ino {
@@ -269,10 +276,14 @@ func TestRealPathRace(t *testing.T) {
 			nameDiffers++
 		}
 	}
-	if len(r.events) < 20000 {
-		t.Fatalf("%d open events, want 20000", len(r.events))
+	// main returned while the other thread ran: one exit of the process.
+	if n := count(r.events, func(ev *Event) bool { return ev.Op == OpExit }); n != 1 {
+		t.Errorf("%d exit events for one process whose two threads exited together", n)
 	}
-	t.Logf("%d of %d opens: the name in memory at sys_exit was not the file opened; the real path was right", nameDiffers, len(r.events))
+	if n := count(r.events, func(ev *Event) bool { return ev.Op == OpOpen }); n < 20000 {
+		t.Fatalf("%d open events, want 20000", n)
+	}
+	t.Logf("%d of %d events: the name in memory at sys_exit was not the file opened; the real path was right", nameDiffers, len(r.events))
 }
 
 // TestProcessIdentityPidReuse: in a tree of 10k processes whose pids wrap
@@ -364,5 +375,32 @@ func TestURingOpenTraced(t *testing.T) {
 		return ev.Op == OpOpen && ev.URing && ev.Path == filepath.Join(dir, "data") && ev.Axis == AxisRead
 	}) != 1 {
 		t.Errorf("the io_uring openat of %s/data is not traced: %+v", dir, r.events)
+	}
+}
+
+// TestSyncUsesNoSharedScratch: ab_sync, a sleepable program, builds its
+// marker on its own stack: it references no per-CPU scratch map that a
+// traced task preempting it could overwrite.
+func TestSyncUsesNoSharedScratch(t *testing.T) {
+	tr := loadTracer(t, Options{})
+	info, err := tr.objs.AbSync.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, ok := info.MapIDs()
+	if !ok {
+		t.Fatal("the kernel does not report a program's maps")
+	}
+	for _, m := range []*ebpf.Map{tr.objs.AbScratch, tr.objs.AbWalkstate} {
+		mi, err := m.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := mi.ID()
+		for _, used := range ids {
+			if used == id {
+				t.Errorf("ab_sync uses the shared per-CPU map %s", mi.Name)
+			}
+		}
 	}
 }

@@ -1,15 +1,19 @@
-/* opath FILE MOUNTDIR: open FILE with O_PATH, then by handle
- * (name_to_handle_at + open_by_handle_at relative to MOUNTDIR). */
+/* opath FILE MOUNTDIR: open a NULL name (EFAULT), open FILE with O_PATH,
+ * then by handle (name_to_handle_at + open_by_handle_at relative to
+ * MOUNTDIR). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
 	if (argc != 3)
 		return 2;
+	if (syscall(SYS_openat, AT_FDCWD, NULL, O_RDONLY) >= 0)
+		return 6;
 	int fd = open(argv[1], O_PATH);
 	if (fd < 0)
 		return 3;
