@@ -290,6 +290,9 @@ func TestRealPathRace(t *testing.T) {
 // around, every file event joins (by TGID and Start) the exec of the
 // process that made it, and fork events rebuild the tree.
 func TestProcessIdentityPidReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10k fork+exec and 30k threads take minutes")
+	}
 	tr := loadTracer(t, Options{})
 	tree := helperBin(t, "tree")
 	dir, err := filepath.EvalSymlinks(t.TempDir())
