@@ -40,8 +40,10 @@ type Auditor struct {
 }
 
 // New returns an Auditor for a run under plan (nil: unconstrained, so
-// nothing is a denial) whose paths resolve with realpath (for example a
-// policy.Root's Realpath).
+// nothing is a denial) whose paths resolve with realpath. realpath must
+// see the file system as it is when it is called (a policy.Root's
+// RealpathNow, not its cached Realpath): an agent can create the symlink
+// it is then refused through.
 func New(plan *policy.Plan, realpath func(string) string) *Auditor {
 	return &Auditor{
 		plan: plan, realpath: realpath, denials: map[denialKey]int{},
@@ -74,12 +76,14 @@ func refused(ev *tracer.Event) bool {
 }
 
 // permits asks the plan whether the operation was allowed; without a plan
-// everything is.
+// everything is. The operation's path is the file the kernel reached when
+// the event names it (Real), else the name as given, unclean when it had
+// "..", resolved now.
 func (a *Auditor) permits(ev *tracer.Event) bool {
 	if a.plan == nil {
 		return true
 	}
-	op := policy.Operation{Op: string(ev.Op), Path: ev.Path, Path2: ev.Path2, Flags: ev.Flags}
+	op := policy.Operation{Op: string(ev.Op), Path: ev.Target(), Path2: ev.Path2, Flags: ev.Flags}
 	if ev.Op == tracer.OpExec {
 		op.Path2 = "" // a derived exec names the loader there
 	}

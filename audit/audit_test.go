@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -75,5 +77,57 @@ func TestProgramRunThroughTheLoaderIsAnExecute(t *testing.T) {
 	}
 	if len(a.LoaderExecs()) != 1 {
 		t.Fatalf("loader execs %+v", a.LoaderExecs())
+	}
+}
+
+// TestDenialThroughLinkCreatedDuringRun: the audit judges a refused
+// access against the file system as it is when the event arrives, so a
+// refusal through a symlink the agent created during the run, after the
+// same name had been resolved, is a denial; so is one through ".." after
+// a symlink, whose clean path lies inside an allowed directory.
+func TestDenialThroughLinkCreatedDuringRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"work", "secret"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret", "key"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/secret", filepath.Join(dir, "work", "s")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &policy.Plan{Rules: []policy.Rule{
+		{Path: "/work", Dir: true, Access: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile | policy.AccessMakeSym},
+	}}
+	a := New(plan, root.RealpathNow)
+	eacces := func(p, given string) *tracer.Event {
+		return &tracer.Event{Op: tracer.OpOpen, Path: p, Given: given, Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}
+	}
+	// Before the link exists, /work/l is an allowed file (a refusal there
+	// is a file-mode matter, not the plan's).
+	a.Observe(eacces("/work/l", ""))
+	if err := os.Symlink("/secret/key", filepath.Join(dir, "work", "l")); err != nil {
+		t.Fatal(err)
+	}
+	a.Observe(eacces("/work/l", ""))
+	a.Observe(eacces("/work/secret/key", "/work/s/../secret/key"))
+	got := a.Denials()
+	want := []Denial{
+		{Op: "open", Axis: "read", Path: "/work/l", Errno: "EACCES", Count: 1},
+		{Op: "open", Axis: "read", Path: "/work/secret/key", Errno: "EACCES", Count: 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("denials %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("denial %d = %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }

@@ -17,6 +17,7 @@ enum ab_kind {
 	AB_KIND_PATH = 0,   /* path string(s) relative to base directories */
 	AB_KIND_FD = 1,     /* path 1 is the file of a descriptor (fchdir, ftruncate) */
 	AB_KIND_HOW = 2,    /* openat2: ptr2 is struct open_how */
+	AB_KIND_NONE = 3,   /* no path: io_uring_setup, open_by_handle_at */
 };
 
 /* One decoded syscall. */
@@ -32,7 +33,7 @@ struct ab_call {
 	__u64 rootm;
 	__u64 flags;
 	__u8 op;
-	__u8 info;
+	__u16 info;
 	__u8 kind;    /* enum ab_kind */
 	__u8 based;   /* dent/mnt/root fields are set */
 	__u8 self;    /* a relative path 1 names its base itself (chdir that succeeded) */
@@ -97,6 +98,14 @@ static __always_inline int ab_fill_call(int sys, __u64 a[5], struct ab_call *c)
 	case AB_SYS_CREAT:
 		c->op = AB_OP_OPEN, c->ptr1 = a[0], c->flags = AB_O_CREAT_WR_TRUNC;
 		c->info = AB_INFO_FLAGS;
+		break;
+	case AB_SYS_OPEN_BY_HANDLE: /* no name: the real path says what was opened */
+		c->op = AB_OP_OPEN, c->flags = a[2], c->kind = AB_KIND_NONE;
+		c->info = AB_INFO_FLAGS | AB_INFO_NONAME;
+		break;
+	case AB_SYS_URING_SETUP:
+		c->op = AB_OP_URING_SETUP, c->kind = AB_KIND_NONE;
+		c->info = AB_INFO_NONAME;
 		break;
 	case AB_SYS_EXECVE:
 		c->op = AB_OP_EXEC, c->ptr1 = a[0];

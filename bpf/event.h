@@ -12,7 +12,7 @@ const volatile __u64 ab_wake_bytes = 65536;
 
 /* ab_header starts the scratch event for the current task; the caller
  * sets ppid (see ab_ppid). */
-static __always_inline struct ab_event *ab_header(__u64 session, __u8 op, __s64 ret, __u8 info)
+static __always_inline struct ab_event *ab_header(__u64 session, __u8 op, __s64 ret, __u16 info)
 {
 	__u32 zero = 0;
 	struct ab_event *e = bpf_map_lookup_elem(&ab_scratch, &zero);
@@ -27,9 +27,21 @@ static __always_inline struct ab_event *ab_header(__u64 session, __u8 op, __s64 
 	e->tgid = pid_tgid >> 32;
 	e->op = op;
 	e->info = info;
-	e->len[0] = e->len[1] = e->len[2] = e->len[3] = 0;
+	e->len[0] = e->len[1] = e->len[2] = e->len[3] = e->len[4] = 0;
+	e->ino = 0;
+	e->dev = 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	e->start = task->group_leader->start_time;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	return e;
+}
+
+/* ab_parent sets the parent fields (ppid, pstart) of e from task p. */
+static __always_inline void ab_parent(struct ab_event *e, struct task_struct *p)
+{
+	struct task_struct *parent = BPF_CORE_READ(p, real_parent);
+	e->ppid = BPF_CORE_READ(parent, tgid);
+	e->pstart = BPF_CORE_READ(parent, group_leader, start_time);
 }
 
 /* ab_submit copies the header and the first len data bytes of e to the
@@ -69,13 +81,14 @@ __noinline __u32 ab_user_path(struct ab_event *e, __u32 off, struct ab_call *c, 
 		e->info |= AB_INFO_TRUNC;
 		return off;
 	}
-	long n = 0;
-	if (ptr) {
-		n = bpf_probe_read_user_str(&e->data[AB_BOUNDED(off)], AB_PATH_MAX, (void *)ptr);
-		if (n < 0) {
-			e->info |= AB_INFO_FAULT;
-			return off; /* no name: do not report the base as the path */
-		}
+	if (!ptr) { /* a NULL name (EFAULT): not the base directory */
+		e->info |= AB_INFO_FAULT;
+		return off;
+	}
+	long n = bpf_probe_read_user_str(&e->data[AB_BOUNDED(off)], AB_PATH_MAX, (void *)ptr);
+	if (n < 0) {
+		e->info |= AB_INFO_FAULT;
+		return off; /* no name: do not report the base as the path */
 	}
 	n &= (AB_PATH_MAX * 2 - 1);
 	char first = n > 1 ? e->data[AB_BOUNDED(off)] : 0;
@@ -110,3 +123,53 @@ __noinline __u32 ab_user_path(struct ab_event *e, __u32 off, struct ab_call *c, 
 }
 
 #endif
+
+#define AB_KP_SECOND 1 /* ab_kernel_path: write path 2 (parts 2, 3), not path 1 */
+#define AB_KP_RAW 2    /* ab_kernel_path: do not walk a base directory */
+
+/* ab_kernel_path writes a path that the kernel has already copied in
+ * (an io_uring request's struct filename) at off as path 1 or 2 (mode),
+ * and its base directory (descriptor dfd of the current task) after it
+ * when it is relative; it returns the new offset. */
+__noinline __u32 ab_kernel_path(struct ab_event *e, __u32 off, __u64 filename, int dfd, int mode)
+{
+	struct filename *fn = (void *)filename;
+	int slot = (mode & AB_KP_SECOND) ? 2 : 0;
+	int walk = !(mode & AB_KP_RAW);
+	if (!e)
+		return off;
+	if (!fn || off > AB_DATA_MASK) {
+		e->info |= AB_INFO_FAULT;
+		return off;
+	}
+	const char *name = BPF_CORE_READ(fn, name);
+	long n = bpf_probe_read_kernel_str(&e->data[AB_BOUNDED(off)], AB_PATH_MAX, name);
+	if (n < 0) {
+		e->info |= AB_INFO_FAULT;
+		return off;
+	}
+	n &= (AB_PATH_MAX * 2 - 1);
+	char first = n > 1 ? e->data[AB_BOUNDED(off)] : 0;
+	if (slot == 0)
+		e->len[0] = n;
+	else
+		e->len[2] = n;
+	off += n;
+	if (first == '/' || !walk)
+		return off;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 dent = 0, mnt = 0;
+	ab_base(task, dfd, &dent, &mnt);
+	if (!dent) {
+		e->info |= AB_INFO_NOBASE;
+		return off;
+	}
+	struct fs_struct *fs = BPF_CORE_READ(task, fs);
+	__u32 d = ab_walk_dir(e, off, dent, mnt, (__u64)BPF_CORE_READ(fs, root.dentry),
+			      (__u64)BPF_CORE_READ(fs, root.mnt));
+	if (slot == 0)
+		e->len[1] = d;
+	else
+		e->len[3] = d;
+	return off + d;
+}

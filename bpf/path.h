@@ -12,12 +12,14 @@
 struct ab_walk {
 	__u64 dentry;
 	__u64 vfsmnt;
+	__u64 mntroot; /* vfsmnt->mnt_root, read once per mount */
 	__u64 rootd;
 	__u64 rootm;
 	__u32 off;   /* next write offset in ab_event.data */
 	__u32 start; /* offset where this directory began */
-	__u8 done;   /* reached the root (or the top of the namespace) */
-	__u8 trunc;  /* ran out of space */
+	__u8 done;    /* reached the root (or the top of the namespace) */
+	__u8 trunc;   /* ran out of space */
+	__u8 reached; /* reached the task's root, not only the namespace's top */
 };
 
 /* The walk state lives in a per-CPU map, not on the stack: the verifier
@@ -40,9 +42,10 @@ static long ab_walk_step(__u32 i, void *ctx)
 
 	if (!d || !vm || (w->dentry == w->rootd && w->vfsmnt == w->rootm)) {
 		w->done = 1;
+		w->reached = d && vm;
 		return 1;
 	}
-	struct dentry *mnt_root = BPF_CORE_READ(vm, mnt_root);
+	struct dentry *mnt_root = (void *)w->mntroot;
 	struct dentry *parent = BPF_CORE_READ(d, d_parent);
 	if (d == mnt_root || d == parent) {
 		if (d != mnt_root) { /* a disconnected dentry: stop here */
@@ -57,6 +60,7 @@ static long ab_walk_step(__u32 i, void *ctx)
 		}
 		w->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
 		w->vfsmnt = (__u64)mp + bpf_core_field_offset(struct mount, mnt);
+		w->mntroot = (__u64)BPF_CORE_READ(mp, mnt.mnt_root);
 		return 0;
 	}
 	if (w->off - w->start > AB_DIR_MAX || w->off > AB_DATA_MASK) {
@@ -88,15 +92,68 @@ static __always_inline __u32 ab_walk_dir(struct ab_event *e, __u32 off, __u64 de
 		return 0;
 	w->dentry = dentry;
 	w->vfsmnt = mnt;
+	w->mntroot = (__u64)BPF_CORE_READ((struct vfsmount *)mnt, mnt_root);
 	w->rootd = rootd;
 	w->rootm = rootm;
 	w->off = off;
 	w->start = off;
 	w->done = 0;
 	w->trunc = 0;
+	w->reached = 0;
 	bpf_loop(AB_WALK_MAX, ab_walk_step, NULL, 0);
 	if (w->trunc || !w->done)
 		e->info |= AB_INFO_TRUNC;
+	return w->off - off;
+}
+
+/* ab_real writes, at off, the real path of file f (its names from the
+ * file up to the task's root (rootd, rootm), as ab_walk_dir does) and its
+ * identity (dev, ino), and returns the bytes written. A file that is not
+ * below the root (an anonymous file such as a memfd or a pipe, or one of
+ * another mount namespace) gets AB_INFO_UNREACH and no path; one whose
+ * path did not fit, AB_INFO_RTRUNC; an unlinked one, AB_INFO_DELETED. A
+ * global function: the verifier checks it once. */
+__noinline __u32 ab_real(struct ab_event *e, __u32 off, __u64 file, __u64 rootd, __u64 rootm)
+{
+	struct file *f = (void *)file;
+	if (!e || !f)
+		return 0;
+	struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
+	struct vfsmount *m = BPF_CORE_READ(f, f_path.mnt);
+	struct inode *ino = BPF_CORE_READ(f, f_inode);
+	if (!d || !m || !ino)
+		return 0;
+	e->ino = BPF_CORE_READ(ino, i_ino);
+	e->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	e->info |= AB_INFO_REAL;
+	if (BPF_CORE_READ(ino, __i_nlink) == 0 ||
+	    (d != BPF_CORE_READ(d, d_parent) && !BPF_CORE_READ(d, d_hash.pprev)))
+		e->info |= AB_INFO_DELETED;
+	__u32 zero = 0;
+	struct ab_walk *w = bpf_map_lookup_elem(&ab_walkstate, &zero);
+	if (!w || off > AB_DATA_MASK) {
+		e->info |= AB_INFO_RTRUNC;
+		return 0;
+	}
+	w->dentry = (__u64)d;
+	w->vfsmnt = (__u64)m;
+	w->mntroot = (__u64)BPF_CORE_READ(m, mnt_root);
+	w->rootd = rootd;
+	w->rootm = rootm;
+	w->off = off;
+	w->start = off;
+	w->done = 0;
+	w->trunc = 0;
+	w->reached = 0;
+	bpf_loop(AB_WALK_MAX, ab_walk_step, NULL, 0);
+	if (w->trunc || !w->done) {
+		e->info |= AB_INFO_RTRUNC;
+		return 0;
+	}
+	if (!w->reached) {
+		e->info |= AB_INFO_UNREACH;
+		return 0;
+	}
 	return w->off - off;
 }
 

@@ -32,6 +32,8 @@ enum ab_sys {
 	AB_SYS_FTRUNCATE,
 	AB_SYS_CHDIR,
 	AB_SYS_FCHDIR,
+	AB_SYS_OPEN_BY_HANDLE,
+	AB_SYS_URING_SETUP,
 };
 
 #define AB_TS_COMPAT 0x0002           /* x86 thread_info.status: in a compat syscall */
@@ -66,6 +68,8 @@ static const __u8 ab_sys64[AB_NR_MAX] = {
 	[77] = AB_SYS_FTRUNCATE,
 	[80] = AB_SYS_CHDIR,
 	[81] = AB_SYS_FCHDIR,
+	[304] = AB_SYS_OPEN_BY_HANDLE,
+	[425] = AB_SYS_URING_SETUP,
 };
 
 /* ia32 numbers. */
@@ -94,6 +98,8 @@ static const __u8 ab_sys32[AB_NR_MAX] = {
 	[194] = AB_SYS_FTRUNCATE, /* ftruncate64 */
 	[12] = AB_SYS_CHDIR,
 	[133] = AB_SYS_FCHDIR,
+	[342] = AB_SYS_OPEN_BY_HANDLE,
+	[425] = AB_SYS_URING_SETUP,
 };
 
 /* ab_args reads the first five syscall arguments of either ABI from the

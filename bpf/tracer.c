@@ -51,7 +51,7 @@ __noinline int ab_emit(struct ab_call *c, long ret)
 	if (!e)
 		return 0;
 	struct task_struct *task = bpf_get_current_task_btf();
-	e->ppid = task->real_parent->tgid; /* a direct load: verified once here */
+	ab_parent(e, task);
 	if (c->kind == AB_KIND_HOW)
 		bpf_probe_read_user(&e->flags, sizeof(e->flags), (void *)c->ptr2);
 	else
@@ -65,10 +65,24 @@ __noinline int ab_emit(struct ab_call *c, long ret)
 		} else {
 			e->info |= AB_INFO_NOBASE;
 		}
-	} else {
+	} else if (c->kind != AB_KIND_NONE) {
 		off = ab_user_path(e, 0, c, 0);
 		if (c->ptr2 && c->kind != AB_KIND_HOW)
 			off = ab_user_path(e, off, c, 1);
+	}
+	if (c->op == AB_OP_OPEN && ret >= 0) {
+		/* The file the descriptor now refers to: what was opened,
+		 * whatever the name (or the user memory holding it) says. */
+		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+		struct file *f = NULL;
+		if ((unsigned long)ret < BPF_CORE_READ(fdt, max_fds)) {
+			struct file **fds = BPF_CORE_READ(fdt, fd);
+			bpf_probe_read_kernel(&f, sizeof(f), &fds[ret]);
+		}
+		struct fs_struct *fs = BPF_CORE_READ(task, fs);
+		e->len[4] = ab_real(e, off, (__u64)f, (__u64)BPF_CORE_READ(fs, root.dentry),
+				    (__u64)BPF_CORE_READ(fs, root.mnt));
+		off += e->len[4];
 	}
 	ab_submit(e, off);
 	return 0;
@@ -114,7 +128,7 @@ int BPF_PROG(ab_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	struct ab_event *e = ab_header(session, AB_OP_EXEC, 0, 0);
 	if (!e)
 		return 0;
-	e->ppid = BPF_CORE_READ(p, real_parent, tgid);
+	ab_parent(e, p);
 	long n = bpf_probe_read_kernel_str(&e->data[0], AB_PATH_MAX, BPF_CORE_READ(bprm, filename));
 	if (n < 0) {
 		e->info |= AB_INFO_FAULT;
@@ -123,13 +137,13 @@ int BPF_PROG(ab_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	n &= (AB_PATH_MAX * 2 - 1);
 	struct fs_struct *fs = BPF_CORE_READ(p, fs);
 	__u64 dent = 0, mnt = 0;
+	/* The file executed: the script, not its interpreter. */
+	struct file *f = BPF_CORE_READ(bprm, file);
+	if (bpf_core_field_exists(bprm->executable) && BPF_CORE_READ(bprm, executable))
+		f = BPF_CORE_READ(bprm, executable);
 	if (n > 8 && *(__u64 *)e->data == AB_DEVFD_PREFIX) {
 		/* execveat(fd, name) or fexecve: the descriptor may be closed by
-		 * now (O_CLOEXEC), so report the file that was executed (the
-		 * script, not its interpreter). */
-		struct file *f = BPF_CORE_READ(bprm, file);
-		if (bpf_core_field_exists(bprm->executable) && BPF_CORE_READ(bprm, executable))
-			f = BPF_CORE_READ(bprm, executable);
+		 * now (O_CLOEXEC), so report the file that was executed. */
 		dent = (__u64)BPF_CORE_READ(f, f_path.dentry);
 		mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
 		e->info |= AB_INFO_DEVFD;
@@ -145,6 +159,9 @@ int BPF_PROG(ab_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 					(__u64)BPF_CORE_READ(fs, root.mnt));
 		off += e->len[1];
 	}
+	e->len[4] = ab_real(e, off, (__u64)f, (__u64)BPF_CORE_READ(fs, root.dentry),
+			    (__u64)BPF_CORE_READ(fs, root.mnt));
+	off += e->len[4];
 	ab_submit(e, off);
 	return 0;
 }
@@ -168,7 +185,8 @@ int BPF_PROG(ab_fork, struct task_struct *parent, struct task_struct *child)
 	struct ab_event *e = ab_header(s, AB_OP_FORK, 0, 0);
 	if (!e)
 		return 0;
-	e->ppid = BPF_CORE_READ(child, real_parent, tgid);
+	ab_parent(e, child);
+	e->start = BPF_CORE_READ(child, start_time); /* the child leads its group */
 	e->pid = cpid;
 	e->tgid = ctgid;
 	BPF_CORE_READ_INTO(&e->comm, child, comm);
@@ -178,27 +196,32 @@ int BPF_PROG(ab_fork, struct task_struct *parent, struct task_struct *child)
 
 #define AB_SIGNAL_GROUP_EXIT 0x00000004
 
-/* group_dead is an argument of the tracepoint since Linux 6.16. */
+/* The process exits when its last thread does: do_exit has decremented
+ * signal->live before the tracepoint, so the thread that finds it at 0 is
+ * the last (the tracepoint's group_dead argument exists only since Linux
+ * 6.16). Two threads dying together may both see 0: removing the process
+ * from the membership map decides which one reports. */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(ab_exit, struct task_struct *p, bool group_dead)
+int BPF_PROG(ab_exit, struct task_struct *p)
 {
-	if (!group_dead)
-		return 0;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u64 s = ab_session(tgid);
 	if (!s)
 		return 0;
-	int code = BPF_CORE_READ(p, exit_code);
 	struct signal_struct *sig = BPF_CORE_READ(p, signal);
+	if (BPF_CORE_READ(sig, live.counter) != 0)
+		return 0;
+	if (bpf_map_delete_elem(&ab_procs, &tgid))
+		return 0; /* another thread of the process reported it */
+	int code = BPF_CORE_READ(p, exit_code);
 	if (BPF_CORE_READ(sig, flags) & AB_SIGNAL_GROUP_EXIT)
 		code = BPF_CORE_READ(sig, group_exit_code);
 	int status = (code & 0x7f) ? 128 + (code & 0x7f) : (code >> 8) & 0xff;
 	struct ab_event *e = ab_header(s, AB_OP_EXIT, status, 0);
 	if (e) {
-		e->ppid = BPF_CORE_READ(p, real_parent, tgid);
+		ab_parent(e, p);
 		ab_submit(e, 0);
 	}
-	bpf_map_delete_elem(&ab_procs, &tgid);
 	return 0;
 }
 
@@ -207,14 +230,89 @@ int BPF_PROG(ab_exit, struct task_struct *p, bool group_dead)
 SEC("syscall")
 int ab_sync(struct ab_sync_args *args)
 {
-	struct ab_event *e;
-	__u32 zero = 0;
-	e = bpf_map_lookup_elem(&ab_scratch, &zero);
-	if (!e)
-		return 1;
-	__builtin_memset(e, 0, offsetof(struct ab_event, data));
+	/* On the stack: a sleepable program must not use the per-CPU
+	 * scratch, which a traced task preempting it could overwrite. */
+	__u64 hdr[AB_HDR_SIZE / 8] = {};
+	struct ab_event *e = (void *)hdr;
 	e->session = args->session;
 	e->ts = args->seq;
 	e->op = AB_OP_SYNC;
-	return bpf_ringbuf_output(&ab_events, e, offsetof(struct ab_event, data), BPF_RB_FORCE_WAKEUP) ? 1 : 0;
+	return bpf_ringbuf_output(&ab_events, hdr, sizeof(hdr), BPF_RB_FORCE_WAKEUP) ? 1 : 0;
+}
+
+#define AB_IORING_OP_OPENAT 18
+#define AB_IORING_OP_OPENAT2 28
+#define AB_IORING_OP_RENAMEAT 35
+#define AB_IORING_OP_UNLINKAT 36
+#define AB_IORING_OP_MKDIRAT 37
+#define AB_IORING_OP_SYMLINKAT 38
+#define AB_IORING_OP_LINKAT 39
+
+/* ab_uring reports the path operations submitted through io_uring by a
+ * traced process (from its own task, an SQPOLL thread or an io worker:
+ * all share its tgid). The request has been prepared, so its names are
+ * kernel copies that user space can no longer change. The result comes
+ * later, asynchronously: the event says AB_INFO_URING, ret is 0. */
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(ab_uring, struct io_kiocb *req)
+{
+	__u64 session = ab_session(bpf_get_current_pid_tgid() >> 32);
+	if (!session)
+		return 0;
+	__u8 opcode = BPF_CORE_READ(req, opcode);
+	__u8 op;
+	__u16 info = AB_INFO_URING;
+	struct filename *n1 = NULL, *n2 = NULL;
+	int dfd1 = AB_AT_FDCWD, dfd2 = AB_AT_FDCWD, mode2 = AB_KP_SECOND;
+	__u64 flags = 0;
+	void *cmd = req; /* the request's command data starts the struct */
+	switch (opcode) {
+	case AB_IORING_OP_OPENAT:
+	case AB_IORING_OP_OPENAT2: {
+		struct io_open *o = cmd;
+		op = AB_OP_OPEN, info |= AB_INFO_FLAGS;
+		n1 = BPF_CORE_READ(o, filename), dfd1 = BPF_CORE_READ(o, dfd);
+		flags = BPF_CORE_READ(o, how.flags);
+		break;
+	}
+	case AB_IORING_OP_UNLINKAT: {
+		struct io_unlink *u = cmd;
+		op = (BPF_CORE_READ(u, flags) & AB_AT_REMOVEDIR) ? AB_OP_RMDIR : AB_OP_UNLINK;
+		n1 = BPF_CORE_READ(u, filename), dfd1 = BPF_CORE_READ(u, dfd);
+		break;
+	}
+	case AB_IORING_OP_MKDIRAT: {
+		struct io_mkdir *m = cmd;
+		op = AB_OP_MKDIR;
+		n1 = BPF_CORE_READ(m, filename), dfd1 = BPF_CORE_READ(m, dfd);
+		break;
+	}
+	case AB_IORING_OP_RENAMEAT:
+	case AB_IORING_OP_LINKAT: {
+		struct io_rename *r = cmd; /* io_link has the same layout */
+		op = opcode == AB_IORING_OP_LINKAT ? AB_OP_LINK : AB_OP_RENAME;
+		n1 = BPF_CORE_READ(r, oldpath), dfd1 = BPF_CORE_READ(r, old_dfd);
+		n2 = BPF_CORE_READ(r, newpath), dfd2 = BPF_CORE_READ(r, new_dfd);
+		break;
+	}
+	case AB_IORING_OP_SYMLINKAT: {
+		struct io_link *l = cmd; /* path 1: the new link; path 2: its target */
+		op = AB_OP_SYMLINK, info |= AB_INFO_RAW2, mode2 |= AB_KP_RAW;
+		n1 = BPF_CORE_READ(l, newpath), dfd1 = BPF_CORE_READ(l, new_dfd);
+		n2 = BPF_CORE_READ(l, oldpath);
+		break;
+	}
+	default:
+		return 0;
+	}
+	struct ab_event *e = ab_header(session, op, 0, info);
+	if (!e)
+		return 0;
+	ab_parent(e, bpf_get_current_task_btf());
+	e->flags = flags;
+	__u32 off = ab_kernel_path(e, 0, (__u64)n1, dfd1, 0);
+	if (n2)
+		off = ab_kernel_path(e, off, (__u64)n2, dfd2, mode2);
+	ab_submit(e, off);
+	return 0;
 }

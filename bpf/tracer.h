@@ -22,6 +22,7 @@ enum ab_op {
 	AB_OP_FORK = 11,
 	AB_OP_EXIT = 12,
 	AB_OP_SYNC = 13, /* drain marker written by ab_sync, never a process event */
+	AB_OP_URING_SETUP = 14, /* io_uring_setup: the process asked for an io_uring */
 };
 
 /* Bits of ab_event.info. */
@@ -32,6 +33,12 @@ enum ab_info {
 	AB_INFO_DEVFD = 1 << 3,     /* exec of "/dev/fd/N[/name]": the path is the walked file */
 	AB_INFO_RAW2 = 1 << 4,      /* path 2 is relative to path 1's directory (symlink target) */
 	AB_INFO_NOBASE = 1 << 5,    /* the base directory (bad dirfd) is unknown */
+	AB_INFO_REAL = 1 << 6,      /* part 4 (real path), dev and ino describe the file opened */
+	AB_INFO_RTRUNC = 1 << 7,    /* the real path did not fit (part 4 is not a whole path) */
+	AB_INFO_DELETED = 1 << 8,   /* the file opened has no name any more (unlinked) */
+	AB_INFO_UNREACH = 1 << 9,   /* the file is not below the task's root (anonymous, other mount ns) */
+	AB_INFO_URING = 1 << 10,    /* an io_uring submission: ret is not the operation's result */
+	AB_INFO_NONAME = 1 << 11,   /* the call names no path (open_by_handle_at) */
 };
 
 /* Indices of the global per-CPU counters (map ab_counters). */
@@ -63,23 +70,37 @@ enum ab_counter {
  * One ring-buffer record: the header below, then len[0] bytes of the
  * first path as given (NUL-terminated), len[1] bytes of the first base
  * directory as NUL-terminated names from the leaf up to the process root,
- * then the same two parts for the second path.
+ * then the same two parts for the second path, then len[4] bytes of the
+ * real path of the file opened or executed (names from the file itself
+ * up to the root, as for a base directory).
+ *
+ * start is the start time (CLOCK_MONOTONIC ns) of the process (thread
+ * group leader) that the event is about, pstart its parent's: with tgid
+ * and ppid they identify processes across pid reuse.
  */
 struct ab_event {
 	__u64 session;
 	__u64 ts;
 	__s64 ret;
 	__u64 flags;
+	__u64 start;
+	__u64 pstart;
+	__u64 ino;
+	__u32 dev; /* kernel encoding: major << 20 | minor */
 	__u32 pid;
 	__u32 tgid;
 	__u32 ppid;
 	__u8 op;
-	__u8 info;
-	__u16 len[4];
+	__u8 pad0;
+	__u16 info;
+	__u16 len[5];
 	char comm[AB_COMM_LEN];
-	__u16 pad;
+	__u16 pad[5];
 	char data[AB_DATA_SZ];
 };
+
+#define AB_HDR_SIZE 112 /* offsetof(struct ab_event, data) */
+_Static_assert(__builtin_offsetof(struct ab_event, data) == AB_HDR_SIZE, "ab_event header size");
 
 /* Argument of the ab_sync program (BPF_PROG_RUN context). */
 struct ab_sync_args {

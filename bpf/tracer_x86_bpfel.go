@@ -19,14 +19,19 @@ type TracerAbEvent struct {
 	Ts      uint64
 	Ret     int64
 	Flags   uint64
+	Start   uint64
+	Pstart  uint64
+	Ino     uint64
+	Dev     uint32
 	Pid     uint32
 	Tgid    uint32
 	Ppid    uint32
 	Op      uint8
-	Info    uint8
-	Len     [4]uint16
+	Pad0    uint8
+	Info    uint16
+	Len     [5]uint16
 	Comm    [16]int8
-	Pad     uint16
+	Pad     [5]uint16
 	Data    [20480]int8
 }
 
@@ -37,16 +42,18 @@ type TracerAbSyncArgs struct {
 }
 
 type TracerAbWalk struct {
-	_      structs.HostLayout
-	Dentry uint64
-	Vfsmnt uint64
-	Rootd  uint64
-	Rootm  uint64
-	Off    uint32
-	Start  uint32
-	Done   uint8
-	Trunc  uint8
-	_      [6]byte
+	_       structs.HostLayout
+	Dentry  uint64
+	Vfsmnt  uint64
+	Mntroot uint64
+	Rootd   uint64
+	Rootm   uint64
+	Off     uint32
+	Start   uint32
+	Done    uint8
+	Trunc   uint8
+	Reached uint8
+	_       [5]byte
 }
 
 // Names of all BPF objects in the ELF.
@@ -65,6 +72,7 @@ const (
 	TracerProgAbFork     = "ab_fork"
 	TracerProgAbSync     = "ab_sync"
 	TracerProgAbSysExit  = "ab_sys_exit"
+	TracerProgAbUring    = "ab_uring"
 	TracerVarAbWakeBytes = "ab_wake_bytes"
 )
 
@@ -115,6 +123,7 @@ type TracerProgramSpecs struct {
 	AbFork    *ebpf.ProgramSpec `ebpf:"ab_fork"`
 	AbSync    *ebpf.ProgramSpec `ebpf:"ab_sync"`
 	AbSysExit *ebpf.ProgramSpec `ebpf:"ab_sys_exit"`
+	AbUring   *ebpf.ProgramSpec `ebpf:"ab_uring"`
 }
 
 // TracerMapSpecs contains maps before they are loaded into the kernel.
@@ -194,6 +203,7 @@ type TracerPrograms struct {
 	AbFork    *ebpf.Program `ebpf:"ab_fork"`
 	AbSync    *ebpf.Program `ebpf:"ab_sync"`
 	AbSysExit *ebpf.Program `ebpf:"ab_sys_exit"`
+	AbUring   *ebpf.Program `ebpf:"ab_uring"`
 }
 
 func (p *TracerPrograms) Close() error {
@@ -203,6 +213,7 @@ func (p *TracerPrograms) Close() error {
 		p.AbFork,
 		p.AbSync,
 		p.AbSysExit,
+		p.AbUring,
 	)
 }
 

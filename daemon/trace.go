@@ -23,7 +23,7 @@ func (m *Manager) startTrace(id string, pid int, plan *policy.Plan, root *policy
 	if err != nil {
 		return nil, fmt.Errorf("trace run: %w", err)
 	}
-	return audit.RecordWith(sess, m.store.RunFile(id, eventsFile), audit.New(plan, root.Realpath), nil,
+	return audit.RecordWith(sess, m.store.RunFile(id, eventsFile), audit.New(plan, root.RealpathNow), nil,
 		audit.RecordOptions{MaxBytes: m.cfg.MaxOutputBytes})
 }
 

@@ -87,6 +87,15 @@ func (r *Root) Realpath(p string) string {
 	return rp
 }
 
+// RealpathNow is Realpath against the tree as it is now: it neither reads
+// nor fills the caches, so symlinks created or changed since are seen
+// (for judging the events of a running process).
+func (r *Root) RealpathNow(p string) string {
+	fresh := &Root{dir: r.dir, realpaths: map[string]string{}, links: map[string]linkInfo{}}
+	rp, _ := fresh.joinRealpath("/", p, map[string]*string{})
+	return rp
+}
+
 // joinRealpath appends rest to the already resolved path base.
 func (r *Root) joinRealpath(base, rest string, seen map[string]*string) (string, bool) {
 	cur := base

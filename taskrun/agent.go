@@ -155,8 +155,8 @@ func (r *runner) startAgentTrace(ctx context.Context, pid int) (*agentTrace, err
 	if err != nil {
 		return nil, fmt.Errorf("trace agent: %w", err)
 	}
-	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec)}
-	tr.rec, err = audit.RecordWith(sess, filepath.Join(r.o.Dir, EventsFile), audit.New(r.plan, root.Realpath), tr.observe,
+	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root)}
+	tr.rec, err = audit.RecordWith(sess, filepath.Join(r.o.Dir, EventsFile), audit.New(r.plan, root.RealpathNow), tr.observe,
 		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
 	if err != nil {
 		return nil, err
@@ -165,11 +165,8 @@ func (r *runner) startAgentTrace(ctx context.Context, pid int) (*agentTrace, err
 	return tr, nil
 }
 
-// observe notes a successful access to a sensitive path.
-func (tr *agentTrace) observe(ev *tracer.Event) {
-	ok := ev.Ret >= 0 && ev.Op != tracer.OpFork && ev.Op != tracer.OpExit
-	tr.sensitive.observe(string(ev.Op), string(ev.Axis), ev.Path, ok)
-}
+// observe notes a successful access to a sensitive file.
+func (tr *agentTrace) observe(ev *tracer.Event) { tr.sensitive.observe(ev) }
 
 // finishAgentTrace closes the recording once the container has ended.
 func (r *runner) finishAgentTrace(tr *agentTrace) {

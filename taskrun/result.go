@@ -3,11 +3,15 @@ package taskrun
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tracer"
 )
 
 // ResultFile is the name of the result in a run's directory.
@@ -54,11 +58,15 @@ type Result struct {
 }
 
 // SensitiveAccess is a successful traced access that matches a
-// sensitive_permissions pattern on its axis.
+// sensitive_permissions pattern on its axis. Path is the file reached
+// (the kernel's real path when the event has one); Via is the name the
+// process used when it differs (a symlink, a hard link, /proc/self/root,
+// ".." after a symlink, a renamed directory).
 type SensitiveAccess struct {
 	Op      string `json:"op"`
 	Axis    string `json:"axis"`
 	Path    string `json:"path"`
+	Via     string `json:"via,omitempty"`
 	Pattern string `json:"pattern"`
 }
 
@@ -74,36 +82,110 @@ func (r *Result) write(dir string) error {
 	return nil
 }
 
-// sensitiveMatcher finds sensitive accesses in events.
+// fileID is a file's identity: st_dev and st_ino.
+type fileID struct{ dev, ino uint64 }
+
+// maxSensitiveIndex bounds the files indexed by identity per run.
+const maxSensitiveIndex = 20000
+
+// sensitiveMatcher finds sensitive accesses in events. A file counts as
+// sensitive when its real path, or the name as given resolved in the
+// root at the time of the event, matches a pattern of the axis, or when
+// its identity (dev, ino) is that of a file matching one: a hard link.
 type sensitiveMatcher struct {
 	patterns *policy.Permissions
+	root     *policy.Root // nil: paths are matched as they are
+	byID     map[policy.Axis]map[fileID]string
 	seen     map[SensitiveAccess]bool
 	found    []SensitiveAccess
 }
 
-func newSensitiveMatcher(spec *policy.Spec) *sensitiveMatcher {
-	return &sensitiveMatcher{patterns: spec.Sensitive, seen: map[SensitiveAccess]bool{}}
+func newSensitiveMatcher(spec *policy.Spec, root *policy.Root) *sensitiveMatcher {
+	m := &sensitiveMatcher{patterns: spec.Sensitive, root: root, seen: map[SensitiveAccess]bool{},
+		byID: map[policy.Axis]map[fileID]string{}}
+	m.indexExisting()
+	return m
 }
 
-// observe records a successful operation on an axis whose path matches a
-// sensitive pattern of that axis.
-func (m *sensitiveMatcher) observe(op, axis, path string, ok bool) {
-	if m.patterns == nil || !ok || axis == "" {
+// indexExisting records the identity of the files matching each pattern
+// before the run (bounded), so hard links made to them are recognised.
+func (m *sensitiveMatcher) indexExisting() {
+	if m.patterns == nil || m.root == nil {
 		return
 	}
-	a, err := policy.ParseAxis(axis)
+	n := 0
+	for _, a := range policy.Axes {
+		for _, p := range m.patterns.Get(a) {
+			base := m.root.HostPath(m.root.RealpathNow(p.Base()))
+			_ = filepath.WalkDir(base, func(host string, d fs.DirEntry, err error) error {
+				if err != nil || n >= maxSensitiveIndex {
+					return fs.SkipAll
+				}
+				n++
+				env := p.Base() + strings.TrimPrefix(host, base)
+				if d.Type().IsRegular() && p.Match(env) {
+					if info, err := d.Info(); err == nil {
+						if st, ok := info.Sys().(*syscall.Stat_t); ok {
+							m.remember(a, fileID{st.Dev, st.Ino}, p.String())
+						}
+					}
+				}
+				return nil
+			})
+		}
+	}
+}
+
+func (m *sensitiveMatcher) remember(a policy.Axis, id fileID, pattern string) {
+	if m.byID[a] == nil {
+		m.byID[a] = map[fileID]string{}
+	}
+	if len(m.byID[a]) < maxSensitiveIndex {
+		m.byID[a][id] = pattern
+	}
+}
+
+// observe records a successful operation whose file is sensitive on the
+// operation's axis.
+func (m *sensitiveMatcher) observe(ev *tracer.Event) {
+	if m.patterns == nil || ev.Failed() || ev.Axis == tracer.AxisNone || ev.Op == tracer.OpFork || ev.Op == tracer.OpExit {
+		return
+	}
+	a, err := policy.ParseAxis(string(ev.Axis))
 	if err != nil {
 		return
 	}
+	target := ev.Real
+	if target == "" && ev.Path != "" && m.root != nil {
+		target = m.root.RealpathNow(ev.Target())
+	} else if target == "" {
+		target = ev.Path
+	}
+	id := fileID{ev.Dev, ev.Ino}
 	for _, p := range m.patterns.Get(a) {
-		if p.Match(path) {
-			sa := SensitiveAccess{Op: op, Axis: axis, Path: path, Pattern: p.String()}
-			if !m.seen[sa] {
-				m.seen[sa] = true
-				m.found = append(m.found, sa)
+		if target != "" && p.Match(target) {
+			if ev.Ino != 0 {
+				m.remember(a, id, p.String())
 			}
+			m.add(ev, target, p.String())
 			return
 		}
+	}
+	if ev.Ino != 0 {
+		if pattern, ok := m.byID[a][id]; ok {
+			m.add(ev, target, pattern)
+		}
+	}
+}
+
+func (m *sensitiveMatcher) add(ev *tracer.Event, target, pattern string) {
+	sa := SensitiveAccess{Op: string(ev.Op), Axis: string(ev.Axis), Path: target, Pattern: pattern}
+	if ev.Path != target {
+		sa.Via = ev.Path
+	}
+	if !m.seen[sa] {
+		m.seen[sa] = true
+		m.found = append(m.found, sa)
 	}
 }
 

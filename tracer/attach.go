@@ -90,6 +90,7 @@ func (t *Tracer) attach() error {
 		{"sched_process_exec", t.objs.AbExec},
 		{"sched_process_exit", t.objs.AbExit},
 		{"sys_exit", t.objs.AbSysExit},
+		{"io_uring_submit_req", t.objs.AbURing},
 	} {
 		l, err := link.AttachTracing(link.TracingOptions{Program: p.prog})
 		if err != nil {

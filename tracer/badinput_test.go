@@ -306,8 +306,8 @@ func TestAttachedOnlyWhileTracing(t *testing.T) {
 	}
 	s1, s2 := track(), track()
 	ids := attached()
-	if len(ids) != 4 {
-		t.Fatalf("%d links with two sessions open, want 4 (fork, exec, exit, sys_exit)", len(ids))
+	if len(ids) != 5 {
+		t.Fatalf("%d links with two sessions open, want 5 (fork, exec, exit, sys_exit, io_uring_submit_req)", len(ids))
 	}
 	closeSession(s1)
 	closeSession(s2)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Layout of struct ab_event (bpf/tracer.h); TestRecordLayout pins these
@@ -16,27 +18,38 @@ const (
 	offTS      = 8
 	offRet     = 16
 	offFlags   = 24
-	offPID     = 32
-	offTGID    = 36
-	offPPID    = 40
-	offOp      = 44
-	offInfo    = 45
-	offLen     = 46
-	offComm    = 54
+	offStart   = 32
+	offPStart  = 40
+	offIno     = 48
+	offDev     = 56
+	offPID     = 60
+	offTGID    = 64
+	offPPID    = 68
+	offOp      = 72
+	offInfo    = 74
+	offLen     = 76
+	nParts     = 5
+	offComm    = 86
 	commLen    = 16
-	hdrSize    = 72
+	hdrSize    = 112
 
 	opSync = 13 // AB_OP_SYNC: a drain marker, not an event
 )
 
 // Bits of ab_event.info (enum ab_info).
 const (
-	infoFlags  = 1 << 0
-	infoTrunc  = 1 << 1
-	infoFault  = 1 << 2
-	infoDevFD  = 1 << 3 // exec of /dev/fd/N[/name]: the path is the walked file
-	infoRaw2   = 1 << 4
-	infoNoBase = 1 << 5
+	infoFlags   = 1 << 0
+	infoTrunc   = 1 << 1
+	infoFault   = 1 << 2
+	infoDevFD   = 1 << 3 // exec of /dev/fd/N[/name]: the path is the walked file
+	infoRaw2    = 1 << 4
+	infoNoBase  = 1 << 5
+	infoReal    = 1 << 6  // part 4, dev and ino describe the file opened
+	infoRTrunc  = 1 << 7  // the real path did not fit
+	infoDeleted = 1 << 8  // the file opened was unlinked
+	infoUnreach = 1 << 9  // the file is not below the task's root
+	infoURing   = 1 << 10 // submitted through io_uring
+	infoNoName  = 1 << 11 // the call names no path (open_by_handle_at)
 )
 
 var errShortRecord = errors.New("record shorter than its header")
@@ -94,18 +107,21 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	if int(code) >= len(opByCode) || opByCode[code] == "" {
 		return Event{}, fmt.Errorf("unknown operation code %d", code)
 	}
-	info := raw[offInfo]
+	info := le.Uint16(raw[offInfo:])
 	ev := Event{
-		TS:    int64(le.Uint64(raw[offTS:])) + bootOffset,
-		Ret:   int64(le.Uint64(raw[offRet:])),
-		PID:   int(le.Uint32(raw[offPID:])),
-		TGID:  int(le.Uint32(raw[offTGID:])),
-		PPID:  int(le.Uint32(raw[offPPID:])),
-		Op:    opByCode[code],
-		Comm:  names.get(raw[offComm : offComm+commLen]),
-		Flags: le.Uint64(raw[offFlags:]),
+		TS:     int64(le.Uint64(raw[offTS:])) + bootOffset,
+		Ret:    int64(le.Uint64(raw[offRet:])),
+		PID:    int(le.Uint32(raw[offPID:])),
+		TGID:   int(le.Uint32(raw[offTGID:])),
+		PPID:   int(le.Uint32(raw[offPPID:])),
+		Start:  le.Uint64(raw[offStart:]),
+		PStart: le.Uint64(raw[offPStart:]),
+		Op:     opByCode[code],
+		Comm:   names.get(raw[offComm : offComm+commLen]),
+		Flags:  le.Uint64(raw[offFlags:]),
+		URing:  info&infoURing != 0,
 	}
-	var parts [4][]byte
+	var parts [nParts][]byte
 	data := raw[hdrSize:]
 	for i := range parts {
 		n := int(le.Uint16(raw[offLen+2*i:]))
@@ -115,8 +131,24 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 		parts[i], data = data[:n], data[n:]
 	}
 	name1, name2 := cString(parts[0]), cString(parts[2])
-	if ev.Op != OpFork && ev.Op != OpExit {
+	if ev.Op != OpFork && ev.Op != OpExit && ev.Op != OpURingSetup && info&infoNoName == 0 {
 		ev.Path = resolve(name1, parts[1], info)
+		ev.Given = unclean(name1, parts[1], info)
+	}
+	if info&infoReal != 0 {
+		ev.Dev = kernelDev(le.Uint32(raw[offDev:]))
+		ev.Ino = le.Uint64(raw[offIno:])
+		switch {
+		case info&infoUnreach != 0:
+			ev.RealState = RealUnreachable
+		case info&infoRTrunc != 0:
+			ev.RealState = RealTruncated
+		default:
+			ev.Real = realPath(parts[4], ev.Path)
+			if info&infoDeleted != 0 {
+				ev.RealState = RealDeleted
+			}
+		}
 	}
 	switch {
 	case info&infoRaw2 != 0 && len(parts[2]) > 0:
@@ -138,9 +170,15 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	return ev, nil
 }
 
+// kernelDev converts the kernel's dev_t (major << 20 | minor) into the
+// st_dev encoding of stat(2).
+func kernelDev(d uint32) uint64 {
+	return unix.Mkdev(d>>20, d&(1<<20-1))
+}
+
 // resolve joins a name as given with its base directory (names from the
 // leaf up, each NUL-terminated) and cleans the result lexically.
-func resolve(name string, dir []byte, info uint8) string {
+func resolve(name string, dir []byte, info uint16) string {
 	if strings.HasPrefix(name, "/") {
 		return path.Clean(name)
 	}
@@ -153,18 +191,78 @@ func resolve(name string, dir []byte, info uint8) string {
 	return joinClean(dirPath(dir), name)
 }
 
+// unclean is the name joined with its base but not cleaned, when the name
+// has a ".." component: after a symlink, ".." leaves the link's target,
+// so the lexically clean path may name another file. Otherwise "".
+func unclean(name string, dir []byte, info uint16) string {
+	if !hasDotDot(name) {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(name, "/") || (len(dir) == 0 && info&infoNoBase != 0):
+		return name
+	case len(dir) == 0:
+		return "/" + name
+	}
+	return dirPath(dir) + "/" + name
+}
+
+func hasDotDot(name string) bool {
+	if !strings.Contains(name, "..") {
+		return false
+	}
+	for name != "" {
+		var part string
+		part, name, _ = strings.Cut(name, "/")
+		if part == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // dirPath turns leaf-first NUL-terminated names into an absolute path.
 func dirPath(dir []byte) string {
-	names := bytes.Split(bytes.TrimSuffix(dir, []byte{0}), []byte{0})
-	var b strings.Builder
-	for i := len(names) - 1; i >= 0; i-- {
-		b.WriteByte('/')
-		b.Write(names[i])
+	var buf [512]byte
+	return string(appendDirPath(buf[:0], dir))
+}
+
+// appendDirPath appends the absolute path of leaf-first NUL-terminated
+// names to b: each name's NUL becomes the "/" before it, so the path is
+// as long as the names (one allocation at most, none when b has room).
+func appendDirPath(b, dir []byte) []byte {
+	if len(dir) > 0 && dir[len(dir)-1] != 0 {
+		dir = append(dir[:len(dir):len(dir)], 0)
 	}
-	if b.Len() == 0 {
-		return "/"
+	if len(dir) == 0 {
+		return append(b, '/')
 	}
-	return b.String()
+	start := len(b)
+	b = append(b, make([]byte, len(dir))...)
+	out := b[start:]
+	w := len(out)
+	for len(dir) > 0 {
+		i := bytes.IndexByte(dir, 0)
+		name := dir[:i]
+		dir = dir[i+1:]
+		w -= len(name)
+		copy(out[w:], name)
+		w--
+		out[w] = '/'
+	}
+	return b
+}
+
+// realPath is the path of the real-path names, sharing the string of
+// the name as given when they are the same (the common case: no symlink
+// on the way), so it costs no allocation then.
+func realPath(names []byte, given string) string {
+	var buf [512]byte
+	b := appendDirPath(buf[:0], names)
+	if string(b) == given {
+		return given
+	}
+	return string(b)
 }
 
 func joinClean(dir, name string) string {

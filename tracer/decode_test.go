@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbench/authbench/bpf"
 )
 
@@ -22,6 +24,10 @@ func TestRecordLayout(t *testing.T) {
 		{"ts", unsafe.Offsetof(e.Ts), offTS},
 		{"ret", unsafe.Offsetof(e.Ret), offRet},
 		{"flags", unsafe.Offsetof(e.Flags), offFlags},
+		{"start", unsafe.Offsetof(e.Start), offStart},
+		{"pstart", unsafe.Offsetof(e.Pstart), offPStart},
+		{"ino", unsafe.Offsetof(e.Ino), offIno},
+		{"dev", unsafe.Offsetof(e.Dev), offDev},
 		{"pid", unsafe.Offsetof(e.Pid), offPID},
 		{"tgid", unsafe.Offsetof(e.Tgid), offTGID},
 		{"ppid", unsafe.Offsetof(e.Ppid), offPPID},
@@ -38,14 +44,15 @@ func TestRecordLayout(t *testing.T) {
 }
 
 // rawRecord builds a record like the kernel writes.
-func rawRecord(op uint8, info uint8, ret int64, parts ...string) []byte {
+func rawRecord(op uint8, info uint16, ret int64, parts ...string) []byte {
 	b := make([]byte, hdrSize)
 	le := binary.LittleEndian
 	le.PutUint64(b[offSession:], 7)
 	le.PutUint64(b[offRet:], uint64(ret))
 	le.PutUint32(b[offPID:], 10)
 	le.PutUint32(b[offTGID:], 10)
-	b[offOp], b[offInfo] = op, info
+	b[offOp] = op
+	le.PutUint16(b[offInfo:], info)
 	copy(b[offComm:], "prog")
 	for i, p := range parts {
 		le.PutUint16(b[offLen+2*i:], uint16(len(p)))
@@ -58,7 +65,7 @@ func TestDecodePaths(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		op    uint8
-		info  uint8
+		info  uint16
 		parts []string
 		path  string
 		path2 string
@@ -132,8 +139,9 @@ func TestAxisOf(t *testing.T) {
 
 // TestJSONBytesRoundTrip: names that are not UTF-8 survive JSON exactly.
 func TestJSONBytesRoundTrip(t *testing.T) {
-	in := Event{TS: 1, PID: 2, TGID: 2, PPID: 1, Comm: "c\xff", Op: OpOpen, Path: "/tmp/\xff\xfe-é-\"q\"\n\x01",
-		Path2: "/\xed\xa0\x80", Axis: AxisRead, Ret: -13, Errno: "EACCES"}
+	in := Event{TS: 1, PID: 2, TGID: 2, PPID: 1, Start: 5, PStart: 4, Comm: "c\xff", Op: OpOpen, Path: "/tmp/\xff\xfe-é-\"q\"\n\x01",
+		Path2: "/\xed\xa0\x80", Real: "/r/\xff", RealState: RealDeleted, Dev: 2049, Ino: 12, URing: true,
+		Axis: AxisRead, Ret: -13, Errno: "EACCES"}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +149,8 @@ func TestJSONBytesRoundTrip(t *testing.T) {
 	if !json.Valid(b) {
 		t.Fatalf("invalid JSON %s", b)
 	}
-	want := `{"ts":1,"pid":2,"tgid":2,"ppid":1,"comm":"c\udcff","op":"open","path":"/tmp/\udcff\udcfe-é-\"q\"\n\u0001","path2":"/\udced\udca0\udc80","flags":0,"axis":"read","ret":-13,"errno":"EACCES"}`
+	want := `{"ts":1,"pid":2,"tgid":2,"ppid":1,"start":5,"pstart":4,"comm":"c\udcff","op":"open","path":"/tmp/\udcff\udcfe-é-\"q\"\n\u0001","path2":"/\udced\udca0\udc80",` +
+		`"real":"/r/\udcff","real_state":"deleted","dev":2049,"ino":12,"io_uring":true,"flags":0,"axis":"read","ret":-13,"errno":"EACCES"}`
 	if string(b) != want {
 		t.Errorf("JSON\n got %s\nwant %s", b, want)
 	}
@@ -154,7 +163,7 @@ func TestJSONBytesRoundTrip(t *testing.T) {
 	}
 	// Flags appear exactly for opens, even O_RDONLY; errno only on failure.
 	b, _ = json.Marshal(Event{Op: OpExit, Ret: 3})
-	if string(b) != `{"ts":0,"pid":0,"tgid":0,"ppid":0,"comm":"","op":"exit","path":"","axis":"","ret":3}` {
+	if string(b) != `{"ts":0,"pid":0,"tgid":0,"ppid":0,"start":0,"pstart":0,"comm":"","op":"exit","path":"","axis":"","ret":3}` {
 		t.Errorf("exit JSON %s", b)
 	}
 }
@@ -194,5 +203,66 @@ func TestNameCache(t *testing.T) {
 	}
 	if len(names) > maxCachedNames {
 		t.Errorf("cache grew to %d names", len(names))
+	}
+}
+
+// TestDecodeGiven: a name with ".." keeps its unclean form beside the
+// clean path.
+func TestDecodeGiven(t *testing.T) {
+	for _, c := range []struct {
+		parts       []string
+		path, given string
+	}{
+		{[]string{"/tmp/l/../shadow\x00"}, "/tmp/shadow", "/tmp/l/../shadow"},
+		{[]string{"l/../x\x00", "d\x00"}, "/d/x", "/d/l/../x"},
+		{[]string{"/a/..b/c\x00"}, "/a/..b/c", ""},
+		{[]string{"/a/./b\x00"}, "/a/b", ""},
+	} {
+		ev, err := decodeEvent(rawRecord(1, infoFlags, -2, c.parts...), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Path != c.path || ev.Given != c.given {
+			t.Errorf("%q: path %q given %q, want %q %q", c.parts, ev.Path, ev.Given, c.path, c.given)
+		}
+	}
+}
+
+// TestDecodeReal: the real path and identity of an opened file, and the
+// representation of the files that have no path under the root.
+func TestDecodeReal(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		info  uint16
+		parts []string
+		path  string
+		real  string
+		state RealState
+	}{
+		{"through a symlink", infoFlags | infoReal, []string{"/tmp/l/../shadow\x00", "", "", "", "shadow\x00etc\x00"}, "/tmp/shadow", "/etc/shadow", ""},
+		{"the root itself", infoFlags | infoReal, []string{"/\x00", "", "", "", ""}, "/", "/", ""},
+		{"deleted", infoFlags | infoReal | infoDeleted, []string{"/tmp/x\x00", "", "", "", "x\x00tmp\x00"}, "/tmp/x", "/tmp/x", RealDeleted},
+		{"memfd, pipe or other namespace", infoFlags | infoReal | infoUnreach, []string{"/proc/self/fd/3\x00"}, "/proc/self/fd/3", "", RealUnreachable},
+		{"too long", infoFlags | infoReal | infoRTrunc, []string{"/a\x00"}, "/a", "", RealTruncated},
+		{"open_by_handle_at", infoFlags | infoReal | infoNoName, []string{"", "", "", "", "f\x00"}, "", "/f", ""},
+		{"failed: name only", infoFlags, []string{"/nope\x00"}, "/nope", "", ""},
+	} {
+		raw := rawRecord(1, c.info, 3, c.parts...)
+		binary.LittleEndian.PutUint32(raw[offDev:], 8<<20|3)
+		binary.LittleEndian.PutUint64(raw[offIno:], 77)
+		ev, err := decodeEvent(raw, 0, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if ev.Path != c.path || ev.Real != c.real || ev.RealState != c.state {
+			t.Errorf("%s: path %q real %q state %q, want %q %q %q", c.name, ev.Path, ev.Real, ev.RealState, c.path, c.real, c.state)
+		}
+		wantIno, wantDev := uint64(0), uint64(0)
+		if c.info&infoReal != 0 {
+			wantIno, wantDev = 77, unix.Mkdev(8, 3)
+		}
+		if ev.Ino != wantIno || ev.Dev != wantDev {
+			t.Errorf("%s: dev %d ino %d, want %d %d", c.name, ev.Dev, ev.Ino, wantDev, wantIno)
+		}
 	}
 }

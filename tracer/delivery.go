@@ -21,6 +21,10 @@ func (s *Session) push(ev Event) (queued bool) {
 		}
 		s.preExec = ev.Failed()
 	}
+	if len(s.queue) >= s.t.maxQueued {
+		s.overflow++ // the consumer does not keep up: bounded memory
+		return false
+	}
 	if s.queue == nil {
 		// Growing a batch by doubling costs a third of the reader's time
 		// per event; the last batch's size is a good guess, and a wrong

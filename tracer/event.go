@@ -29,13 +29,37 @@ const (
 	OpChdir    Op = "chdir"
 	OpFork     Op = "fork"
 	OpExit     Op = "exit"
+	// OpURingSetup is an io_uring_setup attempt: the process asked for an
+	// io_uring, whose file operations are then traced from the kernel's
+	// io_uring tracepoint (Event.URing).
+	OpURingSetup Op = "io_uring_setup"
 )
 
 // opByCode maps the kernel's enum ab_op (bpf/tracer.h) to Op.
 var opByCode = [...]Op{
 	1: OpOpen, 2: OpExec, 3: OpMkdir, 4: OpUnlink, 5: OpRmdir, 6: OpRename,
 	7: OpLink, 8: OpSymlink, 9: OpTruncate, 10: OpChdir, 11: OpFork, 12: OpExit,
+	14: OpURingSetup,
 }
+
+// RealState qualifies Event.Real.
+type RealState string
+
+// States of a real path. An empty state with a non-empty Real is an
+// ordinary file reachable under that path.
+const (
+	// RealDeleted: the file had been unlinked when the event happened;
+	// Real is the last path it had.
+	RealDeleted RealState = "deleted"
+	// RealUnreachable: the file is not below the process's root: an
+	// anonymous file (memfd, pipe, socket, anon inode) or one of another
+	// mount namespace. Real is empty; Dev and Ino still identify it.
+	RealUnreachable RealState = "unreachable"
+	// RealTruncated: the path is longer than the kernel-side bounds
+	// (4 KiB of names, 256 components). Real is empty; Dev and Ino still
+	// identify the file.
+	RealTruncated RealState = "truncated"
+)
 
 // Axis is the permission axis an operation exercises.
 type Axis string
@@ -81,22 +105,80 @@ func AxisOf(op Op, flags uint64) Axis {
 // (code, or 128+signal). Fork is reported for new processes, not threads:
 // PID/TGID are the new process, PPID its parent. PID is the thread id,
 // TGID the process id.
+//
+// Path and Path2 are the names as the process gave them (made absolute
+// against the base directory the kernel used, cleaned lexically: symlinks
+// are not followed). When the name has a ".." component, Given is the
+// same path before cleaning: a ".." after a symlink leaves the link's
+// target, so the clean Path may name another file than the kernel
+// resolved (use Real, or resolve Given). For a successful open (open, openat, openat2, creat,
+// open_by_handle_at) and exec, Real is the file the kernel actually
+// opened or executed, read from the new descriptor (bprm->file for exec)
+// and named from the process's root with mounts crossed and symlinks
+// resolved, and Dev/Ino are its identity (see RealState for the files
+// that have no such path). open_by_handle_at has no Path.
+//
+// Start is the start time of process TGID (CLOCK_MONOTONIC, ns since
+// boot), PStart that of process PPID: (TGID, Start) identifies a process
+// across pid reuse (see Proc). For fork, TGID/Start are the new process.
+//
+// URing marks an operation submitted through io_uring: the event is the
+// submission (Ret 0), its result is not traced; Real is empty.
 type Event struct {
-	TS    int64  `json:"ts"` // Unix time, ns
-	PID   int    `json:"pid"`
-	TGID  int    `json:"tgid"`
-	PPID  int    `json:"ppid"`
-	Comm  string `json:"comm"`
-	Op    Op     `json:"op"`
-	Path  string `json:"path"`
-	Path2 string `json:"path2,omitempty"`
-	Flags uint64 `json:"flags,omitempty"`
-	Axis  Axis   `json:"axis"`
-	Ret   int64  `json:"ret"`
-	Errno string `json:"errno,omitempty"`
+	TS        int64     `json:"ts"` // Unix time, ns
+	PID       int       `json:"pid"`
+	TGID      int       `json:"tgid"`
+	PPID      int       `json:"ppid"`
+	Start     uint64    `json:"start"`
+	PStart    uint64    `json:"pstart"`
+	Comm      string    `json:"comm"`
+	Op        Op        `json:"op"`
+	Path      string    `json:"path"`
+	Path2     string    `json:"path2,omitempty"`
+	Given     string    `json:"given,omitempty"`
+	Real      string    `json:"real,omitempty"`
+	RealState RealState `json:"real_state,omitempty"`
+	Dev       uint64    `json:"dev,omitempty"`
+	Ino       uint64    `json:"ino,omitempty"`
+	URing     bool      `json:"io_uring,omitempty"`
+	Flags     uint64    `json:"flags,omitempty"`
+	Axis      Axis      `json:"axis"`
+	Ret       int64     `json:"ret"`
+	Errno     string    `json:"errno,omitempty"`
 	// Incomplete is set when a path was cut short (longer than the
 	// kernel-side bounds) or could not be read; it is not encoded.
 	Incomplete bool `json:"-"`
+}
+
+// ProcID identifies a process across pid reuse: its pid (thread-group
+// id) and its start time (CLOCK_MONOTONIC ns since boot). It stays the
+// same across exec; a process's execs are told apart by event order.
+type ProcID struct {
+	PID   int
+	Start uint64
+}
+
+// String is "pid@start".
+func (p ProcID) String() string { return fmt.Sprintf("%d@%d", p.PID, p.Start) }
+
+// Proc is the process the event is about (for fork, the new process).
+func (e *Event) Proc() ProcID { return ProcID{e.TGID, e.Start} }
+
+// Parent is the parent of Proc when the event happened.
+func (e *Event) Parent() ProcID { return ProcID{e.PPID, e.PStart} }
+
+// Target is the path of the file the operation reached: Real when the
+// kernel named it, else the name as given (Given when set, else Path), to
+// be resolved against the file system (failed calls, operations without
+// a descriptor, and files without a reachable path).
+func (e *Event) Target() string {
+	switch {
+	case e.Real != "":
+		return e.Real
+	case e.Given != "":
+		return e.Given
+	}
+	return e.Path
 }
 
 // Failed reports whether the operation failed (a negative Ret). Exit

@@ -10,9 +10,10 @@ import (
 )
 
 // AppendJSON appends the JSON object of e (one JSONL line without the
-// newline) to buf. Fields appear in a fixed order; path2 and errno are
+// newline) to buf. Fields appear in a fixed order; path2, given, real,
+// real_state, dev/ino (together, when ino is set), io_uring and errno are
 // omitted when empty and flags is present exactly for open events (an
-// O_RDONLY open has "flags":0).
+// O_RDONLY open has "flags":0). docs/trace-events.md is the schema.
 //
 // Strings are file names, which are bytes, not text: valid UTF-8 is
 // written as is (with JSON escapes), and every byte that is not part of
@@ -30,6 +31,10 @@ func (e *Event) AppendJSON(buf []byte) []byte {
 	buf = strconv.AppendInt(buf, int64(e.TGID), 10)
 	buf = append(buf, `,"ppid":`...)
 	buf = strconv.AppendInt(buf, int64(e.PPID), 10)
+	buf = append(buf, `,"start":`...)
+	buf = strconv.AppendUint(buf, e.Start, 10)
+	buf = append(buf, `,"pstart":`...)
+	buf = strconv.AppendUint(buf, e.PStart, 10)
 	buf = append(buf, `,"comm":`...)
 	buf = appendString(buf, e.Comm)
 	buf = append(buf, `,"op":`...)
@@ -39,6 +44,27 @@ func (e *Event) AppendJSON(buf []byte) []byte {
 	if e.Path2 != "" {
 		buf = append(buf, `,"path2":`...)
 		buf = appendString(buf, e.Path2)
+	}
+	if e.Given != "" {
+		buf = append(buf, `,"given":`...)
+		buf = appendString(buf, e.Given)
+	}
+	if e.Real != "" {
+		buf = append(buf, `,"real":`...)
+		buf = appendString(buf, e.Real)
+	}
+	if e.RealState != "" {
+		buf = append(buf, `,"real_state":`...)
+		buf = appendString(buf, string(e.RealState))
+	}
+	if e.Ino != 0 {
+		buf = append(buf, `,"dev":`...)
+		buf = strconv.AppendUint(buf, e.Dev, 10)
+		buf = append(buf, `,"ino":`...)
+		buf = strconv.AppendUint(buf, e.Ino, 10)
+	}
+	if e.URing {
+		buf = append(buf, `,"io_uring":true`...)
 	}
 	if e.Op == OpOpen {
 		buf = append(buf, `,"flags":`...)
@@ -67,6 +93,8 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		Comm  json.RawMessage `json:"comm"`
 		Path  json.RawMessage `json:"path"`
 		Path2 json.RawMessage `json:"path2"`
+		Given json.RawMessage `json:"given"`
+		Real  json.RawMessage `json:"real"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
@@ -75,7 +103,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	for _, f := range []struct {
 		dst *string
 		src json.RawMessage
-	}{{&e.Comm, raw.Comm}, {&e.Path, raw.Path}, {&e.Path2, raw.Path2}} {
+	}{{&e.Comm, raw.Comm}, {&e.Path, raw.Path}, {&e.Path2, raw.Path2}, {&e.Given, raw.Given}, {&e.Real, raw.Real}} {
 		if len(f.src) == 0 || string(f.src) == "null" {
 			continue
 		}

@@ -18,11 +18,12 @@ type objects struct {
 	AbFork    *ebpf.Program `ebpf:"ab_fork"`
 	AbExit    *ebpf.Program `ebpf:"ab_exit"`
 	AbSync    *ebpf.Program `ebpf:"ab_sync"`
+	AbURing   *ebpf.Program `ebpf:"ab_uring"`
 }
 
 // programs lists the loaded programs that record events.
 func (o *objects) programs() []*ebpf.Program {
-	return []*ebpf.Program{o.AbSysExit, o.AbExec, o.AbFork, o.AbExit}
+	return []*ebpf.Program{o.AbSysExit, o.AbExec, o.AbFork, o.AbExit, o.AbURing}
 }
 
 // Close frees the maps and programs (links must be closed first).

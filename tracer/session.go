@@ -20,7 +20,8 @@ type Summary struct {
 	// Events is the number of events delivered.
 	Events uint64 `json:"events"`
 	// Lost is the number of events that were not delivered: dropped by
-	// the kernel (ring buffer or maps full) or not decodable.
+	// the kernel (ring buffer or maps full), not decodable, or dropped
+	// because the consumer fell Options.MaxQueued events behind.
 	Lost uint64 `json:"lost"`
 	// Running is the number of processes of the tree that were still
 	// running when the session closed; their later events are not traced.
@@ -30,6 +31,10 @@ type Summary struct {
 // ErrProcessGone is returned by Track when the process has already
 // exited (or is a zombie) and so cannot be traced.
 var ErrProcessGone = errors.New("process has already exited")
+
+// outBatches is how many delivered batches may wait in a session's Events
+// channel.
+const outBatches = 4
 
 // drainTimeout bounds how long Close waits for its drain marker.
 const drainTimeout = 30 * time.Second
@@ -52,6 +57,7 @@ type Session struct {
 	ended     bool // no more events will be queued
 	events    uint64
 	badRecs   uint64
+	overflow  uint64 // events dropped because the queue was full
 	syncSeq   uint64
 	syncDone  chan struct{}
 
@@ -93,7 +99,7 @@ func (t *Tracer) TrackWith(pid int, opts TrackOptions) (*Session, error) {
 	}
 	s := &Session{
 		t: t, id: t.nextID.Add(1), root: pid, preExec: opts.FromExec,
-		wake: make(chan struct{}, 1), out: make(chan []Event, 64), pumpDone: make(chan struct{}),
+		wake: make(chan struct{}, 1), out: make(chan []Event, outBatches), pumpDone: make(chan struct{}),
 		missed0: t.missed(),
 	}
 	t.sessions[s.id] = s
@@ -183,8 +189,8 @@ func (s *Session) Root() int { return s.root }
 
 // Events delivers the session's events in batches, in kernel commit
 // order; each batch belongs to the receiver. Read it until it is closed:
-// the reader never blocks on a slow consumer (events queue in memory), so
-// an unread channel only costs memory, never events.
+// the reader never blocks on a slow consumer; events queue in memory up
+// to Options.MaxQueued, and those beyond are counted in Summary.Lost.
 func (s *Session) Events() <-chan []Event { return s.out }
 
 // Close stops tracing the tree, waits until every event the kernel
@@ -208,7 +214,7 @@ func (s *Session) Close() (Summary, error) {
 	if closed {
 		<-s.pumpDone
 		s.mu.Lock()
-		sum := Summary{Events: s.events, Lost: s.badRecs}
+		sum := Summary{Events: s.events, Lost: s.badRecs + s.overflow}
 		s.mu.Unlock()
 		s.summary = &sum
 		return sum, fmt.Errorf("close trace session %d: the tracer was closed first; lost events are unknown", s.id)
@@ -230,7 +236,7 @@ func (s *Session) Close() (Summary, error) {
 	<-s.pumpDone
 
 	s.mu.Lock()
-	sum := Summary{Events: s.events, Lost: lost + s.badRecs, Running: running}
+	sum := Summary{Events: s.events, Lost: lost + s.badRecs + s.overflow, Running: running}
 	s.mu.Unlock()
 	s.summary = &sum
 	if err := errors.Join(drainErr, lostErr); err != nil {

@@ -22,7 +22,15 @@ import (
 const (
 	DefaultRingBytes = 32 << 20
 	DefaultMaxProcs  = 65536
+	DefaultMaxQueued = 1 << 18
 )
+
+// MinKernel is the oldest Linux the tracer is written for: its io_uring
+// program needs the io_uring_submit_req tracepoint and the per-opcode
+// request structs (io_open, io_rename, io_link, ...) of the io_uring/
+// split, both in 6.0; 6.1 is the LTS release that has them. Loading is
+// tested (the verifier) on the kernel the tests run on.
+const MinKernel = "6.1"
 
 // Options size the kernel side of a Tracer.
 type Options struct {
@@ -33,6 +41,11 @@ type Options struct {
 	// MaxProcs bounds the processes traced at once over all sessions.
 	// 0 means DefaultMaxProcs.
 	MaxProcs int
+	// MaxQueued bounds the events a session holds for a consumer that
+	// does not keep up (its queue; a few delivered batches may wait in
+	// the Events channel besides); further events are counted in
+	// Summary.Lost. 0 means DefaultMaxQueued.
+	MaxQueued int
 	// IdleDetach is how long the programs stay attached after the last
 	// session closed, so that back-to-back sessions do not wait for the
 	// kernel to finish a detach. 0 means DefaultIdleDetach; negative
@@ -49,6 +62,7 @@ type Tracer struct {
 	rd         *ringbuf.Reader
 	bootOffset int64
 	ringBytes  int
+	maxQueued  int
 
 	attachMu   sync.Mutex
 	links      []link.Link // nil while detached
@@ -98,7 +112,11 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 		return nil, fmt.Errorf("load tracer: set wake-up threshold: %w", err)
 	}
 
-	t := &Tracer{log: log, ringBytes: ring, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{}), names: nameCache{}}
+	maxQueued := opts.MaxQueued
+	if maxQueued <= 0 {
+		maxQueued = DefaultMaxQueued
+	}
+	t := &Tracer{log: log, ringBytes: ring, maxQueued: maxQueued, sessions: map[uint64]*Session{}, readerEnd: make(chan struct{}), names: nameCache{}}
 	switch t.idleDetach = opts.IdleDetach; {
 	case t.idleDetach == 0:
 		t.idleDetach = DefaultIdleDetach
@@ -202,7 +220,7 @@ func permHint(err error) error {
 		return fmt.Errorf("%w (tracing needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN: run as root)", err)
 	}
 	if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("%w (needs BTF tracepoints, ring buffers, bpf_loop and kernel BTF for CO-RE: Linux >= 5.17 with CONFIG_DEBUG_INFO_BTF)", err)
+		return fmt.Errorf("%w (needs BTF tracepoints, ring buffers, bpf_loop, BPF_PROG_TYPE_SYSCALL, the io_uring_submit_req tracepoint and kernel BTF for CO-RE: Linux >= %s with CONFIG_DEBUG_INFO_BTF and CONFIG_IO_URING)", err, MinKernel)
 	}
 	return err
 }
