@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: all build install demo test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-exec test-escape bench-env clean
+.PHONY: all build install demo test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape bench-env clean
 
 all: build
 
@@ -66,6 +66,12 @@ bench-trace: build
 	$(GO) build -o bin/benchtrace ./scripts/benchtrace
 	python3 scripts/bench-trace.py --authbench $(BIN) --benchtrace bin/benchtrace
 	$(GO) test ./tracer -run '^$$' -bench ReaderCPUPerEvent -benchtime 500000x -count 3
+
+# bench-seccomp reads a 20k-file tree under sandbox-init with no filter,
+# an allow-all filter, main's old and the current default filter
+# (interleaved, medians; target: default filter <= +0.5 %).
+bench-seccomp:
+	$(GO) test -count=1 -timeout 20m ./sandbox -run '^$$' -bench '^BenchmarkSeccompReadTree$$' -benchtime 1x
 
 # bench-exec: what `authbench exec -- /bin/true` adds to a bare /bin/true,
 # embedded and through a socket daemon side by side (targets <= 5 ms and

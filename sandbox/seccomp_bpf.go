@@ -20,11 +20,23 @@ const bpfMaxInstructions = 4096
 // Conditional jumps reach at most 255 instructions; the compiler only
 // uses them for short hops and uses unconditional jumps (32-bit) for
 // anything farther.
+//
+// It also tracks which word of seccomp_data the accumulator holds, so
+// that load skips reloading it: at a label, the word is known when every
+// jump to it (all jumps go forward) and the fall-through agree.
 type bpfAsm struct {
 	ins    []bpf.Instruction
 	fixups []bpfFixup
 	labels map[string]int
 	next   int
+
+	// loaded is the offset the accumulator was loaded from, -1 if
+	// unknown; reachable says whether the next instruction can be
+	// reached by falling through.
+	loaded    int
+	reachable bool
+	// arriving are the loaded offsets of the jumps to each label.
+	arriving map[string][]int
 }
 
 type bpfFixup struct {
@@ -32,7 +44,9 @@ type bpfFixup struct {
 	jt, jf, ja string
 }
 
-func newBPFAsm() *bpfAsm { return &bpfAsm{labels: map[string]int{}} }
+func newBPFAsm() *bpfAsm {
+	return &bpfAsm{labels: map[string]int{}, loaded: -1, reachable: true, arriving: map[string][]int{}}
+}
 
 // newLabel returns a fresh label name.
 func (a *bpfAsm) newLabel(prefix string) string {
@@ -41,12 +55,55 @@ func (a *bpfAsm) newLabel(prefix string) string {
 }
 
 // mark places label at the next instruction.
-func (a *bpfAsm) mark(label string) { a.labels[label] = len(a.ins) }
+func (a *bpfAsm) mark(label string) {
+	a.labels[label] = len(a.ins)
+	known := a.loaded
+	if !a.reachable {
+		known = -2 // no path yet
+	}
+	for _, off := range a.arriving[label] {
+		switch {
+		case known == -2:
+			known = off
+		case known != off:
+			known = -1
+		}
+	}
+	if known == -2 {
+		known = -1 // unreachable code: assume nothing
+	}
+	a.loaded, a.reachable = known, true
+}
 
-func (a *bpfAsm) emit(i bpf.Instruction) { a.ins = append(a.ins, i) }
+// jumpsTo records the accumulator's content at a jump to label ("" is
+// the next instruction, reached with the same content).
+func (a *bpfAsm) jumpsTo(label string) {
+	if label != "" {
+		a.arriving[label] = append(a.arriving[label], a.loaded)
+	}
+}
 
-// load loads the 32-bit word at off of seccomp_data into A.
-func (a *bpfAsm) load(off uint32) { a.emit(bpf.LoadAbsolute{Off: off, Size: 4}) }
+func (a *bpfAsm) emit(i bpf.Instruction) {
+	a.ins = append(a.ins, i)
+	switch i := i.(type) {
+	case bpf.LoadAbsolute:
+		a.loaded = int(i.Off)
+	case bpf.RetConstant, bpf.Jump:
+		a.reachable = false
+	case bpf.JumpIf:
+	default:
+		a.loaded = -1
+	}
+}
+
+// load loads the 32-bit word at off of seccomp_data into A, unless A
+// holds it already.
+func (a *bpfAsm) load(off uint32) {
+	if a.reachable && a.loaded == int(off) {
+		return
+	}
+	a.emit(bpf.LoadAbsolute{Off: off, Size: 4})
+}
 
 // ret returns the seccomp action value v.
 func (a *bpfAsm) ret(v uint32) { a.emit(bpf.RetConstant{Val: v}) }
@@ -58,12 +115,15 @@ func (a *bpfAsm) and(v uint32) { a.emit(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val:
 // instruction).
 func (a *bpfAsm) jump(cond bpf.JumpTest, v uint32, jt, jf string) {
 	a.fixups = append(a.fixups, bpfFixup{at: len(a.ins), jt: jt, jf: jf})
+	a.jumpsTo(jt)
+	a.jumpsTo(jf)
 	a.emit(bpf.JumpIf{Cond: cond, Val: v})
 }
 
 // goTo jumps unconditionally to label.
 func (a *bpfAsm) goTo(label string) {
 	a.fixups = append(a.fixups, bpfFixup{at: len(a.ins), ja: label})
+	a.jumpsTo(label)
 	a.emit(bpf.Jump{})
 }
 

@@ -381,9 +381,29 @@ type interval struct {
 	d     decision
 }
 
+// hotSyscalls are syscalls that are frequent in file-heavy workloads
+// and that profiles give argument conditions (so the kernel cannot cache
+// their verdict): when one has conditions, its rules are placed right
+// after the architecture check, before the binary search, so that it
+// leaves the filter in a few instructions. Each costs the other
+// filtered syscalls one comparison; syscalls the kernel caches as
+// allowed never run the filter at all.
+var hotSyscalls = []string{"openat", "open", "ioctl"}
+
+// maxHotBlock bounds the size of an inlined block (conditional jumps
+// reach 255 instructions).
+const maxHotBlock = 200
+
 // buildProgram lays out the filter: check the architecture (and the x32
-// bit), then a binary search over runs of syscall numbers that share a
-// decision, then one block per syscall with argument conditions.
+// bit), then the rules of the hot syscalls, then a binary search over
+// runs of syscall numbers that share a decision, then one block per
+// syscall with argument conditions.
+//
+// Every syscall whose verdict is ALLOW and does not depend on its
+// arguments reaches RET ALLOW through loads of arch and nr, JEQ, JSET,
+// JGE and JA only, which is what the kernel's action cache
+// (seccomp_cache_prepare) needs to mark it allowed without running the
+// filter again.
 func buildProgram(arch *seccompArch, table map[int]*syscallRules, def uint32) ([]bpf.RawInstruction, error) {
 	a := newBPFAsm()
 	a.load(seccompDataArch)
@@ -396,7 +416,26 @@ func buildProgram(arch *seccompArch, table map[int]*syscallRules, def uint32) ([
 		a.ret(retKillProcess)
 		a.mark("nr_ok")
 	}
-	ivs := intervals(table, def)
+	hot := map[int]bool{}
+	for _, name := range hotSyscalls {
+		nr, ok := arch.numbers[name]
+		if !ok || table[nr] == nil || len(table[nr].conds) == 0 {
+			continue
+		}
+		trial := newBPFAsm()
+		emitBlock(trial, table[nr], def)
+		if len(trial.ins) > maxHotBlock {
+			continue
+		}
+		hot[nr] = true
+		next := a.newLabel("not_" + name)
+		a.load(seccompDataNr)
+		a.jump(bpf.JumpEqual, uint32(nr), "", next)
+		emitBlock(a, table[nr], def)
+		a.mark(next)
+	}
+	a.load(seccompDataNr)
+	ivs := intervals(table, hot, def)
 	blocks := map[*syscallRules]string{}
 	if err := emitSearch(a, ivs, blocks); err != nil {
 		return nil, err
@@ -415,14 +454,18 @@ func buildProgram(arch *seccompArch, table map[int]*syscallRules, def uint32) ([
 }
 
 // intervals turns the per-syscall decisions into sorted runs covering
-// every number from 0 up.
-func intervals(table map[int]*syscallRules, def uint32) []interval {
+// every number from 0 up. Numbers in done were decided before the
+// search: they take their neighbour's decision, so they cost nothing.
+func intervals(table map[int]*syscallRules, done map[int]bool, def uint32) []interval {
 	nrs := make([]int, 0, len(table))
 	for nr := range table {
 		nrs = append(nrs, nr)
 	}
 	sort.Ints(nrs)
 	dec := func(nr int) decision {
+		for nr > 0 && done[nr] {
+			nr--
+		}
 		sr := table[nr]
 		if sr == nil {
 			return decision{action: def}
@@ -479,18 +522,38 @@ func emitSearch(a *bpfAsm, ivs []interval, blocks map[*syscallRules]string) erro
 
 // emitBlock emits the rules of one syscall with argument conditions.
 func emitBlock(a *bpfAsm, sr *syscallRules, def uint32) {
-	for _, r := range sr.conds {
-		fail := a.newLabel("fail")
-		for _, c := range r.args {
-			emitCondition(a, c, fail)
-		}
-		a.ret(r.action)
-		a.mark(fail)
-	}
+	emitRules(a, sr.conds)
 	if sr.uncond != nil {
 		a.ret(*sr.uncond)
 	} else {
 		a.ret(def)
+	}
+}
+
+// emitRules returns the action of the first rule whose conditions all
+// hold, and falls through when none does. Consecutive rules that start
+// with the same condition test it once: when it fails, they are all
+// skipped.
+func emitRules(a *bpfAsm, rules []condRule) {
+	for i := 0; i < len(rules); {
+		first := rules[i]
+		if len(first.args) == 0 {
+			a.ret(first.action) // later rules cannot be reached
+			return
+		}
+		j := i + 1
+		for j < len(rules) && len(rules[j].args) > 0 && rules[j].args[0] == first.args[0] {
+			j++
+		}
+		skip := a.newLabel("skip")
+		emitCondition(a, first.args[0], skip)
+		tails := make([]condRule, 0, j-i)
+		for _, r := range rules[i:j] {
+			tails = append(tails, condRule{args: r.args[1:], action: r.action})
+		}
+		emitRules(a, tails)
+		a.mark(skip)
+		i = j
 	}
 }
 
@@ -536,12 +599,36 @@ func emitCondition(a *bpfAsm, c specs.LinuxSeccompArg, fail string) {
 		a.jump(cond, vlo, fail, pass)
 	case specs.OpMaskedEqual:
 		whi, wlo := uint32(c.ValueTwo>>32), uint32(c.ValueTwo)
-		a.load(hi)
-		a.and(vhi)
-		a.jump(bpf.JumpEqual, whi, "", fail)
-		a.load(lo)
-		a.and(vlo)
-		a.jump(bpf.JumpEqual, wlo, pass, fail)
+		if emitMaskedWord(a, hi, vhi, whi, fail) {
+			emitMaskedWord(a, lo, vlo, wlo, fail)
+		}
 	}
 	a.mark(pass)
+}
+
+// emitMaskedWord falls through when word&mask == want for the word at
+// off and jumps to fail otherwise. A zero mask needs no load, a full
+// mask no AND, a single-bit mask is one JSET. It reports false when the
+// test can never hold (it then only jumps to fail).
+func emitMaskedWord(a *bpfAsm, off, mask, want uint32, fail string) bool {
+	switch {
+	case want&^mask != 0:
+		a.goTo(fail)
+		return false
+	case mask == 0:
+		return true
+	}
+	a.load(off)
+	switch {
+	case mask&(mask-1) == 0 && want == mask:
+		a.jump(bpf.JumpBitsSet, mask, "", fail)
+	case mask&(mask-1) == 0: // want == 0
+		a.jump(bpf.JumpBitsSet, mask, fail, "")
+	case mask == ^uint32(0):
+		a.jump(bpf.JumpEqual, want, "", fail)
+	default:
+		a.and(mask)
+		a.jump(bpf.JumpEqual, want, "", fail)
+	}
+	return true
 }
