@@ -72,7 +72,7 @@ func TestConfinedRootCapabilities(t *testing.T) {
 			return []probeOp{{Op: "chown", Path: f.allowed + "/a.txt", Arg: otherUID}}
 		}, nil},
 		{"CAP_FOWNER", func(f escapeFixture) []probeOp {
-			return []probeOp{{Op: "chmodmode", Path: f.allowed + "/other.txt", Arg: 0o4755}}
+			return []probeOp{{Op: "chmodmode", Path: f.allowed + "/other.txt", Arg: 0o0705}}
 		}, withOtherUIDFile("allowed")},
 		{"CAP_DAC_OVERRIDE", func(f escapeFixture) []probeOp {
 			return []probeOp{op("read", f.readonly+"/other.txt")}

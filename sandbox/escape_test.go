@@ -370,6 +370,9 @@ var techniques = []technique{
 		ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 			return []probeOp{{Op: "chmodmode", Path: f.allowed + "/other.txt", Arg: 0o4755}}
 		}, prepare: withOtherUIDFile("allowed")},
+	{name: "uid 0 makes its own file setuid-root", root: true, ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "chmodmode", Path: f.allowed + "/a.txt", Arg: 0o4755}}
+	}},
 	{name: "uid 0 reads another uid's 0600 file (CAP_DAC_OVERRIDE)", root: true,
 		ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 			return []probeOp{op("read", f.readonly+"/other.txt")}

@@ -286,12 +286,12 @@ func TestRealPathRace(t *testing.T) {
 	t.Logf("%d of %d events: the name in memory at sys_exit was not the file opened; the real path was right", nameDiffers, len(r.events))
 }
 
-// TestProcessIdentityPidReuse: in a tree of 10k processes whose pids wrap
-// around, every file event joins (by TGID and Start) the exec of the
+// TestProcessIdentityPidReuse: in a tree of 10k processes, half of which reuse
+// the pid of the one before, every file event joins (by TGID and Start) the exec of the
 // process that made it, and fork events rebuild the tree.
 func TestProcessIdentityPidReuse(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: 10k fork+exec and 30k threads take minutes")
+		t.Skip("-short: 10k fork+exec take a while")
 	}
 	tr := loadTracer(t, Options{})
 	tree := helperBin(t, "tree")
