@@ -266,19 +266,11 @@ func TestExecAttached(t *testing.T) {
 	run := func(args ...string) (int, int, string, string) {
 		cmd := exec.Command(self, args...)
 		cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				code = 128 + int(ws.Signal()) // as a shell reports it
-			}
-		} else if err != nil {
-			t.Fatal(err)
+		code, out, stderr := runCmd(t, cmd)
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as a shell reports it
 		}
-		return code, cmd.Process.Pid, out.String(), errb.String()
+		return code, cmd.Process.Pid, out, stderr
 	}
 	code, _, out, stderr := run("exec", "--policy", pol, "--", "/bin/sh", "-c", "cat "+allowed+"; cat "+secret)
 	if code != 1 || !strings.Contains(stderr, "Permission denied") {

@@ -20,16 +20,7 @@ func runBinaryIn(t *testing.T, bin, socket, dir string, args ...string) (int, st
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), SocketEnv+"="+socket, "PATH=/usr/bin:/bin")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
+	return runCmd(t, cmd)
 }
 
 var runIDPattern = regexp.MustCompile(`run [0-9]{8}T[0-9]{6}-[0-9a-f]+ `)

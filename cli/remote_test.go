@@ -57,6 +57,13 @@ func runBinary(t *testing.T, bin, socket string, args ...string) (int, string, s
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), SocketEnv+"="+socket)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns its exit code (-1 if a signal killed it),
+// stdout and stderr; an error other than a non-zero exit fails t.
+func runCmd(t *testing.T, cmd *exec.Cmd) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
