@@ -33,6 +33,13 @@ type testDaemon struct {
 // dir) on a new socket; it is shut down when the test ends.
 func startTestDaemon(t *testing.T, cfg Config, group string) *testDaemon {
 	t.Helper()
+	return startTunedTestDaemon(t, cfg, group, func(*Server) {})
+}
+
+// startTunedTestDaemon is startTestDaemon with tune applied to the server
+// before it serves.
+func startTunedTestDaemon(t *testing.T, cfg Config, group string, tune func(*Server)) *testDaemon {
+	t.Helper()
 	if cfg.StateDir == "" {
 		cfg.StateDir = t.TempDir()
 	}
@@ -49,6 +56,7 @@ func startTestDaemon(t *testing.T, cfg Config, group string) *testDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tune(srv)
 	go srv.Serve()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -62,7 +70,14 @@ func startTestDaemon(t *testing.T, cfg Config, group string) *testDaemon {
 // limited to 108 bytes.
 func shortTempDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "abd")
+	return openTempDir(t, "", "abd")
+}
+
+// openTempDir is a new directory in parent (os.TempDir if "") that every
+// uid can enter and read, removed when the test ends.
+func openTempDir(t *testing.T, parent, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(parent, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +88,9 @@ func shortTempDir(t *testing.T) string {
 
 func requireRoot(t *testing.T) { t.Helper(); testenv.NeedRoot(t) }
 
-// rawRequest sends one HTTP request as uid/gid through python3, so the
-// daemon sees that peer; it returns the status code and body.
-func rawRequest(t *testing.T, socket string, uid, gid uint32, method, path, body string) (int, string) {
+// rawResponse sends one HTTP request through python3 running with cred,
+// so the daemon sees that peer; it returns the raw response.
+func rawResponse(t *testing.T, socket string, cred *syscall.Credential, method, path, body string) string {
 	t.Helper()
 	// Debian's python3, readable by every uid (not a per-user shim).
 	const py = "/usr/bin/python3"
@@ -97,12 +112,20 @@ while True:
 sys.stdout.write(out.decode())
 `
 	cmd := exec.Command(py, "-c", script, socket, method, path, body)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid, NoSetGroups: true}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("request as uid %d: %v: %s", uid, err, out)
+		t.Fatalf("request as uid %d: %v: %s", cred.Uid, err, out)
 	}
-	head, respBody, _ := strings.Cut(string(out), "\r\n\r\n")
+	return string(out)
+}
+
+// rawRequest sends one HTTP request as uid/gid through python3, so the
+// daemon sees that peer; it returns the status code and body.
+func rawRequest(t *testing.T, socket string, uid, gid uint32, method, path, body string) (int, string) {
+	t.Helper()
+	out := rawResponse(t, socket, &syscall.Credential{Uid: uid, Gid: gid, NoSetGroups: true}, method, path, body)
+	head, respBody, _ := strings.Cut(out, "\r\n\r\n")
 	var code int
 	var proto string
 	if _, err := fmt.Sscanf(head, "%s %d", &proto, &code); err != nil {

@@ -45,13 +45,7 @@ except OSError as e:
 // per-test dirs (the confined trees' policies name it).
 func escapeDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("/var/tmp", "authbench-escape-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o755)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	return openTempDir(t, "/var/tmp", "authbench-escape-")
 }
 
 func writeTestFile(t *testing.T, dir, name, content string) string {
@@ -210,25 +204,7 @@ func TestSupplementaryGroupMemberIsServed(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{}, "nogroup")
 	get := func(groups []uint32) string {
-		cmd := exec.Command("/usr/bin/python3", "-c", `
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-s.sendall(b"GET /v1/runs HTTP/1.0\r\nHost: x\r\n\r\n")
-out = b""
-while True:
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    out += chunk
-sys.stdout.write(out.decode())
-`, d.socket)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 4321, Gid: 4321, Groups: groups}}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		return string(out)
+		return rawResponse(t, d.socket, &syscall.Credential{Uid: 4321, Gid: 4321, Groups: groups}, "GET", "/v1/runs", "")
 	}
 	os.Chmod(d.socket, 0o666)
 	if out := get([]uint32{100, 65534}); !strings.HasPrefix(out, "HTTP/1.0 200") {

@@ -117,26 +117,11 @@ func TestNonRootConnectionCapKeepsRootsReserve(t *testing.T) {
 // shortened to timeout.
 func startShortTimeoutDaemon(t *testing.T, cfg Config, timeout time.Duration) *testDaemon {
 	t.Helper()
-	cfg.StateDir = t.TempDir()
-	m, err := NewManager(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth, _ := NewAuthorizer("")
-	socket := shortTempDir(t) + "/d.sock"
-	srv, err := Listen(m, socket, auth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.http.ReadTimeout, srv.http.ReadHeaderTimeout, srv.http.IdleTimeout = timeout, timeout, timeout
-	srv.writeTimeout = timeout
-	go srv.Serve()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
+	cfg.StateDir = ""
+	return startTunedTestDaemon(t, cfg, "", func(srv *Server) {
+		srv.http.ReadTimeout, srv.http.ReadHeaderTimeout, srv.http.IdleTimeout = timeout, timeout, timeout
+		srv.writeTimeout = timeout
 	})
-	return &testDaemon{m: m, srv: srv, socket: socket, state: cfg.StateDir, client: NewClient(socket)}
 }
 
 // TestHalfSentBodyIsDropped: a request whose body never comes in full
