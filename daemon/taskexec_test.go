@@ -10,16 +10,26 @@ import (
 	"github.com/authbench/authbench/internal/testenv"
 )
 
-// TestTaskRunThroughTheAPI: a task run is a run like any other: queued,
-// recorded, and its result is in the record.
-func TestTaskRunThroughTheAPI(t *testing.T) {
+// startTaskDaemon is startTestDaemon for task runs (cfg with the test
+// binary, a tracer and the shared images dir; runc and buildah needed),
+// with the absolute path of the hello-standard fixture task.
+func startTaskDaemon(t *testing.T, cfg Config) (*testDaemon, string) {
+	t.Helper()
 	tr := testTracer(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, ImagesDir: testenv.ImagesDir()}, "")
-	dir, err := filepath.Abs("../tasks/testdata/fixtures/hello-standard")
+	cfg.Self, cfg.Tracer, cfg.ImagesDir = testBinary, tr, testenv.ImagesDir()
+	d := startTestDaemon(t, cfg, "")
+	dir, err := filepath.Abs(fixtureTask)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d, dir
+}
+
+// TestTaskRunThroughTheAPI: a task run is a run like any other: queued,
+// recorded, and its result is in the record.
+func TestTaskRunThroughTheAPI(t *testing.T) {
+	d, dir := startTaskDaemon(t, Config{})
 	run := submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle"}})
 	if run.State != StateSucceeded || run.TaskResult == nil || !run.TaskResult.Utility || run.TaskResult.Attack != nil {
 		t.Fatalf("task run: %+v (result %+v)", run, run.TaskResult)

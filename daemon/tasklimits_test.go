@@ -2,25 +2,16 @@ package daemon
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/authbench/authbench/internal/testenv"
 )
 
 // TestCancelledTaskRunIsCancelled: DELETE of a task run whose agent runs
 // kills the agent's container and records the run as cancelled by the
 // time DELETE answers (Cancel waits about 3 s at most), not as failed.
 func TestCancelledTaskRunIsCancelled(t *testing.T) {
-	tr := testTracer(t)
-	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, ImagesDir: testenv.ImagesDir()}, "")
-	dir, err := filepath.Abs("../tasks/testdata/fixtures/hello-standard")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, dir := startTaskDaemon(t, Config{})
 	marker := treeMarker()
 	ctx := context.Background()
 	run, err := d.client.Submit(ctx, &RunRequest{Task: &TaskRequest{
@@ -62,13 +53,7 @@ func TestCancelledTaskRunIsCancelled(t *testing.T) {
 // TestTaskAgentOutputIsCapped: a task run's agent output stops at the
 // cap with the marker, and the result counts what was dropped.
 func TestTaskAgentOutputIsCapped(t *testing.T) {
-	tr := testTracer(t)
-	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, ImagesDir: testenv.ImagesDir(), MaxOutputBytes: 1000}, "")
-	dir, err := filepath.Abs("../tasks/testdata/fixtures/hello-standard")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, dir := startTaskDaemon(t, Config{MaxOutputBytes: 1000})
 	run := submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{
 		Dir: dir, PolicySource: "unconstrained", Agent: "cmd:head -c 5000 /dev/zero | tr '\\0' x",
 	}})
