@@ -41,22 +41,7 @@ func kernelConstAllow(prog [][4]uint32, arch, nr uint32) bool {
 		case bpfJA:
 			pc += int(k)
 		case bpfJEQK, bpfJGTK, bpfJGEK, bpfJSETK:
-			var res bool
-			switch code {
-			case bpfJEQK:
-				res = a == k
-			case bpfJGTK:
-				res = a > k
-			case bpfJGEK:
-				res = a >= k
-			case bpfJSETK:
-				res = a&k != 0
-			}
-			if res {
-				pc += int(jt)
-			} else {
-				pc += int(jf)
-			}
+			pc += condJump(code, a, k, jt, jf)
 		case bpfAndK:
 			a &= k
 		default:
@@ -100,6 +85,27 @@ func TestDefaultFilterConstantAllow(t *testing.T) {
 	}
 }
 
+// condJump is how far the conditional jump code (JEQ, JGT, JGE or JSET
+// with constant k) moves the pc past the next instruction when the
+// accumulator holds a.
+func condJump(code, a, k, jt, jf uint32) int {
+	var taken bool
+	switch code {
+	case bpfJEQK:
+		taken = a == k
+	case bpfJGTK:
+		taken = a > k
+	case bpfJGEK:
+		taken = a >= k
+	case bpfJSETK:
+		taken = a&k != 0
+	}
+	if taken {
+		return int(jt)
+	}
+	return int(jf)
+}
+
 // interpret runs prog on seccomp_data {nr, arch, args} like the kernel
 // (little-endian words) and returns the action and the number of
 // instructions executed. It supports what the compiler emits.
@@ -130,22 +136,7 @@ func interpret(t testing.TB, prog [][4]uint32, arch, nr uint32, args [6]uint64) 
 		case bpfJA:
 			pc += int(k)
 		case bpfJEQK, bpfJGTK, bpfJGEK, bpfJSETK:
-			var res bool
-			switch code {
-			case bpfJEQK:
-				res = a == k
-			case bpfJGTK:
-				res = a > k
-			case bpfJGEK:
-				res = a >= k
-			case bpfJSETK:
-				res = a&k != 0
-			}
-			if res {
-				pc += int(jt)
-			} else {
-				pc += int(jf)
-			}
+			pc += condJump(code, a, k, jt, jf)
 		default:
 			t.Fatalf("pc %d: opcode %#x", pc, code)
 		}
