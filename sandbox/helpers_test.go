@@ -119,6 +119,13 @@ func fixtureDir(t testing.TB) string {
 // hostPlan compiles a policy document against the host root.
 func hostPlan(t testing.TB, doc string, base policy.Baseline) *policy.Plan {
 	t.Helper()
+	return hostPlanWith(t, doc, base, policy.PlanOptions{})
+}
+
+// hostPlanWith compiles a policy document against the host root with
+// options.
+func hostPlanWith(t testing.TB, doc string, base policy.Baseline, opts policy.PlanOptions) *policy.Plan {
+	t.Helper()
 	pol, err := policy.ParsePolicy([]byte(doc), "test-policy.json")
 	if err != nil {
 		t.Fatalf("policy %s: %v", doc, err)
@@ -127,7 +134,7 @@ func hostPlan(t testing.TB, doc string, base policy.Baseline) *policy.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := policy.CompilePlan(pol, base, root)
+	pl, err := policy.CompilePlanWith(pol, base, root, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

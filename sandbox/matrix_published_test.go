@@ -27,60 +27,14 @@ var matrixExpectPublished = map[string]map[string]bool{
 	"missing/execute":    {"exec allowed": false, "read allowed": false},
 }
 
-// hostPlanWith compiles a policy document against the host root with
-// options.
-func hostPlanWith(t testing.TB, doc string, base policy.Baseline, opts policy.PlanOptions) *policy.Plan {
-	t.Helper()
-	pol, err := policy.ParsePolicy([]byte(doc), "test-policy.json")
-	if err != nil {
-		t.Fatalf("policy %s: %v", doc, err)
-	}
-	root, err := policy.NewRoot("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := policy.CompilePlanWith(pol, base, root, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
-}
-
 // TestSemanticsMatrixPublished is TestSemanticsMatrix for plans compiled
 // with the published semantics: for every rule shape and axis, every
 // operation's outcome under a real Landlock domain equals what the plan
 // predicts, and what the published launcher's rules say.
 func TestSemanticsMatrixPublished(t *testing.T) {
 	abi := requireLandlock(t, 1)
-	enf := EnforcementFor(abi)
-	var table strings.Builder
-	for _, shape := range matrixShapes {
-		for _, axis := range policy.Axes {
-			name := shape.name + "/" + axis.String()
-			t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
-				f := matrixFixture(t)
-				lists := [3][]string{}
-				lists[axis] = []string{f + shape.rel}
-				pl := hostPlanWith(t, policyDoc(lists[0], lists[1], lists[2]), policy.NoBaseline(),
-					policy.PlanOptions{Semantics: policy.SemanticsPublished})
-				allowed := func(p string) policy.Access { return pl.Allowed(p) | enf.Unenforced }
-				cells := matrixCells(f)
-				got := runMatrixCells(t, pl, cells)
-				fmt.Fprintf(&table, "%-22s", name)
-				for i, c := range cells {
-					if want := c.need(allowed); got[i] != want {
-						t.Errorf("%s: observed allowed=%v, plan predicts %v", c.name, got[i], want)
-					}
-					if exp, ok := matrixExpectPublished[name][c.name]; ok && exp != got[i] {
-						t.Errorf("%s: observed allowed=%v, the published rules say %v", c.name, got[i], exp)
-					}
-					table.WriteString(map[bool]string{true: "A", false: "."}[got[i]])
-				}
-				table.WriteString("\n")
-			})
-		}
-	}
-	t.Logf("published semantics, observed outcomes (A allowed, . denied), ABI %d, columns as in TestSemanticsMatrix:\n%s", abi, table.String())
+	table := semanticsMatrix(t, abi, policy.PlanOptions{Semantics: policy.SemanticsPublished}, matrixExpectPublished, "the published rules")
+	t.Logf("published semantics, observed outcomes (A allowed, . denied), ABI %d, columns as in TestSemanticsMatrix:\n%s", abi, table)
 }
 
 // runMatrixCells runs the cells' operations in one probe under pl and
