@@ -1,10 +1,6 @@
 package policy
 
-import (
-	"reflect"
-	"sort"
-	"testing"
-)
+import "testing"
 
 // pw is what a published write grants on a parent directory.
 const pw = "write_file,read_dir,remove_dir,remove_file,make_char,make_dir,make_reg,make_sock,make_fifo,make_block,make_sym,refer,truncate"
@@ -73,26 +69,11 @@ func TestCompilePlanPublished(t *testing.T) {
 			if pl.Semantics != SemanticsPublished {
 				t.Errorf("plan semantics %q", pl.Semantics)
 			}
-			if got := policyRules(pl); !reflect.DeepEqual(got, tc.rules) {
-				t.Errorf("rules\n got %q\nwant %q", got, tc.rules)
-			}
-			var wider []string
+			checkPlan(t, pl, tc.rules, tc.wider, tc.warnings)
 			for _, w := range pl.Wider {
-				wider = append(wider, w.Kind+"@"+w.Path)
 				if !pl.Allowed(w.Path).Has(w.Extra) {
 					t.Errorf("widening %+v names rights the plan does not grant", w)
 				}
-			}
-			if !reflect.DeepEqual(wider, tc.wider) {
-				t.Errorf("wider\n got %q\nwant %q", wider, tc.wider)
-			}
-			var warns []string
-			for _, w := range pl.Warnings {
-				warns = append(warns, w.Code)
-			}
-			sort.Strings(warns)
-			if !reflect.DeepEqual(warns, tc.warnings) {
-				t.Errorf("warnings\n got %q\nwant %q", warns, tc.warnings)
 			}
 		})
 	}

@@ -73,6 +73,30 @@ func policyRules(pl *Plan) []string {
 	return out
 }
 
+// checkPlan checks pl's policy rules (as policyRules lists them), its
+// widenings (kind@path) and its sorted warning codes.
+func checkPlan(t *testing.T, pl *Plan, rules, wider, warnings []string) {
+	t.Helper()
+	if got := policyRules(pl); !reflect.DeepEqual(got, rules) {
+		t.Errorf("rules\n got %q\nwant %q", got, rules)
+	}
+	var gotWider []string
+	for _, w := range pl.Wider {
+		gotWider = append(gotWider, w.Kind+"@"+w.Path)
+	}
+	if !reflect.DeepEqual(gotWider, wider) {
+		t.Errorf("wider\n got %q\nwant %q", gotWider, wider)
+	}
+	var warns []string
+	for _, w := range pl.Warnings {
+		warns = append(warns, w.Code)
+	}
+	sort.Strings(warns)
+	if !reflect.DeepEqual(warns, warnings) {
+		t.Errorf("warnings\n got %q\nwant %q", warns, warnings)
+	}
+}
+
 func TestCompilePlan(t *testing.T) {
 	root := planFixture(t)
 	tests := []struct {
@@ -135,24 +159,7 @@ func TestCompilePlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := policyRules(pl); !reflect.DeepEqual(got, tc.rules) {
-				t.Errorf("rules\n got %q\nwant %q", got, tc.rules)
-			}
-			var wider []string
-			for _, w := range pl.Wider {
-				wider = append(wider, w.Kind+"@"+w.Path)
-			}
-			if !reflect.DeepEqual(wider, tc.wider) {
-				t.Errorf("wider\n got %q\nwant %q", wider, tc.wider)
-			}
-			var warns []string
-			for _, w := range pl.Warnings {
-				warns = append(warns, w.Code)
-			}
-			sort.Strings(warns)
-			if !reflect.DeepEqual(warns, tc.warnings) {
-				t.Errorf("warnings\n got %q\nwant %q", warns, tc.warnings)
-			}
+			checkPlan(t, pl, tc.rules, tc.wider, tc.warnings)
 		})
 	}
 }
