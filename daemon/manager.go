@@ -105,27 +105,23 @@ var (
 	errTimeout   = errors.New("timed out")
 )
 
+// positiveOr is v, or d if v is not positive (a Config limit left unset).
+func positiveOr[T int | int64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
 // NewManager opens the state directory. A daemon then calls RecoverStale
 // once it is sure it owns the state (its socket is listening).
 func NewManager(cfg Config) (*Manager, error) {
-	if cfg.DefaultTimeout <= 0 {
-		cfg.DefaultTimeout = DefaultTimeout
-	}
-	if cfg.MaxActive <= 0 {
-		cfg.MaxActive = DefaultMaxActive
-	}
-	if cfg.MaxConcurrent <= 0 {
-		cfg.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if cfg.MaxActivePerUID <= 0 {
-		cfg.MaxActivePerUID = DefaultMaxActivePerUID
-	}
-	if cfg.MaxConnsPerUID <= 0 {
-		cfg.MaxConnsPerUID = DefaultMaxConnsPerUID
-	}
-	if cfg.MaxOutputBytes <= 0 {
-		cfg.MaxOutputBytes = DefaultMaxOutputBytes
-	}
+	cfg.DefaultTimeout = positiveOr(cfg.DefaultTimeout, DefaultTimeout)
+	cfg.MaxActive = positiveOr(cfg.MaxActive, DefaultMaxActive)
+	cfg.MaxConcurrent = positiveOr(cfg.MaxConcurrent, DefaultMaxConcurrent)
+	cfg.MaxActivePerUID = positiveOr(cfg.MaxActivePerUID, DefaultMaxActivePerUID)
+	cfg.MaxConnsPerUID = positiveOr(cfg.MaxConnsPerUID, DefaultMaxConnsPerUID)
+	cfg.MaxOutputBytes = positiveOr(cfg.MaxOutputBytes, DefaultMaxOutputBytes)
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}

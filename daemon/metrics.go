@@ -27,28 +27,16 @@ func newMetrics() *Metrics {
 		runs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "authbench_runs", Help: "Runs known to the daemon, by state.",
 		}, []string{"state"}),
-		events: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "authbench_trace_events_total", Help: "Trace events recorded over all runs.",
-		}),
-		lost: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "authbench_trace_lost_events_total", Help: "Trace events lost (ring buffer full or undecodable) over all runs.",
-		}),
+		events: newCounter("authbench_trace_events_total", "Trace events recorded over all runs."),
+		lost:   newCounter("authbench_trace_lost_events_total", "Trace events lost (ring buffer full or undecodable) over all runs."),
 		durations: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "authbench_run_duration_seconds", Help: "Wall time of finished runs, by final state.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 4, 10),
 		}, []string{"state"}),
-		refused: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "authbench_api_refused_total", Help: "API requests refused by peer-credential authorisation.",
-		}),
-		connsRefused: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "authbench_api_connections_refused_total", Help: "API connections refused by the per-uid or non-root connection limits.",
-		}),
-		quotaRefused: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "authbench_runs_refused_quota_total", Help: "Runs refused by the per-uid active-run quota.",
-		}),
-		outputDropped: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "authbench_output_dropped_bytes_total", Help: "Bytes of runs' stdout and stderr not stored (output cap or write error).",
-		}),
+		refused:       newCounter("authbench_api_refused_total", "API requests refused by peer-credential authorisation."),
+		connsRefused:  newCounter("authbench_api_connections_refused_total", "API connections refused by the per-uid or non-root connection limits."),
+		quotaRefused:  newCounter("authbench_runs_refused_quota_total", "Runs refused by the per-uid active-run quota."),
+		outputDropped: newCounter("authbench_output_dropped_bytes_total", "Bytes of runs' stdout and stderr not stored (output cap or write error)."),
 	}
 	m.registry.MustRegister(m.runs, m.events, m.lost, m.durations, m.refused, m.connsRefused, m.quotaRefused, m.outputDropped)
 	for _, s := range AllStates {
@@ -63,4 +51,9 @@ func (m *Metrics) transition(from, to State) {
 		m.runs.WithLabelValues(string(from)).Dec()
 	}
 	m.runs.WithLabelValues(string(to)).Inc()
+}
+
+// newCounter is a counter named name with help text help.
+func newCounter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
