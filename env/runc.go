@@ -220,22 +220,19 @@ func (c *Container) Wait(ctx context.Context) (RunResult, error) {
 // 10 s.
 func (c *Container) kill() error {
 	giveUp := time.After(10 * time.Second)
-	for c.r.Kill(c.id, syscall.SIGKILL) != nil {
+	for {
+		var retry <-chan time.Time // nil (never) once the kill is sent
+		if c.r.Kill(c.id, syscall.SIGKILL) != nil {
+			retry = time.After(20 * time.Millisecond)
+		}
 		select {
 		case err := <-c.done:
 			return err
 		case <-giveUp:
 			_ = c.cmd.Process.Kill()
 			return <-c.done
-		case <-time.After(20 * time.Millisecond):
+		case <-retry:
 		}
-	}
-	select {
-	case err := <-c.done:
-		return err
-	case <-giveUp:
-		_ = c.cmd.Process.Kill()
-		return <-c.done
 	}
 }
 
