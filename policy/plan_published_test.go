@@ -7,13 +7,7 @@ const pw = "write_file,read_dir,remove_dir,remove_file,make_char,make_dir,make_r
 
 func TestCompilePlanPublished(t *testing.T) {
 	root := planFixture(t)
-	tests := []struct {
-		name     string
-		policy   string
-		rules    []string
-		wider    []string // kind@path
-		warnings []string // code, sorted
-	}{
+	tests := []planCase{
 		{"read existing file", `{"read":["/d/f.txt"],"write":[],"execute":[]}`,
 			[]string{"/d/f.txt: read_file"}, nil, nil},
 		{"read existing dir", `{"read":["/d"],"write":[],"execute":[]}`,

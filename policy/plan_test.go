@@ -97,15 +97,19 @@ func checkPlan(t *testing.T, pl *Plan, rules, wider, warnings []string) {
 	}
 }
 
+// planCase is a policy and the plan compiled from it, as checkPlan
+// checks it.
+type planCase struct {
+	name     string
+	policy   string
+	rules    []string
+	wider    []string // kind@path
+	warnings []string // code, sorted
+}
+
 func TestCompilePlan(t *testing.T) {
 	root := planFixture(t)
-	tests := []struct {
-		name     string
-		policy   string
-		rules    []string
-		wider    []string // kind@path
-		warnings []string // code
-	}{
+	tests := []planCase{
 		{"read exact file", `{"read":["/d/f.txt"],"write":[],"execute":[]}`,
 			[]string{"/d/f.txt: read_file"}, nil, nil},
 		{"read exact dir covers hierarchy", `{"read":["/d"],"write":[],"execute":[]}`,
