@@ -88,6 +88,27 @@ func openTempDir(t *testing.T, parent, prefix string) string {
 
 func requireRoot(t *testing.T) { t.Helper(); testenv.NeedRoot(t) }
 
+// rawRequestScript sends the request argv[2] argv[3] with body argv[4]
+// to the daemon socket argv[1] and prints the status line, headers and
+// body; a failed connection prints "CONNECTION-ERROR" and the error.
+const rawRequestScript = `
+import socket, sys
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    body = sys.argv[4].encode()
+    s.sendall(("%s %s HTTP/1.0\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (sys.argv[2], sys.argv[3], len(body))).encode() + body)
+    out = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        out += chunk
+    sys.stdout.write(out.decode())
+except OSError as e:
+    sys.stdout.write("CONNECTION-ERROR %s" % e)
+`
+
 // rawResponse sends one HTTP request through python3 running with cred,
 // so the daemon sees that peer; it returns the raw response.
 func rawResponse(t *testing.T, socket string, cred *syscall.Credential, method, path, body string) string {
@@ -97,21 +118,7 @@ func rawResponse(t *testing.T, socket string, cred *syscall.Credential, method, 
 	if _, err := os.Stat(py); err != nil {
 		t.Fatalf("%s is needed to connect as another uid: %v", py, err)
 	}
-	script := `
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-body = sys.argv[4].encode()
-s.sendall(("%s %s HTTP/1.0\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (sys.argv[2], sys.argv[3], len(body))).encode() + body)
-out = b""
-while True:
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    out += chunk
-sys.stdout.write(out.decode())
-`
-	cmd := exec.Command(py, "-c", script, socket, method, path, body)
+	cmd := exec.Command(py, "-c", rawRequestScript, socket, method, path, body)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -20,27 +20,6 @@ import (
 	"github.com/authbench/authbench/sandbox"
 )
 
-// confinedPostScript POSTs argv[2] to the daemon socket argv[1] and
-// prints the status line and body; a refused connection prints
-// "CONNECTION-ERROR".
-const confinedPostScript = `
-import socket, sys
-try:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sys.argv[1])
-    body = sys.argv[2].encode()
-    s.sendall(("POST /v1/runs HTTP/1.0\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body)).encode() + body)
-    out = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        out += chunk
-    sys.stdout.write(out.decode())
-except OSError as e:
-    sys.stdout.write("CONNECTION-ERROR %s" % e)
-`
-
 // escapeDir is a directory every uid can enter and read, outside /tmp's
 // per-test dirs (the confined trees' policies name it).
 func escapeDir(t *testing.T) string {
@@ -99,7 +78,7 @@ func TestEscapeDaemonConfinedTreeIsRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out := runConfined(t, pol, tt.uid, tt.gid, "/usr/bin/python3", "-c", confinedPostScript, d.socket, tt.body)
+			code, out := runConfined(t, pol, tt.uid, tt.gid, "/usr/bin/python3", "-c", rawRequestScript, d.socket, "POST", "/v1/runs", tt.body)
 			if code != 0 {
 				t.Fatalf("confined client: exit %d: %s", code, out)
 			}
@@ -164,7 +143,7 @@ func TestEscapeDaemonOtherPIDNamespaceIsRefused(t *testing.T) {
 	requireRoot(t)
 	testenv.NeedTools(t, "unshare")
 	d := startTestDaemon(t, Config{}, "")
-	cmd := exec.Command("unshare", "--pid", "--fork", "/usr/bin/python3", "-c", confinedPostScript, d.socket, `{"command":["/bin/true"],"allow_root":true}`)
+	cmd := exec.Command("unshare", "--pid", "--fork", "/usr/bin/python3", "-c", rawRequestScript, d.socket, "POST", "/v1/runs", `{"command":["/bin/true"],"allow_root":true}`)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
