@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -279,8 +280,10 @@ func requestIdentity(uid, gid int) (*uint32, *uint32, bool) {
 }
 
 // socketHidePaths are the directories a daemon on socket hides from the
-// trees it runs: the socket's own directory (by default /run/authbench),
-// unless it is a directory every program uses (/, /tmp, /run, ...).
+// trees it runs: the socket's own directory (by default /run/authbench)
+// when it holds nothing else, never a directory every program uses (/,
+// /tmp, /run, ...). Where nothing is hidden, confined trees still see the
+// socket, and the daemon refuses them when they connect.
 func socketHidePaths(socket string) []string {
 	dir := filepath.Dir(filepath.Clean(socket))
 	switch dir {
@@ -289,6 +292,15 @@ func socketHidePaths(socket string) []string {
 	}
 	if !filepath.IsAbs(dir) {
 		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	for _, e := range entries {
+		if e.Name() != filepath.Base(socket) {
+			return nil // the directory holds more than the socket: hiding it would hide that too
+		}
 	}
 	return []string{dir}
 }
