@@ -81,15 +81,12 @@ static long ab_walk_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* ab_walk_dir writes the names of (dentry, mnt) up to the root at *off and
- * returns the number of bytes written; it sets AB_INFO_TRUNC on overflow. */
-static __always_inline __u32 ab_walk_dir(struct ab_event *e, __u32 off, __u64 dentry, __u64 mnt,
-					 __u64 rootd, __u64 rootm)
+/* ab_walk_run walks from dentry (on mount mnt) up to the root (rootd,
+ * rootm) with ab_walk_step, writing names from off on; the caller reads
+ * the outcome from w (off, done, trunc). */
+static __always_inline void ab_walk_run(struct ab_walk *w, __u64 dentry, __u64 mnt, __u64 rootd,
+					__u64 rootm, __u32 off)
 {
-	__u32 zero = 0;
-	struct ab_walk *w = bpf_map_lookup_elem(&ab_walkstate, &zero);
-	if (!w)
-		return 0;
 	w->dentry = dentry;
 	w->vfsmnt = mnt;
 	w->mntroot = (__u64)BPF_CORE_READ((struct vfsmount *)mnt, mnt_root);
@@ -101,6 +98,18 @@ static __always_inline __u32 ab_walk_dir(struct ab_event *e, __u32 off, __u64 de
 	w->trunc = 0;
 	w->reached = 0;
 	bpf_loop(AB_WALK_MAX, ab_walk_step, NULL, 0);
+}
+
+/* ab_walk_dir writes the names of (dentry, mnt) up to the root at *off and
+ * returns the number of bytes written; it sets AB_INFO_TRUNC on overflow. */
+static __always_inline __u32 ab_walk_dir(struct ab_event *e, __u32 off, __u64 dentry, __u64 mnt,
+					 __u64 rootd, __u64 rootm)
+{
+	__u32 zero = 0;
+	struct ab_walk *w = bpf_map_lookup_elem(&ab_walkstate, &zero);
+	if (!w)
+		return 0;
+	ab_walk_run(w, dentry, mnt, rootd, rootm, off);
 	if (w->trunc || !w->done)
 		e->info |= AB_INFO_TRUNC;
 	return w->off - off;
@@ -135,17 +144,7 @@ __noinline __u32 ab_real(struct ab_event *e, __u32 off, __u64 file, __u64 rootd,
 		e->info |= AB_INFO_RTRUNC;
 		return 0;
 	}
-	w->dentry = (__u64)d;
-	w->vfsmnt = (__u64)m;
-	w->mntroot = (__u64)BPF_CORE_READ(m, mnt_root);
-	w->rootd = rootd;
-	w->rootm = rootm;
-	w->off = off;
-	w->start = off;
-	w->done = 0;
-	w->trunc = 0;
-	w->reached = 0;
-	bpf_loop(AB_WALK_MAX, ab_walk_step, NULL, 0);
+	ab_walk_run(w, (__u64)d, (__u64)m, rootd, rootm, off);
 	if (w->trunc || !w->done) {
 		e->info |= AB_INFO_RTRUNC;
 		return 0;
