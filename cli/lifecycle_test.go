@@ -159,19 +159,21 @@ func processesWith(s string) []int {
 	return pids
 }
 
-// TestDaemonHidesSocketAndGrantsCapabilities: a tree the daemon runs
-// does not see the socket's directory; --cap keeps a capability for a
-// uid-0 tree only, and asking for one for another uid is bad input.
+// TestDaemonHidesSocketAndGrantsCapabilities: in a tree the daemon runs
+// the socket is no socket (covered by /dev/null) while its neighbours
+// stay visible; --cap keeps a capability for a uid-0 tree only, and
+// asking for one for another uid is bad input.
 func TestDaemonHidesSocketAndGrantsCapabilities(t *testing.T) {
 	requireLandlockCLI(t)
 	bin := benchBinary(t)
 	socket := serveTestDaemon(t, bin)
 	dir := t.TempDir()
 	pol := writeFile(t, dir, "p.json", `{"read":["/**"],"write":[],"execute":["/usr/bin/**","/bin/**"]}`)
-	sockDir := filepath.Dir(socket)
-	code, out, errOut := runBinaryIn(t, bin, socket, "/", "exec", "--policy", pol, "--", "/bin/sh", "-c", "ls -A "+sockDir+"; echo done")
-	if code != 0 || out != "done\n" {
-		t.Errorf("socket directory listing: exit %d, stdout %q (want it empty), stderr %q", code, out, errOut)
+	neighbour := writeFile(t, filepath.Dir(socket), "neighbour", "here\n")
+	code, out, errOut := runBinaryIn(t, bin, socket, "/", "exec", "--policy", pol, "--", "/bin/sh", "-c",
+		"test -S "+socket+" && echo socket; cat "+neighbour)
+	if code != 0 || out != "here\n" {
+		t.Errorf("socket hidden, neighbour visible: exit %d, stdout %q (want only the neighbour's content), stderr %q", code, out, errOut)
 	}
 	code, out, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--cap", "CAP_CHOWN", "--policy", pol, "--", "/bin/sh", "-c", "grep CapEff /proc/self/status")
 	if code != 0 || !strings.Contains(out, "0000000000000001") {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -279,28 +278,13 @@ func requestIdentity(uid, gid int) (*uint32, *uint32, bool) {
 	return &u, &g, uid == 0
 }
 
-// socketHidePaths are the directories a daemon on socket hides from the
-// trees it runs: the socket's own directory (by default /run/authbench)
-// when it holds nothing else, never a directory every program uses (/,
-// /tmp, /run, ...). Where nothing is hidden, confined trees still see the
-// socket, and the daemon refuses them when they connect.
+// socketHidePaths are what a daemon on socket hides from the trees it
+// runs: the socket itself (covered by /dev/null in the tree's mount
+// namespace), never its directory, whose other files the tree may need.
 func socketHidePaths(socket string) []string {
-	dir := filepath.Dir(filepath.Clean(socket))
-	switch dir {
-	case "/", ".", "/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm", "/var", "/var/lib":
+	abs, err := filepath.Abs(socket)
+	if err != nil {
 		return nil
 	}
-	if !filepath.IsAbs(dir) {
-		return nil
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	for _, e := range entries {
-		if e.Name() != filepath.Base(socket) {
-			return nil // the directory holds more than the socket: hiding it would hide that too
-		}
-	}
-	return []string{dir}
+	return []string{abs}
 }

@@ -45,9 +45,9 @@ type Config struct {
 	// not root may ask for task runs (see checkTrustedTaskDir); none by
 	// default.
 	TrustedTaskRoots []string
-	// HidePaths are directories that trees started as root do not see
-	// (an empty tmpfs over each in their own mount namespace), such as
-	// the socket's directory.
+	// HidePaths are paths that trees started as root do not see (an
+	// empty tmpfs over a directory, /dev/null over anything else, in
+	// their own mount namespace), such as the daemon's socket.
 	HidePaths []string
 	// Log receives structured logs.
 	Log *zap.Logger

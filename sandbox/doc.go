@@ -18,7 +18,8 @@
 //     here); inherited descriptors above stderr are closed at exec.
 //  2. mount: with Spec.HidePaths, the exec thread moves to a mount
 //     namespace of its own, makes every mount private and covers each
-//     hidden directory with an empty read-only tmpfs (LaunchOptions.
+//     hidden directory with an empty read-only tmpfs, and any other
+//     hidden file with /dev/null bound read-only (LaunchOptions.
 //     OwnMountNamespace also starts the process in a new namespace).
 //  3. landlock: enforce a policy.Plan on every thread, while still root
 //     so that rule paths only root can open can be added (rights and ABI

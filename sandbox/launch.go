@@ -44,10 +44,11 @@ type Spec struct {
 	// The restrictions below are applied in this order (Dir is entered
 	// after the identity); the zero value restricts nothing.
 
-	// HidePaths are directories the tree must not see: sandbox-init, in
-	// a mount namespace of its own with private mounts, mounts an empty
-	// read-only tmpfs over each (missing ones are skipped; a path that is
-	// not absolute or not a directory fails). Needs a root caller.
+	// HidePaths are paths the tree must not see: sandbox-init, in a
+	// mount namespace of its own with private mounts, mounts an empty
+	// read-only tmpfs over each directory and /dev/null, bound read-only,
+	// over any other file (missing ones are skipped; a path that is not
+	// absolute fails). Needs a root caller.
 	HidePaths []string `json:"hide_paths,omitempty"`
 	// CloseFDs closes every inherited descriptor above stderr at exec.
 	CloseFDs bool `json:"close_fds,omitempty"`

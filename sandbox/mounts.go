@@ -8,15 +8,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hidePaths hides each directory of paths from the tree: an empty,
-// read-only tmpfs (nosuid, nodev, noexec, 4 KiB) is mounted over it.
+// hidePaths hides each path of paths from the tree: an empty, read-only
+// tmpfs (nosuid, nodev, noexec, 4 KiB) is mounted over a directory, and
+// /dev/null, bound read-only, over anything else (a unix socket then
+// refuses connections: it is no socket any more).
 // It runs on the thread that execs, privileged and before Landlock. That
 // thread first moves to a mount namespace of its own (whether or not
 // LaunchOptions.OwnMountNamespace already gave the process one) whose
 // mounts are all made private, so nothing reaches the launcher's
 // namespace. A path that does not exist is skipped; one that is not
-// absolute or not a directory is an error. A symbolic link hides what it
-// points to.
+// absolute is an error. A symbolic link hides what it points to.
 func hidePaths(paths []string) *InitError {
 	if len(paths) == 0 {
 		return nil
@@ -25,13 +26,8 @@ func hidePaths(paths []string) *InitError {
 		if !filepath.IsAbs(p) {
 			return &InitError{Stage: StageMount, Path: p, Msg: "a hidden path must be absolute"}
 		}
-		st, err := os.Stat(p)
-		switch {
-		case os.IsNotExist(err):
-		case err != nil:
+		if _, err := os.Stat(p); err != nil && !os.IsNotExist(err) {
 			return initError(StageMount, p, err)
-		case !st.IsDir():
-			return &InitError{Stage: StageMount, Errno: unix.ENOTDIR, Path: p, Msg: "only directories can be hidden"}
 		}
 	}
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
@@ -41,13 +37,29 @@ func hidePaths(paths []string) *InitError {
 		return initError(StageMount, "/", fmt.Errorf("make mounts private: %w", err))
 	}
 	for _, p := range paths {
-		if _, err := os.Stat(p); os.IsNotExist(err) {
+		st, err := os.Stat(p)
+		if os.IsNotExist(err) {
 			continue
 		}
-		flags := uintptr(unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC)
-		if err := unix.Mount("authbench-hidden", p, "tmpfs", flags, "size=4k,mode=0555"); err != nil {
+		if err == nil {
+			err = cover(p, st.IsDir())
+		}
+		if err != nil {
 			return initError(StageMount, p, fmt.Errorf("hide: %w", err))
 		}
 	}
 	return nil
+}
+
+// cover mounts an empty read-only tmpfs over directory p, or /dev/null,
+// bound read-only, over any other file.
+func cover(p string, dir bool) error {
+	flags := uintptr(unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC)
+	if dir {
+		return unix.Mount("authbench-hidden", p, "tmpfs", flags, "size=4k,mode=0555")
+	}
+	if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+		return err
+	}
+	return unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_BIND|flags, "")
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -41,19 +42,33 @@ func TestHidePaths(t *testing.T) {
 	}
 }
 
-// TestHidePathsNotDirectory: only directories can be hidden.
-func TestHidePathsNotDirectory(t *testing.T) {
-	requireRoot(t, "mounts a tmpfs")
+// TestHidePathsFile: a file that is not a directory (here a listening
+// unix socket) is covered by /dev/null: the tree can no longer connect,
+// its neighbours stay visible, and the socket still works outside.
+func TestHidePathsFile(t *testing.T) {
+	requireRoot(t, "bind-mounts /dev/null")
 	dir := fixtureDir(t)
-	if err := os.WriteFile(dir+"/file", nil, 0o644); err != nil {
+	sock := dir + "/d.sock"
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
 		t.Fatal(err)
 	}
-	res := runChild(t, Spec{Path: "/bin/true", Args: []string{"true"}, HidePaths: []string{dir + "/file"}}, nil)
-	var ie *InitError
-	if !errors.As(res.err, &ie) || ie.Stage != StageMount || ie.Errno != unix.ENOTDIR || ie.Path != dir+"/file" {
-		t.Fatalf("err %v, want a mount error ENOTDIR on %s", res.err, dir+"/file")
+	defer ln.Close()
+	if err := os.WriteFile(dir+"/neighbour", []byte("here\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	script := "test -S " + sock + " && echo socket; test -c " + sock + " && echo covered; cat " + dir + "/neighbour"
+	res := runChild(t, Spec{Path: "/bin/sh", Args: []string{"sh", "-c", script}, HidePaths: []string{sock}}, nil)
+	if res.err != nil || res.stdout != "covered\nhere\n" {
+		t.Fatalf("inside: err %v, stdout %q; want the socket covered by /dev/null and the neighbour readable", res.err, res.stdout)
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("outside, the socket no longer answers: %v", err)
+	}
+	c.Close()
 	res = runChild(t, Spec{Path: "/bin/true", Args: []string{"true"}, HidePaths: []string{"run"}}, nil)
+	var ie *InitError
 	if !errors.As(res.err, &ie) || ie.Stage != StageMount || ie.Path != "run" {
 		t.Fatalf("err %v, want a mount error on the relative path", res.err)
 	}
