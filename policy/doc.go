@@ -3,5 +3,5 @@
 // file, the field and the index; the one pattern matcher that every other
 // package uses; and static scoring of π against S over an environment
 // root, with the semantics of the published AuthBench verifier
-// (docs/scoring.md and shared/DESIGN.md §4).
+// (docs/scoring.md).
 package policy

@@ -6,7 +6,7 @@ import (
 )
 
 // Plan is a policy compiled into Landlock rules against one environment
-// root (DESIGN §5). It is pure data: it can be printed, stored with a run
+// root (docs/architecture.md). It is pure data: it can be printed, stored with a run
 // and compared with what the kernel later allowed, and sandbox-init turns
 // it into a ruleset without consulting the policy again.
 type Plan struct {

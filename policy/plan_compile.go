@@ -7,8 +7,7 @@ import (
 )
 
 // CompilePlan compiles pol plus a runtime baseline (and the sandbox
-// essentials) into a Landlock rule plan against root, following DESIGN
-// §5:
+// essentials) into a Landlock rule plan against root:
 //   - read: READ_FILE on each existing match, plus READ_DIR on
 //     directories; "dir/**" is the directory; a glob is its current
 //     matches;

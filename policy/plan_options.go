@@ -14,7 +14,7 @@ type Semantics string
 // The enforcement semantics a plan can be compiled with.
 const (
 	// SemanticsPrecise grants each pattern as little as Landlock can
-	// express (DESIGN §5): the default.
+	// express (docs/security.md): the default.
 	SemanticsPrecise Semantics = "precise"
 	// SemanticsPublished reproduces the published AuthBench launcher
 	// rule for rule: a write pattern grants the write, create and remove

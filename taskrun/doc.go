@@ -1,4 +1,4 @@
-// Package taskrun runs one task in its environment (DESIGN §2): the task
+// Package taskrun runs one task in its environment (docs/architecture.md): the task
 // image is built (or found cached), a fresh copy-on-write rootfs is laid
 // over it, the agent runs in it under runc as the init of the container,
 // through sandbox-init (Landlock from the policy plus the spec's implicit

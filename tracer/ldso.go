@@ -9,7 +9,7 @@ import (
 // executed ld.so itself (`/lib64/ld-linux-x86-64.so.2 /path/prog`), and
 // the loader opened the program to map and run it. Landlock cannot stop
 // this (the program only needs to be readable), so the trace must count
-// it as an execute of the program (DESIGN §5).
+// it as an execute of the program (docs/security.md).
 type LoaderExec struct {
 	// TS, PID and TGID are those of the loader's open of the program.
 	TS   int64 `json:"ts"`
