@@ -116,7 +116,9 @@ func (a *app) prepareExec(ef execFlags, args []string) (*daemon.RunRequest, erro
 	a.log.Info("enforcement", zap.Int("landlock_abi", enf.KernelABI), zap.Strings("scopes", enf.Scopes),
 		zap.Stringer("unenforced", enf.Unenforced))
 
-	if ef.seccomp != "none" {
+	// A profile the user gives is checked here, as bad input, before
+	// anything starts; the default one is the daemon's to compile.
+	if ef.seccomp != "none" && ef.seccomp != "" {
 		if _, err = loadSeccomp(ef.seccomp, ef.caps); err != nil {
 			return nil, err
 		}
