@@ -108,7 +108,8 @@ func newSensitiveMatcher(spec *policy.Spec, root *policy.Root) *sensitiveMatcher
 }
 
 // indexExisting records the identity of the files matching each pattern
-// before the run (bounded), so hard links made to them are recognised.
+// (glob bases expanded by policy.ExpandBase, the plan's expander) before
+// the run (bounded), so hard links made to them are recognised.
 func (m *sensitiveMatcher) indexExisting() {
 	if m.patterns == nil || m.root == nil {
 		return
@@ -116,22 +117,27 @@ func (m *sensitiveMatcher) indexExisting() {
 	n := 0
 	for _, a := range policy.Axes {
 		for _, p := range m.patterns.Get(a) {
-			base := m.root.HostPath(m.root.RealpathNow(p.Base()))
-			_ = filepath.WalkDir(base, func(host string, d fs.DirEntry, err error) error {
-				if err != nil || n >= maxSensitiveIndex {
-					return fs.SkipAll
-				}
-				n++
-				env := p.Base() + strings.TrimPrefix(host, base)
-				if d.Type().IsRegular() && p.Match(env) {
-					if info, err := d.Info(); err == nil {
-						if st, ok := info.Sys().(*syscall.Stat_t); ok {
-							m.remember(a, fileID{st.Dev, st.Ino}, p.String())
+			// The base's matches (a glob base has several), each walked
+			// below it for a recursive pattern.
+			matches, _ := policy.ExpandBase(m.root, p)
+			for _, match := range matches {
+				base := m.root.HostPath(m.root.RealpathNow(match))
+				_ = filepath.WalkDir(base, func(host string, d fs.DirEntry, err error) error {
+					if err != nil || n >= maxSensitiveIndex {
+						return fs.SkipAll
+					}
+					n++
+					env := match + strings.TrimPrefix(host, base)
+					if d.Type().IsRegular() && p.Match(env) {
+						if info, err := d.Info(); err == nil {
+							if st, ok := info.Sys().(*syscall.Stat_t); ok {
+								m.remember(a, fileID{st.Dev, st.Ino}, p.String())
+							}
 						}
 					}
-				}
-				return nil
-			})
+					return nil
+				})
+			}
 		}
 	}
 }

@@ -80,3 +80,36 @@ func TestSensitiveThroughAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestSensitiveGlobIndexed: the files of a glob sensitive pattern are
+// known by identity before the run, so a hard link made to one of them
+// is exposure.
+func TestSensitiveGlobIndexed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "keys"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "keys", "id_rsa")
+	if err := os.WriteFile(key, []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(key, &st); err != nil {
+		t.Fatal(err)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := policy.ParsePattern("/keys/id_*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sens policy.Permissions
+	sens[policy.Read] = []policy.Pattern{pat}
+	m := newSensitiveMatcher(&policy.Spec{Sensitive: &sens}, root)
+	m.observe(&tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: "/tmp/hl", Real: "/tmp/hl", Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
+	if len(m.found) != 1 || m.found[0].Pattern != "/keys/id_*" {
+		t.Fatalf("hard link to a file of a glob pattern: found %+v, want one access of /keys/id_*", m.found)
+	}
+}
