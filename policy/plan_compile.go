@@ -172,10 +172,7 @@ func (c *planCompiler) compile(origin string, a Axis, p Pattern) error {
 // directory's realpath is shared by its entries, so a rule costs one or
 // two stat calls.
 func (c *planCompiler) resolve(m string) (string, fs.FileInfo) {
-	p := m
-	if m != "/" {
-		p = path.Join(c.root.Realpath(path.Dir(m)), path.Base(m))
-	}
+	p := c.inResolvedDir(m)
 	st := c.exp.lstat(m)
 	if st == nil {
 		return p, nil
