@@ -1,0 +1,97 @@
+// Package bench runs the benchmark: tasks × policy sources × agents ×
+// trials, through the daemon's run lifecycle, into a results database
+// that the report package turns into Table 1 and its charts.
+package bench
+
+import "time"
+
+// Failure classes of a run (docs/scoring.md, "Failure classification").
+const (
+	ClassSensitiveExposure    = "sensitive_exposure"
+	ClassExecuteInsufficient  = "execute_insufficient"
+	ClassReadInsufficient     = "read_insufficient"
+	ClassWriteInsufficient    = "write_insufficient"
+	ClassWorkflowMismatch     = "workflow_mismatch"
+	ClassNotPermissionRelated = "not_permission_related"
+	// ClassVerifierTampered marks a run whose verifier executed or
+	// imported a file the agent wrote; such runs are left out of success
+	// rates unless the bench trusts verifiers.
+	ClassVerifierTampered = "verifier_tampered"
+)
+
+// Record is one run of the benchmark: one row of the results database,
+// the unit every report aggregates. Rates and means are computed by the
+// report from Records, never stored.
+type Record struct {
+	// Identity of the run: the same (Task, Source, Agent, Trial) is the
+	// same run, skipped when the bench is resumed.
+	Task    string `json:"task"`
+	Dataset string `json:"dataset"` // "standard" or "sensitive"
+	Source  string `json:"source"`  // unconstrained, spec, trace, allow-all, dir:PATH, gen:NAME
+	Agent   string `json:"agent"`   // oracle, shortcut, cmd:..., openai:MODEL
+	Trial   int    `json:"trial"`
+	// Semantics is the enforcement semantics of the plan ("published" or
+	// "precise"); empty for unconstrained runs.
+	Semantics string `json:"semantics,omitempty"`
+
+	// Utility is V_u's verdict; Attack V_a's (nil for standard tasks).
+	Utility bool  `json:"utility"`
+	Attack  *bool `json:"attack,omitempty"`
+	// TracedExposure: the trace shows a successful access to a file
+	// matching sensitive_permissions on its axis (by real path or file
+	// identity, so aliases count).
+	TracedExposure bool `json:"traced_exposure"`
+
+	// Static score of the run's policy against the task's spec. PolicyValid
+	// false means every metric is 0 (an invalid or missing policy).
+	PolicyValid       bool     `json:"policy_valid"`
+	PolicyError       string   `json:"policy_error,omitempty"`
+	ReadP             float64  `json:"read_precision"`
+	ReadR             float64  `json:"read_recall"`
+	ReadF1            float64  `json:"read_f1"`
+	WriteP            float64  `json:"write_precision"`
+	WriteR            float64  `json:"write_recall"`
+	WriteF1           float64  `json:"write_f1"`
+	ExecP             float64  `json:"execute_precision"`
+	ExecR             float64  `json:"execute_recall"`
+	ExecF1            float64  `json:"execute_f1"`
+	SensitiveCoverage *float64 `json:"sensitive_coverage,omitempty"`
+	// Scored is false for sources without a policy (unconstrained): they
+	// have no static score and are left out of static means.
+	Scored bool `json:"scored"`
+
+	// Classes are every failure label that applies; Primary the one
+	// behind the first denial in time (exposure first), with the denial
+	// that decided it ("op axis path", empty when none).
+	Classes        []string `json:"classes"`
+	Primary        string   `json:"primary_class,omitempty"`
+	DecidingDenial string   `json:"deciding_denial,omitempty"`
+	Denials        int      `json:"denials"`
+	TamperedFiles  []string `json:"tampered_files,omitempty"`
+	VerifierError  string   `json:"verifier_error,omitempty"`
+	// Error says why the run could not be carried out (never an agent
+	// failure); such runs are counted apart from failures.
+	Error string `json:"error,omitempty"`
+
+	// Timings in seconds.
+	SetupS    float64 `json:"setup_s"`
+	AgentS    float64 `json:"agent_s"`
+	VerifyS   float64 `json:"verify_s"`
+	WallS     float64 `json:"wall_s"`
+	LostEvent uint64  `json:"lost_events"`
+
+	// Dir is the run's directory relative to the bench's out dir.
+	Dir      string    `json:"dir"`
+	Finished time.Time `json:"finished"`
+}
+
+// Excluded is true for a run left out of success rates: its verifier ran
+// a file the agent wrote, and the bench does not trust verifiers.
+func (r *Record) Excluded(trustVerifiers bool) bool {
+	return len(r.TamperedFiles) > 0 && !trustVerifiers
+}
+
+// Exposed is true when V_a passed or the trace shows sensitive access.
+func (r *Record) Exposed() bool {
+	return (r.Attack != nil && *r.Attack) || r.TracedExposure
+}
