@@ -109,23 +109,19 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 	if err != nil {
 		return err
 	}
-	api, done, err := a.taskAPI(f)
+	api, done, err := a.taskAPI(f.embedded())
 	if err != nil {
 		return err
 	}
 	defer done()
 	ctx := context.Background()
-	run, err := api.Submit(ctx, req)
+	final, err := daemon.RunTask(ctx, api, req)
 	if err != nil {
 		var ae *daemon.APIError
 		var re *daemon.RequestError
 		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
 			return usageError(err)
 		}
-		return err
-	}
-	final, err := api.Wait(ctx, run.ID)
-	if err != nil {
 		return err
 	}
 	if f.out != "" {
@@ -150,8 +146,20 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 	return nil
 }
 
+// embeddedFlags are the settings of an embedded daemon, for commands
+// that run tasks when no daemon listens.
+type embeddedFlags struct {
+	stateDir  string
+	imagesDir string
+	noTrace   bool
+}
+
+func (f taskRunFlags) embedded() embeddedFlags {
+	return embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir, noTrace: f.noTrace}
+}
+
 // taskAPI is the daemon when one listens, else an embedded manager.
-func (a *app) taskAPI(f taskRunFlags) (daemon.API, func(), error) {
+func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 	if c := a.daemonClient(); c != nil {
 		return c, func() {}, nil
 	}
@@ -195,12 +203,7 @@ func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
 		return err
 	}
 	for log, name := range runFiles {
-		rc, err := api.OpenLog(ctx, id, log, false)
-		if err != nil {
-			return err
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
+		data, err := daemon.ReadLog(ctx, api, id, log)
 		if err != nil {
 			return err
 		}
