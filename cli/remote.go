@@ -216,6 +216,12 @@ func (r *submittedRun) exitStatus(final *daemon.Run, verb string) error {
 		r.a.exitCode = code
 		return nil
 	}
+	if len(final.StillRunning) > 0 {
+		fmt.Fprintf(r.a.stderr, "%s: run %s cut short with %d processes still running (killed):\n", verb, final.ID, len(final.StillRunning))
+		for _, p := range final.StillRunning {
+			fmt.Fprintf(r.a.stderr, "  pid %d (ppid %d) %s: %s\n", p.Pid, p.PPid, p.Comm, p.Cmdline)
+		}
+	}
 	return &ExitError{Code: code, Err: fmt.Errorf("%s: run %s %s: %s", verb, final.ID, final.State, final.Error)}
 }
 
