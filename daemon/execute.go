@@ -79,6 +79,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 		m.setRunning(ar, pid)
 		return nil
 	}}
+	steps.Signals = ar.signals
 	if ar.attach != nil {
 		steps.Signals = ar.attach.Signals
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/authbench/authbench/taskrun"
 )
@@ -80,6 +81,11 @@ func (l *Local) List(context.Context) ([]*Run, error) { return l.M.List() }
 
 // Cancel kills a run's tree.
 func (l *Local) Cancel(_ context.Context, id string) (*Run, error) { return l.M.Cancel(id) }
+
+// Signal forwards sig to the run's tree.
+func (l *Local) Signal(_ context.Context, id string, sig syscall.Signal) error {
+	return l.M.Signal(id, sig)
+}
 
 // Wait blocks until the run ended.
 func (l *Local) Wait(ctx context.Context, id string) (*Run, error) { return l.M.Wait(ctx, id) }
