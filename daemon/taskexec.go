@@ -37,6 +37,9 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 			r.TaskResult = res
 			r.Events, r.LostEvents, r.Denials = res.Events, res.LostEvents, res.Denials
 			r.LandlockABI, r.UnenforcedRights = res.LandlockABI, res.UnenforcedRights
+			if id := res.AgentIdentity; id != nil {
+				r.UID, r.GID = uint32(id.UID), uint32(id.GID)
+			}
 		})
 	}
 	if err != nil {

@@ -117,9 +117,9 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	if dir == "" {
 		dir = "/"
 	}
-	uid, gid := taskUser(r.o.Task)
+	uid, gid := r.ident.UID, r.ident.GID
 	spec := sandbox.Spec{
-		Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, []string{"HOME=/tmp"}), Dir: dir,
+		Path: argv[0], Args: argv, Env: agentEnv(cfg.Env, r.ident), Dir: dir,
 		UID: &uid, GID: &gid, CloseFDs: true,
 	}
 	if r.plan == nil {
@@ -130,6 +130,18 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 		return spec, err
 	}
 	return spec.Confined(r.plan, filter), nil
+}
+
+// agentEnv is the agent's environment: the image's, with HOME the
+// user's home from /etc/passwd unless the image sets one (as a container
+// runtime does).
+func agentEnv(image []string, id Identity) []string {
+	for _, kv := range image {
+		if strings.HasPrefix(kv, "HOME=") {
+			return env.MergeEnv(image, nil)
+		}
+	}
+	return env.MergeEnv(image, []string{"HOME=" + id.Home})
 }
 
 // agentTrace records the agent's events and notes its sensitive accesses.

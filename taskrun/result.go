@@ -23,6 +23,9 @@ type Result struct {
 	Dataset      string `json:"dataset"`
 	PolicySource string `json:"policy_source"`
 	Agent        string `json:"agent"`
+	// AgentIdentity is who the agent ran as (absent when the run failed
+	// before it was resolved).
+	AgentIdentity *Identity `json:"agent_identity,omitempty"`
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`

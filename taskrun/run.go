@@ -16,7 +16,6 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/tasks"
 )
 
 // Paths inside the container.
@@ -45,6 +44,7 @@ type runner struct {
 	image  *env.TaskImage
 	rootfs *env.Rootfs
 	plan   *policy.Plan
+	ident  Identity
 	id     string
 }
 
@@ -112,6 +112,11 @@ func (r *runner) run(ctx context.Context) error {
 			r.log.Error("close rootfs", zap.Error(err))
 		}
 	}()
+	if r.ident, err = ResolveAgent(t, r.image, r.rootfs.Path); err != nil {
+		return err
+	}
+	ident := r.ident
+	r.res.AgentIdentity = &ident
 	if err := r.compilePlan(script); err != nil {
 		return err
 	}
@@ -222,22 +227,4 @@ func (r *runner) runContainer(ctx context.Context, name string, cfg env.RunConfi
 	}
 	defer os.RemoveAll(bundle)
 	return r.o.Runc.Run(ctx, bundle, r.id+"-"+name, stdio)
-}
-
-// AgentUser is the uid and gid the task's agent runs as (see taskUser).
-func AgentUser(t *tasks.Task) (uid, gid int) { return taskUser(t) }
-
-// taskUser is the agent's identity: task.toml's [agent] user when it is
-// numeric or root, else an unprivileged uid/gid 1000.
-func taskUser(t *tasks.Task) (uid, gid int) {
-	switch u := t.Config.Agent.User; u {
-	case "root", "0":
-		return 0, 0
-	default:
-		var n int
-		if _, err := fmt.Sscanf(u, "%d", &n); err == nil && n > 0 {
-			return n, n
-		}
-	}
-	return 1000, 1000
 }
