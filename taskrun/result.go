@@ -29,6 +29,9 @@ type Result struct {
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`
+	// UtilityReward is the reward a tests/test.sh verifier wrote
+	// (reward.json or reward.txt, read as Harbor does; 1 passes).
+	UtilityReward *float64 `json:"utility_reward,omitempty"`
 	// VerifierError is set when a verifier could not give a verdict (it
 	// crashed, timed out or wrote no reward): distinct from false.
 	VerifierError string `json:"verifier_error,omitempty"`

@@ -117,6 +117,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.ident
 	r.res.AgentIdentity = &ident
+	if err := r.prepareAgentRootfs(script != ""); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
+	}
 	if err := r.compilePlan(script); err != nil {
 		return err
 	}
@@ -127,6 +130,9 @@ func (r *runner) run(ctx context.Context) error {
 		// Cancelled (or out of time) while the agent ran: the verifiers
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
+	}
+	if err := r.prepareVerifierRootfs(); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass
@@ -190,12 +196,8 @@ func (r *runner) compilePlan(script string) error {
 	}
 	base := policy.SpecBaseline(r.o.Task.Spec)
 	if script != "" {
-		// The harness's copy of the agent's script is not part of the
-		// task: its mount point is readable (a hierarchy rule, resolved
-		// to the bind mount inside the container).
-		if err := os.MkdirAll(filepath.Join(r.rootfs.Path, solutionMount), 0o755); err != nil {
-			return err
-		}
+		// The oracle's and shortcut's copy of solution/ is not part of
+		// the task: it is readable (prepareAgentRootfs copied it in).
 		p := policy.MustPattern(solutionMount + "/**")
 		base.Permissions[policy.Read] = append(append([]policy.Pattern(nil), base.Permissions[policy.Read]...), p)
 	}
