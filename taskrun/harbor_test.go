@@ -6,8 +6,11 @@ import (
 	"syscall"
 	"testing"
 
+	"go.uber.org/zap"
+
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -110,5 +113,37 @@ func TestCmdAgentGetsNoSolution(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(rootfs, "logs", "agent")); err != nil || !st.IsDir() {
 		t.Fatalf("/logs/agent: %v", err)
+	}
+}
+
+// TestStaticScoreOfTheRunsPolicy: the spec row scores the spec's
+// required set (a perfect score), a policy row scores π, and the
+// unconstrained row has no score.
+func TestStaticScoreOfTheRunsPolicy(t *testing.T) {
+	task := fixture(t, "hello-standard")
+	rootfs := t.TempDir()
+	writeFiles(t, rootfs, map[string]string{"app/input.txt": "a\n", "app/other.txt": "b\n", "usr/bin/bash": "", "usr/bin/wc": ""})
+	for _, p := range []string{"usr/bin/bash", "usr/bin/wc"} {
+		if err := os.Chmod(filepath.Join(rootfs, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pi, err := policy.ParsePolicy([]byte(`{"read": ["/app/**"], "write": ["/app/count.txt"], "execute": ["/usr/bin/bash", "/usr/bin/wc"]}`), "pi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := func(source string, pol *policy.Policy) *Result {
+		r := &runner{o: Options{Task: task, Source: source, Policy: pol}, rootfs: &env.Rootfs{Path: rootfs}, res: &Result{}, log: zap.NewNop()}
+		r.staticScore()
+		return r.res
+	}
+	if res := score(SourceSpec, nil); res.StaticScore == nil || !res.StaticScore.Valid || res.StaticScore.Axes[policy.Read].F1 != 1 || res.StaticScore.Axes[policy.Execute].F1 != 1 {
+		t.Errorf("spec row: %+v (%s)", res.StaticScore, res.StaticScoreError)
+	}
+	if res := score(SourcePolicy, pi); res.StaticScore == nil || res.StaticScore.Axes[policy.Read].Precision != 0.5 || res.StaticScore.Axes[policy.Read].Recall != 1 {
+		t.Errorf("policy row: %+v (%s)", res.StaticScore, res.StaticScoreError)
+	}
+	if res := score(SourceUnconstrained, nil); res.StaticScore != nil {
+		t.Errorf("unconstrained row scored: %+v", res.StaticScore)
 	}
 }
