@@ -214,6 +214,7 @@ var runFiles = map[string]string{
 	"result": taskrun.ResultFile, "events": taskrun.EventsFile, "plan": taskrun.PlanFile,
 	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
 	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log", "build": taskrun.BuildLogFile,
+	"verifier-utility-events": taskrun.VerifierEventsFile("utility"), "verifier-attack-events": taskrun.VerifierEventsFile("attack"),
 }
 
 func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {

@@ -32,6 +32,7 @@ var logFiles = map[string]string{
 	"result": taskrun.ResultFile, "plan": taskrun.PlanFile, "build": taskrun.BuildLogFile,
 	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
 	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log",
+	"verifier-utility-events": taskrun.VerifierEventsFile("utility"), "verifier-attack-events": taskrun.VerifierEventsFile("attack"),
 }
 
 // Local is the API of a Manager embedded in this process, used by the CLI
