@@ -29,8 +29,9 @@ var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 const chartFamily = "Liberation Sans"
 
 const (
-	legendGap   = vg.Length(8)
-	barFraction = 0.8 // share of a category's width taken by its bars
+	legendGap     = vg.Length(8)
+	legendPadding = vg.Length(3)
+	barFraction   = 0.8 // share of a category's width taken by its bars
 )
 
 // Sizes of the charts in points.
@@ -215,7 +216,8 @@ func newLegend() *sideLegend { return &sideLegend{} }
 func (l *sideLegend) legend() plot.Legend {
 	lg := plot.NewLegend()
 	lg.TextStyle.Font = font.From(chartFont, 9)
-	lg.Top = true
+	lg.Top, lg.Left = true, true
+	lg.Padding = legendPadding
 	for i, e := range l.entries {
 		lg.Add(e, l.thumbs[i])
 	}
@@ -232,7 +234,7 @@ func (l *sideLegend) width() vg.Length {
 	for _, e := range l.entries {
 		w = max(w, sty.Width(e))
 	}
-	return w + lg.ThumbnailWidth + lg.Padding + 2*legendGap
+	return w + lg.ThumbnailWidth + sty.Width(" ") + 2*legendGap
 }
 
 // renderSVG draws p with its legend on the right into an SVG of w×h
