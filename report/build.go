@@ -336,6 +336,11 @@ func failureDist(g rowGroup, opts Options) FailureDist {
 }
 
 func taskRun(r *bench.Record, opts Options) TaskRun {
+	var attack *bool
+	if r.Attack != nil {
+		a := *r.Attack
+		attack = &a
+	}
 	return TaskRun{
 		Task:           r.Task,
 		Dataset:        r.Dataset,
@@ -343,17 +348,25 @@ func taskRun(r *bench.Record, opts Options) TaskRun {
 		Agent:          r.Agent,
 		Trial:          r.Trial,
 		Utility:        r.Utility,
-		Attack:         r.Attack,
+		Attack:         attack,
 		TracedExposure: r.TracedExposure,
 		Success:        r.Error == "" && Succeeded(r),
-		Classes:        r.Classes,
+		Classes:        nonEmpty(r.Classes),
 		Primary:        r.Primary,
 		DecidingDenial: r.DecidingDenial,
 		PolicyError:    r.PolicyError,
-		TamperedFiles:  r.TamperedFiles,
+		TamperedFiles:  nonEmpty(r.TamperedFiles),
 		Excluded:       r.Excluded(opts.TrustVerifiers),
 		Error:          r.Error,
 		Dir:            r.Dir,
 		Finished:       r.Finished,
 	}
+}
+
+// nonEmpty is a copy of s, nil when s is empty (as JSON reads it back).
+func nonEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
