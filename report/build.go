@@ -36,7 +36,10 @@ var ClassOrder = []string{
 // records.
 func Build(records []bench.Record, opts Options) *Report {
 	runs, dups := Dedupe(records)
-	rep := &Report{TrustVerifiers: opts.TrustVerifiers, Runs: len(runs), Duplicates: dups}
+	rep := &Report{
+		TrustVerifiers: opts.TrustVerifiers, Runs: len(runs), Duplicates: dups,
+		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},
+	}
 	for _, g := range groupRows(runs) {
 		row := buildRow(g, opts)
 		rep.Errors += row.Errors

@@ -5,7 +5,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/bench"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -45,4 +48,38 @@ func TestTable1TextGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table1.txt", buf.Bytes())
+}
+
+func TestRenderEmpty(t *testing.T) {
+	rep := Build(nil, Options{})
+	for name, render := range map[string]func(*bytes.Buffer) error{
+		"markdown": func(b *bytes.Buffer) error { return rep.Markdown(b) },
+		"json":     func(b *bytes.Buffer) error { return rep.JSON(b) },
+		"html":     func(b *bytes.Buffer) error { return rep.HTML(b) },
+		"text":     func(b *bytes.Buffer) error { return rep.Table1Text(b) },
+	} {
+		var buf bytes.Buffer
+		if err := render(&buf); err != nil || buf.Len() == 0 {
+			t.Errorf("%s of no records: %d bytes, %v", name, buf.Len(), err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := rep.JSON(&buf); err != nil || !bytes.Contains(buf.Bytes(), []byte(`"table1": []`)) {
+		t.Errorf("JSON of no records has no empty table1: %s", buf.Bytes())
+	}
+}
+
+func TestMarkdownCellEscapes(t *testing.T) {
+	r := run("a", DatasetStandard, "spec", `cmd:"grep a|b"`, 1)
+	r = failed(r, "read_insufficient", "openat read /x|y\nz")
+	var buf bytes.Buffer
+	if err := Build([]bench.Record{r}, Options{}).Markdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{`cmd:"grep a\|b"`, `openat read /x\|y z`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
 }
