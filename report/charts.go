@@ -166,6 +166,7 @@ func (r *Report) failureChart() (string, error) {
 		labels[len(rows)-1-i] = d.Label()
 	}
 	p.NominalY(labels...)
+	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4
 	h := failureBaseH + failureRowH*vg.Length(len(rows))
 	legend := newLegend()
 	var below *plotter.BarChart

@@ -72,6 +72,9 @@ h2{font-size:17px;margin:28px 0 6px 0;}
 p{margin:4px 0 10px 0;max-width:70em;}
 table{border-collapse:collapse;font-size:13px;}
 th,td{border:1px solid #999;padding:3px 7px;text-align:left;vertical-align:top;}
+td{white-space:nowrap;}
+td:last-child{white-space:normal;min-width:16em;}
+.scroll{overflow-x:auto;}
 th{background:#e8e8e8;}
 tr:nth-child(even) td{background:#f6f6f6;}
 figure{margin:16px 0;}
@@ -103,10 +106,10 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 </html>
 {{define "section"}}<h2>{{.Title}}</h2>
 <p>{{.Intro}}</p>
-<table id="{{.ID}}">
+<div class="scroll"><table id="{{.ID}}">
 <thead><tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}`))
