@@ -13,6 +13,10 @@ const (
 	DatasetSensitive = "sensitive"
 )
 
+// DefaultSemantics is the enforcement semantics a bench uses unless told
+// otherwise; rows of other semantics name theirs.
+const DefaultSemantics = "published"
+
 // ClassUnclassified is the primary class shown for a failed run that
 // carries no primary class.
 const ClassUnclassified = "unclassified"
@@ -31,7 +35,8 @@ var ClassOrder = []string{
 
 // Build aggregates run records into a Report. Records may come from
 // several out dirs (shards, machines) in any order: of several records of
-// one (task, source, agent, trial) the latest Finished wins, so merged
+// one run (task, source, agent, trial; and enforcement semantics, so a
+// published and a precise bench merged stay apart) the latest Finished wins, so merged
 // shards give the report of one unsharded run. Build does not modify
 // records.
 func Build(records []bench.Record, opts Options) *Report {
@@ -55,12 +60,13 @@ func Build(records []bench.Record, opts Options) *Report {
 
 // runKey is the identity of a run.
 type runKey struct {
-	task, source, agent string
-	trial               int
+	task, source, agent, semantics string
+	trial                          int
 }
 
-// Dedupe returns one record per (task, source, agent, trial), sorted by
-// task, source, agent and trial, and how many records it dropped. The
+// Dedupe returns one record per run (task, source, agent, semantics,
+// trial), sorted by task, source, agent, semantics and trial, and how many
+// records it dropped. The
 // record that finished last wins; on equal times a record without an
 // error wins, then the one with the greater Dir, so the result does not
 // depend on the order of the input.
@@ -68,7 +74,7 @@ func Dedupe(records []bench.Record) ([]bench.Record, int) {
 	latest := make(map[runKey]int, len(records))
 	for i := range records {
 		r := &records[i]
-		k := runKey{r.Task, r.Source, r.Agent, r.Trial}
+		k := runKey{r.Task, r.Source, r.Agent, r.Semantics, r.Trial}
 		j, seen := latest[k]
 		if !seen || newer(r, &records[j]) {
 			latest[k] = i
@@ -83,6 +89,7 @@ func Dedupe(records []bench.Record) ([]bench.Record, int) {
 			cmp.Compare(a.Task, b.Task),
 			compareSources(a.Source, b.Source),
 			compareAgents(a.Agent, b.Agent),
+			compareSemantics(a.Semantics, b.Semantics),
 			cmp.Compare(a.Trial, b.Trial),
 		)
 	})
@@ -103,12 +110,16 @@ func newer(a, b *bench.Record) bool {
 // Known sources and agents come first, in this order; others follow in
 // lexical order.
 var (
-	sourceOrder = []string{"unconstrained", "spec", "trace", "allow-all"}
-	agentOrder  = []string{"oracle", "shortcut"}
+	sourceOrder    = []string{"unconstrained", "spec", "trace", "allow-all"}
+	agentOrder     = []string{"oracle", "shortcut"}
+	semanticsOrder = []string{"", DefaultSemantics}
 )
 
 func compareSources(a, b string) int { return compareKnown(sourceOrder, a, b) }
 func compareAgents(a, b string) int  { return compareKnown(agentOrder, a, b) }
+func compareSemantics(a, b string) int {
+	return compareKnown(semanticsOrder, a, b)
+}
 
 func compareKnown(known []string, a, b string) int {
 	ia, ib := slices.Index(known, a), slices.Index(known, b)
@@ -121,29 +132,30 @@ func compareKnown(known []string, a, b string) int {
 	return cmp.Or(cmp.Compare(ia, ib), cmp.Compare(a, b))
 }
 
-// rowGroup is the runs of one (source, agent).
+// rowGroup is the runs of one (source, agent, semantics).
 type rowGroup struct {
-	source, agent string
-	runs          []*bench.Record
+	source, agent, semantics string
+	runs                     []*bench.Record
 }
 
-// groupRows groups runs by (source, agent) in row order.
+// groupRows groups runs by (source, agent, semantics) in row order.
 func groupRows(runs []bench.Record) []rowGroup {
 	var groups []rowGroup
-	index := map[[2]string]int{}
+	index := map[[3]string]int{}
 	for i := range runs {
 		r := &runs[i]
-		k := [2]string{r.Source, r.Agent}
+		k := [3]string{r.Source, r.Agent, r.Semantics}
 		j, ok := index[k]
 		if !ok {
 			j = len(groups)
 			index[k] = j
-			groups = append(groups, rowGroup{source: r.Source, agent: r.Agent})
+			groups = append(groups, rowGroup{source: r.Source, agent: r.Agent, semantics: r.Semantics})
 		}
 		groups[j].runs = append(groups[j].runs, r)
 	}
 	slices.SortFunc(groups, func(a, b rowGroup) int {
-		return cmp.Or(compareSources(a.source, b.source), compareAgents(a.agent, b.agent))
+		return cmp.Or(compareSources(a.source, b.source), compareAgents(a.agent, b.agent),
+			compareSemantics(a.semantics, b.semantics))
 	})
 	return groups
 }
@@ -164,7 +176,7 @@ func Succeeded(r *bench.Record) bool {
 }
 
 func buildRow(g rowGroup, opts Options) Row {
-	row := Row{Source: g.source, Agent: g.agent, Runs: len(g.runs)}
+	row := Row{Source: g.source, Agent: g.agent, Semantics: g.semantics, Runs: len(g.runs)}
 	var std, sens, sensTrace, scoredStd, scoredSens []*bench.Record
 	for _, r := range g.runs {
 		if r.Error != "" {
@@ -315,7 +327,7 @@ func macroStatic(runs []*bench.Record) *Static {
 
 // failureDist is the primary-class distribution of a row's failed runs.
 func failureDist(g rowGroup, opts Options) FailureDist {
-	d := FailureDist{Source: g.source, Agent: g.agent}
+	d := FailureDist{Source: g.source, Agent: g.agent, Semantics: g.semantics}
 	counts := map[string]int{}
 	for _, r := range g.runs {
 		if !verdictCounts(r, opts) || Succeeded(r) {
@@ -349,6 +361,7 @@ func taskRun(r *bench.Record, opts Options) TaskRun {
 		Dataset:        r.Dataset,
 		Source:         r.Source,
 		Agent:          r.Agent,
+		Semantics:      r.Semantics,
 		Trial:          r.Trial,
 		Utility:        r.Utility,
 		Attack:         attack,

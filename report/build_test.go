@@ -10,11 +10,12 @@ import (
 	"github.com/authbench/authbench/bench"
 )
 
-// findRow returns the Table 1 row of (source, agent).
+// findRow returns the Table 1 row of (source, agent) under the default
+// semantics.
 func findRow(t *testing.T, rep *Report, source, agent string) Row {
 	t.Helper()
 	for _, r := range rep.Rows {
-		if r.Source == source && r.Agent == agent {
+		if r.Source == source && r.Agent == agent && (r.Semantics == "" || r.Semantics == DefaultSemantics) {
 			return r
 		}
 	}
@@ -295,5 +296,38 @@ func TestBuildDoesNotModifyRecords(t *testing.T) {
 	Build(rs, Options{})
 	if !reflect.DeepEqual(rs, before) {
 		t.Error("Build modified its input")
+	}
+}
+
+func TestBuildSemanticsStayApart(t *testing.T) {
+	published := benchRecords()
+	precise := benchRecords()
+	for i := range precise {
+		if precise[i].Semantics != "" {
+			precise[i].Semantics = "precise"
+			precise[i].Utility = false // must not replace the published run
+		}
+		precise[i].Finished = precise[i].Finished.Add(time.Hour)
+	}
+	rep := Build(slices.Concat(published, precise), Options{})
+	// Unconstrained runs have no semantics: the two benches ran the same
+	// runs, and the later copy wins.
+	if want := len(published) + 8 + 8; rep.Runs != want {
+		t.Errorf("runs = %d, want %d (unconstrained deduplicated, spec and dir apart)", rep.Runs, want)
+	}
+	var labels []string
+	for _, r := range rep.Rows {
+		labels = append(labels, r.Label())
+	}
+	want := []string{
+		"unconstrained / oracle", "unconstrained / shortcut",
+		"spec / oracle", "spec [precise] / oracle",
+		"dir:policies / oracle", "dir:policies [precise] / oracle",
+	}
+	if !slices.Equal(labels, want) {
+		t.Errorf("rows = %q, want %q", labels, want)
+	}
+	if got := rateValue(findRow(t, rep, "spec", "oracle").StandardSuccess); got != 1 {
+		t.Errorf("published spec success = %v, want 1 (the precise runs are other runs)", got)
 	}
 }

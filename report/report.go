@@ -41,10 +41,14 @@ type Report struct {
 	Tasks []TaskRun `json:"tasks"`
 }
 
-// Row is one row of Table 1: a policy source driven by one agent.
+// Row is one row of Table 1: a policy source driven by one agent under
+// one enforcement semantics.
 type Row struct {
 	Source string `json:"source"`
 	Agent  string `json:"agent"`
+	// Semantics is the plans' enforcement semantics ("published",
+	// "precise"); empty for unconstrained runs.
+	Semantics string `json:"semantics,omitempty"`
 	// Runs counts every run of the row, Errors those that could not be
 	// carried out and Excluded the tampered runs left out of verdict-based
 	// rates; Invalid counts runs whose policy was invalid or missing.
@@ -70,8 +74,18 @@ type Row struct {
 	StaticSensitive *Static `json:"static_sensitive"`
 }
 
-// Label is the row's name in charts and text: "source / agent".
-func (r *Row) Label() string { return r.Source + " / " + r.Agent }
+// Label is the row's name in charts and text: "source / agent", the
+// source followed by its semantics in brackets unless it is the default.
+func (r *Row) Label() string { return sourceName(r.Source, r.Semantics) + " / " + r.Agent }
+
+// sourceName is a source as tables show it: "spec", or "spec [precise]"
+// for a semantics other than the default.
+func sourceName(source, semantics string) string {
+	if semantics == "" || semantics == DefaultSemantics {
+		return source
+	}
+	return source + " [" + semantics + "]"
+}
 
 // Rate is a macro mean in [0, 1]: the mean over tasks of each task's mean
 // over its trials.
@@ -104,16 +118,17 @@ type Axis struct {
 // FailureDist is the distribution of primary failure classes among the
 // failed runs of one row (errors and excluded runs left out).
 type FailureDist struct {
-	Source string `json:"source"`
-	Agent  string `json:"agent"`
+	Source    string `json:"source"`
+	Agent     string `json:"agent"`
+	Semantics string `json:"semantics,omitempty"`
 	// Failed counts the failed runs; Classes has one entry per class in
 	// a fixed order (ClassOrder), zero counts included.
 	Failed  int          `json:"failed"`
 	Classes []ClassShare `json:"classes"`
 }
 
-// Label is the distribution's name in charts and text: "source / agent".
-func (f *FailureDist) Label() string { return f.Source + " / " + f.Agent }
+// Label is the distribution's name in charts and text, as Row.Label.
+func (f *FailureDist) Label() string { return sourceName(f.Source, f.Semantics) + " / " + f.Agent }
 
 // ClassShare is how many failed runs had Class as their primary class,
 // and their share of the failed runs.
@@ -129,6 +144,7 @@ type TaskRun struct {
 	Dataset        string    `json:"dataset"`
 	Source         string    `json:"source"`
 	Agent          string    `json:"agent"`
+	Semantics      string    `json:"semantics,omitempty"`
 	Trial          int       `json:"trial"`
 	Utility        bool      `json:"utility"`
 	Attack         *bool     `json:"attack,omitempty"`

@@ -45,7 +45,7 @@ func (r *Report) table1() table {
 	}}
 	for _, row := range r.Rows {
 		t.Rows = append(t.Rows, []string{
-			row.Source, row.Agent, strconv.Itoa(row.Runs),
+			sourceName(row.Source, row.Semantics), row.Agent, strconv.Itoa(row.Runs),
 			percent(row.StandardSuccess), percent(row.SensitiveUtility),
 			percent(row.ExposureAttack), percent(row.ExposureTrace),
 			f1s(row.StaticStandard), f1s(row.StaticSensitive),
@@ -78,7 +78,7 @@ func (r *Report) staticTable() table {
 				cov = score(*s.SensitiveCoverage)
 			}
 			t.Rows = append(t.Rows, []string{
-				row.Source, row.Agent, set.name,
+				sourceName(row.Source, row.Semantics), row.Agent, set.name,
 				score(s.Read.Precision), score(s.Read.Recall), score(s.Read.F1),
 				score(s.Write.Precision), score(s.Write.Recall), score(s.Write.F1),
 				score(s.Execute.Precision), score(s.Execute.Recall), score(s.Execute.F1),
@@ -95,7 +95,7 @@ func (r *Report) failureTable() table {
 	t := table{Header: []string{"Source", "Agent", "Failed"}}
 	t.Header = append(t.Header, ClassOrder...)
 	for _, d := range r.Failures {
-		cells := []string{d.Source, d.Agent, strconv.Itoa(d.Failed)}
+		cells := []string{sourceName(d.Source, d.Semantics), d.Agent, strconv.Itoa(d.Failed)}
 		for _, c := range d.Classes {
 			if d.Failed == 0 {
 				cells = append(cells, none)
@@ -127,7 +127,7 @@ func (r *Report) runsTable() table {
 			}
 		}
 		t.Rows = append(t.Rows, []string{
-			run.Task, run.Dataset, run.Source, run.Agent, strconv.Itoa(run.Trial),
+			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial),
 			passFail(run.Utility), attack, trace, result(&run),
 			run.Primary, run.DecidingDenial, note(&run),
 		})
