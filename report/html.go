@@ -3,8 +3,10 @@ package report
 import (
 	"encoding/base64"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
+	"strings"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
 )
@@ -32,7 +34,8 @@ func (r *Report) HTML(w io.Writer) error {
 			ID: c.ID, Title: c.Title, Caption: c.Caption,
 			// The SVG comes from the plotting library, whose text it
 			// escapes; labels are source and agent names.
-			SVG: template.HTML(c.SVG),
+			SVG: template.HTML(strings.Replace(c.SVG, "<svg ",
+				`<svg role="img" aria-label="`+html.EscapeString(c.Title)+`" `, 1)),
 		})
 	}
 	return pageTemplate.Execute(w, page)

@@ -138,6 +138,9 @@ func TestHTMLWellFormedWithTableAndCharts(t *testing.T) {
 			t.Errorf("figure %s has %d svg elements, want 1", id, len(svgs))
 			continue
 		}
+		if svgs[0].attrs["aria-label"] == "" {
+			t.Errorf("figure %s's svg has no aria-label", id)
+		}
 		coloured := 0
 		svgs[0].walk(func(n *node) {
 			if n.name == "path" && strings.Contains(n.attrs["style"], "fill:#") &&

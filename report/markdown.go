@@ -12,7 +12,7 @@ import (
 // drill-down.
 func (r *Report) Markdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "# authbench report\n\n%s\n\n", r.summary())
+	fmt.Fprintf(b, "# authbench report\n\n%s\n\n%s\n\n", r.summary(), chartsNote)
 	sections := []struct {
 		title, intro string
 		t            table
@@ -40,6 +40,9 @@ const (
 	failureIntro = "Share of each primary failure class among the failed runs of a row (errors and excluded runs left out)."
 	runsIntro    = "Every run, with its verifier verdicts, traced exposure, primary failure class and the denial that decided it."
 )
+
+// chartsNote points Markdown readers at the charts.
+const chartsNote = "The per-axis precision/recall charts and the failure-distribution chart are in the HTML report (`--format html`)."
 
 // summary is one sentence about what the report covers.
 func (r *Report) summary() string {
