@@ -19,14 +19,17 @@ import (
 // runIn is runTask with the run's directory and options chosen by the
 // caller; it returns the run's error instead of failing.
 func runIn(t *testing.T, task *tasks.Task, source, agent string, sem policy.Semantics, dir string) (*Result, error) {
+	return runWith(t, Options{Task: task, Source: source, Semantics: sem, Agent: agent, Dir: dir})
+}
+
+// runWith runs o with the test's binary, images, builder and tracer.
+func runWith(t *testing.T, o Options) (*Result, error) {
 	t.Helper()
 	images := testImages()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	return Run(ctx, Options{
-		Task: task, Source: source, Semantics: sem, Agent: agent, Self: testSelf, Images: images,
-		Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: dir,
-	})
+	o.Self, o.Images, o.Builder, o.Tracer = testSelf, images, env.NewBuilder(env.Buildah, images), testTr
+	return Run(ctx, o)
 }
 
 // TestHarborFixtures: each Harbor convention has a fixture task whose
@@ -123,9 +126,13 @@ var capLine = regexp.MustCompile(`(?m)^(CapEff|CapPrm|CapBnd|CapAmb):\s+([0-9a-f
 func TestConfinedRootAgentRunsWithoutCapabilities(t *testing.T) {
 	setup(t)
 	task := fixture(t, "harbor-root-workdir")
+	pi, err := policy.ParsePolicy([]byte(`{"read": [], "write": [], "execute": ["/bin/sh", "/usr/bin/id", "/usr/bin/cat"]}`), "pi")
+	if err != nil {
+		t.Fatal(err)
+	}
 	caps := func(source string) map[string]string {
 		dir := t.TempDir()
-		res, err := runIn(t, task, source, "cmd:id -u; cat /proc/self/status", "", dir)
+		res, err := runWith(t, Options{Task: task, Source: source, Policy: pi, Agent: "cmd:id -u; cat /proc/self/status", Dir: dir})
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("%s: %v (exit %d)", source, err, res.ExitCode)
 		}
@@ -139,7 +146,7 @@ func TestConfinedRootAgentRunsWithoutCapabilities(t *testing.T) {
 		}
 		return m
 	}
-	if c := caps(SourceSpec); len(c) != 4 || c["CapEff"] != "" || c["CapPrm"] != "" || c["CapBnd"] != "" || c["CapAmb"] != "" {
+	if c := caps(SourcePolicy); len(c) != 4 || c["CapEff"] != "" || c["CapPrm"] != "" || c["CapBnd"] != "" || c["CapAmb"] != "" {
 		t.Errorf("confined root holds capabilities: %v", c)
 	}
 	if c := caps(SourceUnconstrained); c["CapEff"] == "" {
