@@ -137,9 +137,6 @@ func (r *runner) run(ctx context.Context) error {
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
-	if err := r.prepareVerifierRootfs(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
-	}
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass
 	var verr []error
