@@ -132,6 +132,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.ident
 	r.res.AgentIdentity = &ident
+	if r.o.OnIdentity != nil {
+		r.o.OnIdentity(ident)
+	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
@@ -148,9 +151,6 @@ func (r *runner) run(ctx context.Context) error {
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
 	r.noteAgentWrites()
-	if err := r.prepareVerifierRootfs(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
-	}
 	defer r.judgeVerifiers()
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass

@@ -78,12 +78,16 @@ func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
 }
 
 // runVerifier runs a verifier in the run's rootfs as root, without the
-// policy, with the task's tests copied to /tests (prepareVerifierRootfs),
-// logging to verifier-NAME.log; traced (verifier-NAME-events.jsonl) from
-// its first exec, like the agent, so that what it loads is known.
+// policy, with a fresh copy of the task's tests at /tests and an empty
+// /logs/verifier (prepareVerifierRootfs), logging to verifier-NAME.log;
+// traced (verifier-NAME-events.jsonl) from its first exec, like the
+// agent, so that what it loads is known.
 func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (env.RunResult, error) {
 	t := r.o.Task
 	timeout := seconds(t.Config.Verifier.TimeoutSec, defaultTimeout)
+	if err := r.prepareVerifierRootfs(); err != nil {
+		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
+	}
 	cfg := env.TaskRunConfig(t, r.image)
 	dir := cfg.Cwd
 	if dir == "" {
