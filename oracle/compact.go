@@ -20,6 +20,11 @@ const (
 	RuleGeneratedName = "generated-name"
 	// RuleManySiblings: SiblingThreshold or more entries created in one
 	// directory (a build tree) become that directory's dir/**.
+	//
+	// When the directory a rule chose was itself created by the oracle,
+	// the dir/** is that of the nearest directory above it that was in
+	// the image (still never "/", a scored root or above one): a Landlock
+	// rule can only be placed on a directory that exists at launch.
 	RuleManySiblings = "many-siblings"
 )
 
@@ -166,7 +171,17 @@ func collapseDirs(in CompactInput) map[string]string {
 	}
 	cands := map[string]string{}
 	add := func(d, rule string) {
-		if _, ok := cands[d]; !ok && allowed(d) {
+		if !allowed(d) {
+			return
+		}
+		// A directory the oracle made itself is not the base: the
+		// directory above it is, up to one that was in the image, so that
+		// the dir/** names a directory that exists when the run starts
+		// (Landlock rules are placed on existing directories only).
+		for in.Created[d] && allowed(path.Dir(d)) {
+			d = path.Dir(d)
+		}
+		if _, ok := cands[d]; !ok {
 			cands[d] = rule
 		}
 	}

@@ -66,7 +66,7 @@ func TestCompact(t *testing.T) {
 			rules: []string{RuleCreatedRemoved, RuleCreatedRemoved}},
 		{name: "many siblings: the highest created directory", write: append([]string{"/app/build", "/app/build/obj"}, many...),
 			created: append([]string{"/app/build", "/app/build/obj"}, many...), roots: appRoots,
-			want: []string{"/app/build", "/app/build/obj/**"}, rules: []string{RuleManySiblings}},
+			want: []string{"/app/build/**"}, rules: []string{RuleManySiblings}},
 		{name: "never / and never a scored root", write: []string{"/x.12345", "/app/y.12345"}, created: []string{"/x.12345", "/app/y.12345"},
 			removed: []string{"/x.12345", "/app/y.12345"}, roots: roots(nil, []string{"/", "/app"}, nil),
 			want: []string{"/app/y.*", "/x.*"}, rules: []string{RuleGeneratedName, RuleGeneratedName}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"sync"
 
@@ -85,7 +86,7 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := firstErrors(errs); err != nil {
 		return nil, nil, err
 	}
 	var env Env
@@ -168,6 +169,27 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	}
 	rep.Diff = DiffRequired(spec.Required, t.Spec, opts.Root)
 	return &spec, rep, nil
+}
+
+// runID matches the daemon's run ids.
+var runID = regexp.MustCompile(`[0-9]{8}T[0-9]{6}-[0-9a-f]+`)
+
+// firstErrors joins errs, each message once (runs failing alike fail
+// with one message).
+func firstErrors(errs []error) error {
+	seen := map[string]bool{}
+	var out []error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		msg := runID.ReplaceAllString(err.Error(), "")
+		if !seen[msg] {
+			seen[msg] = true
+			out = append(out, err)
+		}
+	}
+	return errors.Join(out...)
 }
 
 func boolKeysOf(list []string) map[string]bool {

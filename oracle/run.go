@@ -102,8 +102,7 @@ func checkRecording(t *tasks.Task, r *replay, verifierOutput, agentStderr string
 	case res.TimedOut:
 		return &TimeoutError{Task: t.Name, RunID: run.ID, TimeoutS: t.Config.Agent.TimeoutSec}
 	case res.Error != "":
-		return &BrokenTaskError{Task: t.Name, RunID: run.ID, ExitCode: res.ExitCode, Reason: "the run could not be carried out: " + res.Error,
-			VerifierOutput: verifierOutput, AgentStderr: agentStderr}
+		return fmt.Errorf("task %s: oracle run %s could not be carried out: %s", t.Name, run.ID, res.Error)
 	case !res.Utility:
 		reason := "the utility verifier failed"
 		if res.VerifierError != "" {
