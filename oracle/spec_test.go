@@ -162,7 +162,8 @@ func TestMissingFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := missingFor(audit.Denial{Op: "exec", Axis: "execute", Path: "/bin/wc", Errno: "EACCES"}, ref, root)
-	if m.Entry != "/usr/bin/wc" || !m.FromReference || !strings.Contains(m.String(), `missing permission execute "/usr/bin/wc"`) {
+	if m.Entry != "/usr/bin/wc" || !m.FromReference || m.Real != "/usr/bin/wc" ||
+		!strings.Contains(m.String(), `denied execute /bin/wc (/usr/bin/wc) (exec, EACCES): missing permission execute "/usr/bin/wc"`) {
 		t.Errorf("%+v %s", m, m)
 	}
 	m = missingFor(audit.Denial{Op: "exec", Axis: "execute", Path: "/bin/sort", Errno: "EACCES"}, ref, root)
