@@ -105,7 +105,7 @@ Exit status 0 when the spec verifies, 1 when it does not.`,
 	verify.Flags().StringVar(&vf.specFile, "spec", "", "verify this spec `FILE` instead of the task's")
 	verify.Flags().BoolVar(&vf.minimize, "minimize", false, "replay without each required entry in turn")
 	verify.Flags().IntVar(&vf.parallel, "parallel", oracle.DefaultParallel, "replays running at once with --minimize")
-	verify.Flags().StringVar(&vf.semantics, "semantics", "", "how the policy becomes Landlock rules: published or precise (default: the daemon's)")
+	verify.Flags().StringVar(&vf.semantics, "semantics", "", "how the policy becomes Landlock rules in replays: published (the default) or precise")
 	cmd.AddCommand(record, verify)
 	return cmd
 }
