@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,5 +87,48 @@ func TestOracleRecordVerify(t *testing.T) {
 	if !v.OK || m.Replays != 5 || m.Parallel != 2 || len(m.NotNeeded) != 1 || m.NotNeeded[0].Pattern != "/usr/bin/sort" ||
 		len(m.NeverTouched) != 1 || m.NeverTouched[0].Pattern != "/usr/bin/sort" {
 		t.Errorf("minimisation %+v", v)
+	}
+}
+
+// TestOracleRecordWithoutSpec: a task without a spec is recorded with
+// proposed scored_roots (the image's WORKDIR, the bin directories) and
+// the default implicit baseline; --write creates the spec, which then
+// verifies. verify without a spec asks for one.
+func TestOracleRecordWithoutSpec(t *testing.T) {
+	requireLandlockCLI(t)
+	testenv.NeedRoot(t)
+	testenv.NeedTools(t, "runc", "buildah", "debootstrap", "cp")
+	bin := benchBinary(t)
+	task := filepath.Join(t.TempDir(), "hello-standard") // the fixture's name: its cached image
+	if out, err := exec.Command("cp", "-a", "../tasks/testdata/fixtures/hello-standard", task).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	specFile := filepath.Join(task, "tests/permission_eval_spec.json")
+	if err := os.Remove(specFile); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--images-dir", testenv.ImagesDir(), "--state-dir", t.TempDir()}
+	oracle := func(args ...string) (int, string, string) {
+		return runBinary(t, bin, "", append(append([]string{"oracle"}, args...), common...)...)
+	}
+	if code, _, stderr := oracle("verify", task); code != ExitUsage || !strings.Contains(stderr, "record one first, or give --spec FILE") {
+		t.Fatalf("verify without a spec: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := oracle("record", task, "--write")
+	if code != 0 || !strings.Contains(stderr, "recording with proposed scored_roots") {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	written, err := os.ReadFile(specFile)
+	if err != nil || string(written) != out {
+		t.Fatalf("--write: %v\n%s\nprinted:\n%s", err, written, out)
+	}
+	for _, want := range []string{`"read": ["/app"]`, `"execute": ["/usr/bin", "/bin", "/usr/local/bin"]`, `"/etc/nsswitch.conf"`,
+		`"read": ["/app/input.txt"]`, `"write": ["/app/count.txt"]`, `"execute": ["/usr/bin/bash", "/usr/bin/wc"]`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("recorded spec lacks %s:\n%s", want, out)
+		}
+	}
+	if code, _, stderr := oracle("verify", task); code != 0 {
+		t.Errorf("verify the new spec: exit %d: %s", code, stderr)
 	}
 }
