@@ -204,3 +204,40 @@ func (d *deriver) observe(ev *tracer.Event) {
 		d.created(to)
 	}
 }
+
+// systemDirs are directories a program may chdir into that are never a
+// task's working directory.
+var systemDirs = []string{"/", "/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/tmp", "/var/tmp", "/run", "/solution", "/logs", "/tests"}
+
+// WorkingDirs lists (sorted) the directories the run changed into that
+// are not system directories (nor below /proc, /sys, /dev, /usr):
+// candidates for scored_roots.
+func WorkingDirs(events []tracer.Event) []string {
+	set := map[string]bool{}
+	for i := range events {
+		ev := &events[i]
+		if ev.Op != tracer.OpChdir || ev.Failed() {
+			continue
+		}
+		d := ev.Target()
+		if d == "" || isSystemDir(d) {
+			continue
+		}
+		set[d] = true
+	}
+	return sortedKeys(set)
+}
+
+func isSystemDir(d string) bool {
+	for _, s := range systemDirs {
+		if d == s {
+			return true
+		}
+	}
+	for _, s := range []string{"/proc", "/sys", "/dev", "/usr"} {
+		if within(d, s) {
+			return true
+		}
+	}
+	return false
+}

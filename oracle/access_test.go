@@ -105,3 +105,19 @@ func TestFilterPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkingDirs(t *testing.T) {
+	events := []tracer.Event{
+		{Op: tracer.OpChdir, Path: "/srv/project"},
+		{Op: tracer.OpChdir, Path: "/srv/project"},
+		{Op: tracer.OpChdir, Path: "/srv/other", Ret: -2, Errno: "ENOENT"},
+		{Op: tracer.OpChdir, Path: "/"},
+		{Op: tracer.OpChdir, Path: "/usr/share/doc"},
+		{Op: tracer.OpChdir, Path: "/tmp"},
+		{Op: tracer.OpChdir, Path: "/app/build"},
+		{Op: tracer.OpOpen, Path: "/home/x", Axis: tracer.AxisRead},
+	}
+	if got, want := WorkingDirs(events), []string{"/app/build", "/srv/project"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

@@ -99,6 +99,7 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	logs := map[string]*Compaction{}
 	var overlaps []Overlap
 	allCreated := map[string]bool{}
+	workDirs := map[string]bool{}
 	for i, r := range reps {
 		rep.Runs = append(rep.Runs, runInfo(r))
 		acc := Derive(r.Events, env)
@@ -113,6 +114,9 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 		}
 		for p := range acc.Created {
 			allCreated[p] = true
+		}
+		for _, d := range WorkingDirs(r.Events) {
+			workDirs[d] = true
 		}
 		var log []Compaction
 		perRun[i], log = Compact(in)
@@ -132,6 +136,11 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	if opts.Root != nil {
 		if err := checkScoredRoots(t, opts.Root, allCreated, rep); err != nil {
 			return nil, rep, err
+		}
+	}
+	for _, d := range sortedKeys(workDirs) {
+		if !InScoredRoots(d, t.Spec.ScoredRoots.Get(policy.Write), env) && !InScoredRoots(d, t.Spec.ScoredRoots.Get(policy.Read), env) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the oracle worked in %s (chdir), outside the read and write scored_roots: a scored root?", d))
 		}
 	}
 	merged, nd := Merge(perRun)
