@@ -41,10 +41,12 @@ type Accesses struct {
 	// Removed are created or existing paths that the run's last
 	// operation on them removed (unlink, rmdir, the old name of rename).
 	Removed map[string]bool
+	// Listed are directories opened for reading (O_DIRECTORY): listed.
+	Listed map[string]bool
 }
 
 func newAccesses() *Accesses {
-	a := &Accesses{Created: map[string]bool{}, Removed: map[string]bool{}}
+	a := &Accesses{Created: map[string]bool{}, Removed: map[string]bool{}, Listed: map[string]bool{}}
 	for _, ax := range policy.Axes {
 		a.Paths[ax] = map[string]bool{}
 	}
@@ -175,6 +177,9 @@ func (d *deriver) observe(ev *tracer.Event) {
 			}
 		case tracer.AxisRead:
 			d.add(policy.Read, p)
+			if ev.Flags&unix.O_DIRECTORY != 0 {
+				d.acc.Listed[p] = true
+			}
 		}
 	case tracer.OpExec:
 		if ev.Path2 != "" {
