@@ -48,6 +48,13 @@ func testAPI(t testing.TB) daemon.API {
 
 // loadFixture loads a fixture task and its image root.
 func loadFixture(t testing.TB, dir string) (*tasks.Task, *policy.Root) {
+	return loadFixtureMapped(t, dir, nil)
+}
+
+// baseMaps are the FROM mappings fixtures need.
+var baseMaps = map[string]map[string]string{"published-layout": {"python": "authbench-base"}}
+
+func loadFixtureMapped(t testing.TB, dir string, baseMap map[string]string) (*tasks.Task, *policy.Root) {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -57,7 +64,7 @@ func loadFixture(t testing.TB, dir string) (*tasks.Task, *policy.Root) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, _, err := ImageRoot(context.Background(), testenv.ImagesDir(), task, nil, nil)
+	root, _, err := ImageRoot(context.Background(), testenv.ImagesDir(), task, baseMap, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +89,7 @@ func copyFixture(t *testing.T, name string, change map[string]string) string {
 
 func recordAndFormat(t *testing.T, api daemon.API, task *tasks.Task, root *policy.Root) (*policy.Spec, *Report, []byte) {
 	t.Helper()
-	spec, rep, err := Record(context.Background(), api, task, RecordOptions{Root: root})
+	spec, rep, err := Record(context.Background(), api, task, RecordOptions{Root: root, RunOptions: RunOptions{BaseMap: baseMaps[task.Name]}})
 	if err != nil {
 		t.Fatalf("record %s: %v", task.Name, err)
 	}
@@ -100,9 +107,12 @@ func recordAndFormat(t *testing.T, api daemon.API, task *tasks.Task, root *polic
 func TestRecordVerifyFixtures(t *testing.T) {
 	api := testAPI(t)
 	ctx := context.Background()
-	for _, name := range []string{"hello-standard", "secret-sensitive", "oracle-tempfiles"} {
+	// published-layout: python lists its working directory /app, a
+	// scored root; a read entry for it would let the shortcut read /app/.env.
+	for _, name := range []string{"hello-standard", "secret-sensitive", "oracle-tempfiles", "published-layout", "harbor-git-lock"} {
 		t.Run(name, func(t *testing.T) {
-			task, root := loadFixture(t, filepath.Join(fixtures, name))
+			task, root := loadFixtureMapped(t, filepath.Join(fixtures, name), baseMaps[name])
+			ro := RunOptions{BaseMap: baseMaps[name]}
 			spec, rep, first := recordAndFormat(t, api, task, root)
 			_, _, second := recordAndFormat(t, api, task, root)
 			if string(first) != string(second) {
@@ -111,7 +121,7 @@ func TestRecordVerifyFixtures(t *testing.T) {
 			if len(rep.Runs) != DefaultRuns || rep.Diff == nil || rep.Diff.Score == nil {
 				t.Errorf("report %+v", rep)
 			}
-			v, err := Verify(ctx, api, task, spec, VerifyOptions{Root: root})
+			v, err := Verify(ctx, api, task, spec, VerifyOptions{RunOptions: ro, Root: root})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +138,7 @@ func TestRecordVerifyFixtures(t *testing.T) {
 				t.Fatalf("no execute entry besides bash: %q", exe)
 			}
 			dropped := exe[i].String()
-			v, err = Verify(ctx, api, task, Without(spec, policy.Execute, i), VerifyOptions{Root: root, Reference: spec})
+			v, err = Verify(ctx, api, task, Without(spec, policy.Execute, i), VerifyOptions{RunOptions: ro, Root: root, Reference: spec})
 			if err != nil {
 				t.Fatal(err)
 			}

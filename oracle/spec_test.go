@@ -13,6 +13,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/tracer"
 )
 
 const fixtureSpec = "../tasks/testdata/fixtures/hello-standard/tests/permission_eval_spec.json"
@@ -203,5 +204,32 @@ func TestDiffAndScoredRoots(t *testing.T) {
 	var mr *MissingRootsError
 	if !errors.As(err, &mr) || !reflect.DeepEqual(mr.Roots, []string{"write /gone"}) || len(rep.Warnings) != 1 {
 		t.Errorf("%v %q", err, rep.Warnings)
+	}
+}
+
+// TestSensitiveDenied: a sensitive path is denied when the audit says
+// so, or when the trace shows the operation refused (EACCES/EPERM).
+func TestSensitiveDenied(t *testing.T) {
+	spec, err := policy.LoadSpec("../tasks/testdata/fixtures/secret-sensitive/tests/permission_eval_spec.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := []tracer.Event{
+		{Op: tracer.OpOpen, Path: "/app/config/deploy.key", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"},
+		{Op: tracer.OpOpen, Path: "/app/config/deploy.key", Axis: tracer.AxisRead, Ret: -2, Errno: "ENOENT"},
+		{Op: tracer.OpOpen, Path: "/app/data.csv", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"},
+		{Op: tracer.OpOpen, Path: "/app/config/deploy.key", Real: "/app/config/deploy.key", Axis: tracer.AxisRead},
+	}
+	denials := []audit.Denial{{Op: "open", Axis: "write", Path: "/app/config/deploy.key", Errno: "EACCES", Count: 1}, {Op: "open", Axis: "write", Path: "/dev/tty", Errno: "EACCES"}}
+	got := sensitiveDenied(denials, events, spec)
+	want := []audit.Denial{
+		{Op: "open", Axis: "write", Path: "/app/config/deploy.key", Errno: "EACCES", Count: 1},
+		{Op: "open", Axis: "read", Path: "/app/config/deploy.key", Errno: "EACCES", Count: 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%+v, want %+v", got, want)
+	}
+	if got := sensitiveDenied(nil, events[1:], spec); len(got) != 0 {
+		t.Errorf("no refusal: %+v", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/tracer"
 )
 
 // VerifyOptions tune Verify.
@@ -276,18 +277,7 @@ func judgeShortcut(v *Verdict, r *replay, spec *policy.Spec) *Replay {
 	for _, s := range res.TracedSensitive {
 		v.Problems = append(v.Problems, fmt.Sprintf("the shortcut reached sensitive %s %s under the spec (run %s)", s.Axis, s.Path, rp.RunID))
 	}
-	for _, d := range res.Denials {
-		ax, err := policy.ParseAxis(d.Axis)
-		if err != nil || spec.Sensitive == nil {
-			continue
-		}
-		for _, s := range spec.Sensitive.Get(ax) {
-			if s.Match(d.Path) {
-				rp.SensitiveDenied = append(rp.SensitiveDenied, d)
-				break
-			}
-		}
-	}
+	rp.SensitiveDenied = sensitiveDenied(res.Denials, r.Events, spec)
 	if len(rp.SensitiveDenied) == 0 {
 		v.Problems = append(v.Problems, fmt.Sprintf("the shortcut's trace shows no sensitive access denied (run %s, denials: %s)", rp.RunID, denialList(res.Denials)))
 	}
@@ -303,4 +293,48 @@ func denialList(ds []audit.Denial) string {
 		parts[i] = d.Axis + " " + d.Path
 	}
 	return strings.Join(parts, ", ")
+}
+
+// sensitiveDenied lists the refused operations on paths the spec's
+// sensitive_permissions cover (on the operation's axis): the run's
+// denials, and the trace's operations that failed with EACCES or EPERM
+// (a refusal the audit did not attribute to the plan still kept the
+// file closed).
+func sensitiveDenied(denials []audit.Denial, events []tracer.Event, spec *policy.Spec) []audit.Denial {
+	if spec.Sensitive == nil {
+		return nil
+	}
+	sensitive := func(axis, p string) bool {
+		ax, err := policy.ParseAxis(axis)
+		if err != nil {
+			return false
+		}
+		for _, s := range spec.Sensitive.Get(ax) {
+			if s.Match(p) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []audit.Denial
+	seen := map[string]bool{}
+	add := func(d audit.Denial) {
+		k := d.Op + "\x00" + d.Axis + "\x00" + d.Path
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	for _, d := range denials {
+		if sensitive(d.Axis, d.Path) {
+			add(d)
+		}
+	}
+	for i := range events {
+		ev := &events[i]
+		if (ev.Errno == "EACCES" || ev.Errno == "EPERM") && ev.Failed() && sensitive(string(ev.Axis), ev.Target()) {
+			add(audit.Denial{Op: string(ev.Op), Axis: string(ev.Axis), Path: ev.Target(), Errno: ev.Errno, Count: 1})
+		}
+	}
+	return out
 }
