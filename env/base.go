@@ -42,6 +42,9 @@ type BaseConfig struct {
 	Arch     string   `json:"arch"`
 	Mirror   string   `json:"mirror"`
 	Packages []string `json:"packages"`
+	// Family is the base family (BaseFamilies) this base is made for, ""
+	// for the default base.
+	Family string `json:"family,omitempty"`
 }
 
 // DefaultBaseConfig is Debian bookworm minbase plus BasePackages from the
