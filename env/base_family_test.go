@@ -26,9 +26,14 @@ func TestPythonPy313FamilyTaskGetsPython313(t *testing.T) {
 			t.Errorf("image lacks %s: %v", p, err)
 		}
 	}
+	rfs, err := NewRootfs(img.Rootfs, filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rfs.Close()
 	c := TaskRunConfig(fixture(t, "python-py313"), img)
 	c.Args = []string{"python3", "--version"}
-	res, out := runScript(t, img.Rootfs, c)
+	res, out := runScript(t, rfs.Path, c)
 	if res.ExitCode != 0 || !strings.HasPrefix(strings.TrimSpace(out), "Python 3.13.") {
 		t.Errorf("python3 --version → %d %q, want Python 3.13.x", res.ExitCode, out)
 	}

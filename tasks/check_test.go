@@ -20,6 +20,8 @@ func TestFixturesLoad(t *testing.T) {
 		"apt-package":      {Standard, false},
 		"secret-sensitive": {Sensitive, true},
 		"published-layout": {Sensitive, true},
+		"heredoc":          {Standard, false},
+		"python-py313":     {Standard, false},
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -174,7 +176,7 @@ func TestUnknownKeysAreWarningsOnly(t *testing.T) {
 
 func TestDiscover(t *testing.T) {
 	dirs, err := Discover(fixtures)
-	if err != nil || len(dirs) != 4 {
+	if err != nil || len(dirs) != 6 {
 		t.Fatalf("Discover = %v, %v", dirs, err)
 	}
 	one, err := Discover(filepath.Join(fixtures, "apt-package"))
