@@ -13,7 +13,7 @@ const taskFixtures = "../tasks/testdata/fixtures"
 
 func TestTasksCheckFixtures(t *testing.T) {
 	code, _, errOut := runCLI("tasks", "check", taskFixtures)
-	if code != ExitOK || strings.Count(errOut, "ok   ") != 4 {
+	if code != ExitOK || strings.Count(errOut, "ok   ") != 6 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	code, out, errOut := runCLI("tasks", "check", "--json", filepath.Join(taskFixtures, "secret-sensitive"))
