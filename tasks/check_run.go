@@ -86,8 +86,8 @@ func underAnyRoot(p string, roots []policy.Pattern) bool {
 
 // workDir warns when the image's work directory is one that WORKDIR
 // creates (owned by root, mode 755) while the agent runs as another user
-// and no later RUN of the stage changes its owner or mode: the agent
-// cannot create files where it starts.
+// and no RUN of the stage changes its owner or mode or creates it as a
+// user's home: the agent cannot create files where it starts.
 func (c *dirCheck) workDir() {
 	df := c.t.Dockerfile
 	if df == nil {
@@ -97,7 +97,7 @@ func (c *dirCheck) workDir() {
 	user, userFrom := c.t.Config.Agent.User, "[agent] user"
 	var workdir string
 	var wdLine int
-	var runsAfter []Instruction
+	var runs []Instruction
 	for _, in := range stage {
 		switch in.Cmd {
 		case "USER":
@@ -110,22 +110,23 @@ func (c *dirCheck) workDir() {
 				if !path.IsAbs(wd) {
 					wd = path.Join("/", workdir, wd)
 				}
-				workdir, wdLine, runsAfter = path.Clean(wd), in.Line, nil
+				workdir, wdLine = path.Clean(wd), in.Line
 			}
 		case "RUN":
-			runsAfter = append(runsAfter, in)
+			runs = append(runs, in)
 		}
 	}
 	if workdir == "" || workdir == "/tmp" || strings.Contains(workdir, "$") || isRootUser(user) {
 		return
 	}
-	for _, in := range runsAfter {
-		if changesOwnerOrMode(in, workdir) {
+	name := strings.SplitN(user, ":", 2)[0]
+	for _, in := range runs {
+		if changesOwnerOrMode(in, workdir) || makesHome(in, workdir, name) {
 			return
 		}
 	}
 	c.file(FileDockerfile).warn(wdLine, "", "WORKDIR %s is created owned by root (mode 755) and the agent runs as %s %q, which cannot write there; chown or chmod it in a later RUN (e.g. RUN chown %s %s)",
-		workdir, userFrom, user, strings.SplitN(user, ":", 2)[0], workdir)
+		workdir, userFrom, user, name, workdir)
 }
 
 // finalStage returns the instructions after the last FROM.
@@ -145,16 +146,34 @@ func isRootUser(u string) bool {
 	return name == "" || name == "root" || name == "0"
 }
 
-var ownerOrMode = regexp.MustCompile(`\b(chown|chmod|chgrp|setfacl|install)\b`)
+var (
+	ownerOrMode = regexp.MustCompile(`\b(chown|chmod|chgrp|setfacl|install)\b`)
+	addUser     = regexp.MustCompile(`\b(useradd|adduser)\b`)
+)
+
+// makesHome reports whether a RUN adds a user whose home is dir (named
+// with -d, or /home/USER for the agent's user).
+func makesHome(in Instruction, dir, user string) bool {
+	cmd := runText(in)
+	if !addUser.MatchString(cmd) {
+		return false
+	}
+	return strings.Contains(cmd, dir) || dir == "/home/"+user && strings.Contains(cmd, user)
+}
+
+func runText(in Instruction) string {
+	cmd := strings.Join(in.Words, " ")
+	for _, h := range in.Heredocs {
+		cmd += "\n" + h.Content
+	}
+	return cmd
+}
 
 // changesOwnerOrMode reports whether a RUN plausibly changes the owner or
 // mode of dir: it runs chown/chmod/chgrp/setfacl/install and names dir
 // (or ".", its own work directory).
 func changesOwnerOrMode(in Instruction, dir string) bool {
-	cmd := strings.Join(in.Words, " ")
-	for _, h := range in.Heredocs {
-		cmd += "\n" + h.Content
-	}
+	cmd := runText(in)
 	if !ownerOrMode.MatchString(cmd) {
 		return false
 	}

@@ -78,6 +78,12 @@ func TestCheckRunFindingsQuiet(t *testing.T) {
 			write(t, d, FileConfig, "[agent]\nuser = \"1000\"\n")
 			write(t, d, FileDockerfile, "FROM authbench-base\nWORKDIR /app\nCOPY input.txt .\nRUN chown -R 1000:1000 /app\n")
 		},
+		"work dir made as the user's home": func(t *testing.T, d string) {
+			write(t, d, FileDockerfile, "FROM authbench-base\nRUN useradd -m -d /home/builder builder\nUSER builder\nWORKDIR /home/builder\n")
+		},
+		"work dir chowned before WORKDIR": func(t *testing.T, d string) {
+			write(t, d, FileDockerfile, "FROM authbench-base\nRUN mkdir /app && chown 1000 /app\nUSER 1000\nWORKDIR /app\n")
+		},
 		"root agent in a root work dir": func(t *testing.T, d string) {
 			write(t, d, FileDockerfile, "FROM authbench-base\nUSER nobody\nWORKDIR /app\nUSER root\n")
 		},
