@@ -91,7 +91,8 @@ type Bases struct {
 	// its Suite is empty.
 	Default BaseConfig
 	// Mirror is the Debian mirror of the family bases; "" means the one
-	// the machine's apt sources use for the family's suite.
+	// the machine's apt sources use for the family's suite, else the
+	// default base's.
 	Mirror string
 }
 
@@ -111,6 +112,11 @@ func (b Bases) Config(name string) (BaseConfig, error) {
 	mirror := b.Mirror
 	if mirror == "" {
 		mirror = MachineMirror(f.Suite)
+	}
+	if mirror == DefaultMirror && b.Default.Mirror != "" {
+		// The machine's sources name no mirror for this suite: the
+		// default base's mirror (the machine's own) serves every suite.
+		mirror = b.Default.Mirror
 	}
 	return BaseConfig{
 		Suite: f.Suite, Variant: "minbase", Arch: DebianArch(runtime.GOARCH), Mirror: mirror,

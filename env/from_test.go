@@ -180,6 +180,10 @@ func TestBaseFamilies(t *testing.T) {
 	if _, ok := FamilyOf("authbench-base:latest"); ok {
 		t.Error("authbench-base is no family")
 	}
+	// Without a mirror for the suite, the default base's mirror is used.
+	if c := must(Bases{Default: BaseConfig{Suite: "bookworm", Mirror: "http://own/debian"}}.Config("python-py313")); c.Mirror != "http://own/debian" && c.Mirror == DefaultMirror {
+		t.Errorf("family mirror = %q", c.Mirror)
+	}
 	if _, err := testBases.Config("nope"); err == nil || !strings.Contains(err.Error(), "python-py313") {
 		t.Errorf("unknown family: err = %v", err)
 	}
