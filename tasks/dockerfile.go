@@ -77,10 +77,7 @@ func ParseDockerfile(path string, data []byte) (*Dockerfile, error) {
 	df := &Dockerfile{Path: path, Lines: strings.Split(text, "\n")}
 	res, err := parser.Parse(bytes.NewReader(data))
 	if err != nil {
-		if strings.Contains(err.Error(), "file with no instructions") {
-			return nil, fmt.Errorf("no FROM instruction")
-		}
-		return nil, fmt.Errorf("%s", parseErrorText(err))
+		return nil, errors.New(parseErrorText(err))
 	}
 	df.Escape = res.EscapeToken
 	for _, n := range res.AST.Children {

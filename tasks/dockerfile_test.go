@@ -104,7 +104,7 @@ func TestParseDockerfileErrors(t *testing.T) {
 		"bad escape":          {"# escape=x\nFROM x\n", "escape"},
 		"unknown instruction": {"FROM x\nRUN a\nSET -e\n", "line 3: unknown instruction \"SET\""},
 		"unterminated":        {"FROM x\nRUN <<EOF\necho\n", "line 2: unterminated heredoc"},
-		"empty":               {"# nothing\n", "no FROM instruction"},
+		"empty":               {"# nothing\n", "file with no instructions"},
 	} {
 		_, err := ParseDockerfile("Dockerfile", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
