@@ -24,6 +24,7 @@ type envFlags struct {
 	mirror     string
 	baseMap    []string
 	buildArgs  []string
+	family     string
 }
 
 func (f *envFlags) add(cmd *cobra.Command, build bool) {
@@ -32,6 +33,9 @@ func (f *envFlags) add(cmd *cobra.Command, build bool) {
 	fl.StringVar(&f.imagesDir, "images-dir", "", "images directory (default "+env.DefaultImagesDir+")")
 	fl.StringVar(&f.builder, "builder", "", "image builder: buildah (default), docker or podman")
 	fl.StringVar(&f.mirror, "mirror", "", "Debian mirror for the base (default: the machine's apt sources)")
+	if !build {
+		fl.StringVar(&f.family, "family", "", "build a base family's base instead of authbench-base: "+strings.Join(env.FamilyNames(), ", "))
+	}
 	if build {
 		fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, NAME=IMAGE (repeatable); IMAGE authbench-base is the local base")
 		fl.StringArrayVar(&f.buildArgs, "build-arg", nil, "build argument KEY=VALUE (repeatable)")
@@ -43,6 +47,7 @@ type envSetup struct {
 	store   env.Store
 	builder env.Builder
 	base    env.BaseConfig
+	bases   env.Bases
 	baseMap env.BaseMap
 	args    map[string]string
 }
@@ -63,8 +68,15 @@ func (f *envFlags) resolve() (*envSetup, error) {
 	}
 	s.builder = env.NewBuilder(kind, s.store)
 	s.base = env.DefaultBaseConfig()
-	if m := firstNonEmpty(f.mirror, cfg.Env.Mirror); m != "" {
-		s.base.Mirror = m
+	mirror := firstNonEmpty(f.mirror, cfg.Env.Mirror)
+	if mirror != "" {
+		s.base.Mirror = mirror
+	}
+	s.bases = env.Bases{Default: s.base, Mirror: mirror}
+	if f.family != "" {
+		if s.base, err = s.bases.Config(f.family); err != nil {
+			return nil, usageErrorf("--family: %v", err)
+		}
 	}
 	flagMap, err := env.ParseBaseMap(f.baseMap)
 	if err != nil {
@@ -99,8 +111,12 @@ func (a *app) envCmd() *cobra.Command {
 	var baseFlags, buildFlags envFlags
 	base := &cobra.Command{
 		Use:   "base",
-		Short: "Build the local base image (debootstrap Debian bookworm); a no-op when up to date",
-		Args:  exactArgs(0),
+		Short: "Build the local base image (debootstrap Debian bookworm), or a base family's; a no-op when up to date",
+		Long: "Builds authbench-base (Debian bookworm minbase with the tools task images use) or, with\n" +
+			"--family, the base a published Dockerfile names as authbench-<family>-plain-base:local:\n" +
+			familyHelp() +
+			"Task builds make the bases they need on demand; this command makes one ahead of time.",
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := baseFlags.resolve()
 			if err != nil {
@@ -122,10 +138,13 @@ func (a *app) envCmd() *cobra.Command {
 	build := &cobra.Command{
 		Use:   "build TASK",
 		Short: "Build a task's environment image from its Dockerfile and export its rootfs",
-		Long: "Builds TASK/environment/Dockerfile on top of the local base image (built first if\n" +
-			"needed) and exports the result to a rootfs directory under the images directory.\n" +
-			"Nothing is pulled from a registry: FROM authbench-base names the local base, and\n" +
-			"any other FROM must be mapped with --base-map NAME=IMAGE or [base_map] in the config.",
+		Long: "Builds TASK/environment/Dockerfile on top of the local base images it names (built\n" +
+			"first if needed) and exports the result to a rootfs directory under the images directory.\n" +
+			"Nothing is pulled from a registry: FROM authbench-base names the local base,\n" +
+			"FROM authbench-<family>-plain-base:local (what the published dataset writes) a base\n" +
+			"family's base, and any other FROM must be mapped with --base-map NAME=IMAGE or\n" +
+			"[base_map] in the config (which also override the families). Heredocs (RUN <<EOF,\n" +
+			"COPY <<EOF) are translated for buildah; one it cannot run is refused with its line.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := buildFlags.resolve()
@@ -179,20 +198,12 @@ func (a *app) ensureBase(ctx context.Context, s *envSetup) (*env.BaseImage, bool
 }
 
 func (a *app) buildTask(ctx context.Context, s *envSetup, t *tasks.Task) error {
-	// Fail fast on a FROM that resolves nowhere, before a base build.
-	_, _, err := env.ResolveFroms(t.Dockerfile, s.args, s.baseMap, s.base.Tag(), func(ref string) bool { return s.builder.Exists(ctx, ref) })
-	var ue *env.UnresolvedError
-	if errors.As(err, &ue) {
-		return usageErrorf("build task %s: %w", t.Name, err)
-	}
-	base, _, _, err := a.ensureBase(ctx, s)
-	if err != nil {
-		return err
-	}
 	img, built, err := env.BuildTask(ctx, s.store, t, env.BuildOptions{
-		Builder: s.builder, Base: base, BaseMap: s.baseMap, BuildArgs: s.args, Log: a.toolLog(),
+		Builder: s.builder, Bases: s.bases, BaseMap: s.baseMap, BuildArgs: s.args, Log: a.toolLog(),
 	})
-	if errors.As(err, &ue) {
+	var ue *env.UnresolvedError
+	var he *tasks.HeredocError
+	if errors.As(err, &ue) || errors.As(err, &he) {
 		return usageError(err)
 	}
 	if err != nil {
@@ -207,4 +218,13 @@ func (a *app) buildTask(ctx context.Context, s *envSetup, t *tasks.Task) error {
 		return a.printJSON(map[string]any{"image": img, "built": built})
 	}
 	return nil
+}
+
+// familyHelp lists the base families, one a line.
+func familyHelp() string {
+	var b strings.Builder
+	for _, f := range env.BaseFamilies {
+		fmt.Fprintf(&b, "  %-20s %s\n", f.Name, f.Doc)
+	}
+	return b.String()
 }

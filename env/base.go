@@ -42,6 +42,9 @@ type BaseConfig struct {
 	Arch     string   `json:"arch"`
 	Mirror   string   `json:"mirror"`
 	Packages []string `json:"packages"`
+	// Family is the base family (BaseFamilies) this base is made for, ""
+	// for the default base. It is not part of the Key.
+	Family string `json:"family,omitempty"`
 }
 
 // DefaultBaseConfig is Debian bookworm minbase plus BasePackages from the
@@ -84,12 +87,16 @@ func (c BaseConfig) normalized() BaseConfig {
 	return c
 }
 
-// Key is the content hash of the config (package order does not matter).
+// Key is the content hash of the config (package order does not matter;
+// the family name does not count, so families with the same content share
+// one base).
 func (c BaseConfig) Key() string {
+	n := c.normalized()
+	n.Family = ""
 	data, _ := json.Marshal(struct {
 		Format int        `json:"format"`
 		Config BaseConfig `json:"config"`
-	}{baseFormat, c.normalized()})
+	}{baseFormat, n})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])[:16]
 }
@@ -137,6 +144,7 @@ func BuildBase(ctx context.Context, s Store, cfg BaseConfig, log io.Writer) (img
 		if err != nil {
 			return nil, false, fmt.Errorf("build base: %w", err)
 		}
+		img.Config.Family = cfg.Family // the same content, asked for by this name
 		return img, false, nil
 	}
 	if os.Geteuid() != 0 {

@@ -44,8 +44,11 @@ type TaskImage struct {
 type BuildOptions struct {
 	// Builder runs the build.
 	Builder Builder
-	// Base is the local base image; it must have been imported into
-	// Builder (ImportBase).
+	// Bases says how to make the local bases the Dockerfile's FROMs need
+	// (built and imported on demand); the zero value is the defaults.
+	Bases Bases
+	// Base, when set, is the default base (authbench-base), already built
+	// and imported into Builder.
 	Base *BaseImage
 	// BaseMap maps FROM images to local ones.
 	BaseMap BaseMap
@@ -69,14 +72,28 @@ func (e *BuildError) Unwrap() error { return e.Err }
 
 // BuildTask builds the task's environment image from its Dockerfile and
 // exports it under the store, unless an image with the same inputs
-// (Dockerfile after FROM resolution, build context, build args, base,
-// builder) is there already; built says whether it did any work.
+// (Dockerfile after heredoc translation and FROM resolution, build
+// context, build args, bases, builder) is there already; built says
+// whether it did any work. The local bases the FROMs name are built and
+// imported first when missing. A heredoc the builder cannot run is a
+// *tasks.HeredocError; a FROM that resolves nowhere an *UnresolvedError.
 func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img *TaskImage, built bool, err error) {
-	if t.Dockerfile == nil || o.Base == nil {
-		return nil, false, fmt.Errorf("build task %s: no Dockerfile or no base image", t.Name)
+	if t.Dockerfile == nil {
+		return nil, false, fmt.Errorf("build task %s: no Dockerfile", t.Name)
 	}
-	dockerfile, froms, err := ResolveFroms(t.Dockerfile, o.BuildArgs, o.BaseMap, o.Base.Config.Tag(),
+	tr, err := tasks.TranslateHeredocs(t.Dockerfile, o.BuildArgs)
+	if err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	if o.Base != nil && o.Bases.Default.Suite == "" {
+		o.Bases.Default = o.Base.Config
+	}
+	dockerfile, froms, err := ResolveFroms(tr.Dockerfile, o.BuildArgs, o.BaseMap, o.Bases,
 		func(ref string) bool { return o.Builder.Exists(ctx, ref) })
+	if err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	bases, last, err := ensureBases(ctx, s, o, froms)
 	if err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
@@ -84,7 +101,12 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if err != nil {
 		return nil, false, fmt.Errorf("build task %s: hash build context: %w", t.Name, err)
 	}
-	key := taskKey(o.Builder.Kind, o.Base.Key, dockerfile, o.BuildArgs, ctxHash)
+	ctxHash += hashFiles(tr.Files)
+	var baseKeys []string
+	for _, b := range bases {
+		baseKeys = append(baseKeys, b.Key)
+	}
+	key := taskKey(o.Builder.Kind, strings.Join(baseKeys, ","), dockerfile, o.BuildArgs, ctxHash)
 	name := imageName(t.Name)
 	unlock, err := s.lock("task-" + name + "-" + key)
 	if err != nil {
@@ -116,13 +138,23 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if err := os.WriteFile(df, dockerfile, 0o644); err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
+	contextDir := t.ContextDir()
+	if len(tr.Files) > 0 {
+		contextDir = filepath.Join(tmp, "context")
+		if err := heredocContext(bctx, t.ContextDir(), contextDir, tr.Files); err != nil {
+			return nil, false, fmt.Errorf("build task %s: build context with heredoc files: %w", t.Name, err)
+		}
+	}
 	tag := "localhost/authbench-task/" + name + ":" + key
-	spec := BuildSpec{Dockerfile: df, ContextDir: t.ContextDir(), Tag: tag, BuildArgs: o.BuildArgs}
+	spec := BuildSpec{Dockerfile: df, ContextDir: contextDir, Tag: tag, BuildArgs: o.BuildArgs}
 	if _, err := runTool(bctx, o.Log, nil, o.Builder.BuildArgv(spec)...); err != nil {
 		if errors.Is(bctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("timed out after %v (build_timeout_sec): %w", timeout, err)
 		}
 		return nil, false, &BuildError{Task: t.Name, Err: err}
+	}
+	if len(tr.Files) > 0 {
+		os.RemoveAll(contextDir)
 	}
 	if o.Builder.Kind == Buildah {
 		// The exported rootfs is the cache; vfs copies are large.
@@ -143,16 +175,20 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if err := exportImage(bctx, o.Builder, tag, rootfs, o.Log); err != nil {
 		return nil, false, fmt.Errorf("build task %s: export rootfs: %w", t.Name, err)
 	}
-	shared, err := dedupe(o.Base.Rootfs, rootfs)
-	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: share files with the base: %w", t.Name, err)
+	var shared int64
+	baseKey := ""
+	if last != nil {
+		baseKey = last.Key
+		if shared, err = dedupe(last.Rootfs, rootfs); err != nil {
+			return nil, false, fmt.Errorf("build task %s: share files with the base: %w", t.Name, err)
+		}
 	}
 	os.Remove(df)
 	if err := install(tmp, dir); err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
 	img = &TaskImage{
-		Task: t.Name, Key: key, BaseKey: o.Base.Key, Builder: o.Builder.Kind,
+		Task: t.Name, Key: key, BaseKey: baseKey, Builder: o.Builder.Kind,
 		Rootfs: filepath.Join(dir, "rootfs"), Froms: froms, Config: cfg, SharedBytes: shared,
 		BuiltAt: time.Now().UTC(), BuildSeconds: time.Since(start).Seconds(),
 	}
@@ -160,6 +196,100 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
 	return img, true, nil
+}
+
+// ensureBases builds and imports every local base the FROMs need, in
+// order; last is the base of the final stage's FROM (nil when that is
+// none), which the image shares files with.
+func ensureBases(ctx context.Context, s Store, o BuildOptions, froms []ResolvedFrom) (all []*BaseImage, last *BaseImage, err error) {
+	done := map[string]*BaseImage{}
+	for _, f := range froms {
+		if f.Base == "" {
+			last = nil
+			continue
+		}
+		b, ok := done[f.Base]
+		if !ok {
+			if b, err = ensureBase(ctx, s, o, f.Base); err != nil {
+				return nil, nil, err
+			}
+			done[f.Base] = b
+			all = append(all, b)
+		}
+		last = b
+	}
+	return all, last, nil
+}
+
+// ensureBase builds (when missing) and imports the base called name.
+func ensureBase(ctx context.Context, s Store, o BuildOptions, name string) (*BaseImage, error) {
+	cfg, err := o.Bases.Config(name)
+	if err != nil {
+		return nil, err
+	}
+	if o.Base != nil && name == BaseShortName && o.Base.Key == cfg.Key() {
+		return o.Base, nil
+	}
+	b, built, err := BuildBase(ctx, s, cfg, o.Log)
+	if err != nil {
+		return nil, fmt.Errorf("base %s: %w", name, err)
+	}
+	if built && o.Log != nil {
+		fmt.Fprintf(o.Log, "built base %s (%s %s) in %.1fs\n", name, cfg.Suite, b.Key, b.BuildSeconds)
+	}
+	if _, err := ImportBase(ctx, s, o.Builder, b, o.Log); err != nil {
+		return nil, fmt.Errorf("base %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// heredocContext makes dst a copy of the build context src plus the
+// generated heredoc files, which a .dockerignore cannot exclude.
+func heredocContext(ctx context.Context, src, dst string, files map[string]string) error {
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return err
+	}
+	if _, err := runTool(ctx, nil, nil, "cp", "-a", src+"/.", dst+"/"); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(dst, tasks.HeredocDir)); err != nil {
+		return err
+	}
+	for rel, content := range files {
+		p := filepath.Join(dst, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+		if err := os.Chmod(p, 0o644); err != nil { // whatever the umask
+			return err
+		}
+	}
+	ignore := filepath.Join(dst, ".dockerignore")
+	if data, err := os.ReadFile(ignore); err == nil {
+		data = append(data, []byte("\n!"+tasks.HeredocDir+"\n!"+tasks.HeredocDir+"/**\n")...)
+		return os.WriteFile(ignore, data, 0o644)
+	}
+	return nil
+}
+
+// hashFiles hashes the generated context files ("" when none).
+func hashFiles(files map[string]string) string {
+	if len(files) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%q %d\n%s", k, len(files[k]), files[k])
+	}
+	return "+" + hex.EncodeToString(h.Sum(nil))
 }
 
 func taskKey(kind BuilderKind, baseKey string, dockerfile []byte, args map[string]string, ctxHash string) string {

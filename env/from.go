@@ -41,14 +41,13 @@ func (m BaseMap) Merge(over BaseMap) BaseMap {
 }
 
 // lookup finds the mapping of a normalised reference: exact tag first,
-// then the repository, then "*".
+// then the repository; "*" is lookupStar.
 func (m BaseMap) lookup(ref string) (string, string, bool) {
 	repo := repoOf(ref)
-	var repoKey, starKey string
+	var repoKey string
 	for _, k := range m.keys() {
 		switch {
 		case k == "*":
-			starKey = k
 		case hasTagOrDigest(k) && normalizeRef(k) == ref:
 			return m[k], k, true
 		case !hasTagOrDigest(k) && trimDefaultRegistry(k) == repo:
@@ -58,10 +57,13 @@ func (m BaseMap) lookup(ref string) (string, string, bool) {
 	if repoKey != "" {
 		return m[repoKey], repoKey, true
 	}
-	if starKey != "" {
-		return m[starKey], starKey, true
-	}
 	return "", "", false
+}
+
+// lookupStar returns the "*" mapping.
+func (m BaseMap) lookupStar() (string, string, bool) {
+	v, ok := m["*"]
+	return v, "*", ok
 }
 
 func (m BaseMap) keys() []string {
@@ -83,8 +85,11 @@ type ResolvedFrom struct {
 	// Image is what the build uses ("" when unresolved).
 	Image string `json:"image,omitempty"`
 	// How names the rule: "stage", "scratch", "authbench-base",
-	// "base-map NAME" or "local".
+	// "family NAME", "base-map NAME" or "local".
 	How string `json:"how,omitempty"`
+	// Base is the local base the image is ("authbench-base" or a family
+	// name), "" when it is none: the build makes it on demand.
+	Base string `json:"base,omitempty"`
 }
 
 // UnresolvedError lists the FROMs that name no local image.
@@ -109,17 +114,23 @@ func (e *UnresolvedError) Error() string {
 	fmt.Fprintf(&b, "map it to a local image, e.g. to the base that `authbench env base` builds:\n")
 	fmt.Fprintf(&b, "  authbench env build --base-map %s=%s TASK\n", name, BaseShortName)
 	fmt.Fprintf(&b, "or for every task, in the config file (/etc/authbench/config.toml or --config):\n")
-	fmt.Fprintf(&b, "  [base_map]\n  %q = %q", name, BaseShortName)
+	fmt.Fprintf(&b, "  [base_map]\n  %q = %q\n", name, BaseShortName)
+	fmt.Fprintf(&b, "(IMAGE may also be a base family's authbench-<family>-plain-base; families: %s)", strings.Join(FamilyNames(), ", "))
 	return b.String()
 }
 
 // ResolveFroms decides the image of every FROM of df and returns the
 // Dockerfile with each FROM rewritten to it (other lines unchanged, line
 // numbers kept). buildArgs override the ARG defaults declared before the
-// first FROM; baseRef is the local base image's tag; local reports
-// whether a reference exists in the builder's storage. An image that
-// resolves nowhere gives an *UnresolvedError naming every such FROM.
-func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, baseRef string, local func(string) bool) ([]byte, []ResolvedFrom, error) {
+// first FROM; bases gives the tags of the local bases (the default one and
+// the families'), which need not be built yet; local reports whether a
+// reference exists in the builder's storage. An image that resolves
+// nowhere gives an *UnresolvedError naming every such FROM.
+//
+// The order: a stage or scratch; the base map's exact tag or repository
+// entry; a family's name (authbench-<family>-plain-base, any tag);
+// authbench-base; an image in the builder's storage; the base map's "*".
+func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, bases Bases, local func(string) bool) ([]byte, []ResolvedFrom, error) {
 	froms, err := df.Froms()
 	if err != nil {
 		return nil, nil, err
@@ -137,7 +148,11 @@ func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, 
 	var bad []ResolvedFrom
 	for _, f := range froms {
 		r := ResolvedFrom{Line: f.Line, Written: f.Image, Expanded: expandVars(f.Image, vars)}
-		r.Image, r.How = resolveOne(r.Expanded, stages, m, baseRef, local)
+		var err error
+		r.Image, r.How, r.Base, err = resolveOne(r.Expanded, stages, m, bases, local)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %w", tasks.FileDockerfile, f.Line, err)
+		}
 		if r.Image == "" {
 			bad = append(bad, r)
 		} else if r.Image != f.Image {
@@ -162,32 +177,56 @@ func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, 
 	return []byte(strings.Join(lines, "\n")), out, nil
 }
 
-func resolveOne(img string, stages map[string]bool, m BaseMap, baseRef string, local func(string) bool) (string, string) {
+// resolveOne returns the image, the rule and the local base of one FROM
+// image ("" image: unresolved).
+func resolveOne(img string, stages map[string]bool, m BaseMap, bases Bases, local func(string) bool) (image, how, base string, err error) {
 	switch {
 	case img == "":
-		return "", ""
+		return "", "", "", nil
 	case stages[strings.ToLower(img)]:
-		return img, "stage"
+		return img, "stage", "", nil
 	case strings.EqualFold(img, "scratch"):
-		return img, "scratch"
+		return img, "scratch", "", nil
 	}
 	ref := normalizeRef(img)
 	if target, key, ok := m.lookup(ref); ok {
-		if isBaseRef(target) {
-			return baseRef, "base-map " + key
-		}
-		if local(target) {
-			return target, "base-map " + key
-		}
-		return "", ""
+		return resolveTarget(target, "base-map "+key, bases, local)
+	}
+	if f, ok := FamilyOf(ref); ok {
+		return resolveTarget(f.ImageName(), "family "+f.Name, bases, local)
 	}
 	if isBaseRef(ref) {
-		return baseRef, "authbench-base"
+		return resolveTarget(BaseShortName, "authbench-base", bases, local)
 	}
 	if local(img) {
-		return img, "local"
+		return img, "local", "", nil
 	}
-	return "", ""
+	if target, key, ok := m.lookupStar(); ok {
+		return resolveTarget(target, "base-map "+key, bases, local)
+	}
+	return "", "", "", nil
+}
+
+// resolveTarget resolves the image a rule names: the default base, a
+// family's base, or an image in the builder's storage.
+func resolveTarget(target, how string, bases Bases, local func(string) bool) (string, string, string, error) {
+	name := ""
+	if isBaseRef(target) {
+		name = BaseShortName
+	} else if f, ok := FamilyOf(normalizeRef(target)); ok {
+		name = f.Name
+	}
+	if name != "" {
+		cfg, err := bases.Config(name)
+		if err != nil {
+			return "", "", "", err
+		}
+		return cfg.Tag(), how, name, nil
+	}
+	if local(target) {
+		return target, how, "", nil
+	}
+	return "", "", "", nil
 }
 
 // isBaseRef reports whether ref names the local base image, whatever tag.

@@ -9,7 +9,15 @@ import (
 	"github.com/authbench/authbench/tasks"
 )
 
-const testBase = "localhost/authbench-base:0123456789abcdef"
+var (
+	testBases = Bases{
+		Default: BaseConfig{Suite: "bookworm", Variant: "minbase", Arch: "amd64", Mirror: "http://m/debian", Packages: []string{"jq"}},
+		Mirror:  "http://m/debian",
+	}
+	testBase = testBases.Default.Tag()
+	py313, _ = testBases.Config("python-py313")
+	py311, _ = testBases.Config("python-py311")
+)
 
 func TestResolveFroms(t *testing.T) {
 	localImages := map[string]bool{"localhost/tools:1": true, "mine:2": true}
@@ -53,6 +61,20 @@ func TestResolveFroms(t *testing.T) {
 		{name: "mapping to a missing image", src: "FROM ubuntu\n", m: BaseMap{"ubuntu": "nothere:1"},
 			wantErr: "FROM ubuntu: no such image here"},
 		{name: "empty after expansion", src: "FROM ${NOPE}\n", wantErr: "FROM ${NOPE}"},
+		{name: "published family names map to their bases by default",
+			src:  "ARG AUTHBENCH_PYTHON_PY313_PLAIN_BASE=authbench-python-py313-plain-base:local\nFROM ${AUTHBENCH_PYTHON_PY313_PLAIN_BASE}\nFROM localhost/authbench-python-py311-plain-base\n",
+			want: "ARG AUTHBENCH_PYTHON_PY313_PLAIN_BASE=authbench-python-py313-plain-base:local\nFROM " + py313.Tag() + "\nFROM " + py311.Tag() + "\n",
+			how:  []string{"family python-py313", "family python-py311"}},
+		{name: "base map overrides a family, and may name one",
+			src:  "FROM authbench-python-py313-plain-base:local\nFROM python:3.13-slim\n",
+			m:    BaseMap{"authbench-python-py313-plain-base": "authbench-base", "python:3.13-slim": "authbench-python-py313-plain-base"},
+			want: "FROM " + testBase + "\nFROM " + py313.Tag() + "\n",
+			how:  []string{"base-map authbench-python-py313-plain-base", "base-map python:3.13-slim"}},
+		{name: "star does not override a family, authbench-base or a local image",
+			src:  "FROM authbench-ubuntu-py-plain-base:local\nFROM authbench-base\nFROM mine:2\nFROM other\n",
+			m:    BaseMap{"*": "localhost/tools:1"},
+			want: "FROM " + must(testBases.Config("ubuntu-py")).Tag() + "\nFROM " + testBase + "\nFROM mine:2\nFROM localhost/tools:1\n",
+			how:  []string{"family ubuntu-py", "authbench-base", "local", "base-map *"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +82,7 @@ func TestResolveFroms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, froms, err := ResolveFroms(df, tc.args, tc.m, testBase, local)
+			out, froms, err := ResolveFroms(df, tc.args, tc.m, testBases, local)
 			if tc.wantErr != "" {
 				var ue *UnresolvedError
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--base-map") {
@@ -87,7 +109,7 @@ func TestResolveFroms(t *testing.T) {
 
 func TestUnresolvedErrorListsEveryFrom(t *testing.T) {
 	df, _ := tasks.ParseDockerfile("Dockerfile", []byte("FROM a:1\nFROM b:2\n"))
-	_, _, err := ResolveFroms(df, nil, nil, testBase, func(string) bool { return false })
+	_, _, err := ResolveFroms(df, nil, nil, testBases, func(string) bool { return false })
 	if err == nil || !strings.Contains(err.Error(), ":1: FROM a:1") || !strings.Contains(err.Error(), ":2: FROM b:2") ||
 		!strings.Contains(err.Error(), "[base_map]") {
 		t.Errorf("err = %v", err)
@@ -118,5 +140,60 @@ func TestExpandVars(t *testing.T) {
 		if got := expandVars(in, vars); got != want {
 			t.Errorf("expandVars(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func must(c BaseConfig, err error) BaseConfig {
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func TestBaseFamilies(t *testing.T) {
+	wantSuite := map[string]string{"tbench-ubuntu-py": "bookworm", "tbench-python-py313": "trixie", "python-py313": "trixie", "ubuntu-py": "bookworm", "python-py311": "bookworm"}
+	if len(BaseFamilies) != len(wantSuite) {
+		t.Fatalf("families = %v", FamilyNames())
+	}
+	keys := map[string]string{}
+	for _, f := range BaseFamilies {
+		cfg := must(testBases.Config(f.Name))
+		if cfg.Suite != wantSuite[f.Name] || cfg.Family != f.Name || cfg.Mirror != "http://m/debian" {
+			t.Errorf("%s: config = %+v", f.Name, cfg)
+		}
+		for _, p := range []string{"asciinema", "bc", "ca-certificates", "curl", "jq", "procps", "strace", "tmux", "python3", "python3-pytest"} {
+			if !contains(cfg.Packages, p) {
+				t.Errorf("%s lacks %s", f.Name, p)
+			}
+		}
+		if contains(cfg.Packages, "redis-server") != (f.Name == "python-py311") {
+			t.Errorf("%s: redis-server only for python-py311", f.Name)
+		}
+		keys[cfg.Key()] += " " + f.Name
+		if g, ok := FamilyOf("localhost/" + f.ImageName() + ":local"); !ok || g.Name != f.Name {
+			t.Errorf("FamilyOf(%s) = %v %v", f.ImageName(), g, ok)
+		}
+	}
+	// Families with the same content share one base; the others do not.
+	want := map[string]bool{" tbench-ubuntu-py ubuntu-py": true, " tbench-python-py313 python-py313": true, " python-py311": true}
+	for _, names := range keys {
+		if !want[names] {
+			t.Errorf("bases shared as %v, want %v", keys, want)
+			break
+		}
+	}
+	if _, ok := FamilyOf("authbench-base:latest"); ok {
+		t.Error("authbench-base is no family")
+	}
+	// Without a mirror for the suite, the default base's mirror is used.
+	if c := must(Bases{Default: BaseConfig{Suite: "bookworm", Mirror: "http://own/debian"}}.Config("python-py313")); c.Mirror != "http://own/debian" && c.Mirror == DefaultMirror {
+		t.Errorf("family mirror = %q", c.Mirror)
+	}
+	if _, err := testBases.Config("nope"); err == nil || !strings.Contains(err.Error(), "python-py313") {
+		t.Errorf("unknown family: err = %v", err)
+	}
+	// The default base's key does not change with the new Family field.
+	if d := DefaultBaseConfig(); d.Family != "" || must(Bases{}.Config(BaseShortName)).Key() != d.Key() {
+		t.Error("the default base config changed")
 	}
 }

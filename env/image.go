@@ -60,7 +60,8 @@ func (b Builder) Exists(ctx context.Context, ref string) bool {
 
 // ImportBase makes the base image available to the builder under its
 // keyed tag (BaseConfig.Tag) and the names localhost/authbench-base:bookworm
-// and :latest. imported is false when it was there already.
+// and :latest (a family base: localhost/authbench-<family>-plain-base:local).
+// imported is false when it was there already.
 func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.Writer) (imported bool, err error) {
 	tag := img.Config.Tag()
 	unlock, err := s.lock("import-" + string(b.Kind) + "-" + img.Key)
@@ -79,7 +80,11 @@ func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.
 		}
 		imported = true
 	}
-	for _, alias := range []string{BaseImageName + ":" + img.Config.Suite, BaseImageName + ":latest"} {
+	aliases := []string{BaseImageName + ":" + img.Config.Suite, BaseImageName + ":latest"}
+	if f, ok := LookupFamily(img.Config.Family); ok {
+		aliases = []string{"localhost/" + f.ImageName() + ":local"}
+	}
+	for _, alias := range aliases {
 		if _, err := runTool(ctx, nil, nil, b.TagArgv(tag, alias)...); err != nil {
 			return imported, fmt.Errorf("tag base as %s: %w", alias, err)
 		}

@@ -172,21 +172,15 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// buildImage makes sure the local base and the task image exist.
+// buildImage makes sure the task image (and the local bases it needs)
+// exist.
 func (r *runner) buildImage(ctx context.Context) (*env.TaskImage, error) {
 	log, err := os.Create(filepath.Join(r.o.Dir, BuildLogFile))
 	if err != nil {
 		return nil, err
 	}
 	defer log.Close()
-	base, _, err := env.BuildBase(ctx, r.o.Images, env.DefaultBaseConfig(), log)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := env.ImportBase(ctx, r.o.Images, r.o.Builder, base, log); err != nil {
-		return nil, err
-	}
-	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, env.BuildOptions{Builder: r.o.Builder, Base: base, BaseMap: r.o.BaseMap, Log: log})
+	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, env.BuildOptions{Builder: r.o.Builder, BaseMap: r.o.BaseMap, Log: log})
 	if err != nil {
 		return nil, err
 	}

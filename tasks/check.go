@@ -58,6 +58,7 @@ func Check(dir string) (*Task, []Problem) {
 	c.regular(FileSolve, true)
 	c.tests()
 	c.spec()
+	c.runChecks()
 	return t, list
 }
 

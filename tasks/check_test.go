@@ -20,6 +20,8 @@ func TestFixturesLoad(t *testing.T) {
 		"apt-package":      {Standard, false},
 		"secret-sensitive": {Sensitive, true},
 		"published-layout": {Sensitive, true},
+		"heredoc":          {Standard, false},
+		"python-py313":     {Standard, false},
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {

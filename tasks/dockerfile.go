@@ -1,12 +1,17 @@
 package tasks
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/moby/buildkit/frontend/dockerfile/command"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 )
 
-// Dockerfile is the parsed environment/Dockerfile: just enough structure
-// to find, check and rewrite its FROM lines (the builder parses the rest).
+// Dockerfile is the parsed environment/Dockerfile, as BuildKit's parser
+// (the one `docker build` uses) reads it, heredocs included.
 type Dockerfile struct {
 	// Path is the file's absolute path.
 	Path string
@@ -14,81 +19,115 @@ type Dockerfile struct {
 	Lines []string
 	// Instructions are the logical instructions in order.
 	Instructions []Instruction
+	// Escape is the escape character (`\` unless a directive says "`").
+	Escape rune
 }
 
 // Instruction is one logical Dockerfile instruction, continuation lines
 // joined.
 type Instruction struct {
-	// Line and EndLine are the 1-based first and last physical lines.
+	// Line and EndLine are the 1-based first and last physical lines
+	// (heredoc bodies included).
 	Line, EndLine int
 	// Cmd is the upper-cased keyword, e.g. "FROM".
 	Cmd string
-	// Args is the rest of the instruction, continuations joined by a space.
+	// Args is the rest of the instruction's first logical line, flags
+	// included, continuations joined.
 	Args string
+	// Flags are the builder flags, e.g. "--platform=linux/amd64", verbatim.
+	Flags []string
+	// Words are the arguments as the parser split them (one element, the
+	// command line, for a shell-form RUN/CMD/ENTRYPOINT/SHELL).
+	Words []string
+	// JSON says the arguments were written in exec (JSON array) form.
+	JSON bool
+	// Heredocs are the here-documents of a RUN, COPY or ADD, in order.
+	Heredocs []Heredoc
 }
 
-// ParseDockerfile splits a Dockerfile into instructions. It handles
-// comments, blank lines, backslash continuations and a leading
-// "# escape=`" directive; heredocs are left to the builder.
+// Heredoc is one here-document of an instruction.
+type Heredoc struct {
+	// Name is the delimiter word, quotes removed.
+	Name string
+	// FD is the file descriptor written before "<<" (0 when none).
+	FD uint
+	// Expand is false when the delimiter was quoted: no variable
+	// expansion of the body.
+	Expand bool
+	// Chomp is true for "<<-": leading tabs are stripped from the body.
+	Chomp bool
+	// Content is the body, every line with its newline, the delimiter
+	// line excluded.
+	Content string
+}
+
+// Body returns the content with leading tabs stripped when Chomp is set.
+func (h Heredoc) Body() string {
+	if h.Chomp {
+		return parser.ChompHeredocContent(h.Content)
+	}
+	return h.Content
+}
+
+// ParseDockerfile parses a Dockerfile with BuildKit's parser. An
+// instruction the Dockerfile reference does not know is an error with its
+// line (BuildKit ignores them; builders refuse them).
 func ParseDockerfile(path string, data []byte) (*Dockerfile, error) {
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	df := &Dockerfile{Path: path, Lines: strings.Split(text, "\n")}
-	escape := byte('\\')
-	var cur *Instruction
-	var buf []string
-	inDirectives := true
-	for i, raw := range df.Lines {
-		line := strings.TrimSpace(raw)
-		if cur == nil {
-			if strings.HasPrefix(line, "#") {
-				if inDirectives {
-					if v, ok := directive(line, "escape"); ok {
-						if len(v) != 1 || (v != "\\" && v != "`") {
-							return nil, fmt.Errorf("line %d: escape directive must be \\ or `", i+1)
-						}
-						escape = v[0]
-					}
-				}
-				continue
-			}
-			if line == "" {
-				continue
-			}
-			inDirectives = false
-			cur = &Instruction{Line: i + 1}
-			buf = nil
-		} else if strings.HasPrefix(line, "#") || line == "" {
-			continue // comments and blank lines inside a continuation
-		}
-		if n := len(line); n > 0 && line[n-1] == escape {
-			buf = append(buf, strings.TrimSpace(line[:n-1]))
-			continue
-		}
-		buf = append(buf, line)
-		cur.EndLine = i + 1
-		joined := strings.Join(buf, " ")
-		kw, rest, _ := strings.Cut(joined, " ")
-		if j := strings.IndexAny(kw, "\t"); j >= 0 {
-			kw, rest = kw[:j], kw[j+1:]+" "+rest
-		}
-		cur.Cmd = strings.ToUpper(kw)
-		cur.Args = strings.TrimSpace(rest)
-		df.Instructions = append(df.Instructions, *cur)
-		cur = nil
+	res, err := parser.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, errors.New(parseErrorText(err))
 	}
-	if cur != nil {
-		return nil, fmt.Errorf("line %d: instruction continues past the end of the file", cur.Line)
+	df.Escape = res.EscapeToken
+	for _, n := range res.AST.Children {
+		in, err := instructionOf(n)
+		if err != nil {
+			return nil, err
+		}
+		df.Instructions = append(df.Instructions, in)
 	}
 	return df, nil
 }
 
-func directive(line, name string) (string, bool) {
-	body := strings.TrimSpace(strings.TrimPrefix(line, "#"))
-	k, v, ok := strings.Cut(body, "=")
-	if !ok || !strings.EqualFold(strings.TrimSpace(k), name) {
-		return "", false
+// parseErrorText prefixes BuildKit's error with its line, when it has one.
+func parseErrorText(err error) string {
+	var le *parser.LocationError
+	if errors.As(err, &le) && len(le.Locations) > 0 && len(le.Locations[0]) > 0 && le.Locations[0][0].Start.Line > 0 {
+		return fmt.Sprintf("line %d: %v", le.Locations[0][0].Start.Line, le.Unwrap())
 	}
-	return strings.TrimSpace(v), true
+	return err.Error()
+}
+
+func instructionOf(n *parser.Node) (Instruction, error) {
+	in := Instruction{
+		Line: n.StartLine, EndLine: n.EndLine,
+		Cmd:   strings.ToUpper(n.Value),
+		Flags: append([]string(nil), n.Flags...),
+		JSON:  n.Attributes["json"],
+	}
+	if _, ok := command.Commands[strings.ToLower(n.Value)]; !ok {
+		return in, fmt.Errorf("line %d: unknown instruction %q", n.StartLine, n.Value)
+	}
+	if _, rest, ok := cutSpace(strings.TrimSpace(n.Original)); ok {
+		in.Args = strings.TrimSpace(rest)
+	}
+	for w := n.Next; w != nil; w = w.Next {
+		in.Words = append(in.Words, w.Value)
+	}
+	for _, h := range n.Heredocs {
+		in.Heredocs = append(in.Heredocs, Heredoc{Name: h.Name, FD: h.FileDescriptor, Expand: h.Expand, Chomp: h.Chomp, Content: h.Content})
+	}
+	return in, nil
+}
+
+// cutSpace splits s at its first run of blanks.
+func cutSpace(s string) (string, string, bool) {
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
 }
 
 // From is one FROM instruction, split into its parts.
@@ -112,17 +151,12 @@ func (df *Dockerfile) Froms() ([]From, error) {
 		if in.Cmd != "FROM" {
 			continue
 		}
-		f := From{Index: i, Line: in.Line}
-		fields := strings.Fields(in.Args)
-		for len(fields) > 0 && strings.HasPrefix(fields[0], "--") {
-			f.Flags = append(f.Flags, fields[0])
-			fields = fields[1:]
-		}
-		switch {
-		case len(fields) == 1:
-			f.Image = fields[0]
-		case len(fields) == 3 && strings.EqualFold(fields[1], "AS"):
-			f.Image, f.Stage = fields[0], fields[2]
+		f := From{Index: i, Line: in.Line, Flags: in.Flags}
+		switch w := in.Words; {
+		case len(w) == 1:
+			f.Image = w[0]
+		case len(w) == 3 && strings.EqualFold(w[1], "AS"):
+			f.Image, f.Stage = w[0], w[2]
 		default:
 			return nil, fmt.Errorf("line %d: FROM wants [--flags] IMAGE [AS NAME], got %q", in.Line, in.Args)
 		}
@@ -143,13 +177,19 @@ func (df *Dockerfile) GlobalArgs() [][2]string {
 		if in.Cmd == "FROM" {
 			break
 		}
-		if in.Cmd != "ARG" {
-			continue
+		if in.Cmd == "ARG" {
+			out = append(out, argPairs(in)...)
 		}
-		for _, f := range strings.Fields(in.Args) {
-			k, v, _ := strings.Cut(f, "=")
-			out = append(out, [2]string{k, unquote(v)})
-		}
+	}
+	return out
+}
+
+// argPairs returns the NAME/default pairs of one ARG instruction.
+func argPairs(in Instruction) [][2]string {
+	var out [][2]string
+	for _, w := range in.Words {
+		k, v, _ := strings.Cut(w, "=")
+		out = append(out, [2]string{k, unquote(v)})
 	}
 	return out
 }
