@@ -66,6 +66,9 @@ type Record struct {
 	Classes        []string `json:"classes"`
 	Primary        string   `json:"primary_class,omitempty"`
 	DecidingDenial string   `json:"deciding_denial,omitempty"`
+	// ExposureAccess is the first sensitive access of an exposed run
+	// ("op axis path"), or "attack verifier" when only V_a showed it.
+	ExposureAccess string   `json:"exposure_access,omitempty"`
 	Denials        int      `json:"denials"`
 	TamperedFiles  []string `json:"tampered_files,omitempty"`
 	VerifierError  string   `json:"verifier_error,omitempty"`
