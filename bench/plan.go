@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // Key identifies one run: the same key is the same run.

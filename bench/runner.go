@@ -15,8 +15,8 @@ import (
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // SkippedTask is a task of the tasks dir the bench could not run.

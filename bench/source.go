@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // Policy sources of the benchmark (the rows of Table 1).

@@ -133,7 +133,9 @@ func (s *Store) Records() ([]Record, error) {
 	return out, nil
 }
 
-func (r *Record) key() Key { return Key{Task: r.Task, Source: r.Source, Agent: r.Agent, Trial: r.Trial} }
+func (r *Record) key() Key {
+	return Key{Task: r.Task, Source: r.Source, Agent: r.Agent, Trial: r.Trial}
+}
 
 // storeError marks a full disk (SQLITE_FULL or ENOSPC) as ErrDiskFull.
 func storeError(err error) error {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
-	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // trialFiles are the daemon's files of a task run and where they go in
