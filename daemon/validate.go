@@ -262,9 +262,7 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 	if err != nil {
 		return nil, badField("task.dir", "%v", err)
 	}
-	p.task = t
-	uid, gid := taskrun.AgentUser(t)
-	p.uid, p.gid = uint32(uid), uint32(gid)
+	p.task = t // the agent's uid and gid are the image's user, known once it is built (executeTask)
 	switch tr.PolicySource {
 	case taskrun.SourceUnconstrained, taskrun.SourceSpec:
 		if !isNull(req.Policy) {
@@ -284,6 +282,9 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 	}
 	if _, _, err := taskrun.ParseAgent(t, tr.Agent); err != nil {
 		return nil, badField("task.agent", "%v", err)
+	}
+	if _, err := taskrun.ParseSemantics(tr.Semantics); err != nil {
+		return nil, badField("task.semantics", "%v", err)
 	}
 	return p, nil
 }

@@ -41,7 +41,6 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	cfg.Args = []string{binaryInContainer, sandbox.InitCommand}
 	cfg.Env = []string{"GOMAXPROCS=1"} // sandbox-init's own; the agent gets spec.Env
 	cfg.UID, cfg.GID = 0, 0            // sandbox-init drops to the agent's uid after Landlock
-	cfg.Binds = append(cfg.Binds, env.Bind{Source: filepath.Join(t.Dir, "solution"), Destination: solutionMount, ReadOnly: true})
 	runSpec, err := env.RuntimeSpec(cfg)
 	if err != nil {
 		return err
@@ -117,9 +116,9 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	if dir == "" {
 		dir = "/"
 	}
-	uid, gid := taskUser(r.o.Task)
+	uid, gid := r.ident.UID, r.ident.GID
 	spec := sandbox.Spec{
-		Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, []string{"HOME=/tmp"}), Dir: dir,
+		Path: argv[0], Args: argv, Env: agentEnv(cfg.Env, r.ident), Dir: dir,
 		UID: &uid, GID: &gid, CloseFDs: true,
 	}
 	if r.plan == nil {
@@ -130,6 +129,18 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 		return spec, err
 	}
 	return spec.Confined(r.plan, filter), nil
+}
+
+// agentEnv is the agent's environment: the image's, with HOME the
+// user's home from /etc/passwd unless the image sets one (as a container
+// runtime does).
+func agentEnv(image []string, id Identity) []string {
+	for _, kv := range image {
+		if strings.HasPrefix(kv, "HOME=") {
+			return env.MergeEnv(image, nil)
+		}
+	}
+	return env.MergeEnv(image, []string{"HOME=" + id.Home})
 }
 
 // agentTrace records the agent's events and notes its sensitive accesses.
