@@ -32,8 +32,8 @@ func (p *barProgress) Start(total, done int, skipped []SkippedTask) {
 	_ = p.bar.Set(done)
 }
 
-func (p *barProgress) Done(r *Record, failed int) {
-	p.bar.Describe(fmt.Sprintf("bench (%d failed)", failed))
+func (p *barProgress) Done(r *Record, s Stats) {
+	p.bar.Describe(fmt.Sprintf("bench (%d failed, %d errors)", s.NFailed, s.NErrors))
 	_ = p.bar.Add(1)
 }
 
@@ -58,12 +58,12 @@ func (p *lineProgress) Start(total, done int, skipped []SkippedTask) {
 	fmt.Fprintf(p.w, "bench: %d runs, %d already done\n", total, done)
 }
 
-func (p *lineProgress) Done(r *Record, failed int) {
+func (p *lineProgress) Done(r *Record, s Stats) {
 	p.done++
 	p.ran++
 	eta := time.Duration(float64(time.Since(p.start)) / float64(p.ran) * float64(p.total-p.done)).Round(time.Second)
-	fmt.Fprintf(p.w, "[%d/%d] %s %s %s #%d: %s (%d failed, eta %s)\n", p.done, p.total, r.Task, r.Source, r.Agent, r.Trial,
-		verdict(r), failed, eta)
+	fmt.Fprintf(p.w, "[%d/%d] %s %s %s #%d: %s (%d failed, %d errors, eta %s)\n", p.done, p.total, r.Task, r.Source, r.Agent, r.Trial,
+		verdict(r), s.NFailed, s.NErrors, eta)
 }
 
 func (p *lineProgress) Finish(err error) {

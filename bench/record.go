@@ -59,6 +59,9 @@ type Record struct {
 	// Scored is false for sources without a policy (unconstrained): they
 	// have no static score and are left out of static means.
 	Scored bool `json:"scored"`
+	// ScoreError says why a run with a valid policy has no static score
+	// (its spec could not be scored in the run's rootfs).
+	ScoreError string `json:"score_error,omitempty"`
 
 	// Classes are every failure label that applies; Primary the one
 	// behind the first denial in time (exposure first), with the denial

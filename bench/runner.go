@@ -15,7 +15,6 @@ import (
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -51,8 +50,8 @@ type Stats struct {
 type Progress interface {
 	// Start: total runs of the bench, of which done are already stored.
 	Start(total, done int, skipped []SkippedTask)
-	// Done: one run finished; failed counts failed runs so far.
-	Done(r *Record, failed int)
+	// Done: one run was stored; s counts the runs so far.
+	Done(r *Record, s Stats)
 	// Finish: the bench ended (err nil when every run is stored).
 	Finish(err error)
 }
@@ -65,7 +64,11 @@ type Options struct {
 	Progress Progress
 	// Version is written into the job config.
 	Version string
-	Log     *zap.Logger
+	// TraceRecorder records the trace source's policy of a task (the
+	// required set of a spec recorded from traced oracle runs); the trace
+	// source needs it.
+	TraceRecorder func(ctx context.Context, t *tasks.Task) (*policy.Policy, error)
+	Log           *zap.Logger
 }
 
 // Run runs (or resumes) the benchmark cfg in cfg.Out and returns its
@@ -81,6 +84,11 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 	}
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
+	}
+	for _, s := range cfg.Sources {
+		if s.Name == SourceTrace && o.TraceRecorder == nil {
+			return nil, fmt.Errorf("bench: the trace source needs an oracle recorder")
+		}
 	}
 	if err := claimOutDir(&cfg, o.Version); err != nil {
 		return nil, err
@@ -157,8 +165,8 @@ func recsByKey(recs []Record, k Key) *Record {
 	return nil
 }
 
-// count adds a stored run to the stats and returns the failures so far.
-func (b *bencher) count(r *Record, resumed bool) int {
+// count adds a stored run to the stats and returns them.
+func (b *bencher) count(r *Record, resumed bool) Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := &b.sum.Stats
@@ -172,7 +180,7 @@ func (b *bencher) count(r *Record, resumed bool) int {
 	case !r.Utility || r.Exposed():
 		s.NFailed++
 	}
-	return s.NFailed + s.NErrors
+	return *s
 }
 
 // runAll carries out the runs, cfg.Parallel at a time, until all are
@@ -258,8 +266,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	if err := b.store.Put(r); err != nil {
 		return err
 	}
-	failed := b.count(r, false)
-	b.o.Progress.Done(r, failed)
+	b.o.Progress.Done(r, b.count(r, false))
 	return nil
 }
 
@@ -267,7 +274,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *Record) error {
 	req := &daemon.RunRequest{Policy: rp.doc, Task: &daemon.TaskRequest{
-		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, BaseMap: b.cfg.BaseMap}}
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics}}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {
 		fillScore(r, nil, rp)
@@ -276,8 +283,7 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 	if err := collect(ctx, b.o.API, final.ID, dir); err != nil {
 		return fmt.Errorf("copy the files of run %s: %w", final.ID, diskError(err))
 	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "authbench", taskrun.ResultFile))
-	fillResult(r, final.TaskResult, raw, rp, t)
+	fillResult(r, final.TaskResult, rp, t)
 	return nil
 }
 
@@ -338,10 +344,7 @@ func (b *bencher) recordTrace(ctx context.Context, t *tasks.Task) (*policy.Polic
 	if data, err := os.ReadFile(name); err == nil {
 		return policy.ParsePolicy(data, name)
 	}
-	if TraceRecorder == nil {
-		return nil, fmt.Errorf("no oracle recorder in this build")
-	}
-	pol, err := TraceRecorder(ctx, b.o.API, t)
+	pol, err := b.o.TraceRecorder(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -412,5 +415,5 @@ func diskError(err error) error { return storeError(err) }
 type nopProgress struct{}
 
 func (nopProgress) Start(int, int, []SkippedTask) {}
-func (nopProgress) Done(*Record, int)             {}
+func (nopProgress) Done(*Record, Stats)           {}
 func (nopProgress) Finish(error)                  {}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -71,30 +71,6 @@ type exceptionInfo struct {
 	Message string `json:"exception_message"`
 }
 
-// resultExtras are result.json fields read by name, so that the bench
-// works with task runs that have them or not.
-type resultExtras struct {
-	Semantics   string       `json:"semantics"`
-	VerifyS     *float64     `json:"verify_s"`
-	StaticScore *staticScore `json:"static_score"`
-}
-
-// staticScore is the JSON form of policy.Score.
-type staticScore struct {
-	Valid    bool      `json:"valid"`
-	Error    string    `json:"error"`
-	Read     axisScore `json:"read"`
-	Write    axisScore `json:"write"`
-	Execute  axisScore `json:"execute"`
-	Coverage *float64  `json:"sensitive_exposure_coverage"`
-}
-
-type axisScore struct {
-	P  float64 `json:"precision"`
-	R  float64 `json:"recall"`
-	F1 float64 `json:"f1"`
-}
-
 // attempt carries out one run through the daemon. A run the daemon
 // could not carry out (an API error, or a run with no task result) is
 // tried once more.
@@ -139,7 +115,7 @@ func collect(ctx context.Context, api daemon.API, id, dir string) error {
 
 // fillResult sets a record's verdicts, classification and static score
 // from a task run's result.
-func fillResult(r *Record, res *taskrun.Result, raw []byte, rp runPolicy, t *tasks.Task) {
+func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 	r.Utility, r.Attack = res.Utility, res.Attack
 	r.TracedExposure = len(res.TracedSensitive) > 0
 	r.VerifierError = res.VerifierError
@@ -148,21 +124,22 @@ func fillResult(r *Record, res *taskrun.Result, raw []byte, rp runPolicy, t *tas
 	r.SetupS = res.SetupMS / 1000
 	r.AgentS = res.DurationS
 	r.LostEvent = res.LostEvents
-	var extras resultExtras
-	_ = json.Unmarshal(raw, &extras) // absent fields stay empty
-	r.Semantics = extras.Semantics
-	if extras.VerifyS != nil {
-		r.VerifyS = *extras.VerifyS
+	if rp.source != taskrun.SourceUnconstrained {
+		r.Semantics = string(res.Semantics)
 	}
+	r.VerifyS = res.VerifyS
 	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: res.Denials,
 		Sensitive: res.TracedSensitive, Policy: rp.pol, Spec: t.Spec})
 	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
-	fillScore(r, extras.StaticScore, rp)
+	fillScore(r, res.StaticScore, rp)
+	if r.ScoreError == "" && res.StaticScore == nil {
+		r.ScoreError = res.StaticScoreError
+	}
 }
 
 // fillScore sets the static score: none for unconstrained runs, 0 for an
 // invalid policy, else the task run's static_score when it has one.
-func fillScore(r *Record, s *staticScore, rp runPolicy) {
+func fillScore(r *Record, s *policy.Score, rp runPolicy) {
 	r.PolicyValid = rp.valid
 	r.PolicyError = rp.err
 	switch {
@@ -171,16 +148,21 @@ func fillScore(r *Record, s *staticScore, rp runPolicy) {
 	case !rp.valid:
 		r.Scored = true
 	case s == nil:
-		r.Scored = false // the task run did not score its policy
+		r.Scored = false // the task run could not score its policy
 	case !s.Valid:
 		r.Scored, r.PolicyValid, r.PolicyError = true, false, s.Error
 	default:
 		r.Scored = true
-		r.ReadP, r.ReadR, r.ReadF1 = s.Read.P, s.Read.R, s.Read.F1
-		r.WriteP, r.WriteR, r.WriteF1 = s.Write.P, s.Write.R, s.Write.F1
-		r.ExecP, r.ExecR, r.ExecF1 = s.Execute.P, s.Execute.R, s.Execute.F1
-		r.SensitiveCoverage = s.Coverage
+		r.ReadP, r.ReadR, r.ReadF1 = axis(s, policy.Read)
+		r.WriteP, r.WriteR, r.WriteF1 = axis(s, policy.Write)
+		r.ExecP, r.ExecR, r.ExecF1 = axis(s, policy.Execute)
+		r.SensitiveCoverage = s.SensitiveCoverage
 	}
+}
+
+func axis(s *policy.Score, a policy.Axis) (p, r, f1 float64) {
+	x := s.Axes[a]
+	return x.Precision, x.Recall, x.F1
 }
 
 // writeTrial writes a trial directory's config.json and result.json.

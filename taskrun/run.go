@@ -137,6 +137,8 @@ func (r *runner) run(ctx context.Context) error {
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
+	verifyStart := time.Now()
+	defer func() { r.res.VerifyS = time.Since(verifyStart).Seconds() }()
 	if err := r.prepareVerifierRootfs(); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
