@@ -102,10 +102,16 @@ func Classify(o Outcome) Classification {
 // denialClass is the label of one denial of a failed run.
 func denialClass(d audit.Denial, pol *policy.Policy, spec *policy.Spec) string {
 	axis, err := policy.ParseAxis(d.Axis)
-	if err != nil || spec == nil || !matchesAny(spec.Required.Get(axis), d.Path) {
+	// The denied file by the name used and by its real path (/bin/bash
+	// is /usr/bin/bash in a merged-/usr image).
+	names := []string{d.Path}
+	if d.Real != "" {
+		names = append(names, d.Real)
+	}
+	if err != nil || spec == nil || !matchesAny(spec.Required.Get(axis), names) {
 		return ClassWorkflowMismatch
 	}
-	if pol != nil && matchesAny(pol.Get(axis), d.Path) {
+	if pol != nil && matchesAny(pol.Get(axis), names) {
 		// The policy covered the requirement and the run still failed on
 		// its denial: the agent worked differently from the plan.
 		return ClassWorkflowMismatch
@@ -113,10 +119,12 @@ func denialClass(d audit.Denial, pol *policy.Policy, spec *policy.Spec) string {
 	return insufficient[axis]
 }
 
-func matchesAny(patterns []policy.Pattern, path string) bool {
+func matchesAny(patterns []policy.Pattern, paths []string) bool {
 	for _, p := range patterns {
-		if p.Match(path) {
-			return true
+		for _, path := range paths {
+			if p.Match(path) {
+				return true
+			}
 		}
 	}
 	return false

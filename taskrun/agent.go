@@ -97,6 +97,14 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 		r.res.TimedOut = true
 		startErr = nil
 	}
+	var ie *sandbox.InitError
+	if startErr != nil && r.plan != nil && errors.As(startErr, &ie) && ie.Stage == sandbox.StageExec && ie.Errno == syscall.EACCES {
+		// The policy does not let the agent's program run: the agent
+		// failed (126, as a shell says), the run itself did not.
+		r.log.Info("the policy refused the agent's program", zap.String("task", t.Name), zap.Error(startErr))
+		r.res.ExitCode = sandbox.ExitNotExecutable
+		startErr = nil
+	}
 	if startErr != nil {
 		return fmt.Errorf("agent could not start: %w", startErr)
 	}
