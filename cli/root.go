@@ -100,6 +100,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.execCmd(),
 		a.seccompCmd(),
 		a.benchCmd(),
+		a.reportCmd(),
 	)
 	return root
 }
