@@ -101,6 +101,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.seccompCmd(),
 		a.benchCmd(),
 		a.reportCmd(),
+		a.oracleCmd(),
 	)
 	return root
 }
