@@ -14,6 +14,9 @@ import (
 
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/oracle"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
 )
 
 // benchFlags are the flags of `authbench bench`.
@@ -109,18 +112,37 @@ func (a *app) runBench(f benchFlags) error {
 	if err != nil {
 		return err
 	}
+	embedded := a.daemonClient() == nil
 	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir, noTrace: f.noTrace})
 	if err != nil {
 		return err
 	}
 	defer done()
+	// The trace source: the required set of a spec recorded from traced
+	// oracle runs, resolved in the task's image when it is local.
+	recordTrace := func(ctx context.Context, t *tasks.Task) (*policy.Policy, error) {
+		opts := oracle.RecordOptions{RunOptions: oracle.RunOptions{BaseMap: cfg.BaseMap, Semantics: cfg.Semantics}}
+		if embedded {
+			root, _, err := oracle.ImageRoot(ctx, f.imagesDir, t, cfg.BaseMap, nil)
+			if err != nil {
+				return nil, err
+			}
+			opts.Root = root
+		}
+		spec, _, err := oracle.Record(ctx, api, t, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &policy.Policy{Permissions: spec.Required, Source: "trace (" + t.Name + ")"}, nil
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	progress := bench.NewLineProgress(a.stderr)
 	if file, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		progress = bench.NewBarProgress(a.stderr)
 	}
-	sum, err := bench.Run(ctx, cfg, bench.Options{API: api, Progress: progress, Version: Version, Log: a.log})
+	sum, err := bench.Run(ctx, cfg, bench.Options{API: api, Progress: progress, Version: Version, Log: a.log,
+		TraceRecorder: recordTrace})
 	var mismatch *bench.SettingsMismatchError
 	if errors.As(err, &mismatch) {
 		return usageError(err)
