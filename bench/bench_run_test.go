@@ -19,7 +19,7 @@ import (
 )
 
 // needBench requires what real task runs need.
-func needBench(t *testing.T) string {
+func needBench(t testing.TB) string {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
@@ -28,7 +28,7 @@ func needBench(t *testing.T) string {
 }
 
 // fixtureTasks copies fixture tasks into a fresh tasks dir.
-func fixtureTasks(t *testing.T, names ...string) string {
+func fixtureTasks(t testing.TB, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {
@@ -45,7 +45,7 @@ type benchCmd struct {
 	args []string
 }
 
-func newBenchCmd(t *testing.T, bin, tasksDir string) benchCmd {
+func newBenchCmd(t testing.TB, bin, tasksDir string) benchCmd {
 	return benchCmd{bin: bin, args: []string{"bench", "--socket", "", "--tasks", tasksDir, "--agent", "oracle",
 		"--images-dir", testenv.ImagesDir(), "--state-dir", t.TempDir()}}
 }
@@ -57,7 +57,7 @@ func (b benchCmd) command(extra ...string) *exec.Cmd {
 }
 
 // run runs the bench to its end and returns its exit code and output.
-func (b benchCmd) run(t *testing.T, extra ...string) (int, string, string) {
+func (b benchCmd) run(t testing.TB, extra ...string) (int, string, string) {
 	t.Helper()
 	cmd := b.command(extra...)
 	var stdout, stderr bytes.Buffer
@@ -70,7 +70,7 @@ func (b benchCmd) run(t *testing.T, extra ...string) (int, string, string) {
 	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 }
 
-func (b benchCmd) mustRun(t *testing.T, extra ...string) string {
+func (b benchCmd) mustRun(t testing.TB, extra ...string) string {
 	t.Helper()
 	code, stdout, stderr := b.run(t, extra...)
 	if code != 0 {
@@ -91,7 +91,7 @@ func comparable(recs []Record) []Record {
 	return out
 }
 
-func loadOut(t *testing.T, dirs ...string) []Record {
+func loadOut(t testing.TB, dirs ...string) []Record {
 	t.Helper()
 	recs, err := LoadRecords(dirs...)
 	if err != nil {
