@@ -58,9 +58,11 @@ func (f *fakeAPI) OpenLog(_ context.Context, id, log string, _ bool) (io.ReadClo
 	return io.NopCloser(strings.NewReader("")), nil
 }
 
-func (f *fakeAPI) Get(context.Context, string) (*daemon.Run, error)    { return nil, errors.New("unused") }
-func (f *fakeAPI) List(context.Context) ([]*daemon.Run, error)         { return nil, errors.New("unused") }
-func (f *fakeAPI) Cancel(context.Context, string) (*daemon.Run, error) { return nil, errors.New("unused") }
+func (f *fakeAPI) Get(context.Context, string) (*daemon.Run, error) { return nil, errors.New("unused") }
+func (f *fakeAPI) List(context.Context) ([]*daemon.Run, error)      { return nil, errors.New("unused") }
+func (f *fakeAPI) Cancel(context.Context, string) (*daemon.Run, error) {
+	return nil, errors.New("unused")
+}
 
 // TestRunRetriesThenRecordsDaemonErrors: a run the daemon fails once is
 // retried and stored; one it always fails is stored as an error (not a
