@@ -113,6 +113,10 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 		return nil, err
 	}
 	b.sum.NTotal = len(keys)
+	// result.json says the job is unfinished (finished_at null) until it is.
+	if err := b.writeSummary(false); err != nil {
+		return nil, diskError(err)
+	}
 	o.Progress.Start(len(keys), len(keys)-len(pending), skipped)
 	err = b.runAll(ctx, pending)
 	o.Progress.Finish(err)
