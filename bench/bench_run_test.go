@@ -41,13 +41,15 @@ func fixtureTasks(t testing.TB, names ...string) string {
 }
 
 type benchCmd struct {
-	bin  string
-	args []string
+	bin             string
+	tasks, stateDir string
+	args            []string
 }
 
 func newBenchCmd(t testing.TB, bin, tasksDir string) benchCmd {
-	return benchCmd{bin: bin, args: []string{"bench", "--socket", "", "--tasks", tasksDir, "--agent", "oracle",
-		"--images-dir", testenv.ImagesDir(), "--state-dir", t.TempDir()}}
+	state := t.TempDir()
+	return benchCmd{bin: bin, tasks: tasksDir, stateDir: state, args: []string{"bench", "--socket", "", "--tasks", tasksDir,
+		"--agent", "oracle", "--images-dir", testenv.ImagesDir(), "--state-dir", state}}
 }
 
 func (b benchCmd) command(extra ...string) *exec.Cmd {
@@ -128,9 +130,13 @@ func TestBenchFixtures(t *testing.T) {
 		t.Fatalf("other settings: exit %d %s", code, stderr)
 	}
 
-	// SIGKILL once runs are stored, then resume.
+	// SIGKILL once runs are stored, then resume. The killed embedded
+	// daemon leaves its run in flight (an overlay rootfs mounted) in its
+	// state dir: a state dir of its own, unmounted at the end.
 	killed := filepath.Join(work, "killed")
-	cmd := b.command(append(sources, "--out", killed, "--parallel", "1")...)
+	kb := newBenchCmd(t, bin, b.tasks)
+	t.Cleanup(func() { unmountUnder(t, kb.stateDir) })
+	cmd := kb.command(append(sources, "--out", killed, "--parallel", "1")...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +157,7 @@ func TestBenchFixtures(t *testing.T) {
 	if before >= 6 {
 		t.Fatalf("killed too late: %d runs stored", before)
 	}
-	b.mustRun(t, append(sources, "--out", killed)...)
+	kb.mustRun(t, append(sources, "--out", killed)...)
 	if got := loadOut(t, killed); !reflect.DeepEqual(got, recs) {
 		t.Fatalf("killed (%d stored) and resumed:\n%+v\nuninterrupted:\n%+v", before, got, recs)
 	}
@@ -224,6 +230,27 @@ func checkJobLayout(t *testing.T, out string, recs []Record) {
 			if _, err := os.Stat(filepath.Join(out, r.Dir, f)); err != nil {
 				t.Errorf("%s: %v", r.Dir, err)
 			}
+		}
+	}
+}
+
+// unmountUnder detaches every mount below dir.
+func unmountUnder(t *testing.T, dir string) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	var targets []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], dir+"/") {
+			targets = append(targets, f[4])
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(targets)))
+	for _, m := range targets {
+		if err := syscall.Unmount(m, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", m, err)
 		}
 	}
 }
