@@ -122,6 +122,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.ident
 	r.res.AgentIdentity = &ident
+	if r.o.OnIdentity != nil {
+		r.o.OnIdentity(ident)
+	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
@@ -139,9 +142,6 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	verifyStart := time.Now()
 	defer func() { r.res.VerifyS = time.Since(verifyStart).Seconds() }()
-	if err := r.prepareVerifierRootfs(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
-	}
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass
 	var verr []error
