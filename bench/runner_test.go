@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -18,6 +21,8 @@ import (
 // passes its verifiers, except that Submit fails for the runs failing
 // names (task/agent) as many times as it says (-1: always).
 type fakeAPI struct {
+	// events is the size of each run's event log.
+	events  int
 	mu      sync.Mutex
 	failing map[string]int
 	submits map[string]int
@@ -55,6 +60,9 @@ func (f *fakeAPI) Wait(_ context.Context, id string) (*daemon.Run, error) {
 }
 
 func (f *fakeAPI) OpenLog(_ context.Context, id, log string, _ bool) (io.ReadCloser, error) {
+	if log == "events" {
+		return io.NopCloser(strings.NewReader(strings.Repeat("e", f.events))), nil
+	}
 	return io.NopCloser(strings.NewReader("")), nil
 }
 
@@ -100,5 +108,37 @@ func TestRunRetriesThenRecordsDaemonErrors(t *testing.T) {
 	}
 	if len(api2.submits) != 1 || api2.submits["secret-sensitive/shortcut"] != 1 || sum.Stats.NErrors != 0 || sum.Stats.NResumed != 2 {
 		t.Fatalf("resume: submits %v stats %+v", api2.submits, sum.Stats)
+	}
+}
+
+// TestRunStopsOnDiskFull: an out dir on a full disk stops the bench with
+// ErrDiskFull naming the run; every run stored before is whole (its
+// trial result is there) and the database reads back.
+func TestRunStopsOnDiskFull(t *testing.T) {
+	testenv.NeedRoot(t)
+	tasksDir := fixtureTasks(t, "hello-standard")
+	out := t.TempDir()
+	err := syscall.Mount("tmpfs", out, "tmpfs", 0, "size=1m")
+	testenv.NeedNoError(t, "tmpfs mount", err)
+	t.Cleanup(func() { _ = syscall.Unmount(out, syscall.MNT_DETACH) })
+	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 100, Parallel: 1, Out: out}
+	api := newFakeAPI(nil)
+	api.events = 64 << 10
+	_, err = Run(context.Background(), cfg, Options{API: api})
+	t.Log(err)
+	if !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "hello-standard/spec/oracle/") {
+		t.Fatalf("bench on a full disk: %v", err)
+	}
+	recs, err := LoadRecords(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) == 0 || len(recs) >= 100 {
+		t.Fatalf("%d runs stored", len(recs))
+	}
+	for _, r := range recs {
+		if _, err := os.Stat(filepath.Join(out, r.Dir, JobResultFile)); err != nil {
+			t.Errorf("stored run %s has no trial result: %v", r.key(), err)
+		}
 	}
 }
