@@ -213,3 +213,17 @@ func writeJSONFile(name string, v any) error {
 	}
 	return nil
 }
+
+// LoadSettings reads the settings of a bench out dir (its config.json).
+func LoadSettings(dir string) (Settings, error) {
+	name := filepath.Join(dir, JobConfigFile)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return Settings{}, fmt.Errorf("settings of %s: %w", dir, err)
+	}
+	var jc jobConfig
+	if err := json.Unmarshal(data, &jc); err != nil {
+		return Settings{}, fmt.Errorf("settings of %s: %s is not a bench's job config: %w", dir, JobConfigFile, err)
+	}
+	return jc.Authbench, nil
+}

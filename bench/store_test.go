@@ -102,6 +102,9 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	if err := claimOutDir(&cfg, "test"); err != nil {
 		t.Fatal(err)
 	}
+	if got, err := LoadSettings(out); err != nil || !reflect.DeepEqual(got, cfg.Settings()) {
+		t.Fatalf("settings %+v (%v), want %+v", got, err, cfg.Settings())
+	}
 	same := cfg
 	same.Parallel = 7 // parallelism may change
 	if err := claimOutDir(&same, "test"); err != nil {

@@ -37,12 +37,18 @@ there instead of stdout. docs/report.md says what every number means.`,
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, dirs []string) error { return a.runReport(f, dirs) },
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if !cmd.Flags().Changed("trust-verifiers") {
+				f.trustVerifiers = benchesTrustVerifiers(dirs)
+			}
+			return a.runReport(f, dirs)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "md", "md, html, json or text")
 	fl.StringVar(&f.out, "out", "", "write the report to `FILE` instead of stdout")
-	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier ran agent-written files in success rates")
+	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false,
+		"keep runs whose verifier ran agent-written files in success rates (default: as every bench was run)")
 	return cmd
 }
 
@@ -77,4 +83,16 @@ func (a *app) runReport(f reportFlags, dirs []string) error {
 		return fmt.Errorf("report: --out: %w", err)
 	}
 	return nil
+}
+
+// benchesTrustVerifiers is true when every out dir's bench was run with
+// --trust-verifiers.
+func benchesTrustVerifiers(dirs []string) bool {
+	for _, d := range dirs {
+		s, err := bench.LoadSettings(d)
+		if err != nil || !s.TrustVerifiers {
+			return false
+		}
+	}
+	return true
 }

@@ -71,6 +71,19 @@ func TestReportMergesOutDirs(t *testing.T) {
 			t.Errorf("%v: exit %d %s", bad, code, errb.String())
 		}
 	}
+	// Benches run with --trust-verifiers make a report that trusts them.
+	for _, d := range []string{a, b} {
+		if err := os.WriteFile(filepath.Join(d, bench.JobConfigFile), []byte(`{"authbench": {"trust_verifiers": true}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	var trust struct {
+		Trust bool `json:"trust_verifiers"`
+	}
+	if code := Run([]string{"report", a, b, "--format", "json"}, &out, &errb); code != 0 || json.Unmarshal(out.Bytes(), &trust) != nil || !trust.Trust {
+		t.Errorf("trust from the benches: exit %d %s", code, out.String())
+	}
 	if code := Run([]string{"report", t.TempDir()}, &out, &errb); code != ExitFailure {
 		t.Errorf("an empty dir: exit %d", code)
 	}
