@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: all build install demo test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape bench-env bench-oracle clean
+.PHONY: all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape bench-env bench-oracle clean
 
 all: build
 
@@ -96,10 +96,36 @@ bench-env:
 	AUTHBENCH_BENCH_BUILD=1 $(GO) test -count=1 -timeout 60m ./env -run '^$$' \
 		-bench '^(BenchmarkBaseBuild|BenchmarkTaskBuild)$$' -benchtime 3x
 
-# demo is the main job on the built-in defaults (root): score, plan and
-# enforce examples/policy.json on an agent stand-in, traced.
+# demo is the main job (root): the benchmark on the built-in suite
+# (tasks/suite; the fixture tasks until it exists) with the policy sources
+# unconstrained, spec and trace and the oracle agent, embedded, into a
+# fresh out dir (DEMO_OUT); then the report (DEMO_OUT/report.md and
+# report.html) and Table 1 on the terminal. DEMO_FLAGS adds bench flags
+# (e.g. --images-dir DIR to reuse an image cache).
+DEMO_OUT   ?= /tmp/authbench-demo
+DEMO_FLAGS ?=
+DEMO_PKGS  := runc buildah debootstrap
+DEMO_TASKS := $(if $(wildcard tasks/suite),tasks/suite,tasks/testdata/fixtures)
+DEMO_MAP   := $(if $(wildcard tasks/suite),,--base-map python=authbench-base)
 demo: build
-	bash scripts/demo.sh
+	@missing=""; for p in $(DEMO_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	rm -rf $(DEMO_OUT)
+	$(BIN) bench --socket "" --tasks $(DEMO_TASKS) --sources unconstrained,spec,trace --agent oracle \
+		$(DEMO_MAP) --out $(DEMO_OUT) $(DEMO_FLAGS)
+	$(BIN) report $(DEMO_OUT) --format md --out $(DEMO_OUT)/report.md
+	$(BIN) report $(DEMO_OUT) --format html --out $(DEMO_OUT)/report.html
+	@echo; echo "Table 1 ($(DEMO_TASKS); report: $(DEMO_OUT)/report.md, $(DEMO_OUT)/report.html)"; echo
+	$(BIN) report $(DEMO_OUT) --format text
+
+# bench-bench: the bench's own cost per run (bench wall time minus the
+# agent's and the verifiers' time), median over a few runs of a fixture
+# task under the spec policy (root; target <= 150 ms).
+bench-bench:
+	$(GO) test -count=1 -timeout 20m ./bench -run '^$$' -bench '^BenchmarkRunOverhead$$' -benchtime 1x
 
 bench: bench-score
 

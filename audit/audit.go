@@ -17,9 +17,11 @@ const OutsidePlan = "allowed by the kernel, outside the plan"
 
 // Denial is one distinct denied operation and how often it happened.
 type Denial struct {
-	Op    string `json:"op"`
-	Axis  string `json:"axis"`
-	Path  string `json:"path"`
+	Op   string `json:"op"`
+	Axis string `json:"axis"`
+	Path string `json:"path"`
+	// Real is the file Path named (symlinks followed), when it differs.
+	Real  string `json:"real,omitempty"`
 	Path2 string `json:"path2,omitempty"`
 	Errno string `json:"errno"`
 	Count int    `json:"count"`
@@ -35,6 +37,7 @@ type Auditor struct {
 	target   func(string) policy.TargetState // nil: unknown
 	loader   tracer.LoaderExecDetector
 	denials  map[denialKey]int
+	reals    map[denialKey]string
 	order    []denialKey
 	dropped  int
 	viaLoad  []tracer.LoaderExec
@@ -47,7 +50,7 @@ type Auditor struct {
 // it is then refused through.
 func New(plan *policy.Plan, realpath func(string) string) *Auditor {
 	return &Auditor{
-		plan: plan, realpath: realpath, denials: map[denialKey]int{},
+		plan: plan, realpath: realpath, denials: map[denialKey]int{}, reals: map[denialKey]string{},
 		loader: tracer.LoaderExecDetector{Resolve: realpath},
 	}
 }
@@ -118,15 +121,31 @@ func (a *Auditor) add(ev *tracer.Event) {
 			return
 		}
 		a.order = append(a.order, k)
+		if real := a.realOf(ev); real != ev.Path {
+			a.reals[k] = real
+		}
 	}
 	a.denials[k]++
+}
+
+// realOf is the file a refused operation named: the kernel's real path
+// when the event has one, else the name resolved now (symlinks such as
+// /bin -> usr/bin followed).
+func (a *Auditor) realOf(ev *tracer.Event) string {
+	if ev.Real != "" {
+		return ev.Real
+	}
+	if a.realpath != nil && ev.Path != "" {
+		return a.realpath(ev.Target())
+	}
+	return ev.Path
 }
 
 // Denials returns the distinct denials in order of first occurrence.
 func (a *Auditor) Denials() []Denial {
 	out := make([]Denial, len(a.order))
 	for i, k := range a.order {
-		out[i] = Denial{Op: k.op, Axis: k.axis, Path: k.path, Path2: k.path2, Errno: k.errno, Count: a.denials[k]}
+		out[i] = Denial{Op: k.op, Axis: k.axis, Path: k.path, Real: a.reals[k], Path2: k.path2, Errno: k.errno, Count: a.denials[k]}
 	}
 	return out
 }

@@ -119,8 +119,8 @@ func TestDenialThroughLinkCreatedDuringRun(t *testing.T) {
 	a.Observe(eacces("/work/secret/key", "/work/s/../secret/key"))
 	got := a.Denials()
 	want := []Denial{
-		{Op: "open", Axis: "read", Path: "/work/l", Errno: "EACCES", Count: 1},
-		{Op: "open", Axis: "read", Path: "/work/secret/key", Errno: "EACCES", Count: 1},
+		{Op: "open", Axis: "read", Path: "/work/l", Real: "/secret/key", Errno: "EACCES", Count: 1},
+		{Op: "open", Axis: "read", Path: "/work/secret/key", Real: "/secret/key", Errno: "EACCES", Count: 1},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("denials %+v, want %+v", got, want)

@@ -59,6 +59,9 @@ type Record struct {
 	// Scored is false for sources without a policy (unconstrained): they
 	// have no static score and are left out of static means.
 	Scored bool `json:"scored"`
+	// ScoreError says why a run with a valid policy has no static score
+	// (its spec could not be scored in the run's rootfs).
+	ScoreError string `json:"score_error,omitempty"`
 
 	// Classes are every failure label that applies; Primary the one
 	// behind the first denial in time (exposure first), with the denial
@@ -66,6 +69,9 @@ type Record struct {
 	Classes        []string `json:"classes"`
 	Primary        string   `json:"primary_class,omitempty"`
 	DecidingDenial string   `json:"deciding_denial,omitempty"`
+	// ExposureAccess is the first sensitive access of an exposed run
+	// ("op axis path"), or "attack verifier" when only V_a showed it.
+	ExposureAccess string   `json:"exposure_access,omitempty"`
 	Denials        int      `json:"denials"`
 	TamperedFiles  []string `json:"tampered_files,omitempty"`
 	VerifierError  string   `json:"verifier_error,omitempty"`

@@ -99,6 +99,8 @@ func (a *app) rootCmd() *cobra.Command {
 		a.runsCmd(),
 		a.execCmd(),
 		a.seccompCmd(),
+		a.benchCmd(),
+		a.reportCmd(),
 		a.oracleCmd(),
 	)
 	return root

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ImageConfig is the part of an image's config that a run needs.
@@ -61,9 +62,20 @@ func (b Builder) Exists(ctx context.Context, ref string) bool {
 // ImportBase makes the base image available to the builder under its
 // keyed tag (BaseConfig.Tag) and the names localhost/authbench-base:bookworm
 // and :latest (a family base: localhost/authbench-<family>-plain-base:local).
-// imported is false when it was there already.
+// imported is false when it was there already. Once this process has
+// imported and tagged a base, it does not ask the builder again (three
+// builder calls per task run otherwise).
 func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.Writer) (imported bool, err error) {
 	tag := img.Config.Tag()
+	done := importedBaseKey{s.Dir, b.Kind, img.Key}
+	if _, ok := importedBases.Load(done); ok {
+		return false, nil
+	}
+	defer func() {
+		if err == nil {
+			importedBases.Store(done, true)
+		}
+	}()
 	unlock, err := s.lock("import-" + string(b.Kind) + "-" + img.Key)
 	if err != nil {
 		return false, fmt.Errorf("import base: %w", err)
@@ -91,6 +103,17 @@ func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.
 	}
 	return imported, nil
 }
+
+// importedBaseKey names a base imported into a builder's store.
+type importedBaseKey struct {
+	dir  string
+	kind BuilderKind
+	key  string
+}
+
+// importedBases holds the bases this process imported (or found) and
+// tagged.
+var importedBases sync.Map
 
 func importBuildah(ctx context.Context, b Builder, rootfs, tag string, log io.Writer) (err error) {
 	out, err := runTool(ctx, log, nil, b.FromScratchArgv()...)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -53,7 +54,12 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	r.res.StillRunning = g.stillRunning
 	if g.startTimedOut {
 		r.log.Warn("the agent's timeout expired before it started", zap.String("task", t.Name), zap.Error(g.startErr))
-	} else if g.startErr != nil {
+		g.startErr = nil
+	}
+	if g.startErr != nil && r.policyRefusedAgent(g.startErr) {
+		g.startErr = nil
+	}
+	if g.startErr != nil {
 		return fmt.Errorf("agent could not start: %w", g.startErr)
 	}
 	if g.waitErr != nil {
@@ -61,6 +67,27 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	}
 	r.log.Info("agent ended", zap.String("task", t.Name), zap.Int("exit", g.ExitCode), zap.Bool("timed_out", g.TimedOut))
 	return nil
+}
+
+// policyRefusedAgent reports whether err is the policy refusing the
+// agent's program (sandbox-init's exec, or its PATH lookup, failed with
+// EACCES under a plan that forbids it): then the agent failed (126, as a
+// shell says) and the run did not; the refusal is the run's denial (the
+// trace starts with the agent's first exec, so it cannot hold it).
+func (r *runner) policyRefusedAgent(err error) bool {
+	var ie *sandbox.InitError
+	if r.plan == nil || !errors.As(err, &ie) || ie.Errno != syscall.EACCES ||
+		ie.Stage != sandbox.StageExec && ie.Stage != sandbox.StageLookup {
+		return false
+	}
+	r.log.Info("the policy refused the agent's program", zap.String("task", r.o.Task.Name), zap.Error(err))
+	r.res.ExitCode = sandbox.ExitNotExecutable
+	op := policy.Operation{Op: string(tracer.OpExec), Path: ie.Path}
+	root, rerr := policy.NewRoot(r.rootfs.Path)
+	if rerr == nil && !r.plan.Permits(op, root.RealpathNow) {
+		r.res.Denials = append(r.res.Denials, audit.Denial{Op: op.Op, Axis: string(tracer.AxisExecute), Path: ie.Path, Errno: "EACCES", Count: 1})
+	}
+	return true
 }
 
 // agentSpec is what sandbox-init does inside the container: confine

@@ -43,6 +43,8 @@ type Result struct {
 	ExitCode  int     `json:"exit_code"`
 	TimedOut  bool    `json:"timed_out"`
 	DurationS float64 `json:"duration_s"`
+	// VerifyS is the verifiers' time (their rootfs set-up included).
+	VerifyS float64 `json:"verify_s"`
 	// SetupMS is the time from the rootfs being ready to the agent's exec.
 	SetupMS float64 `json:"setup_ms"`
 	// Denials are traced operations the plan refused; TracedSensitive the

@@ -152,6 +152,8 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.noteAgentWrites()
 	defer r.judgeVerifiers()
+	verifyStart := time.Now()
+	defer func() { r.res.VerifyS = time.Since(verifyStart).Seconds() }()
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass
 	var verr []error

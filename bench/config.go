@@ -1,0 +1,229 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/authbench/authbench/internal/safefile"
+)
+
+// Config is one benchmark: what to run and where to put the results.
+type Config struct {
+	// TasksDir holds the tasks (found with tasks.Discover).
+	TasksDir string
+	Sources  []Source
+	// Agent is "oracle" or `cmd:COMMAND`.
+	Agent  string
+	Trials int
+	// Parallel is how many runs are in flight at once.
+	Parallel int
+	Shard    Shard
+	// Semantics is the enforcement semantics: "published" or "precise".
+	Semantics string
+	// TrustVerifiers keeps runs whose verifier ran agent-written files in
+	// the success rates.
+	TrustVerifiers bool
+	// BaseMap maps FROM images to local ones.
+	BaseMap map[string]string
+	// Out is the out dir (Harbor's job layout).
+	Out string
+}
+
+// Settings are what make an out dir's results comparable: a bench
+// resumed in an out dir must have the same settings (parallelism may
+// change).
+type Settings struct {
+	Tasks          string            `json:"tasks"`
+	Sources        []string          `json:"sources"`
+	Agent          string            `json:"agent"`
+	Trials         int               `json:"trials"`
+	Shard          string            `json:"shard"`
+	Semantics      string            `json:"semantics"`
+	TrustVerifiers bool              `json:"trust_verifiers"`
+	BaseMap        map[string]string `json:"base_map,omitempty"`
+}
+
+// Settings returns the configuration's settings.
+func (c *Config) Settings() Settings {
+	s := Settings{Tasks: c.TasksDir, Agent: c.Agent, Trials: c.Trials, Shard: c.Shard.String(),
+		Semantics: c.Semantics, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
+	for _, src := range c.Sources {
+		s.Sources = append(s.Sources, src.Name)
+	}
+	return s
+}
+
+// Semantics of the enforcement.
+const (
+	SemanticsPublished = "published"
+	SemanticsPrecise   = "precise"
+)
+
+// check validates the configuration and makes its paths absolute.
+func (c *Config) check() error {
+	if c.TasksDir == "" || c.Out == "" {
+		return fmt.Errorf("bench: the tasks dir and the out dir are required")
+	}
+	var err error
+	if c.TasksDir, err = filepath.Abs(c.TasksDir); err != nil {
+		return err
+	}
+	if c.Out, err = filepath.Abs(c.Out); err != nil {
+		return err
+	}
+	if len(c.Sources) == 0 {
+		return fmt.Errorf("bench: no policy source")
+	}
+	if c.Agent == "" {
+		return fmt.Errorf("bench: no agent")
+	}
+	if c.Trials < 1 {
+		return fmt.Errorf("bench: trials must be at least 1, not %d", c.Trials)
+	}
+	if c.Parallel < 1 {
+		c.Parallel = 1
+	}
+	if c.Shard.Count == 0 {
+		c.Shard = Shard{Count: 1}
+	}
+	switch c.Semantics {
+	case "":
+		c.Semantics = SemanticsPublished
+	case SemanticsPublished, SemanticsPrecise:
+	default:
+		return fmt.Errorf("bench: semantics %q: want published or precise", c.Semantics)
+	}
+	return nil
+}
+
+// JobConfigFile and JobResultFile are the job's files in the out dir
+// (Harbor's job layout); each trial directory has files of the same
+// names.
+const (
+	JobConfigFile = "config.json"
+	JobResultFile = "result.json"
+)
+
+// jobConfig is the out dir's config.json: Harbor's job config fields
+// that apply, and the bench's settings.
+type jobConfig struct {
+	JobName          string        `json:"job_name"`
+	JobsDir          string        `json:"jobs_dir"`
+	NAttempts        int           `json:"n_attempts"`
+	NConcurrent      int           `json:"n_concurrent_trials"`
+	Agents           []nameOnly    `json:"agents"`
+	Datasets         []datasetPath `json:"datasets"`
+	CreatedAt        time.Time     `json:"created_at"`
+	AuthbenchVersion string        `json:"authbench_version,omitempty"`
+	Authbench        Settings      `json:"authbench"`
+}
+
+type nameOnly struct {
+	Name string `json:"name"`
+}
+
+type datasetPath struct {
+	Path string `json:"path"`
+}
+
+// SettingsMismatchError is an out dir made with other settings.
+type SettingsMismatchError struct {
+	Out     string
+	Setting string
+	Have    any
+	Want    any
+}
+
+func (e *SettingsMismatchError) Error() string {
+	return fmt.Sprintf("out dir %s was made with %s %v, not %v: use another out dir or the same settings",
+		e.Out, e.Setting, jsonText(e.Have), jsonText(e.Want))
+}
+
+func jsonText(v any) string {
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
+// claimOutDir writes the job config of a new out dir, or checks that an
+// existing one has the same settings.
+func claimOutDir(c *Config, version string) error {
+	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+		return fmt.Errorf("out dir: %w", err)
+	}
+	name := filepath.Join(c.Out, JobConfigFile)
+	want := c.Settings()
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		jc := jobConfig{JobName: filepath.Base(c.Out), JobsDir: filepath.Dir(c.Out), NAttempts: c.Trials,
+			NConcurrent: c.Parallel, Agents: []nameOnly{{c.Agent}}, Datasets: []datasetPath{{c.TasksDir}},
+			CreatedAt: time.Now().UTC(), AuthbenchVersion: version, Authbench: want}
+		return writeJSONFile(name, jc)
+	}
+	if err != nil {
+		return fmt.Errorf("out dir: %w", err)
+	}
+	var have jobConfig
+	if err := json.Unmarshal(data, &have); err != nil {
+		return fmt.Errorf("out dir %s: its %s is not a bench's job config: %w", c.Out, JobConfigFile, err)
+	}
+	return compareSettings(c.Out, have.Authbench, want)
+}
+
+// compareSettings names the first setting that differs.
+func compareSettings(out string, have, want Settings) error {
+	checks := []struct {
+		name       string
+		have, want any
+	}{
+		{"--tasks", have.Tasks, want.Tasks},
+		{"--sources", have.Sources, want.Sources},
+		{"--agent", have.Agent, want.Agent},
+		{"--trials", have.Trials, want.Trials},
+		{"--shard", have.Shard, want.Shard},
+		{"--semantics", have.Semantics, want.Semantics},
+		{"--trust-verifiers", have.TrustVerifiers, want.TrustVerifiers},
+		{"--base-map", have.BaseMap, want.BaseMap},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.have, c.want) && !(isEmptyMap(c.have) && isEmptyMap(c.want)) {
+			return &SettingsMismatchError{Out: out, Setting: c.name, Have: c.have, Want: c.want}
+		}
+	}
+	return nil
+}
+
+func isEmptyMap(v any) bool {
+	m, ok := v.(map[string]string)
+	return ok && len(m) == 0
+}
+
+func writeJSONFile(name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := safefile.WriteFile(name, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// LoadSettings reads the settings of a bench out dir (its config.json).
+func LoadSettings(dir string) (Settings, error) {
+	name := filepath.Join(dir, JobConfigFile)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return Settings{}, fmt.Errorf("settings of %s: %w", dir, err)
+	}
+	var jc jobConfig
+	if err := json.Unmarshal(data, &jc); err != nil {
+		return Settings{}, fmt.Errorf("settings of %s: %s is not a bench's job config: %w", dir, JobConfigFile, err)
+	}
+	return jc.Authbench, nil
+}

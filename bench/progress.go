@@ -1,0 +1,99 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// NewBarProgress shows a progress bar on w (a terminal): done/total,
+// failures so far and the time left.
+func NewBarProgress(w io.Writer) Progress { return &barProgress{w: w} }
+
+type barProgress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func (p *barProgress) Start(total, done int, skipped []SkippedTask) {
+	printSkipped(p.w, skipped)
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription("bench"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	_ = p.bar.Set(done)
+}
+
+func (p *barProgress) Done(r *Record, s Stats) {
+	p.bar.Describe(fmt.Sprintf("bench (%d failed, %d errors)", s.NFailed, s.NErrors))
+	_ = p.bar.Add(1)
+}
+
+func (p *barProgress) Finish(err error) {
+	_ = p.bar.Finish()
+	fmt.Fprintln(p.w)
+}
+
+// NewLineProgress writes one plain line per run on w (not a terminal).
+func NewLineProgress(w io.Writer) Progress { return &lineProgress{w: w} }
+
+type lineProgress struct {
+	w           io.Writer
+	total, done int
+	start       time.Time
+	ran         int
+}
+
+func (p *lineProgress) Start(total, done int, skipped []SkippedTask) {
+	printSkipped(p.w, skipped)
+	p.total, p.done, p.start = total, done, time.Now()
+	fmt.Fprintf(p.w, "bench: %d runs, %d already done\n", total, done)
+}
+
+func (p *lineProgress) Done(r *Record, s Stats) {
+	p.done++
+	p.ran++
+	eta := time.Duration(float64(time.Since(p.start)) / float64(p.ran) * float64(p.total-p.done)).Round(time.Second)
+	fmt.Fprintf(p.w, "[%d/%d] %s %s %s #%d: %s (%d failed, %d errors, eta %s)\n", p.done, p.total, r.Task, r.Source, r.Agent, r.Trial,
+		verdict(r), s.NFailed, s.NErrors, eta)
+}
+
+func (p *lineProgress) Finish(err error) {
+	if err != nil {
+		fmt.Fprintf(p.w, "bench stopped after %d of %d runs: %v\n", p.done, p.total, err)
+		return
+	}
+	fmt.Fprintf(p.w, "bench: %d runs done\n", p.done)
+}
+
+// verdict is a run's outcome in a few words.
+func verdict(r *Record) string {
+	if r.Error != "" {
+		return "error: " + r.Error
+	}
+	s := fmt.Sprintf("utility %v", r.Utility)
+	if r.Attack != nil {
+		s += fmt.Sprintf(", attack %v", *r.Attack)
+	}
+	if r.TracedExposure {
+		s += ", traced exposure"
+	}
+	if r.Primary != "" {
+		s += ", " + r.Primary
+	}
+	return s
+}
+
+func printSkipped(w io.Writer, skipped []SkippedTask) {
+	for _, s := range skipped {
+		fmt.Fprintf(w, "skipped task %s: %s\n", s.Dir, s.Reason)
+	}
+}

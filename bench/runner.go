@@ -1,0 +1,423 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
+)
+
+// SkippedTask is a task of the tasks dir the bench could not run.
+type SkippedTask struct {
+	Dir    string `json:"dir"`
+	Reason string `json:"reason"`
+}
+
+// Summary is what a bench did, the out dir's result.json.
+type Summary struct {
+	ID         string        `json:"id"`
+	StartedAt  time.Time     `json:"started_at"`
+	FinishedAt *time.Time    `json:"finished_at"`
+	NTotal     int           `json:"n_total_trials"`
+	Stats      Stats         `json:"stats"`
+	Skipped    []SkippedTask `json:"skipped_tasks"`
+}
+
+// Stats count the runs of a bench (this invocation and earlier ones in
+// the same out dir).
+type Stats struct {
+	// NTrials is the runs stored; NErrors those that could not be
+	// carried out; NFailed those whose utility failed or that exposed a
+	// sensitive file; NResumed the runs found done at start.
+	NTrials  int `json:"n_trials"`
+	NErrors  int `json:"n_errors"`
+	NFailed  int `json:"n_failed"`
+	NResumed int `json:"n_resumed"`
+}
+
+// Progress hears of a bench's runs.
+type Progress interface {
+	// Start: total runs of the bench, of which done are already stored.
+	Start(total, done int, skipped []SkippedTask)
+	// Done: one run was stored; s counts the runs so far.
+	Done(r *Record, s Stats)
+	// Finish: the bench ended (err nil when every run is stored).
+	Finish(err error)
+}
+
+// Options are the bench's collaborators.
+type Options struct {
+	// API carries out the runs (a daemon, or an embedded manager).
+	API daemon.API
+	// Progress hears of runs; nil for none.
+	Progress Progress
+	// Version is written into the job config.
+	Version string
+	// TraceRecorder records the trace source's policy of a task (the
+	// required set of a spec recorded from traced oracle runs); the trace
+	// source needs it.
+	TraceRecorder func(ctx context.Context, t *tasks.Task) (*policy.Policy, error)
+	Log           *zap.Logger
+}
+
+// Run runs (or resumes) the benchmark cfg in cfg.Out and returns its
+// summary. Runs already stored are skipped; a run the daemon could not
+// carry out is stored with its error; a results database that cannot be
+// written (ErrDiskFull) stops the bench.
+func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	if o.Progress == nil {
+		o.Progress = nopProgress{}
+	}
+	for _, s := range cfg.Sources {
+		if s.Name == SourceTrace && o.TraceRecorder == nil {
+			return nil, fmt.Errorf("bench: the trace source needs an oracle recorder")
+		}
+	}
+	if err := claimOutDir(&cfg, o.Version); err != nil {
+		return nil, err
+	}
+	ts, skipped, err := loadTasks(cfg.TasksDir, cfg.Shard)
+	if err != nil {
+		return nil, err
+	}
+	store, err := OpenStore(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	b := &bencher{cfg: cfg, o: o, store: store, tasks: map[string]*tasks.Task{}, traces: map[string]*traceOnce{},
+		sum: &Summary{ID: filepath.Base(cfg.Out), StartedAt: time.Now().UTC(), Skipped: skipped}}
+	for _, t := range ts {
+		b.tasks[t.Name] = t
+	}
+	keys := planRuns(ts, cfg.Sources, cfg.Agent, cfg.Trials)
+	pending, err := b.pending(keys)
+	if err != nil {
+		return nil, err
+	}
+	b.sum.NTotal = len(keys)
+	// result.json says the job is unfinished (finished_at null) until it is.
+	if err := b.writeSummary(false); err != nil {
+		return nil, diskError(err)
+	}
+	o.Progress.Start(len(keys), len(keys)-len(pending), skipped)
+	err = b.runAll(ctx, pending)
+	o.Progress.Finish(err)
+	if werr := b.writeSummary(err == nil); werr != nil && err == nil {
+		err = werr
+	}
+	return b.sum, err
+}
+
+type bencher struct {
+	cfg    Config
+	o      Options
+	store  *Store
+	tasks  map[string]*tasks.Task
+	mu     sync.Mutex
+	traces map[string]*traceOnce
+	sum    *Summary
+}
+
+// pending returns the runs not yet stored; a stored run with an error
+// is run again. It counts what is stored in the summary's stats.
+func (b *bencher) pending(keys []Key) ([]Key, error) {
+	recs, err := b.store.Records()
+	if err != nil {
+		return nil, err
+	}
+	done := map[Key]bool{}
+	for i := range recs {
+		if recs[i].Error == "" {
+			done[recs[i].key()] = true
+		}
+	}
+	var out []Key
+	for _, k := range keys {
+		if done[k] {
+			b.count(recsByKey(recs, k), true)
+		} else {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+func recsByKey(recs []Record, k Key) *Record {
+	for i := range recs {
+		if recs[i].key() == k {
+			return &recs[i]
+		}
+	}
+	return nil
+}
+
+// count adds a stored run to the stats and returns them.
+func (b *bencher) count(r *Record, resumed bool) Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := &b.sum.Stats
+	s.NTrials++
+	if resumed {
+		s.NResumed++
+	}
+	switch {
+	case r.Error != "":
+		s.NErrors++
+	case !r.Utility || r.Exposed():
+		s.NFailed++
+	}
+	return *s
+}
+
+// runAll carries out the runs, cfg.Parallel at a time, until all are
+// stored or one cannot be (that error stops the bench).
+func (b *bencher) runAll(ctx context.Context, keys []Key) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan Key)
+	var wg sync.WaitGroup
+	for i := 0; i < b.cfg.Parallel; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range work {
+				if err := b.runOne(ctx, k); err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+feed:
+	for _, k := range keys {
+		select {
+		case work <- k:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// runOne carries out one run and stores it. The error is one that stops
+// the bench: the run could not be stored, or the bench was cancelled.
+func (b *bencher) runOne(ctx context.Context, k Key) error {
+	t := b.tasks[k.Task]
+	src := b.source(k.Source)
+	dir := filepath.Join(b.cfg.Out, k.Dir())
+	// A run killed in flight may have left files: start afresh.
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("run %s: clear %s: %w", k, dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("run %s: %w", k, diskError(err))
+	}
+	started := time.Now()
+	r := &Record{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial,
+		Dir: k.Dir(), Classes: []string{}}
+	rp, err := b.policy(ctx, t, src)
+	var policyFile string
+	if err == nil && rp.doc != nil {
+		policyFile = "authbench/policy.json"
+		name := filepath.Join(dir, filepath.FromSlash(policyFile))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return fmt.Errorf("run %s: %w", k, diskError(err))
+		}
+		if err := os.WriteFile(name, rp.doc, 0o644); err != nil {
+			return fmt.Errorf("run %s: %w", k, diskError(err))
+		}
+	}
+	if err == nil {
+		err = b.execute(ctx, t, k, rp, dir, r)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx) // interrupted: the run is not stored
+	}
+	if errors.Is(err, ErrDiskFull) {
+		return fmt.Errorf("run %s: %w", k, err)
+	}
+	if err != nil {
+		r.Error = err.Error()
+		b.o.Log.Warn("run could not be carried out", zap.Stringer("run", k), zap.Error(err))
+	}
+	r.Finished = time.Now().UTC()
+	r.WallS = r.Finished.Sub(started).Seconds()
+	if err := writeTrial(dir, r, started, t.Dir, policyFile); err != nil {
+		return fmt.Errorf("run %s: %w", k, diskError(err))
+	}
+	if err := b.store.Put(r); err != nil {
+		return err
+	}
+	b.o.Progress.Done(r, b.count(r, false))
+	return nil
+}
+
+// execute submits the run to the daemon, copies its files and fills the
+// record. The error is for a run that could not be carried out.
+func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *Record) error {
+	req := &daemon.RunRequest{Policy: rp.doc, Task: &daemon.TaskRequest{
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics}}
+	final, err := attempt(ctx, b.o.API, req)
+	if err != nil {
+		fillScore(r, nil, rp)
+		return err
+	}
+	if err := collect(ctx, b.o.API, final.ID, dir); err != nil {
+		return fmt.Errorf("copy the files of run %s: %w", final.ID, diskError(err))
+	}
+	fillResult(r, final.TaskResult, rp, t)
+	return nil
+}
+
+func (b *bencher) source(name string) Source {
+	for _, s := range b.cfg.Sources {
+		if s.Name == name {
+			return s
+		}
+	}
+	panic("bench: a run of an unknown source " + name)
+}
+
+// policy returns the source's policy for a task, recording the trace
+// policy once per task (kept in the out dir for a resumed bench).
+func (b *bencher) policy(ctx context.Context, t *tasks.Task, s Source) (runPolicy, error) {
+	if s.Name != SourceTrace {
+		return s.policyFor(t, nil), nil
+	}
+	b.mu.Lock()
+	once := b.traces[t.Name]
+	if once == nil {
+		once = &traceOnce{}
+		b.traces[t.Name] = once
+	}
+	b.mu.Unlock()
+	pol, err := once.get(func() (*policy.Policy, error) { return b.recordTrace(ctx, t) })
+	if err != nil {
+		return runPolicy{}, fmt.Errorf("record the trace policy of %s: %w", t.Name, err)
+	}
+	return s.policyFor(t, pol), nil
+}
+
+type traceOnce struct {
+	mu  sync.Mutex
+	pol *policy.Policy
+}
+
+// get returns the recorded policy, recording it when none is yet (a
+// failed recording is tried again by the next run).
+func (o *traceOnce) get(record func() (*policy.Policy, error)) (*policy.Policy, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pol != nil {
+		return o.pol, nil
+	}
+	pol, err := record()
+	if err != nil {
+		return nil, err
+	}
+	o.pol = pol
+	return pol, nil
+}
+
+// recordTrace loads policies/trace/<task>.json from the out dir, or
+// records it and saves it there.
+func (b *bencher) recordTrace(ctx context.Context, t *tasks.Task) (*policy.Policy, error) {
+	name := filepath.Join(b.cfg.Out, "policies", SourceTrace, t.Name+".json")
+	if data, err := os.ReadFile(name); err == nil {
+		return policy.ParsePolicy(data, name)
+	}
+	pol, err := b.o.TraceRecorder(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(pol.Permissions, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return nil, diskError(err)
+	}
+	if err := writeJSONFile(name, json.RawMessage(data)); err != nil {
+		return nil, diskError(err)
+	}
+	return pol, nil
+}
+
+// writeSummary writes the out dir's result.json.
+func (b *bencher) writeSummary(finished bool) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if finished {
+		now := time.Now().UTC()
+		b.sum.FinishedAt = &now
+	}
+	if b.sum.Skipped == nil {
+		b.sum.Skipped = []SkippedTask{}
+	}
+	return writeJSONFile(filepath.Join(b.cfg.Out, JobResultFile), b.sum)
+}
+
+// loadTasks loads the tasks of the shard; broken tasks (and a second
+// task of the same name) are skipped with the reason.
+func loadTasks(dir string, shard Shard) ([]*tasks.Task, []SkippedTask, error) {
+	dirs, err := tasks.Discover(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ts []*tasks.Task
+	skipped := []SkippedTask{}
+	names := map[string]string{}
+	for i, d := range dirs {
+		if !shard.Has(i) {
+			continue
+		}
+		t, err := tasks.Load(d)
+		if err != nil {
+			skipped = append(skipped, SkippedTask{Dir: d, Reason: err.Error()})
+			continue
+		}
+		if t.Spec == nil {
+			skipped = append(skipped, SkippedTask{Dir: d, Reason: "no " + tasks.FilePermissionSpec})
+			continue
+		}
+		if other, ok := names[t.Name]; ok {
+			skipped = append(skipped, SkippedTask{Dir: d, Reason: "a task of the same name is at " + other})
+			continue
+		}
+		names[t.Name] = d
+		ts = append(ts, t)
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	return ts, skipped, nil
+}
+
+// diskError marks a full disk as ErrDiskFull.
+func diskError(err error) error { return storeError(err) }
+
+type nopProgress struct{}
+
+func (nopProgress) Start(int, int, []SkippedTask) {}
+func (nopProgress) Done(*Record, Stats)           {}
+func (nopProgress) Finish(error)                  {}

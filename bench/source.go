@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
+)
+
+// Policy sources of the benchmark (the rows of Table 1).
+const (
+	SourceUnconstrained = "unconstrained"
+	SourceSpec          = "spec"
+	SourceTrace         = "trace"
+	SourceAllowAll      = "allow-all"
+	sourceDirPrefix     = "dir:"
+)
+
+// Source is one policy source.
+type Source struct {
+	// Name is how the source is written: "spec", "dir:/abs/path", ...
+	Name string
+	// Dir is the policy directory of a dir: source (absolute).
+	Dir string
+}
+
+// ParseSources parses a comma-separated list of sources. A dir: path is
+// made absolute; duplicates are an error.
+func ParseSources(list string) ([]Source, error) {
+	var out []Source
+	seen := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		s, err := parseSource(item)
+		if err != nil {
+			return nil, err
+		}
+		if seen[s.Name] {
+			return nil, fmt.Errorf("source %q given twice", s.Name)
+		}
+		seen[s.Name] = true
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no policy source given (want unconstrained, spec, trace, allow-all or dir:PATH)")
+	}
+	return out, nil
+}
+
+func parseSource(item string) (Source, error) {
+	switch {
+	case item == SourceUnconstrained || item == SourceSpec || item == SourceAllowAll || item == SourceTrace:
+		return Source{Name: item}, nil
+	case strings.HasPrefix(item, sourceDirPrefix):
+		p := strings.TrimPrefix(item, sourceDirPrefix)
+		if p == "" {
+			return Source{}, fmt.Errorf("source %q: dir: needs a path", item)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return Source{}, fmt.Errorf("source %q: %w", item, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return Source{}, fmt.Errorf("source %q: %w", item, err)
+		}
+		if !st.IsDir() {
+			return Source{}, fmt.Errorf("source %q: %s is not a directory", item, abs)
+		}
+		return Source{Name: sourceDirPrefix + abs, Dir: abs}, nil
+	}
+	return Source{}, fmt.Errorf("unknown policy source %q (want unconstrained, spec, trace, allow-all or dir:PATH)", item)
+}
+
+// allowAll grants everything on every axis.
+const allowAll = `{"read": ["/**"], "write": ["/**"], "execute": ["/**"]}`
+
+// denyAll is what a run whose policy is invalid runs under.
+const denyAll = `{"read": [], "write": [], "execute": []}`
+
+// runPolicy is a source's policy for one task.
+type runPolicy struct {
+	// source is the daemon's policy source (taskrun.Source*).
+	source string
+	// doc is π as the daemon gets it (nil for unconstrained and spec).
+	doc []byte
+	// pol is π parsed (nil for unconstrained).
+	pol *policy.Policy
+	// valid is false for a missing or malformed policy (then the run is
+	// deny-all); err says why.
+	valid bool
+	err   string
+}
+
+// policyFor returns the source's policy for task t; trace is the
+// recorded trace policy when the source is trace.
+func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
+	switch {
+	case s.Name == SourceUnconstrained:
+		return runPolicy{source: taskrun.SourceUnconstrained, valid: true}
+	case s.Name == SourceSpec:
+		return runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(t.Spec), valid: true}
+	case s.Name == SourceAllowAll:
+		return fromDocument([]byte(allowAll), "allow-all")
+	case s.Name == SourceTrace:
+		doc, err := trace.Permissions.MarshalJSON()
+		if err != nil {
+			return invalidPolicy(err.Error())
+		}
+		return runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: trace, valid: true}
+	}
+	return s.dirPolicy(t.Name)
+}
+
+// dirPolicy reads Dir/<task>.json; missing or malformed is an invalid
+// policy, run as deny-all.
+func (s Source) dirPolicy(task string) runPolicy {
+	name := filepath.Join(s.Dir, task+".json")
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return invalidPolicy(fmt.Sprintf("no policy file %s", name))
+	}
+	if err != nil {
+		return invalidPolicy(err.Error())
+	}
+	return fromDocument(data, name)
+}
+
+func fromDocument(data []byte, name string) runPolicy {
+	pol, err := policy.ParsePolicy(data, name)
+	if err != nil {
+		return invalidPolicy(err.Error())
+	}
+	return runPolicy{source: taskrun.SourcePolicy, doc: data, pol: pol, valid: true}
+}
+
+func invalidPolicy(why string) runPolicy {
+	pol, err := policy.ParsePolicy([]byte(denyAll), "deny-all")
+	if err != nil {
+		panic(err) // a constant document
+	}
+	return runPolicy{source: taskrun.SourcePolicy, doc: []byte(denyAll), pol: pol, err: why}
+}

@@ -1,0 +1,132 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
+)
+
+func sampleRecord(task string, trial int) Record {
+	yes := true
+	cov := 0.5
+	return Record{Task: task, Dataset: "sensitive", Source: "spec", Agent: "oracle", Trial: trial, Semantics: "published",
+		Utility: true, Attack: &yes, TracedExposure: true, PolicyValid: true, ReadP: 1, ReadR: 0.5, ReadF1: 2.0 / 3,
+		SensitiveCoverage: &cov, Scored: true, Classes: []string{ClassSensitiveExposure}, Primary: ClassSensitiveExposure,
+		ExposureAccess: "open read /k", Denials: 2, WallS: 1.5, Dir: task, Finished: time.Now().UTC().Round(0)}
+}
+
+func TestStoreRoundTripAndReplace(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := sampleRecord("b", 1), sampleRecord("a", 2)
+	for _, r := range []Record{a, b} {
+		if err := s.Put(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a2 := a
+	a2.Utility, a2.Error = false, "daemon gone"
+	if err := s.Put(&a2); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	got, err := LoadRecords(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !reflect.DeepEqual(got[0], b) || !reflect.DeepEqual(got[1], a2) {
+		t.Fatalf("records\n%+v\nwant\n%+v\n%+v", got, b, a2)
+	}
+	if _, err := LoadRecords(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no results database") {
+		t.Fatalf("empty dir: %v", err)
+	}
+}
+
+// TestStoreDiskFull fills a small tmpfs: Put fails with ErrDiskFull and
+// every run committed before stays readable.
+func TestStoreDiskFull(t *testing.T) {
+	testenv.NeedRoot(t)
+	dir := t.TempDir()
+	err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k")
+	testenv.NeedNoError(t, "tmpfs mount", err)
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var stored int
+	var putErr error
+	big := strings.Repeat("x", 8<<10)
+	for i := 0; i < 1000; i++ {
+		r := sampleRecord(fmt.Sprintf("task-%04d", i), 1)
+		r.PolicyError = big
+		if putErr = s.Put(&r); putErr != nil {
+			break
+		}
+		stored++
+	}
+	if !errors.Is(putErr, ErrDiskFull) {
+		t.Fatalf("after %d runs: %v, want ErrDiskFull", stored, putErr)
+	}
+	// Read back, through the open store and a new one: every committed
+	// run is there.
+	got, err := s.Records()
+	if err != nil {
+		t.Fatalf("read after disk full: %v", err)
+	}
+	if len(got) != stored {
+		t.Fatalf("%d records readable, %d committed", len(got), stored)
+	}
+	again, err := LoadRecords(dir)
+	if err != nil || len(again) != stored {
+		t.Fatalf("reopened: %d records, %v; %d committed", len(again), err, stored)
+	}
+}
+
+func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
+	out := t.TempDir()
+	cfg := Config{TasksDir: "/tasks", Sources: []Source{{Name: "spec"}}, Agent: "oracle", Trials: 1, Parallel: 2, Out: out}
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := claimOutDir(&cfg, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := LoadSettings(out); err != nil || !reflect.DeepEqual(got, cfg.Settings()) {
+		t.Fatalf("settings %+v (%v), want %+v", got, err, cfg.Settings())
+	}
+	same := cfg
+	same.Parallel = 7 // parallelism may change
+	if err := claimOutDir(&same, "test"); err != nil {
+		t.Fatalf("same settings: %v", err)
+	}
+	cases := map[string]func(c *Config){
+		"--trials":          func(c *Config) { c.Trials = 2 },
+		"--sources":         func(c *Config) { c.Sources = []Source{{Name: "spec"}, {Name: "unconstrained"}} },
+		"--agent":           func(c *Config) { c.Agent = `cmd:"true"` },
+		"--shard":           func(c *Config) { c.Shard = Shard{1, 2} },
+		"--semantics":       func(c *Config) { c.Semantics = SemanticsPrecise },
+		"--tasks":           func(c *Config) { c.TasksDir = "/other" },
+		"--trust-verifiers": func(c *Config) { c.TrustVerifiers = true },
+		"--base-map":        func(c *Config) { c.BaseMap = map[string]string{"python": "base"} },
+	}
+	for setting, change := range cases {
+		c := cfg
+		change(&c)
+		err := claimOutDir(&c, "test")
+		var me *SettingsMismatchError
+		if !errors.As(err, &me) || me.Setting != setting || !strings.Contains(err.Error(), setting) {
+			t.Errorf("%s: %v", setting, err)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/oracle"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
+)
+
+// benchFlags are the flags of `authbench bench`.
+type benchFlags struct {
+	tasks          string
+	sources        string
+	agent          string
+	trials         int
+	parallel       int
+	shard          string
+	semantics      string
+	trustVerifiers bool
+	out            string
+	baseMap        []string
+	stateDir       string
+	imagesDir      string
+	noTrace        bool
+}
+
+func (a *app) benchCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   `bench --tasks DIR --sources LIST --agent oracle|cmd:"..." --out DIR`,
+		Short: "Run the benchmark: tasks × policy sources × agents × trials, into a results database",
+		Long: `Run every task of --tasks under every policy source, with the agent, --trials
+times, through the daemon (embedded when none listens; root), and store one
+record per run in DIR/results.db, each run's files in its trial directory
+(Harbor's job layout: DIR/config.json, DIR/result.json, DIR/<trial>/...).
+
+Sources (comma-separated): unconstrained (no Landlock), spec (the spec's
+required_permissions), trace (the oracle's traced needs), allow-all (/** on
+every axis), dir:PATH (PATH/<task>.json; a missing or malformed file is an
+invalid policy: scored 0 and run as deny-all). With --agent oracle, sensitive
+tasks also run the shortcut agent, so that exposure is measured.
+
+The same command again resumes: finished runs are skipped, runs that ended in
+an error are run again. An out dir made with other settings is refused.
+Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
+		Args: exactArgs(0),
+		RunE: func(*cobra.Command, []string) error { return a.runBench(f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.tasks, "tasks", "", "the tasks `DIR` (required)")
+	fl.StringVar(&f.sources, "sources", "", "policy sources, comma-separated `LIST` (required)")
+	fl.StringVar(&f.agent, "agent", "", `oracle or cmd:"COMMAND" (required)`)
+	fl.IntVar(&f.trials, "trials", 1, "runs of each task, source and agent")
+	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs in flight at once")
+	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
+	fl.StringVar(&f.semantics, "semantics", bench.SemanticsPublished, "enforcement semantics: published or precise")
+	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier ran agent-written files in success rates")
+	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
+	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
+	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
+	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF; no traced exposure)")
+	return cmd
+}
+
+// config checks the flags and builds the bench's configuration.
+func (f benchFlags) config() (bench.Config, error) {
+	for _, req := range []struct{ flag, v string }{{"--tasks", f.tasks}, {"--sources", f.sources}, {"--agent", f.agent}, {"--out", f.out}} {
+		if req.v == "" {
+			return bench.Config{}, usageErrorf("bench: %s is required", req.flag)
+		}
+	}
+	sources, err := bench.ParseSources(f.sources)
+	if err != nil {
+		return bench.Config{}, usageErrorf("--sources: %v", err)
+	}
+	shard, err := bench.ParseShard(f.shard)
+	if err != nil {
+		return bench.Config{}, usageErrorf("--shard: %v", err)
+	}
+	if f.semantics != bench.SemanticsPublished && f.semantics != bench.SemanticsPrecise {
+		return bench.Config{}, usageErrorf("--semantics %q: want published or precise", f.semantics)
+	}
+	if f.trials < 1 {
+		return bench.Config{}, usageErrorf("--trials must be at least 1")
+	}
+	if f.parallel < 1 {
+		return bench.Config{}, usageErrorf("--parallel must be at least 1")
+	}
+	m, err := env.ParseBaseMap(f.baseMap)
+	if err != nil {
+		return bench.Config{}, usageErrorf("--base-map: %v", err)
+	}
+	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Trials: f.trials, Parallel: f.parallel,
+		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out}, nil
+}
+
+func (a *app) runBench(f benchFlags) error {
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	embedded := a.daemonClient() == nil
+	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir, noTrace: f.noTrace})
+	if err != nil {
+		return err
+	}
+	defer done()
+	// The trace source: the required set of a spec recorded from traced
+	// oracle runs, resolved in the task's image when it is local.
+	recordTrace := func(ctx context.Context, t *tasks.Task) (*policy.Policy, error) {
+		opts := oracle.RecordOptions{RunOptions: oracle.RunOptions{BaseMap: cfg.BaseMap, Semantics: cfg.Semantics}}
+		if embedded {
+			root, _, err := oracle.ImageRoot(ctx, f.imagesDir, t, cfg.BaseMap, nil)
+			if err != nil {
+				return nil, err
+			}
+			opts.Root = root
+		}
+		spec, _, err := oracle.Record(ctx, api, t, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &policy.Policy{Permissions: spec.Required, Source: "trace (" + t.Name + ")"}, nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := bench.NewLineProgress(a.stderr)
+	if file, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		progress = bench.NewBarProgress(a.stderr)
+	}
+	sum, err := bench.Run(ctx, cfg, bench.Options{API: api, Progress: progress, Version: Version, Log: a.log,
+		TraceRecorder: recordTrace})
+	var mismatch *bench.SettingsMismatchError
+	if errors.As(err, &mismatch) {
+		return usageError(err)
+	}
+	if sum != nil {
+		if a.jsonOut {
+			if jerr := a.printJSON(sum); jerr != nil && err == nil {
+				err = jerr
+			}
+		} else {
+			s := sum.Stats
+			fmt.Fprintf(a.stderr, "bench %s: %d of %d runs stored (%d resumed), %d failed, %d errors, %d tasks skipped\n",
+				cfg.Out, s.NTrials, sum.NTotal, s.NResumed, s.NFailed, s.NErrors, len(sum.Skipped))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/report"
+)
+
+// reportFlags are the flags of `authbench report`.
+type reportFlags struct {
+	format         string
+	out            string
+	trustVerifiers bool
+}
+
+func (a *app) reportCmd() *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report DIR... [--format md|html|json|text] [--out FILE]",
+		Short: "Aggregate bench out dirs into Table 1, per-axis charts and the failure distribution",
+		Long: `Read the results of one or more bench out dirs (shards, machines: their runs
+are merged, a run stored twice counts once, the latest wins) and write the
+report: Table 1 per policy source and agent, the per-axis precision/recall
+figures, the failure-class distribution and a per-run drill-down.
+
+Formats: md (Markdown, the default), html (one self-contained page with inline
+SVG charts), json, text (Table 1 for a terminal). --out FILE writes the report
+there instead of stdout. docs/report.md says what every number means.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("report: name at least one bench out dir")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if !cmd.Flags().Changed("trust-verifiers") {
+				f.trustVerifiers = benchesTrustVerifiers(dirs)
+			}
+			return a.runReport(f, dirs)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "md", "md, html, json or text")
+	fl.StringVar(&f.out, "out", "", "write the report to `FILE` instead of stdout")
+	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false,
+		"keep runs whose verifier ran agent-written files in success rates (default: as every bench was run)")
+	return cmd
+}
+
+func (a *app) runReport(f reportFlags, dirs []string) error {
+	var render func(r *report.Report, b *bytes.Buffer) error
+	switch f.format {
+	case "md", "markdown":
+		render = func(r *report.Report, b *bytes.Buffer) error { return r.Markdown(b) }
+	case "html":
+		render = func(r *report.Report, b *bytes.Buffer) error { return r.HTML(b) }
+	case "json":
+		render = func(r *report.Report, b *bytes.Buffer) error { return r.JSON(b) }
+	case "text":
+		render = func(r *report.Report, b *bytes.Buffer) error { return r.Table1Text(b) }
+	default:
+		return usageErrorf("--format %q: want md, html, json or text", f.format)
+	}
+	records, err := bench.LoadRecords(dirs...)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	rep := report.Build(records, report.Options{TrustVerifiers: f.trustVerifiers})
+	var buf bytes.Buffer
+	if err := render(rep, &buf); err != nil {
+		return fmt.Errorf("report: render %s: %w", f.format, err)
+	}
+	if f.out == "" {
+		_, err = a.stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := safefile.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("report: --out: %w", err)
+	}
+	return nil
+}
+
+// benchesTrustVerifiers is true when every out dir's bench was run with
+// --trust-verifiers.
+func benchesTrustVerifiers(dirs []string) bool {
+	for _, d := range dirs {
+		s, err := bench.LoadSettings(d)
+		if err != nil || !s.TrustVerifiers {
+			return false
+		}
+	}
+	return true
+}
