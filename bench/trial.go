@@ -128,8 +128,11 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 		r.Semantics = string(res.Semantics)
 	}
 	r.VerifyS = res.VerifyS
+	for _, f := range res.VerifierTampered {
+		r.TamperedFiles = append(r.TamperedFiles, f.Path)
+	}
 	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: res.Denials,
-		Sensitive: res.TracedSensitive, Policy: rp.pol, Spec: t.Spec})
+		Sensitive: res.TracedSensitive, Policy: rp.pol, Spec: t.Spec, Tampered: r.TamperedFiles})
 	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
 	fillScore(r, res.StaticScore, rp)
 	if r.ScoreError == "" && res.StaticScore == nil {
