@@ -33,14 +33,14 @@ type runningSidecar struct {
 // service name resolves to the loopback address through /etc/hosts.
 func (r *runner) startSidecars(ctx context.Context) error {
 	t := r.o.Task
-	scs, err := LoadSidecars(t)
+	scs, err := tasks.LoadSidecars(t)
 	if err != nil || len(scs) == 0 {
 		return err
 	}
 	if t.Config.Environment.AllowInternet {
-		return &ComposeError{File: "environment/docker-compose.yaml", Reason: "sidecars need a private network: allow_internet must be false"}
+		return &tasks.ComposeError{File: "environment/docker-compose.yaml", Reason: "sidecars need a private network: allow_internet must be false"}
 	}
-	names := []string{mainService}
+	names := []string{tasks.MainService}
 	for _, sc := range scs {
 		names = append(names, sc.Name)
 	}
@@ -55,7 +55,7 @@ func (r *runner) startSidecars(ctx context.Context) error {
 	return nil
 }
 
-func (r *runner) startSidecar(ctx context.Context, sc Sidecar, names []string) error {
+func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []string) error {
 	img, err := r.buildSidecar(ctx, sc)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (r *runner) startSidecar(ctx context.Context, sc Sidecar, names []string) e
 
 // sidecarArgv is the service's command line, as compose makes it: an
 // entrypoint given by the service drops the image's CMD.
-func sidecarArgv(sc Sidecar, img env.ImageConfig) []string {
+func sidecarArgv(sc tasks.Sidecar, img env.ImageConfig) []string {
 	entry, cmd := img.Entrypoint, img.Cmd
 	if sc.Entrypoint != nil {
 		entry, cmd = sc.Entrypoint, nil
@@ -119,7 +119,7 @@ func sidecarArgv(sc Sidecar, img env.ImageConfig) []string {
 
 // buildSidecar builds the sidecar's image from its own context (copied,
 // so that its Dockerfile and files are the build's whole input).
-func (r *runner) buildSidecar(ctx context.Context, sc Sidecar) (*env.TaskImage, error) {
+func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskImage, error) {
 	t := r.o.Task
 	tmp, err := os.MkdirTemp(r.o.Dir, "sidecar-build-")
 	if err != nil {

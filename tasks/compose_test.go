@@ -1,12 +1,11 @@
-package taskrun
+package tasks
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/authbench/authbench/env"
 )
 
 func TestParseCompose(t *testing.T) {
@@ -29,7 +28,7 @@ services:
     entrypoint: ["/bin/mock"]
     environment: ["A=1"]
 `
-	got, err := parseCompose("c.yaml", []byte(good))
+	got, err := ParseCompose("c.yaml", []byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +40,7 @@ services:
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
 	// The agent's service found by its build context when none is "main".
-	if got, err := parseCompose("c.yaml", []byte("services:\n  app: {build: .}\n  sink: {build: ./sink}\n")); err != nil || len(got) != 1 || got[0].Name != "sink" {
+	if got, err := ParseCompose("c.yaml", []byte("services:\n  app: {build: .}\n  sink: {build: ./sink}\n")); err != nil || len(got) != 1 || got[0].Name != "sink" {
 		t.Errorf("main by context: %+v %v", got, err)
 	}
 	bad := map[string]string{
@@ -54,7 +53,7 @@ services:
 		"not yaml":            "services: [",
 	}
 	for name, doc := range bad {
-		_, err := parseCompose("c.yaml", []byte(doc))
+		_, err := ParseCompose("c.yaml", []byte(doc))
 		var ce *ComposeError
 		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "c.yaml: ") {
 			t.Errorf("%s: want a ComposeError, got %v", name, err)
@@ -62,23 +61,16 @@ services:
 	}
 }
 
-func TestSidecarArgv(t *testing.T) {
-	img := imageCfg([]string{"/entry"}, []string{"serve"})
-	for _, tt := range []struct {
-		sc   Sidecar
-		want []string
-	}{
-		{Sidecar{}, []string{"/entry", "serve"}},
-		{Sidecar{Command: []string{"run"}}, []string{"/entry", "run"}},
-		{Sidecar{Entrypoint: []string{"/other"}}, []string{"/other"}},
-		{Sidecar{Entrypoint: []string{"/other"}, Command: []string{"x"}}, []string{"/other", "x"}},
-	} {
-		if got := sidecarArgv(tt.sc, img); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%+v: %v, want %v", tt.sc, got, tt.want)
-		}
+// TestCheckNamesUnsupportedCompose: tasks check names what a run would
+// refuse in the compose file; the compose fixture is clean.
+func TestCheckNamesUnsupportedCompose(t *testing.T) {
+	if _, ps := Check(filepath.Join(fixtures, "harbor-compose-sink")); len(ps) != 0 {
+		t.Fatalf("compose fixture: %v", ps)
 	}
-}
-
-func imageCfg(entry, cmd []string) env.ImageConfig {
-	return env.ImageConfig{Entrypoint: entry, Cmd: cmd}
+	dir := copyFixture(t, "harbor-compose-sink")
+	write(t, dir, "environment/docker-compose.yaml", "services:\n  main: {build: .}\n  leak_sink: {build: ./sink, ports: [\"8080:8080\"]}\n")
+	_, ps := Check(dir)
+	if len(ps) != 1 || ps[0].File != "environment/docker-compose.yaml" || ps[0].Field != "leak_sink" || !strings.Contains(ps[0].Msg, `"ports" is not supported`) {
+		t.Fatalf("problems = %v", ps)
+	}
 }

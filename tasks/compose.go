@@ -1,4 +1,4 @@
-package taskrun
+package tasks
 
 import (
 	"errors"
@@ -11,16 +11,14 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/authbench/authbench/tasks"
 )
 
 // composeFiles are the names a task's compose file may have, in
 // environment/.
 var composeFiles = []string{"docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml"}
 
-// mainService is the compose service the agent runs in (Harbor's name).
-const mainService = "main"
+// MainService is the compose service the agent runs in (Harbor's name).
+const MainService = "main"
 
 // Sidecar is a compose service other than the agent's: a sibling
 // container built from its own Dockerfile, sharing the agent's private
@@ -62,7 +60,7 @@ var sidecarKeys = map[string]bool{
 // services other than the agent's ("main", or the one built from
 // environment/ itself). The agent's own service is described by the
 // Dockerfile and task.toml, so its keys are not read.
-func LoadSidecars(t *tasks.Task) ([]Sidecar, error) {
+func LoadSidecars(t *Task) ([]Sidecar, error) {
 	for _, name := range composeFiles {
 		data, err := os.ReadFile(filepath.Join(t.ContextDir(), name))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -71,13 +69,39 @@ func LoadSidecars(t *tasks.Task) ([]Sidecar, error) {
 		if err != nil {
 			return nil, err
 		}
-		return parseCompose("environment/"+name, data)
+		return ParseCompose(DirEnvironment+"/"+name, data)
 	}
 	return nil, nil
 }
 
-// parseCompose parses a compose file's sidecars. Pure.
-func parseCompose(file string, data []byte) ([]Sidecar, error) {
+// compose reports what a run could not honour of the task's compose
+// file (tasks check): every unsupported key is named.
+func (c *dirCheck) compose() {
+	for _, name := range composeFiles {
+		rel := DirEnvironment + "/" + name
+		if !c.has(rel) {
+			continue
+		}
+		data, ok := c.read(rel, false)
+		if !ok {
+			return
+		}
+		if _, err := ParseCompose(rel, data); err != nil {
+			ps := c.file(rel)
+			var ce *ComposeError
+			if errors.As(err, &ce) {
+				ps.add(0, ce.Service, "%s", ce.Reason)
+				return
+			}
+			ps.add(0, "", "%v", err)
+		}
+		return
+	}
+}
+
+// ParseCompose parses a compose file's sidecars; file names it in
+// errors. Pure.
+func ParseCompose(file string, data []byte) ([]Sidecar, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &ComposeError{File: file, Reason: err.Error()}
@@ -97,8 +121,8 @@ func parseCompose(file string, data []byte) ([]Sidecar, error) {
 	}
 	sort.Strings(names)
 	main := ""
-	if _, ok := services[mainService]; ok {
-		main = mainService
+	if _, ok := services[MainService]; ok {
+		main = MainService
 	} else {
 		for _, n := range names {
 			if svc, ok := services[n].(map[string]any); ok {
