@@ -54,7 +54,7 @@ func (r *runner) runGated(ctx context.Context, g gatedContainer) gatedResult {
 	}
 	defer gate.Close()
 	cfg := g.cfg
-	cfg.Rootfs, cfg.Binary = r.rootfs.Path, r.o.Self
+	cfg.Rootfs, cfg.Binary, cfg.NetNSPath = r.rootfs.Path, r.o.Self, r.netns
 	cfg.Args = []string{binaryInContainer, sandbox.InitCommand}
 	cfg.Env = []string{"GOMAXPROCS=1"} // sandbox-init's own; the command gets spec.Env
 	cfg.UID, cfg.GID = 0, 0            // sandbox-init drops to the command's uid itself

@@ -17,7 +17,6 @@ func (c *dirCheck) runChecks() {
 	c.attackSmoke()
 	c.specRoots()
 	c.workDir()
-	c.compose()
 }
 
 // heredocs names every heredoc the builder cannot run (an error: `env
