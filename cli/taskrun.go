@@ -23,6 +23,7 @@ type taskRunFlags struct {
 	unconstrained bool
 	specPolicy    bool
 	agent         string
+	semantics     string
 	out           string
 	baseMap       []string
 	stateDir      string
@@ -38,12 +39,25 @@ func (a *app) taskCmd() *cobra.Command {
 		Short: "Run a task's agent in a fresh rootfs of its image, confined and traced, then its verifiers",
 		Long: `Build (or reuse) the task's image, lay a fresh copy-on-write rootfs over it,
 run the agent in it under runc through sandbox-init (Landlock from the policy
-source plus the spec's implicit permissions, seccomp, an unprivileged uid),
+source plus the spec's implicit permissions, seccomp, no capabilities),
 traced with eBPF; then run the utility verifier and, for sensitive tasks, the
 attack verifier in the same rootfs without the policy.
 
 Policy sources: --policy FILE (a model's π), --spec-policy (the spec's
-required_permissions), --unconstrained (no Landlock). The run goes through the
+required_permissions), --unconstrained (no Landlock). --semantics picks how
+the policy becomes Landlock rules: published (default; the published
+AuthBench launcher's rules: a write of a path opens its parent directory,
+a read of a missing path its closest existing ancestor) or precise (as
+little as Landlock can express). result.json and plan.json record it and
+list where the plan is wider than the policy.
+
+The agent runs as the image's USER (root when it has none) unless
+task.toml's [agent] user says otherwise, resolved through the image's
+/etc/passwd and /etc/group; a confined agent holds no capabilities, even
+as root. The oracle and shortcut get a writable copy of solution/ at
+/solution; /logs/agent and /logs/verifier exist; the verifiers get tests/
+copied to /tests after the agent has ended, and tests/test.sh's reward is
+read from /logs/verifier/reward.json or reward.txt (1 passes). The run goes through the
 daemon when one listens, else runs embedded (root). --out DIR receives
 result.json, events.jsonl, plan.json and the agent and verifier logs.
 Exit status 0 when the run was carried out, whatever its verdicts.`,
@@ -55,6 +69,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.BoolVar(&f.unconstrained, "unconstrained", false, "run without Landlock")
 	fl.BoolVar(&f.specPolicy, "spec-policy", false, "run under the spec's required_permissions")
 	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut or cmd:"COMMAND" (required)`)
+	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
 	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
@@ -67,7 +82,10 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 // taskRequest checks the flags and builds the daemon request.
 func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
 	sources := 0
-	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Agent: f.agent}}
+	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Agent: f.agent, Semantics: f.semantics}}
+	if _, err := taskrun.ParseSemantics(f.semantics); err != nil {
+		return nil, usageErrorf("--semantics: %v", err)
+	}
 	if f.policy != "" {
 		sources++
 		req.Task.PolicySource = taskrun.SourcePolicy
@@ -222,7 +240,7 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 	if r.Attack != nil {
 		attack = fmt.Sprint(*r.Attack)
 	}
-	fmt.Fprintf(w, "task %s (%s), %s, agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Agent, r.Utility, attack)
+	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Semantics, r.Agent, r.Utility, attack)
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
 	for _, d := range r.Denials {

@@ -32,12 +32,13 @@ func TestTaskRunWritesResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"task", "dataset", "policy_source", "agent", "utility", "attack", "exit_code", "duration_s",
-		"denials", "traced_sensitive_access", "lost_events", "landlock_abi", "unenforced_rights", "plan_wider_than_policy"} {
+		"denials", "traced_sensitive_access", "lost_events", "landlock_abi", "unenforced_rights", "plan_wider_than_policy",
+		"semantics", "static_score", "agent_identity"} {
 		if _, ok := res[k]; !ok {
 			t.Errorf("result.json lacks %q", k)
 		}
 	}
-	if res["utility"] != true || res["attack"] != false || res["dataset"] != "sensitive" || res["policy_source"] != "spec" {
+	if res["utility"] != true || res["attack"] != false || res["dataset"] != "sensitive" || res["policy_source"] != "spec" || res["semantics"] != "published" {
 		t.Fatalf("result %s", data)
 	}
 	for _, f := range []string{"events.jsonl", "plan.json"} {
@@ -51,5 +52,9 @@ func TestTaskRunWritesResult(t *testing.T) {
 	code, _, stderr = runBinary(t, bin, "", "task", "run", "../tasks/testdata/fixtures/published-layout", "--agent", "oracle")
 	if code != ExitUsage || !strings.Contains(stderr, "exactly one of") {
 		t.Fatalf("no policy source: exit %d %s", code, stderr)
+	}
+	code, _, stderr = runBinary(t, bin, "", "task", "run", "../tasks/testdata/fixtures/published-layout", "--spec-policy", "--agent", "oracle", "--semantics", "loose")
+	if code != ExitUsage || !strings.Contains(stderr, `unknown enforcement semantics "loose"`) {
+		t.Fatalf("bad --semantics: exit %d %s", code, stderr)
 	}
 }

@@ -93,6 +93,10 @@ type TaskRequest struct {
 	Agent string `json:"agent"`
 	// BaseMap maps FROM images to local ones (NAME=IMAGE).
 	BaseMap map[string]string `json:"base_map,omitempty"`
+	// Semantics is how the policy becomes Landlock rules: "published"
+	// (the published AuthBench launcher's rules, the default when empty)
+	// or "precise".
+	Semantics string `json:"semantics,omitempty"`
 }
 
 // Run is the record of one run, as GET /v1/runs/{id} returns it.

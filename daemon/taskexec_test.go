@@ -34,6 +34,9 @@ func TestTaskRunThroughTheAPI(t *testing.T) {
 	if run.State != StateSucceeded || run.TaskResult == nil || !run.TaskResult.Utility || run.TaskResult.Attack != nil {
 		t.Fatalf("task run: %+v (result %+v)", run, run.TaskResult)
 	}
+	if run.TaskResult.Semantics != "published" {
+		t.Errorf("a task run's default semantics is %q, want published", run.TaskResult.Semantics)
+	}
 	if result := readLog(t, d.client, run.ID, "result"); len(result) == 0 {
 		t.Fatal("result.json not served")
 	}
@@ -45,6 +48,7 @@ func TestTaskRunThroughTheAPI(t *testing.T) {
 		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "robot"}, "task.agent"},
 		{TaskRequest{Dir: dir, PolicySource: "model", Agent: "oracle"}, "task.policy_source"},
 		{TaskRequest{Dir: dir, PolicySource: "policy", Agent: "oracle"}, "policy"},
+		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Semantics: "loose"}, "task.semantics"},
 	} {
 		_, err := d.client.Submit(context.Background(), &RunRequest{Task: &bad.task})
 		var ae *APIError

@@ -283,5 +283,8 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 	if _, _, err := taskrun.ParseAgent(t, tr.Agent); err != nil {
 		return nil, badField("task.agent", "%v", err)
 	}
+	if _, err := taskrun.ParseSemantics(tr.Semantics); err != nil {
+		return nil, badField("task.semantics", "%v", err)
+	}
 	return p, nil
 }

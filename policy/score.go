@@ -50,6 +50,28 @@ func (s *Score) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Score) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Valid    bool       `json:"valid"`
+		Error    string     `json:"error"`
+		Read     *AxisScore `json:"read"`
+		Write    *AxisScore `json:"write"`
+		Execute  *AxisScore `json:"execute"`
+		Coverage *float64   `json:"sensitive_exposure_coverage"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*s = Score{Valid: v.Valid, Error: v.Error, SensitiveCoverage: v.Coverage}
+	for a, ax := range map[Axis]*AxisScore{Read: v.Read, Write: v.Write, Execute: v.Execute} {
+		if ax != nil {
+			s.Axes[a] = *ax
+		}
+	}
+	return nil
+}
+
 // ScorePolicy scores pol against spec over the environment root. The
 // returned error is a *ValidationError of the spec when it is invalid in
 // this environment (an execute requirement whose realpath lies outside

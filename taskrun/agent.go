@@ -41,7 +41,6 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	cfg.Args = []string{binaryInContainer, sandbox.InitCommand}
 	cfg.Env = []string{"GOMAXPROCS=1"} // sandbox-init's own; the agent gets spec.Env
 	cfg.UID, cfg.GID = 0, 0            // sandbox-init drops to the agent's uid after Landlock
-	cfg.Binds = append(cfg.Binds, env.Bind{Source: filepath.Join(t.Dir, "solution"), Destination: solutionMount, ReadOnly: true})
 	runSpec, err := env.RuntimeSpec(cfg)
 	if err != nil {
 		return err

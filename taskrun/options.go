@@ -36,6 +36,11 @@ type Options struct {
 	// is π for SourcePolicy.
 	Source string
 	Policy *policy.Policy
+	// Semantics is how the policy's patterns become Landlock rules:
+	// policy.SemanticsPublished (the published AuthBench launcher's
+	// rules; the default for task runs, "" means it) or
+	// policy.SemanticsPrecise.
+	Semantics policy.Semantics
 	// Agent is "oracle", "shortcut" or `cmd:COMMAND`.
 	Agent string
 	// Self is the static authbench binary, mounted into the container as
@@ -57,6 +62,20 @@ type Options struct {
 	MaxOutputBytes int64
 	// Log receives structured logs.
 	Log *zap.Logger
+}
+
+// DefaultSemantics is the enforcement semantics of a task run that
+// names none: the published launcher's, so that the spec row is
+// comparable with published numbers.
+const DefaultSemantics = policy.SemanticsPublished
+
+// ParseSemantics checks a task run's semantics name; "" is
+// DefaultSemantics.
+func ParseSemantics(s string) (policy.Semantics, error) {
+	if s == "" {
+		return DefaultSemantics, nil
+	}
+	return policy.ParseSemantics(s)
 }
 
 // ParseAgent checks an agent name and returns the command line that runs

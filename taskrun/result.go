@@ -23,12 +23,18 @@ type Result struct {
 	Dataset      string `json:"dataset"`
 	PolicySource string `json:"policy_source"`
 	Agent        string `json:"agent"`
+	// Semantics is the enforcement semantics the policy was compiled
+	// with ("published" or "precise"; the unconstrained row has no plan).
+	Semantics policy.Semantics `json:"semantics"`
 	// AgentIdentity is who the agent ran as (absent when the run failed
 	// before it was resolved).
 	AgentIdentity *Identity `json:"agent_identity,omitempty"`
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`
+	// UtilityReward is the reward a tests/test.sh verifier wrote
+	// (reward.json or reward.txt, read as Harbor does; 1 passes).
+	UtilityReward *float64 `json:"utility_reward,omitempty"`
 	// VerifierError is set when a verifier could not give a verdict (it
 	// crashed, timed out or wrote no reward): distinct from false.
 	VerifierError string `json:"verifier_error,omitempty"`
@@ -50,6 +56,13 @@ type Result struct {
 	LandlockABI         int               `json:"landlock_abi"`
 	UnenforcedRights    []string          `json:"unenforced_rights"`
 	PlanWiderThanPolicy []policy.Widening `json:"plan_wider_than_policy"`
+	// StaticScore is the run's policy (the spec's required set for the
+	// spec source, π for a policy) scored against the task's spec over
+	// the run's fresh rootfs before the agent started; absent for the
+	// unconstrained row. StaticScoreError says why it is absent when the
+	// spec could not be scored in this rootfs.
+	StaticScore      *policy.Score `json:"static_score,omitempty"`
+	StaticScoreError string        `json:"static_score_error,omitempty"`
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`

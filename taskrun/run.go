@@ -62,8 +62,10 @@ func Cleanup(dir string) error {
 // then says why too, and is written whenever Dir is writable.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	t := o.Task
+	sem, semErr := ParseSemantics(string(o.Semantics))
+	o.Semantics = sem
 	r := &runner{o: o, log: o.Log, res: &Result{
-		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent,
+		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
 		Denials: []audit.Denial{}, TracedSensitive: []SensitiveAccess{}, UnenforcedRights: []string{},
 		PlanWiderThanPolicy: []policy.Widening{},
 	}}
@@ -78,7 +80,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("task run %s: %w", t.Name, err)
 	}
-	err := r.run(ctx)
+	err := semErr
+	if err == nil {
+		err = r.run(ctx)
+	}
 	if err != nil {
 		r.res.Error = err.Error()
 		r.res.Utility, r.res.Attack = false, nil
@@ -117,6 +122,10 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.ident
 	r.res.AgentIdentity = &ident
+	r.staticScore()
+	if err := r.prepareAgentRootfs(script != ""); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
+	}
 	if err := r.compilePlan(script); err != nil {
 		return err
 	}
@@ -127,6 +136,9 @@ func (r *runner) run(ctx context.Context) error {
 		// Cancelled (or out of time) while the agent ran: the verifiers
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
+	}
+	if err := r.prepareVerifierRootfs(); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass
@@ -170,32 +182,56 @@ func (r *runner) buildImage(ctx context.Context) (*env.TaskImage, error) {
 	return img, nil
 }
 
+// runPolicy is the policy the run enforces: the spec's required set for
+// the spec source, π for a policy, nil for the unconstrained row.
+func (r *runner) runPolicy() (*policy.Policy, error) {
+	switch r.o.Source {
+	case SourceUnconstrained:
+		return nil, nil
+	case SourceSpec:
+		return SpecPolicy(r.o.Task.Spec), nil
+	case SourcePolicy:
+		if r.o.Policy == nil {
+			return nil, errors.New("policy source \"policy\" needs a policy")
+		}
+		return r.o.Policy, nil
+	}
+	return nil, fmt.Errorf("unknown policy source %q", r.o.Source)
+}
+
+// staticScore scores the run's policy against the task's spec over the
+// fresh rootfs, before anything of the run touches it. A spec that cannot
+// be scored in this rootfs is recorded, not fatal: the run still says
+// what happened.
+func (r *runner) staticScore() {
+	pol, err := r.runPolicy()
+	if pol == nil || err != nil {
+		return
+	}
+	root, err := policy.NewRoot(r.rootfs.Path)
+	if err == nil {
+		var sc *policy.Score
+		if sc, err = policy.ScorePolicy(pol, r.o.Task.Spec, root); err == nil {
+			r.res.StaticScore = sc
+			return
+		}
+	}
+	r.res.StaticScoreError = err.Error()
+	r.log.Warn("static score", zap.String("task", r.o.Task.Name), zap.Error(err))
+}
+
 // compilePlan compiles the run's policy (with the spec's implicit
 // permissions as the baseline, and the agent's script readable) against
 // the rootfs; the unconstrained row has no plan.
 func (r *runner) compilePlan(script string) error {
-	var pol *policy.Policy
-	switch r.o.Source {
-	case SourceUnconstrained:
-		return nil
-	case SourceSpec:
-		pol = SpecPolicy(r.o.Task.Spec)
-	case SourcePolicy:
-		if r.o.Policy == nil {
-			return errors.New("policy source \"policy\" needs a policy")
-		}
-		pol = r.o.Policy
-	default:
-		return fmt.Errorf("unknown policy source %q", r.o.Source)
+	pol, err := r.runPolicy()
+	if pol == nil || err != nil {
+		return err
 	}
 	base := policy.SpecBaseline(r.o.Task.Spec)
 	if script != "" {
-		// The harness's copy of the agent's script is not part of the
-		// task: its mount point is readable (a hierarchy rule, resolved
-		// to the bind mount inside the container).
-		if err := os.MkdirAll(filepath.Join(r.rootfs.Path, solutionMount), 0o755); err != nil {
-			return err
-		}
+		// The oracle's and shortcut's copy of solution/ is not part of
+		// the task: it is readable (prepareAgentRootfs copied it in).
 		p := policy.MustPattern(solutionMount + "/**")
 		base.Permissions[policy.Read] = append(append([]policy.Pattern(nil), base.Permissions[policy.Read]...), p)
 	}
@@ -203,7 +239,7 @@ func (r *runner) compilePlan(script string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := policy.CompilePlan(pol, base, root)
+	plan, err := policy.CompilePlanWith(pol, base, root, policy.PlanOptions{Semantics: r.o.Semantics})
 	if err != nil {
 		return fmt.Errorf("compile plan: %w", err)
 	}
@@ -212,7 +248,7 @@ func (r *runner) compilePlan(script string) error {
 	r.res.LandlockABI = enf.KernelABI
 	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
-	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"plan": plan, "enforcement": enf})
+	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }
 
 // runContainer runs one container to its end in the run's rootfs.

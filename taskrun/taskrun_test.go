@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -126,6 +127,9 @@ func TestStandardTaskAndAptPackage(t *testing.T) {
 		res := runTask(t, fixture(t, name), SourceSpec, AgentOracle)
 		if !res.Utility || res.Attack != nil {
 			t.Errorf("%s: utility %v attack %v denials %+v", name, res.Utility, res.Attack, res.Denials)
+		}
+		if res.Semantics != policy.SemanticsPublished || res.StaticScore == nil || !res.StaticScore.Valid {
+			t.Errorf("%s: semantics %q, static score %+v (%s)", name, res.Semantics, res.StaticScore, res.StaticScoreError)
 		}
 	}
 }

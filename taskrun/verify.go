@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/authbench/authbench/env"
@@ -14,7 +13,6 @@ import (
 // Harbor's verifier conventions.
 const (
 	testsMount     = "/tests"
-	rewardFile     = "logs/verifier/reward.txt"
 	defaultTimeout = 10 * time.Minute
 )
 
@@ -29,9 +27,10 @@ type verdict struct {
 	err  error // no verdict: the verifier crashed, timed out or gave no reward
 }
 
-// verifyUtility runs V_u: tests/test.sh (its reward file decides) or
-// tests/test_outputs.py (pytest: exit 0 passes, 1 fails, anything else
-// is a verifier error).
+// verifyUtility runs V_u: tests/test.sh (its reward file decides, read
+// as Harbor does: a reward of 1 passes, and its exit status does not
+// count) or tests/test_outputs.py (pytest: exit 0 passes, 1 fails,
+// anything else is a verifier error).
 func (r *runner) verifyUtility(ctx context.Context) verdict {
 	t := r.o.Task
 	if t.TestScript != "" {
@@ -39,16 +38,16 @@ func (r *runner) verifyUtility(ctx context.Context) verdict {
 		if err != nil {
 			return verdict{err: err}
 		}
-		reward, rerr := os.ReadFile(filepath.Join(r.rootfs.Path, rewardFile))
-		switch v := strings.TrimSpace(string(reward)); {
-		case rerr == nil && v == "1":
-			return verdict{pass: true}
-		case rerr == nil && v == "0":
-			return verdict{}
-		case rerr == nil:
-			return verdict{err: fmt.Errorf("utility verifier wrote reward %q (want 0 or 1)", v)}
+		files, err := readRewardFiles(r.rootfs.Path)
+		if err != nil {
+			return verdict{err: fmt.Errorf("utility verifier: %w", err)}
 		}
-		return verdict{err: fmt.Errorf("utility verifier exited %d without writing /%s", res.ExitCode, rewardFile)}
+		reward, err := parseReward(files)
+		if err != nil {
+			return verdict{err: fmt.Errorf("utility verifier (exit %d): %w", res.ExitCode, err)}
+		}
+		r.res.UtilityReward = &reward
+		return verdict{pass: rewardPasses(reward)}
 	}
 	return r.pytestVerdict(ctx, "utility", "test_outputs.py")
 }
@@ -73,14 +72,15 @@ func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
 }
 
 // runVerifier runs a verifier in the run's rootfs as root, without the
-// policy, with the task's tests at /tests, logging to verifier-NAME.log.
+// policy, with the task's tests copied to /tests (prepareVerifierRootfs),
+// logging to verifier-NAME.log.
 func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (env.RunResult, error) {
 	t := r.o.Task
 	timeout := seconds(t.Config.Verifier.TimeoutSec, defaultTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cfg := env.TaskRunConfig(t, r.image)
-	cfg.Rootfs, cfg.Args, cfg.TestsDir = r.rootfs.Path, argv, t.TestsDir()
+	cfg.Rootfs, cfg.Args = r.rootfs.Path, argv
 	cfg.Env = env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env))
 	log, err := os.Create(filepath.Join(r.o.Dir, "verifier-"+name+".log"))
 	if err != nil {

@@ -38,7 +38,7 @@ func TestCrashingVerifierIsAVerifierError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Utility || !strings.Contains(res.VerifierError, "without writing /logs/verifier/reward.txt") {
+	if res.Utility || !strings.Contains(res.VerifierError, "(exit 3): /logs/verifier/reward.txt: the verifier wrote no reward") {
 		t.Fatalf("utility %v, verifier error %q", res.Utility, res.VerifierError)
 	}
 }
