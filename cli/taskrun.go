@@ -241,6 +241,9 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		attack = fmt.Sprint(*r.Attack)
 	}
 	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Semantics, r.Agent, r.Utility, attack)
+	if id := r.AgentIdentity; id != nil {
+		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", id.User, id.UID, id.GID)
+	}
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
 	for _, d := range r.Denials {

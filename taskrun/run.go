@@ -122,6 +122,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.ident
 	r.res.AgentIdentity = &ident
+	if r.o.OnIdentity != nil {
+		r.o.OnIdentity(ident)
+	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
@@ -136,9 +139,6 @@ func (r *runner) run(ctx context.Context) error {
 		// Cancelled (or out of time) while the agent ran: the verifiers
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
-	}
-	if err := r.prepareVerifierRootfs(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass

@@ -72,13 +72,16 @@ func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
 }
 
 // runVerifier runs a verifier in the run's rootfs as root, without the
-// policy, with the task's tests copied to /tests (prepareVerifierRootfs),
-// logging to verifier-NAME.log.
+// policy, with a fresh copy of the task's tests at /tests and an empty
+// /logs/verifier (prepareVerifierRootfs), logging to verifier-NAME.log.
 func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (env.RunResult, error) {
 	t := r.o.Task
 	timeout := seconds(t.Config.Verifier.TimeoutSec, defaultTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if err := r.prepareVerifierRootfs(); err != nil {
+		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
+	}
 	cfg := env.TaskRunConfig(t, r.image)
 	cfg.Rootfs, cfg.Args = r.rootfs.Path, argv
 	cfg.Env = env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env))
