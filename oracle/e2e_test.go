@@ -31,7 +31,7 @@ var (
 
 // testAPI is an embedded daemon that runs tasks traced, with the shared
 // test image cache.
-func testAPI(t *testing.T) daemon.API {
+func testAPI(t testing.TB) daemon.API {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
@@ -47,7 +47,7 @@ func testAPI(t *testing.T) daemon.API {
 }
 
 // loadFixture loads a fixture task and its image root.
-func loadFixture(t *testing.T, dir string) (*tasks.Task, *policy.Root) {
+func loadFixture(t testing.TB, dir string) (*tasks.Task, *policy.Root) {
 	t.Helper()
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -196,7 +196,8 @@ func TestDiffAndScoredRoots(t *testing.T) {
 		t.Errorf("score %+v (%s)", d.Score, d.ScoreError)
 	}
 	task := &tasks.Task{Name: "t", Spec: curated}
-	curated.ScoredRoots[policy.Write] = append(curated.ScoredRoots[policy.Write], policy.MustPattern("/out"), policy.MustPattern("/gone"))
+	curated.ScoredRoots[policy.Write] = append(curated.ScoredRoots[policy.Write], policy.MustPattern("/out"), policy.MustPattern("/gone"),
+		policy.MustPattern("/logs/agent"), policy.MustPattern("/solution"))
 	rep := &Report{}
 	err = checkScoredRoots(task, root, set("/out"), rep)
 	var mr *MissingRootsError
