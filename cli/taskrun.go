@@ -57,7 +57,9 @@ task.toml's [agent] user says otherwise, resolved through the image's
 as root. The oracle and shortcut get a writable copy of solution/ at
 /solution; /logs/agent and /logs/verifier exist; the verifiers get tests/
 copied to /tests after the agent has ended, and tests/test.sh's reward is
-read from /logs/verifier/reward.json or reward.txt (1 passes). The run goes through the
+read from /logs/verifier/reward.json or reward.txt (1 passes). Services of
+environment/docker-compose.yaml other than the agent's run as sibling
+containers on the agent's private network, reachable by their names. The run goes through the
 daemon when one listens, else runs embedded (root). --out DIR receives
 result.json, events.jsonl, plan.json and the agent and verifier logs.
 Exit status 0 when the run was carried out, whatever its verdicts.`,

@@ -45,6 +45,10 @@ type RunConfig struct {
 	// AllowInternet shares the host's network namespace; otherwise the
 	// container gets its own with only loopback.
 	AllowInternet bool
+	// NetNSPath, when set, is a network namespace to join (e.g.
+	// /proc/PID/ns/net of a sibling container) instead of a new one;
+	// AllowInternet must then be false.
+	NetNSPath string
 	// TestsDir, when set, is mounted read-only at /tests.
 	TestsDir string
 	// Binary, when set, is the authbench binary, mounted read-only at
@@ -133,7 +137,7 @@ func RuntimeSpec(c RunConfig) (*specs.Spec, error) {
 		},
 		Mounts: baseMounts(c),
 		Linux: &specs.Linux{
-			Namespaces:    namespaces(c.AllowInternet),
+			Namespaces:    namespaces(c.AllowInternet, c.NetNSPath),
 			Resources:     resources(c),
 			CgroupsPath:   c.CgroupsPath,
 			Seccomp:       c.Seccomp,
@@ -154,6 +158,8 @@ func (c RunConfig) check() error {
 		return fmt.Errorf("working directory %q is not absolute", c.Cwd)
 	case c.CPUs < 0 || c.MemoryMB < 0 || c.PidsLimit < 0:
 		return fmt.Errorf("negative resource limit")
+	case c.NetNSPath != "" && (c.AllowInternet || !path.IsAbs(c.NetNSPath)):
+		return fmt.Errorf("network namespace %q: must be absolute, and not with the host's network", c.NetNSPath)
 	}
 	seen := map[string]bool{}
 	for _, b := range c.binds() {
@@ -206,10 +212,10 @@ func baseMounts(c RunConfig) []specs.Mount {
 	return ms
 }
 
-func namespaces(allowInternet bool) []specs.LinuxNamespace {
+func namespaces(allowInternet bool, netns string) []specs.LinuxNamespace {
 	ns := []specs.LinuxNamespace{{Type: specs.PIDNamespace}, {Type: specs.MountNamespace}, {Type: specs.IPCNamespace}, {Type: specs.UTSNamespace}}
 	if !allowInternet {
-		ns = append(ns, specs.LinuxNamespace{Type: specs.NetworkNamespace})
+		ns = append(ns, specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: netns})
 	}
 	return ns
 }

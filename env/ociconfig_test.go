@@ -81,6 +81,12 @@ func TestRuntimeSpec(t *testing.T) {
 				t.Errorf("namespaces = %v", nsTypes(s))
 			}
 		}},
+		{"a sibling's network namespace is joined", func(c *RunConfig) { c.NetNSPath = "/proc/42/ns/net" }, func(t *testing.T, s *specs.Spec) {
+			ns := s.Linux.Namespaces
+			if len(ns) != 5 || ns[4].Type != specs.NetworkNamespace || ns[4].Path != "/proc/42/ns/net" {
+				t.Errorf("namespaces = %+v", ns)
+			}
+		}},
 		{"unprivileged user gets no capabilities", func(c *RunConfig) { c.UID, c.GID, c.AdditionalGids = 1000, 1000, []uint32{27} }, func(t *testing.T, s *specs.Spec) {
 			p := s.Process
 			if p.User.UID != 1000 || p.User.GID != 1000 || !reflect.DeepEqual(p.User.AdditionalGids, []uint32{27}) {
@@ -153,13 +159,15 @@ func TestRuntimeSpec(t *testing.T) {
 
 func TestRuntimeSpecRejects(t *testing.T) {
 	cases := map[string]RunConfig{
-		"relative rootfs":   {Rootfs: "rootfs", Args: []string{"/bin/true"}},
-		"no args":           {Rootfs: "/r"},
-		"relative cwd":      {Rootfs: "/r", Args: []string{"x"}, Cwd: "app"},
-		"relative bind":     {Rootfs: "/r", Args: []string{"x"}, Binds: []Bind{{Source: "logs", Destination: "/logs"}}},
-		"bind on /":         {Rootfs: "/r", Args: []string{"x"}, Binds: []Bind{{Source: "/a", Destination: "/"}}},
-		"destination twice": {Rootfs: "/r", Args: []string{"x"}, TestsDir: "/t", Binds: []Bind{{Source: "/a", Destination: "/tests/"}}},
-		"negative memory":   {Rootfs: "/r", Args: []string{"x"}, MemoryMB: -1},
+		"relative rootfs":     {Rootfs: "rootfs", Args: []string{"/bin/true"}},
+		"no args":             {Rootfs: "/r"},
+		"relative cwd":        {Rootfs: "/r", Args: []string{"x"}, Cwd: "app"},
+		"relative bind":       {Rootfs: "/r", Args: []string{"x"}, Binds: []Bind{{Source: "logs", Destination: "/logs"}}},
+		"bind on /":           {Rootfs: "/r", Args: []string{"x"}, Binds: []Bind{{Source: "/a", Destination: "/"}}},
+		"destination twice":   {Rootfs: "/r", Args: []string{"x"}, TestsDir: "/t", Binds: []Bind{{Source: "/a", Destination: "/tests/"}}},
+		"negative memory":     {Rootfs: "/r", Args: []string{"x"}, MemoryMB: -1},
+		"netns with internet": {Rootfs: "/r", Args: []string{"x"}, NetNSPath: "/proc/1/ns/net", AllowInternet: true},
+		"relative netns":      {Rootfs: "/r", Args: []string{"x"}, NetNSPath: "ns/net"},
 	}
 	for name, c := range cases {
 		if _, err := RuntimeSpec(c); err == nil {

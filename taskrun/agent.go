@@ -37,7 +37,7 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	}
 	defer gate.Close()
 	cfg := env.TaskRunConfig(t, r.image)
-	cfg.Rootfs, cfg.Binary = r.rootfs.Path, r.o.Self
+	cfg.Rootfs, cfg.Binary, cfg.NetNSPath = r.rootfs.Path, r.o.Self, r.netns
 	cfg.Args = []string{binaryInContainer, sandbox.InitCommand}
 	cfg.Env = []string{"GOMAXPROCS=1"} // sandbox-init's own; the agent gets spec.Env
 	cfg.UID, cfg.GID = 0, 0            // sandbox-init drops to the agent's uid after Landlock

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,15 +47,27 @@ type runner struct {
 	plan   *policy.Plan
 	ident  Identity
 	id     string
+	// sidecars are the compose services started for the run; netns is
+	// the network namespace they share with the agent and verifiers.
+	sidecars []*runningSidecar
+	netns    string
 }
 
 // rootfsDir is where in Options.Dir a run mounts its rootfs.
 const rootfsDir = "rootfs"
 
 // Cleanup removes what a run that was killed left in its directory dir:
-// the mounted rootfs. Its containers must be gone (runc delete) first.
+// the mounted rootfs, its sidecars' too. Its containers must be gone
+// (runc delete) first.
 func Cleanup(dir string) error {
-	return env.RemoveRootfs(filepath.Join(dir, rootfsDir))
+	errs := []error{env.RemoveRootfs(filepath.Join(dir, rootfsDir))}
+	sidecars, _ := filepath.Glob(filepath.Join(dir, sidecarDirPrefix+"*"))
+	for _, d := range sidecars {
+		if st, err := os.Stat(d); err == nil && st.IsDir() && !strings.HasPrefix(filepath.Base(d), sidecarDirPrefix+"build-") {
+			errs = append(errs, env.RemoveRootfs(d))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Run carries out one task run and writes Dir/result.json. The returned
@@ -128,6 +141,10 @@ func (r *runner) run(ctx context.Context) error {
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	defer r.stopSidecars()
+	if err := r.startSidecars(ctx); err != nil {
+		return err
 	}
 	if err := r.compilePlan(script); err != nil {
 		return err

@@ -83,7 +83,7 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
 	}
 	cfg := env.TaskRunConfig(t, r.image)
-	cfg.Rootfs, cfg.Args = r.rootfs.Path, argv
+	cfg.Rootfs, cfg.Args, cfg.NetNSPath = r.rootfs.Path, argv, r.netns
 	cfg.Env = env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env))
 	log, err := os.Create(filepath.Join(r.o.Dir, "verifier-"+name+".log"))
 	if err != nil {

@@ -55,6 +55,7 @@ func Check(dir string) (*Task, []Problem) {
 		}
 	}
 	c.dockerfile()
+	c.compose()
 	c.regular(FileSolve, true)
 	c.tests()
 	c.spec()
