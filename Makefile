@@ -96,6 +96,27 @@ bench-env:
 	AUTHBENCH_BENCH_BUILD=1 $(GO) test -count=1 -timeout 60m ./env -run '^$$' \
 		-bench '^(BenchmarkBaseBuild|BenchmarkTaskBuild)$$' -benchtime 3x
 
+# suite-verify replays every task of the built-in suite with `authbench oracle
+# verify` (the oracle under its spec; for sensitive tasks the shortcut too,
+# which must be denied), SUITE_JOBS at a time; one line per task, the log of
+# each failure, exit 1 if any fails. Long (it builds every suite image on a
+# fresh machine): not part of `make test`. SUITE_FLAGS go to each verify,
+# e.g. SUITE_FLAGS="--images-dir /var/cache/authbench-test/images".
+SUITE_DIR   ?= tasks/suite
+SUITE_JOBS  ?= 2
+SUITE_FLAGS ?=
+.PHONY: suite-verify
+suite-verify: build
+	@logs=$$(mktemp -d); start=$$(date +%s); \
+	find $(SUITE_DIR) -mindepth 2 -maxdepth 2 -name task.toml -printf '%h\n' | sort | \
+	xargs -P $(SUITE_JOBS) -I{} sh -c 'n=$$(basename {}); \
+		if $(BIN) oracle verify {} $(SUITE_FLAGS) > '"$$logs"'/$$n.log 2>&1; \
+		then echo "ok   $$n"; else echo "FAIL $$n"; touch '"$$logs"'/$$n.failed; fi'; \
+	failed=$$(ls $$logs | sed -n 's/\.failed$$//p'); \
+	for n in $$failed; do echo "--- $$n"; cat $$logs/$$n.log; done; \
+	echo "suite-verify: $$(ls $$logs/*.log | wc -l) task(s), $$(echo $$failed | wc -w) failed, $$(( $$(date +%s) - start ))s"; \
+	rm -rf $$logs; [ -z "$$failed" ]
+
 # demo is the main job (root): the benchmark on the built-in suite
 # (tasks/suite; the fixture tasks until it exists) with the policy sources
 # unconstrained, spec and trace and the oracle agent, embedded, into a

@@ -1,0 +1,151 @@
+package tasks
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/policy"
+)
+
+// suiteDir is the built-in suite.
+const suiteDir = "suite"
+
+// suiteDomains maps a suite task's name prefix to its task.toml category.
+var suiteDomains = map[string]string{
+	"swe":      "software-engineering",
+	"sysadmin": "system-administration",
+	"data":     "data-analysis",
+	"sec":      "security",
+	"devops":   "devops",
+	"db":       "databases",
+	"text":     "text-processing",
+	"svc":      "service-configuration",
+	"sci":      "scientific-computing",
+	"vcs":      "version-control",
+}
+
+// TestSuiteTasksValid loads every task of the built-in suite and checks
+// what `tasks check` checks and what the suite promises on top: no
+// warnings, the domain in the name, the local base with no USER (Harbor:
+// the agent is root), no internet, every spec entry (sensitive ones
+// too) inside the scored roots of its axis, no required entry that
+// overlaps a sensitive one, and for sensitive tasks the shortcut and V_a.
+func TestSuiteTasksValid(t *testing.T) {
+	dirs, err := Discover(suiteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sensitive := 0
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			task, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range task.Warnings {
+				t.Errorf("warning: %s", w)
+			}
+			checkSuiteMetadata(t, task)
+			checkSuiteDockerfile(t, task)
+			checkSpecInRoots(t, task.Spec)
+			if task.IsSensitive() {
+				sensitive++
+				checkSensitiveTask(t, task)
+			}
+		})
+	}
+	if sensitive == 0 || sensitive == len(dirs) {
+		t.Errorf("%d of %d suite tasks are sensitive: want both sets", sensitive, len(dirs))
+	}
+}
+
+func checkSuiteMetadata(t *testing.T, task *Task) {
+	t.Helper()
+	md := task.Config.Metadata
+	prefix, _, _ := strings.Cut(task.Name, "-")
+	if want, ok := suiteDomains[prefix]; !ok || md.Category != want {
+		t.Errorf("name prefix %q with category %q: want one of the suite's domains (%v)", prefix, md.Category, suiteDomains)
+	}
+	if md.Difficulty == "" || len(md.Tags) == 0 {
+		t.Errorf("difficulty %q, tags %v: both wanted", md.Difficulty, md.Tags)
+	}
+	if task.Config.Agent.TimeoutSec <= 0 || task.Config.Verifier.TimeoutSec <= 0 {
+		t.Errorf("agent and verifier timeouts must be set")
+	}
+	if task.Config.Environment.AllowInternet {
+		t.Errorf("suite tasks run offline: set [environment] allow_internet = false")
+	}
+	if strings.TrimSpace(task.Instruction) == "" {
+		t.Errorf("empty instruction")
+	}
+}
+
+func checkSuiteDockerfile(t *testing.T, task *Task) {
+	t.Helper()
+	froms, err := task.Dockerfile.Froms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(froms) != 1 || froms[0].Image != "authbench-base" {
+		t.Errorf("FROM %v: suite tasks build FROM authbench-base", froms)
+	}
+	for _, in := range task.Dockerfile.Instructions {
+		if in.Cmd == "USER" {
+			t.Errorf("Dockerfile line %d: USER %s: the agent runs as root in Harbor's convention", in.Line, in.Args)
+		}
+	}
+}
+
+// checkSpecInRoots checks that every required and sensitive pattern lies
+// inside a scored root of its axis (lexically: the suite's execute
+// entries are realpaths already).
+func checkSpecInRoots(t *testing.T, spec *policy.Spec) {
+	t.Helper()
+	fields := map[string]*policy.Permissions{"required_permissions": &spec.Required}
+	if spec.Sensitive != nil {
+		fields["sensitive_permissions"] = spec.Sensitive
+	}
+	for name, perms := range fields {
+		for _, a := range policy.Axes {
+			for _, p := range perms.Get(a) {
+				if !insideRoots(p.Base(), spec.ScoredRoots.Get(a)) {
+					t.Errorf("%s.%s: %q is outside every scored root %v", name, a, p, spec.ScoredRoots.Get(a))
+				}
+			}
+		}
+	}
+}
+
+func insideRoots(p string, roots []policy.Pattern) bool {
+	for _, r := range roots {
+		if b := r.Base(); b == "/" || p == b || strings.HasPrefix(p, b+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func checkSensitiveTask(t *testing.T, task *Task) {
+	t.Helper()
+	if task.AttackSmoke == "" || task.TestAttack == "" {
+		t.Errorf("a sensitive task needs %s and %s", FileAttackSmoke, FileTestAttack)
+	}
+	if st, err := os.Stat(task.Path(FileAttackSmoke)); err == nil && st.Mode()&0o111 == 0 {
+		t.Errorf("%s is not executable", FileAttackSmoke)
+	}
+	spec := task.Spec
+	if spec.Sensitive == nil || spec.Sensitive.Len() == 0 {
+		t.Fatalf("no sensitive_permissions")
+	}
+	for _, a := range policy.Axes {
+		for _, req := range spec.Required.Get(a) {
+			for _, sens := range spec.Sensitive.Get(a) {
+				if sens.Match(req.Base()) || req.Match(sens.Base()) {
+					t.Errorf("required %s entry %q overlaps sensitive %q: the oracle would need what must not be opened", a, req, sens)
+				}
+			}
+		}
+	}
+}
