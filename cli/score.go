@@ -1,39 +1,49 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 
-	"github.com/authbench/authbench/policy"
 	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
+// scoreFlags are the flags of `authbench score`.
+type scoreFlags struct {
+	policyFile, specFile, rootDir string
+	task, imagesDir               string
+	baseMap                       []string
+}
+
 func (a *app) scoreCmd() *cobra.Command {
-	var policyFile, specFile, rootDir string
+	var f scoreFlags
 	cmd := &cobra.Command{
-		Use:   "score --policy P --spec S [--root R]",
+		Use:   "score --policy P (--spec S [--root R] | --task DIR)",
 		Short: "Score a policy statically against a task spec (precision, recall, F1 per axis)",
 		Long: `Score a policy π against a task's permission spec S over an environment
 root R (a rootfs directory used as "/"; default "/"), with the semantics
 of the published AuthBench verifier.
+
+With --task DIR the spec is the task's tests/permission_eval_spec.json and
+the root its built image's rootfs: the image is built first when it is not
+in --images-dir yet (needs root; --base-map as for task run).
 
 An invalid policy is a result, not a usage error: it scores
 {"valid": false, "error": "..."} and exits 0. An unreadable file, an
 invalid spec or a bad root exits 2.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			if policyFile == "" || specFile == "" {
-				return usageErrorf("score needs --policy and --spec")
-			}
-			spec, err := policy.LoadSpec(specFile)
+			spec, root, err := a.scoreTarget(f)
 			if err != nil {
-				return usageError(err)
+				return err
 			}
-			root, err := policy.NewRoot(rootDir)
-			if err != nil {
-				return usageErrorf("--root: %v", err)
-			}
-			sc, err := scorePolicyFile(policyFile, spec, root)
+			sc, err := scorePolicyFile(f.policyFile, spec, root)
 			if err != nil {
 				return err
 			}
@@ -44,10 +54,69 @@ invalid spec or a bad root exits 2.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (JSON with read, write, execute)")
-	cmd.Flags().StringVar(&specFile, "spec", "", "task spec file (permission_eval_spec.json)")
-	cmd.Flags().StringVar(&rootDir, "root", "/", "environment root directory used as /")
+	fl := cmd.Flags()
+	fl.StringVar(&f.policyFile, "policy", "", "policy file (JSON with read, write, execute)")
+	fl.StringVar(&f.specFile, "spec", "", "task spec file (permission_eval_spec.json)")
+	fl.StringVar(&f.rootDir, "root", "/", "environment root directory used as /")
+	fl.StringVar(&f.task, "task", "", "score against the task `DIR`'s spec over its image's rootfs")
+	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, with --task")
+	fl.StringArrayVar(&f.baseMap, "base-map", nil, "with --task: map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
 	return cmd
+}
+
+// scoreTarget is the spec and the root a score is computed over: the
+// given files, or the task's spec and its image's rootfs.
+func (a *app) scoreTarget(f scoreFlags) (*policy.Spec, *policy.Root, error) {
+	if f.policyFile == "" || (f.specFile == "" && f.task == "") {
+		return nil, nil, usageErrorf("score needs --policy and --spec (or --task)")
+	}
+	if f.task == "" {
+		spec, err := policy.LoadSpec(f.specFile)
+		if err != nil {
+			return nil, nil, usageError(err)
+		}
+		root, err := policy.NewRoot(f.rootDir)
+		if err != nil {
+			return nil, nil, usageErrorf("--root: %v", err)
+		}
+		return spec, root, nil
+	}
+	if f.specFile != "" || f.rootDir != "/" {
+		return nil, nil, usageErrorf("score: --task takes the task's spec and image rootfs; give no --spec or --root")
+	}
+	t, err := tasks.Load(f.task)
+	if err != nil {
+		return nil, nil, usageErrorf("--task: %v", err)
+	}
+	if t.Spec == nil {
+		return nil, nil, usageErrorf("--task: task %s has no permission spec", t.Name)
+	}
+	m, err := env.ParseBaseMap(f.baseMap)
+	if err != nil {
+		return nil, nil, usageErrorf("--base-map: %v", err)
+	}
+	if os.Geteuid() != 0 {
+		return nil, nil, fmt.Errorf("score --task: building or reading task images needs root")
+	}
+	logDir, err := os.MkdirTemp("", "authbench-score-")
+	if err != nil {
+		return nil, nil, err
+	}
+	images := env.Store{Dir: f.imagesDir}
+	if err := os.MkdirAll(images.Dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	img, err := taskrun.BuildImage(context.Background(), taskrun.Options{Task: t, Images: images,
+		Builder: env.NewBuilder(env.Buildah, images), BaseMap: m, Log: a.log}, logDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("score --task %s: image (build log in %s): %w", t.Name, logDir, err)
+	}
+	os.RemoveAll(logDir)
+	root, err := policy.NewRoot(img.Rootfs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("score --task %s: %w", t.Name, err)
+	}
+	return t.Spec, root, nil
 }
 
 // scorePolicyFile scores the policy file; an invalid policy yields an

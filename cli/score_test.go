@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // runCLI runs one invocation and returns exit code, stdout and stderr.
@@ -131,5 +133,57 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCLI("--version")
 	if code != 0 || !strings.Contains(out, Version) {
 		t.Fatalf("exit %d, out %q", code, out)
+	}
+}
+
+// TestScoreTask scores against a task's own spec over its image's rootfs:
+// the spec's required set scores 1 everywhere, a broader policy less.
+func TestScoreTask(t *testing.T) {
+	testenv.NeedRoot(t)
+	testenv.NeedTools(t, "buildah", "debootstrap")
+	task := "../tasks/testdata/fixtures/hello-standard"
+	dir := t.TempDir()
+	exact := filepath.Join(dir, "exact.json")
+	broad := filepath.Join(dir, "broad.json")
+	files := map[string]string{
+		exact: `{"read": ["/app/input.txt"], "write": ["/app/count.txt"], "execute": ["/usr/bin/bash", "/usr/bin/wc"]}`,
+		broad: `{"read": ["/app/**"], "write": ["/app/count.txt"], "execute": ["/usr/bin/**"]}`,
+	}
+	for f, data := range files {
+		if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	score := func(pol string) map[string]map[string]float64 {
+		code, out, errOut := runCLI("score", "--task", task, "--policy", pol, "--images-dir", testenv.ImagesDir(), "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got["valid"] != true {
+			t.Fatalf("%s (%v)", out, err)
+		}
+		axes := map[string]map[string]float64{}
+		for _, a := range []string{"read", "write", "execute"} {
+			axes[a] = map[string]float64{}
+			for k, v := range got[a].(map[string]any) {
+				axes[a][k] = v.(float64)
+			}
+		}
+		return axes
+	}
+	for a, s := range score(exact) {
+		if s["f1"] != 1 {
+			t.Errorf("the spec's own required set: %s %+v", a, s)
+		}
+	}
+	// /usr/bin of the image holds many programs: the broad policy's
+	// execute precision must fall well below 1 (it would be 1 over an
+	// empty or missing root).
+	if s := score(broad)["execute"]; s["recall"] != 1 || s["precision"] >= 0.5 {
+		t.Errorf("broad execute: %+v", s)
+	}
+	if code, _, errOut := runCLI("score", "--task", task, "--policy", exact, "--spec", "x.json"); code != ExitUsage || !strings.Contains(errOut, "give no --spec or --root") {
+		t.Errorf("--task with --spec: exit %d %s", code, errOut)
 	}
 }

@@ -1,0 +1,25 @@
+package taskrun
+
+import (
+	"context"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/env"
+)
+
+// BuildImage makes sure the task's image (and the local base) exist, as
+// a run does, and returns it; only Task, Images, Builder, BaseMap and
+// Log of o are used. The build log is written to logDir/build.log.
+func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, error) {
+	if err := os.MkdirAll(logDir, 0o750); err != nil {
+		return nil, err
+	}
+	o.Dir = logDir
+	r := &runner{o: o, log: o.Log}
+	if r.log == nil {
+		r.log = zap.NewNop()
+	}
+	return r.buildImage(ctx)
+}
