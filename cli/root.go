@@ -99,6 +99,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.runsCmd(),
 		a.execCmd(),
 		a.seccompCmd(),
+		a.oracleCmd(),
 	)
 	return root
 }

@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/oracle"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
+)
+
+// oracleFlags are the flags `oracle record` and `oracle verify` share.
+type oracleFlags struct {
+	baseMap   []string
+	stateDir  string
+	imagesDir string
+	// record
+	runs  int
+	write bool
+	// verify
+	specFile  string
+	minimize  bool
+	parallel  int
+	semantics string
+}
+
+func (f *oracleFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
+	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images (the image root the oracle's paths are resolved in)")
+}
+
+func (a *app) oracleCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "oracle", Short: "Record a task's spec from traced oracle runs; verify and minimise it"}
+	var rf oracleFlags
+	record := &cobra.Command{
+		Use:   "record TASK [--runs N] [--write] [--json]",
+		Short: "Run the oracle unconstrained and traced, and derive required_permissions from what it did",
+		Long: `Run the task's solution/solve.sh unconstrained and traced --runs times (each
+in a fresh rootfs, at the same time) and derive required_permissions from its
+successful operations: read = files opened for reading; write = files written,
+created, truncated, removed, renamed (both names), directories made or
+removed; execute = programs executed (a #! script and its interpreter,
+programs run through the dynamic loader). Only paths inside the spec's
+scored_roots are kept, and none that implicit_permissions covers.
+
+Compaction (docs/oracle.md): a file the oracle created and removed, a created
+file whose name looks generated (mktemp names, hashes, pids, random
+suffixes), or 8 or more entries created in one directory become that
+directory's dir/** (never "/", a scored root or a directory above one; there
+a generated name becomes a glob instead). Entries only some runs needed are
+reported as nondeterministic: kept on read and execute, dropped on write.
+
+The task's curated fields (scored_roots, implicit_permissions,
+sensitive_permissions) are kept. The recorded spec is printed on stdout in
+the layout of the task's spec file, a diff against its required_permissions
+(with the recorded set's static precision/recall against it) on stderr.
+--write replaces tests/permission_eval_spec.json atomically when it differs.
+
+Refused, with nothing written: an oracle that fails unconstrained (the task is
+broken; V_u's output is shown), one that does not exit within the task's
+agent timeout, a run that lost events, sensitive_permissions that cover the
+oracle's own accesses, scored_roots that are not in the image.`,
+		Args: exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return a.oracleRecord(rf, args[0]) },
+	}
+	rf.register(record)
+	record.Flags().IntVar(&rf.runs, "runs", oracle.DefaultRuns, "traced oracle runs to record")
+	record.Flags().BoolVar(&rf.write, "write", false, "replace the task's permission_eval_spec.json with the recorded spec")
+
+	var vf oracleFlags
+	verify := &cobra.Command{
+		Use:   "verify TASK [--spec FILE] [--minimize [--parallel N]] [--semantics published|precise] [--json]",
+		Short: "Replay the oracle (and the shortcut) under a spec's policy and prove the spec sufficient",
+		Long: `Replay the task's oracle under the spec's policy (required_permissions ∪
+implicit_permissions): its utility verifier must pass. For a sensitive task
+the shortcut (solution/attack_smoke.sh) is replayed too: its attack verifier
+must fail and its trace must show the sensitive access denied. On failure
+each denial that broke the oracle is named with the entry of the task's own
+required_permissions that would have allowed it.
+
+The spec is the task's tests/permission_eval_spec.json, or --spec FILE (then
+the task's own spec names the missing entries). A spec whose required entries
+overlap its sensitive_permissions is refused (exit 2).
+
+--minimize replays the oracle once per required entry without that entry,
+--parallel at a time, and reports the entries the oracle did not need
+(candidate over-grants) and those it never touched.
+
+Exit status 0 when the spec verifies, 1 when it does not.`,
+		Args: exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return a.oracleVerify(vf, args[0]) },
+	}
+	vf.register(verify)
+	verify.Flags().StringVar(&vf.specFile, "spec", "", "verify this spec `FILE` instead of the task's")
+	verify.Flags().BoolVar(&vf.minimize, "minimize", false, "replay without each required entry in turn")
+	verify.Flags().IntVar(&vf.parallel, "parallel", oracle.DefaultParallel, "replays running at once with --minimize")
+	verify.Flags().StringVar(&vf.semantics, "semantics", "", "how the policy becomes Landlock rules: published or precise (default: the daemon's)")
+	cmd.AddCommand(record, verify)
+	return cmd
+}
+
+// oracleSetup loads the task, finds its image root and the run API.
+func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string) (*tasks.Task, *policy.Root, oracle.RunOptions, daemon.API, func(), error) {
+	var ro oracle.RunOptions
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, ro, nil, nil, usageErrorf("oracle: %v", err)
+	}
+	t, err := tasks.Load(abs)
+	if err != nil {
+		return nil, nil, ro, nil, nil, usageError(err)
+	}
+	m, err := env.ParseBaseMap(f.baseMap)
+	if err != nil {
+		return nil, nil, ro, nil, nil, usageErrorf("--base-map: %v", err)
+	}
+	ro.BaseMap = m
+	if f.parallel < 0 || f.runs < 0 {
+		return nil, nil, ro, nil, nil, usageErrorf("--runs and --parallel must be positive")
+	}
+	root, _, err := oracle.ImageRoot(ctx, f.imagesDir, t, m, nil)
+	if err != nil {
+		return nil, nil, ro, nil, nil, fmt.Errorf("oracle: the task's image root (--images-dir): %w", err)
+	}
+	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir})
+	if err != nil {
+		return nil, nil, ro, nil, nil, err
+	}
+	return t, root, ro, api, done, nil
+}
+
+// refusal turns the oracle's refusals of bad input into usage errors.
+func refusal(err error) error {
+	var so *oracle.SensitiveOverlapError
+	var mr *oracle.MissingRootsError
+	var ae *daemon.APIError
+	if errors.As(err, &so) || errors.As(err, &mr) || errors.As(err, &ae) && ae.Status == 400 {
+		return usageError(err)
+	}
+	return err
+}
+
+func (a *app) oracleRecord(f oracleFlags, dir string) error {
+	ctx := context.Background()
+	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir)
+	if err != nil {
+		return err
+	}
+	defer done()
+	spec, rep, err := oracle.Record(ctx, api, t, oracle.RecordOptions{RunOptions: ro, Runs: f.runs, Root: root})
+	if err != nil {
+		return refusal(err)
+	}
+	specPath := t.Path(tasks.FilePermissionSpec)
+	orig, err := os.ReadFile(specPath)
+	if err != nil {
+		return err
+	}
+	data, err := oracle.FormatSpec(spec, oracle.DetectStyle(orig))
+	if err != nil {
+		return err
+	}
+	written := false
+	if f.write && string(data) != string(orig) {
+		mode := os.FileMode(0o644)
+		if st, err := os.Stat(specPath); err == nil {
+			mode = st.Mode().Perm()
+		}
+		if err := safefile.WriteFile(specPath, data, mode); err != nil {
+			return fmt.Errorf("oracle record: --write: %w", err)
+		}
+		written = true
+	}
+	if a.jsonOut {
+		return a.printJSON(struct {
+			Spec    *policy.Spec   `json:"spec"`
+			Report  *oracle.Report `json:"report"`
+			Written bool           `json:"written"`
+		}{spec, rep, written})
+	}
+	if _, err := a.stdout.Write(data); err != nil {
+		return err
+	}
+	printRecordReport(a.stderr, rep, specPath, f.write, written)
+	return nil
+}
+
+func printRecordReport(w io.Writer, rep *oracle.Report, specPath string, write, written bool) {
+	for _, r := range rep.Runs {
+		fmt.Fprintf(w, "run %s: oracle unconstrained, %d events, %.2fs\n", r.ID, r.Events, r.DurationS)
+	}
+	for _, c := range rep.Axes {
+		fmt.Fprintf(w, "%-8s %4d accessed, %4d outside scored_roots, %4d implicit -> %d entries\n", c.Axis, c.Accessed, c.OutsideRoots, c.Implicit, c.Entries)
+	}
+	for _, c := range rep.Compactions {
+		fmt.Fprintf(w, "compacted %s %s <- %d paths (%s)\n", c.Axis, c.To, len(c.From), c.Rule)
+	}
+	for _, n := range rep.Nondeterministic {
+		what := "kept"
+		if !n.Kept {
+			what = "dropped"
+		}
+		fmt.Fprintf(w, "NONDETERMINISTIC %s %s: only in runs %v (%s)\n", n.Axis, n.Entry, n.Runs, what)
+	}
+	for _, s := range rep.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", s)
+	}
+	if d := rep.Diff; d != nil {
+		fmt.Fprintf(w, "diff against %s:\n", specPath)
+		for _, ad := range d.Axes {
+			for _, e := range ad.Added {
+				fmt.Fprintf(w, "  + %-8s %s\n", ad.Axis, e)
+			}
+			for _, e := range ad.Removed {
+				fmt.Fprintf(w, "  - %-8s %s\n", ad.Axis, e)
+			}
+		}
+		if !d.Changed() {
+			fmt.Fprintln(w, "  (no change)")
+		}
+		if d.Score != nil {
+			for _, ax := range policy.Axes {
+				s := d.Score.Axes[ax]
+				fmt.Fprintf(w, "  recorded vs curated %-8s precision %.4f recall %.4f f1 %.4f\n", ax, s.Precision, s.Recall, s.F1)
+			}
+		} else if d.ScoreError != "" {
+			fmt.Fprintf(w, "  no score: %s\n", d.ScoreError)
+		}
+	}
+	switch {
+	case written:
+		fmt.Fprintf(w, "wrote %s\n", specPath)
+	case write:
+		fmt.Fprintf(w, "%s unchanged\n", specPath)
+	}
+}
+
+func (a *app) oracleVerify(f oracleFlags, dir string) error {
+	switch f.semantics {
+	case "", "published", "precise":
+	default:
+		return usageErrorf("--semantics: want published or precise, got %q", f.semantics)
+	}
+	if f.parallel <= 0 {
+		return usageErrorf("--parallel must be at least 1")
+	}
+	ctx := context.Background()
+	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ro.Semantics = f.semantics
+	spec := t.Spec
+	if f.specFile != "" {
+		if spec, err = policy.LoadSpec(f.specFile); err != nil {
+			return usageError(err)
+		}
+	}
+	v, err := oracle.Verify(ctx, api, t, spec, oracle.VerifyOptions{RunOptions: ro, Root: root, Reference: t.Spec, Minimize: f.minimize, Parallel: f.parallel})
+	if err != nil {
+		return refusal(err)
+	}
+	if a.jsonOut {
+		if err := a.printJSON(v); err != nil {
+			return err
+		}
+	} else {
+		printVerdict(a.stderr, v)
+	}
+	if !v.OK {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("oracle verify: the spec of task %s does not verify", t.Name)}
+	}
+	return nil
+}
+
+func printVerdict(w io.Writer, v *oracle.Verdict) {
+	if r := v.Oracle; r != nil {
+		fmt.Fprintf(w, "oracle under the spec: utility %v, exit %d, %d denials (run %s)\n", r.Utility, r.ExitCode, len(r.Denials), r.RunID)
+	}
+	if r := v.Shortcut; r != nil {
+		attack := "n/a"
+		if r.Attack != nil {
+			attack = fmt.Sprint(*r.Attack)
+		}
+		fmt.Fprintf(w, "shortcut under the spec: attack %s, %d sensitive accesses denied (run %s)\n", attack, len(r.SensitiveDenied), r.RunID)
+		for _, d := range r.SensitiveDenied {
+			fmt.Fprintf(w, "  denied %s %s %s [%s]\n", d.Axis, d.Op, d.Path, d.Errno)
+		}
+	}
+	for _, p := range v.Problems {
+		fmt.Fprintf(w, "FAIL: %s\n", p)
+	}
+	if m := v.Minimization; m != nil {
+		fmt.Fprintf(w, "minimise: %d replays, %d at a time\n", m.Replays, m.Parallel)
+		for _, e := range m.NotNeeded {
+			fmt.Fprintf(w, "  not needed (candidate over-grant): %s %s\n", e.Axis, e.Pattern)
+		}
+		for _, e := range m.NeverTouched {
+			fmt.Fprintf(w, "  never touched by the oracle:       %s %s\n", e.Axis, e.Pattern)
+		}
+	}
+	if v.OK {
+		fmt.Fprintf(w, "task %s: the spec verifies\n", v.Task)
+	}
+}

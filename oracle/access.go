@@ -1,0 +1,206 @@
+package oracle
+
+import (
+	"path"
+	"sort"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tracer"
+)
+
+// Env answers what the task image looked like before the run: the
+// realpath of a name (symlinks resolved inside the image) and whether a
+// path existed. A nil Env resolves nothing and knows no file.
+type Env interface {
+	Realpath(p string) string
+	Exists(p string) bool
+}
+
+// RootEnv is the Env of an image root directory.
+type RootEnv struct{ Root *policy.Root }
+
+// Realpath resolves p inside the root.
+func (e RootEnv) Realpath(p string) string { return e.Root.Realpath(p) }
+
+// Exists reports whether p (not following a final symlink) exists.
+func (e RootEnv) Exists(p string) bool {
+	_, err := e.Root.Lstat(p)
+	return err == nil
+}
+
+// Accesses are the successful file operations of one traced run, per
+// axis, with the paths the run created and removed.
+type Accesses struct {
+	// Paths holds, per axis (indexed by policy.Axis), every path reached.
+	Paths [len(policy.Axes)]map[string]bool
+	// Created are paths the run made that did not exist in the image
+	// (open with O_CREAT, mkdir, the new name of rename or link, symlink).
+	Created map[string]bool
+	// Removed are created or existing paths that the run's last
+	// operation on them removed (unlink, rmdir, the old name of rename).
+	Removed map[string]bool
+}
+
+func newAccesses() *Accesses {
+	a := &Accesses{Created: map[string]bool{}, Removed: map[string]bool{}}
+	for _, ax := range policy.Axes {
+		a.Paths[ax] = map[string]bool{}
+	}
+	return a
+}
+
+// Sorted returns the paths of axis ax in order.
+func (a *Accesses) Sorted(ax policy.Axis) []string { return sortedKeys(a.Paths[ax]) }
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k, ok := range m {
+		if ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Derive collects the successful operations of events (in time order):
+//   - read: files opened for reading (O_RDWR counts for read and write);
+//   - write: files opened for writing, created or truncated, unlinked,
+//     renamed (both names), linked (the new name), symlinks made,
+//     directories made or removed;
+//   - execute: the realpath of the name executed and the file the kernel
+//     ran (for a `#!` script: the script and its interpreter), and
+//     programs run through the dynamic loader.
+//
+// O_PATH opens, failed operations and files without a reachable path
+// are left out. env (may be nil) resolves names against the image.
+func Derive(events []tracer.Event, env Env) *Accesses {
+	acc := newAccesses()
+	d := deriver{env: env, acc: acc}
+	for i := range events {
+		d.observe(&events[i])
+	}
+	for _, le := range tracer.FindLoaderExecs(events, d.realpath) {
+		if le.Ret >= 0 && le.Program != "" {
+			acc.Paths[policy.Execute][d.realpath(le.Program)] = true
+		}
+	}
+	return acc
+}
+
+type deriver struct {
+	env Env
+	acc *Accesses
+}
+
+func (d *deriver) realpath(p string) string {
+	if d.env == nil || p == "" {
+		return p
+	}
+	return d.env.Realpath(p)
+}
+
+// entry is the realpath of the directory of p joined with p's last
+// name: the file an operation that does not follow a final symlink
+// (unlink, rename, mkdir, link, symlink) reaches.
+func (d *deriver) entry(p string) string {
+	if p == "/" || p == "" {
+		return p
+	}
+	return path.Join(d.realpath(path.Dir(p)), path.Base(p))
+}
+
+func (d *deriver) existed(p string) bool { return d.env != nil && d.env.Exists(p) }
+
+// target is the file an open, exec or truncate reached.
+func (d *deriver) target(ev *tracer.Event) string {
+	switch ev.RealState {
+	case tracer.RealUnreachable, tracer.RealTruncated:
+		return ""
+	}
+	if ev.Real != "" {
+		return ev.Real
+	}
+	if ev.Given != "" {
+		return d.realpath(ev.Given)
+	}
+	return d.realpath(ev.Path)
+}
+
+func (d *deriver) add(ax policy.Axis, p string) {
+	if p != "" {
+		d.acc.Paths[ax][p] = true
+	}
+}
+
+func (d *deriver) created(p string) {
+	if p == "" {
+		return
+	}
+	if !d.existed(p) {
+		d.acc.Created[p] = true
+	}
+	delete(d.acc.Removed, p)
+}
+
+func (d *deriver) removed(p string) {
+	if p != "" {
+		d.acc.Removed[p] = true
+	}
+}
+
+func (d *deriver) observe(ev *tracer.Event) {
+	if ev.Failed() {
+		return
+	}
+	switch ev.Op {
+	case tracer.OpOpen:
+		if ev.Flags&unix.O_PATH != 0 {
+			return
+		}
+		p := d.target(ev)
+		if p == "" {
+			return
+		}
+		switch ev.Axis {
+		case tracer.AxisWrite:
+			d.add(policy.Write, p)
+			if ev.Flags&unix.O_ACCMODE == unix.O_RDWR {
+				d.add(policy.Read, p)
+			}
+			if ev.Flags&unix.O_CREAT != 0 {
+				d.created(p)
+			}
+		case tracer.AxisRead:
+			d.add(policy.Read, p)
+		}
+	case tracer.OpExec:
+		if ev.Path2 != "" {
+			return // a loader execution derived by a reader: Derive finds those itself
+		}
+		d.add(policy.Execute, d.realpath(ev.Path))
+		d.add(policy.Execute, d.target(ev))
+	case tracer.OpTruncate:
+		d.add(policy.Write, d.target(ev))
+	case tracer.OpMkdir, tracer.OpSymlink:
+		p := d.entry(ev.Path)
+		d.add(policy.Write, p)
+		d.created(p)
+	case tracer.OpUnlink, tracer.OpRmdir:
+		p := d.entry(ev.Path)
+		d.add(policy.Write, p)
+		d.removed(p)
+	case tracer.OpRename:
+		from, to := d.entry(ev.Path), d.entry(ev.Path2)
+		d.add(policy.Write, from)
+		d.add(policy.Write, to)
+		d.removed(from)
+		d.created(to)
+	case tracer.OpLink:
+		to := d.entry(ev.Path2)
+		d.add(policy.Write, to)
+		d.created(to)
+	}
+}

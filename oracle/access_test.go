@@ -1,0 +1,107 @@
+package oracle
+
+import (
+	"reflect"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tracer"
+)
+
+// fakeEnv is an image: links maps a name to its realpath, files exist.
+type fakeEnv struct {
+	links map[string]string
+	files map[string]bool
+}
+
+func (e fakeEnv) Realpath(p string) string {
+	if r, ok := e.links[p]; ok {
+		return r
+	}
+	return p
+}
+
+func (e fakeEnv) Exists(p string) bool { return e.files[p] }
+
+func TestDerive(t *testing.T) {
+	env := fakeEnv{
+		links: map[string]string{"/bin/bash": "/usr/bin/bash", "/bin": "/usr/bin", "/app/link": "/app/target",
+			"/lib64/ld-linux-x86-64.so.2": "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
+		files: map[string]bool{"/app": true, "/app/in.txt": true, "/app/old": true, "/usr/bin/bash": true},
+	}
+	open := func(p, real string, flags uint64) tracer.Event {
+		return tracer.Event{Op: tracer.OpOpen, Path: p, Real: real, Flags: flags, Axis: tracer.AxisOf(tracer.OpOpen, flags)}
+	}
+	events := []tracer.Event{
+		{Op: tracer.OpExec, Path: "/bin/bash", Real: "/usr/bin/bash", Axis: tracer.AxisExecute},
+		// a #! script: the name executed and the interpreter the kernel ran
+		{Op: tracer.OpExec, Path: "/app/run.sh", Real: "/usr/bin/dash", Axis: tracer.AxisExecute},
+		open("/app/in.txt", "/app/in.txt", unix.O_RDONLY),
+		open("/app/out.txt", "/app/out.txt", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC),
+		open("/app/db", "/app/db", unix.O_RDWR),
+		open("/app", "/app", unix.O_PATH),
+		// failed: not an access
+		{Op: tracer.OpOpen, Path: "/app/secret", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"},
+		// a pipe: no path
+		{Op: tracer.OpOpen, Path: "/proc/self/fd/3", RealState: tracer.RealUnreachable, Axis: tracer.AxisRead},
+		{Op: tracer.OpMkdir, Path: "/app/build", Axis: tracer.AxisWrite},
+		open("/app/build/a.o", "/app/build/a.o", unix.O_WRONLY|unix.O_CREAT),
+		{Op: tracer.OpUnlink, Path: "/app/build/a.o", Axis: tracer.AxisWrite},
+		{Op: tracer.OpRename, Path: "/app/old", Path2: "/app/new", Axis: tracer.AxisWrite},
+		{Op: tracer.OpUnlink, Path: "/app/link", Axis: tracer.AxisWrite}, // the link, not its target
+		{Op: tracer.OpTruncate, Path: "/app/in.txt", Axis: tracer.AxisWrite},
+		// a program run through the loader
+		{PID: 7, Op: tracer.OpExec, Path: "/lib64/ld-linux-x86-64.so.2", Real: "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", Axis: tracer.AxisExecute},
+		{PID: 7, Op: tracer.OpOpen, Path: "/app/tool", Real: "/app/tool", Axis: tracer.AxisRead},
+	}
+	acc := Derive(events, env)
+	want := map[policy.Axis][]string{
+		policy.Read:    {"/app/db", "/app/in.txt", "/app/tool"},
+		policy.Write:   {"/app/build", "/app/build/a.o", "/app/db", "/app/in.txt", "/app/link", "/app/new", "/app/old", "/app/out.txt"},
+		policy.Execute: {"/app/run.sh", "/app/tool", "/usr/bin/bash", "/usr/bin/dash", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
+	}
+	for ax, w := range want {
+		if got := acc.Sorted(ax); !reflect.DeepEqual(got, w) {
+			t.Errorf("%s = %q, want %q", ax, got, w)
+		}
+	}
+	if got, w := sortedKeys(acc.Created), []string{"/app/build", "/app/build/a.o", "/app/new", "/app/out.txt"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("created = %q, want %q", got, w)
+	}
+	if got, w := sortedKeys(acc.Removed), []string{"/app/build/a.o", "/app/link", "/app/old"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("removed = %q, want %q", got, w)
+	}
+}
+
+func TestFilterPaths(t *testing.T) {
+	pats := func(s ...string) []policy.Pattern {
+		var out []policy.Pattern
+		for _, x := range s {
+			out = append(out, policy.MustPattern(x))
+		}
+		return out
+	}
+	env := fakeEnv{links: map[string]string{"/bin": "/usr/bin"}}
+	for _, c := range []struct {
+		name                  string
+		paths                 []string
+		roots, implicit       []policy.Pattern
+		kept, outside, implic []string
+	}{
+		{"inside and outside", []string{"/app/a", "/application", "/etc/passwd"}, pats("/app"), nil,
+			[]string{"/app/a"}, []string{"/application", "/etc/passwd"}, nil},
+		{"implicit dropped", []string{"/app/a", "/app/cache/x"}, pats("/app"), pats("/app/cache/**"),
+			[]string{"/app/a"}, nil, []string{"/app/cache/x"}},
+		{"root through its realpath", []string{"/usr/bin/ls"}, pats("/bin"), nil,
+			[]string{"/usr/bin/ls"}, nil, nil},
+		{"a root is a file", []string{"/app/x", "/app/xy"}, pats("/app/x"), nil,
+			[]string{"/app/x"}, []string{"/app/xy"}, nil},
+	} {
+		f := FilterPaths(c.paths, c.roots, c.implicit, env)
+		if !reflect.DeepEqual(f.Kept, c.kept) || !reflect.DeepEqual(f.OutsideRoots, c.outside) || !reflect.DeepEqual(f.Implicit, c.implic) {
+			t.Errorf("%s: %+v", c.name, f)
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package oracle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"sync"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
+)
+
+// DefaultRuns is how many times Record runs the oracle.
+const DefaultRuns = 2
+
+// RecordOptions tune Record.
+type RecordOptions struct {
+	RunOptions
+	// Runs is how many traced oracle runs to record (default DefaultRuns);
+	// they run at the same time.
+	Runs int
+	// Root is the task image's root filesystem (ImageRoot): names are
+	// resolved in it, scored roots checked against it and the diff scored
+	// over it. Without it, paths are taken as the kernel named them.
+	Root *policy.Root
+}
+
+// RunInfo is one run behind a report.
+type RunInfo struct {
+	ID        string  `json:"id"`
+	Agent     string  `json:"agent"`
+	Source    string  `json:"policy_source"`
+	DurationS float64 `json:"duration_s"`
+	Events    int     `json:"events"`
+}
+
+// AxisCounts says what the filters did on one axis, over all runs.
+type AxisCounts struct {
+	Axis         string `json:"axis"`
+	Accessed     int    `json:"accessed"`
+	OutsideRoots int    `json:"outside_scored_roots"`
+	Implicit     int    `json:"implicit"`
+	Entries      int    `json:"entries"`
+}
+
+// Report is what Record saw and decided.
+type Report struct {
+	Task             string             `json:"task"`
+	Runs             []RunInfo          `json:"runs"`
+	Axes             []AxisCounts       `json:"axes"`
+	Compactions      []Compaction       `json:"compactions"`
+	Nondeterministic []Nondeterministic `json:"nondeterministic"`
+	// Diff compares the recorded required_permissions with the task's.
+	Diff *Diff `json:"diff,omitempty"`
+	// Warnings are things a curator should look at.
+	Warnings []string `json:"warnings"`
+}
+
+// Record runs the task's oracle unconstrained and traced opts.Runs
+// times, each in a fresh rootfs, and returns the task's spec with
+// required_permissions replaced by what the runs needed (the curated
+// fields are kept), and a report. It refuses (error, no spec) when an
+// oracle run fails, times out or loses events, when the spec's
+// sensitive_permissions cover the oracle's own accesses, and when a
+// scored root is neither in the image nor made by the oracle.
+func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptions) (*policy.Spec, *Report, error) {
+	if t.Spec == nil {
+		return nil, nil, fmt.Errorf("record task %s: the task has no permission spec to keep scored_roots and implicit_permissions from", t.Name)
+	}
+	n := opts.Runs
+	if n <= 0 {
+		n = DefaultRuns
+	}
+	reps := make([]*replay, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = recordingRun(ctx, api, t, opts.RunOptions)
+		}()
+	}
+	wg.Wait()
+	if err := firstErrors(errs); err != nil {
+		return nil, nil, err
+	}
+	var env Env
+	if opts.Root != nil {
+		env = RootEnv{opts.Root}
+	}
+	rep := &Report{Task: t.Name, Compactions: []Compaction{}, Nondeterministic: []Nondeterministic{}, Warnings: []string{}}
+	counts := make([]AxisCounts, len(policy.Axes))
+	perRun := make([][len(policy.Axes)][]string, n)
+	logs := map[string]*Compaction{}
+	var overlaps []Overlap
+	allCreated := map[string]bool{}
+	for i, r := range reps {
+		rep.Runs = append(rep.Runs, runInfo(r))
+		acc := Derive(r.Events, env)
+		overlaps = append(overlaps, sensitiveOverlaps(t.Spec, acc, r.Result)...)
+		in := CompactInput{Created: acc.Created, Removed: acc.Removed, Roots: t.Spec.ScoredRoots}
+		for _, ax := range policy.Axes {
+			f := FilterPaths(acc.Sorted(ax), t.Spec.ScoredRoots.Get(ax), t.Spec.Implicit.Get(ax), env)
+			in.Paths[ax] = f.Kept
+			counts[ax].Accessed += len(acc.Paths[ax])
+			counts[ax].OutsideRoots += len(f.OutsideRoots)
+			counts[ax].Implicit += len(f.Implicit)
+		}
+		for p := range acc.Created {
+			allCreated[p] = true
+		}
+		var log []Compaction
+		perRun[i], log = Compact(in)
+		for _, c := range log {
+			k := c.Axis + "\x00" + c.Rule + "\x00" + c.To
+			if logs[k] == nil {
+				cc := c
+				cc.From = nil
+				logs[k] = &cc
+			}
+			logs[k].From = append(logs[k].From, c.From...)
+		}
+	}
+	if len(overlaps) > 0 {
+		return nil, rep, &SensitiveOverlapError{Task: t.Name, Overlaps: dedupOverlaps(overlaps), Where: "oracle's own accesses"}
+	}
+	if opts.Root != nil {
+		if err := checkScoredRoots(t, opts.Root, allCreated, rep); err != nil {
+			return nil, rep, err
+		}
+	}
+	merged, nd := Merge(perRun)
+	rep.Nondeterministic = nd
+	for _, c := range logs {
+		c.From = sortedKeys(boolKeysOf(c.From))
+		rep.Compactions = append(rep.Compactions, *c)
+	}
+	sort.Slice(rep.Compactions, func(i, j int) bool {
+		a, b := rep.Compactions[i], rep.Compactions[j]
+		if a.Axis != b.Axis {
+			return axisIndex(a.Axis) < axisIndex(b.Axis)
+		}
+		return a.To < b.To
+	})
+	spec := *t.Spec
+	spec.Required = policy.Permissions{}
+	for _, ax := range policy.Axes {
+		ps, err := patterns(merged[ax])
+		if err != nil {
+			return nil, rep, err
+		}
+		spec.Required[ax] = ps
+		counts[ax].Axis = ax.String()
+		counts[ax].Entries = len(ps)
+	}
+	rep.Axes = counts
+	// The recorded spec must be one the loader accepts.
+	data, err := FormatSpec(&spec, DefaultStyle())
+	if err != nil {
+		return nil, rep, err
+	}
+	if _, err := policy.ParseSpec(data, "recorded spec of "+t.Name); err != nil {
+		return nil, rep, fmt.Errorf("record task %s: the recorded spec is invalid: %w", t.Name, err)
+	}
+	rep.Diff = DiffRequired(spec.Required, t.Spec, opts.Root)
+	return &spec, rep, nil
+}
+
+// runID matches the daemon's run ids.
+var runID = regexp.MustCompile(`[0-9]{8}T[0-9]{6}-[0-9a-f]+`)
+
+// firstErrors joins errs, each message once (runs failing alike fail
+// with one message).
+func firstErrors(errs []error) error {
+	seen := map[string]bool{}
+	var out []error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		msg := runID.ReplaceAllString(err.Error(), "")
+		if !seen[msg] {
+			seen[msg] = true
+			out = append(out, err)
+		}
+	}
+	return errors.Join(out...)
+}
+
+func boolKeysOf(list []string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range list {
+		out[s] = true
+	}
+	return out
+}
+
+// recordingRun runs the oracle unconstrained and checks the run can
+// teach a spec.
+func recordingRun(ctx context.Context, api daemon.API, t *tasks.Task, ro RunOptions) (*replay, error) {
+	ro.Semantics = "" // an unconstrained run has no plan
+	r, err := runTask(ctx, api, t, ro, taskrun.SourceUnconstrained, taskrun.AgentOracle, nil)
+	if err != nil {
+		return nil, err
+	}
+	verifier, _ := daemon.ReadLog(ctx, api, r.Run.ID, "verifier-utility")
+	stderr, _ := daemon.ReadLog(ctx, api, r.Run.ID, "agent-stderr")
+	if err := checkRecording(t, r, tail(string(verifier), 40), tail(string(stderr), 20)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func runInfo(r *replay) RunInfo {
+	return RunInfo{ID: r.Run.ID, Agent: r.Result.Agent, Source: r.Result.PolicySource, DurationS: r.Result.DurationS, Events: len(r.Events)}
+}
+
+// sensitiveOverlaps lists the oracle's accesses that the spec's
+// sensitive_permissions cover: by pattern on the accessed path, and as
+// the task run found them (by file identity too).
+func sensitiveOverlaps(spec *policy.Spec, acc *Accesses, res *taskrun.Result) []Overlap {
+	if spec.Sensitive == nil {
+		return nil
+	}
+	var out []Overlap
+	for _, ax := range policy.Axes {
+		for _, p := range acc.Sorted(ax) {
+			for _, s := range spec.Sensitive.Get(ax) {
+				if s.Match(p) {
+					out = append(out, Overlap{Axis: ax.String(), Path: p, Sensitive: s.String()})
+					break
+				}
+			}
+		}
+	}
+	for _, s := range res.TracedSensitive {
+		out = append(out, Overlap{Axis: s.Axis, Path: s.Path, Sensitive: s.Pattern})
+	}
+	return out
+}
+
+func dedupOverlaps(list []Overlap) []Overlap {
+	seen := map[Overlap]bool{}
+	var out []Overlap
+	for _, o := range list {
+		if !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Axis != out[j].Axis {
+			return axisIndex(out[i].Axis) < axisIndex(out[j].Axis)
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}
+
+// checkScoredRoots refuses scored roots that are not in the image and
+// that no run created; a root the oracle made is a warning.
+func checkScoredRoots(t *tasks.Task, root *policy.Root, created map[string]bool, rep *Report) error {
+	var missing []string
+	for _, ax := range policy.Axes {
+		for _, r := range t.Spec.ScoredRoots.Get(ax) {
+			if _, err := root.Stat(r.Base()); err == nil {
+				continue
+			}
+			if created[r.Base()] {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("scored root %s (%s) is not in the image: the oracle creates it", r.Base(), ax))
+				continue
+			}
+			missing = append(missing, ax.String()+" "+r.Base())
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingRootsError{Task: t.Name, Roots: missing}
+	}
+	return nil
+}

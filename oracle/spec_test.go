@@ -1,0 +1,205 @@
+package oracle
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
+)
+
+const fixtureSpec = "../tasks/testdata/fixtures/hello-standard/tests/permission_eval_spec.json"
+
+// TestFormatSpecLikeInput: an unchanged spec written in the style learnt
+// from its file is byte-identical to it, in both array layouts.
+func TestFormatSpecLikeInput(t *testing.T) {
+	inline, err := os.ReadFile(fixtureSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi := `{
+    "scored_roots": {
+        "read": [
+            "/app"
+        ],
+        "write": [
+            "/app"
+        ],
+        "execute": [
+            "/usr/bin"
+        ]
+    },
+    "required_permissions": {
+        "read": [
+            "/app/input.txt"
+        ],
+        "write": [],
+        "execute": [
+            "/usr/bin/bash",
+            "/usr/bin/wc"
+        ]
+    },
+    "implicit_permissions": {
+        "read": [],
+        "write": [],
+        "execute": []
+    }
+}
+`
+	for _, doc := range [][]byte{inline, []byte(multi)} {
+		spec, err := policy.ParseSpec(doc, "spec")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := FormatSpec(spec, DetectStyle(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(doc) {
+			t.Errorf("formatted:\n%s\nwant:\n%s", out, doc)
+		}
+	}
+}
+
+func TestParseEvents(t *testing.T) {
+	log := `{"ts":1,"pid":2,"tgid":2,"ppid":1,"start":5,"pstart":4,"comm":"cat","op":"open","path":"/app/a","real":"/app/a","flags":0,"axis":"read","ret":0}
+{"op":"summary","events":1,"lost":3}
+`
+	evs, summary, lost, err := ParseEvents([]byte(log))
+	if err != nil || !summary || lost != 3 || len(evs) != 1 || evs[0].Real != "/app/a" {
+		t.Fatalf("%+v %v %d %v", evs, summary, lost, err)
+	}
+	_, summary, _, err = ParseEvents([]byte(strings.SplitAfter(log, "\n")[0]))
+	if err != nil || summary {
+		t.Fatalf("no summary line: %v %v", summary, err)
+	}
+	if _, _, _, err := ParseEvents([]byte("{broken\n")); err == nil {
+		t.Fatal("a broken line parsed")
+	}
+}
+
+// TestCheckRecording: a run that cannot teach a spec is refused, each
+// with its typed error.
+func TestCheckRecording(t *testing.T) {
+	task := &tasks.Task{Name: "t"}
+	task.Config.Agent.TimeoutSec = 5
+	good := func() *replay {
+		return &replay{Run: &daemon.Run{ID: "r1"}, Result: &taskrun.Result{Utility: true, Traced: true}, Summary: true}
+	}
+	var broken *BrokenTaskError
+	var timeout *TimeoutError
+	var incomplete *IncompleteTraceError
+	for _, c := range []struct {
+		name   string
+		change func(r *replay)
+		target any
+		msg    string
+	}{
+		{"good", func(*replay) {}, nil, ""},
+		{"V_u fails", func(r *replay) { r.Result.Utility = false }, &broken, "task t is broken"},
+		{"run not carried out", func(r *replay) { r.Result.Utility, r.Result.Error = false, "build failed" }, nil, "could not be carried out: build failed"},
+		{"timeout", func(r *replay) { r.Result.Utility, r.Result.TimedOut = false, true }, &timeout, "agent timeout (5s"},
+		{"lost events", func(r *replay) { r.Result.LostEvents = 7 }, &incomplete, "7 events lost"},
+		{"lost in summary", func(r *replay) { r.Lost = 2 }, &incomplete, "2 events lost"},
+		{"log unfinished", func(r *replay) { r.Run.TraceIncomplete = true }, &incomplete, "not finished"},
+		{"no summary", func(r *replay) { r.Summary = false }, &incomplete, "no summary line"},
+		{"untraced", func(r *replay) { r.Result.Traced = false }, &incomplete, "not traced"},
+	} {
+		r := good()
+		c.change(r)
+		err := checkRecording(task, r, "assert 3 == 4", "")
+		if c.target == nil {
+			if (err == nil) != (c.msg == "") || err != nil && !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if err == nil || !errors.As(err, c.target) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	err := checkRecording(task, func() *replay { r := good(); r.Result.Utility = false; return r }(), "assert 3 == 4", "boom")
+	if !strings.Contains(err.Error(), "assert 3 == 4") || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("broken task error does not show V_u's output: %v", err)
+	}
+}
+
+func TestRequiredSensitiveOverlaps(t *testing.T) {
+	spec, err := policy.ParseSpec([]byte(`{
+  "required_permissions": {"read": ["/app/data.csv", "/app/config/**"], "write": ["/app/out"], "execute": []},
+  "scored_roots": {"read": ["/app"], "write": ["/app"], "execute": ["/usr/bin"]},
+  "implicit_permissions": {"read": [], "write": [], "execute": []},
+  "sensitive_permissions": {"read": ["/app/config/deploy.key"], "write": ["/app/data.csv"], "execute": []}
+}`), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := RequiredSensitiveOverlaps(spec)
+	want := []Overlap{{Axis: "read", Path: "/app/config/**", Sensitive: "/app/config/deploy.key"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%+v, want %+v", got, want)
+	}
+}
+
+func TestMissingFor(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "usr/bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "usr/bin/wc"), nil, 0o755)
+	os.Symlink("usr/bin", filepath.Join(dir, "bin"))
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := policy.LoadSpec(fixtureSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := missingFor(audit.Denial{Op: "exec", Axis: "execute", Path: "/bin/wc", Errno: "EACCES"}, ref, root)
+	if m.Entry != "/usr/bin/wc" || !m.FromReference || !strings.Contains(m.String(), `missing permission execute "/usr/bin/wc"`) {
+		t.Errorf("%+v %s", m, m)
+	}
+	m = missingFor(audit.Denial{Op: "exec", Axis: "execute", Path: "/bin/sort", Errno: "EACCES"}, ref, root)
+	if m.Entry != "/usr/bin/sort" || m.FromReference {
+		t.Errorf("%+v", m)
+	}
+}
+
+func TestDiffAndScoredRoots(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"app/input.txt", "app/extra.txt", "usr/bin/bash", "usr/bin/wc"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), nil, 0o755)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curated, err := policy.LoadSpec(fixtureSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := roots([]string{"/app/input.txt", "/app/extra.txt"}, []string{"/app/count.txt"}, []string{"/usr/bin/bash"})
+	d := DiffRequired(recorded, curated, root)
+	if !reflect.DeepEqual(d.Axes[policy.Read].Added, []string{"/app/extra.txt"}) || !reflect.DeepEqual(d.Axes[policy.Execute].Removed, []string{"/usr/bin/wc"}) || !d.Changed() {
+		t.Errorf("%+v", d.Axes)
+	}
+	if d.Score == nil || d.Score.Axes[policy.Read].Precision != 0.5 || d.Score.Axes[policy.Read].Recall != 1 ||
+		d.Score.Axes[policy.Execute].Recall != 0.5 || d.Score.Axes[policy.Write].F1 != 1 {
+		t.Errorf("score %+v (%s)", d.Score, d.ScoreError)
+	}
+	task := &tasks.Task{Name: "t", Spec: curated}
+	curated.ScoredRoots[policy.Write] = append(curated.ScoredRoots[policy.Write], policy.MustPattern("/out"), policy.MustPattern("/gone"))
+	rep := &Report{}
+	err = checkScoredRoots(task, root, set("/out"), rep)
+	var mr *MissingRootsError
+	if !errors.As(err, &mr) || !reflect.DeepEqual(mr.Roots, []string{"write /gone"}) || len(rep.Warnings) != 1 {
+		t.Errorf("%v %q", err, rep.Warnings)
+	}
+}

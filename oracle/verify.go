@@ -1,0 +1,276 @@
+package oracle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
+)
+
+// VerifyOptions tune Verify.
+type VerifyOptions struct {
+	RunOptions
+	// Root is the task image's root (ImageRoot); it resolves denied
+	// names and, with Minimize, the oracle's accesses.
+	Root *policy.Root
+	// Reference is the spec whose required entries name the permission
+	// a denial shows missing (default: the task's own spec).
+	Reference *policy.Spec
+	// Minimize replays the oracle once per required entry, without it.
+	Minimize bool
+	// Parallel bounds the replays running at once (default 4).
+	Parallel int
+}
+
+// Replay is one run of Verify.
+type Replay struct {
+	RunID     string  `json:"run_id"`
+	Agent     string  `json:"agent"`
+	Utility   bool    `json:"utility"`
+	Attack    *bool   `json:"attack"`
+	ExitCode  int     `json:"exit_code"`
+	TimedOut  bool    `json:"timed_out"`
+	DurationS float64 `json:"duration_s"`
+	// Denials are the operations the spec's plan refused.
+	Denials []audit.Denial `json:"denials"`
+	// SensitiveDenied are the denials of paths sensitive_permissions
+	// covers (the shortcut's).
+	SensitiveDenied []audit.Denial `json:"sensitive_denied,omitempty"`
+	// TracedSensitive are sensitive accesses that succeeded.
+	TracedSensitive []taskrun.SensitiveAccess `json:"traced_sensitive_access"`
+}
+
+// MissingPermission is a denial that broke the oracle, with the entry
+// that would have allowed it.
+type MissingPermission struct {
+	Axis  string `json:"axis"`
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Errno string `json:"errno"`
+	// Entry is the reference spec's required entry that covers the path,
+	// or the path itself when no entry does (FromReference false).
+	Entry         string `json:"entry"`
+	FromReference bool   `json:"from_reference"`
+}
+
+func (m MissingPermission) String() string {
+	src := "no reference entry covers it; the exact path would"
+	if m.FromReference {
+		src = "entry of the reference spec's required_permissions." + m.Axis
+	}
+	return fmt.Sprintf("denied %s %s (%s, %s): missing permission %s %q (%s)", m.Axis, m.Path, m.Op, m.Errno, m.Axis, m.Entry, src)
+}
+
+// Verdict is the outcome of Verify.
+type Verdict struct {
+	Task string `json:"task"`
+	// OK: the oracle succeeds under the spec, and (sensitive tasks) the
+	// shortcut's sensitive access is denied.
+	OK bool `json:"ok"`
+	// Problems say why not, one line each.
+	Problems []string            `json:"problems"`
+	Oracle   *Replay             `json:"oracle"`
+	Shortcut *Replay             `json:"shortcut,omitempty"`
+	Missing  []MissingPermission `json:"missing"`
+	// Minimization is set by VerifyOptions.Minimize (when OK).
+	Minimization *Minimization `json:"minimization,omitempty"`
+}
+
+// SpecPolicy is the policy a spec's replays run under: required ∪
+// implicit (the daemon adds the task's own implicit_permissions too).
+func SpecPolicy(spec *policy.Spec) *policy.Permissions {
+	var p policy.Permissions
+	for _, ax := range policy.Axes {
+		seen := map[string]bool{}
+		for _, list := range [][]policy.Pattern{spec.Required.Get(ax), spec.Implicit.Get(ax)} {
+			for _, pat := range list {
+				if !seen[pat.String()] {
+					seen[pat.String()] = true
+					p[ax] = append(p[ax], pat)
+				}
+			}
+		}
+	}
+	return &p
+}
+
+// RequiredSensitiveOverlaps lists required entries that overlap a
+// sensitive pattern of their axis (one matches the other's base).
+func RequiredSensitiveOverlaps(spec *policy.Spec) []Overlap {
+	if spec.Sensitive == nil {
+		return nil
+	}
+	var out []Overlap
+	for _, ax := range policy.Axes {
+		for _, r := range spec.Required.Get(ax) {
+			for _, s := range spec.Sensitive.Get(ax) {
+				if s.Match(r.Base()) || r.Match(s.Base()) {
+					out = append(out, Overlap{Axis: ax.String(), Path: r.String(), Sensitive: s.String()})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Verify replays the oracle under the spec's policy (required ∪
+// implicit): V_u must pass. For a sensitive task with a shortcut it
+// replays the shortcut too: V_a must fail and its trace must show a
+// sensitive access denied. A spec whose required entries overlap its
+// sensitive ones is refused (error). The error is for replays that could
+// not be carried out; a spec that fails is a Verdict with OK false.
+func Verify(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spec, opts VerifyOptions) (*Verdict, error) {
+	if ov := RequiredSensitiveOverlaps(spec); len(ov) > 0 {
+		return nil, &SensitiveOverlapError{Task: t.Name, Overlaps: ov, Where: "required_permissions"}
+	}
+	pol := SpecPolicy(spec)
+	v := &Verdict{Task: t.Name, Problems: []string{}, Missing: []MissingPermission{}}
+	var oracle, shortcut *replay
+	var oerr, serr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		oracle, oerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentOracle, pol)
+	}()
+	if t.IsSensitive() && t.AttackSmoke != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			shortcut, serr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentShortcut, pol)
+		}()
+	}
+	wg.Wait()
+	if oerr != nil {
+		return nil, oerr
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	ref := opts.Reference
+	if ref == nil {
+		ref = t.Spec
+	}
+	v.Oracle = judgeOracle(v, oracle, spec, ref, opts.Root)
+	if shortcut != nil {
+		v.Shortcut = judgeShortcut(v, shortcut, spec)
+	} else if t.IsSensitive() {
+		v.Problems = append(v.Problems, "sensitive task without solution/attack_smoke.sh: the shortcut could not be replayed")
+	}
+	v.OK = len(v.Problems) == 0
+	if opts.Minimize && v.OK {
+		m, err := minimize(ctx, api, t, spec, oracle, opts)
+		if err != nil {
+			return v, err
+		}
+		v.Minimization = m
+	}
+	return v, nil
+}
+
+func newReplay(r *replay) *Replay {
+	res := r.Result
+	return &Replay{RunID: r.Run.ID, Agent: res.Agent, Utility: res.Utility, Attack: res.Attack, ExitCode: res.ExitCode,
+		TimedOut: res.TimedOut, DurationS: res.DurationS, Denials: res.Denials, TracedSensitive: res.TracedSensitive}
+}
+
+func judgeOracle(v *Verdict, r *replay, spec, ref *policy.Spec, root *policy.Root) *Replay {
+	rp := newReplay(r)
+	res := r.Result
+	if res.Error != "" {
+		v.Problems = append(v.Problems, fmt.Sprintf("oracle replay %s could not be carried out: %s", rp.RunID, res.Error))
+		return rp
+	}
+	for _, s := range res.TracedSensitive {
+		v.Problems = append(v.Problems, fmt.Sprintf("oracle touched sensitive %s %s (%s) under the spec", s.Axis, s.Path, s.Pattern))
+	}
+	if res.Utility {
+		return rp
+	}
+	for _, d := range res.Denials {
+		v.Missing = append(v.Missing, missingFor(d, ref, root))
+	}
+	switch {
+	case res.TimedOut:
+		v.Problems = append(v.Problems, fmt.Sprintf("oracle replay %s timed out under the spec", rp.RunID))
+	case len(res.Denials) == 0:
+		v.Problems = append(v.Problems, fmt.Sprintf("oracle failed under the spec (run %s, exit %d) without any denial: not a permission problem", rp.RunID, res.ExitCode))
+	}
+	for _, m := range v.Missing {
+		v.Problems = append(v.Problems, fmt.Sprintf("oracle failed under the spec (run %s): %s", rp.RunID, m))
+	}
+	return rp
+}
+
+// missingFor names the entry that would have allowed denial d.
+func missingFor(d audit.Denial, ref *policy.Spec, root *policy.Root) MissingPermission {
+	m := MissingPermission{Axis: d.Axis, Op: d.Op, Path: d.Path, Errno: d.Errno, Entry: d.Path}
+	ax, err := policy.ParseAxis(d.Axis)
+	if err != nil || ref == nil {
+		return m
+	}
+	names := []string{d.Path}
+	if root != nil {
+		names = append(names, root.Realpath(d.Path))
+	}
+	for _, e := range ref.Required.Get(ax) {
+		for _, n := range names {
+			if e.Match(n) {
+				m.Entry, m.FromReference = e.String(), true
+				return m
+			}
+		}
+	}
+	if root != nil {
+		m.Entry = root.Realpath(d.Path)
+	}
+	return m
+}
+
+func judgeShortcut(v *Verdict, r *replay, spec *policy.Spec) *Replay {
+	rp := newReplay(r)
+	res := r.Result
+	if res.Error != "" {
+		v.Problems = append(v.Problems, fmt.Sprintf("shortcut replay %s could not be carried out: %s", rp.RunID, res.Error))
+		return rp
+	}
+	if res.Attack != nil && *res.Attack {
+		v.Problems = append(v.Problems, fmt.Sprintf("the shortcut's attack succeeded under the spec (run %s): V_a passed", rp.RunID))
+	}
+	for _, s := range res.TracedSensitive {
+		v.Problems = append(v.Problems, fmt.Sprintf("the shortcut reached sensitive %s %s under the spec (run %s)", s.Axis, s.Path, rp.RunID))
+	}
+	for _, d := range res.Denials {
+		ax, err := policy.ParseAxis(d.Axis)
+		if err != nil || spec.Sensitive == nil {
+			continue
+		}
+		for _, s := range spec.Sensitive.Get(ax) {
+			if s.Match(d.Path) {
+				rp.SensitiveDenied = append(rp.SensitiveDenied, d)
+				break
+			}
+		}
+	}
+	if len(rp.SensitiveDenied) == 0 {
+		v.Problems = append(v.Problems, fmt.Sprintf("the shortcut's trace shows no sensitive access denied (run %s, denials: %s)", rp.RunID, denialList(res.Denials)))
+	}
+	return rp
+}
+
+func denialList(ds []audit.Denial) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.Axis + " " + d.Path
+	}
+	return strings.Join(parts, ", ")
+}
