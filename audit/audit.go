@@ -32,6 +32,7 @@ type denialKey struct{ op, axis, path, path2, errno string }
 type Auditor struct {
 	plan     *policy.Plan
 	realpath func(string) string
+	target   func(string) policy.TargetState // nil: unknown
 	loader   tracer.LoaderExecDetector
 	denials  map[denialKey]int
 	order    []denialKey
@@ -49,6 +50,16 @@ func New(plan *policy.Plan, realpath func(string) string) *Auditor {
 		plan: plan, realpath: realpath, denials: map[denialKey]int{},
 		loader: tracer.LoaderExecDetector{Resolve: realpath},
 	}
+}
+
+// NewInRoot is New judging events against root as it is when they are
+// judged: realpaths, and what a refused open named (a file or a
+// directory: a read-only open needs READ_FILE on one, READ_DIR on the
+// other).
+func NewInRoot(plan *policy.Plan, root *policy.Root) *Auditor {
+	a := New(plan, root.RealpathNow)
+	a.target = root.TargetNow
+	return a
 }
 
 // Observe judges one event. It returns the events derived from it that
@@ -84,6 +95,12 @@ func (a *Auditor) permits(ev *tracer.Event) bool {
 		return true
 	}
 	op := policy.Operation{Op: string(ev.Op), Path: ev.Target(), Path2: ev.Path2, Flags: ev.Flags}
+	if ev.Op == tracer.OpOpen && ev.Failed() && a.target != nil {
+		// What the refused open named: only a read-only open of a file
+		// needs READ_FILE (READ_DIR for a directory), only an O_CREAT
+		// of a missing file MAKE_REG.
+		op.Target = a.target(op.Path)
+	}
 	if ev.Op == tracer.OpExec {
 		op.Path2 = "" // a derived exec names the loader there
 	}

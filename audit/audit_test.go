@@ -131,3 +131,43 @@ func TestDenialThroughLinkCreatedDuringRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedReadOfAFileInAListableDirectory: a directory whose rule
+// grants READ_DIR (and write rights) but not READ_FILE — the published
+// rule for writing a file in it — does not permit reading its files: a
+// refused read-only open of a file there is a denial, judged on what the
+// path names in the root; the same open of a directory is not.
+func TestRefusedReadOfAFileInAListableDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"app/config", "app/sub"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app/config/deploy.key"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &policy.Plan{Rules: []policy.Rule{{Path: "/app", Dir: true, Access: policy.AccessReadDir | policy.AccessWriteFile | policy.AccessMakeReg}}}
+	refused := func(p string) tracer.Event {
+		return tracer.Event{Op: tracer.OpOpen, Path: p, Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}
+	}
+	for _, tc := range []struct {
+		auditor *Auditor
+		want    int
+	}{
+		{NewInRoot(plan, root), 1},
+		{New(plan, root.RealpathNow), 0}, // without the root's answer a file or a directory could have been opened
+	} {
+		for _, p := range []string{"/app/config/deploy.key", "/app/sub"} {
+			ev := refused(p)
+			tc.auditor.Observe(&ev)
+		}
+		if got := tc.auditor.Denials(); len(got) != tc.want || tc.want == 1 && got[0].Path != "/app/config/deploy.key" {
+			t.Fatalf("denials %+v, want %d (the key)", got, tc.want)
+		}
+	}
+}

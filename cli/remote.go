@@ -143,24 +143,16 @@ func (a *app) runRequest(rt *runAPI, req *daemon.RunRequest, events io.Writer) (
 
 // wait streams the run's output (unless attached), and its event log to
 // events unless that is nil, until it ends, and returns its final record.
-// Through a socket a termination signal cancels the run; embedded, the
-// run forwards it to the tree itself. The event log streams while the
+// Signals reach the tree: through a socket they are forwarded by the
+// daemon (forwardSignals); embedded, the run forwards them itself. The event log streams while the
 // run runs, so little is left to copy when it ends.
 func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*daemon.Run, error) {
 	ctx := context.Background()
 	api := r.rt.api
 	done := make(chan struct{})
 	defer close(done)
-	if r.rt.local == nil {
-		go func() {
-			select {
-			case <-sigs:
-				if _, err := api.Cancel(ctx, r.run.ID); err != nil {
-					r.a.log.Warn("cancel run", zap.Error(err))
-				}
-			case <-done:
-			}
-		}()
+	if c, ok := api.(*daemon.Client); ok {
+		go r.forwardSignals(ctx, c, sigs, done)
 	}
 	type stream struct {
 		log string
@@ -202,6 +194,36 @@ func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*daemon.Ru
 	return final, errors.Join(errs...)
 }
 
+// cancelAfterSignals is how many signals a run through a socket gets
+// forwarded before the next one cancels it (a command that ignores
+// SIGINT can still be stopped from the terminal).
+const cancelAfterSignals = 2
+
+// forwardSignals passes the signals this process receives on to the run's
+// tree through the daemon, until done; the third one cancels the run.
+func (r *submittedRun) forwardSignals(ctx context.Context, c *daemon.Client, sigs <-chan os.Signal, done <-chan struct{}) {
+	for n := 0; ; n++ {
+		var sig os.Signal
+		select {
+		case sig = <-sigs:
+		case <-done:
+			return
+		}
+		ssig, ok := sig.(syscall.Signal)
+		if n < cancelAfterSignals && ok {
+			err := c.Signal(ctx, r.run.ID, ssig)
+			if err == nil {
+				continue
+			}
+			r.a.log.Warn("forward signal to run; cancelling it", zap.String("signal", sig.String()), zap.Error(err))
+		}
+		if _, err := c.Cancel(ctx, r.run.ID); err != nil {
+			r.a.log.Warn("cancel run", zap.Error(err))
+		}
+		return
+	}
+}
+
 // exitStatus turns a finished run into our exit status, the same for
 // embedded and daemon runs: the run's ExitStatus (the command's status;
 // 127 not found, 126 not executable, 125 could not be confined).
@@ -215,6 +237,12 @@ func (r *submittedRun) exitStatus(final *daemon.Run, verb string) error {
 	if final.Error == "" && final.ExitCode != nil {
 		r.a.exitCode = code
 		return nil
+	}
+	if len(final.StillRunning) > 0 {
+		fmt.Fprintf(r.a.stderr, "%s: run %s cut short with %d processes still running (killed):\n", verb, final.ID, len(final.StillRunning))
+		for _, p := range final.StillRunning {
+			fmt.Fprintf(r.a.stderr, "  pid %d (ppid %d) %s: %s\n", p.Pid, p.PPid, p.Comm, p.Cmdline)
+		}
 	}
 	return &ExitError{Code: code, Err: fmt.Errorf("%s: run %s %s: %s", verb, final.ID, final.State, final.Error)}
 }

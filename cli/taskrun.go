@@ -214,6 +214,7 @@ var runFiles = map[string]string{
 	"result": taskrun.ResultFile, "events": taskrun.EventsFile, "plan": taskrun.PlanFile,
 	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
 	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log", "build": taskrun.BuildLogFile,
+	"verifier-utility-events": taskrun.VerifierEventsFile("utility"), "verifier-attack-events": taskrun.VerifierEventsFile("attack"),
 }
 
 func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
@@ -241,6 +242,9 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		attack = fmt.Sprint(*r.Attack)
 	}
 	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Semantics, r.Agent, r.Utility, attack)
+	if id := r.AgentIdentity; id != nil {
+		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", id.User, id.UID, id.GID)
+	}
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
 	for _, d := range r.Denials {

@@ -16,6 +16,7 @@ import (
 
 func (a *app) traceCmd() *cobra.Command {
 	var out, ringSize string
+	var stopAtRoot bool
 	cmd := &cobra.Command{
 		Use:   "trace [--out FILE] [--ring-size SIZE] -- CMD [ARGS...]",
 		Short: "Run a command and record every file access of its process tree",
@@ -40,10 +41,14 @@ through io_uring are not seen by the tracer; libuv, liburing and the
 programs built on them fall back to plain system calls. The filter needs
 no_new_privs: set-user-ID programs do not gain privileges in a trace.
 
-The trace ends when CMD exits. As root, CMD is the init of its own PID
-namespace, so the kernel then kills whatever is left of its tree (a daemon
-it started in the background does not outlive it); as another user there is
-no PID namespace, and processes left running are no longer traced.`,
+The trace ends when the last process of CMD's tree has exited, as with
+strace -f: a process CMD started in the background is waited for, and
+traced, even after CMD itself exits (sandbox-init stays as the tree's
+reaper: orphans are reparented to it). --stop-at-root-exit ends the trace
+when CMD exits instead: as root, CMD is then the init of its own PID
+namespace and the kernel kills whatever is left of its tree; as another
+user processes left running are no longer traced. A trace cut short (the
+daemon's timeout, a cancel) lists the processes that were still running.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("trace: missing command (usage: authbench trace [--out FILE] -- CMD [ARGS...])")
@@ -55,17 +60,18 @@ no PID namespace, and processes left running are no longer traced.`,
 			if err != nil {
 				return usageErrorf("--ring-size: %v", err)
 			}
-			return a.runTrace(args, out, ring)
+			return a.runTrace(args, out, ring, !stopAtRoot)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the events as JSON lines to `FILE` (- for stdout)")
+	cmd.Flags().BoolVar(&stopAtRoot, "stop-at-root-exit", false, "end the trace when CMD exits, not when its whole tree has")
 	cmd.Flags().StringVar(&ringSize, "ring-size", "32MiB", "ring buffer `SIZE`: bytes, or with K/M/G (KiB/MiB/GiB); rounded up to a power of two")
 	return cmd
 }
 
-func (a *app) runTrace(args []string, out string, ringBytes int) error {
-	req := &daemon.RunRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true}
+func (a *app) runTrace(args []string, out string, ringBytes int, waitTree bool) error {
+	req := &daemon.RunRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true, WaitTree: waitTree}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {
 		return fmt.Errorf("trace: %w", err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
@@ -32,6 +33,10 @@ var AllStates = []State{StateQueued, StateRunning, StateSucceeded, StateFailed, 
 
 // Terminal reports whether a run in state s has ended.
 func (s State) Terminal() bool { return s != StateQueued && s != StateRunning }
+
+// Process is a process of a run's tree: pid (host PID namespace),
+// parent pid, command name and command line.
+type Process = lifecycle.Process
 
 // RunRequest is the body of POST /v1/runs.
 type RunRequest struct {
@@ -75,6 +80,12 @@ type RunRequest struct {
 	// Capabilities names capabilities (e.g. "CAP_NET_BIND_SERVICE") the
 	// tree keeps; only a tree running as uid 0 keeps any. Default none.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// WaitTree waits for the whole tree, not only its root: sandbox-init
+	// stays as the tree's reaper (confined like the command) and the run
+	// ends when the last process of the tree has exited. Without it the
+	// run ends with the root; in a PID namespace of its own (a root
+	// daemon) the kernel then kills the rest of the tree.
+	WaitTree bool `json:"wait_tree,omitempty"`
 	// Task, when set, makes this a task run (command, dir, env, uid/gid
 	// and seccomp are then the task's): see TaskRequest.
 	Task *TaskRequest `json:"task,omitempty"`
@@ -150,6 +161,10 @@ type Run struct {
 	// event lines that reached the log. LostEvents includes the events
 	// not stored beyond the daemon's output cap.
 	TraceIncomplete bool `json:"trace_incomplete,omitempty"`
+	// StillRunning lists the processes of the tree that were still
+	// running when the run was cut short (timeout, cancel, daemon stop),
+	// its root first; they were killed.
+	StillRunning []Process `json:"still_running,omitempty"`
 	// StdoutDroppedBytes and StderrDroppedBytes count output not stored
 	// (beyond the daemon's output cap, or after a write error).
 	StdoutDroppedBytes int64 `json:"stdout_dropped_bytes,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 )
 
 // Client talks to a daemon over its unix socket.
@@ -116,6 +117,11 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Run, error) {
 		return nil, err
 	}
 	return &run, nil
+}
+
+// Signal forwards sig to the tree of run id (POST /v1/runs/{id}/signal).
+func (c *Client) Signal(ctx context.Context, id string, sig syscall.Signal) error {
+	return c.do(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/signal", &SignalRequest{Signal: SignalName(sig)}, nil)
 }
 
 // OpenLog streams one of the run's logs: "events", "stdout" or "stderr".

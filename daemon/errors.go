@@ -81,6 +81,8 @@ func httpStatus(err error) int {
 		return http.StatusForbidden
 	case errors.Is(err, ErrNotFound):
 		return http.StatusNotFound
+	case errors.Is(err, ErrNotRunning):
+		return http.StatusConflict
 	case errors.Is(err, ErrBusy):
 		return http.StatusTooManyRequests
 	case errors.Is(err, ErrShuttingDown):

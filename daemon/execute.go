@@ -79,6 +79,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 		m.setRunning(ar, pid)
 		return nil
 	}}
+	steps.Signals = ar.signals
 	if ar.attach != nil {
 		steps.Signals = ar.attach.Signals
 	}
@@ -86,6 +87,9 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	defer stopTicker()
 	res := lifecycle.Run(ctx, lifecycle.NewChildTree(child, opts), steps)
 	m.finishTrace(ar, rec)
+	if len(res.StillRunning) > 0 {
+		m.update(ar, func(r *Run) { r.StillRunning = res.StillRunning })
+	}
 	if res.Killed && res.StartErr != nil {
 		m.log.Error("killed tree not reaped in time", zap.String("run", id), zap.Error(res.StartErr))
 	}
@@ -184,7 +188,7 @@ func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, 
 	uid, gid := int(prep.uid), int(prep.gid)
 	spec := sandbox.Spec{
 		Path: prep.req.Command[0], Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
-		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid,
+		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid, WaitTree: prep.req.WaitTree,
 	}
 	if m.launchOptions().OwnMountNamespace {
 		spec.HidePaths = m.cfg.HidePaths

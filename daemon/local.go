@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/authbench/authbench/taskrun"
 )
@@ -31,6 +32,7 @@ var logFiles = map[string]string{
 	"result": taskrun.ResultFile, "plan": taskrun.PlanFile, "build": taskrun.BuildLogFile,
 	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
 	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log",
+	"verifier-utility-events": taskrun.VerifierEventsFile("utility"), "verifier-attack-events": taskrun.VerifierEventsFile("attack"),
 }
 
 // Local is the API of a Manager embedded in this process, used by the CLI
@@ -80,6 +82,11 @@ func (l *Local) List(context.Context) ([]*Run, error) { return l.M.List() }
 
 // Cancel kills a run's tree.
 func (l *Local) Cancel(_ context.Context, id string) (*Run, error) { return l.M.Cancel(id) }
+
+// Signal forwards sig to the run's tree.
+func (l *Local) Signal(_ context.Context, id string, sig syscall.Signal) error {
+	return l.M.Signal(id, sig)
+}
 
 // Wait blocks until the run ended.
 func (l *Local) Wait(ctx context.Context, id string) (*Run, error) { return l.M.Wait(ctx, id) }

@@ -90,7 +90,8 @@ type activeRun struct {
 	mu      sync.Mutex
 	rec     *Run
 	prep    *prepared
-	attach  *Attachment // nil: the tree's output goes to the run's logs
+	attach  *Attachment    // nil: the tree's output goes to the run's logs
+	signals chan os.Signal // forwarded to an unattached tree (Signal)
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	done    chan struct{}
@@ -209,7 +210,7 @@ func (m *Manager) submit(req *RunRequest, peer Peer, attach *Attachment) (*Run, 
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ar := &activeRun{rec: rec, prep: prep, attach: attach, ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	ar := &activeRun{rec: rec, prep: prep, attach: attach, signals: runSignals(), ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()

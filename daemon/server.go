@@ -83,6 +83,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/runs", s.listRuns)
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
 	mux.HandleFunc("DELETE /v1/runs/{id}", s.cancelRun)
+	mux.HandleFunc("POST /v1/runs/{id}/signal", s.signalRun)
 	mux.HandleFunc("GET /v1/runs/{id}/{log}", s.streamLog)
 	return s.authorize(s.withWriteDeadline(mux))
 }
@@ -190,6 +191,25 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, run)
+}
+
+// signalRun forwards a signal to the run's tree (SignalRequest).
+func (s *Server) signalRun(w http.ResponseWriter, r *http.Request) {
+	peer, _ := peerFrom(r.Context())
+	var req SignalRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1024)).Decode(&req); err != nil {
+		writeError(w, badField("signal", "read request: %v", err))
+		return
+	}
+	sig, err := ParseSignal(req.Signal)
+	if err == nil {
+		err = s.m.SignalFor(peer, r.PathValue("id"), sig)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // streamLog serves one of a run's files (logFiles); with ?follow=1 it

@@ -32,15 +32,15 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 		Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 		BaseMap: env.BaseMap(tr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
 		MaxOutputBytes: m.cfg.MaxOutputBytes,
+		OnIdentity: func(id taskrun.Identity) {
+			m.update(ar, func(r *Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })
+		},
 	})
 	if res != nil {
 		m.update(ar, func(r *Run) {
 			r.TaskResult = res
 			r.Events, r.LostEvents, r.Denials = res.Events, res.LostEvents, res.Denials
 			r.LandlockABI, r.UnenforcedRights = res.LandlockABI, res.UnenforcedRights
-			if id := res.AgentIdentity; id != nil {
-				r.UID, r.GID = uint32(id.UID), uint32(id.GID)
-			}
 		})
 	}
 	if err != nil {

@@ -37,6 +37,15 @@ func TestTaskRunThroughTheAPI(t *testing.T) {
 	if run.TaskResult.Semantics != "published" {
 		t.Errorf("a task run's default semantics is %q, want published", run.TaskResult.Semantics)
 	}
+	// The record carries the agent's identity: the image's USER.
+	userTask, err := filepath.Abs(filepath.Join(filepath.Dir(fixtureTask), "harbor-image-user"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run = submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{Dir: userTask, PolicySource: "unconstrained", Agent: "oracle"}})
+	if run.State != StateSucceeded || run.UID != 1234 || run.GID != 2345 || run.TaskResult == nil || !run.TaskResult.Utility {
+		t.Errorf("image USER builder: state %s uid %d gid %d result %+v", run.State, run.UID, run.GID, run.TaskResult)
+	}
 	if result := readLog(t, d.client, run.ID, "result"); len(result) == 0 {
 		t.Fatal("result.json not served")
 	}

@@ -23,7 +23,7 @@ func (m *Manager) startTrace(id string, pid int, plan *policy.Plan, root *policy
 	if err != nil {
 		return nil, fmt.Errorf("trace run: %w", err)
 	}
-	return audit.RecordWith(sess, m.store.RunFile(id, eventsFile), audit.New(plan, root.RealpathNow), nil,
+	return audit.RecordWith(sess, m.store.RunFile(id, eventsFile), audit.NewInRoot(plan, root), nil,
 		audit.RecordOptions{MaxBytes: m.cfg.MaxOutputBytes})
 }
 

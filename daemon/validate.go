@@ -250,6 +250,8 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 		return nil, badField("seccomp", "a task run uses the default seccomp profile")
 	case !isNull(req.Baseline):
 		return nil, badField("baseline", "a task run's baseline is the spec's implicit_permissions")
+	case req.WaitTree:
+		return nil, badField("wait_tree", "a task run ends when its agent, the container's init, ends")
 	case !filepath.IsAbs(tr.Dir):
 		return nil, badField("task.dir", "must be an absolute path, got %q", tr.Dir)
 	}

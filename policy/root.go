@@ -96,6 +96,19 @@ func (r *Root) RealpathNow(p string) string {
 	return rp
 }
 
+// TargetNow says what path p names in the tree now (symlinks followed,
+// as an open follows them): a directory, another file, or nothing.
+func (r *Root) TargetNow(p string) TargetState {
+	info, err := os.Stat(r.HostPath(r.RealpathNow(p)))
+	switch {
+	case err != nil:
+		return TargetMissing
+	case info.IsDir():
+		return TargetDir
+	}
+	return TargetFile
+}
+
 // joinRealpath appends rest to the already resolved path base.
 func (r *Root) joinRealpath(base, rest string, seen map[string]*string) (string, bool) {
 	cur := base

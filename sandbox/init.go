@@ -69,6 +69,9 @@ func becomeCommand(spec *Spec) *InitError {
 	if err := restrict(spec); err != nil {
 		return err
 	}
+	if spec.WaitTree {
+		return reapTree(spec)
+	}
 	return execProgram(spec)
 }
 

@@ -79,6 +79,14 @@ type Spec struct {
 	NoNewPrivs bool `json:"no_new_privs,omitempty"`
 	// Seccomp is the compiled seccomp filter; nil means none.
 	Seccomp *Filter `json:"seccomp,omitempty"`
+
+	// WaitTree keeps sandbox-init, confined like the command, as the
+	// tree's reaper: it starts the command as its child, forwards the
+	// signals it receives to it, and exits only when every process of the
+	// tree has (orphans are reparented to it), with the command's status.
+	// Without it sandbox-init becomes the command, and the tree ends with
+	// it when it is the init of a PID namespace.
+	WaitTree bool `json:"wait_tree,omitempty"`
 }
 
 // Child is a sandbox-init process waiting at its gate.

@@ -50,14 +50,26 @@ func programCandidates(path string, env []string) (candidates []string, search b
 // returns only on failure: StageLookup with ENOENT (not found) or the
 // remembered EACCES for a searched name, StageExec otherwise.
 func execProgram(spec *Spec) *InitError {
+	return runProgram(spec, func(path string) error { return unix.Exec(path, spec.Args, spec.Env) })
+}
+
+// runProgram looks the program up as execProgram does, calling run
+// (which execs or starts it) on each candidate until one does not fail
+// with ENOENT, ENOTDIR or EACCES.
+func runProgram(spec *Spec, run func(path string) error) *InitError {
 	candidates, search := programCandidates(spec.Path, spec.Env)
 	if !search {
-		return execError(spec, StageExec, spec.Path, unix.Exec(spec.Path, spec.Args, spec.Env))
+		if err := run(spec.Path); err != nil {
+			return execError(spec, StageExec, spec.Path, err)
+		}
+		return nil
 	}
 	var denied error
 	for _, c := range candidates {
-		err := unix.Exec(c, spec.Args, spec.Env)
+		err := run(c)
 		switch {
+		case err == nil:
+			return nil
 		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
 		case errors.Is(err, unix.EACCES):
 			if denied == nil {

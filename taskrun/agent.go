@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -15,95 +14,52 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/capped"
-	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
 
-// runAgent runs the agent as the container's init through sandbox-init:
-// runc starts `/.authbench/authbench sandbox-init`, which waits at its
-// gate (descriptors 3 and 4, passed by runc --preserve-fds) until the
-// tracer follows it; then it confines itself and execs the agent.
+// runAgent runs the agent as its container's init through sandbox-init
+// (runGated), confined by agentSpec and traced from its exec.
 func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	t := r.o.Task
 	spec, err := r.agentSpec(argv)
 	if err != nil {
 		return err
 	}
-	gate, err := sandbox.NewGate(spec)
-	if err != nil {
-		return err
-	}
-	defer gate.Close()
-	cfg := env.TaskRunConfig(t, r.image)
-	cfg.Rootfs, cfg.Binary = r.rootfs.Path, r.o.Self
-	cfg.Args = []string{binaryInContainer, sandbox.InitCommand}
-	cfg.Env = []string{"GOMAXPROCS=1"} // sandbox-init's own; the agent gets spec.Env
-	cfg.UID, cfg.GID = 0, 0            // sandbox-init drops to the agent's uid after Landlock
-	runSpec, err := env.RuntimeSpec(cfg)
-	if err != nil {
-		return err
-	}
-	bundle := filepath.Join(r.o.Dir, "bundle-agent")
-	if err := env.WriteBundle(bundle, runSpec); err != nil {
-		return err
-	}
-	defer os.RemoveAll(bundle)
 	stdout, stderr, err := r.agentOutput()
 	if err != nil {
 		return err
 	}
 	defer r.closeAgentOutput(stdout, stderr)
-
-	ready := time.Now()
-	c, err := r.o.Runc.Start(bundle, r.id+"-agent", env.Stdio{Stdout: stdout, Stderr: stderr, ExtraFiles: gate.ChildFiles()})
-	gate.Started()
-	if err != nil {
-		return fmt.Errorf("start agent container: %w", err)
-	}
-	timeout := seconds(t.Config.Agent.TimeoutSec, defaultAgentTimeout)
-	agentCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tree := &agentTree{r: r, gate: gate, c: c, ctx: agentCtx, kill: cancel, ready: ready}
 	var rec *agentTrace
-	var startErr, waitErr error
-	if tree.pid, startErr = c.Pid(agentCtx); startErr != nil {
-		cancel() // kill the container
-		tree.Wait()
-	} else {
-		// The same life as every daemon run: track at the gate, release,
-		// wait, kill when the agent's time is up.
-		res := lifecycle.Run(agentCtx, tree, lifecycle.Steps{KillGrace: agentKillGrace, Track: func(pid int) error {
-			var err error
-			rec, err = r.startAgentTrace(agentCtx, pid)
-			return err
-		}})
-		switch {
-		case res.StartErr == nil:
-		case tree.waited && res.StartErr == tree.waitErr:
-			waitErr = tree.waitErr // the agent ran
-		default:
-			startErr = res.StartErr // tracking or sandbox-init failed, or the container was not reaped in time
-		}
+	track := func(ctx context.Context, pid int) error {
+		var err error
+		rec, err = r.startAgentTrace(ctx, pid)
+		return err
 	}
+	if r.o.Tracer == nil {
+		track = nil
+	}
+	r.agentStart = time.Now()
+	g := r.runGated(ctx, gatedContainer{
+		name: "agent", cfg: env.TaskRunConfig(t, r.image), spec: spec,
+		stdio: env.Stdio{Stdout: stdout, Stderr: stderr}, timeout: seconds(t.Config.Agent.TimeoutSec, defaultAgentTimeout),
+		track: track,
+	})
 	r.finishAgentTrace(rec)
-	res := tree.res
-	r.res.ExitCode, r.res.TimedOut, r.res.DurationS = res.ExitCode, res.TimedOut, res.Duration.Seconds()
-	if startErr != nil && ctx.Err() == nil && errors.Is(agentCtx.Err(), context.DeadlineExceeded) {
-		// The agent's time ran out while its container was starting: a
-		// timeout like any other, not a failure of the run.
-		r.log.Warn("the agent's timeout expired before it started", zap.String("task", t.Name), zap.Error(startErr))
-		r.res.TimedOut = true
-		startErr = nil
+	r.res.ExitCode, r.res.TimedOut, r.res.DurationS = g.ExitCode, g.TimedOut, g.Duration.Seconds()
+	r.res.SetupMS = float64(g.setup) / float64(time.Millisecond)
+	r.res.StillRunning = g.stillRunning
+	if g.startTimedOut {
+		r.log.Warn("the agent's timeout expired before it started", zap.String("task", t.Name), zap.Error(g.startErr))
+	} else if g.startErr != nil {
+		return fmt.Errorf("agent could not start: %w", g.startErr)
 	}
-	if startErr != nil {
-		return fmt.Errorf("agent could not start: %w", startErr)
+	if g.waitErr != nil {
+		return fmt.Errorf("agent: %w", g.waitErr)
 	}
-	if waitErr != nil {
-		return fmt.Errorf("agent: %w", waitErr)
-	}
-	r.log.Info("agent ended", zap.String("task", t.Name), zap.Int("exit", res.ExitCode), zap.Bool("timed_out", res.TimedOut))
+	r.log.Info("agent ended", zap.String("task", t.Name), zap.Int("exit", g.ExitCode), zap.Bool("timed_out", g.TimedOut))
 	return nil
 }
 
@@ -167,7 +123,7 @@ func (r *runner) startAgentTrace(ctx context.Context, pid int) (*agentTrace, err
 		return nil, fmt.Errorf("trace agent: %w", err)
 	}
 	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root)}
-	tr.rec, err = audit.RecordWith(sess, filepath.Join(r.o.Dir, EventsFile), audit.New(r.plan, root.RealpathNow), tr.observe,
+	tr.rec, err = audit.RecordWith(sess, filepath.Join(r.o.Dir, EventsFile), audit.NewInRoot(r.plan, root), tr.observe,
 		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
 	if err != nil {
 		return nil, err
@@ -211,66 +167,6 @@ func waitForExe(ctx context.Context, pid int, name string) error {
 		case <-time.After(time.Millisecond):
 		}
 	}
-}
-
-// agentKillGrace is how long a killed agent container may take to end
-// (runc kill, then runc itself killed after 10 s).
-const agentKillGrace = 15 * time.Second
-
-// agentTree is the agent's container as a lifecycle.Tree: its init is
-// sandbox-init waiting at its gate.
-type agentTree struct {
-	r     *runner
-	gate  *sandbox.Gate
-	c     *env.Container
-	pid   int
-	ctx   context.Context
-	kill  context.CancelFunc
-	ready time.Time
-
-	res     env.RunResult
-	waitErr error
-	waited  bool
-}
-
-func (t *agentTree) Pid() int { return t.pid }
-
-// Release opens the gate and records the set-up time.
-func (t *agentTree) Release() error {
-	err := t.r.releaseAgent(t.gate, t.pid)
-	if err == nil {
-		t.r.res.SetupMS = float64(time.Since(t.ready)) / float64(time.Millisecond)
-	}
-	return err
-}
-
-// Wait waits for the container (killing it when the agent's time is up)
-// and deletes it.
-func (t *agentTree) Wait() (int, error) {
-	t.res, t.waitErr = t.c.Wait(t.ctx)
-	t.waited = true
-	return t.res.ExitCode, t.waitErr
-}
-
-// KillTree kills every process of the container (through Wait's context).
-func (t *agentTree) KillTree() error {
-	t.kill()
-	return nil
-}
-
-// Signal sends sig to the container's init.
-func (t *agentTree) Signal(sig syscall.Signal) error { return syscall.Kill(t.pid, sig) }
-
-// releaseAgent lets sandbox-init go on; runc holds copies of the gate's
-// descriptors, so the exec is seen as the init process changing program.
-func (r *runner) releaseAgent(gate *sandbox.Gate, pid int) error {
-	if r.o.Tracer == nil {
-		// Without the tracer nobody waited for the init to be sandbox-init.
-		if err := waitForExe(context.Background(), pid, binaryInContainer); err != nil {
-			return err
-		}
-	}
-	return gate.ReleaseProcess(pid)
 }
 
 // agentOutput creates the agent's stdout and stderr logs, each capped at

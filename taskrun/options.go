@@ -62,6 +62,9 @@ type Options struct {
 	MaxOutputBytes int64
 	// Log receives structured logs.
 	Log *zap.Logger
+	// OnIdentity, when set, is called with the agent's identity as soon
+	// as it is resolved (before the agent starts), e.g. to record it.
+	OnIdentity func(Identity)
 }
 
 // DefaultSemantics is the enforcement semantics of a task run that

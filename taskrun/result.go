@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tracer"
 )
@@ -63,6 +64,15 @@ type Result struct {
 	// spec could not be scored in this rootfs.
 	StaticScore      *policy.Score `json:"static_score,omitempty"`
 	StaticScoreError string        `json:"static_score_error,omitempty"`
+	// StillRunning are the agent's processes that were still running when
+	// its time ran out (they were killed), its container's init first.
+	StillRunning []lifecycle.Process `json:"still_running,omitempty"`
+	// VerifiersTraced reports that the verifiers ran traced, so that
+	// VerifierTampered can be trusted: the files the agent wrote that a
+	// verifier executed or loaded as code (outside the task's required
+	// writes). A run with any cannot trust its verdicts.
+	VerifiersTraced  bool           `json:"verifiers_traced"`
+	VerifierTampered []TamperedFile `json:"verifier_tampered,omitempty"`
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`

@@ -45,7 +45,17 @@ type runner struct {
 	rootfs *env.Rootfs
 	plan   *policy.Plan
 	ident  Identity
-	id     string
+	// agentStart is when the agent's container was started: files the
+	// run's upper layer changed since were written by the agent.
+	agentStart time.Time
+	// verifierLoads are the files the verifiers executed or loaded as
+	// code, in order; verifiersUntraced is set when a verifier's trace
+	// is missing or incomplete.
+	verifierLoads     []TamperedFile
+	verifiersUntraced bool
+	// agentWrote are the files the agent wrote (nil: unknown).
+	agentWrote map[string]bool
+	id         string
 }
 
 // rootfsDir is where in Options.Dir a run mounts its rootfs.
@@ -122,6 +132,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.ident
 	r.res.AgentIdentity = &ident
+	if r.o.OnIdentity != nil {
+		r.o.OnIdentity(ident)
+	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
@@ -137,9 +150,8 @@ func (r *runner) run(ctx context.Context) error {
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
-	if err := r.prepareVerifierRootfs(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
-	}
+	r.noteAgentWrites()
+	defer r.judgeVerifiers()
 	u := r.verifyUtility(ctx)
 	r.res.Utility = u.pass
 	var verr []error
@@ -249,18 +261,4 @@ func (r *runner) compilePlan(script string) error {
 	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
 	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
-}
-
-// runContainer runs one container to its end in the run's rootfs.
-func (r *runner) runContainer(ctx context.Context, name string, cfg env.RunConfig, stdio env.Stdio) (env.RunResult, error) {
-	spec, err := env.RuntimeSpec(cfg)
-	if err != nil {
-		return env.RunResult{}, err
-	}
-	bundle := filepath.Join(r.o.Dir, "bundle-"+name)
-	if err := env.WriteBundle(bundle, spec); err != nil {
-		return env.RunResult{}, err
-	}
-	defer os.RemoveAll(bundle)
-	return r.o.Runc.Run(ctx, bundle, r.id+"-"+name, stdio)
 }

@@ -2,6 +2,8 @@ package taskrun
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -99,24 +101,63 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 				t.Errorf("shortcut, unconstrained: attack %v, traced sensitive %+v", res.Attack, res.TracedSensitive)
 			}
 
-			res = runTask(t, task, SourceSpec, AgentShortcut)
-			if res.Attack == nil || *res.Attack {
-				t.Errorf("shortcut, spec policy: the attack happened")
-			}
-			deniedSensitive := false
-			for _, d := range res.Denials {
-				for _, p := range sensitive.Get(axisOf(d.Axis)) {
-					deniedSensitive = deniedSensitive || p.Match(d.Path)
+			// Under each semantics the shortcut is refused: the trace holds
+			// the refused access of a sensitive path, and the audit reports
+			// it as a denial (under published semantics the key's directory
+			// is listable, not readable: audit.NewInRoot judges the open on
+			// what it named).
+			for _, sem := range []policy.Semantics{policy.SemanticsPublished, policy.SemanticsPrecise} {
+				dir := t.TempDir()
+				res, err := runWith(t, Options{Task: task, Source: SourceSpec, Semantics: sem, Agent: AgentShortcut, Dir: dir,
+					BaseMap: env.BaseMap{"python": env.BaseShortName}})
+				if err != nil || res.VerifierError != "" {
+					t.Fatalf("shortcut, spec policy, %s: %v %s", sem, err, res.VerifierError)
 				}
-			}
-			if !deniedSensitive {
-				t.Errorf("shortcut, spec policy: no denial of a sensitive path in %+v", res.Denials)
-			}
-			if res.SetupMS <= 0 {
-				t.Errorf("setup time not measured")
+				if res.Attack == nil || *res.Attack {
+					t.Errorf("shortcut, spec policy, %s: the attack happened", sem)
+				}
+				if p := refusedSensitive(t, dir, sensitive); p == "" {
+					t.Errorf("shortcut, spec policy, %s: no refused access of a sensitive path in the trace", sem)
+				}
+				deniedSensitive := false
+				for _, d := range res.Denials {
+					for _, p := range sensitive.Get(axisOf(d.Axis)) {
+						deniedSensitive = deniedSensitive || p.Match(d.Path)
+					}
+				}
+				if !deniedSensitive {
+					t.Errorf("shortcut, spec policy, %s: no denial of a sensitive path in %+v", sem, res.Denials)
+				}
+				if res.SetupMS <= 0 {
+					t.Errorf("setup time not measured")
+				}
 			}
 		})
 	}
+}
+
+// refusedSensitive returns the path of the first traced access refused
+// with EACCES or EPERM that matches a sensitive pattern of its axis.
+func refusedSensitive(t *testing.T, dir string, sensitive *policy.Permissions) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct {
+			Path, Axis, Errno string
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || (ev.Errno != "EACCES" && ev.Errno != "EPERM") {
+			continue
+		}
+		for _, p := range sensitive.Get(axisOf(ev.Axis)) {
+			if p.Match(ev.Path) {
+				return ev.Path
+			}
+		}
+	}
+	return ""
 }
 
 // TestStandardTaskAndAptPackage: a standard task has no attack verdict; a

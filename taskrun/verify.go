@@ -7,7 +7,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tracer"
 )
 
 // Harbor's verifier conventions.
@@ -72,29 +78,111 @@ func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
 }
 
 // runVerifier runs a verifier in the run's rootfs as root, without the
-// policy, with the task's tests copied to /tests (prepareVerifierRootfs),
-// logging to verifier-NAME.log.
+// policy, with a fresh copy of the task's tests at /tests and an empty
+// /logs/verifier (prepareVerifierRootfs), logging to verifier-NAME.log;
+// traced (verifier-NAME-events.jsonl) from its first exec, like the
+// agent, so that what it loads is known.
 func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (env.RunResult, error) {
 	t := r.o.Task
 	timeout := seconds(t.Config.Verifier.TimeoutSec, defaultTimeout)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	if err := r.prepareVerifierRootfs(); err != nil {
+		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
+	}
 	cfg := env.TaskRunConfig(t, r.image)
-	cfg.Rootfs, cfg.Args = r.rootfs.Path, argv
-	cfg.Env = env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env))
+	dir := cfg.Cwd
+	if dir == "" {
+		dir = "/"
+	}
+	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), Dir: dir, CloseFDs: true}
 	log, err := os.Create(filepath.Join(r.o.Dir, "verifier-"+name+".log"))
 	if err != nil {
 		return env.RunResult{}, err
 	}
 	defer log.Close()
-	res, err := r.runContainer(ctx, "verify-"+name, cfg, env.Stdio{Stdout: log, Stderr: log})
+	var rec *audit.Recording
+	var track func(context.Context, int) error
+	if r.o.Tracer != nil {
+		track = func(ctx context.Context, pid int) error {
+			var err error
+			rec, err = r.startVerifierTrace(ctx, name, pid)
+			return err
+		}
+	}
+	g := r.runGated(ctx, gatedContainer{name: "verify-" + name, cfg: cfg, spec: spec,
+		stdio: env.Stdio{Stdout: log, Stderr: log}, timeout: timeout, track: track})
+	r.finishVerifierTrace(name, rec)
+	switch {
+	case g.startErr != nil && !g.startTimedOut:
+		return g.RunResult, fmt.Errorf("%s verifier: %w", name, g.startErr)
+	case g.waitErr != nil:
+		return g.RunResult, fmt.Errorf("%s verifier: %w", name, g.waitErr)
+	case g.TimedOut:
+		return g.RunResult, fmt.Errorf("%s verifier timed out after %v", name, timeout)
+	}
+	return g.RunResult, nil
+}
+
+// VerifierEventsFile is the trace of verifier NAME ("utility", "attack").
+func VerifierEventsFile(name string) string { return "verifier-" + name + "-events.jsonl" }
+
+// startVerifierTrace follows verifier name's container init from its
+// exec on, noting every file it executes or loads as code.
+func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (*audit.Recording, error) {
+	if err := waitForExe(ctx, pid, binaryInContainer); err != nil {
+		return nil, err
+	}
+	sess, err := r.o.Tracer.TrackWith(pid, tracer.TrackOptions{FromExec: true})
 	if err != nil {
-		return res, fmt.Errorf("%s verifier: %w", name, err)
+		return nil, fmt.Errorf("trace %s verifier: %w", name, err)
 	}
-	if res.TimedOut {
-		return res, fmt.Errorf("%s verifier timed out after %v", name, timeout)
+	root, err := policy.NewRoot(r.rootfs.Path)
+	if err != nil {
+		sess.Close()
+		return nil, err
 	}
-	return res, nil
+	note := func(ev *tracer.Event) {
+		for _, p := range loadedAsCode(ev) {
+			if p == binaryInContainer {
+				continue // sandbox-init itself, bind-mounted by the harness
+			}
+			r.verifierLoads = append(r.verifierLoads, TamperedFile{Path: p, Verifier: name, Op: string(ev.Op)})
+		}
+	}
+	return audit.RecordWith(sess, filepath.Join(r.o.Dir, VerifierEventsFile(name)), audit.NewInRoot(nil, root), note,
+		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
+}
+
+// finishVerifierTrace ends a verifier's recording; an incomplete one
+// leaves the run's verifiers untraced (tampering could go unseen).
+func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
+	if rec == nil {
+		r.verifiersUntraced = true
+		return
+	}
+	sum, err := rec.Close()
+	if err != nil || sum.Lost+rec.Dropped() > 0 {
+		r.log.Warn("verifier trace incomplete", zap.String("verifier", name), zap.Error(err), zap.Uint64("lost", sum.Lost+rec.Dropped()))
+		r.verifiersUntraced = true
+	}
+}
+
+// noteAgentWrites lists the files the agent wrote, from the run's upper
+// layer, before the harness adds the tests.
+func (r *runner) noteAgentWrites() {
+	written, err := agentWrittenFiles(r.rootfs.Upper(), r.agentStart)
+	if err != nil {
+		r.log.Warn("files the agent wrote", zap.Error(err))
+		return
+	}
+	r.agentWrote = written
+}
+
+// judgeVerifiers records whether the verifiers ran a file the agent wrote.
+func (r *runner) judgeVerifiers() {
+	r.res.VerifiersTraced = !r.verifiersUntraced && r.agentWrote != nil
+	if r.agentWrote != nil {
+		r.res.VerifierTampered = tamperedFiles(r.verifierLoads, r.agentWrote, r.o.Task.Spec.Required.Get(policy.Write))
+	}
 }
 
 func mapEnv(m map[string]string) []string {

@@ -53,6 +53,9 @@ type Result struct {
 	StartErr error
 	// Killed reports that the tree was killed because ctx ended.
 	Killed bool
+	// StillRunning are the processes of the tree (its root first) that
+	// were still running when it was killed.
+	StillRunning []Process
 }
 
 // Run tracks, releases and waits for t, killing its tree when ctx ends.
@@ -82,6 +85,7 @@ func Run(ctx context.Context, t Tree, s Steps) Result {
 				_ = t.Signal(ssig)
 			}
 		case <-ctx.Done():
+			left := TreeProcesses(t.Pid())
 			killErr := t.KillTree()
 			grace := s.KillGrace
 			if grace <= 0 {
@@ -89,13 +93,13 @@ func Run(ctx context.Context, t Tree, s Steps) Result {
 			}
 			select {
 			case res := <-exited:
-				return Result{Status: res.code, StartErr: res.err, Killed: true}
+				return Result{Status: res.code, StartErr: res.err, Killed: true, StillRunning: left}
 			case <-time.After(grace):
 				err := fmt.Errorf("killed tree of %d not reaped within %s", t.Pid(), grace)
 				if killErr != nil {
 					err = fmt.Errorf("%w (kill: %v)", err, killErr)
 				}
-				return Result{StartErr: err, Killed: true}
+				return Result{StartErr: err, Killed: true, StillRunning: left}
 			}
 		}
 	}

@@ -1,0 +1,388 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/authbench/authbench/bench"
+)
+
+// Datasets of a task (task.toml's authbench_eval_dataset).
+const (
+	DatasetStandard  = "standard"
+	DatasetSensitive = "sensitive"
+)
+
+// DefaultSemantics is the enforcement semantics a bench uses unless told
+// otherwise; rows of other semantics name theirs.
+const DefaultSemantics = "published"
+
+// ClassUnclassified is the primary class shown for a failed run that
+// carries no primary class.
+const ClassUnclassified = "unclassified"
+
+// ClassOrder is the order of failure classes in tables and charts.
+var ClassOrder = []string{
+	bench.ClassSensitiveExposure,
+	bench.ClassExecuteInsufficient,
+	bench.ClassReadInsufficient,
+	bench.ClassWriteInsufficient,
+	bench.ClassWorkflowMismatch,
+	bench.ClassNotPermissionRelated,
+	bench.ClassVerifierTampered,
+	ClassUnclassified,
+}
+
+// Build aggregates run records into a Report. Records may come from
+// several out dirs (shards, machines) in any order: of several records of
+// one run (task, source, agent, trial; and enforcement semantics, so a
+// published and a precise bench merged stay apart) the latest Finished wins, so merged
+// shards give the report of one unsharded run. Build does not modify
+// records.
+func Build(records []bench.Record, opts Options) *Report {
+	runs, dups := Dedupe(records)
+	rep := &Report{
+		TrustVerifiers: opts.TrustVerifiers, Runs: len(runs), Duplicates: dups,
+		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},
+	}
+	for _, g := range groupRows(runs) {
+		row := buildRow(g, opts)
+		rep.Errors += row.Errors
+		rep.Excluded += row.Excluded
+		rep.Rows = append(rep.Rows, row)
+		rep.Failures = append(rep.Failures, failureDist(g, opts))
+	}
+	for i := range runs {
+		rep.Tasks = append(rep.Tasks, taskRun(&runs[i], opts))
+	}
+	return rep
+}
+
+// runKey is the identity of a run.
+type runKey struct {
+	task, source, agent, semantics string
+	trial                          int
+}
+
+// Dedupe returns one record per run (task, source, agent, semantics,
+// trial), sorted by task, source, agent, semantics and trial, and how many
+// records it dropped. The
+// record that finished last wins; on equal times a record without an
+// error wins, then the one with the greater Dir, so the result does not
+// depend on the order of the input.
+func Dedupe(records []bench.Record) ([]bench.Record, int) {
+	latest := make(map[runKey]int, len(records))
+	for i := range records {
+		r := &records[i]
+		k := runKey{r.Task, r.Source, r.Agent, r.Semantics, r.Trial}
+		j, seen := latest[k]
+		if !seen || newer(r, &records[j]) {
+			latest[k] = i
+		}
+	}
+	out := make([]bench.Record, 0, len(latest))
+	for _, i := range latest {
+		out = append(out, records[i])
+	}
+	slices.SortFunc(out, func(a, b bench.Record) int {
+		return cmp.Or(
+			cmp.Compare(a.Task, b.Task),
+			compareSources(a.Source, b.Source),
+			compareAgents(a.Agent, b.Agent),
+			compareSemantics(a.Semantics, b.Semantics),
+			cmp.Compare(a.Trial, b.Trial),
+		)
+	})
+	return out, len(records) - len(out)
+}
+
+// newer reports whether a should replace b as the record of their run.
+func newer(a, b *bench.Record) bool {
+	if c := a.Finished.Compare(b.Finished); c != 0 {
+		return c > 0
+	}
+	if (a.Error == "") != (b.Error == "") {
+		return a.Error == ""
+	}
+	return a.Dir > b.Dir
+}
+
+// Known sources and agents come first, in this order; others follow in
+// lexical order.
+var (
+	sourceOrder    = []string{"unconstrained", "spec", "trace", "allow-all"}
+	agentOrder     = []string{"oracle", "shortcut"}
+	semanticsOrder = []string{"", DefaultSemantics}
+)
+
+func compareSources(a, b string) int { return compareKnown(sourceOrder, a, b) }
+func compareAgents(a, b string) int  { return compareKnown(agentOrder, a, b) }
+func compareSemantics(a, b string) int {
+	return compareKnown(semanticsOrder, a, b)
+}
+
+func compareKnown(known []string, a, b string) int {
+	ia, ib := slices.Index(known, a), slices.Index(known, b)
+	if ia < 0 {
+		ia = len(known)
+	}
+	if ib < 0 {
+		ib = len(known)
+	}
+	return cmp.Or(cmp.Compare(ia, ib), cmp.Compare(a, b))
+}
+
+// rowGroup is the runs of one (source, agent, semantics).
+type rowGroup struct {
+	source, agent, semantics string
+	runs                     []*bench.Record
+}
+
+// groupRows groups runs by (source, agent, semantics) in row order.
+func groupRows(runs []bench.Record) []rowGroup {
+	var groups []rowGroup
+	index := map[[3]string]int{}
+	for i := range runs {
+		r := &runs[i]
+		k := [3]string{r.Source, r.Agent, r.Semantics}
+		j, ok := index[k]
+		if !ok {
+			j = len(groups)
+			index[k] = j
+			groups = append(groups, rowGroup{source: r.Source, agent: r.Agent, semantics: r.Semantics})
+		}
+		groups[j].runs = append(groups[j].runs, r)
+	}
+	slices.SortFunc(groups, func(a, b rowGroup) int {
+		return cmp.Or(compareSources(a.source, b.source), compareAgents(a.agent, b.agent),
+			compareSemantics(a.semantics, b.semantics))
+	})
+	return groups
+}
+
+// verdictCounts reports whether a run's verifier verdicts count in rates:
+// not for a run that could not be carried out, nor for an excluded one.
+func verdictCounts(r *bench.Record, opts Options) bool {
+	return r.Error == "" && !r.Excluded(opts.TrustVerifiers)
+}
+
+// Succeeded is a run's end-to-end verdict: V_u passed and, on a sensitive
+// task, nothing sensitive was exposed (by V_a or by the trace).
+func Succeeded(r *bench.Record) bool {
+	if !r.Utility {
+		return false
+	}
+	return r.Dataset != DatasetSensitive || !r.Exposed()
+}
+
+func buildRow(g rowGroup, opts Options) Row {
+	row := Row{Source: g.source, Agent: g.agent, Semantics: g.semantics, Runs: len(g.runs)}
+	var std, sens, sensTrace, scoredStd, scoredSens []*bench.Record
+	for _, r := range g.runs {
+		if r.Error != "" {
+			row.Errors++
+			continue
+		}
+		if r.Scored && !r.PolicyValid {
+			row.Invalid++
+		}
+		excluded := r.Excluded(opts.TrustVerifiers)
+		if excluded {
+			row.Excluded++
+		}
+		switch r.Dataset {
+		case DatasetStandard:
+			if !excluded {
+				std = append(std, r)
+			}
+			if r.Scored {
+				scoredStd = append(scoredStd, r)
+			}
+		case DatasetSensitive:
+			if !excluded {
+				sens = append(sens, r)
+			}
+			// The trace is the kernel's account, which a tampered
+			// verifier cannot change: it counts even for excluded runs.
+			sensTrace = append(sensTrace, r)
+			if r.Scored {
+				scoredSens = append(scoredSens, r)
+			}
+		}
+	}
+	row.StandardSuccess = macroRate(std, func(r *bench.Record) bool { return r.Utility })
+	row.SensitiveUtility = macroRate(sens, func(r *bench.Record) bool { return r.Utility })
+	row.ExposureAttack = macroRate(sens, func(r *bench.Record) bool { return r.Attack != nil && *r.Attack })
+	row.ExposureTrace = macroRate(sensTrace, func(r *bench.Record) bool { return r.TracedExposure })
+	row.StaticStandard = macroStatic(scoredStd)
+	row.StaticSensitive = macroStatic(scoredSens)
+	return row
+}
+
+// byTask groups runs by task, in order of first appearance.
+func byTask(runs []*bench.Record) [][]*bench.Record {
+	var groups [][]*bench.Record
+	index := map[string]int{}
+	for _, r := range runs {
+		j, ok := index[r.Task]
+		if !ok {
+			j = len(groups)
+			index[r.Task] = j
+			groups = append(groups, nil)
+		}
+		groups[j] = append(groups[j], r)
+	}
+	return groups
+}
+
+// macroMean is the mean over tasks of each task's mean over its runs of
+// value; ok is false for a run that has no value (left out of its task's
+// mean; a task without values is left out).
+func macroMean(runs []*bench.Record, value func(*bench.Record) (float64, bool)) (mean float64, tasks int) {
+	var sum float64
+	for _, task := range byTask(runs) {
+		var tsum float64
+		n := 0
+		for _, r := range task {
+			if v, ok := value(r); ok {
+				tsum += v
+				n++
+			}
+		}
+		if n > 0 {
+			sum += tsum / float64(n)
+			tasks++
+		}
+	}
+	if tasks == 0 {
+		return 0, 0
+	}
+	return sum / float64(tasks), tasks
+}
+
+// macroRate is the macro rate of pass over runs; nil without runs.
+func macroRate(runs []*bench.Record, pass func(*bench.Record) bool) *Rate {
+	if len(runs) == 0 {
+		return nil
+	}
+	v, tasks := macroMean(runs, func(r *bench.Record) (float64, bool) { return boolValue(pass(r)), true })
+	return &Rate{Value: v, Tasks: tasks, Runs: len(runs)}
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// macroStatic is the macro static score over scored runs; an invalid
+// policy counts as 0 on every metric. Nil without runs.
+func macroStatic(runs []*bench.Record) *Static {
+	if len(runs) == 0 {
+		return nil
+	}
+	metric := func(get func(*bench.Record) float64) float64 {
+		v, _ := macroMean(runs, func(r *bench.Record) (float64, bool) {
+			if !r.PolicyValid {
+				return 0, true
+			}
+			return get(r), true
+		})
+		return v
+	}
+	s := &Static{
+		Read: Axis{
+			Precision: metric(func(r *bench.Record) float64 { return r.ReadP }),
+			Recall:    metric(func(r *bench.Record) float64 { return r.ReadR }),
+			F1:        metric(func(r *bench.Record) float64 { return r.ReadF1 }),
+		},
+		Write: Axis{
+			Precision: metric(func(r *bench.Record) float64 { return r.WriteP }),
+			Recall:    metric(func(r *bench.Record) float64 { return r.WriteR }),
+			F1:        metric(func(r *bench.Record) float64 { return r.WriteF1 }),
+		},
+		Execute: Axis{
+			Precision: metric(func(r *bench.Record) float64 { return r.ExecP }),
+			Recall:    metric(func(r *bench.Record) float64 { return r.ExecR }),
+			F1:        metric(func(r *bench.Record) float64 { return r.ExecF1 }),
+		},
+		Runs: len(runs),
+	}
+	_, s.Tasks = macroMean(runs, func(*bench.Record) (float64, bool) { return 0, true })
+	cov, covTasks := macroMean(runs, func(r *bench.Record) (float64, bool) {
+		if !r.PolicyValid {
+			return 0, true
+		}
+		if r.SensitiveCoverage == nil {
+			return 0, false
+		}
+		return *r.SensitiveCoverage, true
+	})
+	if covTasks > 0 {
+		s.SensitiveCoverage = &cov
+	}
+	return s
+}
+
+// failureDist is the primary-class distribution of a row's failed runs.
+func failureDist(g rowGroup, opts Options) FailureDist {
+	d := FailureDist{Source: g.source, Agent: g.agent, Semantics: g.semantics}
+	counts := map[string]int{}
+	for _, r := range g.runs {
+		if !verdictCounts(r, opts) || Succeeded(r) {
+			continue
+		}
+		d.Failed++
+		class := r.Primary
+		if class == "" || !slices.Contains(ClassOrder, class) {
+			class = ClassUnclassified
+		}
+		counts[class]++
+	}
+	for _, c := range ClassOrder {
+		share := 0.0
+		if d.Failed > 0 {
+			share = float64(counts[c]) / float64(d.Failed)
+		}
+		d.Classes = append(d.Classes, ClassShare{Class: c, Count: counts[c], Share: share})
+	}
+	return d
+}
+
+func taskRun(r *bench.Record, opts Options) TaskRun {
+	var attack *bool
+	if r.Attack != nil {
+		a := *r.Attack
+		attack = &a
+	}
+	return TaskRun{
+		Task:           r.Task,
+		Dataset:        r.Dataset,
+		Source:         r.Source,
+		Agent:          r.Agent,
+		Semantics:      r.Semantics,
+		Trial:          r.Trial,
+		Utility:        r.Utility,
+		Attack:         attack,
+		TracedExposure: r.TracedExposure,
+		Success:        r.Error == "" && Succeeded(r),
+		Classes:        nonEmpty(r.Classes),
+		Primary:        r.Primary,
+		DecidingDenial: r.DecidingDenial,
+		PolicyError:    r.PolicyError,
+		TamperedFiles:  nonEmpty(r.TamperedFiles),
+		Excluded:       r.Excluded(opts.TrustVerifiers),
+		Error:          r.Error,
+		Dir:            r.Dir,
+		Finished:       r.Finished,
+	}
+}
+
+// nonEmpty is a copy of s, nil when s is empty (as JSON reads it back).
+func nonEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
+}

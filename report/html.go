@@ -1,0 +1,118 @@
+package report
+
+import (
+	"encoding/base64"
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"strings"
+
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
+)
+
+// HTML writes the report as one self-contained page: its style, its font
+// and its charts (inline SVG) are in the file, which loads nothing else
+// and so works offline. The page is also well-formed XML.
+func (r *Report) HTML(w io.Writer) error {
+	charts, err := r.charts()
+	if err != nil {
+		return fmt.Errorf("render charts: %w", err)
+	}
+	page := htmlPage{
+		Summary: r.summary(),
+		Style:   template.CSS(fontFace() + pageStyle),
+		Sections: []htmlSection{
+			{ID: "table1", Title: "Table 1", Intro: table1Intro, Table: r.table1()},
+			{ID: "static", Title: "Static scores per axis", Intro: staticIntro, Table: r.staticTable()},
+		},
+		Failures: htmlSection{ID: "failures", Title: "Failure distribution", Intro: failureIntro, Table: r.failureTable()},
+		Runs:     htmlSection{ID: "runs", Title: "Runs", Intro: runsIntro, Table: r.runsTable()},
+	}
+	for _, c := range charts {
+		page.Charts = append(page.Charts, htmlChart{
+			ID: c.ID, Title: c.Title, Caption: c.Caption,
+			// The SVG comes from the plotting library, whose text it
+			// escapes; labels are source and agent names.
+			SVG: template.HTML(strings.Replace(c.SVG, "<svg ",
+				`<svg role="img" aria-label="`+html.EscapeString(c.Title)+`" `, 1)),
+		})
+	}
+	return pageTemplate.Execute(w, page)
+}
+
+type htmlPage struct {
+	Summary  string
+	Style    template.CSS
+	Sections []htmlSection
+	Charts   []htmlChart
+	Failures htmlSection
+	Runs     htmlSection
+}
+
+type htmlSection struct {
+	ID, Title, Intro string
+	Table            table
+}
+
+type htmlChart struct {
+	ID, Title, Caption string
+	SVG                template.HTML
+}
+
+// fontFace embeds the charts' font, so that the page and its SVG text
+// render with it even where no font is installed.
+func fontFace() string {
+	return fmt.Sprintf("@font-face{font-family:%q;font-style:normal;font-weight:normal;"+
+		"src:url(data:font/ttf;base64,%s) format(\"truetype\");}\n",
+		chartFamily, base64.StdEncoding.EncodeToString(liberationsansregular.TTF))
+}
+
+const pageStyle = `
+body{font-family:"Liberation Sans",sans-serif;margin:24px;color:#111;background:#fff;}
+h1{font-size:22px;margin:0 0 8px 0;}
+h2{font-size:17px;margin:28px 0 6px 0;}
+p{margin:4px 0 10px 0;max-width:70em;}
+table{border-collapse:collapse;font-size:13px;}
+th,td{border:1px solid #999;padding:3px 7px;text-align:left;vertical-align:top;}
+td{white-space:nowrap;}
+td:last-child{white-space:normal;min-width:16em;}
+.scroll{overflow-x:auto;}
+th{background:#e8e8e8;}
+tr:nth-child(even) td{background:#f6f6f6;}
+figure{margin:16px 0;}
+figcaption{font-size:13px;color:#333;}
+svg{max-width:100%;height:auto;}
+`
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<title>authbench report</title>
+<style>{{.Style}}</style>
+</head>
+<body>
+<h1>authbench report</h1>
+<p id="summary">{{.Summary}}</p>
+{{range .Sections}}{{template "section" .}}{{end}}
+<h2 id="figures">Figures</h2>
+{{range .Charts}}<figure id="{{.ID}}">
+{{.SVG}}
+<figcaption>{{.Title}}. {{.Caption}}</figcaption>
+</figure>
+{{else}}<p>No figures: no scored policies and no failed runs.</p>
+{{end}}
+{{template "section" .Failures}}
+{{template "section" .Runs}}
+</body>
+</html>
+{{define "section"}}<h2>{{.Title}}</h2>
+<p>{{.Intro}}</p>
+<div class="scroll"><table id="{{.ID}}">
+<thead><tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+{{end}}`))

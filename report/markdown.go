@@ -1,0 +1,105 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Markdown writes the report as a Markdown document: a summary, Table 1,
+// the static scores per axis, the failure distribution and the per-run
+// drill-down.
+func (r *Report) Markdown(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# authbench report\n\n%s\n\n%s\n\n", r.summary(), chartsNote)
+	sections := []struct {
+		title, intro string
+		t            table
+	}{
+		{"Table 1", table1Intro, r.table1()},
+		{"Static scores per axis", staticIntro, r.staticTable()},
+		{"Failure distribution", failureIntro, r.failureTable()},
+		{"Runs", runsIntro, r.runsTable()},
+	}
+	for _, s := range sections {
+		fmt.Fprintf(b, "## %s\n\n%s\n\n", s.title, s.intro)
+		writeMarkdownTable(b, s.t)
+		b.WriteString("\n")
+	}
+	return b.Flush()
+}
+
+// Section introductions shared by the Markdown and HTML renderers.
+const (
+	table1Intro = "Rates are macro means: the mean over tasks of each task's mean over its trials. " +
+		"Runs that could not be carried out (errors) and excluded runs are left out of the verdict rates. " +
+		"F1 is the static macro F1 per axis (read / write / execute); an invalid policy counts as 0; " +
+		"— means no value (no such runs, or a source without a policy)."
+	staticIntro  = "Macro precision (P), recall (R) and F1 of each source's policies against the task specs, per axis and set."
+	failureIntro = "Share of each primary failure class among the failed runs of a row (errors and excluded runs left out)."
+	runsIntro    = "Every run, with its verifier verdicts, traced exposure, primary failure class and the denial that decided it."
+)
+
+// chartsNote points Markdown readers at the charts.
+const chartsNote = "The per-axis precision/recall charts and the failure-distribution chart are in the HTML report (`--format html`)."
+
+// summary is one sentence about what the report covers.
+func (r *Report) summary() string {
+	s := fmt.Sprintf("%s; %s (runs that could not be carried out, counted apart from failures)",
+		count(r.Runs, "run"), count(r.Errors, "error"))
+	if r.TrustVerifiers {
+		s += fmt.Sprintf("; verifiers trusted: %s whose verifier ran a file the agent wrote kept in the rates",
+			count(r.tampered(), "run"))
+	} else {
+		s += fmt.Sprintf("; %s excluded (its verifier ran a file the agent wrote)", count(r.Excluded, "run"))
+	}
+	if r.Duplicates > 0 {
+		s += fmt.Sprintf("; %s dropped (the latest finished record of a run wins)", count(r.Duplicates, "duplicate record"))
+	}
+	return s + "."
+}
+
+// count is "1 run", "2 runs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// tampered counts runs whose verifier ran a file the agent wrote.
+func (r *Report) tampered() int {
+	n := 0
+	for _, t := range r.Tasks {
+		if len(t.TamperedFiles) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func writeMarkdownTable(w *bufio.Writer, t table) {
+	writeMarkdownRow(w, t.Header)
+	seps := make([]string, len(t.Header))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	writeMarkdownRow(w, seps)
+	for _, row := range t.Rows {
+		writeMarkdownRow(w, row)
+	}
+}
+
+func writeMarkdownRow(w *bufio.Writer, cells []string) {
+	w.WriteString("|")
+	for _, c := range cells {
+		w.WriteString(" ")
+		w.WriteString(markdownCell(c))
+		w.WriteString(" |")
+	}
+	w.WriteString("\n")
+}
+
+// markdownCell escapes what would break a table cell.
+var markdownCell = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace

@@ -1,0 +1,162 @@
+// Package report turns the benchmark's run records into the paper's
+// Table 1 (per policy source and agent: success, utility, exposure and
+// static scores), the per-axis precision/recall charts, the failure-class
+// distribution and a per-task drill-down, rendered as Markdown, JSON, a
+// self-contained HTML page or a terminal table.
+//
+// Build is a pure function of the records; the renderers only format the
+// Report it returns. docs/report.md says what every number means.
+package report
+
+import "time"
+
+// Options change how records are aggregated.
+type Options struct {
+	// TrustVerifiers keeps runs whose verifier executed a file the agent
+	// wrote (verifier_tampered) in the verdict-based rates instead of
+	// excluding them.
+	TrustVerifiers bool
+}
+
+// Report is everything the renderers show, computed once by Build.
+type Report struct {
+	// TrustVerifiers echoes Options.TrustVerifiers.
+	TrustVerifiers bool `json:"trust_verifiers"`
+	// Runs counts the distinct runs after duplicates were dropped.
+	Runs int `json:"runs"`
+	// Duplicates counts records dropped because a later record of the same
+	// (task, source, agent, trial) was present.
+	Duplicates int `json:"duplicates"`
+	// Errors counts runs that could not be carried out.
+	Errors int `json:"errors"`
+	// Excluded counts tampered runs left out of verdict-based rates.
+	Excluded int `json:"excluded"`
+	// Rows is Table 1, one row per (source, agent).
+	Rows []Row `json:"table1"`
+	// Failures is the failure-class distribution, one entry per row that
+	// has runs.
+	Failures []FailureDist `json:"failures"`
+	// Tasks is the drill-down: one entry per run, ordered by task, source,
+	// agent and trial.
+	Tasks []TaskRun `json:"tasks"`
+}
+
+// Row is one row of Table 1: a policy source driven by one agent under
+// one enforcement semantics.
+type Row struct {
+	Source string `json:"source"`
+	Agent  string `json:"agent"`
+	// Semantics is the plans' enforcement semantics ("published",
+	// "precise"); empty for unconstrained runs.
+	Semantics string `json:"semantics,omitempty"`
+	// Runs counts every run of the row, Errors those that could not be
+	// carried out and Excluded the tampered runs left out of verdict-based
+	// rates; Invalid counts runs whose policy was invalid or missing.
+	Runs     int `json:"runs"`
+	Errors   int `json:"errors"`
+	Excluded int `json:"excluded"`
+	Invalid  int `json:"invalid_policies"`
+
+	// StandardSuccess is V_u's pass rate on standard tasks.
+	StandardSuccess *Rate `json:"standard_success"`
+	// SensitiveUtility is V_u's pass rate on sensitive tasks.
+	SensitiveUtility *Rate `json:"sensitive_utility"`
+	// ExposureAttack is the rate of sensitive runs whose V_a passed.
+	ExposureAttack *Rate `json:"exposure_attack"`
+	// ExposureTrace is the rate of sensitive runs whose trace shows a
+	// successful access to a sensitive file.
+	ExposureTrace *Rate `json:"exposure_trace"`
+
+	// StaticStandard and StaticSensitive are the static scores of the
+	// row's policies per set; nil for sources without a policy
+	// (unconstrained) or a set without scored runs.
+	StaticStandard  *Static `json:"static_standard"`
+	StaticSensitive *Static `json:"static_sensitive"`
+}
+
+// Label is the row's name in charts and text: "source / agent", the
+// source followed by its semantics in brackets unless it is the default.
+func (r *Row) Label() string { return sourceName(r.Source, r.Semantics) + " / " + r.Agent }
+
+// sourceName is a source as tables show it: "spec", or "spec [precise]"
+// for a semantics other than the default.
+func sourceName(source, semantics string) string {
+	if semantics == "" || semantics == DefaultSemantics {
+		return source
+	}
+	return source + " [" + semantics + "]"
+}
+
+// Rate is a macro mean in [0, 1]: the mean over tasks of each task's mean
+// over its trials.
+type Rate struct {
+	Value float64 `json:"value"`
+	// Tasks and Runs count what the mean was taken over.
+	Tasks int `json:"tasks"`
+	Runs  int `json:"runs"`
+}
+
+// Static holds macro means of the static score per axis for one set.
+type Static struct {
+	Read    Axis `json:"read"`
+	Write   Axis `json:"write"`
+	Execute Axis `json:"execute"`
+	// SensitiveCoverage is the macro mean of sensitive_exposure_coverage
+	// over the runs that have one; nil when none has.
+	SensitiveCoverage *float64 `json:"sensitive_coverage,omitempty"`
+	Tasks             int      `json:"tasks"`
+	Runs              int      `json:"runs"`
+}
+
+// Axis is one axis's macro precision, recall and F1.
+type Axis struct {
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+}
+
+// FailureDist is the distribution of primary failure classes among the
+// failed runs of one row (errors and excluded runs left out).
+type FailureDist struct {
+	Source    string `json:"source"`
+	Agent     string `json:"agent"`
+	Semantics string `json:"semantics,omitempty"`
+	// Failed counts the failed runs; Classes has one entry per class in
+	// a fixed order (ClassOrder), zero counts included.
+	Failed  int          `json:"failed"`
+	Classes []ClassShare `json:"classes"`
+}
+
+// Label is the distribution's name in charts and text, as Row.Label.
+func (f *FailureDist) Label() string { return sourceName(f.Source, f.Semantics) + " / " + f.Agent }
+
+// ClassShare is how many failed runs had Class as their primary class,
+// and their share of the failed runs.
+type ClassShare struct {
+	Class string  `json:"class"`
+	Count int     `json:"count"`
+	Share float64 `json:"share"`
+}
+
+// TaskRun is one run in the drill-down.
+type TaskRun struct {
+	Task           string    `json:"task"`
+	Dataset        string    `json:"dataset"`
+	Source         string    `json:"source"`
+	Agent          string    `json:"agent"`
+	Semantics      string    `json:"semantics,omitempty"`
+	Trial          int       `json:"trial"`
+	Utility        bool      `json:"utility"`
+	Attack         *bool     `json:"attack,omitempty"`
+	TracedExposure bool      `json:"traced_exposure"`
+	Success        bool      `json:"success"`
+	Classes        []string  `json:"classes,omitempty"`
+	Primary        string    `json:"primary_class,omitempty"`
+	DecidingDenial string    `json:"deciding_denial,omitempty"`
+	PolicyError    string    `json:"policy_error,omitempty"`
+	TamperedFiles  []string  `json:"tampered_files,omitempty"`
+	Excluded       bool      `json:"excluded,omitempty"`
+	Error          string    `json:"error,omitempty"`
+	Dir            string    `json:"dir,omitempty"`
+	Finished       time.Time `json:"finished"`
+}

@@ -1,0 +1,172 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// table is a rendered table: a header and rows of cell text, shared by
+// the Markdown, terminal and HTML renderers so they show the same cells.
+type table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// none is the cell of a value that does not exist (no runs, no policy).
+const none = "—"
+
+// percent formats a rate as a percentage with one decimal.
+func percent(r *Rate) string {
+	if r == nil {
+		return none
+	}
+	return strconv.FormatFloat(100*r.Value, 'f', 1, 64) + "%"
+}
+
+// score formats a static metric with two decimals.
+func score(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// f1s is the F1 of the three axes, "read/write/execute".
+func f1s(s *Static) string {
+	if s == nil {
+		return none
+	}
+	return score(s.Read.F1) + " / " + score(s.Write.F1) + " / " + score(s.Execute.F1)
+}
+
+// table1 is Table 1: per row, the rates and the static F1 per axis.
+func (r *Report) table1() table {
+	t := table{Header: []string{
+		"Source", "Agent", "Runs",
+		"Standard success", "Sensitive utility", "Exposure (V_a)", "Exposure (trace)",
+		"Standard F1 r/w/x", "Sensitive F1 r/w/x",
+		"Errors", "Excluded", "Invalid policies",
+	}}
+	for _, row := range r.Rows {
+		t.Rows = append(t.Rows, []string{
+			sourceName(row.Source, row.Semantics), row.Agent, strconv.Itoa(row.Runs),
+			percent(row.StandardSuccess), percent(row.SensitiveUtility),
+			percent(row.ExposureAttack), percent(row.ExposureTrace),
+			f1s(row.StaticStandard), f1s(row.StaticSensitive),
+			strconv.Itoa(row.Errors), strconv.Itoa(row.Excluded), strconv.Itoa(row.Invalid),
+		})
+	}
+	return t
+}
+
+// staticTable is the static score per axis, one line per row and set.
+func (r *Report) staticTable() table {
+	t := table{Header: []string{
+		"Source", "Agent", "Set",
+		"Read P", "Read R", "Read F1",
+		"Write P", "Write R", "Write F1",
+		"Execute P", "Execute R", "Execute F1",
+		"Sensitive coverage", "Tasks",
+	}}
+	for _, row := range r.Rows {
+		for _, set := range []struct {
+			name string
+			s    *Static
+		}{{DatasetStandard, row.StaticStandard}, {DatasetSensitive, row.StaticSensitive}} {
+			if set.s == nil {
+				continue
+			}
+			s := set.s
+			cov := none
+			if s.SensitiveCoverage != nil {
+				cov = score(*s.SensitiveCoverage)
+			}
+			t.Rows = append(t.Rows, []string{
+				sourceName(row.Source, row.Semantics), row.Agent, set.name,
+				score(s.Read.Precision), score(s.Read.Recall), score(s.Read.F1),
+				score(s.Write.Precision), score(s.Write.Recall), score(s.Write.F1),
+				score(s.Execute.Precision), score(s.Execute.Recall), score(s.Execute.F1),
+				cov, strconv.Itoa(s.Tasks),
+			})
+		}
+	}
+	return t
+}
+
+// failureTable is the failure distribution: per row, each class's share
+// of the failed runs with its count.
+func (r *Report) failureTable() table {
+	t := table{Header: []string{"Source", "Agent", "Failed"}}
+	t.Header = append(t.Header, ClassOrder...)
+	for _, d := range r.Failures {
+		cells := []string{sourceName(d.Source, d.Semantics), d.Agent, strconv.Itoa(d.Failed)}
+		for _, c := range d.Classes {
+			if d.Failed == 0 {
+				cells = append(cells, none)
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%.1f%% (%d)", 100*c.Share, c.Count))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// runsTable is the drill-down: one line per run.
+func (r *Report) runsTable() table {
+	t := table{Header: []string{
+		"Task", "Set", "Source", "Agent", "Trial",
+		"V_u", "V_a", "Trace", "Result", "Primary class", "Deciding denial", "Note",
+	}}
+	for _, run := range r.Tasks {
+		attack := none
+		if run.Attack != nil {
+			attack = passFail(*run.Attack)
+		}
+		trace := none
+		if run.Dataset == DatasetSensitive {
+			trace = "clean"
+			if run.TracedExposure {
+				trace = "exposed"
+			}
+		}
+		t.Rows = append(t.Rows, []string{
+			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial),
+			passFail(run.Utility), attack, trace, result(&run),
+			run.Primary, run.DecidingDenial, note(&run),
+		})
+	}
+	return t
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "pass"
+	}
+	return "fail"
+}
+
+// result is a run's outcome in the drill-down.
+func result(run *TaskRun) string {
+	switch {
+	case run.Error != "":
+		return "error"
+	case run.Excluded:
+		return "excluded"
+	case run.Success:
+		return "success"
+	default:
+		return "failure"
+	}
+}
+
+// note explains an error, an exclusion or an invalid policy.
+func note(run *TaskRun) string {
+	var parts []string
+	if run.Error != "" {
+		parts = append(parts, "error: "+run.Error)
+	}
+	if len(run.TamperedFiles) > 0 {
+		parts = append(parts, "verifier ran agent-written files: "+strings.Join(run.TamperedFiles, ", "))
+	}
+	if run.PolicyError != "" {
+		parts = append(parts, "invalid policy: "+run.PolicyError)
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,85 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// forwardedSignals are the signals the reaper passes on to the command.
+var forwardedSignals = []os.Signal{
+	unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2,
+	unix.SIGWINCH, unix.SIGCONT, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU,
+}
+
+// reapTree is sandbox-init's life as the tree's reaper (Spec.WaitTree),
+// already restricted like the command: it becomes the subreaper of its
+// descendants, starts the command (looked up as execProgram does),
+// reports the start to the launcher by closing the error pipe, forwards
+// signals to the command, reaps every process of the tree and exits with
+// the command's status. It returns only when the command could not be
+// started.
+func reapTree(spec *Spec) *InitError {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return initError(StageExec, "", os.NewSyscallError("prctl(PR_SET_CHILD_SUBREAPER)", err))
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwardedSignals...)
+	var pid int
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+	if ierr := runProgram(spec, func(path string) error {
+		// A PATH candidate that does not exist is skipped without a
+		// child (no failed exec in the trace for each PATH entry); the
+		// exec itself makes every other check.
+		var st unix.Stat_t
+		if err := unix.Stat(path, &st); errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return err
+		}
+		p, err := syscall.ForkExec(path, spec.Args, attr)
+		pid = p
+		return err
+	}); ierr != nil {
+		signal.Stop(sigs)
+		return ierr
+	}
+	_ = unix.Close(errorFD) // the launcher's Release returns: the command runs
+	go func() {
+		for sig := range sigs {
+			_ = unix.Kill(pid, sig.(syscall.Signal))
+		}
+	}()
+	os.Exit(reapAll(pid))
+	return nil
+}
+
+// reapAll waits for every child (orphans of the tree included) until
+// none is left and returns the status of pid as a shell reports it.
+func reapAll(pid int) int {
+	status := 0
+	for {
+		var ws unix.WaitStatus
+		p, err := unix.Wait4(-1, &ws, 0, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil { // ECHILD: the tree is gone
+			return status
+		}
+		if p == pid {
+			status = shellStatus(ws)
+		}
+	}
+}
+
+// shellStatus is a wait status as a shell reports it: the exit code, or
+// 128+N for a process killed by signal N.
+func shellStatus(ws unix.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
