@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: all build install demo test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape bench-env clean
+.PHONY: all build install demo test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape bench-env bench-oracle clean
 
 all: build
 
@@ -80,6 +80,12 @@ bench-seccomp:
 bench-exec: build
 	AUTHBENCH_BENCH_EXEC=1 AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m \
 		-run '^(TestDaemonAPIOverhead|TestExecLatency|TestReadTreeOverhead)$$' -v ./cli
+
+# bench-oracle times, on a fixture task, one plain task run, record +
+# verify, and verify --minimize of a 20-entry spec, and prints each as a
+# ratio to the plain run (root, runc, buildah, the eBPF tracer).
+bench-oracle:
+	$(GO) test -count=1 -timeout 30m ./oracle -run '^$$' -bench '^BenchmarkOracle$$' -benchtime 1x
 
 # bench-env times the task environments (root, runc, buildah, debootstrap):
 # run setup (rootfs ready -> command exec inside runc; target <= 300 ms) as a

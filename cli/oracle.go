@@ -105,39 +105,75 @@ Exit status 0 when the spec verifies, 1 when it does not.`,
 	verify.Flags().StringVar(&vf.specFile, "spec", "", "verify this spec `FILE` instead of the task's")
 	verify.Flags().BoolVar(&vf.minimize, "minimize", false, "replay without each required entry in turn")
 	verify.Flags().IntVar(&vf.parallel, "parallel", oracle.DefaultParallel, "replays running at once with --minimize")
-	verify.Flags().StringVar(&vf.semantics, "semantics", "", "how the policy becomes Landlock rules: published or precise (default: the daemon's)")
+	verify.Flags().StringVar(&vf.semantics, "semantics", "", "how the policy becomes Landlock rules in replays: published (the default) or precise")
 	cmd.AddCommand(record, verify)
 	return cmd
 }
 
-// oracleSetup loads the task, finds its image root and the run API.
-func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string) (*tasks.Task, *policy.Root, oracle.RunOptions, daemon.API, func(), error) {
+// oracleSetup loads the task, finds its image root and the run API. A
+// task without a spec is staged (copied to a temporary directory under
+// its name) with spec, or for record (spec nil) with a proposed one
+// (oracle.ProposeSpec); done removes the copy.
+func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *policy.Spec) (*tasks.Task, *policy.Root, oracle.RunOptions, daemon.API, func(), error) {
 	var ro oracle.RunOptions
+	fail := func(err error) (*tasks.Task, *policy.Root, oracle.RunOptions, daemon.API, func(), error) {
+		return nil, nil, ro, nil, nil, err
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, nil, ro, nil, nil, usageErrorf("oracle: %v", err)
-	}
-	t, err := tasks.Load(abs)
-	if err != nil {
-		return nil, nil, ro, nil, nil, usageError(err)
+		return fail(usageErrorf("oracle: %v", err))
 	}
 	m, err := env.ParseBaseMap(f.baseMap)
 	if err != nil {
-		return nil, nil, ro, nil, nil, usageErrorf("--base-map: %v", err)
+		return fail(usageErrorf("--base-map: %v", err))
 	}
 	ro.BaseMap = m
 	if f.parallel < 0 || f.runs < 0 {
-		return nil, nil, ro, nil, nil, usageErrorf("--runs and --parallel must be positive")
+		return fail(usageErrorf("--runs and --parallel must be positive"))
 	}
-	root, _, err := oracle.ImageRoot(ctx, f.imagesDir, t, m, nil)
+	cleanup := func() {}
+	t, err := tasks.Load(abs)
+	if oracle.SpecMissing(err) {
+		tmp, terr := os.MkdirTemp("", "authbench-oracle-")
+		if terr != nil {
+			return fail(terr)
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		staged := spec
+		if staged == nil {
+			staged = &policy.Spec{Source: "placeholder"}
+		}
+		if t, err = oracle.StageWithSpec(abs, tmp, staged); err != nil {
+			cleanup()
+			return fail(err)
+		}
+	}
 	if err != nil {
-		return nil, nil, ro, nil, nil, fmt.Errorf("oracle: the task's image root (--images-dir): %w", err)
+		cleanup()
+		return fail(usageError(err))
+	}
+	root, img, err := oracle.ImageRoot(ctx, f.imagesDir, t, m, nil)
+	if err != nil {
+		cleanup()
+		return fail(fmt.Errorf("oracle: the task's image root (--images-dir): %w", err))
+	}
+	if t.Dir != abs && spec == nil {
+		proposed, err := oracle.ProposeSpec(img.Config.WorkingDir, root)
+		if err == nil {
+			t, err = oracle.StageWithSpec(abs, filepath.Dir(t.Dir), proposed)
+		}
+		if err != nil {
+			cleanup()
+			return fail(usageErrorf("task %s has no %s, and none can be proposed: %v", abs, tasks.FilePermissionSpec, err))
+		}
+		fmt.Fprintf(a.stderr, "task %s has no %s: recording with proposed scored_roots and the default implicit baseline\n", abs, tasks.FilePermissionSpec)
 	}
 	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir})
 	if err != nil {
-		return nil, nil, ro, nil, nil, err
+		cleanup()
+		return fail(err)
 	}
-	return t, root, ro, api, done, nil
+	return t, root, ro, api, func() { done(); cleanup() }, nil
 }
 
 // refusal turns the oracle's refusals of bad input into usage errors.
@@ -153,7 +189,7 @@ func refusal(err error) error {
 
 func (a *app) oracleRecord(f oracleFlags, dir string) error {
 	ctx := context.Background()
-	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir)
+	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir, nil)
 	if err != nil {
 		return err
 	}
@@ -162,17 +198,30 @@ func (a *app) oracleRecord(f oracleFlags, dir string) error {
 	if err != nil {
 		return refusal(err)
 	}
-	specPath := t.Path(tasks.FilePermissionSpec)
-	orig, err := os.ReadFile(specPath)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
 	}
-	data, err := oracle.FormatSpec(spec, oracle.DetectStyle(orig))
+	specPath := filepath.Join(abs, filepath.FromSlash(tasks.FilePermissionSpec))
+	style := oracle.DefaultStyle()
+	orig, err := os.ReadFile(specPath)
+	switch {
+	case err == nil:
+		style = oracle.DetectStyle(orig)
+	case errors.Is(err, os.ErrNotExist):
+		rep.Diff = nil // a new spec: nothing curated to compare with
+	default:
+		return err
+	}
+	data, err := oracle.FormatSpec(spec, style)
 	if err != nil {
 		return err
 	}
 	written := false
 	if f.write && string(data) != string(orig) {
+		if err := os.MkdirAll(filepath.Dir(specPath), 0o755); err != nil {
+			return err
+		}
 		mode := os.FileMode(0o644)
 		if st, err := os.Stat(specPath); err == nil {
 			mode = st.Mode().Perm()
@@ -256,17 +305,25 @@ func (a *app) oracleVerify(f oracleFlags, dir string) error {
 		return usageErrorf("--parallel must be at least 1")
 	}
 	ctx := context.Background()
-	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir)
+	var spec *policy.Spec
+	if f.specFile == "" {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tasks.FilePermissionSpec))); errors.Is(err, os.ErrNotExist) {
+			return usageErrorf("task %s has no %s: record one first, or give --spec FILE", dir, tasks.FilePermissionSpec)
+		}
+	} else {
+		var err error
+		if spec, err = policy.LoadSpec(f.specFile); err != nil {
+			return usageError(err)
+		}
+	}
+	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir, spec)
 	if err != nil {
 		return err
 	}
 	defer done()
 	ro.Semantics = f.semantics
-	spec := t.Spec
-	if f.specFile != "" {
-		if spec, err = policy.LoadSpec(f.specFile); err != nil {
-			return usageError(err)
-		}
+	if spec == nil {
+		spec = t.Spec
 	}
 	v, err := oracle.Verify(ctx, api, t, spec, oracle.VerifyOptions{RunOptions: ro, Root: root, Reference: t.Spec, Minimize: f.minimize, Parallel: f.parallel})
 	if err != nil {

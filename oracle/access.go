@@ -41,10 +41,12 @@ type Accesses struct {
 	// Removed are created or existing paths that the run's last
 	// operation on them removed (unlink, rmdir, the old name of rename).
 	Removed map[string]bool
+	// Listed are directories opened for reading (O_DIRECTORY): listed.
+	Listed map[string]bool
 }
 
 func newAccesses() *Accesses {
-	a := &Accesses{Created: map[string]bool{}, Removed: map[string]bool{}}
+	a := &Accesses{Created: map[string]bool{}, Removed: map[string]bool{}, Listed: map[string]bool{}}
 	for _, ax := range policy.Axes {
 		a.Paths[ax] = map[string]bool{}
 	}
@@ -175,6 +177,9 @@ func (d *deriver) observe(ev *tracer.Event) {
 			}
 		case tracer.AxisRead:
 			d.add(policy.Read, p)
+			if ev.Flags&unix.O_DIRECTORY != 0 {
+				d.acc.Listed[p] = true
+			}
 		}
 	case tracer.OpExec:
 		if ev.Path2 != "" {
@@ -203,4 +208,41 @@ func (d *deriver) observe(ev *tracer.Event) {
 		d.add(policy.Write, to)
 		d.created(to)
 	}
+}
+
+// systemDirs are directories a program may chdir into that are never a
+// task's working directory.
+var systemDirs = []string{"/", "/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/tmp", "/var/tmp", "/run", "/solution", "/logs", "/tests"}
+
+// WorkingDirs lists (sorted) the directories the run changed into that
+// are not system directories (nor below /proc, /sys, /dev, /usr):
+// candidates for scored_roots.
+func WorkingDirs(events []tracer.Event) []string {
+	set := map[string]bool{}
+	for i := range events {
+		ev := &events[i]
+		if ev.Op != tracer.OpChdir || ev.Failed() {
+			continue
+		}
+		d := ev.Target()
+		if d == "" || isSystemDir(d) {
+			continue
+		}
+		set[d] = true
+	}
+	return sortedKeys(set)
+}
+
+func isSystemDir(d string) bool {
+	for _, s := range systemDirs {
+		if d == s {
+			return true
+		}
+	}
+	for _, s := range []string{"/proc", "/sys", "/dev", "/usr"} {
+		if within(d, s) {
+			return true
+		}
+	}
+	return false
 }

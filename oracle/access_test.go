@@ -42,6 +42,7 @@ func TestDerive(t *testing.T) {
 		open("/app/out.txt", "/app/out.txt", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC),
 		open("/app/db", "/app/db", unix.O_RDWR),
 		open("/app", "/app", unix.O_PATH),
+		open("/app/data", "/app/data", unix.O_RDONLY|unix.O_DIRECTORY),
 		// failed: not an access
 		{Op: tracer.OpOpen, Path: "/app/secret", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"},
 		// a pipe: no path
@@ -58,7 +59,7 @@ func TestDerive(t *testing.T) {
 	}
 	acc := Derive(events, env)
 	want := map[policy.Axis][]string{
-		policy.Read:    {"/app/db", "/app/in.txt", "/app/tool"},
+		policy.Read:    {"/app/data", "/app/db", "/app/in.txt", "/app/tool"},
 		policy.Write:   {"/app/build", "/app/build/a.o", "/app/db", "/app/in.txt", "/app/link", "/app/new", "/app/old", "/app/out.txt"},
 		policy.Execute: {"/app/run.sh", "/app/tool", "/usr/bin/bash", "/usr/bin/dash", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
 	}
@@ -69,6 +70,9 @@ func TestDerive(t *testing.T) {
 	}
 	if got, w := sortedKeys(acc.Created), []string{"/app/build", "/app/build/a.o", "/app/new", "/app/out.txt"}; !reflect.DeepEqual(got, w) {
 		t.Errorf("created = %q, want %q", got, w)
+	}
+	if got, w := sortedKeys(acc.Listed), []string{"/app/data"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("listed = %q, want %q", got, w)
 	}
 	if got, w := sortedKeys(acc.Removed), []string{"/app/build/a.o", "/app/link", "/app/old"}; !reflect.DeepEqual(got, w) {
 		t.Errorf("removed = %q, want %q", got, w)
@@ -103,5 +107,34 @@ func TestFilterPaths(t *testing.T) {
 		if !reflect.DeepEqual(f.Kept, c.kept) || !reflect.DeepEqual(f.OutsideRoots, c.outside) || !reflect.DeepEqual(f.Implicit, c.implic) {
 			t.Errorf("%s: %+v", c.name, f)
 		}
+	}
+}
+
+func TestWorkingDirs(t *testing.T) {
+	events := []tracer.Event{
+		{Op: tracer.OpChdir, Path: "/srv/project"},
+		{Op: tracer.OpChdir, Path: "/srv/project"},
+		{Op: tracer.OpChdir, Path: "/srv/other", Ret: -2, Errno: "ENOENT"},
+		{Op: tracer.OpChdir, Path: "/"},
+		{Op: tracer.OpChdir, Path: "/usr/share/doc"},
+		{Op: tracer.OpChdir, Path: "/tmp"},
+		{Op: tracer.OpChdir, Path: "/app/build"},
+		{Op: tracer.OpOpen, Path: "/home/x", Axis: tracer.AxisRead},
+	}
+	if got, want := WorkingDirs(events), []string{"/app/build", "/srv/project"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+func TestDropRootListings(t *testing.T) {
+	roots := []policy.Pattern{policy.MustPattern("/app"), policy.MustPattern("/srv/data")}
+	paths := []string{"/", "/app", "/app/sub", "/app/file", "/srv", "/srv/data", "/srv/other"}
+	listed := set("/", "/app", "/app/sub", "/srv", "/srv/data", "/srv/other")
+	kept, dropped := DropRootListings(paths, listed, roots)
+	if want := []string{"/app/sub", "/app/file", "/srv/other"}; !reflect.DeepEqual(kept, want) {
+		t.Errorf("kept %q, want %q", kept, want)
+	}
+	if want := []string{"/", "/app", "/srv", "/srv/data"}; !reflect.DeepEqual(dropped, want) {
+		t.Errorf("dropped %q, want %q", dropped, want)
 	}
 }

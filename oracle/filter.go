@@ -56,3 +56,30 @@ func FilterPaths(paths []string, roots, implicit []policy.Pattern, env Env) Filt
 	}
 	return f
 }
+
+// DropRootListings removes from the read paths the directories the run
+// listed that are a scored root or lie above one: a read entry for such
+// a directory grants every file below it (Landlock's rules are
+// hierarchies), the sensitive ones included, while a listing is rarely
+// what a program needs (Python lists its working directory for imports
+// and does without). Verify shows when one is needed.
+func DropRootListings(paths []string, listed map[string]bool, roots []policy.Pattern) (kept, dropped []string) {
+	for _, p := range paths {
+		if listed[p] && coversRoot(p, roots) {
+			dropped = append(dropped, p)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	return kept, dropped
+}
+
+// coversRoot: d is one of roots or lies above one.
+func coversRoot(d string, roots []policy.Pattern) bool {
+	for _, r := range roots {
+		if within(r.Base(), d) {
+			return true
+		}
+	}
+	return false
+}

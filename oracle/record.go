@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"sync"
 
@@ -99,6 +100,8 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	logs := map[string]*Compaction{}
 	var overlaps []Overlap
 	allCreated := map[string]bool{}
+	workDirs := map[string]bool{}
+	listings := map[string]bool{}
 	for i, r := range reps {
 		rep.Runs = append(rep.Runs, runInfo(r))
 		acc := Derive(r.Events, env)
@@ -107,12 +110,22 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 		for _, ax := range policy.Axes {
 			f := FilterPaths(acc.Sorted(ax), t.Spec.ScoredRoots.Get(ax), t.Spec.Implicit.Get(ax), env)
 			in.Paths[ax] = f.Kept
+			if ax == policy.Read {
+				var dropped []string
+				in.Paths[ax], dropped = DropRootListings(f.Kept, acc.Listed, t.Spec.ScoredRoots.Get(ax))
+				for _, d := range dropped {
+					listings[d] = true
+				}
+			}
 			counts[ax].Accessed += len(acc.Paths[ax])
 			counts[ax].OutsideRoots += len(f.OutsideRoots)
 			counts[ax].Implicit += len(f.Implicit)
 		}
 		for p := range acc.Created {
 			allCreated[p] = true
+		}
+		for _, d := range WorkingDirs(r.Events) {
+			workDirs[d] = true
 		}
 		var log []Compaction
 		perRun[i], log = Compact(in)
@@ -133,6 +146,14 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 		if err := checkScoredRoots(t, opts.Root, allCreated, rep); err != nil {
 			return nil, rep, err
 		}
+	}
+	for _, d := range sortedKeys(workDirs) {
+		if !InScoredRoots(d, t.Spec.ScoredRoots.Get(policy.Write), env) && !InScoredRoots(d, t.Spec.ScoredRoots.Get(policy.Read), env) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the oracle worked in %s (chdir), outside the read and write scored_roots: a scored root?", d))
+		}
+	}
+	for _, d := range sortedKeys(listings) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the oracle listed %s, a scored root: not recorded (a read entry for it would grant every file below it); verify shows whether it is needed", d))
 	}
 	merged, nd := Merge(perRun)
 	rep.Nondeterministic = nd
@@ -262,13 +283,19 @@ func dedupOverlaps(list []Overlap) []Overlap {
 	return out
 }
 
-// checkScoredRoots refuses scored roots that are not in the image and
-// that no run created; a root the oracle made is a warning.
+// harnessDirs are made in every task run's rootfs before the agent
+// starts (Harbor's layout: the agent's logs, and the oracle's writable
+// copy of solution/), so scored roots there exist for the oracle.
+var harnessDirs = []string{"/logs", "/solution"}
+
+// checkScoredRoots refuses scored roots that are not in the image (nor
+// in the harness's directories) and that no run created; a root the
+// oracle made is a warning.
 func checkScoredRoots(t *tasks.Task, root *policy.Root, created map[string]bool, rep *Report) error {
 	var missing []string
 	for _, ax := range policy.Axes {
 		for _, r := range t.Spec.ScoredRoots.Get(ax) {
-			if _, err := root.Stat(r.Base()); err == nil {
+			if _, err := root.Stat(r.Base()); err == nil || slices.ContainsFunc(harnessDirs, func(h string) bool { return within(r.Base(), h) }) {
 				continue
 			}
 			if created[r.Base()] {

@@ -6,10 +6,14 @@ import (
 	"github.com/authbench/authbench/daemon"
 )
 
-// setSemantics passes the policy semantics of a replay to the daemon.
-func setSemantics(_ *daemon.RunRequest, semantics string) error {
-	if semantics != "" {
-		return fmt.Errorf("semantics %q: task runs of this daemon take no semantics", semantics)
+// setSemantics passes the policy semantics of a replay to the daemon:
+// "published" (the daemon's default for task runs), "precise", or ""
+// for the default.
+func setSemantics(req *daemon.RunRequest, semantics string) error {
+	switch semantics {
+	case "", "published", "precise":
+		req.Task.Semantics = semantics
+		return nil
 	}
-	return nil
+	return fmt.Errorf("semantics %q: want published or precise", semantics)
 }

@@ -162,7 +162,8 @@ func TestMissingFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := missingFor(audit.Denial{Op: "exec", Axis: "execute", Path: "/bin/wc", Errno: "EACCES"}, ref, root)
-	if m.Entry != "/usr/bin/wc" || !m.FromReference || !strings.Contains(m.String(), `missing permission execute "/usr/bin/wc"`) {
+	if m.Entry != "/usr/bin/wc" || !m.FromReference || m.Real != "/usr/bin/wc" ||
+		!strings.Contains(m.String(), `denied execute /bin/wc (/usr/bin/wc) (exec, EACCES): missing permission execute "/usr/bin/wc"`) {
 		t.Errorf("%+v %s", m, m)
 	}
 	m = missingFor(audit.Denial{Op: "exec", Axis: "execute", Path: "/bin/sort", Errno: "EACCES"}, ref, root)
@@ -195,7 +196,8 @@ func TestDiffAndScoredRoots(t *testing.T) {
 		t.Errorf("score %+v (%s)", d.Score, d.ScoreError)
 	}
 	task := &tasks.Task{Name: "t", Spec: curated}
-	curated.ScoredRoots[policy.Write] = append(curated.ScoredRoots[policy.Write], policy.MustPattern("/out"), policy.MustPattern("/gone"))
+	curated.ScoredRoots[policy.Write] = append(curated.ScoredRoots[policy.Write], policy.MustPattern("/out"), policy.MustPattern("/gone"),
+		policy.MustPattern("/logs/agent"), policy.MustPattern("/solution"))
 	rep := &Report{}
 	err = checkScoredRoots(task, root, set("/out"), rep)
 	var mr *MissingRootsError

@@ -49,10 +49,15 @@ type Replay struct {
 // MissingPermission is a denial that broke the oracle, with the entry
 // that would have allowed it.
 type MissingPermission struct {
-	Axis  string `json:"axis"`
-	Op    string `json:"op"`
-	Path  string `json:"path"`
+	Axis string `json:"axis"`
+	Op   string `json:"op"`
+	Path string `json:"path"`
+	// Real is the path's realpath in the image, when it differs.
+	Real  string `json:"real,omitempty"`
 	Errno string `json:"errno"`
+	// OutsideRoots: the path lies outside the spec's scored_roots of the
+	// axis, so no required entry can grant it (implicit_permissions may).
+	OutsideRoots bool `json:"outside_scored_roots,omitempty"`
 	// Entry is the reference spec's required entry that covers the path,
 	// or the path itself when no entry does (FromReference false).
 	Entry         string `json:"entry"`
@@ -60,11 +65,18 @@ type MissingPermission struct {
 }
 
 func (m MissingPermission) String() string {
+	name := m.Path
+	if m.Real != "" {
+		name += " (" + m.Real + ")"
+	}
+	if m.OutsideRoots {
+		return fmt.Sprintf("denied %s %s (%s, %s): outside the spec's scored_roots (only implicit_permissions could grant it)", m.Axis, name, m.Op, m.Errno)
+	}
 	src := "no reference entry covers it; the exact path would"
 	if m.FromReference {
 		src = "entry of the reference spec's required_permissions." + m.Axis
 	}
-	return fmt.Sprintf("denied %s %s (%s, %s): missing permission %s %q (%s)", m.Axis, m.Path, m.Op, m.Errno, m.Axis, m.Entry, src)
+	return fmt.Sprintf("denied %s %s (%s, %s): missing permission %s %q (%s)", m.Axis, name, m.Op, m.Errno, m.Axis, m.Entry, src)
 }
 
 // Verdict is the outcome of Verify.
@@ -193,9 +205,24 @@ func judgeOracle(v *Verdict, r *replay, spec, ref *policy.Spec, root *policy.Roo
 	if res.Utility {
 		return rp
 	}
+	var outside []MissingPermission
 	for _, d := range res.Denials {
-		v.Missing = append(v.Missing, missingFor(d, ref, root))
+		m := missingFor(d, ref, root)
+		if ax, err := policy.ParseAxis(m.Axis); err == nil {
+			var env Env
+			if root != nil {
+				env = RootEnv{root}
+			}
+			m.OutsideRoots = !InScoredRoots(m.Path, spec.ScoredRoots.Get(ax), env) && !InScoredRoots(m.Entry, spec.ScoredRoots.Get(ax), env)
+		}
+		if m.OutsideRoots {
+			outside = append(outside, m)
+		} else {
+			v.Missing = append(v.Missing, m)
+		}
 	}
+	// Denials a spec entry can fix first.
+	v.Missing = append(v.Missing, outside...)
 	switch {
 	case res.TimedOut:
 		v.Problems = append(v.Problems, fmt.Sprintf("oracle replay %s timed out under the spec", rp.RunID))
@@ -217,7 +244,10 @@ func missingFor(d audit.Denial, ref *policy.Spec, root *policy.Root) MissingPerm
 	}
 	names := []string{d.Path}
 	if root != nil {
-		names = append(names, root.Realpath(d.Path))
+		if rp := root.Realpath(d.Path); rp != d.Path {
+			m.Real = rp
+			names = append(names, rp)
+		}
 	}
 	for _, e := range ref.Required.Get(ax) {
 		for _, n := range names {
