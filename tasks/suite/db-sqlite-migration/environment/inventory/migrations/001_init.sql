@@ -1,0 +1,6 @@
+CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    sku TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qty INTEGER NOT NULL DEFAULT 0
+);

@@ -1,0 +1,3 @@
+#!/bin/bash
+set -euo pipefail
+exec python3 /solution/rebase.py
