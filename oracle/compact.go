@@ -26,6 +26,13 @@ const (
 	// the image (still never "/", a scored root or above one): a Landlock
 	// rule can only be placed on a directory that exists at launch.
 	RuleManySiblings = "many-siblings"
+	// RuleCreatedExecuted: a program the oracle built or wrote and then
+	// ran (execute axis) becomes the dir/** of the nearest directory above
+	// it that was in the image: an execute right can only be placed on
+	// what exists at launch, and the program does not exist yet. That
+	// directory may be a scored root of the execute axis (never "/",
+	// never above a root): nothing narrower can be enforced.
+	RuleCreatedExecuted = "created-then-executed"
 )
 
 // SiblingThreshold is how many entries created in one directory make it
@@ -92,6 +99,11 @@ func axisIndex(name string) int {
 // compactPath is the entry p becomes on axis ax, and the rule that made
 // it ("" when none did).
 func compactPath(p string, ax policy.Axis, in CompactInput, collapse map[string]string) (string, string) {
+	if ax == policy.Execute && in.Created[p] {
+		if d := existingAncestor(p, in.Created); d != "/" && insideRoot(d, in.Roots.Get(ax)) {
+			return d + "/**", RuleCreatedExecuted
+		}
+	}
 	// The shallowest collapse directory holding p that lies strictly
 	// inside a scored root of this axis.
 	for _, d := range ancestorsTopDown(p) {
@@ -137,6 +149,26 @@ func globSegments(p string, created map[string]bool) string {
 		return p
 	}
 	return strings.Join(segs, "/")
+}
+
+// existingAncestor is the nearest directory above p that the oracle did
+// not create (it was in the image).
+func existingAncestor(p string, created map[string]bool) string {
+	d := path.Dir(p)
+	for d != "/" && d != "." && created[d] {
+		d = path.Dir(d)
+	}
+	return d
+}
+
+// insideRoot: d is one of roots or lies below one.
+func insideRoot(d string, roots []policy.Pattern) bool {
+	for _, r := range roots {
+		if within(d, r.Base()) {
+			return true
+		}
+	}
+	return false
 }
 
 // strictlyInsideRoot: d lies below one of roots and is none of them.

@@ -36,11 +36,13 @@ func TestCompact(t *testing.T) {
 		name    string
 		write   []string
 		read    []string
+		exec    []string
 		created []string
 		removed []string
 		roots   policy.Permissions
 		want    []string // write entries
 		wantR   []string // read entries
+		wantX   []string // execute entries
 		rules   []string
 	}{
 		{name: "nothing to compact", write: []string{"/app/out.txt"}, created: []string{"/app/out.txt"}, roots: appRoots,
@@ -73,16 +75,29 @@ func TestCompact(t *testing.T) {
 		{name: "never above a scored root", read: []string{"/srv/w/tmp.Ab3dE9"}, write: []string{"/srv/w/tmp.Ab3dE9"},
 			created: []string{"/srv/w/tmp.Ab3dE9"}, roots: roots([]string{"/srv/w/tmp.Ab3dE9"}, []string{"/srv"}, nil),
 			want: []string{"/srv/w/tmp.*"}, wantR: []string{"/srv/w/tmp.*"}, rules: []string{RuleGeneratedName, RuleGeneratedName}},
+		{name: "a program built then run: the dir/** of its directory in the image, a scored root included",
+			write: []string{"/home/lab/heat/heat"}, exec: []string{"/home/lab/heat/heat", "/home/lab/heat/out/bin/tool", "/usr/bin/make"},
+			created: []string{"/home/lab/heat/heat", "/home/lab/heat/out", "/home/lab/heat/out/bin", "/home/lab/heat/out/bin/tool"},
+			roots:   roots(nil, []string{"/home/lab/heat"}, []string{"/usr/bin", "/home/lab/heat"}),
+			want:    []string{"/home/lab/heat/heat"}, wantX: []string{"/home/lab/heat/**", "/usr/bin/make"},
+			rules: []string{RuleCreatedExecuted}},
+		{name: "a program created outside every execute root stays exact",
+			exec: []string{"/tmp/run.sh"}, created: []string{"/tmp/run.sh"}, roots: roots(nil, nil, []string{"/tmp/run.sh"}),
+			want: []string{}, wantX: []string{"/tmp/run.sh"}},
 	} {
 		in := CompactInput{Created: set(c.created...), Removed: set(c.removed...), Roots: c.roots}
 		in.Paths[policy.Write] = c.write
 		in.Paths[policy.Read] = c.read
+		in.Paths[policy.Execute] = c.exec
 		entries, log := Compact(in)
 		if !reflect.DeepEqual(entries[policy.Write], c.want) {
 			t.Errorf("%s: write %q, want %q", c.name, entries[policy.Write], c.want)
 		}
 		if len(c.read) > 0 && !reflect.DeepEqual(entries[policy.Read], c.wantR) {
 			t.Errorf("%s: read %q, want %q", c.name, entries[policy.Read], c.wantR)
+		}
+		if len(c.exec) > 0 && !reflect.DeepEqual(entries[policy.Execute], c.wantX) {
+			t.Errorf("%s: execute %q, want %q", c.name, entries[policy.Execute], c.wantX)
 		}
 		var rules []string
 		for _, l := range log {
