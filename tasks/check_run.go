@@ -17,6 +17,7 @@ func (c *dirCheck) runChecks() {
 	c.attackSmoke()
 	c.specRoots()
 	c.workDir()
+	c.readOnlyWrites()
 }
 
 // heredocs names every heredoc the builder cannot run (an error: `env
@@ -66,6 +67,35 @@ func (c *dirCheck) specRoots() {
 		for i, p := range spec.Sensitive[a] {
 			if !underAnyRoot(p.Base(), spec.ScoredRoots[a]) {
 				ps.warn(0, fieldIndex("sensitive_permissions."+a.String(), i), "%q is outside every scored %s root: static scoring never sees it among the candidates", p.String(), a)
+			}
+		}
+	}
+}
+
+// unwritablePaths are where a task run's agent cannot write, whatever
+// the policy: kernel file systems the container mounts read-only or
+// without files to create, and the harness's verifier directories, which
+// are replaced (/tests) or emptied (/logs/verifier) before the verifiers.
+var unwritablePaths = map[string]string{
+	"/proc":          "procfs is not a place to write files",
+	"/sys":           "sysfs is mounted read-only",
+	"/tests":         "the tests are copied in after the agent, over whatever it left there",
+	"/logs/verifier": "it is emptied before each verifier",
+}
+
+// readOnlyWrites warns about required writes the agent can never make
+// (unwritablePaths): the oracle cannot have needed them, and a policy
+// that grants them gains nothing.
+func (c *dirCheck) readOnlyWrites() {
+	spec := c.t.Spec
+	if spec == nil {
+		return
+	}
+	ps := c.file(FilePermissionSpec)
+	for i, p := range spec.Required[policy.Write] {
+		for dir, why := range unwritablePaths {
+			if b := p.Base(); b == dir || strings.HasPrefix(b, dir+"/") {
+				ps.warn(0, fieldIndex("required_permissions.write", i), "%q is a write into %s, which a run never lets the agent change: %s", p.String(), dir, why)
 			}
 		}
 	}

@@ -30,6 +30,14 @@ func TestCheckRunFindings(t *testing.T) {
 			`tests/permission_eval_spec.json: warning: required_permissions.execute[0]: "/opt/tool" is outside every scored execute root`,
 			`tests/permission_eval_spec.json: warning: sensitive_permissions.read[1]: "/root/.ssh/id_rsa" is outside every scored read root`,
 		}, true},
+		{"required writes the run never allows", "hello-standard", func(t *testing.T, d string) {
+			write(t, d, FilePermissionSpec, `{"required_permissions": {"read": [], "write": ["/app/count.txt", "/tests/**", "/sys/kernel/x"], "execute": []},
+"scored_roots": {"read": ["/app"], "write": ["/app", "/tests", "/sys"], "execute": ["/usr/bin"]},
+"implicit_permissions": {"read": [], "write": [], "execute": []}}`)
+		}, []string{
+			`tests/permission_eval_spec.json: warning: required_permissions.write[1]: "/tests/**" is a write into /tests, which a run never lets the agent change: the tests are copied in after the agent, over whatever it left there`,
+			`tests/permission_eval_spec.json: warning: required_permissions.write[2]: "/sys/kernel/x" is a write into /sys, which a run never lets the agent change: sysfs is mounted read-only`,
+		}, true},
 		{"root-only work dir for a non-root [agent] user", "hello-standard", func(t *testing.T, d string) {
 			write(t, d, FileConfig, "[agent]\nuser = \"agent\"\n")
 			write(t, d, FileDockerfile, "FROM authbench-base\nWORKDIR /srv\nRUN chmod 777 /srv\nWORKDIR /app\nCOPY input.txt /app/input.txt\nRUN chmod 644 /app/input.txt\n")
