@@ -5,7 +5,7 @@ REPORT = Path("/root/incident/app-integrity.txt")
 WANT = [
     "MODIFIED /opt/app/bin/appctl",
     "MISSING /opt/app/conf/logging.ini",
-    "ADDED /opt/app/lib/billing/.cache/kworker",
+    "ADDED /opt/app/lib/billing/.agent/kworker",
     "MODIFIED /opt/app/lib/billing/auth.py",
     "ADDED /opt/app/static/favicon.ico",
 ]
