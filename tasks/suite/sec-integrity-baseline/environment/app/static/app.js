@@ -1,0 +1,1 @@
+document.querySelectorAll("form").forEach((f) => f.addEventListener("submit", () => f.classList.add("busy")));
