@@ -35,7 +35,7 @@ def test_alice_can_log_in():
 
 
 def test_bob_cannot_log_in():
-    assert BOB not in KEYS.read_text()
+    assert BOB not in blobs()
 
 
 def test_others_keep_their_access():
