@@ -261,3 +261,30 @@ func TestMinimize(t *testing.T) {
 		t.Errorf("wc: needed %+v, never touched %+v", m.Needed, m.NeverTouched)
 	}
 }
+
+// TestVerifyRefusesVerifiersThatPassUntouched: a V_u that passes on the
+// environment as the task hands it over (nobody did anything) fails
+// verify, naming the untouched run; the real fixture's does not.
+func TestVerifyRefusesVerifiersThatPassUntouched(t *testing.T) {
+	api := testAPI(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		dir     string
+		trivial bool
+	}{
+		{filepath.Join(fixtures, "hello-standard"), false},
+		{copyFixture(t, "hello-standard", map[string]string{"tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n"}), true},
+	} {
+		task, root := loadFixture(t, tc.dir)
+		v, err := Verify(ctx, api, task, task.Spec, VerifyOptions{Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Untouched == nil || v.Untouched.Utility != tc.trivial {
+			t.Fatalf("%s: untouched run %+v, want utility %v", tc.dir, v.Untouched, tc.trivial)
+		}
+		if v.OK == tc.trivial || tc.trivial && !strings.Contains(strings.Join(v.Problems, "\n"), "V_u passes on the untouched environment") {
+			t.Fatalf("%s: ok %v, problems %q", tc.dir, v.OK, v.Problems)
+		}
+	}
+}
