@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/tracer"
 )
@@ -266,24 +265,14 @@ func (r *submittedRun) countEvents(counts *tracer.Counts) (tracer.Summary, error
 		return tracer.Summary{}, err
 	}
 	defer rc.Close()
-	var sum tracer.Summary
-	sc := bufio.NewScanner(rc)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if strings.HasPrefix(string(line), `{"op":"summary"`) {
-			if err := json.Unmarshal(line, &sum); err != nil {
-				return sum, fmt.Errorf("event log summary: %w", err)
-			}
-			continue
-		}
-		var ev tracer.Event
-		if err := ev.UnmarshalJSON(line); err != nil {
-			return sum, fmt.Errorf("event log: %w", err)
-		}
-		counts.Add(&ev)
+	end, err := audit.ReadLog(rc, func(ev *tracer.Event) error {
+		counts.Add(ev)
+		return nil
+	})
+	if err != nil || end.Summary == nil {
+		return tracer.Summary{}, err
 	}
-	return sum, sc.Err()
+	return *end.Summary, nil
 }
 
 // readFileArg returns the contents of a file named by a flag, as JSON.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
@@ -65,30 +66,19 @@ func runTask(ctx context.Context, api daemon.API, t *tasks.Task, ro RunOptions, 
 	return r, nil
 }
 
-// ParseEvents reads an event log (JSON lines ending with the summary
-// line {"op":"summary","events":N,"lost":M}); summary says whether that
-// line was there, lost is its count.
+// ParseEvents reads an event log (audit.ReadLog): its events, whether it
+// ended with its summary line {"op":"summary","events":N,"lost":M}, and
+// that line's lost count.
 func ParseEvents(data []byte) (events []tracer.Event, summary bool, lost uint64, err error) {
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if bytes.HasPrefix(line, []byte(`{"op":"summary"`)) {
-			var s struct {
-				Events uint64 `json:"events"`
-				Lost   uint64 `json:"lost"`
-			}
-			if err := json.Unmarshal(line, &s); err != nil {
-				return nil, false, 0, fmt.Errorf("line %d: summary: %w", n+1, err)
-			}
-			summary, lost = true, s.Lost
-			continue
-		}
-		var ev tracer.Event
-		if err := json.Unmarshal(line, &ev); err != nil {
-			return nil, false, 0, fmt.Errorf("line %d: %w", n+1, err)
-		}
-		events = append(events, ev)
+	end, err := audit.ReadLog(bytes.NewReader(data), func(ev *tracer.Event) error {
+		events = append(events, *ev)
+		return nil
+	})
+	if err != nil {
+		return nil, false, 0, err
+	}
+	if end.Summary != nil {
+		summary, lost = true, end.Summary.Lost
 	}
 	return events, summary, lost, nil
 }

@@ -1,12 +1,11 @@
 package taskrun
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
@@ -64,7 +63,7 @@ func TestIOUringOpenIsNeverInvisible(t *testing.T) {
 	}
 }
 
-// readEvents reads an events.jsonl file (summary lines skipped).
+// readEvents reads an events.jsonl file (audit.ReadLog).
 func readEvents(t *testing.T, path string) []tracer.Event {
 	t.Helper()
 	f, err := os.Open(path)
@@ -73,20 +72,10 @@ func readEvents(t *testing.T, path string) []tracer.Event {
 	}
 	defer f.Close()
 	var out []tracer.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, `{"op":"summary"`) || strings.HasPrefix(line, `{"op":"truncated"`) {
-			continue
-		}
-		var ev tracer.Event
-		if err := ev.UnmarshalJSON([]byte(line)); err != nil {
-			t.Fatalf("event %q: %v", line, err)
-		}
-		out = append(out, ev)
-	}
-	if err := sc.Err(); err != nil {
+	if _, err := audit.ReadLog(f, func(ev *tracer.Event) error {
+		out = append(out, *ev)
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return out
