@@ -211,19 +211,11 @@ func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 	}, nil
 }
 
-// runFiles are the files of a task run copied by --out.
-var runFiles = map[string]string{
-	"result": taskrun.ResultFile, "events": taskrun.EventsFile, "plan": taskrun.PlanFile,
-	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
-	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log", "build": taskrun.BuildLogFile,
-	"verifier-utility-events": taskrun.VerifierEventsFile("utility"), "verifier-attack-events": taskrun.VerifierEventsFile("attack"),
-}
-
 func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for log, name := range runFiles {
+	for log, name := range taskrun.Files() {
 		data, err := daemon.ReadLog(ctx, api, id, log)
 		if err != nil {
 			return err

@@ -26,14 +26,13 @@ var (
 	_ API = (*Local)(nil)
 )
 
-// logFiles maps the names of GET /v1/runs/{id}/{log} to run files.
-var logFiles = map[string]string{
-	"events": eventsFile, "stdout": stdoutFile, "stderr": stderrFile,
-	"result": taskrun.ResultFile, "plan": taskrun.PlanFile, "build": taskrun.BuildLogFile,
-	"agent-stdout": taskrun.AgentStdoutFile, "agent-stderr": taskrun.AgentStderrFile,
-	"verifier-utility": "verifier-utility.log", "verifier-attack": "verifier-attack.log",
-	"verifier-utility-events": taskrun.VerifierEventsFile("utility"), "verifier-attack-events": taskrun.VerifierEventsFile("attack"),
-}
+// logFiles maps the names of GET /v1/runs/{id}/{log} to run files: a
+// command run's, and a task run's (taskrun.Files).
+var logFiles = func() map[string]string {
+	files := taskrun.Files()
+	files["events"], files["stdout"], files["stderr"] = eventsFile, stdoutFile, stderrFile
+	return files
+}()
 
 // Local is the API of a Manager embedded in this process, used by the CLI
 // when no daemon listens; the caller is this process.

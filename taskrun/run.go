@@ -34,6 +34,23 @@ const (
 	PlanFile        = "plan.json"
 )
 
+// VerifierLogFile is the output of verifier name ("utility", "attack").
+func VerifierLogFile(name string) string { return "verifier-" + name + ".log" }
+
+// VerifierEventsFile is the trace of verifier name.
+func VerifierEventsFile(name string) string { return "verifier-" + name + "-events.jsonl" }
+
+// Files are a task run's files, by the names the daemon API serves them
+// under (GET /v1/runs/{id}/{name}).
+func Files() map[string]string {
+	return map[string]string{
+		"result": ResultFile, "events": EventsFile, "plan": PlanFile, "build": BuildLogFile,
+		"agent-stdout": AgentStdoutFile, "agent-stderr": AgentStderrFile,
+		"verifier-utility": VerifierLogFile("utility"), "verifier-attack": VerifierLogFile("attack"),
+		"verifier-utility-events": VerifierEventsFile("utility"), "verifier-attack-events": VerifierEventsFile("attack"),
+	}
+}
+
 // defaultAgentTimeout applies when task.toml sets none.
 const defaultAgentTimeout = 30 * time.Minute
 

@@ -94,7 +94,7 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 		dir = "/"
 	}
 	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), Dir: dir, CloseFDs: true}
-	log, err := os.Create(filepath.Join(r.o.Dir, "verifier-"+name+".log"))
+	log, err := os.Create(filepath.Join(r.o.Dir, VerifierLogFile(name)))
 	if err != nil {
 		return env.RunResult{}, err
 	}
@@ -121,9 +121,6 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	}
 	return g.RunResult, nil
 }
-
-// VerifierEventsFile is the trace of verifier NAME ("utility", "attack").
-func VerifierEventsFile(name string) string { return "verifier-" + name + "-events.jsonl" }
 
 // startVerifierTrace follows verifier name's container init from its
 // exec on, noting every file it executes or loads as code.
