@@ -135,28 +135,31 @@ type agentTrace struct {
 // startAgentTrace waits until the container's init (pid) is sandbox-init
 // at its gate and follows it from its exec of the agent on.
 func (r *runner) startAgentTrace(ctx context.Context, pid int) (*agentTrace, error) {
-	if r.o.Tracer == nil {
-		return nil, nil
-	}
-	if err := waitForExe(ctx, pid, binaryInContainer); err != nil {
-		return nil, err
-	}
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := r.o.Tracer.TrackWith(pid, tracer.TrackOptions{FromExec: true})
-	if err != nil {
-		return nil, fmt.Errorf("trace agent: %w", err)
-	}
 	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root)}
-	tr.rec, err = audit.RecordWith(sess, filepath.Join(r.o.Dir, EventsFile), audit.NewInRoot(r.plan, root), tr.observe,
-		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
-	if err != nil {
+	if tr.rec, err = r.traceContainer(ctx, pid, EventsFile, r.plan, root, tr.observe); err != nil {
 		return nil, err
 	}
 	r.res.Traced = true
 	return tr, nil
+}
+
+// traceContainer follows a gated container's init (pid) from its exec of
+// the command on, once runc has made it sandbox-init, into the run's file,
+// judging the events against plan (nil: none) in root; also sees each.
+func (r *runner) traceContainer(ctx context.Context, pid int, file string, plan *policy.Plan, root *policy.Root, also func(*tracer.Event)) (*audit.Recording, error) {
+	if err := waitForExe(ctx, pid, binaryInContainer); err != nil {
+		return nil, err
+	}
+	sess, err := r.o.Tracer.TrackWith(pid, tracer.TrackOptions{FromExec: true})
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", file, err)
+	}
+	return audit.RecordWith(sess, filepath.Join(r.o.Dir, file), audit.NewInRoot(plan, root), also,
+		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
 }
 
 // observe notes a successful access to a sensitive file.

@@ -125,16 +125,8 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 // startVerifierTrace follows verifier name's container init from its
 // exec on, noting every file it executes or loads as code.
 func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (*audit.Recording, error) {
-	if err := waitForExe(ctx, pid, binaryInContainer); err != nil {
-		return nil, err
-	}
-	sess, err := r.o.Tracer.TrackWith(pid, tracer.TrackOptions{FromExec: true})
-	if err != nil {
-		return nil, fmt.Errorf("trace %s verifier: %w", name, err)
-	}
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
-		sess.Close()
 		return nil, err
 	}
 	note := func(ev *tracer.Event) {
@@ -145,8 +137,7 @@ func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (
 			r.verifierLoads = append(r.verifierLoads, TamperedFile{Path: p, Verifier: name, Op: string(ev.Op)})
 		}
 	}
-	return audit.RecordWith(sess, filepath.Join(r.o.Dir, VerifierEventsFile(name)), audit.NewInRoot(nil, root), note,
-		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
+	return r.traceContainer(ctx, pid, VerifierEventsFile(name), nil, root, note)
 }
 
 // finishVerifierTrace ends a verifier's recording; an incomplete one
