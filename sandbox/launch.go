@@ -216,8 +216,8 @@ func (c *Child) Wait() (int, error) {
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
+			return shellStatus(ws), nil
 		}
 		return ee.ExitCode(), nil
 	}

@@ -61,9 +61,9 @@ func reapTree(spec *Spec) *InitError {
 func reapAll(pid int) int {
 	status := 0
 	for {
-		var ws unix.WaitStatus
-		p, err := unix.Wait4(-1, &ws, 0, nil)
-		if err == unix.EINTR {
+		var ws syscall.WaitStatus
+		p, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil { // ECHILD: the tree is gone
@@ -77,7 +77,7 @@ func reapAll(pid int) int {
 
 // shellStatus is a wait status as a shell reports it: the exit code, or
 // 128+N for a process killed by signal N.
-func shellStatus(ws unix.WaitStatus) int {
+func shellStatus(ws syscall.WaitStatus) int {
 	if ws.Signaled() {
 		return 128 + int(ws.Signal())
 	}
