@@ -19,15 +19,9 @@ func ImageRoot(ctx context.Context, imagesDir string, t *tasks.Task, baseMap map
 		log = io.Discard
 	}
 	store := env.Store{Dir: imagesDir}
-	builder := env.NewBuilder(env.Buildah, store)
-	base, _, err := env.BuildBase(ctx, store, env.DefaultBaseConfig(), log)
-	if err != nil {
-		return nil, nil, fmt.Errorf("image of task %s: %w", t.Name, err)
-	}
-	if _, err := env.ImportBase(ctx, store, builder, base, log); err != nil {
-		return nil, nil, fmt.Errorf("image of task %s: %w", t.Name, err)
-	}
-	img, _, err := env.BuildTask(ctx, store, t, env.BuildOptions{Builder: builder, Base: base, BaseMap: env.BaseMap(baseMap), Log: log})
+	// BuildTask builds the local bases the Dockerfile's FROMs need (the
+	// default one, or a family's), as a task run does.
+	img, _, err := env.BuildTask(ctx, store, t, env.BuildOptions{Builder: env.NewBuilder(env.Buildah, store), BaseMap: env.BaseMap(baseMap), Log: log})
 	if err != nil {
 		return nil, nil, err
 	}
