@@ -154,11 +154,8 @@ func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskI
 		return nil, err
 	}
 	defer log.Close()
-	base, _, err := env.BuildBase(ctx, r.o.Images, env.DefaultBaseConfig(), log)
-	if err != nil {
-		return nil, err
-	}
-	img, _, err := env.BuildTask(ctx, r.o.Images, st, env.BuildOptions{Builder: r.o.Builder, Base: base, BaseMap: r.o.BaseMap, Log: log})
+	// BuildTask builds the bases the sidecar's FROMs need, as for the task.
+	img, _, err := env.BuildTask(ctx, r.o.Images, st, env.BuildOptions{Builder: r.o.Builder, BaseMap: r.o.BaseMap, Log: log})
 	return img, err
 }
 
