@@ -112,15 +112,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if r.log == nil {
 		r.log = zap.NewNop()
 	}
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	id, err := newContainerID()
+	if err != nil {
 		return nil, err
 	}
-	r.id = "authbench-" + hex.EncodeToString(b[:])
+	r.id = id
 	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("task run %s: %w", t.Name, err)
 	}
-	err := semErr
+	err = semErr
 	if err == nil {
 		err = r.run(ctx)
 	}
@@ -132,6 +132,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err
+}
+
+// newContainerID is a fresh prefix for the container ids of one run.
+func newContainerID() (string, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "authbench-" + hex.EncodeToString(b[:]), nil
 }
 
 func (r *runner) run(ctx context.Context) error {

@@ -1,0 +1,99 @@
+package generate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
+)
+
+// Options describe one generation.
+type Options struct {
+	// Run gives the task, the directory (Dir) and the collaborators of the
+	// exploration run (Self, Images, Builder, BaseMap, Runc, Tracer,
+	// MaxOutputBytes, Log, OnIdentity); its policy fields are not used.
+	Run taskrun.Options
+	// Generator is the generator's name (ParseGenerator).
+	Generator string
+	// Timeout is a sandboxed generator's time (0: taskrun.DefaultExploreTimeout).
+	Timeout time.Duration
+}
+
+// Run carries out one generation in o.Run.Dir and writes generation.json
+// and policy.json there. A generator that fails (times out, is killed,
+// exits non-zero, prints garbage or too much) gives an invalid record,
+// not an error; the error is for a generation that could not be carried
+// out (unknown generator, image build, rootfs), and the record then says
+// why too (written whenever the directory is writable).
+func Run(ctx context.Context, o Options) (*Record, error) {
+	t := o.Run.Task
+	if o.Run.Log == nil {
+		o.Run.Log = zap.NewNop()
+	}
+	rec := &Record{Task: t.Name, Generator: o.Generator}
+	if err := os.MkdirAll(o.Run.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("generate %s: %w", t.Name, err)
+	}
+	start := time.Now()
+	err := run(ctx, o, rec)
+	if rec.DurationS == 0 {
+		rec.DurationS = time.Since(start).Seconds()
+	}
+	if err != nil {
+		rec.Error, rec.Valid, rec.Policy = err.Error(), false, nil
+		if rec.Reason == "" {
+			rec.Reason = "the generation could not be carried out: " + err.Error()
+		}
+	}
+	if werr := rec.write(o.Run.Dir); werr != nil {
+		return rec, errors.Join(err, werr)
+	}
+	return rec, err
+}
+
+func run(ctx context.Context, o Options, rec *Record) error {
+	g, err := ParseGenerator(o.Generator)
+	if err != nil {
+		return err
+	}
+	t := o.Run.Task
+	switch g.Kind {
+	case KindAllowAll:
+		return acceptBuiltin(rec, AllowAll())
+	case KindSpec:
+		if t.Spec == nil {
+			return fmt.Errorf("generator spec: task %s has no permission spec", t.Name)
+		}
+		return acceptBuiltin(rec, SpecPolicy(t.Spec))
+	case KindHeuristic:
+		img, err := taskrun.BuildImage(ctx, o.Run, o.Run.Dir)
+		if err != nil {
+			return err
+		}
+		root, err := policy.NewRoot(img.Rootfs)
+		if err != nil {
+			return err
+		}
+		return acceptBuiltin(rec, Heuristic(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env)))
+	case KindCmd:
+		timeout := o.Timeout
+		if timeout <= 0 {
+			timeout = taskrun.DefaultExploreTimeout
+		}
+		x, err := taskrun.Explore(ctx, taskrun.ExploreOptions{Options: o.Run, Command: g.Command, Input: Input(t.Instruction), Timeout: timeout})
+		if err != nil {
+			return err
+		}
+		judgeExploration(rec, x, timeout.String())
+		return nil
+	case KindOpenAI:
+		return errors.New("generator openai: not available in this build")
+	}
+	return fmt.Errorf("generator %q: not implemented", o.Generator)
+}

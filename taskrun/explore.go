@@ -1,0 +1,521 @@
+package taskrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/capped"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tracer"
+)
+
+// Paths of the exploration (permission generation) inside the container.
+const (
+	// ExploreOutDir holds the one file a generator may write.
+	ExploreOutDir = "/.authbench-out"
+	// ExploreOutFile is the policy output file: a file of the run
+	// directory (GeneratorOutputFile) bind-mounted here, so the rootfs
+	// itself is never written.
+	ExploreOutFile = ExploreOutDir + "/policy.json"
+)
+
+// Files of an exploration run in its directory.
+const (
+	GeneratorOutputFile = "generator-output.json"
+	GeneratorStdoutFile = "generator-stdout.log"
+	GeneratorStderrFile = "generator-stderr.log"
+)
+
+// MaxGeneratorStdout bounds the generator's stored stdout; beyond it the
+// answer is truncated (and so invalid).
+const MaxGeneratorStdout = 64 << 10
+
+// DefaultExploreTimeout is a generator's time unless the caller sets one.
+const DefaultExploreTimeout = 10 * time.Minute
+
+// maxFilesRead bounds Exploration.FilesRead.
+const maxFilesRead = 5000
+
+// InspectionTools are the programs a generator may execute besides
+// itself, where the rootfs has them (resolved through PATH to real files).
+// No shell is among them.
+var InspectionTools = []string{"ls", "cat", "head", "tail", "find", "grep", "stat", "file", "wc", "which", "readlink", "tree"}
+
+// ExploreOptions describe one exploration: a generator run in a fresh
+// copy-on-write rootfs of the task, under the generation policy.
+type ExploreOptions struct {
+	// Options gives the task and the run's collaborators; Source, Policy,
+	// Agent and Semantics are not used.
+	Options
+	// Command is the generator's shell command line (a `cmd:` generator).
+	Command string
+	// Input is the generator's standard input (the instruction and rules).
+	Input string
+	// Timeout is the generator's time (0: DefaultExploreTimeout).
+	Timeout time.Duration
+}
+
+// Exploration is how an exploration went.
+type Exploration struct {
+	// Identity is who the generator ran as (the task's agent user).
+	Identity *Identity `json:"identity,omitempty"`
+	// Stdout is what the generator printed, up to MaxGeneratorStdout;
+	// StdoutDropped counts the bytes beyond it.
+	Stdout        []byte `json:"-"`
+	StdoutDropped int64  `json:"stdout_dropped_bytes,omitempty"`
+	// Output is the content of ExploreOutFile (empty: not written).
+	Output []byte `json:"-"`
+	// OutputDropped is set when the output file was larger than
+	// policy.MaxDocumentBytes (it is then not read).
+	OutputTooLarge bool    `json:"output_too_large,omitempty"`
+	ExitCode       int     `json:"exit_code"`
+	TimedOut       bool    `json:"timed_out"`
+	DurationS      float64 `json:"duration_s"`
+	SetupMS        float64 `json:"setup_ms"`
+	// StartError says why the generator could not start (its program was
+	// refused, or sandbox-init failed inside the container).
+	StartError string `json:"start_error,omitempty"`
+	// Executable are the real paths the generation policy lets run.
+	Executable []string `json:"executable"`
+	// FilesRead are the files the generator opened for reading
+	// successfully (real paths, sorted; the shared libraries and loader
+	// files every program opens are left out), from the trace;
+	// FilesReadDropped counts those beyond the bound.
+	FilesRead        []string       `json:"files_read"`
+	FilesReadDropped int            `json:"files_read_dropped,omitempty"`
+	Denials          []audit.Denial `json:"denials"`
+	Traced           bool           `json:"traced"`
+	Events           uint64         `json:"events"`
+	LostEvents       uint64         `json:"lost_events"`
+}
+
+// ExploreFiles are an exploration run's files by the names the daemon API
+// serves them under.
+func ExploreFiles() map[string]string {
+	return map[string]string{
+		"generator-output": GeneratorOutputFile, "generator-stdout": GeneratorStdoutFile,
+		"generator-stderr": GeneratorStderrFile, "events": EventsFile, "plan": PlanFile, "build": BuildLogFile,
+	}
+}
+
+// Explore runs a `cmd:` generator in a fresh copy-on-write rootfs of the
+// task's image, as the task's agent user, under the generation policy
+// (GenerationPolicy: read everything, write only ExploreOutFile, execute
+// only the inspection tools and the generator), the default seccomp
+// profile with metadata changes refused (GenerationFilter), traced. The
+// error is for an exploration that could not be carried out (image,
+// rootfs, identity, plan); a generator that failed is described by the
+// Exploration.
+func Explore(ctx context.Context, o ExploreOptions) (*Exploration, error) {
+	if strings.TrimSpace(o.Command) == "" {
+		return nil, errors.New("explore: no generator command")
+	}
+	r, err := newRunner(o.Options)
+	if err != nil {
+		return nil, err
+	}
+	x := &Exploration{Denials: []audit.Denial{}, FilesRead: []string{}, Executable: []string{}}
+	root, cleanup, err := r.prepareExploration(ctx, x)
+	if err != nil {
+		return x, err
+	}
+	defer cleanup()
+	argv := []string{"/bin/sh", "-c", o.Command}
+	if err := r.compileGenerationPlan(root, GeneratorPrograms(root, argv, r.imagePath()), x); err != nil {
+		return x, err
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultExploreTimeout
+	}
+	return x, r.runGenerator(ctx, argv, o.Input, timeout, x)
+}
+
+// newRunner makes the runner of one run in o.Dir, with a fresh id.
+func newRunner(o Options) (*runner, error) {
+	r := &runner{o: o, log: o.Log, res: &Result{Task: o.Task.Name}}
+	if r.log == nil {
+		r.log = zap.NewNop()
+	}
+	id, err := newContainerID()
+	if err != nil {
+		return nil, err
+	}
+	r.id = id
+	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("run %s: %w", o.Task.Name, err)
+	}
+	return r, nil
+}
+
+// prepareExploration builds the image, mounts a fresh rootfs and resolves
+// the generator's identity (the task's agent user); cleanup unmounts.
+func (r *runner) prepareExploration(ctx context.Context, x *Exploration) (*policy.Root, func(), error) {
+	var err error
+	if err = sandbox.CheckStatic(r.o.Self); err != nil {
+		return nil, nil, err
+	}
+	if r.image, err = r.buildImage(ctx); err != nil {
+		return nil, nil, err
+	}
+	if r.rootfs, err = env.NewRootfs(r.image.Rootfs, filepath.Join(r.o.Dir, rootfsDir)); err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() {
+		if err := r.rootfs.Close(); err != nil {
+			r.log.Error("close rootfs", zap.Error(err))
+		}
+	}
+	if r.ident, err = ResolveAgent(r.o.Task, r.image, r.rootfs.Path); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	ident := r.ident
+	x.Identity = &ident
+	if r.o.OnIdentity != nil {
+		r.o.OnIdentity(ident)
+	}
+	root, err := policy.NewRoot(r.rootfs.Path)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return root, cleanup, nil
+}
+
+// imagePath is the PATH of the task's image (env.DefaultPath's when it
+// sets none).
+func (r *runner) imagePath() string {
+	for _, kv := range env.TaskRunConfig(r.o.Task, r.image).Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return v
+		}
+	}
+	return strings.TrimPrefix(env.DefaultPath, "PATH=")
+}
+
+// compileGenerationPlan compiles GenerationPolicy with the sandbox
+// essentials only (no runtime baseline) against root, and writes it.
+func (r *runner) compileGenerationPlan(root *policy.Root, programs []string, x *Exploration) error {
+	pol, exe := GenerationPolicy(root, programs, r.imagePath())
+	x.Executable = exe
+	plan, err := policy.CompilePlanWith(pol, policy.NoBaseline(), root, policy.PlanOptions{Semantics: policy.SemanticsPrecise})
+	if err != nil {
+		return fmt.Errorf("compile the generation plan: %w", err)
+	}
+	r.plan = plan
+	enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
+}
+
+// GenerationPolicy is the policy a generator runs under: read `/**`;
+// write only ExploreOutFile; execute the real files of programs (the
+// generator) and of the InspectionTools found in path (a ':' list) in
+// root. exe are the executable real paths, sorted.
+func GenerationPolicy(root *policy.Root, programs []string, path string) (pol *policy.Policy, exe []string) {
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			exe = append(exe, p)
+		}
+	}
+	for _, p := range programs {
+		add(p)
+	}
+	for _, tool := range InspectionTools {
+		add(LookPath(root, tool, path))
+	}
+	sort.Strings(exe)
+	pol = &policy.Policy{Source: "generation policy"}
+	pol.Permissions[policy.Read] = []policy.Pattern{policy.MustPattern("/**")}
+	pol.Permissions[policy.Write] = []policy.Pattern{policy.MustPattern(ExploreOutFile)}
+	for _, p := range exe {
+		if pat, err := policy.ParsePattern(p); err == nil && !pat.HasGlob() {
+			pol.Permissions[policy.Execute] = append(pol.Permissions[policy.Execute], pat)
+		}
+	}
+	return pol, exe
+}
+
+// GeneratorPrograms are the real paths of what counts as the generator
+// of argv ("/bin/sh -c COMMAND"): the shell that reads its command line,
+// and, when COMMAND's first word names an executable file of the rootfs
+// (a path, or a name found in path), that file and the interpreter of its
+// "#!" line (with the program `/usr/bin/env` names). Other programs the
+// generator starts are refused unless they are inspection tools.
+func GeneratorPrograms(root *policy.Root, argv []string, path string) []string {
+	var out []string
+	if len(argv) == 0 {
+		return nil
+	}
+	first := argv[0]
+	if sh := realExecutable(root, first); sh != "" {
+		out = append(out, sh)
+	}
+	if len(argv) < 3 || argv[1] != "-c" {
+		return out
+	}
+	words := strings.Fields(argv[2])
+	if len(words) == 0 {
+		return out
+	}
+	prog := LookPath(root, words[0], path)
+	if prog == "" {
+		return out
+	}
+	out = append(out, prog)
+	interp := shebang(root, prog)
+	if len(interp) > 0 {
+		if p := realExecutable(root, interp[0]); p != "" {
+			out = append(out, p)
+			if filepath.Base(interp[0]) == "env" && len(interp) > 1 {
+				if q := LookPath(root, interp[1], path); q != "" {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// LookPath finds name (a path, or a bare name searched in path) in root:
+// the real path of an executable regular file, or "".
+func LookPath(root *policy.Root, name, path string) string {
+	if strings.Contains(name, "/") {
+		if !filepath.IsAbs(name) {
+			return ""
+		}
+		return realExecutable(root, filepath.Clean(name))
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if p := realExecutable(root, filepath.Join(dir, name)); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// realExecutable is the real path in root of p when it is an executable
+// regular file, else "".
+func realExecutable(root *policy.Root, p string) string {
+	rp := root.RealpathNow(p)
+	st, err := os.Stat(root.HostPath(rp))
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return rp
+}
+
+// shebang returns the words of prog's "#!" line (nil without one).
+func shebang(root *policy.Root, prog string) []string {
+	f, err := os.Open(root.HostPath(prog))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return nil
+	}
+	return strings.Fields(rest)
+}
+
+// runGenerator runs argv in the rootfs under the generation plan, with
+// input on its stdin, its stdout bounded, ExploreOutFile bound from the
+// run directory, traced.
+func (r *runner) runGenerator(ctx context.Context, argv []string, input string, timeout time.Duration, x *Exploration) error {
+	outFile := filepath.Join(r.o.Dir, GeneratorOutputFile)
+	if err := r.createOutputFile(outFile); err != nil {
+		return err
+	}
+	spec, err := r.generatorSpec(argv)
+	if err != nil {
+		return err
+	}
+	stdout, stderr, err := r.generatorOutput()
+	if err != nil {
+		return err
+	}
+	cfg := env.TaskRunConfig(r.o.Task, r.image)
+	cfg.Binds = append(cfg.Binds, env.Bind{Source: outFile, Destination: ExploreOutFile})
+	tr := &exploreTrace{}
+	track := func(ctx context.Context, pid int) error { return r.startExploreTrace(ctx, pid, tr) }
+	if r.o.Tracer == nil {
+		track = nil
+	}
+	g := r.runGated(ctx, gatedContainer{
+		name: "generator", cfg: cfg, spec: spec,
+		stdio:   env.Stdio{Stdin: strings.NewReader(input), Stdout: stdout, Stderr: stderr},
+		timeout: timeout, track: track,
+	})
+	r.finishExploreTrace(tr, x)
+	stdout.Close()
+	stderr.Close()
+	x.StdoutDropped = stdout.Dropped()
+	x.ExitCode, x.TimedOut, x.DurationS = g.ExitCode, g.TimedOut, g.Duration.Seconds()
+	x.SetupMS = float64(g.setup) / float64(time.Millisecond)
+	if x.Stdout, err = os.ReadFile(filepath.Join(r.o.Dir, GeneratorStdoutFile)); err != nil {
+		return err
+	}
+	if err := r.readOutputFile(outFile, x); err != nil {
+		return err
+	}
+	if g.startErr != nil && !g.startTimedOut {
+		var ie *sandbox.InitError
+		if !errors.As(g.startErr, &ie) {
+			return fmt.Errorf("generator could not start: %w", g.startErr)
+		}
+		// Refused or missing program: the generator failed, not the run.
+		x.StartError, x.ExitCode = ie.Error(), ie.ShellStatus()
+	}
+	if g.waitErr != nil {
+		return fmt.Errorf("generator: %w", g.waitErr)
+	}
+	r.log.Info("generator ended", zap.String("task", r.o.Task.Name), zap.Int("exit", x.ExitCode), zap.Bool("timed_out", x.TimedOut))
+	return nil
+}
+
+// createOutputFile makes the empty output file, writable by the
+// generator's user only.
+func (r *runner) createOutputFile(name string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Chown(r.ident.UID, r.ident.GID); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readOutputFile reads what the generator wrote to its output file.
+func (r *runner) readOutputFile(name string, x *Exploration) error {
+	st, err := os.Stat(name)
+	if err != nil {
+		return fmt.Errorf("generator output file: %w", err)
+	}
+	if st.Size() > policy.MaxDocumentBytes {
+		x.OutputTooLarge = true
+		return nil
+	}
+	x.Output, err = os.ReadFile(name)
+	return err
+}
+
+// generatorSpec is what sandbox-init does: confine itself to the
+// generation plan with GenerationFilter, drop to the agent's uid with no
+// capabilities, and exec argv in the image's working directory.
+func (r *runner) generatorSpec(argv []string) (sandbox.Spec, error) {
+	cfg := env.TaskRunConfig(r.o.Task, r.image)
+	dir := cfg.Cwd
+	if dir == "" {
+		dir = "/"
+	}
+	uid, gid := r.ident.UID, r.ident.GID
+	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: agentEnv(cfg.Env, r.ident), Dir: dir, UID: &uid, GID: &gid}
+	filter, err := GenerationFilter()
+	if err != nil {
+		return spec, err
+	}
+	return spec.Confined(r.plan, filter), nil
+}
+
+// generatorOutput creates the generator's stdout (bounded by
+// MaxGeneratorStdout) and stderr (Options.MaxOutputBytes) logs.
+func (r *runner) generatorOutput() (stdout, stderr *capped.Writer, err error) {
+	open := func(file, name string, limit int64) (*capped.Writer, error) {
+		f, err := os.Create(filepath.Join(r.o.Dir, file))
+		if err != nil {
+			return nil, err
+		}
+		return capped.NewWriter(f, name, limit, nil), nil
+	}
+	if stdout, err = open(GeneratorStdoutFile, "generator stdout", MaxGeneratorStdout); err != nil {
+		return nil, nil, err
+	}
+	if stderr, err = open(GeneratorStderrFile, "generator stderr", r.o.MaxOutputBytes); err != nil {
+		stdout.Close()
+		return nil, nil, err
+	}
+	return stdout, stderr, nil
+}
+
+// exploreTrace is the recording of a generator and the files it read.
+type exploreTrace struct {
+	rec     *audit.Recording
+	read    map[string]bool
+	dropped int
+	skip    []policy.Pattern
+}
+
+// startExploreTrace follows the generator's container from its exec on.
+func (r *runner) startExploreTrace(ctx context.Context, pid int, tr *exploreTrace) error {
+	root, err := policy.NewRoot(r.rootfs.Path)
+	if err != nil {
+		return err
+	}
+	tr.read = map[string]bool{}
+	ess := policy.SandboxEssentials()
+	tr.skip = ess.Get(policy.Read)
+	tr.rec, err = r.traceContainer(ctx, pid, EventsFile, r.plan, root, tr.observe)
+	return err
+}
+
+// observe notes a file opened for reading successfully.
+func (tr *exploreTrace) observe(ev *tracer.Event) {
+	if ev.Op != tracer.OpOpen || ev.Axis != tracer.AxisRead || ev.Failed() {
+		return
+	}
+	p := ev.Target()
+	if p == "" || tr.read[p] || p == binaryInContainer {
+		return
+	}
+	for _, s := range tr.skip {
+		if s.Match(p) {
+			return
+		}
+	}
+	if len(tr.read) >= maxFilesRead {
+		tr.dropped++
+		return
+	}
+	tr.read[p] = true
+}
+
+// finishExploreTrace closes the recording once the container has ended.
+func (r *runner) finishExploreTrace(tr *exploreTrace, x *Exploration) {
+	if tr.rec == nil {
+		return
+	}
+	sum, err := tr.rec.Close()
+	if err != nil {
+		r.log.Error("generator trace incomplete", zap.Error(err))
+	}
+	x.Traced = true
+	x.Events, x.LostEvents = sum.Events, sum.Lost+tr.rec.Dropped()
+	x.Denials = append(x.Denials, tr.rec.Auditor.Denials()...)
+	for p := range tr.read {
+		x.FilesRead = append(x.FilesRead, p)
+	}
+	sort.Strings(x.FilesRead)
+	x.FilesReadDropped = tr.dropped
+}
