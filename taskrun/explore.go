@@ -64,6 +64,9 @@ type ExploreOptions struct {
 	Input string
 	// Timeout is the generator's time (0: DefaultExploreTimeout).
 	Timeout time.Duration
+	// inspect, when set (tests), sees the mounted rootfs before the
+	// generator starts and after it ended.
+	inspect func(phase, rootfs string)
 }
 
 // Exploration is how an exploration went.
@@ -139,6 +142,10 @@ func Explore(ctx context.Context, o ExploreOptions) (*Exploration, error) {
 	if timeout <= 0 {
 		timeout = DefaultExploreTimeout
 	}
+	if o.inspect != nil {
+		o.inspect("before", r.rootfs.Path)
+		defer func() { o.inspect("after", r.rootfs.Path) }()
+	}
 	return x, r.runGenerator(ctx, argv, o.Input, timeout, x)
 }
 
@@ -206,8 +213,17 @@ func (r *runner) imagePath() string {
 }
 
 // compileGenerationPlan compiles GenerationPolicy with the sandbox
-// essentials only (no runtime baseline) against root, and writes it.
+// essentials only (no runtime baseline) against root, and writes it. The
+// output file's mount point is made first (runc would make it), so that
+// its write rule is a rule on that file: sandbox-init opens it inside
+// the container, where it is the file bound from the run directory.
 func (r *runner) compileGenerationPlan(root *policy.Root, programs []string, x *Exploration) error {
+	if err := os.MkdirAll(root.HostPath(ExploreOutDir), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(root.HostPath(ExploreOutFile), nil, 0o600); err != nil {
+		return err
+	}
 	pol, exe := GenerationPolicy(root, programs, r.imagePath())
 	x.Executable = exe
 	plan, err := policy.CompilePlanWith(pol, policy.NoBaseline(), root, policy.PlanOptions{Semantics: policy.SemanticsPrecise})
