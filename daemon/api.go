@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
@@ -89,6 +90,9 @@ type RunRequest struct {
 	// Task, when set, makes this a task run (command, dir, env, uid/gid
 	// and seccomp are then the task's): see TaskRequest.
 	Task *TaskRequest `json:"task,omitempty"`
+	// Generate, when set, makes this a permission generation: see
+	// GenerateRequest.
+	Generate *GenerateRequest `json:"generate,omitempty"`
 }
 
 // TaskRequest asks for one task run: the task's agent runs in a fresh
@@ -156,6 +160,8 @@ type Run struct {
 	Plan *policy.Plan `json:"plan,omitempty"`
 	// TaskResult is the result of a task run (also result.json).
 	TaskResult *taskrun.Result `json:"task_result,omitempty"`
+	// GenerateResult is the record of a generation (also generation.json).
+	GenerateResult *generate.Record `json:"generate_result,omitempty"`
 	// TraceIncomplete is set when the event log was not finished (the
 	// daemon died mid-run, or writing it failed): Events then counts the
 	// event lines that reached the log. LostEvents includes the events

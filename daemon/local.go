@@ -30,6 +30,9 @@ var (
 // command run's, and a task run's (taskrun.Files).
 var logFiles = func() map[string]string {
 	files := taskrun.Files()
+	for name, file := range generateFiles() {
+		files[name] = file
+	}
 	files["events"], files["stdout"], files["stderr"] = eventsFile, stdoutFile, stderrFile
 	return files
 }()

@@ -162,7 +162,7 @@ func (m *Manager) RecoverStale() error {
 		if r.State.Terminal() || m.lookup(r.ID) != nil {
 			continue
 		}
-		if r.Request.Task != nil {
+		if r.Request.Task != nil || r.Request.Generate != nil {
 			tasks = append(tasks, r.ID)
 		}
 		from := r.State
@@ -259,7 +259,7 @@ func (m *Manager) run(ar *activeRun) {
 		return
 	}
 	timeout := m.cfg.DefaultTimeout
-	if ar.prep.task != nil {
+	if ar.prep.task != nil || ar.prep.generate != nil {
 		timeout = maxTimeoutSecond * time.Second // the task's own timeouts apply
 	}
 	if t := ar.prep.req.TimeoutSeconds; t > 0 {
@@ -268,9 +268,12 @@ func (m *Manager) run(ar *activeRun) {
 	ctx, stop := context.WithTimeoutCause(ar.ctx, timeout, errTimeout)
 	defer stop()
 	var res outcome
-	if ar.prep.task != nil {
+	switch {
+	case ar.prep.generate != nil:
+		res = m.executeGenerate(ctx, ar)
+	case ar.prep.task != nil:
 		res = m.executeTask(ctx, ar)
-	} else {
+	default:
 		res = m.execute(ctx, ar)
 	}
 	state, msg := StateSucceeded, ""
@@ -379,7 +382,7 @@ func (m *Manager) finishRecord(r *Run, state State, msg string, code *int) {
 // and is marked trace_incomplete.
 func (m *Manager) finishStale(r *Run) {
 	m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
-	if (!r.Request.Trace && r.Request.Task == nil) || r.StartedAt == nil {
+	if (!r.Request.Trace && r.Request.Task == nil && r.Request.Generate == nil) || r.StartedAt == nil {
 		return // nothing was traced
 	}
 	r.TraceIncomplete = true

@@ -65,7 +65,7 @@ func (m *Manager) Signal(id string, sig syscall.Signal) error {
 		}
 		return ErrNotRunning
 	}
-	if ar.prep.req.Task != nil || ar.attach != nil {
+	if ar.prep.req.Task != nil || ar.prep.req.Generate != nil || ar.attach != nil {
 		return ErrNotRunning // a container's init; an attached run gets its terminal's signals
 	}
 	select {

@@ -64,12 +64,16 @@ type prepared struct {
 	// planOptions choose how the policy is compiled (semantics, symlinks).
 	planOptions policy.PlanOptions
 	task        *tasks.Task // set for task runs
+	generate    *tasks.Task // set for generations
 }
 
 // validate checks req for caller peer and resolves defaults; trusted
 // are the task roots in which a caller that is not root may ask for task
 // runs.
 func validate(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
+	if req.Generate != nil {
+		return validateGenerate(req, peer, trusted)
+	}
 	if req.Task != nil {
 		return validateTask(req, peer, trusted)
 	}

@@ -69,7 +69,8 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 		{"stdout", "cat /app/input.txt >/dev/null; echo '" + valid + "'", 0, true, FromStdout, ""},
 		{"output file", "echo '" + valid + "' >" + taskrun.ExploreOutFile + "; echo chatter", 0, true, FromOutputFile, ""},
 		{"fenced", "echo '```json'; echo '" + valid + "'; echo '```'", 0, true, FromStdout, ""},
-		{"garbage", "echo 'I think the agent needs /app'", 0, false, FromStdout, "invalid policy"},
+		{"chatter first", "ls /app; echo '" + valid + "'", 0, true, FromStdout, ""},
+		{"garbage", "echo 'I think the agent needs /app'; echo '{\"read\": '", 0, false, FromStdout, "invalid policy"},
 		{"bad pattern", `echo '{"read": ["relative/path"], "write": [], "execute": []}'`, 0, false, FromStdout, "invalid policy"},
 		{"empty", "true", 0, false, FromStdout, "no answer"},
 		{"non-zero", "echo '" + valid + "'; exit 3", 0, false, FromStdout, "exited with status 3"},
@@ -90,8 +91,8 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			if rec.Valid != c.valid || rec.AnswerFrom != c.from || !strings.Contains(rec.Reason, c.reason) {
 				t.Errorf("valid %v from %s reason %q; want %v %s %q", rec.Valid, rec.AnswerFrom, rec.Reason, c.valid, c.from, c.reason)
 			}
-			if c.valid && (rec.Policy == nil || len(rec.Policy.Get(0)) != 1) {
-				t.Errorf("policy %+v", rec.Policy)
+			if pol := rec.ParsedPolicy(); c.valid && (pol == nil || len(pol.Get(0)) != 1) {
+				t.Errorf("policy %s", rec.Policy)
 			}
 			saved, err := os.ReadFile(filepath.Join(o.Run.Dir, PolicyFile))
 			if err != nil || string(saved) != rec.PolicyRaw {

@@ -46,8 +46,8 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// PolicyRaw is the answer as given (also policy.json); Policy is it
 	// parsed (absent when invalid).
-	PolicyRaw string              `json:"policy_raw"`
-	Policy    *policy.Permissions `json:"policy,omitempty"`
+	PolicyRaw string          `json:"policy_raw"`
+	Policy    json.RawMessage `json:"policy,omitempty"`
 	// AnswerFrom is where the answer came from (output_file, stdout,
 	// model, builtin).
 	AnswerFrom string `json:"answer_from,omitempty"`
@@ -108,5 +108,19 @@ func (r *Record) ParsedPolicy() *policy.Policy {
 	if !r.Valid || r.Policy == nil {
 		return nil
 	}
-	return &policy.Policy{Permissions: *r.Policy, Source: r.Generator}
+	pol, err := policy.ParsePolicy(r.Policy, r.Generator)
+	if err != nil {
+		return nil
+	}
+	return pol
+}
+
+// setPolicy records pol as the record's parsed (normalised) policy.
+func (r *Record) setPolicy(pol *policy.Policy) error {
+	data, err := pol.Permissions.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	r.Valid, r.Policy = true, data
+	return nil
 }

@@ -10,10 +10,11 @@ import (
 )
 
 // ParseAnswer parses a generator's answer with the scorer's parser. The
-// answer is the JSON object, alone (surrounding white space is allowed);
-// when it is not, a single fenced ```json block holding it is accepted,
-// as models often answer that way. The error is the parser's message on
-// the answer as given.
+// answer is the JSON object alone (surrounding white space is allowed);
+// else a single fenced ```json block holding it, as models often answer;
+// else the object starting on the last line that begins with "{" (after
+// a program's chatter). The error is the parser's message on the answer
+// as given.
 func ParseAnswer(answer string) (*policy.Policy, error) {
 	pol, err := policy.ParsePolicy([]byte(strings.TrimSpace(answer)), "answer")
 	if err == nil {
@@ -21,6 +22,11 @@ func ParseAnswer(answer string) (*policy.Policy, error) {
 	}
 	if block, ok := fencedJSON(answer); ok {
 		if p, ferr := policy.ParsePolicy([]byte(block), "answer"); ferr == nil {
+			return p, nil
+		}
+	}
+	if i := strings.LastIndex(answer, "\n{"); i >= 0 {
+		if p, ferr := policy.ParsePolicy([]byte(strings.TrimSpace(answer[i+1:])), "answer"); ferr == nil {
 			return p, nil
 		}
 	}
@@ -87,7 +93,9 @@ func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string) {
 		rec.Valid, rec.Reason = false, strings.Join(reasons, "; ")
 		return
 	}
-	rec.Valid, rec.Policy = true, &pol.Permissions
+	if err := rec.setPolicy(pol); err != nil {
+		rec.Valid, rec.Reason = false, err.Error()
+	}
 }
 
 // acceptBuiltin fills rec with a baseline's policy.
@@ -96,8 +104,6 @@ func acceptBuiltin(rec *Record, pol *policy.Policy) error {
 	if err != nil {
 		return err
 	}
-	rec.PolicyRaw, rec.AnswerFrom, rec.Valid = string(data)+"\n", FromBuiltin, true
-	perms := pol.Permissions
-	rec.Policy = &perms
-	return nil
+	rec.PolicyRaw, rec.AnswerFrom = string(data)+"\n", FromBuiltin
+	return rec.setPolicy(pol)
 }

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/policy"
+)
+
+// generateFlags are the flags of `authbench generate`.
+type generateFlags struct {
+	generator string
+	out       string
+	trials    int
+	timeout   time.Duration
+	baseMap   []string
+	embedded  embeddedFlags
+}
+
+func (a *app) generateCmd() *cobra.Command {
+	var f generateFlags
+	cmd := &cobra.Command{
+		Use:   `generate TASK --generator cmd:"..."|openai:MODEL|heuristic|spec|allow-all [--out FILE] [--trials N] [--json]`,
+		Short: "Have a generator write a task's permission policy, exploring a read-only copy of its environment",
+		Long: `The generator reads the task's instruction and the rules of the phase (explore
+without changing anything; answer with a JSON object {read, write, execute} of
+absolute path patterns) and answers with a policy, which is validated with the
+scorer's parser. An invalid answer is kept, marked invalid with the reason.
+
+Generators:
+  cmd:"COMMAND"  any program, run as /bin/sh -c COMMAND inside a fresh
+                 copy-on-write rootfs of the task's image, as the task's agent
+                 user, with the instruction and rules on stdin. It may read
+                 everything, write only ` + "/.authbench-out/policy.json" + `, and
+                 execute only itself (the shell reading COMMAND, the program
+                 COMMAND's first word names and its #! interpreter) and the
+                 inspection tools ls cat head tail find grep stat file wc which
+                 readlink tree (where present): Landlock and seccomp refuse the
+                 rest (writes, deletes, renames with EACCES; chmod, chown, utimes
+                 and xattr changes with EPERM). The answer is the output file
+                 when written, else stdout (at most 64 KiB; more is truncated
+                 and invalid). It is traced: the record lists the files it read.
+  heuristic      static analysis of the image (no model): paths named in the
+                 instruction and the files it names, programs scripts and
+                 Makefiles run, the working directory.
+  spec           the spec's required_permissions; allow-all: /** on each axis.
+
+A generator that times out (--timeout, default 10m), exits non-zero, is
+killed, prints garbage or too much gives an invalid policy with the reason.
+The generation goes through the daemon when one listens, else runs embedded
+(root). --out FILE writes the answer (valid or not; with --trials N > 1,
+trial i > 1 goes to FILE with ".i" before its extension); --json prints the
+generation records (generation.json). Exit status 0 when every generated
+policy is valid, 1 when one is invalid.`,
+		Args: exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return a.runGenerate(f, args[0]) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.generator, "generator", "", `cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all (required)`)
+	fl.StringVar(&f.out, "out", "", "write the generated policy to `FILE`")
+	fl.IntVar(&f.trials, "trials", 1, "generate `N` times")
+	fl.DurationVar(&f.timeout, "timeout", 0, "the generator's time (default 10m)")
+	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	fl.StringVar(&f.embedded.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
+	fl.StringVar(&f.embedded.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
+	fl.BoolVar(&f.embedded.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
+	return cmd
+}
+
+// request checks the flags and builds the daemon request.
+func (f generateFlags) request(dir string) (*daemon.RunRequest, error) {
+	if f.generator == "" {
+		return nil, usageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all)`)
+	}
+	if _, err := generate.ParseGenerator(f.generator); err != nil {
+		return nil, usageErrorf("--generator: %v", err)
+	}
+	if f.trials < 1 {
+		return nil, usageErrorf("--trials must be at least 1")
+	}
+	if f.timeout < 0 {
+		return nil, usageErrorf("--timeout must not be negative")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usageErrorf("generate: %v", err)
+	}
+	m, err := env.ParseBaseMap(f.baseMap)
+	if err != nil {
+		return nil, usageErrorf("--base-map: %v", err)
+	}
+	return &daemon.RunRequest{Generate: &daemon.GenerateRequest{Dir: abs, Generator: f.generator, BaseMap: m,
+		TimeoutSeconds: f.timeout.Seconds()}}, nil
+}
+
+func (a *app) runGenerate(f generateFlags, dir string) error {
+	req, err := f.request(dir)
+	if err != nil {
+		return err
+	}
+	api, done, err := a.taskAPI(f.embedded)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ctx := context.Background()
+	var recs []*generate.Record
+	invalid := 0
+	for trial := 1; trial <= f.trials; trial++ {
+		final, err := daemon.RunGenerate(ctx, api, req)
+		if err != nil {
+			var ae *daemon.APIError
+			var re *daemon.RequestError
+			if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
+				return usageError(err)
+			}
+			return err
+		}
+		rec := final.GenerateResult
+		if rec == nil {
+			return fmt.Errorf("generation %s %s: %s", final.ID, final.State, final.Error)
+		}
+		if f.out != "" {
+			if err := safefile.WriteFile(trialFile(f.out, trial), []byte(rec.PolicyRaw), 0o644); err != nil {
+				return fmt.Errorf("generate: --out: %w", err)
+			}
+		}
+		if !a.jsonOut {
+			printGeneration(a.stderr, final.ID, trial, rec)
+		}
+		if rec.Error != "" && rec.PolicyRaw == "" {
+			return fmt.Errorf("generation %s: %s", final.ID, rec.Error)
+		}
+		if !rec.Valid {
+			invalid++
+		}
+		recs = append(recs, rec)
+	}
+	if a.jsonOut {
+		if err := a.printJSON(recs); err != nil {
+			return err
+		}
+	}
+	if invalid > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("generate: %d of %d generated policies are invalid", invalid, f.trials)}
+	}
+	return nil
+}
+
+// trialFile is where --out FILE puts trial n: FILE, then FILE with ".n"
+// before its extension.
+func trialFile(out string, n int) string {
+	if n == 1 {
+		return out
+	}
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + "." + strconv.Itoa(n) + ext
+}
+
+func printGeneration(w io.Writer, id string, trial int, r *generate.Record) {
+	state := "valid"
+	if !r.Valid {
+		state = "INVALID: " + r.Reason
+	}
+	fmt.Fprintf(w, "task %s, generator %s, trial %d: %s\n", r.Task, r.Generator, trial, state)
+	if r.ExitCode != nil {
+		fmt.Fprintf(w, "  exit %d in %.2fs (setup %.0f ms), answer from %s; read %d files; %d denials\n",
+			*r.ExitCode, r.DurationS, r.SetupMS, r.AnswerFrom, len(r.FilesRead), len(r.Denials))
+	}
+	if r.Turns > 0 {
+		fmt.Fprintf(w, "  %d turns, %d tool calls, stop %s\n", r.Turns, r.ToolCalls, r.StopReason)
+	}
+	if pol := r.ParsedPolicy(); pol != nil {
+		fmt.Fprintf(w, "  read %d, write %d, execute %d patterns\n", len(pol.Get(policy.Read)), len(pol.Get(policy.Write)), len(pol.Get(policy.Execute)))
+	}
+	fmt.Fprintf(w, "  run %s\n", id)
+}
