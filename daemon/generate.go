@@ -9,8 +9,8 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/generate"
-	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // GenerateRequest asks for one permission generation (package generate):
