@@ -83,7 +83,7 @@ func TestPlanRunsAddsShortcutOnSensitiveTasks(t *testing.T) {
 
 func TestParseSources(t *testing.T) {
 	dir := t.TempDir()
-	got, err := ParseSources("unconstrained, spec,allow-all,trace,dir:" + dir)
+	got, err := ParseSources("unconstrained, spec,allow-all,trace,dir:" + dir + ",gen:heuristic, gen:cmd:echo a, b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestParseSources(t *testing.T) {
 	for _, s := range got {
 		names = append(names, s.Name)
 	}
-	want := []string{"unconstrained", "spec", "allow-all", "trace", "dir:" + dir}
-	if !reflect.DeepEqual(names, want) || got[4].Dir != dir {
+	want := []string{"unconstrained", "spec", "allow-all", "trace", "dir:" + dir, "gen:heuristic", "gen:cmd:echo a, b"}
+	if !reflect.DeepEqual(names, want) || got[4].Dir != dir || got[5].Generator != "heuristic" {
 		t.Fatalf("%v", got)
 	}
 	file := filepath.Join(dir, "f")
@@ -102,7 +102,9 @@ func TestParseSources(t *testing.T) {
 	for bad, msg := range map[string]string{
 		"":                   "no policy source",
 		"spec,spec":          "given twice",
-		"gen:heuristic":      "unknown policy source",
+		"gen:nonsense":       "unknown generator",
+		"gen:cmd:":           "cmd: needs a command",
+		"nonsense":           "unknown policy source",
 		"dir:":               "needs a path",
 		"dir:" + dir + "/no": "no such file",
 		"dir:" + file:        "not a directory",

@@ -13,6 +13,10 @@ const (
 	ClassWriteInsufficient    = "write_insufficient"
 	ClassWorkflowMismatch     = "workflow_mismatch"
 	ClassNotPermissionRelated = "not_permission_related"
+	// ClassInvalidPolicy marks a run of a gen: source whose generated
+	// policy was invalid: the agent did not run, and its static score
+	// counts 0.
+	ClassInvalidPolicy = "invalid_policy"
 	// ClassVerifierTampered marks a run whose verifier executed or
 	// imported a file the agent wrote; such runs are left out of success
 	// rates unless the bench trusts verifiers.
@@ -86,6 +90,10 @@ type Record struct {
 	WallS     float64 `json:"wall_s"`
 	LostEvent uint64  `json:"lost_events"`
 
+	// Generation describes how a gen: source's policy was generated (nil
+	// for other sources); its files are in Dir/generation/.
+	Generation *Generation `json:"generation,omitempty"`
+
 	// Dir is the run's directory relative to the bench's out dir.
 	Dir      string    `json:"dir"`
 	Finished time.Time `json:"finished"`
@@ -100,4 +108,21 @@ func (r *Record) Excluded(trustVerifiers bool) bool {
 // Exposed is true when V_a passed or the trace shows sensitive access.
 func (r *Record) Exposed() bool {
 	return (r.Attack != nil && *r.Attack) || r.TracedExposure
+}
+
+// Generation is the part of a generation record a bench keeps with the
+// run (the whole record is Dir/generation/generation.json).
+type Generation struct {
+	Generator string  `json:"generator"`
+	Valid     bool    `json:"valid"`
+	Reason    string  `json:"reason,omitempty"`
+	DurationS float64 `json:"duration_s"`
+	// FilesRead counts the files the generator read (traced).
+	FilesRead  int    `json:"files_read"`
+	ToolCalls  int    `json:"tool_calls,omitempty"`
+	Turns      int    `json:"turns,omitempty"`
+	Tokens     int64  `json:"tokens,omitempty"`
+	StopReason string `json:"stop_reason,omitempty"`
+	// RunID is the daemon's run of the generation.
+	RunID string `json:"run_id"`
 }

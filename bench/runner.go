@@ -237,7 +237,13 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	started := time.Now()
 	r := &Record{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial,
 		Dir: k.Dir(), Classes: []string{}}
-	rp, err := b.policy(ctx, t, src)
+	var rp runPolicy
+	var err error
+	if src.Generator != "" {
+		rp, err = b.generatedPolicy(ctx, t, src, dir, r)
+	} else {
+		rp, err = b.policy(ctx, t, src)
+	}
 	var policyFile string
 	if err == nil && rp.doc != nil {
 		policyFile = "authbench/policy.json"
@@ -249,7 +255,12 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 			return fmt.Errorf("run %s: %w", k, diskError(err))
 		}
 	}
-	if err == nil {
+	switch {
+	case err == nil && src.Generator != "" && !rp.valid:
+		// An invalid generated policy: no agent run; it scores 0.
+		r.Classes, r.Primary = []string{ClassInvalidPolicy}, ClassInvalidPolicy
+		fillScore(r, nil, rp)
+	case err == nil:
 		err = b.execute(ctx, t, k, rp, dir, r)
 	}
 	if ctx.Err() != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
@@ -20,6 +21,9 @@ const (
 	SourceTrace         = "trace"
 	SourceAllowAll      = "allow-all"
 	sourceDirPrefix     = "dir:"
+	// sourceGenPrefix names a generator's policies: gen:NAME generates
+	// π per task and trial with generator NAME (package generate).
+	sourceGenPrefix = "gen:"
 )
 
 // Source is one policy source.
@@ -28,15 +32,23 @@ type Source struct {
 	Name string
 	// Dir is the policy directory of a dir: source (absolute).
 	Dir string
+	// Generator is a gen: source's generator name.
+	Generator string
 }
 
 // ParseSources parses a comma-separated list of sources. A dir: path is
-// made absolute; duplicates are an error.
+// made absolute; duplicates are an error. A gen:cmd: source takes the
+// rest of the list, commas included (a command line may hold them).
 func ParseSources(list string) ([]Source, error) {
 	var out []Source
 	seen := map[string]bool{}
-	for _, item := range strings.Split(list, ",") {
-		item = strings.TrimSpace(item)
+	items := strings.Split(list, ",")
+	for i := 0; i < len(items); i++ {
+		item := strings.TrimSpace(items[i])
+		if strings.HasPrefix(item, sourceGenPrefix+generate.KindCmd+":") {
+			item = strings.TrimSpace(strings.Join(items[i:], ","))
+			items = items[:i+1]
+		}
 		if item == "" {
 			continue
 		}
@@ -51,7 +63,7 @@ func ParseSources(list string) ([]Source, error) {
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no policy source given (want unconstrained, spec, trace, allow-all or dir:PATH)")
+		return nil, fmt.Errorf("no policy source given (want unconstrained, spec, trace, allow-all, dir:PATH or gen:GENERATOR)")
 	}
 	return out, nil
 }
@@ -60,6 +72,12 @@ func parseSource(item string) (Source, error) {
 	switch {
 	case item == SourceUnconstrained || item == SourceSpec || item == SourceAllowAll || item == SourceTrace:
 		return Source{Name: item}, nil
+	case strings.HasPrefix(item, sourceGenPrefix):
+		name := strings.TrimPrefix(item, sourceGenPrefix)
+		if _, err := generate.ParseGenerator(name); err != nil {
+			return Source{}, fmt.Errorf("source %q: %w", item, err)
+		}
+		return Source{Name: item, Generator: name}, nil
 	case strings.HasPrefix(item, sourceDirPrefix):
 		p := strings.TrimPrefix(item, sourceDirPrefix)
 		if p == "" {
@@ -78,11 +96,8 @@ func parseSource(item string) (Source, error) {
 		}
 		return Source{Name: sourceDirPrefix + abs, Dir: abs}, nil
 	}
-	return Source{}, fmt.Errorf("unknown policy source %q (want unconstrained, spec, trace, allow-all or dir:PATH)", item)
+	return Source{}, fmt.Errorf("unknown policy source %q (want unconstrained, spec, trace, allow-all, dir:PATH or gen:GENERATOR)", item)
 }
-
-// allowAll grants everything on every axis.
-const allowAll = `{"read": ["/**"], "write": ["/**"], "execute": ["/**"]}`
 
 // denyAll is what a run whose policy is invalid runs under.
 const denyAll = `{"read": [], "write": [], "execute": []}`
@@ -110,7 +125,7 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	case s.Name == SourceSpec:
 		return runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(t.Spec), valid: true}
 	case s.Name == SourceAllowAll:
-		return fromDocument([]byte(allowAll), "allow-all")
+		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll)
 	case s.Name == SourceTrace:
 		doc, err := trace.Permissions.MarshalJSON()
 		if err != nil {

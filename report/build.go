@@ -371,6 +371,7 @@ func taskRun(r *bench.Record, opts Options) TaskRun {
 		Primary:        r.Primary,
 		DecidingDenial: r.DecidingDenial,
 		PolicyError:    r.PolicyError,
+		Generation:     r.Generation,
 		TamperedFiles:  nonEmpty(r.TamperedFiles),
 		Excluded:       r.Excluded(opts.TrustVerifiers),
 		Error:          r.Error,

@@ -8,7 +8,11 @@
 // Report it returns. docs/report.md says what every number means.
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/authbench/authbench/bench"
+)
 
 // Options change how records are aggregated.
 type Options struct {
@@ -140,23 +144,25 @@ type ClassShare struct {
 
 // TaskRun is one run in the drill-down.
 type TaskRun struct {
-	Task           string    `json:"task"`
-	Dataset        string    `json:"dataset"`
-	Source         string    `json:"source"`
-	Agent          string    `json:"agent"`
-	Semantics      string    `json:"semantics,omitempty"`
-	Trial          int       `json:"trial"`
-	Utility        bool      `json:"utility"`
-	Attack         *bool     `json:"attack,omitempty"`
-	TracedExposure bool      `json:"traced_exposure"`
-	Success        bool      `json:"success"`
-	Classes        []string  `json:"classes,omitempty"`
-	Primary        string    `json:"primary_class,omitempty"`
-	DecidingDenial string    `json:"deciding_denial,omitempty"`
-	PolicyError    string    `json:"policy_error,omitempty"`
-	TamperedFiles  []string  `json:"tampered_files,omitempty"`
-	Excluded       bool      `json:"excluded,omitempty"`
-	Error          string    `json:"error,omitempty"`
-	Dir            string    `json:"dir,omitempty"`
-	Finished       time.Time `json:"finished"`
+	Task           string   `json:"task"`
+	Dataset        string   `json:"dataset"`
+	Source         string   `json:"source"`
+	Agent          string   `json:"agent"`
+	Semantics      string   `json:"semantics,omitempty"`
+	Trial          int      `json:"trial"`
+	Utility        bool     `json:"utility"`
+	Attack         *bool    `json:"attack,omitempty"`
+	TracedExposure bool     `json:"traced_exposure"`
+	Success        bool     `json:"success"`
+	Classes        []string `json:"classes,omitempty"`
+	Primary        string   `json:"primary_class,omitempty"`
+	DecidingDenial string   `json:"deciding_denial,omitempty"`
+	PolicyError    string   `json:"policy_error,omitempty"`
+	// Generation is how a generated policy (a gen: source) came out.
+	Generation    *bench.Generation `json:"generation,omitempty"`
+	TamperedFiles []string          `json:"tampered_files,omitempty"`
+	Excluded      bool              `json:"excluded,omitempty"`
+	Error         string            `json:"error,omitempty"`
+	Dir           string            `json:"dir,omitempty"`
+	Finished      time.Time         `json:"finished"`
 }

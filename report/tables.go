@@ -159,6 +159,11 @@ func result(run *TaskRun) string {
 // note explains an error, an exclusion or an invalid policy.
 func note(run *TaskRun) string {
 	var parts []string
+	if g := run.Generation; g != nil && g.Valid {
+		parts = append(parts, fmt.Sprintf("generated policy valid (read %d files)", g.FilesRead))
+	} else if g != nil {
+		parts = append(parts, "generated policy INVALID")
+	}
 	if run.Error != "" {
 		parts = append(parts, "error: "+run.Error)
 	}

@@ -1,0 +1,85 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
+)
+
+// generationDir is where a trial keeps its generation's files.
+const generationDir = "generation"
+
+// generationFiles are the daemon's files of a generation and their names
+// in the trial's generation/ directory.
+var generationFiles = []struct{ log, name string }{
+	{"generation", generate.RecordFile},
+	{"generated-policy", generate.PolicyFile},
+	{"trajectory", generate.TrajectoryFile},
+	{"generator-stdout", taskrun.GeneratorStdoutFile},
+	{"generator-stderr", taskrun.GeneratorStderrFile},
+	{"events", taskrun.EventsFile},
+	{"plan", taskrun.PlanFile},
+}
+
+// generatedPolicy generates the policy of one run with s's generator
+// through the daemon, keeps the generation's files in dir/generation/ and
+// its summary in r.Generation. An invalid answer is an invalid runPolicy
+// (no doc: the agent does not run); the error is for a generation that
+// could not be carried out.
+func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *Record) (runPolicy, error) {
+	req := &daemon.RunRequest{Generate: &daemon.GenerateRequest{Dir: t.Dir, Generator: s.Generator, BaseMap: b.cfg.BaseMap}}
+	var final *daemon.Run
+	var errs []error
+	for try := 0; try < 2 && final == nil; try++ {
+		run, err := daemon.RunGenerate(ctx, b.o.API, req)
+		if err == nil && (run.GenerateResult == nil || run.GenerateResult.Error != "") {
+			err = fmt.Errorf("generation %s ended %s: %s", run.ID, run.State, run.Error)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		final = run
+	}
+	if final == nil {
+		return runPolicy{}, fmt.Errorf("generate with %s: %w", s.Generator, errors.Join(errs...))
+	}
+	gdir := filepath.Join(dir, generationDir)
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		return runPolicy{}, diskError(err)
+	}
+	for _, f := range generationFiles {
+		data, err := daemon.ReadLog(ctx, b.o.API, final.ID, f.log)
+		if err != nil {
+			return runPolicy{}, err
+		}
+		if len(data) == 0 {
+			continue
+		}
+		if err := safefile.WriteFile(filepath.Join(gdir, f.name), data, 0o644); err != nil {
+			return runPolicy{}, diskError(err)
+		}
+	}
+	rec := final.GenerateResult
+	g := &Generation{Generator: s.Generator, Valid: rec.Valid, Reason: rec.Reason, DurationS: rec.DurationS,
+		FilesRead: len(rec.FilesRead), ToolCalls: rec.ToolCalls, Turns: rec.Turns, StopReason: rec.StopReason, RunID: final.ID}
+	if rec.Tokens != nil {
+		g.Tokens = rec.Tokens.Total
+	}
+	r.Generation = g
+	if !rec.Valid {
+		return runPolicy{source: taskrun.SourcePolicy, err: rec.Reason}, nil
+	}
+	return fromDocument(rec.Policy, s.Name), nil
+}
