@@ -102,6 +102,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.benchCmd(),
 		a.reportCmd(),
 		a.oracleCmd(),
+		a.agentToolsCmd(),
 	)
 	return root
 }
