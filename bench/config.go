@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/internal/safefile"
 )
 
@@ -18,8 +19,10 @@ type Config struct {
 	// TasksDir holds the tasks (found with tasks.Discover).
 	TasksDir string
 	Sources  []Source
-	// Agent is "oracle" or `cmd:COMMAND`.
+	// Agent is "oracle", `cmd:COMMAND` or `openai:MODEL`; Model is the
+	// model of openai:MODEL (resolved, with its API key: never stored).
 	Agent  string
+	Model  *agent.Config
 	Trials int
 	// Parallel is how many runs are in flight at once.
 	Parallel int

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/oracle"
@@ -34,12 +35,14 @@ type benchFlags struct {
 	stateDir       string
 	imagesDir      string
 	noTrace        bool
+	model          *agent.Flags
+	configFile     string
 }
 
 func (a *app) benchCmd() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
-		Use:   `bench --tasks DIR --sources LIST --agent oracle|cmd:"..." --out DIR`,
+		Use:   `bench --tasks DIR --sources LIST --agent oracle|cmd:"..."|openai:MODEL --out DIR`,
 		Short: "Run the benchmark: tasks × policy sources × agents × trials, into a results database",
 		Long: `Run every task of --tasks under every policy source, with the agent, --trials
 times, through the daemon (embedded when none listens; root), and store one
@@ -55,7 +58,10 @@ allow-all, openai:MODEL or cmd:"COMMAND", which must come last and takes the
 rest of the list, commas included; an invalid generated policy is kept in the
 trial's generation/ directory, classified invalid_policy and scored 0, and
 the agent does not run). With --agent oracle, sensitive
-tasks also run the shortcut agent, so that exposure is measured.
+tasks also run the shortcut agent, so that exposure is measured. --agent
+openai:MODEL runs a model as the agent (see "authbench task run --help"),
+configured by the model flags, the config file's [model] table and
+OPENAI_BASE_URL / OPENAI_API_KEY.
 
 The same command again resumes: finished runs are skipped, runs that ended in
 an error are run again. An out dir made with other settings is refused.
@@ -66,7 +72,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.tasks, "tasks", "", "the tasks `DIR` (required)")
 	fl.StringVar(&f.sources, "sources", "", "policy sources, comma-separated `LIST` (required)")
-	fl.StringVar(&f.agent, "agent", "", `oracle or cmd:"COMMAND" (required)`)
+	fl.StringVar(&f.agent, "agent", "", `oracle, cmd:"COMMAND" or openai:MODEL (required)`)
 	fl.IntVar(&f.trials, "trials", 1, "runs of each task, source and agent")
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs in flight at once")
 	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
@@ -77,6 +83,8 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
 	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF; no traced exposure)")
+	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL agent's [model] (default "+env.DefaultConfigFile+" if it exists)")
+	f.model = agent.AddFlags(fl)
 	return cmd
 }
 
@@ -108,7 +116,11 @@ func (f benchFlags) config() (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, usageErrorf("--base-map: %v", err)
 	}
-	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Trials: f.trials, Parallel: f.parallel,
+	model, err := modelConfig(f.agent, f.model, f.configFile)
+	if err != nil {
+		return bench.Config{}, err
+	}
+	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, Trials: f.trials, Parallel: f.parallel,
 		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out}, nil
 }
 

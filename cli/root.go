@@ -103,6 +103,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.reportCmd(),
 		a.oracleCmd(),
 		a.generateCmd(),
+		a.agentToolsCmd(),
 	)
 	return root
 }

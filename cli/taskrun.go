@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
@@ -29,13 +30,15 @@ type taskRunFlags struct {
 	stateDir      string
 	imagesDir     string
 	noTrace       bool
+	model         *agent.Flags
+	configFile    string
 }
 
 func (a *app) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Run a task in its environment under a policy source"}
 	var f taskRunFlags
 	run := &cobra.Command{
-		Use:   `run TASK (--policy P | --unconstrained | --spec-policy) --agent oracle|shortcut|cmd:"..." [--out DIR]`,
+		Use:   `run TASK (--policy P | --unconstrained | --spec-policy) --agent oracle|shortcut|cmd:"..."|openai:MODEL [--out DIR]`,
 		Short: "Run a task's agent in a fresh rootfs of its image, confined and traced, then its verifiers",
 		Long: `Build (or reuse) the task's image, lay a fresh copy-on-write rootfs over it,
 run the agent in it under runc through sandbox-init (Landlock from the policy
@@ -62,6 +65,18 @@ environment/docker-compose.yaml other than the agent's run as sibling
 containers on the agent's private network, reachable by their names. The run goes through the
 daemon when one listens, else runs embedded (root). --out DIR receives
 result.json, events.jsonl, plan.json and the agent and verifier logs.
+
+--agent openai:MODEL runs a model of an OpenAI-compatible endpoint as the
+agent: the model's loop runs in the daemon (or this process), and its tool
+calls (shell, read_file, write_file, finish) run in a tool process that is
+the confined, traced agent of the container (authbench itself, so the plan
+also lets /.authbench/authbench be executed; plan_wider_than_policy says
+so). The endpoint and options come from the flags below, else the [model]
+table of the config file, else OPENAI_BASE_URL and OPENAI_API_KEY; the key
+is read from the environment variable --api-key-env names, never from the
+command line, and is never stored with the run. The run's files gain
+trajectory.json (the transcript, ATIF), and result.json agent_turns,
+agent_tokens, agent_stop_reason and model.
 Exit status 0 when the run was carried out, whatever its verdicts.`,
 		Args: exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return a.runTask(f, args[0]) },
@@ -70,13 +85,15 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.StringVar(&f.policy, "policy", "", "run under the policy `FILE`")
 	fl.BoolVar(&f.unconstrained, "unconstrained", false, "run without Landlock")
 	fl.BoolVar(&f.specPolicy, "spec-policy", false, "run under the spec's required_permissions")
-	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut or cmd:"COMMAND" (required)`)
+	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND" or openai:MODEL (required)`)
 	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
 	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
 	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
+	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL agent's [model] (default "+env.DefaultConfigFile+" if it exists)")
+	f.model = agent.AddFlags(fl)
 	cmd.AddCommand(run)
 	return cmd
 }
@@ -109,8 +126,13 @@ func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
 		return nil, usageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")
 	}
 	if f.agent == "" {
-		return nil, usageErrorf(`task run: --agent is required (oracle, shortcut or cmd:"COMMAND")`)
+		return nil, usageErrorf(`task run: --agent is required (oracle, shortcut, cmd:"COMMAND" or openai:MODEL)`)
 	}
+	model, err := modelConfig(f.agent, f.model, f.configFile)
+	if err != nil {
+		return nil, err
+	}
+	req.Task.Model = model
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, usageErrorf("task run: %v", err)
@@ -251,4 +273,25 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		fmt.Fprintf(w, "  verifier error: %s\n", r.VerifierError)
 	}
 	fmt.Fprintf(w, "  run %s\n", id)
+}
+
+// modelConfig is the model of an openai:MODEL agent from its flags, the
+// config file and the environment; nil for other agents.
+func modelConfig(agentName string, f *agent.Flags, configFile string) (*agent.Config, error) {
+	name, ok, err := agent.ParseModelName(agentName)
+	if err != nil {
+		return nil, usageErrorf("--agent: %v", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	file, required := configFile, true
+	if file == "" {
+		file, required = env.DefaultConfigFile, false
+	}
+	cfg, err := f.Config(name, file, required, os.Getenv)
+	if err != nil {
+		return nil, usageErrorf("--agent %s: %v", agentName, err)
+	}
+	return &cfg, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/internal/lifecycle"
@@ -104,8 +105,14 @@ type TaskRequest struct {
 	// PolicySource is "unconstrained", "spec" or "policy" (then the
 	// request's policy is π).
 	PolicySource string `json:"policy_source"`
-	// Agent is "oracle", "shortcut" or `cmd:COMMAND`.
+	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
 	Agent string `json:"agent"`
+	// Model is the endpoint and options of an openai:MODEL agent,
+	// resolved by the client (its api_key travels here: the daemon never
+	// reads the model's key from its own environment). The daemon keeps
+	// the key in memory for the run only: the recorded request, the run
+	// record and the run's files never hold it.
+	Model *agent.Config `json:"model,omitempty"`
 	// BaseMap maps FROM images to local ones (NAME=IMAGE).
 	BaseMap map[string]string `json:"base_map,omitempty"`
 	// Semantics is how the policy becomes Landlock rules: "published"

@@ -28,7 +28,7 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	stopTicker := m.notifyWhileRunning(ar)
 	defer stopTicker()
 	res, err := taskrun.Run(ctx, taskrun.Options{
-		Task: prep.task, Source: tr.PolicySource, Policy: prep.policy, Semantics: policy.Semantics(tr.Semantics), Agent: tr.Agent,
+		Task: prep.task, Source: tr.PolicySource, Policy: prep.policy, Semantics: policy.Semantics(tr.Semantics), Agent: tr.Agent, Model: prep.model,
 		Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 		BaseMap: env.BaseMap(tr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
 		MaxOutputBytes: m.cfg.MaxOutputBytes,

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
@@ -65,6 +66,9 @@ type prepared struct {
 	planOptions policy.PlanOptions
 	task        *tasks.Task // set for task runs
 	generate    *tasks.Task // set for generations
+	// model is an openai:MODEL task agent's model, with its API key
+	// (req.Task.Model has none).
+	model *agent.Config
 }
 
 // validate checks req for caller peer and resolves defaults; trusted
@@ -289,8 +293,42 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 	if _, _, err := taskrun.ParseAgent(t, tr.Agent); err != nil {
 		return nil, badField("task.agent", "%v", err)
 	}
+	if err := p.takeModel(); err != nil {
+		return nil, err
+	}
 	if _, err := taskrun.ParseSemantics(tr.Semantics); err != nil {
 		return nil, badField("task.semantics", "%v", err)
 	}
 	return p, nil
+}
+
+// takeModel checks the model of an openai:MODEL agent and moves it, with
+// its API key, out of the request: what is recorded keeps it redacted.
+func (p *prepared) takeModel() error {
+	tr := *p.req.Task
+	name, ok, err := agent.ParseModelName(tr.Agent)
+	switch {
+	case err != nil || !ok:
+		if tr.Model != nil {
+			return badField("task.model", "only an openai:MODEL agent takes a model")
+		}
+		return nil
+	case tr.Model == nil:
+		return badField("task.model", "agent %s needs a model (base_url, api_key, options)", tr.Agent)
+	}
+	cfg := *tr.Model
+	if cfg.Model != "" && cfg.Model != name {
+		return badField("task.model.model", "is %q but the agent names %q", cfg.Model, name)
+	}
+	cfg.Model = name
+	// The client resolved the endpoint and key; the daemon's own
+	// environment is not the caller's and is not consulted.
+	if cfg, err = cfg.Resolve(func(string) string { return "" }); err != nil {
+		return badField("task.model", "%v", err)
+	}
+	p.model = &cfg
+	redacted := cfg.Redacted()
+	tr.Model = &redacted
+	p.req.Task = &tr
+	return nil
 }

@@ -135,12 +135,17 @@ type agentTrace struct {
 // startAgentTrace waits until the container's init (pid) is sandbox-init
 // at its gate and follows it from its exec of the agent on.
 func (r *runner) startAgentTrace(ctx context.Context, pid int) (*agentTrace, error) {
+	return r.startAgentTraceTo(ctx, pid, EventsFile)
+}
+
+// startAgentTraceTo is startAgentTrace into the run's file named file.
+func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string) (*agentTrace, error) {
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
 		return nil, err
 	}
 	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root)}
-	if tr.rec, err = r.traceContainer(ctx, pid, EventsFile, r.plan, root, tr.observe); err != nil {
+	if tr.rec, err = r.traceContainer(ctx, pid, file, r.plan, root, tr.observe); err != nil {
 		return nil, err
 	}
 	r.res.Traced = true

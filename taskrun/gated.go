@@ -27,6 +27,7 @@ type gatedContainer struct {
 	stdio   env.Stdio                                // stdout and stderr
 	timeout time.Duration                            // the command's time
 	track   func(ctx context.Context, pid int) error // nil: untraced
+	started func()                                   // nil, or called once runc was started (or failed to)
 }
 
 // gatedResult is how a gated container ended.
@@ -75,6 +76,9 @@ func (r *runner) runGated(ctx context.Context, g gatedContainer) gatedResult {
 	stdio.ExtraFiles = gate.ChildFiles()
 	c, err := r.o.Runc.Start(bundle, r.id+"-"+g.name, stdio)
 	gate.Started()
+	if g.started != nil {
+		g.started()
+	}
 	if err != nil {
 		out.startErr = fmt.Errorf("start %s container: %w", g.name, err)
 		return out

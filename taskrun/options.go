@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
@@ -41,8 +42,11 @@ type Options struct {
 	// rules; the default for task runs, "" means it) or
 	// policy.SemanticsPrecise.
 	Semantics policy.Semantics
-	// Agent is "oracle", "shortcut" or `cmd:COMMAND`.
+	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
 	Agent string
+	// Model is the endpoint and options of an openai:MODEL agent
+	// (resolved; its Model is the agent's MODEL).
+	Model *agent.Config
 	// Self is the static authbench binary, mounted into the container as
 	// sandbox-init.
 	Self string
@@ -94,8 +98,13 @@ func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err 
 		return []string{"/bin/bash", solutionMount + "/attack_smoke.sh"}, solutionMount + "/attack_smoke.sh", nil
 	case strings.HasPrefix(agent, agentCmd) && strings.TrimSpace(agent[len(agentCmd):]) != "":
 		return []string{"/bin/sh", "-c", agent[len(agentCmd):]}, "", nil
+	case strings.HasPrefix(agent, agentOpenAI):
+		if err := checkModelAgent(agent); err != nil {
+			return nil, "", fmt.Errorf("agent %q: %w", agent, err)
+		}
+		return toolboxArgv(defaultAgentTimeout), "", nil
 	}
-	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut or cmd:\"COMMAND\"", agent)
+	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\" or openai:MODEL", agent)
 }
 
 // SpecPolicy is the policy of the spec row: required_permissions (the

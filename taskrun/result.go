@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
@@ -75,6 +76,17 @@ type Result struct {
 	// writes). A run with any cannot trust its verdicts.
 	VerifiersTraced  bool           `json:"verifiers_traced"`
 	VerifierTampered []TamperedFile `json:"verifier_tampered,omitempty"`
+	// Model is the endpoint and options of an openai:MODEL agent, without
+	// its API key. AgentTurns are its model calls that returned,
+	// AgentTokens their token counts, AgentStopReason why it stopped
+	// (finished, turn_limit, timeout, model_error, invalid_answer,
+	// toolbox_died) and AgentError the error behind a stop that is not
+	// "finished". Its transcript is TrajectoryFile.
+	Model           *agent.Config `json:"model,omitempty"`
+	AgentTurns      int           `json:"agent_turns,omitempty"`
+	AgentTokens     *TokenCounts  `json:"agent_tokens,omitempty"`
+	AgentStopReason string        `json:"agent_stop_reason,omitempty"`
+	AgentError      string        `json:"agent_error,omitempty"`
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`

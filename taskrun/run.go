@@ -48,6 +48,7 @@ func Files() map[string]string {
 		"agent-stdout": AgentStdoutFile, "agent-stderr": AgentStderrFile,
 		"verifier-utility": VerifierLogFile("utility"), "verifier-attack": VerifierLogFile("attack"),
 		"verifier-utility-events": VerifierEventsFile("utility"), "verifier-attack-events": VerifierEventsFile("attack"),
+		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl",
 	}
 }
 
@@ -182,10 +183,24 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.startSidecars(ctx); err != nil {
 		return err
 	}
-	if err := r.compilePlan(script); err != nil {
+	model := strings.HasPrefix(r.o.Agent, agentOpenAI)
+	if model {
+		if r.o.Model == nil {
+			return fmt.Errorf("agent %s: no model configuration", r.o.Agent)
+		}
+		if err := r.prepareToolbox(); err != nil {
+			return err
+		}
+	}
+	if err := r.compilePlan(script, model); err != nil {
 		return err
 	}
-	if err := r.runAgent(ctx, argv); err != nil {
+	if model {
+		err = r.runModelAgent(ctx)
+	} else {
+		err = r.runAgent(ctx, argv)
+	}
+	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -274,7 +289,7 @@ func (r *runner) staticScore() {
 // compilePlan compiles the run's policy (with the spec's implicit
 // permissions as the baseline, and the agent's script readable) against
 // the rootfs; the unconstrained row has no plan.
-func (r *runner) compilePlan(script string) error {
+func (r *runner) compilePlan(script string, toolbox bool) error {
 	pol, err := r.runPolicy()
 	if pol == nil || err != nil {
 		return err
@@ -285,6 +300,11 @@ func (r *runner) compilePlan(script string) error {
 		// the task: it is readable (prepareAgentRootfs copied it in).
 		p := policy.MustPattern(solutionMount + "/**")
 		base.Permissions[policy.Read] = append(append([]policy.Pattern(nil), base.Permissions[policy.Read]...), p)
+	}
+	if toolbox {
+		// A model agent's tool process is authbench itself.
+		p := policy.MustPattern(binaryInContainer)
+		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
 	}
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
@@ -299,5 +319,8 @@ func (r *runner) compilePlan(script string) error {
 	r.res.LandlockABI = enf.KernelABI
 	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
+	if toolbox {
+		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, ToolboxWidening())
+	}
 	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

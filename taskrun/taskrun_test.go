@@ -190,7 +190,7 @@ func TestHangingAgentIsKilledAtItsTimeout(t *testing.T) {
 
 func TestBadAgent(t *testing.T) {
 	task := fixture(t, "hello-standard")
-	for _, a := range []string{"", "robot", "cmd:", "shortcut"} {
+	for _, a := range []string{"", "robot", "cmd:", "shortcut", "openai:", "openai"} {
 		if _, _, err := ParseAgent(task, a); err == nil || !strings.Contains(err.Error(), "agent") {
 			t.Errorf("agent %q: %v", a, err)
 		}

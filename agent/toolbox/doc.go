@@ -1,0 +1,13 @@
+// Package toolbox is the process a model's tool calls run as inside a
+// task's confinement, and the host's client for it.
+//
+// The hidden command `authbench agent-tools` runs Serve on its stdin and
+// stdout; sandbox-init execs it as the confined, traced agent process.
+// Every operation (list_dir, read_file, write_file, grep, stat, which)
+// runs in that process, under its Landlock domain, and `shell` runs
+// bash (sh when bash is absent) as its child: a denied access fails in
+// the kernel and its real error comes back to the model.
+//
+// The protocol is JSON lines, one Request at a time, each answered by one
+// Result with the same ID.
+package toolbox
