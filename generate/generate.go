@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 )
@@ -23,6 +24,10 @@ type Options struct {
 	Generator string
 	// Timeout is a sandboxed generator's time (0: taskrun.DefaultExploreTimeout).
 	Timeout time.Duration
+	// Model is an openai generator's endpoint and options (resolved, with
+	// its API key; its Model is set from the generator's name). The
+	// record keeps it redacted.
+	Model *agent.Config
 }
 
 // Run carries out one generation in o.Run.Dir and writes generation.json
@@ -93,7 +98,7 @@ func run(ctx context.Context, o Options, rec *Record) error {
 		judgeExploration(rec, x, timeout.String())
 		return nil
 	case KindOpenAI:
-		return errors.New("generator openai: not available in this build")
+		return runModel(ctx, o, g, rec)
 	}
 	return fmt.Errorf("generator %q: not implemented", o.Generator)
 }

@@ -108,6 +108,9 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 		return spec, nil
 	}
 	filter, err := sandbox.DefaultFilter()
+	if r.seccomp != nil {
+		filter, err = r.seccomp, nil // a generation's (GenerationFilter)
+	}
 	if err != nil {
 		return spec, err
 	}

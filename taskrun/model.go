@@ -338,7 +338,8 @@ func (s *toolboxSession) end() error {
 	cur := s.cur
 	_ = cur.client.Close()
 	select {
-	case <-cur.done:
+	case g := <-cur.done:
+		cur.done <- g // wait reads it again
 	case <-time.After(toolboxExitGrace):
 		r.log.Warn("the model agent's tool process did not exit when its input ended: killing it")
 		cur.cancel()

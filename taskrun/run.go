@@ -57,7 +57,10 @@ const defaultAgentTimeout = 30 * time.Minute
 
 // runner carries one run's state.
 type runner struct {
-	o      Options
+	o Options
+	// seccomp, when set, replaces the default filter of the agent's
+	// container (a generation's toolbox runs under GenerationFilter).
+	seccomp *sandbox.Filter
 	log    *zap.Logger
 	res    *Result
 	image  *env.TaskImage
