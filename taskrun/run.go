@@ -61,12 +61,12 @@ type runner struct {
 	// seccomp, when set, replaces the default filter of the agent's
 	// container (a generation's toolbox runs under GenerationFilter).
 	seccomp *sandbox.Filter
-	log    *zap.Logger
-	res    *Result
-	image  *env.TaskImage
-	rootfs *env.Rootfs
-	plan   *policy.Plan
-	ident  Identity
+	log     *zap.Logger
+	res     *Result
+	image   *env.TaskImage
+	rootfs  *env.Rootfs
+	plan    *policy.Plan
+	ident   Identity
 	// agentStart is when the agent's container was started: files the
 	// run's upper layer changed since were written by the agent.
 	agentStart time.Time
