@@ -21,9 +21,12 @@ type Config struct {
 	Sources  []Source
 	// Agent is "oracle", `cmd:COMMAND` or `openai:MODEL`; Model is the
 	// model of openai:MODEL (resolved, with its API key: never stored).
-	Agent  string
-	Model  *agent.Config
-	Trials int
+	Agent string
+	Model *agent.Config
+	// GenModel is the model of gen:openai:MODEL sources (resolved, with
+	// its API key: never stored); its Model is set per source.
+	GenModel *agent.Config
+	Trials   int
 	// Parallel is how many runs are in flight at once.
 	Parallel int
 	Shard    Shard

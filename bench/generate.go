@@ -36,6 +36,14 @@ var generationFiles = []struct{ log, name string }{
 // could not be carried out.
 func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *Record) (runPolicy, error) {
 	req := &daemon.RunRequest{Generate: &daemon.GenerateRequest{Dir: t.Dir, Generator: s.Generator, BaseMap: b.cfg.BaseMap}}
+	if g, _ := generate.ParseGenerator(s.Generator); g.Kind == generate.KindOpenAI {
+		if b.cfg.GenModel == nil {
+			return runPolicy{}, fmt.Errorf("source %s: no model configuration", s.Name)
+		}
+		cfg := *b.cfg.GenModel
+		cfg.Model = g.Model
+		req.Generate.Model = &cfg
+	}
 	var final *daemon.Run
 	var errs []error
 	for try := 0; try < 2 && final == nil; try++ {

@@ -120,7 +120,11 @@ func (f benchFlags) config() (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
-	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, Trials: f.trials, Parallel: f.parallel,
+	genModel, err := generatorModel(sources, f.model, f.configFile)
+	if err != nil {
+		return bench.Config{}, err
+	}
+	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, GenModel: genModel, Trials: f.trials, Parallel: f.parallel,
 		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out}, nil
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/generate"
@@ -21,12 +23,14 @@ import (
 
 // generateFlags are the flags of `authbench generate`.
 type generateFlags struct {
-	generator string
-	out       string
-	trials    int
-	timeout   time.Duration
-	baseMap   []string
-	embedded  embeddedFlags
+	generator  string
+	out        string
+	trials     int
+	timeout    time.Duration
+	baseMap    []string
+	embedded   embeddedFlags
+	model      *agent.Flags
+	configFile string
 }
 
 func (a *app) generateCmd() *cobra.Command {
@@ -52,6 +56,15 @@ Generators:
                  and xattr changes with EPERM). The answer is the output file
                  when written, else stdout (at most 64 KiB; more is truncated
                  and invalid). It is traced: the record lists the files it read.
+  openai:MODEL   a model of an OpenAI-compatible endpoint, exploring with the
+                 tools list_dir, read_file, grep, stat and which, which run in
+                 a tool process (authbench itself) confined and traced like a
+                 cmd: generator; its final answer is the policy (one re-ask
+                 with the parser's error when it is malformed; no answer
+                 within --max-turns is invalid). Endpoint and options: the
+                 model flags, else the config file's [model] table, else
+                 OPENAI_BASE_URL and OPENAI_API_KEY (the key never on the
+                 command line, never stored). The run keeps trajectory.json.
   heuristic      static analysis of the image (no model): paths named in the
                  instruction and the files it names, programs scripts and
                  Makefiles run, the working directory.
@@ -76,6 +89,8 @@ policy is valid, 1 when one is invalid.`,
 	fl.StringVar(&f.embedded.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.embedded.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
 	fl.BoolVar(&f.embedded.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
+	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL generator's [model] (default "+env.DefaultConfigFile+" if it exists)")
+	f.model = agent.AddFlags(fl)
 	return cmd
 }
 
@@ -101,8 +116,15 @@ func (f generateFlags) request(dir string) (*daemon.RunRequest, error) {
 	if err != nil {
 		return nil, usageErrorf("--base-map: %v", err)
 	}
+	g, _ := generate.ParseGenerator(f.generator)
+	var model *agent.Config
+	if g.Kind == generate.KindOpenAI {
+		if model, err = modelConfig("openai:"+g.Model, f.model, f.configFile); err != nil {
+			return nil, err
+		}
+	}
 	return &daemon.RunRequest{Generate: &daemon.GenerateRequest{Dir: abs, Generator: f.generator, BaseMap: m,
-		TimeoutSeconds: f.timeout.Seconds()}}, nil
+		TimeoutSeconds: f.timeout.Seconds(), Model: model}}, nil
 }
 
 func (a *app) runGenerate(f generateFlags, dir string) error {
@@ -186,4 +208,16 @@ func printGeneration(w io.Writer, id string, trial int, r *generate.Record) {
 		fmt.Fprintf(w, "  read %d, write %d, execute %d patterns\n", len(pol.Get(policy.Read)), len(pol.Get(policy.Write)), len(pol.Get(policy.Execute)))
 	}
 	fmt.Fprintf(w, "  run %s\n", id)
+}
+
+// generatorModel is the model configuration of a bench's gen:openai:MODEL
+// sources (the first one's model; each source sets its own), from the
+// model flags, the config file and the environment; nil when there is none.
+func generatorModel(sources []bench.Source, f *agent.Flags, configFile string) (*agent.Config, error) {
+	for _, s := range sources {
+		if g, err := generate.ParseGenerator(s.Generator); err == nil && g.Kind == generate.KindOpenAI {
+			return modelConfig("openai:"+g.Model, f, configFile)
+		}
+	}
+	return nil, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/taskrun"
@@ -29,6 +30,10 @@ type GenerateRequest struct {
 	BaseMap map[string]string `json:"base_map,omitempty"`
 	// TimeoutSeconds is the generator's time (0: 600).
 	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
+	// Model is the endpoint and options of an openai:MODEL generator,
+	// resolved by the client, with its api_key, which the daemon keeps in
+	// memory for the run only (as TaskRequest.Model).
+	Model *agent.Config `json:"model,omitempty"`
 }
 
 // generateFiles are a generation run's files by API name.
@@ -72,7 +77,41 @@ func validateGenerate(req *RunRequest, peer Peer, trusted []string) (*prepared, 
 		return nil, badField("generate.dir", "%v", err)
 	}
 	p.generate = t
+	if err := p.takeGeneratorModel(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// takeGeneratorModel checks the model of an openai:MODEL generator and
+// moves it, with its API key, out of the request: what is recorded keeps
+// it redacted.
+func (p *prepared) takeGeneratorModel() error {
+	gr := *p.req.Generate
+	g, _ := generate.ParseGenerator(gr.Generator)
+	switch {
+	case g.Kind != generate.KindOpenAI:
+		if gr.Model != nil {
+			return badField("generate.model", "only an openai:MODEL generator takes a model")
+		}
+		return nil
+	case gr.Model == nil:
+		return badField("generate.model", "generator %s needs a model (base_url, api_key, options)", gr.Generator)
+	}
+	cfg := *gr.Model
+	if cfg.Model != "" && cfg.Model != g.Model {
+		return badField("generate.model.model", "is %q but the generator names %q", cfg.Model, g.Model)
+	}
+	cfg.Model = g.Model
+	cfg, err := cfg.Resolve(func(string) string { return "" })
+	if err != nil {
+		return badField("generate.model", "%v", err)
+	}
+	p.model = &cfg
+	redacted := cfg.Redacted()
+	gr.Model = &redacted
+	p.req.Generate = &gr
+	return nil
 }
 
 // executeGenerate carries out a generation in the run's directory and
@@ -88,7 +127,7 @@ func (m *Manager) executeGenerate(ctx context.Context, ar *activeRun) outcome {
 	stopTicker := m.notifyWhileRunning(ar)
 	defer stopTicker()
 	rec, err := generate.Run(ctx, generate.Options{
-		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)),
+		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model,
 		Run: taskrun.Options{
 			Task: ar.prep.generate, Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 			BaseMap: env.BaseMap(gr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,

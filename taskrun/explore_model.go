@@ -98,11 +98,12 @@ func ExploreModel(ctx context.Context, o ExploreOptions, loop agent.Loop, system
 }
 
 // filesReadFromLogs lists the files the agent's event logs show opened
-// for reading successfully (as exploreTrace does for a cmd: generator).
+// for reading successfully (as exploreTrace does for a cmd: generator),
+// but for /proc and /sys: the tool process's runtime reads them itself.
 func (r *runner) filesReadFromLogs() ([]string, int) {
 	tr := &exploreTrace{read: map[string]bool{}}
 	ess := policy.SandboxEssentials()
-	tr.skip = ess.Get(policy.Read)
+	tr.skip = append(ess.Get(policy.Read), policy.MustPattern("/proc/**"), policy.MustPattern("/sys/**"))
 	logs, _ := filepath.Glob(filepath.Join(r.o.Dir, "events*.jsonl"))
 	for _, name := range logs {
 		f, err := os.Open(name)

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/internal/testenv"
+)
+
+// TestGenerateCommand runs `authbench generate` embedded: the heuristic
+// (--out, --json), a cmd: generator printing garbage (exit 1, the answer
+// kept in --out), and an openai generator against a scripted server
+// configured through OPENAI_BASE_URL and OPENAI_API_KEY, whose key
+// appears in no file of the state directory.
+func TestGenerateCommand(t *testing.T) {
+	requireLandlockCLI(t)
+	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
+	bin := benchBinary(t)
+	task := "../tasks/testdata/fixtures/hello-standard"
+	state := t.TempDir()
+	common := []string{"--images-dir", testenv.ImagesDir(), "--state-dir", state}
+	out := filepath.Join(t.TempDir(), "policy.json")
+
+	args := append([]string{"generate", task, "--generator", "heuristic", "--out", out, "--json"}, common...)
+	code, stdout, stderr := runBinary(t, bin, "", args...)
+	if code != 0 {
+		t.Fatalf("heuristic: exit %d %s", code, stderr)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &recs); err != nil || len(recs) != 1 || recs[0]["valid"] != true {
+		t.Fatalf("heuristic --json: %v %s", err, stdout)
+	}
+	if data, err := os.ReadFile(out); err != nil || !strings.Contains(string(data), "/app/**") {
+		t.Fatalf("heuristic --out: %v %s", err, data)
+	}
+
+	args = append([]string{"generate", task, "--generator", "cmd:echo no policy here", "--out", out}, common...)
+	code, _, stderr = runBinary(t, bin, "", args...)
+	if code != 1 || !strings.Contains(stderr, "INVALID: invalid policy") {
+		t.Fatalf("garbage: exit %d %s", code, stderr)
+	}
+	if data, _ := os.ReadFile(out); string(data) != "no policy here\n" {
+		t.Fatalf("garbage --out: %q", data)
+	}
+
+	const key = "sk-cli-generate-secret"
+	srv := agenttest.New(t, agenttest.Reply{Content: `{"read": ["/app/input.txt"], "write": [], "execute": []}`})
+	cmd := exec.Command(bin, append([]string{"generate", task, "--generator", "openai:m1", "--json"}, common...)...)
+	cmd.Env = append(os.Environ(), SocketEnv+"=", "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY="+key)
+	code, stdout, stderr = runCmd(t, cmd)
+	if code != 0 || !strings.Contains(stdout, `"stop_reason":"finished"`) {
+		t.Fatalf("openai: exit %d %s %s", code, stdout, stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Authorization != "Bearer "+key || reqs[0].Model != "m1" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	err := filepath.Walk(state, func(p string, info os.FileInfo, err error) error {
+		if err != nil || !info.Mode().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(data), key) {
+			t.Errorf("%s holds the API key", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
