@@ -40,16 +40,19 @@ var shellWords = map[string]bool{
 	"declare": true, "readonly": true, "wait": true, "let": true,
 }
 
-// commonTools are what an agent working in a shell runs almost always.
-var commonTools = []string{"bash", "sh", "cat", "ls", "grep", "sed", "head", "tail", "sort", "mkdir"}
+// commonTools are what an agent working in a shell runs almost always
+// (chosen on the built-in suite: more tools cost more precision than
+// they bring recall).
+var commonTools = []string{"bash", "sh", "awk", "sort", "python3"}
 
 // Heuristic is the static-analysis baseline: it reads the image's rootfs
 // (root) without running anything. Paths named in the instruction (and,
 // to depth 2, in the files it names) are read; named paths that do not
 // exist yet, and named files in a sentence asking for a change, are
 // written; a named directory is read (and written when asked to change)
-// as a whole; the working directory is read and written as a whole.
-// Executable are the shells and common text tools, the programs the
+// as a whole; the working directory is read as a whole, and written as a
+// whole when nothing to write is named. Executable are the shells, awk,
+// sort and python3, the real files of named executables, the programs the
 // instruction's code spans, the named scripts, their "#!" lines and the
 // named Makefiles' recipes start, found through path.
 func Heuristic(root *policy.Root, instruction, workdir, path string) *policy.Policy {
@@ -58,9 +61,10 @@ func Heuristic(root *policy.Root, instruction, workdir, path string) *policy.Pol
 	for _, tool := range commonTools {
 		h.program(tool)
 	}
+	wd := ""
 	if workdir != "" && workdir != "/" {
-		h.add(policy.Read, strings.TrimSuffix(workdir, "/")+"/**")
-		h.add(policy.Write, strings.TrimSuffix(workdir, "/")+"/**")
+		wd = strings.TrimSuffix(workdir, "/") + "/**"
+		h.add(policy.Read, wd)
 	}
 	for _, span := range codeSpanRE.FindAllStringSubmatch(instruction, -1) {
 		h.commandLine(span[1])
@@ -77,6 +81,10 @@ func Heuristic(root *policy.Root, instruction, workdir, path string) *policy.Pol
 				}
 			}
 		}
+	}
+	if wd != "" && len(h.sets[policy.Write]) == 0 {
+		// No output named: the agent works in its working directory.
+		h.add(policy.Write, wd)
 	}
 	pol := &policy.Policy{Source: KindHeuristic}
 	for _, a := range policy.Axes {

@@ -59,11 +59,13 @@ func TestHeuristicSuiteScores(t *testing.T) {
 		n++
 	}
 	t.Logf("per task:\n%s", strings.Join(rows, "\n"))
+	// Floors a little under the measured macro F1 (0.66, 0.54, 0.44).
+	floor := [len(policy.Axes)]float64{policy.Read: 0.6, policy.Write: 0.5, policy.Execute: 0.4}
 	for _, a := range policy.Axes {
 		p, r, f := sum[a][0]/float64(n), sum[a][1]/float64(n), sum[a][2]/float64(n)
 		t.Logf("heuristic macro over %d tasks: %-7s P=%.3f R=%.3f F1=%.3f", n, a, p, r, f)
-		if f < 0.2 {
-			t.Errorf("%s macro F1 %.3f is below the floor 0.2", a, f)
+		if f < floor[a] {
+			t.Errorf("%s macro F1 %.3f is below the floor %.2f", a, f, floor[a])
 		}
 	}
 }
