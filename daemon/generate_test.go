@@ -1,0 +1,42 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGenerateRequestsNameTheField: malformed generation requests are
+// 400s naming the field.
+func TestGenerateRequestsNameTheField(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{}, "")
+	task, err := filepath.Abs(filepath.Join("..", "tasks", "testdata", "fixtures", "hello-standard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := func(extra string) string { return `{"generate": {"dir": "` + task + `"` + extra + `}}` }
+	tests := []struct{ body, field, msg string }{
+		{gen(`, "generator": "magic"`), "generate.generator", "unknown generator"},
+		{gen(`, "generator": "cmd:"`), "generate.generator", "needs a command"},
+		{`{"generate": {"dir": "relative", "generator": "spec"}}`, "generate.dir", "absolute"},
+		{gen(`, "generator": "spec", "timeout_s": -1`), "generate.timeout_s", "between 0"},
+		{gen(`, "generator": "openai:m"`), "generate.model", "needs a model"},
+		{gen(`, "generator": "spec", "model": {"model": "m"}`), "generate.model", "only an openai:MODEL generator"},
+		{gen(`, "generator": "openai:m", "model": {"model": "other", "base_url": "http://127.0.0.1:1/v1"}`), "generate.model.model", "is \"other\""},
+		{`{"command": ["/bin/true"], "generate": {"dir": "` + task + `", "generator": "spec"}}`, "command", "takes its command"},
+		{`{"policy": {"read": [], "write": [], "execute": []}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "policy", "generation policy"},
+		{`{"task": {"dir": "` + task + `"}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "generate", "not both"},
+		{`{"generate": {"dir": "/nonexistent/task", "generator": "spec"}}`, "generate.dir", ""},
+	}
+	for _, tt := range tests {
+		code, body := d.post(t, tt.body)
+		var er ErrorResponse
+		json.Unmarshal([]byte(body), &er)
+		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
+			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)
+		}
+	}
+}
