@@ -55,8 +55,43 @@ CREATE TABLE IF NOT EXISTS runs (
 	dir TEXT NOT NULL,
 	finished TEXT NOT NULL,
 	record TEXT NOT NULL,
+	generation_valid INTEGER,
 	PRIMARY KEY (task, source, agent, trial)
 );`
+
+// runColumns are the columns Put writes, in order. generation_valid
+// (NULL but for gen: sources) was added after the first databases: an
+// older database gains it when opened (addColumns).
+const runColumns = `task, source, agent, trial, dataset, semantics, utility, attack, traced_exposure,
+	policy_valid, read_f1, write_f1, execute_f1, classes, primary_class, deciding_denial,
+	error, setup_s, agent_s, verify_s, wall_s, lost_events, dir, finished, record, generation_valid`
+
+// addColumns adds to an older database's runs table the columns it lacks.
+func addColumns(db *sql.DB) error {
+	rows, err := db.Query(`SELECT name FROM pragma_table_info('runs')`)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		have[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !have["generation_valid"] {
+		if _, err := db.Exec(`ALTER TABLE runs ADD COLUMN generation_valid INTEGER`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // OpenStore opens (creating if needed) the results database of an out
 // dir.
@@ -74,6 +109,10 @@ func OpenStore(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open results database %s: %w", path, storeError(err))
 	}
+	if err := addColumns(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open results database %s: %w", path, storeError(err))
+	}
 	return &Store{db: db, path: path}, nil
 }
 
@@ -86,18 +125,21 @@ func (s *Store) Put(r *Record) error {
 	if err != nil {
 		return err
 	}
-	var attack any
+	var attack, genValid any
 	if r.Attack != nil {
 		attack = *r.Attack
+	}
+	if r.Generation != nil {
+		genValid = r.Generation.Valid
 	}
 	tx, err := s.db.Begin()
 	if err != nil {
 		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
 	}
-	_, err = tx.Exec(`INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, r.Utility, attack, r.TracedExposure,
 		r.PolicyValid, r.ReadF1, r.WriteF1, r.ExecF1, strings.Join(r.Classes, ","), r.Primary, r.DecidingDenial,
-		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data))
+		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid)
 	if err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))

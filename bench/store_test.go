@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
@@ -128,5 +130,38 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 		if !errors.As(err, &me) || me.Setting != setting || !strings.Contains(err.Error(), setting) {
 			t.Errorf("%s: %v", setting, err)
 		}
+	}
+}
+
+// TestStoreAddsGenerationColumn: a database made before generation_valid
+// gains it when opened, keeps its rows, and stores a gen: run's validity.
+func TestStoreAddsGenerationColumn(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(schema, "\tgeneration_valid INTEGER,\n", "", 1)
+	if _, err := db.Exec(old); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy},
+		Generation: &Generation{Generator: "heuristic", Valid: false, Reason: "bad"}}
+	if err := s.Put(r); err != nil {
+		t.Fatal(err)
+	}
+	var valid sql.NullBool
+	if err := s.db.QueryRow(`SELECT generation_valid FROM runs`).Scan(&valid); err != nil || !valid.Valid || valid.Bool {
+		t.Fatalf("generation_valid %+v %v", valid, err)
+	}
+	recs, err := s.Records()
+	if err != nil || len(recs) != 1 || recs[0].Generation == nil || recs[0].Generation.Reason != "bad" {
+		t.Fatalf("%+v %v", recs, err)
 	}
 }
