@@ -55,6 +55,12 @@ fuzz:
 	$(GO) test ./policy -run '^$$' -fuzz '^FuzzParseSpec$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./policy -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $(FUZZTIME)
 
+# heuristic-scores prints the heuristic generator's static P/R/F1 per task
+# and macro per axis over the whole built-in suite (images built when missing).
+.PHONY: heuristic-scores
+heuristic-scores:
+	AUTHBENCH_SUITE_SCORES=1 $(GO) test -count=1 ./generate -run '^TestHeuristicSuiteScores$$' -v
+
 bench-score:
 	$(GO) test ./policy -run '^$$' -bench . -benchmem
 

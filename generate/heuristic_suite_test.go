@@ -3,6 +3,7 @@ package generate
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,15 +15,29 @@ import (
 	"github.com/authbench/authbench/tasks"
 )
 
-// TestHeuristicSuiteScores scores the heuristic generator against every
-// task of the built-in suite (images from the shared test cache; missing
-// ones are built) and checks its macro F1 per axis stays above a floor.
-// The table it logs is the heuristic's row of Table 1 (docs/generate.md).
+// suiteSample are the suite tasks TestHeuristicSuiteScores scores by
+// default (their images are built when missing: the whole suite's would
+// take most of CI's time on a fresh machine).
+var suiteSample = []string{"data-sales-report", "sysadmin-cron-backup", "swe-fix-c-build", "vcs-purge-build-output"}
+
+// TestHeuristicSuiteScores scores the heuristic generator against tasks
+// of the built-in suite (images from the shared test cache; missing ones
+// are built) and checks its macro F1 per axis stays above a floor: over
+// suiteSample, or with AUTHBENCH_SUITE_SCORES=1 (make heuristic-scores)
+// over every task. The table it logs is the heuristic's row of Table 1
+// (docs/generate.md).
 func TestHeuristicSuiteScores(t *testing.T) {
 	testenv.NeedRoot(t)
+	all := os.Getenv("AUTHBENCH_SUITE_SCORES") == "1"
 	dirs, err := tasks.Discover(filepath.Join("..", "tasks", "suite"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !all {
+		dirs = dirs[:0]
+		for _, name := range suiteSample {
+			dirs = append(dirs, filepath.Join("..", "tasks", "suite", name))
+		}
 	}
 	images := env.Store{Dir: testenv.ImagesDir()}
 	var sum [len(policy.Axes)][3]float64
@@ -59,8 +74,12 @@ func TestHeuristicSuiteScores(t *testing.T) {
 		n++
 	}
 	t.Logf("per task:\n%s", strings.Join(rows, "\n"))
-	// Floors a little under the measured macro F1 (0.66, 0.54, 0.44).
+	// Floors a little under the measured macro F1: over the suite 0.66,
+	// 0.54, 0.44; over the sample 0.64, 0.81, 0.42.
 	floor := [len(policy.Axes)]float64{policy.Read: 0.6, policy.Write: 0.5, policy.Execute: 0.4}
+	if !all {
+		floor = [len(policy.Axes)]float64{policy.Read: 0.55, policy.Write: 0.7, policy.Execute: 0.35}
+	}
 	for _, a := range policy.Axes {
 		p, r, f := sum[a][0]/float64(n), sum[a][1]/float64(n), sum[a][2]/float64(n)
 		t.Logf("heuristic macro over %d tasks: %-7s P=%.3f R=%.3f F1=%.3f", n, a, p, r, f)
