@@ -50,11 +50,14 @@ func TestGenerateCommand(t *testing.T) {
 
 	const key = "sk-cli-generate-secret"
 	srv := agenttest.New(t, agenttest.Reply{Content: `{"read": ["/app/input.txt"], "write": [], "execute": []}`})
-	cmd := exec.Command(bin, append([]string{"generate", task, "--generator", "openai:m1", "--json"}, common...)...)
+	cmd := exec.Command(bin, append([]string{"generate", task, "--generator", "openai:m1", "--json", "--log-level", "debug"}, common...)...)
 	cmd.Env = append(os.Environ(), SocketEnv+"=", "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY="+key)
 	code, stdout, stderr = runCmd(t, cmd)
 	if code != 0 || !strings.Contains(stdout, `"stop_reason":"finished"`) {
 		t.Fatalf("openai: exit %d %s %s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, key) {
+		t.Errorf("the API key is in the output or the logs")
 	}
 	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Authorization != "Bearer "+key || reqs[0].Model != "m1" {
 		t.Fatalf("requests: %+v", reqs)
