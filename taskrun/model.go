@@ -104,6 +104,9 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 	r.res.AgentTurns = out.Turns
 	r.res.AgentTokens = &TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	r.res.AgentStopReason = string(out.Reason)
+	if out.Reason == agent.StopTimeout {
+		r.res.TimedOut = true // the loop's time ended first, the toolbox then exited
+	}
 	if out.Err != nil {
 		r.res.AgentError = out.Err.Error()
 	}
