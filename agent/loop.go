@@ -13,6 +13,10 @@ import (
 	"go.uber.org/zap"
 )
 
+// MaxCallsPerTurn bounds the tool calls run from one response; the rest
+// are answered "not run".
+const MaxCallsPerTurn = 32
+
 // DefaultRepairs is how often a rejected final answer is re-asked when
 // Loop.Repairs is 0.
 const DefaultRepairs = 1
@@ -74,7 +78,7 @@ func (l *Loop) Run(ctx context.Context, system, user string) *Outcome {
 	}
 	r.traj = newTrajectory(l.AgentName, l.AgentVersion, l.Config.Model)
 	r.out.Trajectory = r.traj
-	defer r.traj.finish()
+	defer r.end()
 	cfg, err := l.Config.Resolve(nil)
 	if err != nil {
 		r.out.Reason, r.out.Err = StopModelError, fmt.Errorf("model config: %w", err)
@@ -100,6 +104,15 @@ func (l *Loop) Run(ctx context.Context, system, user string) *Outcome {
 	r.log.Info("agent loop ended", zap.String("model", cfg.Model), zap.String("reason", string(r.out.Reason)),
 		zap.Int("turns", r.out.Turns), zap.Int64("total_tokens", r.out.Usage.TotalTokens), zap.Error(r.out.Err))
 	return r.out
+}
+
+// end completes the trajectory: why it stopped, final metrics.
+func (r *run) end() {
+	r.traj.Extra = map[string]any{TrajectoryExtraStopReason: r.out.Reason}
+	if r.out.Err != nil {
+		r.traj.Extra[TrajectoryExtraError] = r.out.Err.Error()
+	}
+	r.traj.finish()
 }
 
 func (r *run) addUser(text string) {
@@ -133,7 +146,6 @@ func (r *run) loop(ctx context.Context) {
 				r.timeout(ctx)
 				return
 			}
-			r.traj.Extra = map[string]any{StepExtraError: err.Error()}
 			r.stop(StopModelError, err)
 			return
 		}
@@ -173,7 +185,7 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 	}
 	done := false
 	step.Observation = &StepObservation{Results: []ObservationResult{}}
-	for _, c := range resp.ToolCalls {
+	for i, c := range resp.ToolCalls {
 		args, argErr := checkArguments(c)
 		step.ToolCalls = append(step.ToolCalls, ToolCall{ToolCallID: c.ID, FunctionName: c.Name, Arguments: args})
 		if argErr != nil {
@@ -185,6 +197,8 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 			text = "not run: the loop finished with an earlier call"
 		case ctx.Err() != nil:
 			text = "not run: the agent's time is up"
+		case i >= MaxCallsPerTurn:
+			text = fmt.Sprintf("not run: at most %d tool calls per response", MaxCallsPerTurn)
 		default:
 			obs := r.call(ctx, c, args, argErr)
 			text = obs.Text

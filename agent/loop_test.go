@@ -256,7 +256,7 @@ func TestLoopGarbageBody(t *testing.T) {
 			if len(msg) > 600 {
 				t.Errorf("err is %d bytes: the body must be quoted, bounded", len(msg))
 			}
-			if out.Trajectory == nil || out.Trajectory.Extra[agent.StepExtraError] == nil {
+			if out.Trajectory == nil || out.Trajectory.Extra[agent.TrajectoryExtraError] == nil || out.Trajectory.Extra[agent.TrajectoryExtraStopReason] != agent.StopModelError {
 				t.Errorf("trajectory lacks the error")
 			}
 		})

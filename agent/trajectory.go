@@ -24,8 +24,12 @@ const (
 	// text of a call whose arguments were not a JSON object (the step's
 	// tool_calls carry {} for it).
 	StepExtraInvalidArguments = "invalid_arguments"
-	// StepExtraError is the model error that ended the loop, on the last step.
-	StepExtraError = "error"
+)
+
+// Root extra keys of a trajectory written by the loop.
+const (
+	TrajectoryExtraStopReason = "stop_reason" // Outcome.Reason
+	TrajectoryExtraError      = "error"       // Outcome.Err's text, when not finished
 )
 
 // Trajectory is an ATIF v1.4 trajectory (Harbor's Agent Trajectory
