@@ -58,3 +58,42 @@ func TestLoopBoundsCallsPerResponse(t *testing.T) {
 		t.Errorf("last result %+v", res[len(res)-1])
 	}
 }
+
+// A server that ignores "stream": true and answers with JSON is understood.
+func TestLoopStreamAnsweredWithJSON(t *testing.T) {
+	body := `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"ok\":true}"}}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`
+	srv := agenttest.New(t, agenttest.Reply{Body: body})
+	out := (&agent.Loop{Config: config(srv.URL, true), Final: jsonFinal}).Run(context.Background(), "sys", "go")
+	if out.Reason != agent.StopFinished || out.Final != `{"ok":true}` || out.Usage.TotalTokens != 7 || !srv.Requests()[0].Stream {
+		t.Fatalf("reason %s final %q usage %+v err %v", out.Reason, out.Final, out.Usage, out.Err)
+	}
+}
+
+// The options of the config reach the request body.
+func TestLoopRequestOptions(t *testing.T) {
+	modes(t, func(t *testing.T, stream bool) {
+		srv := agenttest.New(t, agenttest.Reply{Content: "{}"})
+		cfg := config(srv.URL, stream)
+		temp := 0.3
+		cfg.Temperature, cfg.MaxTokens = &temp, 77
+		(&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
+		var body struct {
+			Model         string
+			Temperature   *float64
+			MaxTokens     int `json:"max_tokens"`
+			Stream        bool
+			StreamOptions *struct {
+				IncludeUsage bool `json:"include_usage"`
+			} `json:"stream_options"`
+		}
+		if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if body.Model != "test-model" || body.Temperature == nil || *body.Temperature != 0.3 || body.MaxTokens != 77 || body.Stream != stream {
+			t.Errorf("body %s", srv.Requests()[0].Body)
+		}
+		if stream != (body.StreamOptions != nil && body.StreamOptions.IncludeUsage) {
+			t.Errorf("stream_options in %s", srv.Requests()[0].Body)
+		}
+	})
+}
