@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -94,6 +95,28 @@ func TestLoopRequestOptions(t *testing.T) {
 		}
 		if stream != (body.StreamOptions != nil && body.StreamOptions.IncludeUsage) {
 			t.Errorf("stream_options in %s", srv.Requests()[0].Body)
+		}
+	})
+}
+
+// A response body over MaxBody: a JSON body is a model error, a stream is
+// cut there and kept, noted as truncated.
+func TestLoopBodyOverLimit(t *testing.T) {
+	huge := strings.Repeat("x", agent.MaxBody+agent.MaxBody/4)
+	modes(t, func(t *testing.T, stream bool) {
+		srv := agenttest.New(t, agenttest.Reply{Content: huge})
+		out := (&agent.Loop{Config: config(srv.URL, stream), Final: func(string) error { return nil }}).Run(context.Background(), "sys", "go")
+		if !stream {
+			if out.Reason != agent.StopModelError || !strings.Contains(out.Err.Error(), "response body over") {
+				t.Fatalf("reason %s err %v", out.Reason, out.Err)
+			}
+			return
+		}
+		if out.Reason != agent.StopFinished || len(out.Final) != agent.MaxField {
+			t.Fatalf("reason %s err %v final %d bytes", out.Reason, out.Err, len(out.Final))
+		}
+		if got := fmt.Sprint(out.Trajectory.Steps[2].Extra[agent.StepExtraTruncated]); got != "[content response]" {
+			t.Errorf("truncation note %s", got)
 		}
 	})
 }
