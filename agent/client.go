@@ -69,12 +69,40 @@ func newClient(cfg Config, hc *http.Client) *client {
 		option.WithAPIKey(cfg.APIKey.Reveal()),
 		option.WithMaxRetries(cfg.retries()),
 		option.WithRequestTimeout(time.Duration(cfg.CallTimeout)),
-		option.WithMiddleware(limitBody),
+		option.WithMiddleware(limitBody, onlyOwnHeaders(cfg.APIKey)),
 	}
 	if hc != nil {
 		opts = append(opts, option.WithHTTPClient(hc))
 	}
 	return &client{cfg: cfg, oc: openai.NewClient(opts...)}
+}
+
+// onlyOwnHeaders sends the config's key and nothing openai-go took from
+// the process's environment (OPENAI_API_KEY, OPENAI_ADMIN_KEY,
+// OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS): in the daemon
+// that environment is the daemon's, and the endpoint is the caller's
+// choice.
+func onlyOwnHeaders(key Secret) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		for name := range req.Header {
+			if !ownHeader(name) {
+				req.Header.Del(name)
+			}
+		}
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key.Reveal())
+		}
+		return next(req)
+	}
+}
+
+// ownHeader: a request header the client sends on its own account.
+func ownHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Type", "Content-Length", "Accept", "Accept-Encoding", "User-Agent", "Idempotency-Key":
+		return true
+	}
+	return strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Stainless-")
 }
 
 // limitBody makes a response body fail after MaxBody bytes, so no body

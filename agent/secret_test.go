@@ -78,3 +78,25 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		}
 	})
 }
+
+// The client sends the key of its config only: never a key of the
+// process's environment (the daemon's), whatever endpoint the caller chose.
+func TestNoAmbientKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-daemon-AMBIENT")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_ADMIN_KEY", "sk-admin-AMBIENT")
+	t.Setenv("OPENAI_ORG_ID", "org-AMBIENT")
+	t.Setenv("OPENAI_PROJECT_ID", "proj-AMBIENT")
+	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Proxy-Auth: AMBIENT")
+	srv := agenttest.New(t, agenttest.Reply{Content: "{}"})
+	cfg := agent.Config{BaseURL: srv.URL, Model: "m"}
+	out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
+	if out.Reason != agent.StopFinished {
+		t.Fatalf("reason %s err %v", out.Reason, out.Err)
+	}
+	for name, vs := range srv.Requests()[0].Header {
+		if name == "Authorization" || strings.Contains(strings.Join(vs, " "), "AMBIENT") {
+			t.Errorf("sent %s: %q from the environment", name, vs)
+		}
+	}
+}
