@@ -260,9 +260,17 @@ func readStream(raw *http.Response) (*response, error) {
 	defer stream.Close()
 	var acc openai.ChatCompletionAccumulator
 	chunks := 0
+	var id string
 	for stream.Next() {
 		chunks++
-		if !acc.AddChunk(stream.Current()) {
+		chunk := stream.Current()
+		// Some servers number their chunks, or leave the id out of the
+		// usage chunk; the accumulator wants one id.
+		if chunks == 1 {
+			id = chunk.ID
+		}
+		chunk.ID = id
+		if !acc.AddChunk(chunk) {
 			return nil, &ModelError{Msg: fmt.Sprintf("stream chunk %d does not continue the response: %s", chunks, quote(head.b))}
 		}
 	}

@@ -120,3 +120,22 @@ func TestLoopBodyOverLimit(t *testing.T) {
 		}
 	})
 }
+
+// A stream whose chunks carry different ids (and a usage chunk without
+// one) is accumulated as one response.
+func TestLoopStreamChunkIDs(t *testing.T) {
+	body := `data: {"id":"a1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"{\"o"}}]}
+
+data: {"id":"a2","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"k\":1}"},"finish_reason":"stop"}]}
+
+data: {"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}
+
+data: [DONE]
+
+`
+	srv := agenttest.New(t, agenttest.Reply{Body: body, Header: map[string]string{"Content-Type": "text/event-stream"}})
+	out := (&agent.Loop{Config: config(srv.URL, true), Final: jsonFinal}).Run(context.Background(), "sys", "go")
+	if out.Reason != agent.StopFinished || out.Final != `{"ok":1}` || out.Usage.TotalTokens != 5 {
+		t.Fatalf("reason %s final %q usage %+v err %v", out.Reason, out.Final, out.Usage, out.Err)
+	}
+}
