@@ -178,7 +178,12 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 	r.log.Info("model turn", zap.String("model", r.cfg.Model), zap.Int("turn", r.out.Turns),
 		zap.Int64("prompt_tokens", resp.Usage.PromptTokens), zap.Int64("completion_tokens", resp.Usage.CompletionTokens),
 		zap.Strings("tools", called), zap.Int("content_bytes", len(resp.Content)), zap.Duration("took", took))
-	r.msgs = append(r.msgs, assistantMessage(resp))
+	args := make([]json.RawMessage, len(resp.ToolCalls))
+	argErrs := make([]error, len(resp.ToolCalls))
+	for i, c := range resp.ToolCalls {
+		args[i], argErrs[i] = checkArguments(c)
+	}
+	r.msgs = append(r.msgs, assistantMessage(resp, args))
 
 	if len(resp.ToolCalls) == 0 {
 		return r.answer(resp.Content)
@@ -186,8 +191,8 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 	done := false
 	step.Observation = &StepObservation{Results: []ObservationResult{}}
 	for i, c := range resp.ToolCalls {
-		args, argErr := checkArguments(c)
-		step.ToolCalls = append(step.ToolCalls, ToolCall{ToolCallID: c.ID, FunctionName: c.Name, Arguments: args})
+		argErr := argErrs[i]
+		step.ToolCalls = append(step.ToolCalls, ToolCall{ToolCallID: c.ID, FunctionName: c.Name, Arguments: args[i]})
 		if argErr != nil {
 			setMapExtra(step, StepExtraInvalidArguments, c.ID, c.Arguments)
 		}
@@ -200,7 +205,7 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		case i >= MaxCallsPerTurn:
 			text = fmt.Sprintf("not run: at most %d tool calls per response", MaxCallsPerTurn)
 		default:
-			obs := r.call(ctx, c, args, argErr)
+			obs := r.call(ctx, c, args[i], argErr)
 			text = obs.Text
 			if obs.Extra != nil {
 				setMapExtra(step, StepExtraToolResults, c.ID, obs.Extra)
@@ -256,7 +261,11 @@ func RepairText(err error) string {
 func (r *run) call(ctx context.Context, c toolCall, args json.RawMessage, argErr error) Observation {
 	t, ok := r.tools[c.Name]
 	if !ok {
-		return Observation{Text: fmt.Sprintf("error: no tool named %q (tools: %s)", c.Name, strings.Join(r.names, ", "))}
+		name := c.Name
+		if len(name) > 100 {
+			name = name[:100] + "..."
+		}
+		return Observation{Text: fmt.Sprintf("error: no tool named %q (tools: %s)", name, strings.Join(r.names, ", "))}
 	}
 	if argErr != nil {
 		return Observation{Text: fmt.Sprintf("error: arguments of %s are not valid JSON: %v", c.Name, argErr)}
@@ -291,17 +300,19 @@ func checkArguments(c toolCall) (json.RawMessage, error) {
 	return json.RawMessage(s), nil
 }
 
-// assistantMessage is a response as history for the next call.
-func assistantMessage(resp *response) openai.ChatCompletionMessageParamUnion {
+// assistantMessage is a response as history for the next call, with the
+// checked arguments: {} for malformed ones (whose error the tool message
+// tells), as some servers (vLLM) refuse a history with invalid JSON there.
+func assistantMessage(resp *response, args []json.RawMessage) openai.ChatCompletionMessageParamUnion {
 	m := openai.ChatCompletionAssistantMessageParam{}
 	if resp.Content != "" || len(resp.ToolCalls) == 0 {
 		m.Content.OfString = openai.String(resp.Content)
 	}
-	for _, c := range resp.ToolCalls {
+	for i, c := range resp.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
 			OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
 				ID:       c.ID,
-				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Arguments},
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(args[i])},
 			},
 		})
 	}

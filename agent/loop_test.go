@@ -297,6 +297,17 @@ func TestLoopUnknownToolAndBadArguments(t *testing.T) {
 				t.Errorf("%s: model read %q, want %q", id, got[id], w)
 			}
 		}
+		// the history sent back holds JSON objects only (vLLM parses them)
+		for _, m := range srv.Requests()[1].Messages {
+			tcs, _ := m["tool_calls"].([]any)
+			for _, tc := range tcs {
+				a := tc.(map[string]any)["function"].(map[string]any)["arguments"].(string)
+				var obj map[string]any
+				if err := json.Unmarshal([]byte(a), &obj); err != nil || obj == nil {
+					t.Errorf("history carries arguments %q", a)
+				}
+			}
+		}
 		if strings.Join(calls, ",") != "fail" {
 			t.Errorf("Run called with %v: malformed arguments must never reach Run", calls)
 		}
