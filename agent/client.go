@@ -14,6 +14,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 )
@@ -51,6 +52,7 @@ type toolCall struct{ ID, Name, Arguments string }
 // response is one assistant message, bounded.
 type response struct {
 	Content   string
+	Reasoning string // the reasoning text some servers send beside the content
 	ToolCalls []toolCall
 	Usage     Usage
 	Cached    int64
@@ -249,7 +251,24 @@ func readCompletion(body io.Reader) (*response, error) {
 	if len(cc.Choices) == 0 {
 		return nil, &ModelError{Msg: "response has no choices: " + quote(data)}
 	}
-	return fromMessage(cc.Choices[0].Message, cc.Usage), nil
+	r := fromMessage(cc.Choices[0].Message, cc.Usage)
+	r.Reasoning, _ = bound(reasoning(cc.Choices[0].Message.JSON.ExtraFields))
+	return r, nil
+}
+
+// reasoning returns the reasoning text of a message or delta: the
+// non-standard "reasoning_content" (DeepSeek, vLLM, llama.cpp) or
+// "reasoning" (Ollama, OpenRouter) field.
+func reasoning(extra map[string]respjson.Field) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		if f, ok := extra[k]; ok {
+			var s string
+			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 // readStream accumulates a streamed (SSE) response.
@@ -261,6 +280,7 @@ func readStream(raw *http.Response) (*response, error) {
 	var acc openai.ChatCompletionAccumulator
 	chunks := 0
 	var id string
+	var thought strings.Builder
 	for stream.Next() {
 		chunks++
 		chunk := stream.Current()
@@ -270,6 +290,9 @@ func readStream(raw *http.Response) (*response, error) {
 			id = chunk.ID
 		}
 		chunk.ID = id
+		if len(chunk.Choices) > 0 && thought.Len() <= MaxField {
+			thought.WriteString(reasoning(chunk.Choices[0].Delta.JSON.ExtraFields))
+		}
 		if !acc.AddChunk(chunk) {
 			return nil, &ModelError{Msg: fmt.Sprintf("stream chunk %d does not continue the response: %s", chunks, quote(head.b))}
 		}
@@ -286,6 +309,7 @@ func readStream(raw *http.Response) (*response, error) {
 		return nil, &ModelError{Msg: "stream without a choice: " + quote(head.b)}
 	}
 	r := fromMessage(acc.Choices[0].Message, acc.Usage)
+	r.Reasoning, _ = bound(thought.String())
 	if truncated {
 		r.Truncated = append(r.Truncated, "response")
 	}

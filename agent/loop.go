@@ -165,7 +165,7 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		}
 	}
 	step := r.traj.add(Step{
-		Source: SourceAgent, ModelName: r.cfg.Model, Message: resp.Content,
+		Source: SourceAgent, ModelName: r.cfg.Model, Message: resp.Content, ReasoningContent: resp.Reasoning,
 		Metrics: &Metrics{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Cached},
 	})
 	if len(resp.Truncated) > 0 {

@@ -139,3 +139,32 @@ data: [DONE]
 		t.Fatalf("reason %s final %q usage %+v err %v", out.Reason, out.Final, out.Usage, out.Err)
 	}
 }
+
+// The reasoning text some servers send beside the content is kept in the
+// step's reasoning_content.
+func TestLoopReasoningContent(t *testing.T) {
+	stream := `data: {"id":"a","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"think "}}]}
+
+data: {"id":"a","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"reasoning_content":"hard"}}]}
+
+data: {"id":"a","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"{}"},"finish_reason":"stop"}]}
+
+data: [DONE]
+
+`
+	plain := `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{}","reasoning":"think hard"}}]}`
+	modes(t, func(t *testing.T, s bool) {
+		reply := agenttest.Reply{Body: plain}
+		if s {
+			reply = agenttest.Reply{Body: stream, Header: map[string]string{"Content-Type": "text/event-stream"}}
+		}
+		srv := agenttest.New(t, reply)
+		out := (&agent.Loop{Config: config(srv.URL, s), Final: jsonFinal}).Run(context.Background(), "sys", "go")
+		if out.Reason != agent.StopFinished {
+			t.Fatalf("reason %s err %v", out.Reason, out.Err)
+		}
+		if got := out.Trajectory.Steps[2].ReasoningContent; got != "think hard" {
+			t.Errorf("reasoning_content %q", got)
+		}
+	})
+}
