@@ -66,13 +66,14 @@ type run struct {
 	traj    *Trajectory
 	out     *Outcome
 	repairs int
+	ids     map[string]bool // tool call ids seen
 }
 
 // Run runs the loop: the system prompt and the user message, then model
 // calls and tool calls until the model finishes, the turns run out, the
 // context ends or the model fails.
 func (l *Loop) Run(ctx context.Context, system, user string) *Outcome {
-	r := &run{l: l, log: l.Log, tools: map[string]*Tool{}, out: &Outcome{}}
+	r := &run{l: l, log: l.Log, tools: map[string]*Tool{}, out: &Outcome{}, ids: map[string]bool{}}
 	if r.log == nil {
 		r.log = zap.NewNop()
 	}
@@ -159,10 +160,14 @@ func (r *run) loop(ctx context.Context) {
 func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool {
 	r.out.Turns++
 	r.out.Usage.add(resp.Usage)
+	// Every call needs an id of its own to link its result: a missing or
+	// repeated id is replaced (before the history is built from it).
 	for i := range resp.ToolCalls {
-		if resp.ToolCalls[i].ID == "" {
-			resp.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", r.out.Turns, i+1)
+		c := &resp.ToolCalls[i]
+		if c.ID == "" || r.ids[c.ID] {
+			c.ID = fmt.Sprintf("call_%d_%d", r.out.Turns, i+1)
 		}
+		r.ids[c.ID] = true
 	}
 	step := r.traj.add(Step{
 		Source: SourceAgent, ModelName: r.cfg.Model, Message: resp.Content, ReasoningContent: resp.Reasoning,

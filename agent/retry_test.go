@@ -168,3 +168,28 @@ data: [DONE]
 		}
 	})
 }
+
+// Missing and repeated tool call ids are replaced, so that every result
+// links to one call.
+func TestLoopToolCallIDs(t *testing.T) {
+	modes(t, func(t *testing.T, stream bool) {
+		srv := agenttest.New(t,
+			agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "", Name: "echo", Arguments: `{"text":"a"}`}, {ID: "dup", Name: "echo", Arguments: `{"text":"b"}`}}},
+			agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "dup", Name: "finish", Arguments: `{}`}}},
+		)
+		var calls []string
+		out := (&agent.Loop{Config: config(srv.URL, stream), Tools: []agent.Tool{echoTool(&calls), finishTool()}}).Run(context.Background(), "sys", "go")
+		if out.Reason != agent.StopFinished {
+			t.Fatalf("reason %s err %v", out.Reason, out.Err)
+		}
+		seen := map[string]bool{}
+		for _, s := range out.Trajectory.Steps {
+			for i, c := range s.ToolCalls {
+				if c.ToolCallID == "" || seen[c.ToolCallID] || s.Observation.Results[i].SourceCallID != c.ToolCallID {
+					t.Errorf("step %d call %d: id %q (seen %v)", s.StepID, i, c.ToolCallID, seen[c.ToolCallID])
+				}
+				seen[c.ToolCallID] = true
+			}
+		}
+	})
+}
