@@ -203,8 +203,12 @@ func (c *client) callError(err error) error {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
 		msg := ae.Message
-		if msg == "" {
-			msg = quote([]byte(ae.RawJSON()))
+		if msg == "" && ae.Response != nil && ae.Response.Body != nil {
+			// not OpenAI's {"error": {"message": ...}}: quote the body's start
+			head, _ := io.ReadAll(io.LimitReader(ae.Response.Body, quoteLen+1))
+			if len(bytes.TrimSpace(head)) > 0 {
+				msg = quote(head)
+			}
 		}
 		if msg == "" {
 			msg = http.StatusText(ae.StatusCode)

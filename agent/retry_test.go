@@ -193,3 +193,28 @@ func TestLoopToolCallIDs(t *testing.T) {
 		}
 	})
 }
+
+// An error reply is a model error naming its status and the endpoint's
+// message, or quoting the start of a body that has none.
+func TestLoopErrorReplies(t *testing.T) {
+	cases := []struct {
+		reply agenttest.Reply
+		want  string
+	}{
+		{agenttest.Reply{Status: 400, Body: `{"error":{"message":"unknown model m"}}`}, "model call: HTTP 400: unknown model m"},
+		{agenttest.Reply{Status: 404, Body: `{"detail":"Not Found"}`}, `model call: HTTP 404: "{\"detail\":\"Not Found\"}"`},
+		{agenttest.Reply{Status: 502, Body: "<html>Bad Gateway</html>", Header: map[string]string{"Content-Type": "text/html"}}, `model call: HTTP 502: "<html>Bad Gateway</html>"`},
+		{agenttest.Reply{Status: 401, Body: " ", Header: map[string]string{"Content-Type": "text/plain"}}, "model call: HTTP 401: Unauthorized"},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			srv := agenttest.New(t, c.reply)
+			cfg := config(srv.URL, false)
+			cfg.MaxRetries = -1
+			out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
+			if out.Reason != agent.StopModelError || out.Err.Error() != c.want {
+				t.Errorf("reason %s err %v", out.Reason, out.Err)
+			}
+		})
+	}
+}
