@@ -220,7 +220,10 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 			}
 			done = obs.Done
 		}
-		text, _ = bound(text)
+		if t, cut := bound(text); cut {
+			text = t + fmt.Sprintf("\n[observation cut to %d bytes]", MaxField)
+			appendExtra(step, StepExtraTruncated, "observation:"+c.ID)
+		}
 		step.Observation.Results = append(step.Observation.Results, ObservationResult{SourceCallID: c.ID, Content: text})
 		r.msgs = append(r.msgs, openai.ToolMessage(text, c.ID))
 	}
@@ -329,6 +332,14 @@ func setExtra(s *Step, key string, v any) {
 		s.Extra = map[string]any{}
 	}
 	s.Extra[key] = v
+}
+
+func appendExtra(s *Step, key, v string) {
+	if s.Extra == nil {
+		s.Extra = map[string]any{}
+	}
+	l, _ := s.Extra[key].([]string)
+	s.Extra[key] = append(l, v)
 }
 
 func setMapExtra(s *Step, key, id string, v any) {

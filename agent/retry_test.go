@@ -218,3 +218,26 @@ func TestLoopErrorReplies(t *testing.T) {
 		})
 	}
 }
+
+// A tool result over MaxField is cut, with a note to the model and in the
+// trajectory.
+func TestLoopBoundsObservation(t *testing.T) {
+	srv := agenttest.New(t,
+		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "b1", Name: "flood", Arguments: `{}`}}},
+		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "f", Name: "finish", Arguments: `{}`}}},
+	)
+	flood := agent.Tool{Name: "flood", Run: func(context.Context, json.RawMessage) (agent.Observation, error) {
+		return agent.Observation{Text: strings.Repeat("y", 2*agent.MaxField)}, nil
+	}}
+	out := (&agent.Loop{Config: config(srv.URL, false), Tools: []agent.Tool{flood, finishTool()}}).Run(context.Background(), "sys", "go")
+	if out.Reason != agent.StopFinished {
+		t.Fatalf("reason %s err %v", out.Reason, out.Err)
+	}
+	got := agenttest.LastToolResult(srv.Requests()[1])
+	if len(got) > agent.MaxField+100 || !strings.HasSuffix(got, "[observation cut to 262144 bytes]") {
+		t.Errorf("model read %d bytes ending %q", len(got), got[len(got)-40:])
+	}
+	if e := fmt.Sprint(out.Trajectory.Steps[2].Extra[agent.StepExtraTruncated]); e != "[observation:b1]" {
+		t.Errorf("truncation note %s", e)
+	}
+}

@@ -17,8 +17,9 @@ const (
 	// StepExtraToolResults maps a tool_call_id to the Observation.Extra of
 	// that call (ATIF's observation results have no extra field).
 	StepExtraToolResults = "tool_results"
-	// StepExtraTruncated lists what of the response was cut to MaxField
-	// bytes ("content", "arguments:<tool_call_id>").
+	// StepExtraTruncated lists what of the step was cut to MaxField bytes
+	// ("content", "arguments:<tool_call_id>", "observation:<tool_call_id>",
+	// or "response" for a stream cut at MaxBody).
 	StepExtraTruncated = "truncated"
 	// StepExtraInvalidArguments maps a tool_call_id to the raw arguments
 	// text of a call whose arguments were not a JSON object (the step's
