@@ -29,7 +29,7 @@ var (
 
 // setup builds a static authbench (mounted into containers as
 // sandbox-init) and loads the tracer, once.
-func setup(t *testing.T) {
+func setup(t testing.TB) {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
@@ -42,7 +42,7 @@ func setup(t *testing.T) {
 
 func testImages() env.Store { return env.Store{Dir: testenv.ImagesDir()} }
 
-func fixture(t *testing.T, name string) *tasks.Task {
+func fixture(t testing.TB, name string) *tasks.Task {
 	t.Helper()
 	task, err := tasks.Load(filepath.Join("..", "tasks", "testdata", "fixtures", name))
 	if err != nil {
