@@ -14,6 +14,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 )
@@ -51,6 +52,7 @@ type toolCall struct{ ID, Name, Arguments string }
 // response is one assistant message, bounded.
 type response struct {
 	Content   string
+	Reasoning string // the reasoning text some servers send beside the content
 	ToolCalls []toolCall
 	Usage     Usage
 	Cached    int64
@@ -69,12 +71,40 @@ func newClient(cfg Config, hc *http.Client) *client {
 		option.WithAPIKey(cfg.APIKey.Reveal()),
 		option.WithMaxRetries(cfg.retries()),
 		option.WithRequestTimeout(time.Duration(cfg.CallTimeout)),
-		option.WithMiddleware(limitBody),
+		option.WithMiddleware(limitBody, onlyOwnHeaders(cfg.APIKey)),
 	}
 	if hc != nil {
 		opts = append(opts, option.WithHTTPClient(hc))
 	}
 	return &client{cfg: cfg, oc: openai.NewClient(opts...)}
+}
+
+// onlyOwnHeaders sends the config's key and nothing openai-go took from
+// the process's environment (OPENAI_API_KEY, OPENAI_ADMIN_KEY,
+// OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS): in the daemon
+// that environment is the daemon's, and the endpoint is the caller's
+// choice.
+func onlyOwnHeaders(key Secret) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		for name := range req.Header {
+			if !ownHeader(name) {
+				req.Header.Del(name)
+			}
+		}
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key.Reveal())
+		}
+		return next(req)
+	}
+}
+
+// ownHeader: a request header the client sends on its own account.
+func ownHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Type", "Content-Length", "Accept", "Accept-Encoding", "User-Agent", "Idempotency-Key":
+		return true
+	}
+	return strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Stainless-")
 }
 
 // limitBody makes a response body fail after MaxBody bytes, so no body
@@ -173,8 +203,12 @@ func (c *client) callError(err error) error {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
 		msg := ae.Message
-		if msg == "" {
-			msg = quote([]byte(ae.RawJSON()))
+		if msg == "" && ae.Response != nil && ae.Response.Body != nil {
+			// not OpenAI's {"error": {"message": ...}}: quote the body's start
+			head, _ := io.ReadAll(io.LimitReader(ae.Response.Body, quoteLen+1))
+			if len(bytes.TrimSpace(head)) > 0 {
+				msg = quote(head)
+			}
 		}
 		if msg == "" {
 			msg = http.StatusText(ae.StatusCode)
@@ -221,7 +255,24 @@ func readCompletion(body io.Reader) (*response, error) {
 	if len(cc.Choices) == 0 {
 		return nil, &ModelError{Msg: "response has no choices: " + quote(data)}
 	}
-	return fromMessage(cc.Choices[0].Message, cc.Usage), nil
+	r := fromMessage(cc.Choices[0].Message, cc.Usage)
+	r.Reasoning, _ = bound(reasoning(cc.Choices[0].Message.JSON.ExtraFields))
+	return r, nil
+}
+
+// reasoning returns the reasoning text of a message or delta: the
+// non-standard "reasoning_content" (DeepSeek, vLLM, llama.cpp) or
+// "reasoning" (Ollama, OpenRouter) field.
+func reasoning(extra map[string]respjson.Field) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		if f, ok := extra[k]; ok {
+			var s string
+			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 // readStream accumulates a streamed (SSE) response.
@@ -232,9 +283,21 @@ func readStream(raw *http.Response) (*response, error) {
 	defer stream.Close()
 	var acc openai.ChatCompletionAccumulator
 	chunks := 0
+	var id string
+	var thought strings.Builder
 	for stream.Next() {
 		chunks++
-		if !acc.AddChunk(stream.Current()) {
+		chunk := stream.Current()
+		// Some servers number their chunks, or leave the id out of the
+		// usage chunk; the accumulator wants one id.
+		if chunks == 1 {
+			id = chunk.ID
+		}
+		chunk.ID = id
+		if len(chunk.Choices) > 0 && thought.Len() <= MaxField {
+			thought.WriteString(reasoning(chunk.Choices[0].Delta.JSON.ExtraFields))
+		}
+		if !acc.AddChunk(chunk) {
 			return nil, &ModelError{Msg: fmt.Sprintf("stream chunk %d does not continue the response: %s", chunks, quote(head.b))}
 		}
 	}
@@ -250,6 +313,7 @@ func readStream(raw *http.Response) (*response, error) {
 		return nil, &ModelError{Msg: "stream without a choice: " + quote(head.b)}
 	}
 	r := fromMessage(acc.Choices[0].Message, acc.Usage)
+	r.Reasoning, _ = bound(thought.String())
 	if truncated {
 		r.Truncated = append(r.Truncated, "response")
 	}

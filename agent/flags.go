@@ -67,7 +67,8 @@ func (f *Flags) Config(model, configFile string, configRequired bool, getenv fun
 		keyEnv = f.apiKeyEnv
 	}
 	if changed("temperature") {
-		c.Temperature = &f.temperature
+		v := f.temperature
+		c.Temperature = &v
 	}
 	if changed("max-turns") {
 		c.MaxTurns = f.maxTurns

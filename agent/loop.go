@@ -13,6 +13,10 @@ import (
 	"go.uber.org/zap"
 )
 
+// MaxCallsPerTurn bounds the tool calls run from one response; the rest
+// are answered "not run".
+const MaxCallsPerTurn = 32
+
 // DefaultRepairs is how often a rejected final answer is re-asked when
 // Loop.Repairs is 0.
 const DefaultRepairs = 1
@@ -62,19 +66,20 @@ type run struct {
 	traj    *Trajectory
 	out     *Outcome
 	repairs int
+	ids     map[string]bool // tool call ids seen
 }
 
 // Run runs the loop: the system prompt and the user message, then model
 // calls and tool calls until the model finishes, the turns run out, the
 // context ends or the model fails.
 func (l *Loop) Run(ctx context.Context, system, user string) *Outcome {
-	r := &run{l: l, log: l.Log, tools: map[string]*Tool{}, out: &Outcome{}}
+	r := &run{l: l, log: l.Log, tools: map[string]*Tool{}, out: &Outcome{}, ids: map[string]bool{}}
 	if r.log == nil {
 		r.log = zap.NewNop()
 	}
 	r.traj = newTrajectory(l.AgentName, l.AgentVersion, l.Config.Model)
 	r.out.Trajectory = r.traj
-	defer r.traj.finish()
+	defer r.end()
 	cfg, err := l.Config.Resolve(nil)
 	if err != nil {
 		r.out.Reason, r.out.Err = StopModelError, fmt.Errorf("model config: %w", err)
@@ -100,6 +105,15 @@ func (l *Loop) Run(ctx context.Context, system, user string) *Outcome {
 	r.log.Info("agent loop ended", zap.String("model", cfg.Model), zap.String("reason", string(r.out.Reason)),
 		zap.Int("turns", r.out.Turns), zap.Int64("total_tokens", r.out.Usage.TotalTokens), zap.Error(r.out.Err))
 	return r.out
+}
+
+// end completes the trajectory: why it stopped, final metrics.
+func (r *run) end() {
+	r.traj.Extra = map[string]any{TrajectoryExtraStopReason: r.out.Reason}
+	if r.out.Err != nil {
+		r.traj.Extra[TrajectoryExtraError] = r.out.Err.Error()
+	}
+	r.traj.finish()
 }
 
 func (r *run) addUser(text string) {
@@ -133,7 +147,6 @@ func (r *run) loop(ctx context.Context) {
 				r.timeout(ctx)
 				return
 			}
-			r.traj.Extra = map[string]any{StepExtraError: err.Error()}
 			r.stop(StopModelError, err)
 			return
 		}
@@ -147,13 +160,17 @@ func (r *run) loop(ctx context.Context) {
 func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool {
 	r.out.Turns++
 	r.out.Usage.add(resp.Usage)
+	// Every call needs an id of its own to link its result: a missing or
+	// repeated id is replaced (before the history is built from it).
 	for i := range resp.ToolCalls {
-		if resp.ToolCalls[i].ID == "" {
-			resp.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", r.out.Turns, i+1)
+		c := &resp.ToolCalls[i]
+		if c.ID == "" || r.ids[c.ID] {
+			c.ID = fmt.Sprintf("call_%d_%d", r.out.Turns, i+1)
 		}
+		r.ids[c.ID] = true
 	}
 	step := r.traj.add(Step{
-		Source: SourceAgent, ModelName: r.cfg.Model, Message: resp.Content,
+		Source: SourceAgent, ModelName: r.cfg.Model, Message: resp.Content, ReasoningContent: resp.Reasoning,
 		Metrics: &Metrics{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Cached},
 	})
 	if len(resp.Truncated) > 0 {
@@ -166,16 +183,21 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 	r.log.Info("model turn", zap.String("model", r.cfg.Model), zap.Int("turn", r.out.Turns),
 		zap.Int64("prompt_tokens", resp.Usage.PromptTokens), zap.Int64("completion_tokens", resp.Usage.CompletionTokens),
 		zap.Strings("tools", called), zap.Int("content_bytes", len(resp.Content)), zap.Duration("took", took))
-	r.msgs = append(r.msgs, assistantMessage(resp))
+	args := make([]json.RawMessage, len(resp.ToolCalls))
+	argErrs := make([]error, len(resp.ToolCalls))
+	for i, c := range resp.ToolCalls {
+		args[i], argErrs[i] = checkArguments(c)
+	}
+	r.msgs = append(r.msgs, assistantMessage(resp, args))
 
 	if len(resp.ToolCalls) == 0 {
 		return r.answer(resp.Content)
 	}
 	done := false
 	step.Observation = &StepObservation{Results: []ObservationResult{}}
-	for _, c := range resp.ToolCalls {
-		args, argErr := checkArguments(c)
-		step.ToolCalls = append(step.ToolCalls, ToolCall{ToolCallID: c.ID, FunctionName: c.Name, Arguments: args})
+	for i, c := range resp.ToolCalls {
+		argErr := argErrs[i]
+		step.ToolCalls = append(step.ToolCalls, ToolCall{ToolCallID: c.ID, FunctionName: c.Name, Arguments: args[i]})
 		if argErr != nil {
 			setMapExtra(step, StepExtraInvalidArguments, c.ID, c.Arguments)
 		}
@@ -185,8 +207,10 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 			text = "not run: the loop finished with an earlier call"
 		case ctx.Err() != nil:
 			text = "not run: the agent's time is up"
+		case i >= MaxCallsPerTurn:
+			text = fmt.Sprintf("not run: at most %d tool calls per response", MaxCallsPerTurn)
 		default:
-			obs := r.call(ctx, c, args, argErr)
+			obs := r.call(ctx, c, args[i], argErr)
 			text = obs.Text
 			if obs.Extra != nil {
 				setMapExtra(step, StepExtraToolResults, c.ID, obs.Extra)
@@ -196,7 +220,10 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 			}
 			done = obs.Done
 		}
-		text, _ = bound(text)
+		if t, cut := bound(text); cut {
+			text = t + fmt.Sprintf("\n[observation cut to %d bytes]", MaxField)
+			appendExtra(step, StepExtraTruncated, "observation:"+c.ID)
+		}
 		step.Observation.Results = append(step.Observation.Results, ObservationResult{SourceCallID: c.ID, Content: text})
 		r.msgs = append(r.msgs, openai.ToolMessage(text, c.ID))
 	}
@@ -242,7 +269,11 @@ func RepairText(err error) string {
 func (r *run) call(ctx context.Context, c toolCall, args json.RawMessage, argErr error) Observation {
 	t, ok := r.tools[c.Name]
 	if !ok {
-		return Observation{Text: fmt.Sprintf("error: no tool named %q (tools: %s)", c.Name, strings.Join(r.names, ", "))}
+		name := c.Name
+		if len(name) > 100 {
+			name = name[:100] + "..."
+		}
+		return Observation{Text: fmt.Sprintf("error: no tool named %q (tools: %s)", name, strings.Join(r.names, ", "))}
 	}
 	if argErr != nil {
 		return Observation{Text: fmt.Sprintf("error: arguments of %s are not valid JSON: %v", c.Name, argErr)}
@@ -277,17 +308,19 @@ func checkArguments(c toolCall) (json.RawMessage, error) {
 	return json.RawMessage(s), nil
 }
 
-// assistantMessage is a response as history for the next call.
-func assistantMessage(resp *response) openai.ChatCompletionMessageParamUnion {
+// assistantMessage is a response as history for the next call, with the
+// checked arguments: {} for malformed ones (whose error the tool message
+// tells), as some servers (vLLM) refuse a history with invalid JSON there.
+func assistantMessage(resp *response, args []json.RawMessage) openai.ChatCompletionMessageParamUnion {
 	m := openai.ChatCompletionAssistantMessageParam{}
 	if resp.Content != "" || len(resp.ToolCalls) == 0 {
 		m.Content.OfString = openai.String(resp.Content)
 	}
-	for _, c := range resp.ToolCalls {
+	for i, c := range resp.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
 			OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
 				ID:       c.ID,
-				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Arguments},
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(args[i])},
 			},
 		})
 	}
@@ -299,6 +332,14 @@ func setExtra(s *Step, key string, v any) {
 		s.Extra = map[string]any{}
 	}
 	s.Extra[key] = v
+}
+
+func appendExtra(s *Step, key, v string) {
+	if s.Extra == nil {
+		s.Extra = map[string]any{}
+	}
+	l, _ := s.Extra[key].([]string)
+	s.Extra[key] = append(l, v)
 }
 
 func setMapExtra(s *Step, key, id string, v any) {

@@ -256,7 +256,7 @@ func TestLoopGarbageBody(t *testing.T) {
 			if len(msg) > 600 {
 				t.Errorf("err is %d bytes: the body must be quoted, bounded", len(msg))
 			}
-			if out.Trajectory == nil || out.Trajectory.Extra[agent.StepExtraError] == nil {
+			if out.Trajectory == nil || out.Trajectory.Extra[agent.TrajectoryExtraError] == nil || out.Trajectory.Extra[agent.TrajectoryExtraStopReason] != agent.StopModelError {
 				t.Errorf("trajectory lacks the error")
 			}
 		})
@@ -295,6 +295,17 @@ func TestLoopUnknownToolAndBadArguments(t *testing.T) {
 		for id, w := range want {
 			if got[id] != w {
 				t.Errorf("%s: model read %q, want %q", id, got[id], w)
+			}
+		}
+		// the history sent back holds JSON objects only (vLLM parses them)
+		for _, m := range srv.Requests()[1].Messages {
+			tcs, _ := m["tool_calls"].([]any)
+			for _, tc := range tcs {
+				a := tc.(map[string]any)["function"].(map[string]any)["arguments"].(string)
+				var obj map[string]any
+				if err := json.Unmarshal([]byte(a), &obj); err != nil || obj == nil {
+					t.Errorf("history carries arguments %q", a)
+				}
 			}
 		}
 		if strings.Join(calls, ",") != "fail" {

@@ -17,15 +17,20 @@ const (
 	// StepExtraToolResults maps a tool_call_id to the Observation.Extra of
 	// that call (ATIF's observation results have no extra field).
 	StepExtraToolResults = "tool_results"
-	// StepExtraTruncated lists what of the response was cut to MaxField
-	// bytes ("content", "arguments:<tool_call_id>").
+	// StepExtraTruncated lists what of the step was cut to MaxField bytes
+	// ("content", "arguments:<tool_call_id>", "observation:<tool_call_id>",
+	// or "response" for a stream cut at MaxBody).
 	StepExtraTruncated = "truncated"
 	// StepExtraInvalidArguments maps a tool_call_id to the raw arguments
 	// text of a call whose arguments were not a JSON object (the step's
 	// tool_calls carry {} for it).
 	StepExtraInvalidArguments = "invalid_arguments"
-	// StepExtraError is the model error that ended the loop, on the last step.
-	StepExtraError = "error"
+)
+
+// Root extra keys of a trajectory written by the loop.
+const (
+	TrajectoryExtraStopReason = "stop_reason" // Outcome.Reason
+	TrajectoryExtraError      = "error"       // Outcome.Err's text, when not finished
 )
 
 // Trajectory is an ATIF v1.4 trajectory (Harbor's Agent Trajectory

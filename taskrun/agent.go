@@ -133,21 +133,25 @@ func agentEnv(image []string, id Identity) []string {
 type agentTrace struct {
 	rec       *audit.Recording
 	sensitive *sensitiveMatcher
+	// runtime, when set, counts the refused opens of the toolbox's own
+	// start-up (runtimeOpen), which are not the agent's denials.
+	runtime *runtimeOpens
 }
 
 // startAgentTrace waits until the container's init (pid) is sandbox-init
 // at its gate and follows it from its exec of the agent on.
 func (r *runner) startAgentTrace(ctx context.Context, pid int) (*agentTrace, error) {
-	return r.startAgentTraceTo(ctx, pid, EventsFile)
+	return r.startAgentTraceTo(ctx, pid, EventsFile, nil)
 }
 
-// startAgentTraceTo is startAgentTrace into the run's file named file.
-func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string) (*agentTrace, error) {
+// startAgentTraceTo is startAgentTrace into the run's file named file,
+// counting the refused start-up opens of runtime (nil: none).
+func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string, runtime *runtimeOpens) (*agentTrace, error) {
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
 		return nil, err
 	}
-	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root)}
+	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root), runtime: runtime}
 	if tr.rec, err = r.traceContainer(ctx, pid, file, r.plan, root, tr.observe); err != nil {
 		return nil, err
 	}
@@ -171,7 +175,12 @@ func (r *runner) traceContainer(ctx context.Context, pid int, file string, plan 
 }
 
 // observe notes a successful access to a sensitive file.
-func (tr *agentTrace) observe(ev *tracer.Event) { tr.sensitive.observe(ev) }
+func (tr *agentTrace) observe(ev *tracer.Event) {
+	tr.sensitive.observe(ev)
+	if tr.runtime != nil {
+		tr.runtime.observe(ev)
+	}
+}
 
 // finishAgentTrace closes the recording once the container has ended.
 func (r *runner) finishAgentTrace(tr *agentTrace) {

@@ -23,7 +23,7 @@ func runIn(t *testing.T, task *tasks.Task, source, agent string, sem policy.Sema
 }
 
 // runWith runs o with the test's binary, images, builder and tracer.
-func runWith(t *testing.T, o Options) (*Result, error) {
+func runWith(t testing.TB, o Options) (*Result, error) {
 	t.Helper()
 	images := testImages()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

@@ -86,6 +86,10 @@ func (r *runner) prepareToolbox() error {
 func (r *runner) runModelAgent(ctx context.Context) error {
 	cfg := *r.o.Model
 	cfg.Model = r.o.Agent[len(agentOpenAI):]
+	cfg, err := cfg.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+	}
 	r.res.Model = ptr(cfg.Redacted())
 	t := r.o.Task
 	loop := agent.Loop{Config: cfg, AgentName: "authbench", AgentVersion: AgentVersion, Log: r.log}
@@ -100,6 +104,9 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 	r.res.AgentTurns = out.Turns
 	r.res.AgentTokens = &TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	r.res.AgentStopReason = string(out.Reason)
+	if out.Reason == agent.StopTimeout {
+		r.res.TimedOut = true // the loop's time ended first, the toolbox then exited
+	}
 	if out.Err != nil {
 		r.res.AgentError = out.Err.Error()
 	}
@@ -140,7 +147,8 @@ func executionPrompt(dir string, id Identity) string {
 type toolboxContainer struct {
 	n      int
 	client *toolbox.Client
-	done   chan gatedResult
+	ended  chan struct{} // closed when the container has ended: g is set
+	g      gatedResult
 	file   string // its event log
 	trace  *agentTrace
 	cancel context.CancelFunc
@@ -232,7 +240,7 @@ func (s *toolboxSession) start() error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c := &toolboxContainer{n: n, client: toolbox.NewClient(inW, outR), done: make(chan gatedResult, 1), file: EventsFile, cancel: cancel}
+	c := &toolboxContainer{n: n, client: toolbox.NewClient(inW, outR), ended: make(chan struct{}), file: EventsFile, cancel: cancel}
 	name := "agent"
 	if n > 0 {
 		name = "agent-restart-" + strconv.Itoa(n)
@@ -242,7 +250,7 @@ func (s *toolboxSession) start() error {
 	if r.o.Tracer != nil {
 		track = func(ctx context.Context, pid int) error {
 			var err error
-			c.trace, err = r.startAgentTraceTo(ctx, pid, c.file)
+			c.trace, err = r.startAgentTraceTo(ctx, pid, c.file, &runtimeOpens{pid: pid, refused: map[string]int{}})
 			return err
 		}
 	}
@@ -257,7 +265,8 @@ func (s *toolboxSession) start() error {
 			timeout: time.Until(s.deadline), track: track, started: closeChildEnds,
 		})
 		closeChildEnds()
-		c.done <- g
+		c.g = g
+		close(c.ended)
 	}()
 	s.mu.Lock()
 	s.cur = c
@@ -322,9 +331,8 @@ func (s *toolboxSession) restart(ctx context.Context, c *toolboxContainer, gone 
 
 // wait waits for c's container to end (its stdin closed).
 func (s *toolboxSession) wait(c *toolboxContainer) gatedResult {
-	g := <-c.done
-	c.done <- g
-	return g
+	<-c.ended
+	return c.g
 }
 
 // toolboxExitGrace is how long a toolbox may take to exit once its stdin
@@ -338,8 +346,7 @@ func (s *toolboxSession) end() error {
 	cur := s.cur
 	_ = cur.client.Close()
 	select {
-	case g := <-cur.done:
-		cur.done <- g // wait reads it again
+	case <-cur.ended:
 	case <-time.After(toolboxExitGrace):
 		r.log.Warn("the model agent's tool process did not exit when its input ended: killing it")
 		cur.cancel()
@@ -383,7 +390,48 @@ func (s *toolboxSession) finishTrace(c *toolboxContainer) {
 	r.finishAgentTrace(c.trace)
 	r.res.Events += events
 	r.res.LostEvents += lost
-	r.res.Denials = append(denials, r.res.Denials...)
+	r.res.Denials = append(denials, c.trace.runtime.discount(r.res.Denials)...)
+}
+
+// runtimeOpen are the files the Go runtime of the toolbox opens before
+// its main (the cgroup's CPU limit, the huge page size): refused under
+// most policies, and not the agent's doing.
+var runtimeOpen = map[string]bool{
+	"/proc/self/cgroup": true, "/proc/self/mountinfo": true,
+	"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size": true,
+}
+
+// runtimeOpens counts the refused runtimeOpen opens of the toolbox
+// process itself (pid, the container's init) before it served a call.
+type runtimeOpens struct {
+	pid     int
+	refused map[string]int
+}
+
+func (ro *runtimeOpens) observe(ev *tracer.Event) {
+	if ev.TGID == ro.pid && ev.Op == tracer.OpOpen && ev.Failed() && runtimeOpen[ev.Path] {
+		ro.refused[ev.Path]++
+	}
+}
+
+// discount removes the toolbox's own start-up opens from denials (they
+// stay in the event log).
+func (ro *runtimeOpens) discount(denials []audit.Denial) []audit.Denial {
+	if ro == nil {
+		return denials
+	}
+	out := denials[:0]
+	for _, d := range denials {
+		if n := min(d.Count, ro.refused[d.Path]); n > 0 && d.Op == string(tracer.OpOpen) && d.Errno != audit.OutsidePlan {
+			d.Count -= n
+			ro.refused[d.Path] -= n
+			if d.Count == 0 {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // annotate adds to each call's Extra the lines of its event log between

@@ -36,8 +36,9 @@ type Request struct {
 	Model         string
 	Stream        bool
 	Messages      []map[string]any
-	Tools         []string // function names offered
-	Authorization string   // the Authorization header
+	Tools         []string    // function names offered
+	Authorization string      // the Authorization header
+	Header        http.Header // all headers
 	Body          []byte
 	Time          time.Time // when the request arrived
 }
@@ -99,6 +100,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Authorization = r.Header.Get("Authorization")
+	req.Header = r.Header.Clone()
 	req.Time = time.Now()
 	s.mu.Lock()
 	n := len(s.reqs)
