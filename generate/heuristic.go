@@ -27,7 +27,7 @@ var (
 	// commandSepRE splits a shell line into commands.
 	commandSepRE = regexp.MustCompile(`\|\||&&|[|;&]|\$\(|` + "`")
 	// writeVerbRE marks a sentence that asks for a change.
-	writeVerbRE = regexp.MustCompile(`(?i)\b(fix|edit|update|modify|change|append|add|write|rotate|replace|remove|delete|rename|finish|complete|patch|clean|purge|install|create|put|save|move|redact|schedule)`)
+	writeVerbRE = regexp.MustCompile(`(?i)\b(fix|edit|update|modify|change|append|add|write|rotate|replace|remove|delete|rename|finish|complete|patch|clean|purge|install|create|put|save|move|redact|schedule|build|compile)`)
 )
 
 // shellWords are words of shell syntax that start no program.
