@@ -117,12 +117,14 @@ type Generation struct {
 	Valid     bool    `json:"valid"`
 	Reason    string  `json:"reason,omitempty"`
 	DurationS float64 `json:"duration_s"`
-	// FilesRead counts the files the generator read (traced).
-	FilesRead  int    `json:"files_read"`
-	ToolCalls  int    `json:"tool_calls,omitempty"`
-	Turns      int    `json:"turns,omitempty"`
-	Tokens     int64  `json:"tokens,omitempty"`
-	StopReason string `json:"stop_reason,omitempty"`
+	// FilesRead counts the files the generator read (traced);
+	// SensitiveRead those matching the spec's sensitive read patterns.
+	FilesRead     int    `json:"files_read"`
+	SensitiveRead int    `json:"sensitive_read,omitempty"`
+	ToolCalls     int    `json:"tool_calls,omitempty"`
+	Turns         int    `json:"turns,omitempty"`
+	Tokens        int64  `json:"tokens,omitempty"`
+	StopReason    string `json:"stop_reason,omitempty"`
 	// RunID is the daemon's run of the generation.
 	RunID string `json:"run_id"`
 }

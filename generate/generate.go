@@ -47,6 +47,7 @@ func Run(ctx context.Context, o Options) (*Record, error) {
 	}
 	start := time.Now()
 	err := run(ctx, o, rec)
+	rec.SensitiveRead = sensitiveRead(t.Spec, rec.FilesRead)
 	if rec.DurationS == 0 {
 		rec.DurationS = time.Since(start).Seconds()
 	}
@@ -101,4 +102,22 @@ func run(ctx context.Context, o Options, rec *Record) error {
 		return runModel(ctx, o, g, rec)
 	}
 	return fmt.Errorf("generator %q: not implemented", o.Generator)
+}
+
+// sensitiveRead are the files of read that match spec's sensitive read
+// patterns.
+func sensitiveRead(spec *policy.Spec, read []string) []string {
+	if spec == nil || spec.Sensitive == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range read {
+		for _, p := range spec.Sensitive.Get(policy.Read) {
+			if p.Match(f) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
 }

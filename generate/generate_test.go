@@ -119,3 +119,18 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestGeneratorSensitiveReads: the record names the sensitive files a
+// generator read (it may read everything; the record says it did).
+func TestGeneratorSensitiveReads(t *testing.T) {
+	setup(t)
+	task := fixture(t, "secret-sensitive")
+	o := runOptions(t, task, `cmd:cat /app/data.csv /app/config/deploy.key >/dev/null; echo '{"read": ["/app/data.csv"], "write": [], "execute": []}'`)
+	rec, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Valid || len(rec.SensitiveRead) != 1 || rec.SensitiveRead[0] != "/app/config/deploy.key" || !contains(rec.FilesRead, "/app/data.csv") {
+		t.Errorf("valid %v sensitive read %v files read %v (%s)", rec.Valid, rec.SensitiveRead, rec.FilesRead, rec.Reason)
+	}
+}

@@ -59,12 +59,15 @@ type Record struct {
 	SetupMS   float64 `json:"setup_ms"`
 	// FilesRead are the files the generator opened for reading
 	// successfully (from the trace; null when untraced).
-	FilesRead        []string       `json:"files_read"`
-	FilesReadDropped int            `json:"files_read_dropped,omitempty"`
-	Denials          []audit.Denial `json:"denials,omitempty"`
-	Traced           bool           `json:"traced"`
-	Events           uint64         `json:"events"`
-	LostEvents       uint64         `json:"lost_events"`
+	FilesRead        []string `json:"files_read"`
+	FilesReadDropped int      `json:"files_read_dropped,omitempty"`
+	// SensitiveRead are the files read that match the spec's sensitive
+	// read patterns (sensitive tasks): the generator saw them.
+	SensitiveRead []string       `json:"sensitive_read,omitempty"`
+	Denials       []audit.Denial `json:"denials,omitempty"`
+	Traced        bool           `json:"traced"`
+	Events        uint64         `json:"events"`
+	LostEvents    uint64         `json:"lost_events"`
 	// Executable are the programs the generation policy let run.
 	Executable []string `json:"executable,omitempty"`
 	// ToolCalls, Turns, Tokens, StopReason and Model describe an openai

@@ -164,6 +164,9 @@ func note(run *TaskRun) string {
 	} else if g != nil {
 		parts = append(parts, "generated policy INVALID")
 	}
+	if g := run.Generation; g != nil && g.SensitiveRead > 0 {
+		parts = append(parts, fmt.Sprintf("the generator read %d sensitive files", g.SensitiveRead))
+	}
 	if run.Error != "" {
 		parts = append(parts, "error: "+run.Error)
 	}
