@@ -76,6 +76,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 		{"non-zero", "echo '" + valid + "'; exit 3", 0, false, FromStdout, "exited with status 3"},
 		{"killed", "echo '" + valid + "'; sh -c 'kill -9 $$'", 0, false, FromStdout, "killed by signal 9"},
 		{"hangs", "echo '" + valid + "'; while :; do :; done", 3 * time.Second, false, FromStdout, "timed out after 3s"},
+		{"output file too large", "head -c 9000000 /dev/zero >" + taskrun.ExploreOutFile + "; echo '" + valid + "'", 0, false, FromStdout, "the output file is larger than 8388608 bytes"},
 		{"huge", "echo '{\"read\": ['; i=0; while [ $i -lt 20000 ]; do echo '\"/a\",'; i=$((i+1)); done; echo '\"/b\"], \"write\": [], \"execute\": []}'", 0, false, FromStdout, "truncated"},
 	}
 	for _, c := range cases {
@@ -100,6 +101,9 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			}
 			if c.name == "huge" && (!strings.HasPrefix(rec.PolicyRaw[taskrun.MaxGeneratorStdout:], "\n[authbench: output truncated after 65536 bytes")) {
 				t.Errorf("huge answer kept %d bytes, want %d and the note: %q", len(rec.PolicyRaw), taskrun.MaxGeneratorStdout, rec.PolicyRaw[taskrun.MaxGeneratorStdout:])
+			}
+			if st, err := os.Stat(filepath.Join(o.Run.Dir, taskrun.GeneratorOutputFile)); err != nil || st.Size() > 8<<20+1 {
+				t.Errorf("the output file is not bounded: %v %v", st.Size(), err)
 			}
 			if c.name == "stdout" && !contains(rec.FilesRead, "/app/input.txt") {
 				t.Errorf("files read: %v", rec.FilesRead)

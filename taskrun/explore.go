@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"go.uber.org/zap"
 
@@ -79,8 +82,9 @@ type Exploration struct {
 	StdoutDropped int64  `json:"stdout_dropped_bytes,omitempty"`
 	// Output is the content of ExploreOutFile (empty: not written).
 	Output []byte `json:"-"`
-	// OutputDropped is set when the output file was larger than
-	// policy.MaxDocumentBytes (it is then not read).
+	// OutputTooLarge is set when the output file was larger than
+	// policy.MaxDocumentBytes (it is then not read; the generator cannot
+	// make it much larger: its file size limit is one byte more).
 	OutputTooLarge bool    `json:"output_too_large,omitempty"`
 	ExitCode       int     `json:"exit_code"`
 	TimedOut       bool    `json:"timed_out"`
@@ -372,6 +376,10 @@ func (r *runner) runGenerator(ctx context.Context, argv []string, input string, 
 	}
 	cfg := env.TaskRunConfig(r.o.Task, r.image)
 	cfg.Binds = append(cfg.Binds, env.Bind{Source: outFile, Destination: ExploreOutFile})
+	// The output file is the one file the generator can write: bound its
+	// size (a write beyond fails with EFBIG, or SIGXFSZ kills the writer).
+	fsize := uint64(policy.MaxDocumentBytes + 1)
+	cfg.Rlimits = append(slices.Clone(env.DefaultRlimits), specs.POSIXRlimit{Type: "RLIMIT_FSIZE", Hard: fsize, Soft: fsize})
 	tr := &exploreTrace{}
 	track := func(ctx context.Context, pid int) error { return r.startExploreTrace(ctx, pid, tr) }
 	if r.o.Tracer == nil {
