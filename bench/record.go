@@ -117,7 +117,8 @@ type Generation struct {
 	Valid     bool    `json:"valid"`
 	Reason    string  `json:"reason,omitempty"`
 	DurationS float64 `json:"duration_s"`
-	// FilesRead counts the files the generator read (traced);
+	// Traced: the generator ran traced (cmd:, openai:); FilesRead counts
+	// the files it read;
 	// SensitiveRead those matching the spec's sensitive read patterns.
 	FilesRead     int    `json:"files_read"`
 	SensitiveRead int    `json:"sensitive_read,omitempty"`
