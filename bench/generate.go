@@ -81,7 +81,7 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 	}
 	rec := final.GenerateResult
 	g := &Generation{Generator: s.Generator, Valid: rec.Valid, Reason: rec.Reason, DurationS: rec.DurationS,
-		FilesRead: len(rec.FilesRead), SensitiveRead: len(rec.SensitiveRead), ToolCalls: rec.ToolCalls, Turns: rec.Turns, StopReason: rec.StopReason, RunID: final.ID}
+		Traced: rec.Traced, FilesRead: len(rec.FilesRead), SensitiveRead: len(rec.SensitiveRead), ToolCalls: rec.ToolCalls, Turns: rec.Turns, StopReason: rec.StopReason, RunID: final.ID}
 	if rec.Tokens != nil {
 		g.Tokens = rec.Tokens.Total
 	}

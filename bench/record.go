@@ -120,6 +120,7 @@ type Generation struct {
 	// Traced: the generator ran traced (cmd:, openai:); FilesRead counts
 	// the files it read;
 	// SensitiveRead those matching the spec's sensitive read patterns.
+	Traced        bool   `json:"traced"`
 	FilesRead     int    `json:"files_read"`
 	SensitiveRead int    `json:"sensitive_read,omitempty"`
 	ToolCalls     int    `json:"tool_calls,omitempty"`

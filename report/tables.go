@@ -159,10 +159,15 @@ func result(run *TaskRun) string {
 // note explains an error, an exclusion or an invalid policy.
 func note(run *TaskRun) string {
 	var parts []string
-	if g := run.Generation; g != nil && g.Valid {
-		parts = append(parts, fmt.Sprintf("generated policy valid (read %d files)", g.FilesRead))
-	} else if g != nil {
-		parts = append(parts, "generated policy INVALID")
+	if g := run.Generation; g != nil {
+		state := "valid"
+		if !g.Valid {
+			state = "INVALID"
+		}
+		if g.Traced {
+			state += fmt.Sprintf(" (the generator read %d files)", g.FilesRead)
+		}
+		parts = append(parts, "generated policy "+state)
 	}
 	if g := run.Generation; g != nil && g.SensitiveRead > 0 {
 		parts = append(parts, fmt.Sprintf("the generator read %d sensitive files", g.SensitiveRead))
