@@ -76,3 +76,20 @@ func TestGenerateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestTrialFile(t *testing.T) {
+	for _, c := range []struct {
+		out  string
+		n    int
+		want string
+	}{
+		{"p.json", 1, "p.json"},
+		{"p.json", 2, "p.2.json"},
+		{"/x/policy", 3, "/x/policy.3"},
+		{"a.b/p.json", 10, "a.b/p.10.json"},
+	} {
+		if got := trialFile(c.out, c.n); got != c.want {
+			t.Errorf("trialFile(%q, %d) = %q, want %q", c.out, c.n, got, c.want)
+		}
+	}
+}
