@@ -55,6 +55,13 @@ fuzz:
 	$(GO) test ./policy -run '^$$' -fuzz '^FuzzParseSpec$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./policy -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $(FUZZTIME)
 
+# bench-generate: a cmd: generation without a model (0 and 20 inspection
+# calls), medians, next to the floor of a bare runc container.
+.PHONY: bench-generate
+bench-generate:
+	$(GO) test -count=1 -timeout 20m ./taskrun -run '^$$' -bench '^BenchmarkExploreOverhead$$' -benchtime 15x
+	$(GO) test -count=1 -timeout 20m ./env -run '^$$' -bench '^BenchmarkRunSetup$$' -benchtime 15x
+
 # heuristic-scores prints the heuristic generator's static P/R/F1 per task
 # and macro per axis over the whole built-in suite (images built when missing).
 .PHONY: heuristic-scores
