@@ -107,8 +107,8 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			} else if st.Size() > 8<<20+1 {
 				t.Errorf("the output file is not bounded: %d bytes", st.Size())
 			}
-			if c.name == "stdout" && !contains(rec.FilesRead, "/app/input.txt") {
-				t.Errorf("files read: %v", rec.FilesRead)
+			if c.name == "stdout" && (!contains(rec.FilesRead, "/app/input.txt") || rec.ToolCalls != 1) {
+				t.Errorf("files read: %v, tool calls %d (want 1: cat)", rec.FilesRead, rec.ToolCalls)
 			}
 			if _, err := os.Stat(filepath.Join(o.Run.Dir, RecordFile)); err != nil {
 				t.Error(err)

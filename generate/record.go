@@ -70,8 +70,10 @@ type Record struct {
 	LostEvents    uint64         `json:"lost_events"`
 	// Executable are the programs the generation policy let run.
 	Executable []string `json:"executable,omitempty"`
-	// ToolCalls, Turns, Tokens, StopReason and Model describe an openai
-	// generator (Model with its API key removed).
+	// ToolCalls are an openai generator's tool calls, or the programs a
+	// traced cmd: generator ran (successful execs after its own). Turns,
+	// Tokens, StopReason and Model describe an openai generator (Model with
+	// its API key removed).
 	ToolCalls  int             `json:"tool_calls"`
 	Turns      int             `json:"turns"`
 	Tokens     *Tokens         `json:"tokens,omitempty"`

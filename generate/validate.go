@@ -56,7 +56,7 @@ func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string) {
 	rec.Executable, rec.Denials = x.Executable, x.Denials
 	rec.Traced, rec.Events, rec.LostEvents = x.Traced, x.Events, x.LostEvents
 	if x.Traced {
-		rec.FilesRead, rec.FilesReadDropped = x.FilesRead, x.FilesReadDropped
+		rec.FilesRead, rec.FilesReadDropped, rec.ToolCalls = x.FilesRead, x.FilesReadDropped, x.Execs
 	}
 	switch {
 	case strings.TrimSpace(string(x.Output)) != "":

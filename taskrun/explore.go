@@ -12,6 +12,7 @@ import (
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
 
 	"go.uber.org/zap"
 
@@ -99,12 +100,15 @@ type Exploration struct {
 	// successfully (real paths, sorted; the shared libraries and loader
 	// files every program opens are left out), from the trace;
 	// FilesReadDropped counts those beyond the bound.
-	FilesRead        []string       `json:"files_read"`
-	FilesReadDropped int            `json:"files_read_dropped,omitempty"`
-	Denials          []audit.Denial `json:"denials"`
-	Traced           bool           `json:"traced"`
-	Events           uint64         `json:"events"`
-	LostEvents       uint64         `json:"lost_events"`
+	FilesRead        []string `json:"files_read"`
+	FilesReadDropped int      `json:"files_read_dropped,omitempty"`
+	// Execs counts the programs the generator ran (successful execs after
+	// its own), from the trace: a cmd: generator's tool calls.
+	Execs      int            `json:"execs"`
+	Denials    []audit.Denial `json:"denials"`
+	Traced     bool           `json:"traced"`
+	Events     uint64         `json:"events"`
+	LostEvents uint64         `json:"lost_events"`
 }
 
 // ExploreFiles are an exploration run's files by the names the daemon API
@@ -489,6 +493,11 @@ type exploreTrace struct {
 	read    map[string]bool
 	dropped int
 	skip    []policy.Pattern
+	execs   int // successful execs, the generator's own first
+	// started is set at the generator's exec: the trace may begin with
+	// sandbox-init's own start-up (its exec is seen when tracking starts
+	// right at it), which is not the generator's. gate: wait for it.
+	started, gate bool
 }
 
 // startExploreTrace follows the generator's container from its exec on.
@@ -497,7 +506,7 @@ func (r *runner) startExploreTrace(ctx context.Context, pid int, tr *exploreTrac
 	if err != nil {
 		return err
 	}
-	tr.read = map[string]bool{}
+	tr.read, tr.gate = map[string]bool{}, true
 	ess := policy.SandboxEssentials()
 	tr.skip = ess.Get(policy.Read)
 	tr.rec, err = r.traceContainer(ctx, pid, EventsFile, r.plan, root, tr.observe)
@@ -506,7 +515,15 @@ func (r *runner) startExploreTrace(ctx context.Context, pid int, tr *exploreTrac
 
 // observe notes a file opened for reading successfully.
 func (tr *exploreTrace) observe(ev *tracer.Event) {
-	if ev.Op != tracer.OpOpen || ev.Axis != tracer.AxisRead || ev.Failed() {
+	if ev.Op == tracer.OpExec && !ev.Failed() && (tr.started || ev.Path != binaryInContainer) {
+		tr.started = true
+		tr.execs++
+	}
+	if tr.gate && !tr.started {
+		return
+	}
+	// O_PATH opens (sandbox-init's Landlock rules) read nothing.
+	if ev.Op != tracer.OpOpen || ev.Axis != tracer.AxisRead || ev.Failed() || ev.Flags&unix.O_PATH != 0 {
 		return
 	}
 	p := ev.Target()
@@ -542,4 +559,5 @@ func (r *runner) finishExploreTrace(tr *exploreTrace, x *Exploration) {
 	}
 	sort.Strings(x.FilesRead)
 	x.FilesReadDropped = tr.dropped
+	x.Execs = max(tr.execs-1, 0)
 }

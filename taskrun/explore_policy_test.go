@@ -7,8 +7,11 @@ import (
 	"slices"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tracer"
 )
 
 // fakeRootfs lays out a small rootfs: merged /usr, dash as sh, some
@@ -117,5 +120,34 @@ func TestGenerationProfileRefusesMetadataChanges(t *testing.T) {
 	// The default profile is untouched.
 	if d := sandbox.DefaultProfile(); reflect.DeepEqual(d.Syscalls, p.Syscalls) {
 		t.Error("the generation profile is the default one")
+	}
+}
+
+// TestExploreTraceSkipsSandboxInitStartup: when the trace begins with
+// sandbox-init's exec (tracking started right at it), its start-up opens
+// (Landlock's O_PATH rule opens, the Go runtime's /proc reads) are not
+// the generator's reads, and its exec is not a tool call.
+func TestExploreTraceSkipsSandboxInitStartup(t *testing.T) {
+	tr := &exploreTrace{read: map[string]bool{}, gate: true, skip: []policy.Pattern{policy.MustPattern("/lib/**")}}
+	for _, ev := range []tracer.Event{
+		{Op: tracer.OpExec, Path: binaryInContainer, Axis: tracer.AxisExecute},
+		{Op: tracer.OpOpen, Path: "/proc/1/cgroup", Axis: tracer.AxisRead},
+		{Op: tracer.OpOpen, Path: "/usr/bin/cat", Axis: tracer.AxisRead, Flags: unix.O_PATH | unix.O_CLOEXEC},
+		{Op: tracer.OpExec, Path: "/bin/sh", Axis: tracer.AxisExecute},
+		{Op: tracer.OpOpen, Path: "/lib/libc.so.6", Axis: tracer.AxisRead},
+		{Op: tracer.OpOpen, Path: "/app/secret", Axis: tracer.AxisRead, Ret: -13},
+		{Op: tracer.OpOpen, Path: "/app/out", Axis: tracer.AxisWrite, Flags: unix.O_WRONLY},
+		{Op: tracer.OpExec, Path: "/usr/bin/cat", Axis: tracer.AxisExecute},
+		{Op: tracer.OpOpen, Path: "/app/input.txt", Axis: tracer.AxisRead},
+		{Op: tracer.OpOpen, Path: "/etc", Axis: tracer.AxisRead, Flags: unix.O_PATH},
+	} {
+		tr.observe(&ev)
+	}
+	var got []string
+	for p := range tr.read {
+		got = append(got, p)
+	}
+	if !reflect.DeepEqual(got, []string{"/app/input.txt"}) || tr.execs != 2 {
+		t.Errorf("read %v, execs %d; want [/app/input.txt] and 2 (sh, cat)", got, tr.execs)
 	}
 }
