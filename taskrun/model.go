@@ -311,6 +311,14 @@ func (s *toolboxSession) wrapTools() []agent.Tool {
 
 // restart replaces the dead toolbox c, once; a second death ends the loop.
 func (s *toolboxSession) restart(ctx context.Context, c *toolboxContainer, gone error) (agent.Observation, error) {
+	// Usually its container has ended; a toolbox that broke the protocol
+	// is killed.
+	_ = c.client.Close()
+	select {
+	case <-c.ended:
+	case <-time.After(toolboxExitGrace):
+		c.cancel()
+	}
 	g := s.wait(c)
 	s.r.log.Warn("the model agent's tool process died", zap.Int("container", c.n), zap.Int("exit", g.ExitCode), zap.Error(gone))
 	if ctx.Err() != nil {
