@@ -210,6 +210,12 @@ func (r *runner) runToolbox(ctx context.Context, tools func(*toolbox.Client) []a
 	if err := s.start(); err != nil {
 		return nil, err
 	}
+	// The model is not called before the toolbox answers: a toolbox that
+	// cannot start costs no tokens (the same container would not start
+	// again either).
+	if _, err := s.cur.client.Call(loopCtx, toolbox.Request{Op: toolbox.OpPing}); err != nil && loopCtx.Err() == nil {
+		return nil, errors.Join(fmt.Errorf("the agent's tool process did not start: %w", err), s.end())
+	}
 	loop.Tools = s.wrapTools()
 	if loop.Log == nil {
 		loop.Log = r.log
