@@ -89,6 +89,9 @@ func (c *Config) check() error {
 	if c.Agent == "" {
 		return fmt.Errorf("bench: no agent")
 	}
+	if _, model, _ := agent.ParseModelName(c.Agent); model != (c.Model != nil) {
+		return fmt.Errorf("bench: agent %s: a model configuration is given exactly for openai:MODEL agents", c.Agent)
+	}
 	if c.Trials < 1 {
 		return fmt.Errorf("bench: trials must be at least 1, not %d", c.Trials)
 	}

@@ -263,6 +263,17 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 	}
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
+	if r.AgentStopReason != "" {
+		var tokens int64
+		if r.AgentTokens != nil {
+			tokens = r.AgentTokens.Total
+		}
+		fmt.Fprintf(w, "  model agent: %s after %d turns, %d tokens", r.AgentStopReason, r.AgentTurns, tokens)
+		if r.AgentError != "" {
+			fmt.Fprintf(w, " (%s)", r.AgentError)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, d := range r.Denials {
 		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, d.Path, d.Errno)
 	}

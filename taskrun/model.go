@@ -210,6 +210,12 @@ func (r *runner) runToolbox(ctx context.Context, tools func(*toolbox.Client) []a
 	if err := s.start(); err != nil {
 		return nil, err
 	}
+	// The model is not called before the toolbox answers: a toolbox that
+	// cannot start costs no tokens (the same container would not start
+	// again either).
+	if _, err := s.cur.client.Call(loopCtx, toolbox.Request{Op: toolbox.OpPing}); err != nil && loopCtx.Err() == nil {
+		return nil, errors.Join(fmt.Errorf("the agent's tool process did not start: %w", err), s.end())
+	}
 	loop.Tools = s.wrapTools()
 	if loop.Log == nil {
 		loop.Log = r.log
@@ -311,6 +317,14 @@ func (s *toolboxSession) wrapTools() []agent.Tool {
 
 // restart replaces the dead toolbox c, once; a second death ends the loop.
 func (s *toolboxSession) restart(ctx context.Context, c *toolboxContainer, gone error) (agent.Observation, error) {
+	// Usually its container has ended; a toolbox that broke the protocol
+	// is killed.
+	_ = c.client.Close()
+	select {
+	case <-c.ended:
+	case <-time.After(toolboxExitGrace):
+		c.cancel()
+	}
 	g := s.wait(c)
 	s.r.log.Warn("the model agent's tool process died", zap.Int("container", c.n), zap.Int("exit", g.ExitCode), zap.Error(gone))
 	if ctx.Err() != nil {

@@ -200,6 +200,40 @@ func TestModelAgentDeniedSensitiveReadAndBadModelReplies(t *testing.T) {
 	if err != nil || !strings.Contains(string(events), `"path":"/app/config/deploy.key"`) {
 		t.Errorf("the refused reads are not in the trace (%v)", err)
 	}
+	// The read_file call's event lines hold its refused open, and only
+	// events of its window.
+	extra := callExtra(t, traj, "c1")
+	first, last := int(extra["events_first_line"].(float64)), int(extra["events_last_line"].(float64))
+	lines := strings.Split(string(events), "\n")
+	if first < 1 || last < first || last > len(lines) {
+		t.Fatalf("c1's lines %d..%d of %d", first, last, len(lines))
+	}
+	window := strings.Join(lines[first-1:last], "\n")
+	if !strings.Contains(window, `"path":"/app/config/deploy.key"`) || strings.Contains(window, "leaked.txt") {
+		t.Errorf("c1's event lines %d..%d:\n%s", first, last, window)
+	}
+}
+
+// callExtra is the Extra the trajectory holds for tool call id.
+func callExtra(t *testing.T, traj, id string) map[string]any {
+	t.Helper()
+	var doc struct {
+		Steps []struct {
+			Extra map[string]any `json:"extra"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(traj), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range doc.Steps {
+		if res, ok := st.Extra["tool_results"].(map[string]any); ok {
+			if e, ok := res[id].(map[string]any); ok {
+				return e
+			}
+		}
+	}
+	t.Fatalf("no tool_results for call %s", id)
+	return nil
 }
 
 // TestModelAgentTurnLimit: a model that never calls finish stops at

@@ -16,7 +16,7 @@ func BenchmarkShellCall(b *testing.B) {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("a\nb\n"), 0o644)
 	b.Run("toolbox", func(b *testing.B) {
-		c := serve(&testing.T{}, Options{Dir: dir})
+		c := serve(b, Options{Dir: dir})
 		ctx := context.Background()
 		for b.Loop() {
 			if r, err := c.Call(ctx, Request{Op: OpShell, Command: "wc -l < in.txt"}); err != nil || r.Output != "2\n" {
@@ -39,7 +39,7 @@ func BenchmarkShellCall(b *testing.B) {
 func BenchmarkReadFile(b *testing.B) {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("a\nb\n"), 0o644)
-	c := serve(&testing.T{}, Options{Dir: dir})
+	c := serve(b, Options{Dir: dir})
 	ctx := context.Background()
 	for b.Loop() {
 		if r, err := c.Call(ctx, Request{Op: OpReadFile, Path: "in.txt"}); err != nil || r.Output != "a\nb\n" {

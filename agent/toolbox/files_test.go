@@ -128,6 +128,7 @@ func TestProtocolBadInput(t *testing.T) {
 		`{"id": 8, "op": "read_file", "path": 3}`,
 		"",
 		`{"id": 9, "op": "stat", "path": "/"}`,
+		`{"id": 12, "op": "ping"}`,
 		`{"id":10,"op":"write_file","content":"` + strings.Repeat("x", MaxRequestBytes) + `"}`,
 		`{"id": 11, "op": "stat", "path": "/"}`,
 	}
@@ -142,7 +143,7 @@ func TestProtocolBadInput(t *testing.T) {
 	}
 	got := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := []string{`"id":0,"output":"error: bad request: invalid character`, `"id":7,"output":"error: unknown op \"frobnicate\""`,
-		`"id":8,"output":"error: bad request: json: cannot unmarshal number`, `"id":9,"output":"path: /`,
+		`"id":8,"output":"error: bad request: json: cannot unmarshal number`, `"id":9,"output":"path: /`, `"id":12,"output":"pong"`,
 		`"id":0,"output":"error: request longer than 16777216 bytes"`, `"id":11,"output":"path: /`}
 	if len(got) != len(want) {
 		t.Fatalf("%d answers for %d requests: %s", len(got), len(want), out.String())

@@ -9,6 +9,8 @@ const (
 	OpStat      = "stat"
 	OpWhich     = "which"
 	OpShell     = "shell"
+	// OpPing answers at once and touches nothing: the toolbox is up.
+	OpPing = "ping"
 )
 
 // Request is one operation for the toolbox.

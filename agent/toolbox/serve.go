@@ -139,6 +139,8 @@ func (s *server) handle(req Request) Result {
 		return s.which(req)
 	case OpShell:
 		return s.shell.run(req)
+	case OpPing:
+		return Result{ID: req.ID, Output: "pong"}
 	}
 	return errorResult(req.ID, fmt.Errorf("unknown op %q", req.Op))
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // serve runs Serve in the test process with a client on pipes.
-func serve(t *testing.T, o Options) *Client {
+func serve(t testing.TB, o Options) *Client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -33,7 +33,7 @@ func serve(t *testing.T, o Options) *Client {
 	return c
 }
 
-func call(t *testing.T, c *Client, req Request) Result {
+func call(t testing.TB, c *Client, req Request) Result {
 	t.Helper()
 	res, err := c.Call(context.Background(), req)
 	if err != nil {
