@@ -31,7 +31,7 @@ func TestResolveUser(t *testing.T) {
 	tests := []struct {
 		spec          string
 		uid, gid      int
-		groups        []int // nil: just gid
+		groups        []int  // nil: just gid
 		home, unknown string // unknown: the name an UnknownUserError names
 		bad           bool
 	}{
