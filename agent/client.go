@@ -1,0 +1,372 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// Bounds on what a model's response may occupy.
+const (
+	// MaxBody bounds a response body read from the endpoint. A JSON body
+	// over it is a model error; a stream over it is cut there (noted as
+	// truncated "response").
+	MaxBody = 16 << 20
+	// MaxField bounds the content and each tool call's arguments kept from
+	// a response (and so in the history and the trajectory).
+	MaxField = 256 << 10
+	// quoteLen is how much of a garbage body a model error quotes.
+	quoteLen = 200
+)
+
+// ModelError is a failed model call: HTTP status (0: no response), and
+// what went wrong. Its text never contains the API key.
+type ModelError struct {
+	Status int    // HTTP status of the last attempt, 0 when there was none
+	Msg    string // what went wrong, with the start of a bad body quoted
+}
+
+func (e *ModelError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("model call: HTTP %d: %s", e.Status, e.Msg)
+	}
+	return "model call: " + e.Msg
+}
+
+// toolCall is one function call of a response.
+type toolCall struct{ ID, Name, Arguments string }
+
+// response is one assistant message, bounded.
+type response struct {
+	Content   string
+	Reasoning string // the reasoning text some servers send beside the content
+	ToolCalls []toolCall
+	Usage     Usage
+	Cached    int64
+	Truncated []string // "content", "arguments:<id>", "response"
+}
+
+// client calls a chat-completions endpoint.
+type client struct {
+	cfg Config
+	oc  openai.Client
+}
+
+func newClient(cfg Config, hc *http.Client) *client {
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey.Reveal()),
+		option.WithMaxRetries(cfg.retries()),
+		option.WithRequestTimeout(time.Duration(cfg.CallTimeout)),
+		option.WithMiddleware(limitBody, onlyOwnHeaders(cfg.APIKey)),
+	}
+	if hc != nil {
+		opts = append(opts, option.WithHTTPClient(hc))
+	}
+	return &client{cfg: cfg, oc: openai.NewClient(opts...)}
+}
+
+// onlyOwnHeaders sends the config's key and nothing openai-go took from
+// the process's environment (OPENAI_API_KEY, OPENAI_ADMIN_KEY,
+// OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS): in the daemon
+// that environment is the daemon's, and the endpoint is the caller's
+// choice.
+func onlyOwnHeaders(key Secret) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		for name := range req.Header {
+			if !ownHeader(name) {
+				req.Header.Del(name)
+			}
+		}
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key.Reveal())
+		}
+		return next(req)
+	}
+}
+
+// ownHeader: a request header the client sends on its own account.
+func ownHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Type", "Content-Length", "Accept", "Accept-Encoding", "User-Agent", "Idempotency-Key":
+		return true
+	}
+	return strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Stainless-")
+}
+
+// limitBody makes a response body fail after MaxBody bytes, so no body
+// (error replies included) can take more memory than that.
+func limitBody(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if res != nil && res.Body != nil {
+		res.Body = &limitedBody{rc: res.Body, left: MaxBody}
+	}
+	return res, err
+}
+
+// errBodyTooLarge: a response body passed MaxBody.
+var errBodyTooLarge = fmt.Errorf("response body over %d bytes", MaxBody)
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// params builds the request of one call.
+func (c *client) params(msgs []openai.ChatCompletionMessageParamUnion, tools []Tool) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{Model: c.cfg.Model, Messages: msgs}
+	for _, t := range tools {
+		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(t.Parameters)}
+		if t.Description != "" {
+			fd.Description = openai.String(t.Description)
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
+	}
+	if c.cfg.Temperature != nil {
+		p.Temperature = openai.Float(*c.cfg.Temperature)
+	}
+	if c.cfg.MaxTokens > 0 {
+		p.MaxTokens = openai.Int(int64(c.cfg.MaxTokens))
+	}
+	if c.cfg.Stream {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+	}
+	return p
+}
+
+// complete makes one model call (with the client's retries) and returns
+// the assistant message, or a *ModelError, or the context's error.
+func (c *client) complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, tools []Tool) (*response, error) {
+	var raw *http.Response
+	var opts []option.RequestOption
+	if c.cfg.Stream {
+		opts = append(opts, option.WithJSONSet("stream", true))
+	}
+	err := c.oc.Post(ctx, "chat/completions", c.params(msgs, tools), &raw, opts...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, c.callError(err)
+	}
+	defer raw.Body.Close()
+	var resp *response
+	if c.cfg.Stream && !isJSON(raw.Header.Get("Content-Type")) {
+		resp, err = readStream(raw)
+	} else {
+		resp, err = readCompletion(raw.Body)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var me *ModelError
+		if errors.As(err, &me) {
+			me.Status = raw.StatusCode
+			me.Msg = scrub(me.Msg, c.cfg.APIKey)
+			return nil, me
+		}
+		return nil, &ModelError{Status: raw.StatusCode, Msg: scrub(err.Error(), c.cfg.APIKey)}
+	}
+	return resp, nil
+}
+
+// callError turns an error of the HTTP exchange into a *ModelError.
+func (c *client) callError(err error) error {
+	var ae *openai.Error
+	if errors.As(err, &ae) {
+		msg := ae.Message
+		if msg == "" && ae.Response != nil && ae.Response.Body != nil {
+			// not OpenAI's {"error": {"message": ...}}: quote the body's start
+			head, _ := io.ReadAll(io.LimitReader(ae.Response.Body, quoteLen+1))
+			if len(bytes.TrimSpace(head)) > 0 {
+				msg = quote(head)
+			}
+		}
+		if msg == "" {
+			msg = http.StatusText(ae.StatusCode)
+		}
+		return &ModelError{Status: ae.StatusCode, Msg: scrub(msg, c.cfg.APIKey)}
+	}
+	return &ModelError{Msg: scrub(err.Error(), c.cfg.APIKey)}
+}
+
+// scrub replaces the key wherever an error text repeats it.
+func scrub(s string, key Secret) string {
+	if len(key) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, key.Reveal(), redacted)
+}
+
+func isJSON(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// quote returns the start of a body, quoted, for an error message.
+func quote(b []byte) string {
+	if len(b) > quoteLen {
+		return fmt.Sprintf("%q...", b[:quoteLen])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// readCompletion parses a non-streamed response body.
+func readCompletion(body io.Reader) (*response, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, &ModelError{Msg: fmt.Sprintf("read response: %v", err)}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &ModelError{Msg: "empty response body"}
+	}
+	var cc openai.ChatCompletion
+	if err := json.Unmarshal(data, &cc); err != nil {
+		return nil, &ModelError{Msg: fmt.Sprintf("response is not a chat completion (%v): %s", err, quote(data))}
+	}
+	if len(cc.Choices) == 0 {
+		return nil, &ModelError{Msg: "response has no choices: " + quote(data)}
+	}
+	r := fromMessage(cc.Choices[0].Message, cc.Usage)
+	r.Reasoning, _ = bound(reasoning(cc.Choices[0].Message.JSON.ExtraFields))
+	return r, nil
+}
+
+// reasoning returns the reasoning text of a message or delta: the
+// non-standard "reasoning_content" (DeepSeek, vLLM, llama.cpp) or
+// "reasoning" (Ollama, OpenRouter) field.
+func reasoning(extra map[string]respjson.Field) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		if f, ok := extra[k]; ok {
+			var s string
+			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// readStream accumulates a streamed (SSE) response.
+func readStream(raw *http.Response) (*response, error) {
+	head := &headKeeper{}
+	raw.Body = readCloser{Reader: io.TeeReader(raw.Body, head), Closer: raw.Body}
+	stream := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(raw), nil)
+	defer stream.Close()
+	var acc openai.ChatCompletionAccumulator
+	chunks := 0
+	var id string
+	var thought strings.Builder
+	for stream.Next() {
+		chunks++
+		chunk := stream.Current()
+		// Some servers number their chunks, or leave the id out of the
+		// usage chunk; the accumulator wants one id.
+		if chunks == 1 {
+			id = chunk.ID
+		}
+		chunk.ID = id
+		if len(chunk.Choices) > 0 && thought.Len() <= MaxField {
+			thought.WriteString(reasoning(chunk.Choices[0].Delta.JSON.ExtraFields))
+		}
+		if !acc.AddChunk(chunk) {
+			return nil, &ModelError{Msg: fmt.Sprintf("stream chunk %d does not continue the response: %s", chunks, quote(head.b))}
+		}
+	}
+	err := stream.Err()
+	truncated := false
+	if errors.Is(err, errBodyTooLarge) {
+		err, truncated = nil, true
+	}
+	if err != nil {
+		return nil, &ModelError{Msg: fmt.Sprintf("stream after %d chunks: %v: %s", chunks, err, quote(head.b))}
+	}
+	if chunks == 0 || len(acc.Choices) == 0 {
+		return nil, &ModelError{Msg: "stream without a choice: " + quote(head.b)}
+	}
+	r := fromMessage(acc.Choices[0].Message, acc.Usage)
+	r.Reasoning, _ = bound(thought.String())
+	if truncated {
+		r.Truncated = append(r.Truncated, "response")
+	}
+	return r, nil
+}
+
+// fromMessage takes the content, tool calls and usage of a response,
+// each field cut to MaxField bytes.
+func fromMessage(m openai.ChatCompletionMessage, u openai.CompletionUsage) *response {
+	r := &response{
+		Usage:  Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens},
+		Cached: u.PromptTokensDetails.CachedTokens,
+	}
+	var cut bool
+	if r.Content, cut = bound(m.Content); cut {
+		r.Truncated = append(r.Truncated, "content")
+	}
+	for _, tc := range m.ToolCalls {
+		args, cut := bound(tc.Function.Arguments)
+		if cut {
+			r.Truncated = append(r.Truncated, "arguments:"+tc.ID)
+		}
+		name, _ := bound(tc.Function.Name)
+		r.ToolCalls = append(r.ToolCalls, toolCall{ID: tc.ID, Name: name, Arguments: args})
+	}
+	return r
+}
+
+// bound cuts s to MaxField bytes (at a rune boundary).
+func bound(s string) (string, bool) {
+	if len(s) <= MaxField {
+		return s, false
+	}
+	end := MaxField
+	for end > 0 && !utf8RuneStart(s[end]) {
+		end--
+	}
+	return s[:end], true
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// headKeeper keeps the first quoteLen bytes written to it.
+type headKeeper struct{ b []byte }
+
+func (h *headKeeper) Write(p []byte) (int, error) {
+	if room := quoteLen + 1 - len(h.b); room > 0 {
+		h.b = append(h.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
