@@ -255,10 +255,13 @@ WORKDIR /app
 	if err != nil {
 		t.Fatal(err)
 	}
-	rootfs := filepath.Join(s.Dir, "tmp", "overlay-export-test")
-	os.RemoveAll(rootfs)
-	os.MkdirAll(rootfs, 0o755)
-	defer os.RemoveAll(rootfs)
+	tmp, err := s.tmpDir("overlay-export-test-") // beside the base: links need one file system
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	rootfs := filepath.Join(tmp, "rootfs")
+	os.Mkdir(rootfs, 0o755)
 	if err := exportOverBase(ctx, b, tag, []byte(inspect), base, rootfs, nil); err != nil {
 		t.Fatal(err)
 	}
