@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,4 +149,113 @@ func BenchmarkTaskBuild(b *testing.B) {
 			b.ReportMetric(median(ds, time.Second), "s-median")
 		})
 	}
+}
+
+// BenchmarkSuiteBuild times building every task image of the built-in
+// suite (tasks/suite) on the built and imported base, the way a fresh
+// machine builds them after the base: copies of the task directories,
+// each with a nonce in its build context so that nothing is reused,
+// AUTHBENCH_BUILD_JOBS (default 2) builds at a time. Reported: the wall
+// time of all of them (target ≤ 300 s on 2 cores), the median build of
+// one image, and the load average before and after (other work on the
+// machine counts).
+func BenchmarkSuiteBuild(b *testing.B) {
+	slowBench(b)
+	s, bld, base := needBase(b)
+	jobs := 2
+	if v := os.Getenv("AUTHBENCH_BUILD_JOBS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("AUTHBENCH_BUILD_JOBS=%q", v)
+		}
+		jobs = n
+	}
+	dirs, err := filepath.Glob(filepath.Join("..", "tasks", "suite", "*", tasks.FileConfig))
+	if err != nil || len(dirs) == 0 {
+		b.Fatalf("no suite tasks (%v)", err)
+	}
+	var walls, each []time.Duration
+	loadStart := loadAvg(b)
+	for i := 0; i < b.N; i++ {
+		work := b.TempDir()
+		var suite []*tasks.Task
+		for _, f := range dirs {
+			dst := filepath.Join(work, filepath.Base(filepath.Dir(f)))
+			if _, err := runTool(context.Background(), nil, nil, "cp", "-a", filepath.Dir(f), dst); err != nil {
+				b.Fatal(err)
+			}
+			task, err := tasks.Load(dst)
+			if err != nil {
+				b.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(task.ContextDir(), ".nonce"), []byte(time.Now().String()), 0o644)
+			suite = append(suite, task)
+		}
+		durs := make([]time.Duration, len(suite))
+		rootfs := make([]string, len(suite))
+		errs := make([]error, len(suite))
+		next := make(chan int)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for w := 0; w < jobs; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range next {
+					t0 := time.Now()
+					img, built, err := BuildTask(context.Background(), s, suite[k], BuildOptions{Builder: bld, Base: base})
+					if err == nil && !built {
+						err = fmt.Errorf("reused a cached image")
+					}
+					if err == nil {
+						rootfs[k] = img.Rootfs
+					}
+					durs[k], errs[k] = time.Since(t0), err
+				}
+			}()
+		}
+		for k := range suite {
+			next <- k
+		}
+		close(next)
+		wg.Wait()
+		walls = append(walls, time.Since(start))
+		each = append(each, durs...)
+		for k, err := range errs {
+			if err != nil {
+				b.Errorf("%s: %v", suite[k].Name, err)
+			}
+			if rootfs[k] != "" {
+				os.RemoveAll(filepath.Dir(rootfs[k]))
+			}
+		}
+		b.Logf("%d images, %d at a time: %.1fs (slowest %.1fs)", len(suite), jobs, walls[len(walls)-1].Seconds(), slowest(durs).Seconds())
+	}
+	b.ReportMetric(median(walls, time.Second), "suite-s")
+	b.ReportMetric(median(each, time.Second), "image-s-median")
+	b.ReportMetric(float64(len(dirs)), "images")
+	b.ReportMetric(float64(jobs), "jobs")
+	b.ReportMetric(loadStart, "load1-start")
+	b.ReportMetric(loadAvg(b), "load1-end")
+}
+
+func slowest(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
+
+// loadAvg is the machine's one-minute load average.
+func loadAvg(b *testing.B) float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := strconv.ParseFloat(strings.Fields(string(data))[0], 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // taskFormat changes whenever BuildTask's output changes.
-const taskFormat = 2
+const taskFormat = 3
 
 // TaskImage is a built task environment, exported to a rootfs directory.
 type TaskImage struct {
@@ -172,7 +172,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if err := os.Mkdir(rootfs, 0o755); err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
-	if err := exportImage(bctx, o.Builder, tag, rootfs, o.Log); err != nil {
+	if err := exportTask(bctx, o, tag, []byte(inspect), last, rootfs); err != nil {
 		return nil, false, fmt.Errorf("build task %s: export rootfs: %w", t.Name, err)
 	}
 	var shared int64
@@ -196,6 +196,26 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
 	return img, true, nil
+}
+
+// exportTask writes the built image tag's root filesystem into rootfs:
+// with buildah's overlay storage and a local base under the final stage,
+// as the base's files plus the task's layers (exportOverBase), else (or
+// when that fails) as a copy of the whole image.
+func exportTask(ctx context.Context, o BuildOptions, tag string, inspect []byte, base *BaseImage, rootfs string) error {
+	if o.Builder.Kind == Buildah && o.Builder.driver() == Overlay && base != nil {
+		err := exportOverBase(ctx, o.Builder, tag, inspect, base, rootfs, o.Log)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "cannot read %s's layers over its base (%v): copying the whole rootfs instead\n", tag, err)
+		}
+		if err := emptyDir(rootfs); err != nil {
+			return err
+		}
+	}
+	return exportImage(ctx, o.Builder, tag, rootfs, o.Log)
 }
 
 // ensureBases builds and imports every local base the FROMs need, in

@@ -9,7 +9,8 @@ import (
 type BuilderKind string
 
 // The builders authbench can drive. Buildah is the default: daemonless,
-// vfs storage, chroot isolation, so it works without a container engine.
+// overlay storage, chroot isolation, so it works without a container
+// engine.
 const (
 	Buildah BuilderKind = "buildah"
 	Docker  BuilderKind = "docker"
@@ -25,20 +26,45 @@ func ParseBuilderKind(s string) (BuilderKind, error) {
 	return "", fmt.Errorf("unknown builder %q (want buildah, docker or podman)", s)
 }
 
+// StorageDriver is buildah's storage driver.
+type StorageDriver string
+
+// The storage drivers authbench uses. Overlay is the default: a build
+// mounts the base's layer instead of copying it, and BuildTask reads the
+// task's own layer out of the storage instead of exporting the whole
+// rootfs. VFS copies the whole base for each container and layer; it is
+// what images directories made before overlay hold (buildah/root).
+const (
+	Overlay StorageDriver = "overlay"
+	VFS     StorageDriver = "vfs"
+)
+
 // Builder makes the argv of each image-builder step. Its methods are pure
 // functions; BuildTask and ImportBase run them.
 type Builder struct {
 	Kind BuilderKind
 	// Bin is the program, the kind's name (from PATH) when empty.
 	Bin string
+	// Driver is buildah's storage driver, Overlay when empty (ignored by
+	// docker and podman).
+	Driver StorageDriver
 	// Root and RunRoot are buildah's storage directories (ignored by
 	// docker and podman, which use their own).
 	Root, RunRoot string
 }
 
-// NewBuilder returns the builder of kind using the store's buildah storage.
+// NewBuilder returns the builder of kind using the store's buildah
+// storage (overlay).
 func NewBuilder(kind BuilderKind, s Store) Builder {
-	return Builder{Kind: kind, Root: s.BuilderRoot(), RunRoot: s.BuilderRunRoot()}
+	return Builder{Kind: kind, Driver: Overlay, Root: s.BuilderRoot(Overlay), RunRoot: s.BuilderRunRoot(Overlay)}
+}
+
+// driver is b's storage driver, Overlay when unset.
+func (b Builder) driver() StorageDriver {
+	if b.Driver == "" {
+		return Overlay
+	}
+	return b.Driver
 }
 
 func (b Builder) cmd(args ...string) []string {
@@ -48,7 +74,7 @@ func (b Builder) cmd(args ...string) []string {
 	}
 	argv := []string{bin}
 	if b.Kind == Buildah {
-		argv = append(argv, "--storage-driver", "vfs")
+		argv = append(argv, "--storage-driver", string(b.driver()))
 		if b.Root != "" {
 			argv = append(argv, "--root", b.Root)
 		}

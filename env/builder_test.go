@@ -10,7 +10,9 @@ func TestBuilderArgv(t *testing.T) {
 	docker := Builder{Kind: Docker}
 	podman := Builder{Kind: Podman, Bin: "/usr/bin/podman"}
 	spec := BuildSpec{Dockerfile: "/tmp/x/Dockerfile", ContextDir: "/t/environment", Tag: "localhost/authbench-task/t:k", BuildArgs: map[string]string{"B": "2", "A": "1"}}
-	g := []string{"buildah", "--storage-driver", "vfs", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
+	vfs := Builder{Kind: Buildah, Driver: VFS, Root: "/img/buildah/root", RunRoot: "/img/buildah/run"}
+	g := []string{"buildah", "--storage-driver", "overlay", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
+	gv := []string{"buildah", "--storage-driver", "vfs", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
 	cat := func(a []string, b ...string) []string { return append(append([]string{}, a...), b...) }
 	cases := []struct {
 		name string
@@ -39,6 +41,9 @@ func TestBuilderArgv(t *testing.T) {
 		{"buildah rm", buildah.RemoveContainerArgv("c"), cat(g, "rm", "c")},
 		{"docker rm", docker.RemoveContainerArgv("c"), []string{"docker", "rm", "-f", "c"}},
 		{"buildah rmi", buildah.RemoveImageArgv("t"), cat(g, "rmi", "t")},
+		{"buildah rmi on vfs", vfs.RemoveImageArgv("t"), cat(gv, "rmi", "t")},
+		{"new builder", NewBuilder(Buildah, Store{Dir: "/img"}).MountArgv("c"),
+			[]string{"buildah", "--storage-driver", "overlay", "--root", "/img/buildah/overlay/root", "--runroot", "/img/buildah/overlay/run", "mount", "c"}},
 		{"podman rmi", podman.RemoveImageArgv("t"), []string{"/usr/bin/podman", "image", "rm", "t"}},
 		{"tag", docker.TagArgv("a", "b"), []string{"docker", "tag", "a", "b"}},
 	}

@@ -16,7 +16,8 @@ import (
 // by a hard link to it, so that task images share the base's files on
 // disk. Both trees are only ever read afterwards (runs write to overlay
 // upper directories), so sharing inodes is safe. It returns the bytes
-// saved; a file it cannot compare is left alone.
+// shared with the base, counting files that are its already; a file it
+// cannot compare is left alone.
 func dedupe(base, rootfs string) (int64, error) {
 	var saved int64
 	err := filepath.WalkDir(rootfs, func(p string, d fs.DirEntry, err error) error {
@@ -27,6 +28,10 @@ func dedupe(base, rootfs string) (int64, error) {
 		bp := filepath.Join(base, rel)
 		var st, bst unix.Stat_t
 		if unix.Lstat(p, &st) != nil || unix.Lstat(bp, &bst) != nil {
+			return nil
+		}
+		if st.Ino == bst.Ino && st.Dev == bst.Dev {
+			saved += st.Size // linked already (exportOverBase)
 			return nil
 		}
 		if !sameMeta(&st, &bst) || hasXattrs(p) || hasXattrs(bp) {

@@ -82,6 +82,7 @@ func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.
 	}
 	defer unlock()
 	if !b.Exists(ctx, tag) {
+		noteOldStorage(s, b, log)
 		if b.Kind == Buildah {
 			err = importBuildah(ctx, b, img.Rootfs, tag, log)
 		} else {
@@ -102,6 +103,21 @@ func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.
 		}
 	}
 	return imported, nil
+}
+
+// noteOldStorage says, when b imports a base into overlay storage of an
+// images directory that still holds the vfs storage of earlier versions,
+// that the old storage is no longer used (task images made from it are
+// rebuilt: their key changed with the format).
+func noteOldStorage(s Store, b Builder, log io.Writer) {
+	old := s.BuilderRoot(VFS)
+	if log == nil || b.Kind != Buildah || b.driver() == VFS || b.Root == old {
+		return
+	}
+	if _, err := os.Stat(old); err == nil {
+		fmt.Fprintf(log, "images dir %s: builds now use buildah's overlay storage in %s; the vfs storage of earlier versions, %s and %s, is no longer used (remove them to free the space)\n",
+			s.Dir, filepath.Dir(b.Root), old, s.BuilderRunRoot(VFS))
+	}
 }
 
 // importedBaseKey names a base imported into a builder's store.
@@ -240,4 +256,94 @@ func emptyDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// layerDiffIDs reads the layer digests, bottom first, out of `buildah
+// inspect --type image` output.
+func layerDiffIDs(inspect []byte) ([]string, error) {
+	var v struct {
+		OCIv1 struct {
+			RootFS struct {
+				DiffIDs []string `json:"diff_ids"`
+			} `json:"rootfs"`
+		} `json:"OCIv1"`
+	}
+	if err := json.Unmarshal(inspect, &v); err != nil {
+		return nil, fmt.Errorf("parse buildah inspect: %w", err)
+	}
+	return v.OCIv1.RootFS.DiffIDs, nil
+}
+
+// exportOverBase writes the root filesystem of image ref, built FROM base
+// with buildah's overlay storage, into dst (which must exist and be
+// empty) without copying the base: dst becomes a hard-link copy of the
+// base's rootfs (directories are new, files are the base's), and ref's
+// own layers, read out of the storage, are applied on top (applyLayer).
+// inspect is ref's `buildah inspect` output. It fails when ref's layers
+// do not start with base's or the storage does not show them as overlay
+// lower directories; the caller then exports the whole rootfs.
+func exportOverBase(ctx context.Context, b Builder, ref string, inspect []byte, base *BaseImage, dst string, log io.Writer) (err error) {
+	ids, err := layerDiffIDs(inspect)
+	if err != nil {
+		return err
+	}
+	out, err := runTool(ctx, nil, nil, b.InspectArgv(base.Config.Tag())...)
+	if err != nil {
+		return fmt.Errorf("inspect base: %w", err)
+	}
+	baseIDs, err := layerDiffIDs([]byte(out))
+	if err != nil {
+		return err
+	}
+	if len(baseIDs) == 0 || len(ids) < len(baseIDs) {
+		return fmt.Errorf("%s has %d layers, its base %d", ref, len(ids), len(baseIDs))
+	}
+	for i, id := range baseIDs {
+		if ids[i] != id {
+			return fmt.Errorf("%s is not built on %s (layer %d differs)", ref, base.Config.Tag(), i)
+		}
+	}
+	if out, err = runTool(ctx, log, nil, b.CreateArgv(ref)...); err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	ctr := strings.TrimSpace(lines[len(lines)-1])
+	defer func() {
+		if _, rmErr := runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...); rmErr != nil && err == nil {
+			err = rmErr
+		}
+	}()
+	mnt, err := mountContainer(ctx, b, ctr)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if _, umErr := runTool(context.Background(), nil, nil, b.UnmountArgv(ctr)...); umErr != nil && err == nil {
+			err = umErr
+		}
+	}()
+	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	lowers, err := OverlayLowers(mountinfo, mnt)
+	if err != nil {
+		return err
+	}
+	if len(lowers) != len(ids) {
+		return fmt.Errorf("%s has %d layers but its mount %d lower directories", ref, len(ids), len(lowers))
+	}
+	if _, err := runTool(ctx, log, nil, "cp", "-a", "--link", base.Rootfs+"/.", dst+"/"); err != nil {
+		return fmt.Errorf("link the base's files: %w", err)
+	}
+	for i := len(ids) - len(baseIDs) - 1; i >= 0; i-- { // lowers are topmost first
+		layer, err := filepath.EvalSymlinks(lowers[i])
+		if err != nil {
+			return err
+		}
+		if err := applyLayer(layer, dst); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(dst, 0o755)
 }

@@ -32,11 +32,23 @@ func (s Store) TaskDir(name, key string) string {
 	return filepath.Join(s.Dir, "tasks", name+"-"+key)
 }
 
-// BuilderRoot is buildah's storage directory (--root).
-func (s Store) BuilderRoot() string { return filepath.Join(s.Dir, "buildah", "root") }
+// BuilderRoot is buildah's storage directory (--root) for driver d. Each
+// driver has its own: containers/storage refuses a root made by another
+// driver. VFS keeps the place images directories had before overlay.
+func (s Store) BuilderRoot(d StorageDriver) string {
+	if d == VFS {
+		return filepath.Join(s.Dir, "buildah", "root")
+	}
+	return filepath.Join(s.Dir, "buildah", string(d), "root")
+}
 
-// BuilderRunRoot is buildah's state directory (--runroot).
-func (s Store) BuilderRunRoot() string { return filepath.Join(s.Dir, "buildah", "run") }
+// BuilderRunRoot is buildah's state directory (--runroot) for driver d.
+func (s Store) BuilderRunRoot(d StorageDriver) string {
+	if d == VFS {
+		return filepath.Join(s.Dir, "buildah", "run")
+	}
+	return filepath.Join(s.Dir, "buildah", string(d), "run")
+}
 
 // tmpDir is a scratch directory on the same file system as the images,
 // so that finished images can be renamed into place.

@@ -88,6 +88,9 @@ func restrict(spec *Spec) *InitError {
 	if (spec.UID == nil) != (spec.GID == nil) {
 		return &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
 	}
+	if len(spec.Groups) > 0 && spec.UID == nil {
+		return &InitError{Stage: StageSpec, Msg: "supplementary groups need a uid and gid"}
+	}
 	if spec.Path == "" {
 		return &InitError{Stage: StageSpec, Msg: "no program to run"}
 	}
@@ -125,7 +128,7 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	if spec.UID != nil {
-		if err := setIdentity(*spec.UID, *spec.GID); err != nil {
+		if err := setIdentity(*spec.UID, *spec.GID, spec.Groups); err != nil {
 			return initError(StageIdentity, "", err)
 		}
 	}

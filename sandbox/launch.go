@@ -71,10 +71,12 @@ type Spec struct {
 	// for a tree that runs as uid 0 (a uid-0 caller is needed to grant
 	// them); callers check that. They need DropCapabilities.
 	Capabilities []string `json:"capabilities,omitempty"`
-	// UID and GID, when set, are the identity to drop to (with no
-	// supplementary groups).
+	// UID and GID, when set, are the identity to drop to.
 	UID *int `json:"uid,omitempty"`
 	GID *int `json:"gid,omitempty"`
+	// Groups are the supplementary groups of that identity (none when
+	// empty); they need UID and GID.
+	Groups []int `json:"groups,omitempty"`
 	// NoNewPrivs sets no_new_privs (always set when Plan or Seccomp is).
 	NoNewPrivs bool `json:"no_new_privs,omitempty"`
 	// Seccomp is the compiled seccomp filter; nil means none.

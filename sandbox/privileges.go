@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -40,15 +41,16 @@ func closeInheritedFDs() error {
 	return nil
 }
 
-// setIdentity drops to uid and gid with no supplementary groups. The
-// syscall package applies each change to every thread of the process.
+// setIdentity drops to uid and gid with the supplementary groups (none
+// when empty). The syscall package applies each change to every thread of
+// the process.
 //
 // A credential change clears the parent-death signal, so it is armed
 // again afterwards; if the parent died in between, the process exits.
-func setIdentity(uid, gid int) error {
-	if alreadyIdentity(uid, gid) {
+func setIdentity(uid, gid int, groups []int) error {
+	if alreadyIdentity(uid, gid, groups) {
 		// Nothing to change, and a process without CAP_SETGID (root
-		// inside a confined tree) could not even clear its groups.
+		// inside a confined tree) could not even set its groups.
 		return nil
 	}
 	var deathSig int32
@@ -56,8 +58,8 @@ func setIdentity(uid, gid int) error {
 		return fmt.Errorf("prctl(PR_GET_PDEATHSIG): %w", err)
 	}
 	ppid := os.Getppid()
-	if err := syscall.Setgroups(nil); err != nil {
-		return fmt.Errorf("setgroups: %w", err)
+	if err := syscall.Setgroups(groups); err != nil {
+		return fmt.Errorf("setgroups %v: %w", groups, err)
 	}
 	if err := syscall.Setresgid(gid, gid, gid); err != nil {
 		return fmt.Errorf("setgid %d: %w", gid, err)
@@ -95,11 +97,17 @@ func setNoNewPrivs() error {
 }
 
 // alreadyIdentity reports whether every uid and gid of this process is
-// already uid and gid, with no supplementary groups.
-func alreadyIdentity(uid, gid int) bool {
+// already uid and gid, with exactly the supplementary groups (as a set).
+func alreadyIdentity(uid, gid int, groups []int) bool {
 	ruid, euid, suid := unix.Getresuid()
 	rgid, egid, sgid := unix.Getresgid()
-	groups, err := unix.Getgroups()
-	return err == nil && len(groups) == 0 &&
+	have, err := unix.Getgroups()
+	return err == nil && sameGroups(have, groups) &&
 		ruid == uid && euid == uid && suid == uid && rgid == gid && egid == gid && sgid == gid
+}
+
+// sameGroups reports whether a and b hold the same groups, in any order.
+func sameGroups(a, b []int) bool {
+	set := func(g []int) []int { return slices.Compact(slices.Sorted(slices.Values(g))) }
+	return slices.Equal(set(a), set(b))
 }

@@ -102,7 +102,7 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	uid, gid := r.ident.UID, r.ident.GID
 	spec := sandbox.Spec{
 		Path: argv[0], Args: argv, Env: agentEnv(cfg.Env, r.ident), Dir: dir,
-		UID: &uid, GID: &gid, CloseFDs: true,
+		UID: &uid, GID: &gid, Groups: r.ident.Groups, CloseFDs: true,
 	}
 	if r.plan == nil {
 		return spec, nil

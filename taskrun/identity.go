@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,10 @@ type Identity struct {
 	User string `json:"user"`
 	UID  int    `json:"uid"`
 	GID  int    `json:"gid"`
+	// Groups are the supplementary groups: the primary gid and every
+	// group of /etc/group that lists the user as a member (as a login or
+	// a container runtime sets them).
+	Groups []int `json:"groups"`
 	// Home is the user's home directory from /etc/passwd ("/" when the
 	// user has no entry).
 	Home string `json:"home"`
@@ -115,12 +120,13 @@ func readOptional(root *os.Root, name string) ([]byte, error) {
 }
 
 // account is one line of /etc/passwd or /etc/group: name, numeric id,
-// and for passwd the primary gid and home.
+// for passwd the primary gid and home, for group its members.
 type account struct {
-	name string
-	id   int
-	gid  int
-	home string
+	name    string
+	id      int
+	gid     int
+	home    string
+	members []string
 }
 
 // parseAccounts reads passwd (name:x:uid:gid:gecos:home:shell) or group
@@ -148,6 +154,8 @@ func parseAccounts(data []byte, passwd bool) []account {
 				continue
 			}
 			a.home = f[5]
+		} else if len(f) > 3 && f[3] != "" {
+			a.members = strings.Split(f[3], ",")
 		}
 		out = append(out, a)
 	}
@@ -165,7 +173,9 @@ func resolveUser(spec string, passwd, group []byte) (Identity, error) {
 		return Identity{}, fmt.Errorf("malformed user %q (want user, user:group, uid or uid:gid)", spec)
 	}
 	users := parseAccounts(passwd, true)
+	groups := parseAccounts(group, false)
 	found := false
+	name := ""
 	if n, err := strconv.Atoi(userPart); err == nil {
 		if n < 0 {
 			return Identity{}, fmt.Errorf("negative uid in %q", spec)
@@ -173,14 +183,14 @@ func resolveUser(spec string, passwd, group []byte) (Identity, error) {
 		id.UID = n
 		for _, u := range users {
 			if u.id == n {
-				id.GID, id.Home, found = u.gid, u.home, true
+				id.GID, id.Home, name, found = u.gid, u.home, u.name, true
 				break
 			}
 		}
 	} else {
 		for _, u := range users {
 			if u.name == userPart {
-				id.UID, id.GID, id.Home, found = u.id, u.gid, u.home, true
+				id.UID, id.GID, id.Home, name, found = u.id, u.gid, u.home, u.name, true
 				break
 			}
 		}
@@ -196,7 +206,7 @@ func resolveUser(spec string, passwd, group []byte) (Identity, error) {
 			id.GID = n
 		} else {
 			found := false
-			for _, g := range parseAccounts(group, false) {
+			for _, g := range groups {
 				if g.name == groupPart {
 					id.GID, found = g.id, true
 					break
@@ -210,5 +220,18 @@ func resolveUser(spec string, passwd, group []byte) (Identity, error) {
 	if id.Home == "" {
 		id.Home = "/"
 	}
+	id.Groups = memberGroups(id.GID, name, groups)
 	return id, nil
+}
+
+// memberGroups are gid and the groups that list user (when named) as a
+// member, without repeats, in /etc/group's order.
+func memberGroups(gid int, user string, groups []account) []int {
+	out := []int{gid}
+	for _, g := range groups {
+		if user != "" && slices.Contains(g.members, user) && !slices.Contains(out, g.id) {
+			out = append(out, g.id)
+		}
+	}
+	return out
 }

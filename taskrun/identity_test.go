@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/authbench/authbench/env"
@@ -22,25 +23,28 @@ nohome:x:1003:1003:::/bin/sh
 const testGroup = `root:x:0:
 staff:x:50:agent
 agents:x:1002:
+devs:x:60:bob,agent,carol
+others:x:70:agentx,nohome
 `
 
 func TestResolveUser(t *testing.T) {
 	tests := []struct {
 		spec          string
 		uid, gid      int
+		groups        []int  // nil: just gid
 		home, unknown string // unknown: the name an UnknownUserError names
 		bad           bool
 	}{
 		{spec: "root", uid: 0, gid: 0, home: "/root"},
 		{spec: "0", uid: 0, gid: 0, home: "/root"},
-		{spec: "agent", uid: 1001, gid: 1002, home: "/home/agent"},
-		{spec: "1001", uid: 1001, gid: 1002, home: "/home/agent"},
-		{spec: "agent:staff", uid: 1001, gid: 50, home: "/home/agent"},
-		{spec: "agent:7", uid: 1001, gid: 7, home: "/home/agent"},
-		{spec: "1001:50", uid: 1001, gid: 50, home: "/home/agent"},
+		{spec: "agent", uid: 1001, gid: 1002, groups: []int{1002, 50, 60}, home: "/home/agent"},
+		{spec: "1001", uid: 1001, gid: 1002, groups: []int{1002, 50, 60}, home: "/home/agent"},
+		{spec: "agent:staff", uid: 1001, gid: 50, groups: []int{50, 60}, home: "/home/agent"},
+		{spec: "agent:7", uid: 1001, gid: 7, groups: []int{7, 50, 60}, home: "/home/agent"},
+		{spec: "1001:50", uid: 1001, gid: 50, groups: []int{50, 60}, home: "/home/agent"},
 		{spec: "4242", uid: 4242, gid: 0, home: "/"}, // a uid without an entry: gid 0, as runc does
 		{spec: "4242:4242", uid: 4242, gid: 4242, home: "/"},
-		{spec: "nohome", uid: 1003, gid: 1003, home: "/"},
+		{spec: "nohome", uid: 1003, gid: 1003, groups: []int{1003, 70}, home: "/"},
 		{spec: "ghost", unknown: "ghost"},
 		{spec: "agent:ghosts", unknown: "ghosts"},
 		{spec: "", bad: true},
@@ -65,6 +69,13 @@ func TestResolveUser(t *testing.T) {
 				t.Fatal(err)
 			case id.UID != tt.uid || id.GID != tt.gid || id.Home != tt.home || id.User != tt.spec:
 				t.Fatalf("got %+v, want uid %d gid %d home %s", id, tt.uid, tt.gid, tt.home)
+			}
+			want := tt.groups
+			if want == nil {
+				want = []int{tt.gid}
+			}
+			if err == nil && !slices.Equal(id.Groups, want) {
+				t.Fatalf("groups %v, want %v", id.Groups, want)
 			}
 		})
 	}
