@@ -111,6 +111,7 @@ def main():
     ap.add_argument("--authbench", default="bin/authbench")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--benchtrace", default="", help="prebuilt scripts/benchtrace binary (else go build)")
+    ap.add_argument("--only", default="", help="run only the workloads whose names start with these letters (e.g. a)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench-trace: run as root (tracing needs CAP_BPF and CAP_PERFMON)")
@@ -137,6 +138,8 @@ def main():
             subprocess.run(["go", "build", "-o", bt, "./scripts/benchtrace"], check=True)
         rows = []
         for name, argv in workloads(tmp):
+            if args.only and name[0] not in args.only:
+                continue
             times = {m: [] for m, _ in modes}
             for m, wrap in modes:  # warm-up: page cache, compiler, binaries
                 timed(wrap(argv))

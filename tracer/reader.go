@@ -2,6 +2,7 @@ package tracer
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -148,6 +149,22 @@ func ebpfPossibleCPUs() int {
 		return 1
 	}
 	return n
+}
+
+// ProgramRunTime is the total time the kernel ran the tracer's event
+// programs, on every CPU. The kernel counts it only while run-time
+// statistics are enabled (ebpf.EnableStats(BPF_STATS_RUN_TIME) or
+// sysctl kernel.bpf_stats_enabled=1); otherwise it stays 0.
+func (t *Tracer) ProgramRunTime() (time.Duration, error) {
+	var d time.Duration
+	for _, p := range t.objs.programs() {
+		st, err := p.Stats()
+		if err != nil {
+			return 0, fmt.Errorf("read program statistics: %w", err)
+		}
+		d += st.Runtime
+	}
+	return d, nil
 }
 
 // missed sums the recursion misses of the programs that record events.
