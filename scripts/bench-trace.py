@@ -26,6 +26,13 @@ floor of any tracer built on syscall tracepoints on this machine: while a
 program is attached every syscall takes the kernel's slow path and the
 program dispatch, whatever the program does. in-proc/untraced is the
 tracer's whole steady-state cost.
+
+A second table says where the CPU goes (medians, CPU seconds per run):
+the untraced command; under the daemon, the traced tree (the daemon's
+waited-for children), the daemon itself (tracer reader, recording, log
+streaming) and the client; from scripts/benchtrace, the tracer's BPF
+programs (run time, every CPU) and its reader. On a machine with few
+cores every CPU second the tracer takes is one the traced work waits for.
 """
 import argparse
 import json
