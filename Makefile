@@ -73,8 +73,11 @@ bench-score:
 
 # bench-trace compares untraced runs, `authbench trace` (embedded and
 # through a daemon it starts), `strace -f` and the floor of the tracer's
-# hook (an empty program on sys_exit), side by side, then the reader's CPU
-# per event (root; about ten minutes).
+# hook (an empty program on sys_exit), side by side, with where the CPU
+# goes (the traced tree, the daemon, the client, the BPF programs, the
+# reader), then the reader's CPU per event (root; about ten minutes,
+# more on a loaded machine; scripts/bench-trace.py --only a runs one
+# workload).
 bench-trace: build
 	$(GO) build -o bin/benchtrace ./scripts/benchtrace
 	python3 scripts/bench-trace.py --authbench $(BIN) --benchtrace bin/benchtrace

@@ -48,7 +48,9 @@ const FlushInterval = 200 * time.Millisecond
 const flushBytes = 64 << 10
 
 // Record starts recording sess into a new file named file. also, when
-// not nil, sees every written event too (on the recording's goroutine).
+// not nil, sees every written event too (on the recording's goroutine);
+// it must not keep the event (or a pointer into it) after it returns:
+// the recording recycles the session's batches.
 // If the file cannot be created the session is closed.
 func Record(sess *tracer.Session, file string, a *Auditor, also func(*tracer.Event)) (*Recording, error) {
 	return RecordWith(sess, file, a, also, RecordOptions{})
@@ -109,6 +111,7 @@ func (r *Recording) consume() error {
 					write(&d)
 				}
 			}
+			r.sess.Recycle(batch)
 		case <-tick.C:
 			if werr == nil && r.out.Buffered() > 0 {
 				if err := r.out.Flush(); err != nil {

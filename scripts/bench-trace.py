@@ -26,10 +26,18 @@ floor of any tracer built on syscall tracepoints on this machine: while a
 program is attached every syscall takes the kernel's slow path and the
 program dispatch, whatever the program does. in-proc/untraced is the
 tracer's whole steady-state cost.
+
+A second table says where the CPU goes (medians, CPU seconds per run):
+the untraced command; under the daemon, the traced tree (the daemon's
+waited-for children), the daemon itself (tracer reader, recording, log
+streaming) and the client; from scripts/benchtrace, the tracer's BPF
+programs (run time, every CPU) and its reader. On a machine with few
+cores every CPU second the tracer takes is one the traced work waits for.
 """
 import argparse
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -82,14 +90,31 @@ def workloads(tmp):
 SETTLE = 0.6
 
 
-def timed(argv):
+def proc_cpu(pid):
+    """CPU seconds of process pid itself and of its waited-for children."""
+    with open("/proc/%d/stat" % pid) as fh:
+        f = fh.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return (int(f[11]) + int(f[12])) / tick, (int(f[13]) + int(f[14])) / tick
+
+
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(argv, daemon_pid):
+    """Runs argv; returns its wall time and the CPU seconds (of the
+    command, the daemon itself and the daemon's children) it took."""
+    c0, (d0, dc0) = children_cpu(), proc_cpu(daemon_pid)
     t0 = time.perf_counter()
     r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
+    c1, (d1, dc1) = children_cpu(), proc_cpu(daemon_pid)
     time.sleep(SETTLE)
     if r.returncode != 0:
         sys.exit("benchmark command failed (%d): %s\n%s" % (r.returncode, " ".join(argv), r.stderr.decode(errors="replace")))
-    return dt
+    return dt, (c1 - c0, d1 - d0, dc1 - dc0)
 
 
 def wait_socket(path, proc, timeout=30):
@@ -111,6 +136,7 @@ def main():
     ap.add_argument("--authbench", default="bin/authbench")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--benchtrace", default="", help="prebuilt scripts/benchtrace binary (else go build)")
+    ap.add_argument("--only", default="", help="run only the workloads whose names start with these letters (e.g. a)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench-trace: run as root (tracing needs CAP_BPF and CAP_PERFMON)")
@@ -137,12 +163,17 @@ def main():
             subprocess.run(["go", "build", "-o", bt, "./scripts/benchtrace"], check=True)
         rows = []
         for name, argv in workloads(tmp):
+            if args.only and name[0] not in args.only:
+                continue
             times = {m: [] for m, _ in modes}
+            cpu = {m: [] for m, _ in modes}
             for m, wrap in modes:  # warm-up: page cache, compiler, binaries
-                timed(wrap(argv))
+                timed(wrap(argv), daemon.pid)
             for _ in range(args.reps):
                 for m, wrap in modes:
-                    times[m].append(timed(wrap(argv)))
+                    dt, c = timed(wrap(argv), daemon.pid)
+                    times[m].append(dt)
+                    cpu[m].append(c)
             with open(out) as fh:
                 summary = fh.readlines()[-1].strip()
             med = {m: statistics.median(v) for m, v in times.items()}
@@ -151,6 +182,18 @@ def main():
             base = statistics.median(inproc["untraced"])
             med["hook-ratio"] = statistics.median(inproc["hook"]) / base
             med["inproc-ratio"] = statistics.median(inproc["traced"]) / base
+            events = json.loads(summary).get("events", 0)
+            med["cpu"] = {
+                # the command alone; the traced tree (the daemon's children);
+                # the daemon's tracer, recording and HTTP; the CLI client
+                "untraced": statistics.median(c[0] for c in cpu["untraced"]),
+                "tree": statistics.median(c[2] for c in cpu["daemon"]),
+                "daemon": statistics.median(c[1] for c in cpu["daemon"]),
+                "client": statistics.median(c[0] for c in cpu["daemon"]),
+                "events": events,
+                "bpf": statistics.median(inproc["traced_bpf"]),
+                "reader": statistics.median(inproc["traced_self_cpu"]),
+            }
             rows.append((name, med, summary))
             print("%-20s done: %s" % (name, summary), file=sys.stderr)
         print()
@@ -169,6 +212,17 @@ def main():
         print("in-proc/untraced: the tracer loaded once, traced runs timed in the same process (scripts/benchtrace)")
         for name, _, summary in rows:
             print("last traced run of %-20s %s" % (name + ":", summary))
+        print()
+        head = "%-20s %9s %9s %9s %9s | %9s %9s %9s"
+        print(head % ("CPU seconds", "untraced", "daemon:", "daemon", "client", "BPF", "in-proc", "events"))
+        print(head % ("(medians)", "command", "tree", "itself", "", "programs", "reader", ""))
+        for name, med, _ in rows:
+            c = med["cpu"]
+            print("%-20s %9.3f %9.3f %9.3f %9.3f | %9.3f %9.3f %9d" % (
+                name, c["untraced"], c["tree"], c["daemon"], c["client"], c["bpf"], c["reader"], c["events"]))
+        print("daemon: tree is the traced command under the daemon (its children), itself the daemon's own CPU")
+        print("(tracer reader, recording, HTTP), client the `authbench trace` process; BPF programs and in-proc")
+        print("reader: the tracer's kernel programs and reader per traced run in scripts/benchtrace")
     finally:
         daemon.terminate()
         try:

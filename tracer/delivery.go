@@ -1,13 +1,15 @@
 package tracer
 
 // Delivery of a session's events, in batches: the reader appends every
-// record it reads to its session's queue (it never blocks on a consumer)
-// and now and then (see flushMin) hands the queues over to the sessions'
-// pump goroutines, each of which sends its queue on the Events channel as
-// one batch. A consumer thus wakes once per batch, not once per event (a
-// wake-up costs more than decoding an event).
+// record it reads to its session's queue and now and then (see flushMin)
+// hands the queue to the consumer as one batch on the Events channel, if
+// the channel has room; it never blocks on a consumer (a full channel
+// leaves the queue for the next flush). A consumer thus wakes once per
+// batch, not once per event, and no goroutine stands between the reader
+// and the consumer: on a machine with few cores every wake-up of another
+// goroutine costs more CPU than decoding a batch of events.
 
-// push queues an event (called by the reader); flush makes it deliverable.
+// push queues an event (called by the reader); flush hands it over.
 func (s *Session) push(ev Event) (queued bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -26,20 +28,56 @@ func (s *Session) push(ev Event) (queued bool) {
 		return false
 	}
 	if s.queue == nil {
-		// Growing a batch by doubling costs a third of the reader's time
-		// per event; the last batch's size is a good guess, and a wrong
-		// one lasts a single batch.
-		s.queue = make([]Event, 0, s.lastBatch)
+		select {
+		case b := <-s.free:
+			s.queue = b
+		default:
+			// Growing a batch by doubling costs a third of the reader's
+			// time per event; the last batch's size is a good guess,
+			// and a wrong one lasts a single batch.
+			s.queue = make([]Event, 0, s.lastBatch)
+		}
 	}
 	s.queue = append(s.queue, ev)
 	s.events++
 	return true
 }
 
-// flush wakes the pump for the events queued so far.
-func (s *Session) flush() {
+// flush hands the events queued so far to the consumer unless its
+// channel is full (called by the reader); it reports whether events are
+// still queued, to be handed over at a later flush.
+func (s *Session) flush() (pending bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended || len(s.queue) == 0 {
+		return false
+	}
 	select {
-	case s.wake <- struct{}{}:
+	case s.out <- s.queue:
+		s.lastBatch = len(s.queue)
+		s.queue = nil
+		return false
+	default: // the consumer is behind
+		return true
+	}
+}
+
+// maxRecycled bounds the capacity of a batch kept for reuse (a batch
+// that grew while a consumer lagged is left to the garbage collector).
+const maxRecycled = 2 * flushMax
+
+// Recycle gives a batch received from Events back to the session, whose
+// reader then fills it again rather than allocate a new one: a batch is
+// large, and allocating, zeroing and returning its memory to the system
+// costs the reader more than decoding the events in it. The caller must
+// not use the batch, or pointers to its events, afterwards. Optional: a
+// batch that is not recycled is garbage collected.
+func (s *Session) Recycle(batch []Event) {
+	if cap(batch) == 0 || cap(batch) > maxRecycled {
+		return
+	}
+	select {
+	case s.free <- batch[:0]:
 	default:
 	}
 }
@@ -60,35 +98,24 @@ func (s *Session) badRecord() {
 	s.mu.Unlock()
 }
 
-// finish ends the queue; the pump closes Events once it is empty.
+// finish ends the queue: no more events are queued or handed over by
+// the reader; a goroutine sends what is left and closes Events, then
+// delivered. Later calls do nothing.
 func (s *Session) finish() {
 	s.mu.Lock()
-	s.ended = true
-	s.mu.Unlock()
-	s.flush()
-}
-
-// pump sends the queue, a batch at a time, until the session has ended
-// and everything has been sent.
-func (s *Session) pump() {
-	defer close(s.pumpDone)
-	defer close(s.out)
-	for {
-		s.mu.Lock()
-		batch := s.queue
-		s.queue = nil
-		if len(batch) > 0 {
-			s.lastBatch = len(batch)
-		}
-		ended := s.ended
+	if s.ended {
 		s.mu.Unlock()
-		if len(batch) > 0 {
-			s.out <- batch
-			continue
-		}
-		if ended {
-			return
-		}
-		<-s.wake
+		return
 	}
+	s.ended = true
+	rest := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	go func() {
+		defer close(s.delivered)
+		defer close(s.out)
+		if len(rest) > 0 {
+			s.out <- rest
+		}
+	}()
 }

@@ -39,6 +39,7 @@ func (w *Writer) WriteSession(s *Session) error {
 				werr = w.Write(&batch[i])
 			}
 		}
+		s.Recycle(batch)
 	}
 	return werr
 }

@@ -53,18 +53,18 @@ type Session struct {
 	queue     []Event
 	flushing  bool // in Tracer.dirty (reader goroutine only)
 	lastBatch int  // size of the last batch sent: the next queue's capacity
-	wake      chan struct{}
-	ended     bool // no more events will be queued
+	ended     bool // no more events will be queued or handed over by the reader
 	events    uint64
 	badRecs   uint64
 	overflow  uint64 // events dropped because the queue was full
 	syncSeq   uint64
 	syncDone  chan struct{}
 
-	out      chan []Event
-	pumpDone chan struct{}
-	closeMu  sync.Mutex
-	summary  *Summary
+	out       chan []Event
+	delivered chan struct{} // closed with out, once the last batch was taken
+	free      chan []Event  // recycled batches (Recycle), reused by push
+	closeMu   sync.Mutex
+	summary   *Summary
 }
 
 // TrackOptions adjust what a session records.
@@ -99,7 +99,7 @@ func (t *Tracer) TrackWith(pid int, opts TrackOptions) (*Session, error) {
 	}
 	s := &Session{
 		t: t, id: t.nextID.Add(1), root: pid, preExec: opts.FromExec,
-		wake: make(chan struct{}, 1), out: make(chan []Event, outBatches), pumpDone: make(chan struct{}),
+		out: make(chan []Event, outBatches), delivered: make(chan struct{}), free: make(chan []Event, outBatches+1),
 		missed0: t.missed(),
 	}
 	t.sessions[s.id] = s
@@ -123,7 +123,6 @@ func (t *Tracer) TrackWith(pid int, opts TrackOptions) (*Session, error) {
 		t.dropSession(s.id)
 		return nil, fmt.Errorf("track process %d: %w", pid, err)
 	}
-	go s.pump()
 	t.log.Debug("tracking", zap.Int("pid", pid), zap.Uint64("session", s.id))
 	return s, nil
 }
@@ -188,7 +187,8 @@ func (s *Session) ID() uint64 { return s.id }
 func (s *Session) Root() int { return s.root }
 
 // Events delivers the session's events in batches, in kernel commit
-// order; each batch belongs to the receiver. Read it until it is closed:
+// order; each batch belongs to the receiver, which may give it back with
+// Recycle once done with it. Read it until it is closed:
 // the reader never blocks on a slow consumer; events queue in memory up
 // to Options.MaxQueued, and those beyond are counted in Summary.Lost.
 func (s *Session) Events() <-chan []Event { return s.out }
@@ -212,7 +212,7 @@ func (s *Session) Close() (Summary, error) {
 	closed := t.closed
 	t.mu.Unlock()
 	if closed {
-		<-s.pumpDone
+		<-s.delivered
 		s.mu.Lock()
 		sum := Summary{Events: s.events, Lost: s.badRecs + s.overflow}
 		s.mu.Unlock()
@@ -233,7 +233,7 @@ func (s *Session) Close() (Summary, error) {
 	t.objs.AbLost.Delete(s.id)
 	t.dropSession(s.id)
 	s.finish()
-	<-s.pumpDone
+	<-s.delivered
 
 	s.mu.Lock()
 	sum := Summary{Events: s.events, Lost: lost + s.badRecs + s.overflow, Running: running}

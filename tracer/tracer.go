@@ -60,6 +60,7 @@ type Tracer struct {
 	log        *zap.Logger
 	objs       objects
 	rd         *ringbuf.Reader
+	waiter     *ringWaiter // nil: the reader waits in rd (readLoopBlocking)
 	bootOffset int64
 	ringBytes  int
 	maxQueued  int
@@ -131,6 +132,10 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 		t.objs.Close()
 		return nil, fmt.Errorf("load tracer: open ring buffer reader: %w", err)
 	}
+	if t.waiter, err = newRingWaiter(t.objs.AbEvents); err != nil {
+		log.Debug("ring buffer reader waits in epoll_wait", zap.Error(err))
+		t.waiter = nil
+	}
 	t.bootOffset = bootOffset()
 	go t.readLoop()
 	log.Debug("tracer loaded", zap.Int("ring_bytes", ring), zap.Int("max_procs", maxProcs))
@@ -159,6 +164,9 @@ func (t *Tracer) Close() error {
 	t.holders = 0
 	t.attachMu.Unlock()
 	errs = append(errs, t.rd.Close())
+	if t.waiter != nil {
+		t.waiter.Close() // ends a wait; readLoop then finds rd closed
+	}
 	<-t.readerEnd
 	t.mu.Lock()
 	for id, s := range t.sessions {

@@ -27,12 +27,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/link"
 	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
@@ -46,8 +48,20 @@ type result struct {
 	Untraced []float64 `json:"untraced"`
 	Hook     []float64 `json:"hook"`
 	Traced   []float64 `json:"traced"`
-	Events   uint64    `json:"events"`
-	Lost     uint64    `json:"lost"`
+	// The CPU seconds of each run (same order): the command's tree
+	// (children) and this process (the tracer's reader and writer).
+	UntracedChildCPU []float64 `json:"untraced_child_cpu"`
+	HookChildCPU     []float64 `json:"hook_child_cpu"`
+	TracedChildCPU   []float64 `json:"traced_child_cpu"`
+	TracedSelfCPU    []float64 `json:"traced_self_cpu"`
+	// TracedSelfSwitches counts this process's context switches per
+	// traced run (voluntary and not): its wake-ups.
+	TracedSelfSwitches []int64 `json:"traced_self_switches"`
+	// TracedBPF is the run time of the tracer's programs per traced run
+	// (seconds, every CPU).
+	TracedBPF []float64 `json:"traced_bpf"`
+	Events    uint64    `json:"events"`
+	Lost      uint64    `json:"lost"`
 }
 
 func main() {
@@ -56,8 +70,21 @@ func main() {
 		os.Exit(sandbox.ExitInitFailure)
 	}
 	reps := flag.Int("reps", 5, "measured runs of each mode, after one warm-up")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the tracer's reader) to `FILE`")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtrace:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*reps, flag.Args()); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "benchtrace:", err)
 		os.Exit(1)
 	}
@@ -101,21 +128,35 @@ func run(reps int, argv []string) error {
 		res.Events, res.Lost = sum.Events, sum.Lost
 		return err
 	}
+	stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+	if err != nil {
+		return fmt.Errorf("enable BPF run-time statistics: %w", err)
+	}
+	defer stats.Close()
 	for i := 0; i <= reps; i++ { // the first round warms caches
 		for _, m := range []struct {
-			name string
-			run  func() error
-			dst  *[]float64
-		}{{"untraced", untraced, &res.Untraced}, {"hook", hooked, &res.Hook}, {"traced", traced, &res.Traced}} {
+			name     string
+			run      func() error
+			dst      *[]float64
+			childCPU *[]float64
+		}{
+			{"untraced", untraced, &res.Untraced, &res.UntracedChildCPU},
+			{"hook", hooked, &res.Hook, &res.HookChildCPU},
+			{"traced", traced, &res.Traced, &res.TracedChildCPU},
+		} {
 			if m.dst == &res.Hook {
 				if hook, err = link.AttachTracing(link.TracingOptions{Program: empty}); err != nil {
 					return fmt.Errorf("attach the empty hook: %w", err)
 				}
 				time.Sleep(settle)
 			}
+			self0, child0, sw0 := cpuTime(unix.RUSAGE_SELF), cpuTime(unix.RUSAGE_CHILDREN), switches()
+			bpf0, _ := tr.ProgramRunTime()
 			t0 := time.Now()
 			err := m.run()
 			d := time.Since(t0)
+			self, child := cpuTime(unix.RUSAGE_SELF)-self0, cpuTime(unix.RUSAGE_CHILDREN)-child0
+			bpf1, _ := tr.ProgramRunTime()
 			if hook != nil {
 				hook.Close()
 				hook = nil
@@ -125,11 +166,36 @@ func run(reps int, argv []string) error {
 			}
 			if i > 0 {
 				*m.dst = append(*m.dst, d.Seconds())
+				*m.childCPU = append(*m.childCPU, child.Seconds())
+				if m.dst == &res.Traced {
+					res.TracedSelfCPU = append(res.TracedSelfCPU, self.Seconds())
+					res.TracedSelfSwitches = append(res.TracedSelfSwitches, switches()-sw0)
+					res.TracedBPF = append(res.TracedBPF, (bpf1 - bpf0).Seconds())
+				}
 			}
 			time.Sleep(settle)
 		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// cpuTime is the user and system CPU time of who (RUSAGE_SELF or
+// RUSAGE_CHILDREN: the children waited for).
+func cpuTime(who int) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// switches is the number of context switches of this process so far.
+func switches() int64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Nvcsw + ru.Nivcsw
 }
 
 // emptyHook loads a program that does nothing, for the tracer's hook.
