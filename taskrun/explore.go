@@ -449,22 +449,16 @@ func (r *runner) readOutputFile(name string, x *Exploration) error {
 	return err
 }
 
-// generatorSpec is what sandbox-init does: confine itself to the
-// generation plan with GenerationFilter, drop to the agent's uid with no
-// capabilities, and exec argv in the image's working directory.
+// generatorSpec is what sandbox-init does: the agent's spec (its uid and
+// groups, no capabilities, the image's working directory) confined to the
+// generation plan with GenerationFilter.
 func (r *runner) generatorSpec(argv []string) (sandbox.Spec, error) {
-	cfg := env.TaskRunConfig(r.o.Task, r.image)
-	dir := cfg.Cwd
-	if dir == "" {
-		dir = "/"
-	}
-	uid, gid := r.ident.UID, r.ident.GID
-	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: agentEnv(cfg.Env, r.ident), Dir: dir, UID: &uid, GID: &gid}
 	filter, err := GenerationFilter()
 	if err != nil {
-		return spec, err
+		return sandbox.Spec{}, err
 	}
-	return spec.Confined(r.plan, filter), nil
+	r.seccomp = filter
+	return r.agentSpec(argv)
 }
 
 // generatorOutput creates the generator's stdout (bounded by
