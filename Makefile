@@ -141,7 +141,7 @@ suite-verify: build
 
 # demo is the main job (root): the benchmark on the built-in suite
 # (tasks/suite; the fixture tasks until it exists) with the policy sources
-# unconstrained, spec and trace and the oracle agent, embedded, into a
+# unconstrained, spec, trace and gen:heuristic and the oracle agent, embedded, into a
 # fresh out dir (DEMO_OUT); then the report (DEMO_OUT/report.md and
 # report.html) and Table 1 on the terminal. DEMO_FLAGS adds bench flags
 # (e.g. --images-dir DIR to reuse an image cache).
@@ -157,7 +157,7 @@ demo: build
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	rm -rf $(DEMO_OUT)
-	$(BIN) bench --socket "" --tasks $(DEMO_TASKS) --sources unconstrained,spec,trace --agent oracle \
+	$(BIN) bench --socket "" --tasks $(DEMO_TASKS) --sources unconstrained,spec,trace,gen:heuristic --agent oracle \
 		$(DEMO_MAP) --out $(DEMO_OUT) $(DEMO_FLAGS)
 	$(BIN) report $(DEMO_OUT) --format md --out $(DEMO_OUT)/report.md
 	$(BIN) report $(DEMO_OUT) --format html --out $(DEMO_OUT)/report.html
