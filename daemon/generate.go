@@ -3,12 +3,10 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
@@ -119,23 +117,13 @@ func (p *prepared) takeGeneratorModel() error {
 // out, whether the policy is valid or not.
 func (m *Manager) executeGenerate(ctx context.Context, ar *activeRun) outcome {
 	gr := ar.prep.req.Generate
-	images := env.Store{Dir: m.cfg.ImagesDir}
-	if err := os.MkdirAll(images.Dir, 0o755); err != nil {
+	run, stop, err := m.startTaskWork(ar, ar.prep.generate, gr.BaseMap)
+	if err != nil {
 		return outcome{startErr: err}
 	}
-	m.setRunning(ar, 0)
-	stopTicker := m.notifyWhileRunning(ar)
-	defer stopTicker()
+	defer stop()
 	rec, err := generate.Run(ctx, generate.Options{
-		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model,
-		Run: taskrun.Options{
-			Task: ar.prep.generate, Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
-			BaseMap: env.BaseMap(gr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
-			MaxOutputBytes: m.cfg.MaxOutputBytes,
-			OnIdentity: func(id taskrun.Identity) {
-				m.update(ar, func(r *Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })
-			},
-		},
+		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model, Run: run,
 	})
 	if rec != nil {
 		m.update(ar, func(r *Run) {

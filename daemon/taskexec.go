@@ -12,6 +12,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // executeTask carries out a task run (package taskrun) in the run's
@@ -20,22 +21,13 @@ import (
 func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	prep := ar.prep
 	tr := prep.req.Task
-	images := env.Store{Dir: m.cfg.ImagesDir}
-	if err := os.MkdirAll(images.Dir, 0o755); err != nil {
+	opts, stop, err := m.startTaskWork(ar, prep.task, tr.BaseMap)
+	if err != nil {
 		return outcome{startErr: err}
 	}
-	m.setRunning(ar, 0)
-	stopTicker := m.notifyWhileRunning(ar)
-	defer stopTicker()
-	res, err := taskrun.Run(ctx, taskrun.Options{
-		Task: prep.task, Source: tr.PolicySource, Policy: prep.policy, Semantics: policy.Semantics(tr.Semantics), Agent: tr.Agent, Model: prep.model,
-		Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
-		BaseMap: env.BaseMap(tr.BaseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
-		MaxOutputBytes: m.cfg.MaxOutputBytes,
-		OnIdentity: func(id taskrun.Identity) {
-			m.update(ar, func(r *Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })
-		},
-	})
+	defer stop()
+	opts.Source, opts.Policy, opts.Semantics, opts.Agent, opts.Model = tr.PolicySource, prep.policy, policy.Semantics(tr.Semantics), tr.Agent, prep.model
+	res, err := taskrun.Run(ctx, opts)
 	if res != nil {
 		m.update(ar, func(r *Run) {
 			r.TaskResult = res
@@ -49,6 +41,27 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	// Ended early (cancel, deadline, daemon stopping) at any step, the
 	// agent's or a verifier's: the run ends as its cause says.
 	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil}
+}
+
+// startTaskWork marks ar running and returns the daemon's part of the
+// taskrun options of a run on task (image store, builder, runc, tracer, the
+// run's directory and limits; the identity recorded once resolved), with
+// the function that ends the run's notifications.
+func (m *Manager) startTaskWork(ar *activeRun, task *tasks.Task, baseMap map[string]string) (taskrun.Options, func(), error) {
+	images := env.Store{Dir: m.cfg.ImagesDir}
+	if err := os.MkdirAll(images.Dir, 0o755); err != nil {
+		return taskrun.Options{}, nil, err
+	}
+	m.setRunning(ar, 0)
+	stop := m.notifyWhileRunning(ar)
+	return taskrun.Options{
+		Task: task, Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+		BaseMap: env.BaseMap(baseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
+		MaxOutputBytes: m.cfg.MaxOutputBytes,
+		OnIdentity: func(id taskrun.Identity) {
+			m.update(ar, func(r *Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })
+		},
+	}, stop, nil
 }
 
 // runc runs this manager's containers, with their state under the state
