@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -23,12 +25,24 @@ func sampleRecord(task string, trial int) Record {
 		ExposureAccess: "open read /k", Denials: 2, WallS: 1.5, Dir: task, Finished: time.Now().UTC().Round(0)}
 }
 
-func TestStoreRoundTripAndReplace(t *testing.T) {
-	dir := t.TempDir()
-	s, err := OpenStore(dir)
+// testStore opens the store of the out dir dir for the test.
+func testStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	d, err := safefile.OpenOutDir(dir, os.Geteuid())
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { d.Close() })
+	s, err := OpenStore(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestStoreRoundTripAndReplace(t *testing.T) {
+	dir := t.TempDir()
+	s := testStore(t, dir)
 	a, b := sampleRecord("b", 1), sampleRecord("a", 2)
 	for _, r := range []Record{a, b} {
 		if err := s.Put(&r); err != nil {
@@ -58,13 +72,10 @@ func TestStoreRoundTripAndReplace(t *testing.T) {
 func TestStoreDiskFull(t *testing.T) {
 	testenv.NeedRoot(t)
 	dir := t.TempDir()
-	err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k")
+	err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k,mode=0700")
 	testenv.NeedNoError(t, "tmpfs mount", err)
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
-	s, err := OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testStore(t, dir)
 	defer s.Close()
 	var stored int
 	var putErr error
@@ -101,7 +112,12 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	if err := cfg.check(); err != nil {
 		t.Fatal(err)
 	}
-	if err := claimOutDir(&cfg, "test"); err != nil {
+	od, err := safefile.OpenOutDir(out, os.Geteuid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer od.Close()
+	if err := claimOutDir(&cfg, od, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := LoadSettings(out); err != nil || !reflect.DeepEqual(got, cfg.Settings()) {
@@ -109,7 +125,7 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	}
 	same := cfg
 	same.Parallel = 7 // parallelism may change
-	if err := claimOutDir(&same, "test"); err != nil {
+	if err := claimOutDir(&same, od, "test"); err != nil {
 		t.Fatalf("same settings: %v", err)
 	}
 	cases := map[string]func(c *Config){
@@ -125,7 +141,7 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	for setting, change := range cases {
 		c := cfg
 		change(&c)
-		err := claimOutDir(&c, "test")
+		err := claimOutDir(&c, od, "test")
 		var me *SettingsMismatchError
 		if !errors.As(err, &me) || me.Setting != setting || !strings.Contains(err.Error(), setting) {
 			t.Errorf("%s: %v", setting, err)
@@ -141,17 +157,14 @@ func TestStoreAddsGenerationColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(schema, "\tgeneration_valid INTEGER,\n", "", 1)
+	old := strings.Replace(schema, "\tgeneration_valid INTEGER,\n\tresult_sha256 TEXT,\n", "", 1)
 	if _, err := db.Exec(old); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	s, err := OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testStore(t, dir)
 	defer s.Close()
-	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy},
+	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy}, Dir: "t",
 		Generation: &Generation{Generator: "heuristic", Valid: false, Reason: "bad"}}
 	if err := s.Put(r); err != nil {
 		t.Fatal(err)

@@ -233,10 +233,14 @@ func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 	}, nil
 }
 
+// copyRunFiles copies a run's files into the out dir dir, which must be
+// the caller's alone (safefile.OpenOutDir).
 func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := safefile.OpenOutDir(dir, os.Geteuid())
+	if err != nil {
 		return err
 	}
+	defer out.Close()
 	for log, name := range taskrun.Files() {
 		data, err := daemon.ReadLog(ctx, api, id, log)
 		if err != nil {
@@ -245,7 +249,7 @@ func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
 		if len(data) == 0 {
 			continue // the run made no such file
 		}
-		if err := safefile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		if err := out.WriteFile(name, data, 0o644); err != nil {
 			return err
 		}
 	}
