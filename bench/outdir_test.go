@@ -233,3 +233,23 @@ func TestStoreBackfillsHashesOfAnOlderDatabase(t *testing.T) {
 		t.Fatalf("%+v %v", recs, err)
 	}
 }
+
+// TestProgressEscapesNames: bench progress lines escape a hostile task,
+// agent, skipped dir and error.
+func TestProgressEscapesNames(t *testing.T) {
+	const hostile = "t\x1b]0;pwned\x07\x1b[2J\u202e"
+	var buf strings.Builder
+	p := NewLineProgress(&buf)
+	p.Start(2, 0, []SkippedTask{{Dir: "/tasks/" + hostile, Reason: hostile}})
+	p.Done(&Record{Task: hostile, Source: "dir:" + hostile, Agent: `cmd:"` + hostile + `"`, Trial: 1, Error: hostile}, Stats{})
+	p.Finish(errors.New("run " + hostile + ": failed"))
+	out := buf.String()
+	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
+		if strings.Contains(out, bad) {
+			t.Fatalf("progress carries %q: %q", bad, out)
+		}
+	}
+	if strings.Count(out, `t\x1b]0;pwned\x07`) != 7 {
+		t.Fatalf("names missing: %q", out)
+	}
+}

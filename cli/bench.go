@@ -15,6 +15,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
@@ -176,7 +177,7 @@ func (a *app) runBench(f benchFlags) error {
 		} else {
 			s := sum.Stats
 			fmt.Fprintf(a.stderr, "bench %s: %d of %d runs stored (%d resumed), %d failed, %d errors, %d tasks skipped\n",
-				cfg.Out, s.NTrials, sum.NTotal, s.NResumed, s.NFailed, s.NErrors, len(sum.Skipped))
+				termtext.Escape(cfg.Out), s.NTrials, sum.NTotal, s.NResumed, s.NFailed, s.NErrors, len(sum.Skipped))
 		}
 	}
 	if err != nil {

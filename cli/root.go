@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -57,7 +58,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return a.exitCode
 	}
-	fmt.Fprintf(a.stderr, "authbench: %v\n", err)
+	fmt.Fprintf(a.stderr, "authbench: %s\n", termtext.EscapeLines(err.Error()))
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return ExitUsage

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
 )
@@ -261,9 +262,10 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 	if r.Attack != nil {
 		attack = fmt.Sprint(*r.Attack)
 	}
-	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Semantics, r.Agent, r.Utility, attack)
+	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", termtext.Escape(r.Task), r.Dataset,
+		termtext.Escape(r.PolicySource), r.Semantics, termtext.Escape(r.Agent), r.Utility, attack)
 	if id := r.AgentIdentity; id != nil {
-		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", id.User, id.UID, id.GID)
+		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", termtext.Escape(id.User), id.UID, id.GID)
 	}
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
@@ -274,18 +276,18 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		}
 		fmt.Fprintf(w, "  model agent: %s after %d turns, %d tokens", r.AgentStopReason, r.AgentTurns, tokens)
 		if r.AgentError != "" {
-			fmt.Fprintf(w, " (%s)", r.AgentError)
+			fmt.Fprintf(w, " (%s)", termtext.Escape(r.AgentError))
 		}
 		fmt.Fprintln(w)
 	}
 	for _, d := range r.Denials {
-		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, d.Path, d.Errno)
+		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, termtext.Escape(d.Path), d.Errno)
 	}
 	for _, s := range r.TracedSensitive {
-		fmt.Fprintf(w, "  SENSITIVE %-7s %-8s %s (%s)\n", s.Axis, s.Op, s.Path, s.Pattern)
+		fmt.Fprintf(w, "  SENSITIVE %-7s %-8s %s (%s)\n", s.Axis, s.Op, termtext.Escape(s.Path), termtext.Escape(s.Pattern))
 	}
 	if r.VerifierError != "" {
-		fmt.Fprintf(w, "  verifier error: %s\n", r.VerifierError)
+		fmt.Fprintf(w, "  verifier error: %s\n", termtext.Escape(r.VerifierError))
 	}
 	fmt.Fprintf(w, "  run %s\n", id)
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/authbench/authbench/internal/termtext"
 )
 
 // Table1Text writes Table 1 as aligned columns for a terminal.
@@ -12,7 +14,7 @@ func (r *Report) Table1Text(w io.Writer) error {
 	t := r.table1()
 	for _, cells := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range cells {
-			cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+			cells[i] = termtext.Escape(c)
 		}
 		if _, err := io.WriteString(tw, strings.Join(cells, "\t")+"\n"); err != nil {
 			return err
