@@ -44,6 +44,11 @@ func Main(args []string) int {
 		_ = sandbox.RunInit()
 		return sandbox.ExitInitFailure
 	}
+	if len(args) > 0 && args[0] == sandbox.DieWithParentCommand {
+		err := sandbox.RunDieWithParent(args[1:])
+		fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
+		return 127
+	}
 	return Run(args, os.Stdout, os.Stderr)
 }
 

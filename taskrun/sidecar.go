@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -79,6 +80,9 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if cfg.Args = sidecarArgv(sc, img.Config); len(cfg.Args) == 0 {
 		return errors.New("no command: the image has no ENTRYPOINT or CMD and the service no command")
 	}
+	// The service dies with runc (and so with the daemon), as an agent
+	// does under sandbox-init.
+	cfg.Binary, cfg.Args = r.o.Self, sandbox.DieWithParentArgv(binaryInContainer, cfg.Args)
 	spec, err := env.RuntimeSpec(cfg)
 	if err != nil {
 		return err
