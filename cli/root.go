@@ -44,6 +44,13 @@ func Main(args []string) int {
 		_ = sandbox.RunInit()
 		return sandbox.ExitInitFailure
 	}
+	if len(args) == 2 && args[0] == daemon.WatchdogCommand {
+		if err := daemon.RunWatchdog(args[1], watchdogLog()); err != nil {
+			fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if len(args) > 0 && args[0] == sandbox.DieWithParentCommand {
 		err := sandbox.RunDieWithParent(args[1:])
 		fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
@@ -144,4 +151,14 @@ func (a *app) setupLogger() error {
 	}
 	a.log = l
 	return nil
+}
+
+// watchdogLog is the state watchdog's log: JSON lines on stderr (its
+// state dir's watchdog.log).
+func watchdogLog() *zap.Logger {
+	l, err := zap.NewProduction()
+	if err != nil {
+		return zap.NewNop()
+	}
+	return l
 }

@@ -226,8 +226,18 @@ func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 		}
 		return nil, nil, err
 	}
+	// A killed process leaves runs in flight: its watchdog recovers them
+	// (containers, overlays, records) when it ends, or the next start.
+	emb, err := m.Embed(self)
+	if err != nil {
+		if tr != nil {
+			tr.Close()
+		}
+		return nil, nil, err
+	}
 	return daemon.NewLocal(m), func() {
 		m.Shutdown(context.Background())
+		emb.Stop()
 		if tr != nil {
 			tr.Close()
 		}

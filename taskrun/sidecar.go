@@ -153,11 +153,11 @@ func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskI
 		return nil, fmt.Errorf("%s: %w", sc.Dockerfile, err)
 	}
 	st := &tasks.Task{Name: t.Name + "-" + sc.Name, Dir: tmp, Dockerfile: df, Config: t.Config}
-	log, err := os.OpenFile(filepath.Join(r.o.Dir, BuildLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	log, err := r.cappedLog(BuildLogFile, "build log", r.logLimit(), os.O_APPEND)
 	if err != nil {
 		return nil, err
 	}
-	defer log.Close()
+	defer r.closeLog(log)
 	// BuildTask builds the bases the sidecar's FROMs need, as for the task.
 	img, _, err := env.BuildTask(ctx, r.o.Images, st, env.BuildOptions{Builder: r.o.Builder, BaseMap: r.o.BaseMap, Log: log})
 	return img, err
