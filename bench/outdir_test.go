@@ -15,10 +15,10 @@ import (
 
 const memberUID = 1000
 
-// TestOutDirOfAMemberWithAPlantedLinkIsRefused: root's bench in a
+// TestEscapeDaemonOutDirOfAMemberWithAPlantedLinkIsRefused: root's bench in a
 // member-owned out dir holding a results.db link is refused before
 // anything is written; the link's target is untouched (not created).
-func TestOutDirOfAMemberWithAPlantedLinkIsRefused(t *testing.T) {
+func TestEscapeDaemonOutDirOfAMemberWithAPlantedLinkIsRefused(t *testing.T) {
 	testenv.NeedRoot(t)
 	out := filepath.Join(t.TempDir(), "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
@@ -45,10 +45,10 @@ func TestOutDirOfAMemberWithAPlantedLinkIsRefused(t *testing.T) {
 	}
 }
 
-// TestOutDirWritableByOthersIsRefused: a world-writable (or
+// TestEscapeDaemonOutDirWritableByOthersIsRefused: a world-writable (or
 // group-writable) out dir is refused, and so is one under a directory
 // another user owns.
-func TestOutDirWritableByOthersIsRefused(t *testing.T) {
+func TestEscapeDaemonOutDirWritableByOthersIsRefused(t *testing.T) {
 	for _, mode := range []os.FileMode{0o777, 0o770, 0o777 | os.ModeSticky} {
 		out := filepath.Join(t.TempDir(), "out")
 		if err := os.Mkdir(out, 0o700); err != nil {
@@ -69,10 +69,10 @@ func TestOutDirWritableByOthersIsRefused(t *testing.T) {
 	}
 }
 
-// TestStoreRefusesLinkedDatabaseFiles: in the caller's own out dir, a
+// TestEscapeDaemonStoreRefusesLinkedDatabaseFiles: in the caller's own out dir, a
 // link at results.db or at one of SQLite's files beside it is refused
 // and its target untouched.
-func TestStoreRefusesLinkedDatabaseFiles(t *testing.T) {
+func TestEscapeDaemonStoreRefusesLinkedDatabaseFiles(t *testing.T) {
 	for _, name := range dbFiles {
 		dir := t.TempDir()
 		target := filepath.Join(t.TempDir(), "victim")
@@ -144,10 +144,10 @@ func forge(t *testing.T, change func(t *testing.T, out string, db *sql.DB)) (res
 	return resume, report
 }
 
-// TestForgedRowsAreRefusedAtResume: a row changed in the database, a row
+// TestEscapeDaemonForgedRowsAreRefusedAtResume: a row changed in the database, a row
 // added to it, and a result.json changed on disk are each refused, at
 // resume and by the report, naming the run.
-func TestForgedRowsAreRefusedAtResume(t *testing.T) {
+func TestEscapeDaemonForgedRowsAreRefusedAtResume(t *testing.T) {
 	exec := func(q string) func(t *testing.T, out string, db *sql.DB) {
 		return func(t *testing.T, _ string, db *sql.DB) {
 			if _, err := db.Exec(q); err != nil {

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -157,7 +155,7 @@ func (a *app) runBench(f benchFlags) error {
 		}
 		return &policy.Policy{Permissions: spec.Required, Source: "trace (" + t.Name + ")"}, nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	progress := bench.NewLineProgress(a.stderr)
 	if file, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
@@ -181,7 +179,7 @@ func (a *app) runBench(f benchFlags) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return interrupted(fmt.Errorf("bench: %w", err))
 	}
 	return nil
 }

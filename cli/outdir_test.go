@@ -34,9 +34,9 @@ func memberDir(t *testing.T, name string) (string, string) {
 	return dir, target
 }
 
-// TestTaskRunOutRefusesAMembersDir: root's `task run --out` into a
+// TestEscapeDaemonTaskRunOutRefusesAMembersDir: root's `task run --out` into a
 // member's directory is refused before a file is copied.
-func TestTaskRunOutRefusesAMembersDir(t *testing.T) {
+func TestEscapeDaemonTaskRunOutRefusesAMembersDir(t *testing.T) {
 	dir, target := memberDir(t, "result.json")
 	var ue *safefile.UntrustedError
 	if err := copyRunFiles(context.Background(), nil, "run-1", dir); !errors.As(err, &ue) {
@@ -47,10 +47,10 @@ func TestTaskRunOutRefusesAMembersDir(t *testing.T) {
 	}
 }
 
-// TestReportOutRefusesAMembersDir: root's `report --out` into a member's
+// TestEscapeDaemonReportOutRefusesAMembersDir: root's `report --out` into a member's
 // directory is refused; the member's out dir itself is read without
 // writing in it.
-func TestReportOutRefusesAMembersDir(t *testing.T) {
+func TestEscapeDaemonReportOutRefusesAMembersDir(t *testing.T) {
 	a := writeOutDir(t, bench.Record{Task: "t1", Dataset: "standard", Source: "spec", Agent: "oracle", Trial: 1,
 		Utility: true, PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()})
 	if err := os.Chown(a, 1000, 1000); err != nil {

@@ -157,9 +157,13 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 		return err
 	}
 	defer done()
-	ctx := context.Background()
+	ctx, stop := interruptContext()
+	defer stop()
 	final, err := daemon.RunTask(ctx, api, req)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(err)
+		}
 		var ae *daemon.APIError
 		var re *daemon.RequestError
 		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
