@@ -63,7 +63,7 @@ func TestTaskRunSignalsAlikeThroughASocket(t *testing.T) {
 				}
 				if !waitFor(30*time.Second, func() bool { return len(processesWith("sleep\x00"+marker)) == 0 }) {
 					t.Errorf("the agent outlived the interrupted run: %v", processesWith("sleep\x00"+marker))
-					for _, p := range processesWith("sleep\x00"+marker) {
+					for _, p := range processesWith("sleep\x00" + marker) {
 						_ = syscall.Kill(p, syscall.SIGKILL)
 					}
 				}
