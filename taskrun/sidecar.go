@@ -361,7 +361,8 @@ func (cr *composeRun) mountOnRootfs(rootfs string, m tasks.VolumeMount) error {
 }
 
 // fdPath names an open file by its descriptor.
-func fdPath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+func fdPath(f *os.File) string {
+	return fmt.Sprintf("/proc/self/fd/%d", f.Fd())
 }
 
 // sidecarArgv is the service's command line, as compose makes it: an
