@@ -69,10 +69,11 @@ func (b Builder) PullArgv(ref string, plain bool) []string {
 	return b.cmd(append(args, ref)...)
 }
 
-// DigestArgv prints the manifest digest of the image ref in storage.
+// DigestArgv prints the manifest digest of the image ref in storage, as
+// the registry it was pulled from serves it.
 func (b Builder) DigestArgv(ref string) []string {
 	if b.Kind == Buildah {
-		return b.cmd("images", "--no-trunc", "--format", "{{.Digest}}", ref)
+		return b.cmd("inspect", "--type", "image", "--format", "{{.FromImageDigest}}", ref)
 	}
 	return b.cmd("image", "inspect", "--format", "{{index .RepoDigests 0}}", ref)
 }
