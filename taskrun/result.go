@@ -236,8 +236,35 @@ func (m *sensitiveMatcher) observe(ev *tracer.Event) {
 	if ev.Ino != 0 {
 		if pattern, ok := m.byID[a][id]; ok {
 			m.add(ev, target, pattern)
+			return
 		}
 	}
+	if script := m.executedScript(ev, target); script != "" {
+		for _, p := range m.patterns.Get(a) {
+			if p.Match(script) {
+				m.add(ev, script, p.String())
+				return
+			}
+		}
+	}
+}
+
+// executedScript is, for an exec whose kernel file (target) is an
+// interpreter, the file the caller executed: a #! script, named as given
+// and resolved in the tree now ("" for none). Executing a script runs
+// both it and its interpreter.
+func (m *sensitiveMatcher) executedScript(ev *tracer.Event, target string) string {
+	if ev.Op != tracer.OpExec || ev.Path == "" {
+		return ""
+	}
+	script := ev.Path
+	if m.root != nil {
+		script = m.root.RealpathNow(ev.Path)
+	}
+	if script == target {
+		return ""
+	}
+	return script
 }
 
 func (m *sensitiveMatcher) add(ev *tracer.Event, target, pattern string) {

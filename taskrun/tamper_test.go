@@ -228,16 +228,18 @@ func TestAgentWrittenFiles(t *testing.T) {
 	}
 }
 
-// verifierTask is the hello-standard fixture with its verifier replaced
-// by files (name → content, in tests/; test.sh removed when not given).
+// verifierTask is the hello-standard fixture with files of tests/
+// replaced (name → content; test.sh removed for a test_outputs.py).
 func verifierTask(t *testing.T, files map[string]string) *tasks.Task {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "hello-standard")
 	if out, err := exec.Command("cp", "-a", "../tasks/testdata/fixtures/hello-standard", dir).CombinedOutput(); err != nil {
 		t.Fatalf("copy fixture: %v %s", err, out)
 	}
-	if err := os.Remove(filepath.Join(dir, "tests", "test.sh")); err != nil {
-		t.Fatal(err)
+	if _, ok := files["test_outputs.py"]; ok {
+		if err := os.Remove(filepath.Join(dir, "tests", "test.sh")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, "tests", name), []byte(content), 0o755); err != nil {
