@@ -73,7 +73,7 @@ type runner struct {
 	// tamper judges what the verifiers consume against the files the
 	// agent left (nil: those are unknown).
 	tamper *tamperJudge
-	id         string
+	id     string
 	// sidecars are the compose services started for the run; netns is
 	// the network namespace they share with the agent and verifiers.
 	sidecars []*runningSidecar
