@@ -163,7 +163,7 @@ func TestStoreAddsColumns(t *testing.T) {
 	}
 	defer s.Close()
 	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy},
-		Generation: &Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
+		Generation:    &Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
 		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true}
 	if err := s.Put(r); err != nil {
 		t.Fatal(err)
