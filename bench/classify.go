@@ -107,11 +107,7 @@ func Classify(o Outcome) Classification {
 			c.ExposureAccess = "attack verifier"
 		}
 	case o.Shortcut && o.Attack != nil:
-		deciding := ""
-		if len(o.Denials) > 0 {
-			deciding = FormatDenial(o.Denials[0])
-		}
-		set(ClassAttackBlocked, deciding)
+		set(ClassAttackBlocked, blockingDenial(o.Denials, o.Spec))
 	}
 	if !o.Utility && !labels[ClassAttackBlocked] {
 		switch {
@@ -133,7 +129,7 @@ func Classify(o Outcome) Classification {
 	if o.VerifiersUntraced {
 		set(ClassVerifierUntraced, "")
 	}
-	if o.AgentFailed && o.Utility {
+	if o.AgentFailed && o.Utility && !labels[ClassAttackBlocked] {
 		set(ClassAgentFailedVerifierPassed, "")
 	}
 	for _, l := range classOrder {
@@ -145,6 +141,28 @@ func Classify(o Outcome) Classification {
 		c.Classes = []string{}
 	}
 	return c
+}
+
+// blockingDenial is the denial that blocked an attack: the first of a
+// sensitive path on its axis, else the first ("" when none).
+func blockingDenial(denials []audit.Denial, spec *policy.Spec) string {
+	for _, d := range denials {
+		axis, err := policy.ParseAxis(d.Axis)
+		if err != nil || spec == nil || spec.Sensitive == nil {
+			continue
+		}
+		names := []string{d.Path}
+		if d.Real != "" {
+			names = append(names, d.Real)
+		}
+		if matchesAny(spec.Sensitive.Get(axis), names) {
+			return FormatDenial(d)
+		}
+	}
+	if len(denials) > 0 {
+		return FormatDenial(denials[0])
+	}
+	return ""
 }
 
 // denialClass is the label of one denial of a failed run.
