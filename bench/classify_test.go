@@ -139,3 +139,11 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+func TestExitSignal(t *testing.T) {
+	for code, want := range map[int]string{0: "", 1: "", 126: "", 128: "", 137: "SIGKILL", 143: "SIGTERM", 130: "SIGINT", 255: ""} {
+		if got := exitSignal(code); got != want {
+			t.Errorf("exitSignal(%d) = %q, want %q", code, got, want)
+		}
+	}
+}
