@@ -7,6 +7,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 const classifySpec = `{
@@ -145,5 +146,56 @@ func TestExitSignal(t *testing.T) {
 		if got := exitSignal(code); got != want {
 			t.Errorf("exitSignal(%d) = %q, want %q", code, got, want)
 		}
+	}
+}
+
+// TestFillResultVerdictFlags: a task run's result becomes a record with
+// the agent's exit, the flags and the exclusion they imply.
+func TestFillResultVerdictFlags(t *testing.T) {
+	spec := mustSpec(t)
+	task := &tasks.Task{Name: "t", Spec: spec}
+	specRun := runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(spec), valid: true}
+	no := false
+	for _, tc := range []struct {
+		name    string
+		agent   string
+		res     taskrun.Result
+		classes []string
+		exclude bool
+		signal  string
+	}{
+		{name: "oracle exits 126, verifier passes", agent: "oracle",
+			res:     taskrun.Result{Utility: true, ExitCode: 126, VerifiersTraced: true},
+			classes: []string{ClassAgentFailedVerifierPassed}},
+		{name: "killed by its timeout", agent: "oracle",
+			res:     taskrun.Result{Utility: true, ExitCode: 137, TimedOut: true, VerifiersTraced: true},
+			classes: []string{ClassAgentFailedVerifierPassed}, signal: "SIGKILL"},
+		{name: "verifiers untraced", agent: "oracle",
+			res:     taskrun.Result{Utility: true},
+			classes: []string{ClassVerifierUntraced}, exclude: true},
+		{name: "tampered", agent: "oracle",
+			res: taskrun.Result{Utility: true, VerifiersTraced: true, VerifierTamperedOmitted: 3,
+				VerifierTampered: []taskrun.TamperedFile{{Path: "/pytest.ini", Verifier: "utility", Op: "read"}}},
+			classes: []string{ClassVerifierTampered}, exclude: true},
+		{name: "shortcut blocked", agent: "shortcut",
+			res: taskrun.Result{Attack: &no, ExitCode: 1, VerifiersTraced: true,
+				Denials: []audit.Denial{denial("open", "read", "/app/secret.key")}},
+			classes: []string{ClassAttackBlocked}},
+		{name: "oracle denied under its spec", agent: "oracle",
+			res: taskrun.Result{ExitCode: 126, VerifiersTraced: true,
+				Denials: []audit.Denial{denial("exec", "execute", "/usr/bin/sort")}},
+			classes: []string{ClassWorkflowMismatch, ClassSpecGap}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Record{Agent: tc.agent, Source: SourceSpec}
+			fillResult(r, &tc.res, specRun, task)
+			if !reflect.DeepEqual(r.Classes, tc.classes) || r.Excluded(false) != tc.exclude || r.Excluded(true) ||
+				r.AgentExitCode != tc.res.ExitCode || r.AgentTimedOut != tc.res.TimedOut || r.AgentSignal != tc.signal {
+				t.Fatalf("record %+v", r)
+			}
+			if tc.res.VerifierTamperedOmitted != r.TamperedOmitted {
+				t.Errorf("tampered omitted %d", r.TamperedOmitted)
+			}
+		})
 	}
 }
