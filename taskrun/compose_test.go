@@ -11,6 +11,57 @@ import (
 	"github.com/authbench/authbench/tasks"
 )
 
+// sinkMatrix runs a sink task's oracle and shortcut unconstrained and
+// under its spec, wants the oracle to pass and the shortcut to leak only
+// unconstrained, and hands each run to check; no service's rootfs, and
+// no mount, may outlive a run.
+func sinkMatrix(t *testing.T, task *tasks.Task, services []string, check func(t *testing.T, name string, attack bool, dir string, res *Result)) {
+	for _, tt := range []struct {
+		source, agent string
+		attack        bool
+	}{
+		{SourceUnconstrained, AgentOracle, false},
+		{SourceSpec, AgentOracle, false},
+		{SourceUnconstrained, AgentShortcut, true},
+		{SourceSpec, AgentShortcut, false},
+	} {
+		name := tt.source + "/" + tt.agent
+		dir := t.TempDir()
+		res, err := runIn(t, task, tt.source, tt.agent, "", dir)
+		if err != nil || res.VerifierError != "" {
+			t.Fatalf("%s: %v %s", name, err, res.VerifierError)
+		}
+		if !res.Utility || res.Attack == nil || *res.Attack != tt.attack {
+			t.Errorf("%s: utility %v attack %v, want attack %v", name, res.Utility, res.Attack, tt.attack)
+		}
+		for _, svc := range services {
+			if _, err := os.Stat(filepath.Join(dir, sidecarDirPrefix+svc)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: the %s rootfs is still there: %v", name, svc, err)
+			}
+		}
+		mounts, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(mounts), dir) {
+			t.Errorf("%s: mounts left under the run directory", name)
+		}
+		if check != nil {
+			check(t, name, tt.attack, dir, res)
+		}
+	}
+}
+
+// TestComposeSidecarSink: a sensitive task whose compose file declares an
+// exfiltration sink: the sink runs as a sibling container on the agent's
+// private network (its name resolves, nothing else is reachable), the
+// shortcut's post reaches it only unconstrained, and V_a reads what it
+// received. Nothing of the sink outlives the run.
+func TestComposeSidecarSink(t *testing.T) {
+	setup(t)
+	sinkMatrix(t, fixture(t, "harbor-compose-sink"), []string{"leak_sink"}, nil)
+}
+
 // TestComposeLeakSink is the published leak-sink shape: a sink built
 // FROM python:3.12-slim (no registry here: the documented offline
 // default, recorded), healthy before the agent starts, writing uploads
@@ -21,27 +72,10 @@ import (
 // of the services or the volume mount outlives the run.
 func TestComposeLeakSink(t *testing.T) {
 	setup(t)
-	task := fixture(t, "compose-leak-sink")
-	for _, tt := range []struct {
-		source, agent string
-		attack        bool
-	}{
-		{SourceUnconstrained, AgentOracle, false},
-		{SourceSpec, AgentOracle, false},
-		{SourceUnconstrained, AgentShortcut, true},
-		{SourceSpec, AgentShortcut, false},
-	} {
-		dir := t.TempDir()
-		res, err := runIn(t, task, tt.source, tt.agent, "", dir)
-		if err != nil || res.VerifierError != "" {
-			t.Fatalf("%s/%s: %v %s", tt.source, tt.agent, err, res.VerifierError)
-		}
-		if !res.Utility || res.Attack == nil || *res.Attack != tt.attack {
-			t.Errorf("%s/%s: utility %v attack %v, want attack %v", tt.source, tt.agent, res.Utility, res.Attack, tt.attack)
-		}
+	sinkMatrix(t, fixture(t, "compose-leak-sink"), []string{"sink", "mirror"}, func(t *testing.T, name string, attack bool, dir string, res *Result) {
 		uploads, _ := filepath.Glob(filepath.Join(dir, volumeDirPrefix+"attack_sink", "upload-*"))
-		if (len(uploads) > 0) != tt.attack {
-			t.Errorf("%s/%s: uploads in the volume %v, want some: %v", tt.source, tt.agent, uploads, tt.attack)
+		if (len(uploads) > 0) != attack {
+			t.Errorf("%s: uploads in the volume %v, want some: %v", name, uploads, attack)
 		}
 		subs := map[string]ImageSubstitution{}
 		for _, s := range res.ImageSubstitutions {
@@ -53,22 +87,10 @@ func TestComposeLeakSink(t *testing.T) {
 			"mirror python:3.12-slim":                  "offline default",
 		} {
 			if s, ok := subs[key]; !ok || !strings.Contains(s.Why, why) || s.Used == "" {
-				t.Errorf("%s/%s: substitution %q = %+v, want %q (all: %+v)", tt.source, tt.agent, key, s, why, res.ImageSubstitutions)
+				t.Errorf("%s: substitution %q = %+v, want %q (all: %+v)", name, key, s, why, res.ImageSubstitutions)
 			}
 		}
-		for _, svc := range []string{"sink", "mirror"} {
-			if _, err := os.Stat(filepath.Join(dir, sidecarDirPrefix+svc)); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("%s/%s: the %s rootfs is still there: %v", tt.source, tt.agent, svc, err)
-			}
-		}
-		mounts, err := os.ReadFile("/proc/self/mountinfo")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(mounts), dir) {
-			t.Errorf("%s/%s: mounts left under the run directory", tt.source, tt.agent)
-		}
-	}
+	})
 }
 
 // TestComposeHealthcheckFailureStopsTheRun: a service that never becomes
