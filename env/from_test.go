@@ -14,9 +14,9 @@ var (
 		Default: BaseConfig{Suite: "bookworm", Variant: "minbase", Arch: "amd64", Mirror: "http://m/debian", Packages: []string{"jq"}},
 		Mirror:  "http://m/debian",
 	}
-	testBase = testBases.Default.Tag()
-	py313, _ = testBases.Config("python-py313")
-	py311, _ = testBases.Config("python-py311")
+	testBase       = testBases.Default.Tag()
+	py313, _       = testBases.Config("python-py313")
+	py311, _       = testBases.Config("python-py311")
 	postgresTag, _ = StandIns[0].Tag(testBases)
 )
 
