@@ -8,8 +8,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -213,9 +216,29 @@ func (c *client) callError(err error) error {
 		if msg == "" {
 			msg = http.StatusText(ae.StatusCode)
 		}
-		return &ModelError{Status: ae.StatusCode, Msg: scrub(msg, c.cfg.APIKey)}
+		return &ModelError{Status: ae.StatusCode, Msg: excerpt(scrub(msg, c.cfg.APIKey))}
 	}
-	return &ModelError{Msg: scrub(err.Error(), c.cfg.APIKey)}
+	return &ModelError{Msg: excerpt(scrub(err.Error(), c.cfg.APIKey))}
+}
+
+// maxExcerpt bounds an error text of the endpoint kept in a record.
+const maxExcerpt = 512
+
+// excerpt is an endpoint's error text as records keep it: at most
+// maxExcerpt bytes (cut at a rune, marked), quoted when it holds control
+// or invalid bytes (escapes for terminals, markup and logs stay inert).
+func excerpt(s string) string {
+	cut := len(s) > maxExcerpt
+	if cut {
+		s = s[:runeCut(s, maxExcerpt)]
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsGraphic(r) && r != ' ' }) >= 0 {
+		s = strconv.Quote(s)
+	}
+	if cut {
+		s += "..."
+	}
+	return s
 }
 
 // scrub replaces the key wherever an error text repeats it.

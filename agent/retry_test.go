@@ -252,3 +252,21 @@ func TestLoopBoundsObservation(t *testing.T) {
 		t.Errorf("truncation note %s", e)
 	}
 }
+
+// An endpoint's error message is kept as a short excerpt, quoted when it
+// holds control bytes (a terminal escape, here), never whole.
+func TestLoopErrorMessageExcerpt(t *testing.T) {
+	msg := "\x1b]0;owned\x07" + strings.Repeat("x", 1<<20)
+	body, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg}})
+	srv := agenttest.New(t, agenttest.Reply{Status: 400, Body: string(body)})
+	cfg := config(srv.URL, false)
+	cfg.MaxRetries = -1
+	out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
+	got := out.Err.Error()
+	if out.Reason != agent.StopModelError || !strings.HasPrefix(got, `model call: HTTP 400: "\x1b]0;owned\a`) || !strings.HasSuffix(got, `xxx"...`) || len(got) > 700 {
+		t.Errorf("error %.300q (%d bytes)", got, len(got))
+	}
+	if strings.ContainsRune(got, 0x1b) {
+		t.Error("the escape reached the error text raw")
+	}
+}
