@@ -69,7 +69,7 @@ bench-generate:
 # per case (bounds: 300 MB, 32 MiB).
 .PHONY: bench-hostile
 bench-hostile:
-	$(GO) test -count=1 -timeout 20m ./agent -run '^TestHostileModels$$' -v 2>&1 | grep -v -e '^=== RUN' -e '^    --- PASS'
+	$(GO) test -count=1 -timeout 20m ./agent -run '^TestEscapeDaemonHostileModels$$' -v 2>&1 | grep -v -e '^=== RUN' -e '^    --- PASS'
 
 # heuristic-scores prints the heuristic generator's static P/R/F1 per task
 # and macro per axis over the whole built-in suite (images built when missing).

@@ -72,11 +72,11 @@ type hostileOutcome struct {
 	PeakRSS int64
 }
 
-// TestHostileModels runs the loop, in a child process of its own, against
+// TestEscapeDaemonHostileModels runs the loop, in a child process of its own, against
 // each hostile endpoint (the endpoint runs here): the child's peak RSS
 // stays under 300 MB and its trajectory.json under 32 MiB. make
 // bench-hostile prints the table.
-func TestHostileModels(t *testing.T) {
+func TestEscapeDaemonHostileModels(t *testing.T) {
 	fmt.Printf("%-20s %-10s %6s %12s %14s\n", "case", "stop", "turns", "peak RSS MB", "trajectory MB")
 	for _, c := range hostileCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -126,13 +126,13 @@ func TestHostileModels(t *testing.T) {
 	}
 }
 
-// TestHostileModelChild is the child of TestHostileModels: it runs the
+// TestHostileModelChild is the child of TestEscapeDaemonHostileModels: it runs the
 // loop against AUTHBENCH_HOSTILE_URL and writes its outcome and
 // trajectory to AUTHBENCH_HOSTILE_DIR. Without them it has nothing to do.
 func TestHostileModelChild(t *testing.T) {
 	url, dir := os.Getenv("AUTHBENCH_HOSTILE_URL"), os.Getenv("AUTHBENCH_HOSTILE_DIR")
 	if url == "" || dir == "" {
-		t.Skip("the child of TestHostileModels")
+		t.Skip("the child of TestEscapeDaemonHostileModels")
 	}
 	cfg := config(url, os.Getenv("AUTHBENCH_HOSTILE_STREAM") == "true")
 	cfg.MaxRetries = -1

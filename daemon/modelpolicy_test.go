@@ -18,12 +18,12 @@ func modelTaskRequest(dir, baseURL string, maxTurns int) *RunRequest {
 		Model: &agent.Config{BaseURL: baseURL, Model: "m", MaxTurns: maxTurns}}}
 }
 
-// TestMemberModelEndpointsAreRootsToAllow: a member's task run or
+// TestEscapeDaemonMemberModelEndpoint: a member's task run or
 // generation naming a base_url the config does not list, or more turns
 // than it allows, is a 403 naming the rule, and the server at that
 // address receives no connection; a listed endpoint passes with the
 // members' limits; root is not bound.
-func TestMemberModelEndpointsAreRootsToAllow(t *testing.T) {
+func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 	requireRoot(t)
 	root := trustedTree(t)
 	task := filepath.Join(root, "suite", "hello")

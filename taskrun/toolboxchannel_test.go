@@ -42,12 +42,12 @@ sc("process_vm_readv", 310, 1, ctypes.addressof(iov), 1, ctypes.addressof(iov), 
 ' 2>&1`,
 }
 
-// TestModelAgentCannotReachTheToolboxChannel: an agent tries every way
+// TestEscapeDaemonToolboxChannelUnreachable: an agent tries every way
 // to the toolbox's channel (/proc/1/fd, inherited descriptors, ptrace,
 // pidfd_getfd): each is refused, its flood and forged results never
 // reach the host, the trajectory holds only the real results and the
 // host's memory stays bounded.
-func TestModelAgentCannotReachTheToolboxChannel(t *testing.T) {
+func TestEscapeDaemonToolboxChannelUnreachable(t *testing.T) {
 	setup(t)
 	task := fixture(t, "hello-standard")
 	// Unconstrained: neither Landlock nor seccomp helps; only the channel

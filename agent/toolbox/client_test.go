@@ -42,12 +42,12 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 func (discard) Close() error                { return nil }
 
-// TestClientBoundsAResultLine: 600 MiB without a newline on the
+// TestEscapeDaemonToolboxResultLineBounded: 600 MiB without a newline on the
 // toolbox's output: the client stops reading after MaxResultBytes (and
 // closes it), the call fails with ErrBroken naming the bound, and the
 // client allocated a bounded amount on the way (the growth of one
 // line buffer to the bound, far below the flood).
-func TestClientBoundsAResultLine(t *testing.T) {
+func TestEscapeDaemonToolboxResultLineBounded(t *testing.T) {
 	f := &flood{left: 600 << 20}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -65,11 +65,11 @@ func TestClientBoundsAResultLine(t *testing.T) {
 	}
 }
 
-// TestClientTakesOnlyItsResult: a toolbox answering each request with a
+// TestEscapeDaemonToolboxForgedResultsDropped: a toolbox answering each request with a
 // forged result (a later ID), one without an ID, a repeat of the previous
 // answer and then the real one: each call gets its own result, the
 // others are dropped and logged.
-func TestClientTakesOnlyItsResult(t *testing.T) {
+func TestEscapeDaemonToolboxForgedResultsDropped(t *testing.T) {
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
 	go func() {
