@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // Bounds a loop keeps whatever its model endpoint sends.
@@ -148,7 +148,7 @@ func TestHostileModelChild(t *testing.T) {
 	if err := out.Trajectory.WriteFile(filepath.Join(dir, "trajectory.json")); err != nil {
 		t.Fatal(err)
 	}
-	o := hostileOutcome{Reason: out.Reason, Turns: out.Turns, PeakRSS: vmHWM(t)}
+	o := hostileOutcome{Reason: out.Reason, Turns: out.Turns, PeakRSS: testenv.PeakRSS(t)}
 	if out.Err != nil {
 		o.Err = out.Err.Error()
 	}
@@ -156,23 +156,4 @@ func TestHostileModelChild(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "outcome.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// vmHWM is this process's peak resident set in bytes.
-func vmHWM(t *testing.T) int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc/self/status")
-	return 0
 }

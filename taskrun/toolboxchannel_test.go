@@ -2,13 +2,13 @@ package taskrun
 
 import (
 	"encoding/json"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // channelAttacks are shell calls of an agent (root in its container,
@@ -100,26 +100,9 @@ func TestEscapeDaemonToolboxChannelUnreachable(t *testing.T) {
 					t.Errorf("no %q in the observations", want)
 				}
 			}
-			if hwm := peakRSS(t); hwm > 300<<20 {
+			if hwm := testenv.PeakRSS(t); hwm > 300<<20 {
 				t.Errorf("peak RSS of the host process %d MB (bound 300 MB)", hwm>>20)
 			}
 		})
 	}
-}
-
-// peakRSS is this process's peak resident set (VmHWM) in bytes.
-func peakRSS(t *testing.T) int64 {
-	t.Helper()
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc/self/status")
-	return 0
 }
