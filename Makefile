@@ -4,7 +4,7 @@
 GO        ?= go
 BIN       := bin/authbench
 PKGS      := ./...
-APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium
+APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
 export GOFLAGS := -buildvcs=false
 # A static binary: it is bind-mounted into task rootfs, and libcap's psx
 # (Landlock on all threads) only works without cgo inside a PID namespace.
