@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 	"golang.org/x/term"
 
 	"github.com/authbench/authbench/agent"
@@ -153,6 +154,20 @@ func (a *app) runBench(f benchFlags) error {
 		spec, _, err := oracle.Record(ctx, api, t, opts)
 		if err != nil {
 			return nil, err
+		}
+		// Sufficient by construction (docs/oracle.md); a spec that cannot
+		// be made sufficient is run as recorded, and its runs show why.
+		vo := oracle.VerifyOptions{RunOptions: opts.RunOptions, Root: opts.Root}
+		sufficient, _, err := oracle.MakeSufficient(ctx, api, t, spec, 0, vo)
+		var insufficient *oracle.InsufficientError
+		var nondet *oracle.NondeterministicError
+		switch {
+		case errors.As(err, &insufficient) || errors.As(err, &nondet):
+			a.log.Warn("trace source: the recorded spec is not sufficient; running it as recorded", zap.String("task", t.Name), zap.Error(err))
+		case err != nil:
+			return nil, err
+		default:
+			spec = sufficient
 		}
 		return &policy.Policy{Permissions: spec.Required, Source: "trace (" + t.Name + ")"}, nil
 	}

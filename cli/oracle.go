@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,8 +25,10 @@ type oracleFlags struct {
 	stateDir  string
 	imagesDir string
 	// record
-	runs  int
-	write bool
+	runs     int
+	write    bool
+	noVerify bool
+	rounds   int
 	// verify
 	specFile  string
 	minimize  bool
@@ -67,6 +70,15 @@ the layout of the task's spec file, a diff against its required_permissions
 (with the recorded set's static precision/recall against it) on stderr.
 --write replaces tests/permission_eval_spec.json atomically when it differs.
 
+The recording ends with verification: the spec is replayed (2 replays at
+once) and, while the oracle fails on a denial a required entry can grant,
+the narrowest entry that denial calls for is added and the spec verified
+again (at most --rounds rounds; each repair is reported with its denial,
+and a repair that grants more than the denied path says so). A spec that
+cannot be made sufficient is not printed: the command fails naming the last
+denial and why (outside the scored roots, a sensitive path, no convergence,
+an oracle that passes one replay and fails another). --no-verify skips it.
+
 Refused, with nothing written: an oracle that fails unconstrained (the task is
 broken; V_u's output is shown), one that does not exit within the task's
 agent timeout, a run that lost events, sensitive_permissions that cover the
@@ -77,6 +89,8 @@ oracle's own accesses, scored_roots that are not in the image.`,
 	rf.register(record)
 	record.Flags().IntVar(&rf.runs, "runs", oracle.DefaultRuns, "traced oracle runs to record")
 	record.Flags().BoolVar(&rf.write, "write", false, "replace the task's permission_eval_spec.json with the recorded spec")
+	record.Flags().BoolVar(&rf.noVerify, "no-verify", false, "print the recorded spec without verifying and repairing it")
+	record.Flags().IntVar(&rf.rounds, "rounds", oracle.DefaultRepairRounds, "verify-and-repair rounds at most")
 
 	var vf oracleFlags
 	verify := &cobra.Command{
@@ -194,8 +208,12 @@ func (a *app) oracleRecord(f oracleFlags, dir string) error {
 		return err
 	}
 	defer done()
-	spec, rep, err := oracle.Record(ctx, api, t, oracle.RecordOptions{RunOptions: ro, Runs: f.runs, Root: root})
+	spec, rep, err := oracle.Record(ctx, api, t, oracle.RecordOptions{RunOptions: ro, Runs: f.runs, Root: root,
+		Verify: !f.noVerify, Rounds: f.rounds})
 	if err != nil {
+		if rep != nil && rep.Sufficiency != nil {
+			printRepairs(a.stderr, rep.Sufficiency)
+		}
 		return refusal(err)
 	}
 	abs, err := filepath.Abs(dir)
@@ -265,6 +283,10 @@ func printRecordReport(w io.Writer, rep *oracle.Report, specPath string, write, 
 	for _, s := range rep.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", s)
 	}
+	if rep.Sufficiency != nil {
+		printRepairs(w, rep.Sufficiency)
+		fmt.Fprintf(w, "verified: the oracle passed every replay under the spec in round %d (replays %s)\n", rep.Sufficiency.Rounds, strings.Join(rep.Sufficiency.RunIDs, ", "))
+	}
 	if d := rep.Diff; d != nil {
 		fmt.Fprintf(w, "diff against %s:\n", specPath)
 		for _, ad := range d.Axes {
@@ -292,6 +314,18 @@ func printRecordReport(w io.Writer, rep *oracle.Report, specPath string, write, 
 		fmt.Fprintf(w, "wrote %s\n", specPath)
 	case write:
 		fmt.Fprintf(w, "%s unchanged\n", specPath)
+	}
+}
+
+func printRepairs(w io.Writer, s *oracle.Sufficiency) {
+	for _, r := range s.Repairs {
+		fmt.Fprintf(w, "repaired (round %d) %s +%s <- %s\n", r.Round, r.Axis, r.Entry, r.Denial)
+		for _, e := range r.Replaced {
+			fmt.Fprintf(w, "  replaces %s %s\n", r.Axis, e)
+		}
+	}
+	for _, wd := range s.Widenings() {
+		fmt.Fprintf(w, "WIDER %s\n", wd)
 	}
 }
 
