@@ -265,6 +265,13 @@ func (c candidate) widening(name string, ax policy.Axis, env Env) string {
 	if c.dir != "" {
 		return fmt.Sprintf("%s is refused by its exact entry (the file is made or replaced at run time, and Landlock rules hold on the inodes that exist at launch): every file below %s", name, c.dir)
 	}
+	if ax == policy.Read && env != nil && !env.Exists(name) {
+		for d := path.Dir(name); d != "/"; d = path.Dir(d) {
+			if env.Exists(d) {
+				return fmt.Sprintf("%s does not exist at launch: under published semantics its nearest existing ancestor %s may be read whole", name, d)
+			}
+		}
+	}
 	if ax == policy.Read && env != nil && env.Exists(name) && env.Realpath(name) == name && isDirIn(env, name) {
 		return fmt.Sprintf("%s is a directory: a read entry for it lets every file below it be read (published semantics)", name)
 	}

@@ -10,7 +10,7 @@ import (
 
 const repairSpec = `{
   "required_permissions": {
-    "read": ["/w/README.md", "/w/src/a.py", "/w/src"],
+    "read": ["/w/README.md", "/w/src"],
     "write": ["/w/README.md"],
     "execute": ["/usr/bin/git"]
   },
@@ -24,7 +24,7 @@ const repairSpec = `{
 // replaced at run time), the nearest existing directory's dir/**, as a
 // widening; never a sensitive path, never outside the scored roots.
 func TestRepairFor(t *testing.T) {
-	env := fakeEnv{files: map[string]bool{"/w": true, "/w/src": true, "/w/README.md": true, "/usr/bin": true}}
+	env := fakeEnv{files: map[string]bool{"/w": true, "/w/src": true, "/w/src/a.py": true, "/w/README.md": true, "/usr/bin": true}}
 	cases := []struct {
 		name    string
 		m       MissingPermission
@@ -36,12 +36,13 @@ func TestRepairFor(t *testing.T) {
 		sens    string // a sensitive read pattern added
 	}{
 		{name: "execute: the realpath", m: MissingPermission{Axis: "execute", Path: "/usr/bin/awk", Real: "/usr/bin/mawk"}, entry: "/usr/bin/mawk"},
-		{name: "read not held: exact", m: MissingPermission{Axis: "read", Path: "/w/src/b.py"}, entry: "/w/src/b.py"},
+		{name: "read of a file made at run time: exact, wider at launch", m: MissingPermission{Axis: "read", Path: "/w/src/b.py"}, entry: "/w/src/b.py", widened: true},
+		{name: "read not held: exact", m: MissingPermission{Axis: "read", Path: "/w/src/a.py"}, entry: "/w/src/a.py"},
 		{name: "listing of a scored root: exact", m: MissingPermission{Axis: "read", Path: "/w"}, entry: "/w"},
 		{name: "held but refused: the directory", m: MissingPermission{Axis: "read", Path: "/w/README.md"}, entry: "/w/**", widened: true,
-			replace: []string{"/w/README.md", "/w/src/a.py", "/w/src"}},
+			replace: []string{"/w/README.md", "/w/src"}},
 		{name: "made in a new directory: the nearest existing one", m: MissingPermission{Axis: "read", Path: "/w/build/out/x.o"},
-			tried: []string{"read /w/build/out/x.o"}, entry: "/w/**", widened: true, replace: []string{"/w/README.md", "/w/src/a.py", "/w/src"}},
+			tried: []string{"read /w/build/out/x.o"}, entry: "/w/**", widened: true, replace: []string{"/w/README.md", "/w/src"}},
 		{name: "every candidate tried", m: MissingPermission{Axis: "read", Path: "/w/README.md"}, tried: []string{"read /w/**"}, err: "none"},
 		{name: "sensitive denial", m: MissingPermission{Axis: "read", Path: "/w/.env"}, err: "sensitive", sens: "/w/.env"},
 		{name: "sensitive execute by realpath", m: MissingPermission{Axis: "execute", Path: "/bin/curl", Real: "/usr/bin/curl"}, err: "sensitive"},
