@@ -119,6 +119,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 	}
 	o.Progress.Start(len(keys), len(keys)-len(pending), skipped)
 	err = b.runAll(ctx, pending)
+	if err == nil && cfg.Attribute {
+		err = b.attributeAll(ctx)
+	}
 	o.Progress.Finish(err)
 	if werr := b.writeSummary(err == nil); werr != nil && err == nil {
 		err = werr

@@ -31,6 +31,7 @@ type benchFlags struct {
 	shard          string
 	semantics      string
 	trustVerifiers bool
+	attribute      bool
 	out            string
 	baseMap        []string
 	stateDir       string
@@ -79,6 +80,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
 	fl.StringVar(&f.semantics, "semantics", bench.SemanticsPublished, "enforcement semantics: published or precise")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier ran agent-written files in success rates")
+	fl.BoolVar(&f.attribute, "attribute", false, "re-run each failed run with its deciding denial's permission added, to confirm why it failed")
 	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
 	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
@@ -126,7 +128,7 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, err
 	}
 	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, GenModel: genModel, Trials: f.trials, Parallel: f.parallel,
-		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out}, nil
+		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute}, nil
 }
 
 func (a *app) runBench(f benchFlags) error {
