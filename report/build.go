@@ -51,6 +51,9 @@ func Build(records []bench.Record, opts Options) *Report {
 		rep.Excluded += row.Excluded
 		rep.Rows = append(rep.Rows, row)
 		rep.Failures = append(rep.Failures, failureDist(g, opts))
+		if a, ok := attributionRow(g, opts); ok {
+			rep.Attribution = append(rep.Attribution, a)
+		}
 	}
 	for i := range runs {
 		rep.Tasks = append(rep.Tasks, taskRun(&runs[i], opts))

@@ -29,6 +29,9 @@ func (r *Report) HTML(w io.Writer) error {
 		Failures: htmlSection{ID: "failures", Title: "Failure distribution", Intro: failureIntro, Table: r.failureTable()},
 		Runs:     htmlSection{ID: "runs", Title: "Runs", Intro: runsIntro, Table: r.runsTable()},
 	}
+	if len(r.Attribution) > 0 {
+		page.Sections = append(page.Sections, htmlSection{ID: "attribution", Title: "Attribution", Intro: attributionIntro, Table: r.attributionTable()})
+	}
 	for _, c := range charts {
 		page.Charts = append(page.Charts, htmlChart{
 			ID: c.ID, Title: c.Title, Caption: c.Caption,

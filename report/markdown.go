@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +22,12 @@ func (r *Report) Markdown(w io.Writer) error {
 		{"Static scores per axis", staticIntro, r.staticTable()},
 		{"Failure distribution", failureIntro, r.failureTable()},
 		{"Runs", runsIntro, r.runsTable()},
+	}
+	if len(r.Attribution) > 0 {
+		sections = slices.Insert(sections, 3, struct {
+			title, intro string
+			t            table
+		}{"Attribution", attributionIntro, r.attributionTable()})
 	}
 	for _, s := range sections {
 		fmt.Fprintf(b, "## %s\n\n%s\n\n", s.title, s.intro)

@@ -40,6 +40,9 @@ type Report struct {
 	// Failures is the failure-class distribution, one entry per row that
 	// has runs.
 	Failures []FailureDist `json:"failures"`
+	// Attribution summarises bench --attribute per row (rows with an
+	// attributed run only).
+	Attribution []AttributionRow `json:"attribution,omitempty"`
 	// Tasks is the drill-down: one entry per run, ordered by task, source,
 	// agent and trial.
 	Tasks []TaskRun `json:"tasks"`
