@@ -83,18 +83,8 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	if n <= 0 {
 		n = DefaultRuns
 	}
-	reps := make([]*replay, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reps[i], errs[i] = recordingRun(ctx, api, t, opts.RunOptions)
-		}()
-	}
-	wg.Wait()
-	if err := firstErrors(errs); err != nil {
+	reps, err := atOnce(n, func() (*replay, error) { return recordingRun(ctx, api, t, opts.RunOptions) })
+	if err != nil {
 		return nil, nil, err
 	}
 	var env Env
@@ -208,6 +198,26 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	}
 	rep.Diff = DiffRequired(out.Required, t.Spec, opts.Root)
 	return out, rep, nil
+}
+
+// atOnce calls f n times at the same time and returns the results, or
+// the errors joined (each message once).
+func atOnce[T any](n int, f func() (T, error)) ([]T, error) {
+	out := make([]T, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = f()
+		}()
+	}
+	wg.Wait()
+	if err := firstErrors(errs); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // runID matches the daemon's run ids.

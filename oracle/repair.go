@@ -7,7 +7,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
@@ -114,7 +113,7 @@ func MakeSufficient(ctx context.Context, api daemon.API, t *tasks.Task, spec *po
 	for round := 1; ; round++ {
 		suf.Rounds = round
 		vo.Reference = cur
-		verdicts, err := verifyTimes(ctx, api, t, cur, vo, verifiesPerRound)
+		verdicts, err := atOnce(verifiesPerRound, func() (*Verdict, error) { return Verify(ctx, api, t, cur, vo) })
 		if err != nil {
 			return nil, suf, err
 		}
@@ -169,25 +168,6 @@ func MakeSufficient(ctx context.Context, api daemon.API, t *tasks.Task, spec *po
 		// untouched environment passes): nothing to repair.
 		return nil, suf, fail(strings.Join(failed.Problems, "; "), "")
 	}
-}
-
-// verifyTimes runs n verifies of spec at once.
-func verifyTimes(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spec, vo VerifyOptions, n int) ([]*Verdict, error) {
-	out := make([]*Verdict, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i], errs[i] = Verify(ctx, api, t, spec, vo)
-		}()
-	}
-	wg.Wait()
-	if err := firstErrors(errs); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // decidingDenial is the first denial of the failed oracle replay that a
