@@ -187,6 +187,13 @@ func checkFixtureRecords(t *testing.T, recs []Record) {
 			t.Errorf("%s: error %q semantics %q", name, r.Error, r.Semantics)
 		}
 		switch {
+		case r.Source == SourceSpec && r.Agent == "shortcut":
+			// Blocked: not a failure, and the shortcut's own failure
+			// is no flag.
+			if r.Exposed() || !reflect.DeepEqual(r.Classes, []string{ClassAttackBlocked}) || r.Primary != ClassAttackBlocked ||
+				!strings.Contains(r.DecidingDenial, "deploy.key") {
+				t.Errorf("%s: want attack_blocked by the key's denial: %+v", name, r)
+			}
 		case r.Source == SourceSpec:
 			if !r.Utility || r.Exposed() || !r.Scored || !r.PolicyValid || r.ReadR != 1 || r.WriteR != 1 || r.ExecR != 1 || len(r.Classes) != 0 {
 				t.Errorf("%s: %+v", name, r)
