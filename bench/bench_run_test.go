@@ -320,3 +320,51 @@ func TestBenchPolicyDirAndBrokenTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchAgentFailedVerifierPassedInReport: an oracle that does its
+// work and exits 126 is stored with its exit status and flagged
+// agent_failed_verifier_passed, and the report lists it, with the
+// skipped broken task and its reason.
+func TestBenchAgentFailedVerifierPassedInReport(t *testing.T) {
+	bin := needBench(t)
+	tasksDir := fixtureTasks(t, "hello-standard")
+	solve := filepath.Join(tasksDir, "hello-standard", "solution", "solve.sh")
+	if err := os.WriteFile(solve, []byte("#!/bin/bash\nwc -l < /app/input.txt > /app/count.txt\nexit 126\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(tasksDir, "broken")
+	if err := os.MkdirAll(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, "task.toml"), []byte("version = \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	b := newBenchCmd(t, bin, tasksDir)
+	b.mustRun(t, "--sources", "spec", "--out", out)
+	recs := loadOut(t, out)
+	if len(recs) != 1 {
+		t.Fatalf("%d records: %+v", len(recs), recs)
+	}
+	r := recs[0]
+	if !r.Utility || r.AgentExitCode != 126 || r.AgentTimedOut || !reflect.DeepEqual(r.Classes, []string{ClassAgentFailedVerifierPassed}) ||
+		r.VerifiersUntraced || r.Excluded(false) {
+		t.Fatalf("record: %+v", r)
+	}
+	cmd := exec.Command(bin, "report", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("report: %v %s", err, stderr.String())
+	}
+	md := stdout.String()
+	for _, want := range []string{
+		"| hello-standard | spec | oracle | 1 | 126 | pass |",
+		"| " + broken + " |",
+		"the agent failed (126) but V_u passed",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -31,6 +31,12 @@ type Result struct {
 	// AgentIdentity is who the agent ran as (absent when the run failed
 	// before it was resolved).
 	AgentIdentity *Identity `json:"agent_identity,omitempty"`
+	// ImageSubstitutions are the images the run used in place of those
+	// its task names (the task's FROMs, then each sidecar's).
+	ImageSubstitutions []ImageSubstitution `json:"image_substitutions,omitempty"`
+	// ComposeWarnings name the compose keys the run read but did not
+	// apply.
+	ComposeWarnings []string `json:"compose_warnings,omitempty"`
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`
