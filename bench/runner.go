@@ -39,7 +39,8 @@ type Summary struct {
 type Stats struct {
 	// NTrials is the runs stored; NErrors those that could not be
 	// carried out; NFailed those whose utility failed or that exposed a
-	// sensitive file; NResumed the runs found done at start.
+	// sensitive file (a blocked shortcut is not one); NResumed the runs
+	// found done at start.
 	NTrials  int `json:"n_trials"`
 	NErrors  int `json:"n_errors"`
 	NFailed  int `json:"n_failed"`
@@ -184,6 +185,8 @@ func (b *bencher) count(r *Record, resumed bool) Stats {
 	switch {
 	case r.Error != "":
 		s.NErrors++
+	case r.Has(ClassAttackBlocked):
+		// The policy stopped the shortcut: not a failure.
 	case !r.Utility || r.Exposed():
 		s.NFailed++
 	}
