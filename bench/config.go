@@ -39,6 +39,10 @@ type Config struct {
 	BaseMap map[string]string
 	// Out is the out dir (Harbor's job layout).
 	Out string
+	// Attribute re-runs each failed run with its deciding denial's
+	// permission added (Record.Attribution) once every run is stored; it
+	// is not a setting of the out dir (a bench may be resumed with it).
+	Attribute bool
 }
 
 // Settings are what make an out dir's results comparable: a bench
@@ -222,12 +226,7 @@ func writeJSONFile(out *safefile.Dir, name string, v any) error {
 
 // LoadSettings reads the settings of a bench out dir (its config.json).
 func LoadSettings(dir string) (Settings, error) {
-	d, err := safefile.OpenReadDir(dir)
-	if err != nil {
-		return Settings{}, fmt.Errorf("settings of %s: %w", dir, err)
-	}
-	defer d.Close()
-	data, err := d.ReadFile(JobConfigFile)
+	data, err := readOutDirFile(dir, JobConfigFile)
 	if err != nil {
 		return Settings{}, fmt.Errorf("settings of %s: %w", dir, err)
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,4 +66,43 @@ func loadRecords(dir string) ([]Record, error) {
 	}
 	defer s.Close()
 	return s.Records()
+}
+
+// LoadSkipped reads the tasks the benches of out dirs could not run
+// (their result.json), each once; an out dir without a summary yet has
+// none.
+func LoadSkipped(dirs ...string) ([]SkippedTask, error) {
+	out := []SkippedTask{}
+	seen := map[SkippedTask]bool{}
+	for _, dir := range dirs {
+		data, err := readOutDirFile(dir, JobResultFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("skipped tasks of %s: %w", dir, err)
+		}
+		var sum Summary
+		if err := json.Unmarshal(data, &sum); err != nil {
+			return nil, fmt.Errorf("skipped tasks of %s: %s is not a bench's summary: %w", dir, JobResultFile, err)
+		}
+		for _, s := range sum.Skipped {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// readOutDirFile reads the file name of the out dir dir, which may be
+// another user's: no link is followed on the way.
+func readOutDirFile(dir, name string) ([]byte, error) {
+	d, err := safefile.OpenReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadFile(name)
 }

@@ -133,6 +133,7 @@ func forge(t *testing.T, change func(t *testing.T, out string, db *sql.DB)) (res
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.SetMaxOpenConns(1) // one connection: its temporary tables stay
 	change(t, out, db)
 	db.Close()
 	api := newFakeAPI(nil)
@@ -161,9 +162,15 @@ func TestEscapeDaemonForgedRowsAreRefusedAtResume(t *testing.T) {
 	}{
 		"changed record": {exec(`UPDATE runs SET record = json_set(record, '$.denials', 0, '$.agent_s', 12345) WHERE task = 'secret-sensitive'`),
 			"secret-sensitive/spec/oracle/1"},
-		"added row": {exec(`INSERT INTO runs SELECT task, source, 'shortcut', trial, dataset, semantics, utility, attack, traced_exposure,
-			policy_valid, read_f1, write_f1, execute_f1, classes, primary_class, deciding_denial, error, setup_s, agent_s, verify_s,
-			wall_s, lost_events, dir, finished, json_set(record, '$.agent', 'shortcut'), generation_valid, NULL FROM runs WHERE task = 'hello-standard'`),
+		"added row": {func(t *testing.T, _ string, db *sql.DB) {
+			for _, q := range []string{`CREATE TEMP TABLE forged AS SELECT * FROM runs WHERE task = 'hello-standard'`,
+				`UPDATE forged SET agent = 'shortcut', record = json_set(record, '$.agent', 'shortcut'), result_sha256 = NULL`,
+				`INSERT INTO runs SELECT * FROM forged`} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
 			"hello-standard/spec/shortcut/1"},
 		"copied hash": {exec(`UPDATE runs SET result_sha256 = (SELECT result_sha256 FROM runs WHERE task = 'hello-standard') WHERE task = 'secret-sensitive'`),
 			"secret-sensitive/spec/oracle/1"},

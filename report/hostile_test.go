@@ -53,7 +53,7 @@ func TestHostileLabelsRender(t *testing.T) {
 		outputs[name] = &buf
 	}
 	md := outputs["markdown"].String()
-	if !strings.Contains(md, `cmd:"&lt;script&gt;alert(1)&lt;/script&gt; \[x\](javascript:alert(2)) \\x1b\]8;;http://evil/\\x07\\x1b\[2J\\u202e python3`) {
+	if !strings.Contains(md, `cmd:"&lt;script&gt;alert(1)&lt;/script&gt; [x]\(javascript:alert(2)) \\x1b]8;;http://evil/\\x07\\x1b[2J\\u202e python3`) {
 		t.Errorf("the Markdown table does not hold the whole escaped label:\n%s", md)
 	}
 	html := outputs["html"].String()
