@@ -70,9 +70,13 @@ type Session struct {
 // TrackOptions adjust what a session records.
 type TrackOptions struct {
 	// FromExec drops the root process's events until its first
-	// successful exec (failed exec attempts are kept). Use it when the
-	// root is a launcher such as sandbox-init, whose own start-up
-	// accesses are not the traced command's.
+	// successful exec that began after the tracking did (failed exec
+	// attempts are kept). Use it when the root is a launcher such as
+	// sandbox-init, whose own start-up accesses are not the traced
+	// command's. The launcher's own exec, when its tracking came while
+	// that exec was still under way (after /proc/PID/exe changed, before
+	// the exec's tracepoint), does not count: the kernel marks an exec
+	// whose start it did not see in the tracked process.
 	FromExec bool
 }
 
