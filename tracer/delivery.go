@@ -19,6 +19,9 @@ func (s *Session) push(ev Event) (queued bool) {
 	}
 	if s.preExec && ev.TGID == s.root {
 		if ev.Op != OpExec || ev.preTrack {
+			if ev.preTrack {
+				s.preTracks++
+			}
 			return false
 		}
 		s.preExec = ev.Failed()

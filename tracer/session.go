@@ -50,6 +50,7 @@ type Session struct {
 	missed0   uint64 // Tracer.missed when the session started
 	mu        sync.Mutex
 	preExec   bool // dropping the root's events until it execs (FromExec)
+	preTracks int  // execs of the root begun before tracking, dropped (FromExec)
 	queue     []Event
 	flushing  bool // in Tracer.dirty (reader goroutine only)
 	lastBatch int  // size of the last batch sent: the next queue's capacity
