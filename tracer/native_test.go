@@ -23,13 +23,7 @@ func sharedObject(t *testing.T, dir, name string) string {
 
 // mmapsOf returns the mmap events that name file.
 func mmapsOf(evs []Event, file string) []Event {
-	var out []Event
-	for _, ev := range evs {
-		if ev.Op == OpMmap && ev.Real == file {
-			out = append(out, ev)
-		}
-	}
-	return out
+	return filterEvents(evs, func(e *Event) bool { return e.Op == OpMmap && e.Real == file })
 }
 
 // TestMmapExecEvents: native code that runs without an execve — a library
@@ -120,13 +114,7 @@ func keys(m map[string]bool) []string {
 
 // execsOf returns the successful exec events whose name as given is path.
 func execsOf(evs []Event, path string) []Event {
-	var out []Event
-	for _, ev := range evs {
-		if ev.Op == OpExec && !ev.Failed() && ev.Path == path {
-			out = append(out, ev)
-		}
-	}
-	return out
+	return filterEvents(evs, func(e *Event) bool { return e.Op == OpExec && !e.Failed() && e.Path == path })
 }
 
 // TestExecScriptInterp: executing a #! script reports the script as the
