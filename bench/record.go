@@ -37,6 +37,9 @@ type Record struct {
 	// Semantics is the enforcement semantics of the plan ("published" or
 	// "precise"); empty for unconstrained runs.
 	Semantics string `json:"semantics,omitempty"`
+	// AgentCapabilities are the capabilities the agent ran with (empty:
+	// none; absent when the run never decided them).
+	AgentCapabilities []string `json:"agent_capabilities,omitempty"`
 
 	// Utility is V_u's verdict; Attack V_a's (nil for standard tasks).
 	Utility bool  `json:"utility"`

@@ -266,7 +266,7 @@ func (s *toolboxSession) start() error {
 	})
 	go func() {
 		g := r.runGated(ctx, gatedContainer{
-			name: name, cfg: env.TaskRunConfig(r.o.Task, r.image), spec: s.spec,
+			name: name, cfg: r.agentRunConfig(), spec: s.spec,
 			stdio:   env.Stdio{Stdin: inR, Stdout: outW, Stderr: s.stderr},
 			timeout: time.Until(s.deadline), track: track, started: closeChildEnds,
 		})
