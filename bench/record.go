@@ -38,8 +38,8 @@ type Record struct {
 	// "precise"); empty for unconstrained runs.
 	Semantics string `json:"semantics,omitempty"`
 	// AgentCapabilities are the capabilities the agent ran with (empty:
-	// none; absent when the run never decided them).
-	AgentCapabilities []string `json:"agent_capabilities,omitempty"`
+	// none; null when the run never decided them).
+	AgentCapabilities []string `json:"agent_capabilities"`
 
 	// Utility is V_u's verdict; Attack V_a's (nil for standard tasks).
 	Utility bool  `json:"utility"`

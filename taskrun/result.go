@@ -32,10 +32,10 @@ type Result struct {
 	// before it was resolved).
 	AgentIdentity *Identity `json:"agent_identity,omitempty"`
 	// AgentCapabilities are the capabilities the agent ran with
-	// (Options.Capabilities, else the task's; absent when the run failed
+	// (Options.Capabilities, else the task's; [] for none, null when the run failed
 	// before they were decided). A uid-0 agent held them effective and
 	// permitted, another uid in its bounding set only.
-	AgentCapabilities []string `json:"agent_capabilities,omitempty"`
+	AgentCapabilities []string `json:"agent_capabilities"`
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`
