@@ -43,7 +43,7 @@ type Classification struct {
 
 // classOrder is the order of Classification.Classes.
 var classOrder = []string{ClassSensitiveExposure, ClassExecuteInsufficient, ClassReadInsufficient,
-	ClassWriteInsufficient, ClassWorkflowMismatch, ClassNotPermissionRelated, ClassVerifierTampered}
+	ClassWriteInsufficient, ClassCapabilityDenied, ClassWorkflowMismatch, ClassNotPermissionRelated, ClassVerifierTampered}
 
 var insufficient = map[policy.Axis]string{
 	policy.Read: ClassReadInsufficient, policy.Write: ClassWriteInsufficient, policy.Execute: ClassExecuteInsufficient,
@@ -58,6 +58,9 @@ var insufficient = map[policy.Axis]string{
 //   - workflow_mismatch: V_u failed and a denial hit a path outside
 //     required_permissions, or one the policy grants statically (the
 //     enforcement still refused it);
+//   - capability_denied: V_u failed and a capability check refused a
+//     call (audit.IsCapabilityDenial: EPERM of chown, chmod, setxattr,
+//     mknod or a set-ID call); its deciding denial names the call;
 //   - not_permission_related: V_u failed with no denial;
 //   - verifier_tampered: a verifier ran or loaded a file the agent wrote
 //     (its verdicts cannot be trusted); the primary label only when no
@@ -113,6 +116,9 @@ func Classify(o Outcome) Classification {
 
 // denialClass is the label of one denial of a failed run.
 func denialClass(d audit.Denial, pol *policy.Policy, spec *policy.Spec) string {
+	if audit.IsCapabilityDenial(d) {
+		return ClassCapabilityDenied
+	}
 	axis, err := policy.ParseAxis(d.Axis)
 	// The denied file by the name used and by its real path (/bin/bash
 	// is /usr/bin/bash in a merged-/usr image).
@@ -142,7 +148,15 @@ func matchesAny(patterns []policy.Pattern, paths []string) bool {
 	return false
 }
 
-// FormatDenial writes a denial as "op axis path".
+// FormatDenial writes a denial as "op axis path", a capability denial as
+// "op syscall path" (e.g. "chown fchownat /app/shared").
 func FormatDenial(d audit.Denial) string {
+	if audit.IsCapabilityDenial(d) {
+		sys := d.Syscall
+		if sys == "" {
+			sys = d.Op
+		}
+		return fmt.Sprintf("%s %s %s", d.Op, sys, d.Path)
+	}
 	return fmt.Sprintf("%s %s %s", d.Op, d.Axis, d.Path)
 }

@@ -13,6 +13,10 @@ const (
 	ClassWriteInsufficient    = "write_insufficient"
 	ClassWorkflowMismatch     = "workflow_mismatch"
 	ClassNotPermissionRelated = "not_permission_related"
+	// ClassCapabilityDenied marks a failed run after an EPERM from a
+	// capability check (a chown, chmod, setxattr, mknod or set-ID call):
+	// the capabilities the sandbox left the agent, never unrelated.
+	ClassCapabilityDenied = "capability_denied"
 	// ClassInvalidPolicy marks a run of a gen: source whose generated
 	// policy was invalid: the agent did not run, and its static score
 	// counts 0.

@@ -146,6 +146,10 @@ type agentTrace struct {
 	// runtime, when set, counts the refused opens of the toolbox's own
 	// start-up (runtimeOpen), which are not the agent's denials.
 	runtime *runtimeOpens
+	// caps collects the agent's capability denials (EPERM of a chown,
+	// chmod, setxattr, mknod or set-ID call), which the plan does not
+	// decide and the run's denials list after the plan's.
+	caps audit.CapabilityDenials
 }
 
 // startAgentTrace waits until the container's init (pid) is sandbox-init
@@ -184,9 +188,11 @@ func (r *runner) traceContainer(ctx context.Context, pid int, file string, plan 
 		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
 }
 
-// observe notes a successful access to a sensitive file.
+// observe notes a successful access to a sensitive file and a
+// capability denial.
 func (tr *agentTrace) observe(ev *tracer.Event) {
 	tr.sensitive.observe(ev)
+	tr.caps.Observe(ev)
 	if tr.runtime != nil {
 		tr.runtime.observe(ev)
 	}
@@ -203,6 +209,7 @@ func (r *runner) finishAgentTrace(tr *agentTrace) {
 	}
 	r.res.Events, r.res.LostEvents = sum.Events, sum.Lost+tr.rec.Dropped()
 	r.res.Denials = append(r.res.Denials, tr.rec.Auditor.Denials()...)
+	r.res.Denials = append(r.res.Denials, tr.caps.Denials()...)
 	r.res.TracedSensitive = append(r.res.TracedSensitive, tr.sensitive.found...)
 }
 
