@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // capabilityNumbers are the capabilities Spec.Capabilities may name.
@@ -259,6 +261,28 @@ func grantedSets(granted []int, euid int) capSets {
 // effective and permitted sets become grantedSets.
 func finishCapabilities(granted []int) error {
 	return capset(grantedSets(granted, unix.Geteuid()))
+}
+
+// deviceCreation are the Landlock rights to create device nodes.
+const deviceCreation = policy.AccessMakeBlock | policy.AccessMakeChar
+
+// withoutDeviceNodes returns plan with no right to create device nodes,
+// for a tree granted CAP_MKNOD (nil: plan itself). Docker lets a root
+// container make device nodes but its device cgroup forbids opening them;
+// a tree outside such a cgroup (authbench exec on a host) could read a
+// whole disk through a node it made, past every Landlock rule. Without
+// CAP_MKNOD the rights are moot. Pure.
+func withoutDeviceNodes(plan *policy.Plan, granted []int) *policy.Plan {
+	if plan == nil || !slices.Contains(granted, unix.CAP_MKNOD) {
+		return plan
+	}
+	cp := *plan
+	cp.Rules = make([]policy.Rule, len(plan.Rules))
+	for i, r := range plan.Rules {
+		r.Access &^= deviceCreation
+		cp.Rules[i] = r
+	}
+	return &cp
 }
 
 // CanCreateNamespaces reports whether this process may give sandbox-init
