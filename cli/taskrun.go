@@ -299,6 +299,18 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 	if r.VerifierError != "" {
 		fmt.Fprintf(w, "  verifier error: %s\n", r.VerifierError)
 	}
+	if (r.ExitCode != 0 || r.TimedOut) && r.Utility && r.Error == "" {
+		fmt.Fprintf(w, "  the agent failed (exit %d, timed out %v) but the utility verifier passed\n", r.ExitCode, r.TimedOut)
+	}
+	for _, f := range r.VerifierTampered {
+		fmt.Fprintf(w, "  TAMPERED %s verifier %s %s: %s\n", f.Verifier, f.Op, f.Path, f.Why)
+	}
+	if r.VerifierTamperedOmitted > 0 {
+		fmt.Fprintf(w, "  TAMPERED and %d more files\n", r.VerifierTamperedOmitted)
+	}
+	if !r.VerifiersTraced && r.Error == "" {
+		fmt.Fprintf(w, "  the verifiers were not traced completely: tampering could have gone unseen\n")
+	}
 	fmt.Fprintf(w, "  run %s\n", id)
 }
 

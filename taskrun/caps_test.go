@@ -3,8 +3,8 @@ package taskrun
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/authbench/authbench/sandbox"

@@ -73,14 +73,10 @@ type runner struct {
 	// agentStart is when the agent's container was started: files the
 	// run's upper layer changed since were written by the agent.
 	agentStart time.Time
-	// verifierLoads are the files the verifiers executed or loaded as
-	// code, in order; verifiersUntraced is set when a verifier's trace
-	// is missing or incomplete.
-	verifierLoads     []TamperedFile
-	verifiersUntraced bool
-	// agentWrote are the files the agent wrote (nil: unknown).
-	agentWrote map[string]bool
-	id         string
+	// tamper judges what the verifiers consume against the files the
+	// agent left (nil: those are unknown).
+	tamper *tamperJudge
+	id     string
 	// sidecars are the compose services started for the run; netns is
 	// the network namespace they share with the agent and verifiers.
 	sidecars []*runningSidecar
