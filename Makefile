@@ -4,7 +4,7 @@
 GO        ?= go
 BIN       := bin/authbench
 PKGS      := ./...
-APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium
+APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
 export GOFLAGS := -buildvcs=false
 # A static binary: it is bind-mounted into task rootfs, and libcap's psx
 # (Landlock on all threads) only works without cgo inside a PID namespace.
@@ -68,7 +68,12 @@ bench-generate:
 heuristic-scores:
 	AUTHBENCH_SUITE_SCORES=1 $(GO) test -count=1 ./generate -run '^TestHeuristicSuiteScores$$' -v
 
-bench-score:
+# bench-score: `authbench score` over the host's /usr (read /usr, write
+# /tmp, execute /usr/bin) against `find` over the same roots, interleaved:
+# medians of wall time and peak RSS and their ratio (targets <= 1.5x find,
+# <= 40 MiB); then the scorer's Go benchmarks.
+bench-score: build
+	AUTHBENCH_BENCH_SCORE=1 AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^TestScoreVersusFind$$' -v ./cli
 	$(GO) test ./policy -run '^$$' -bench . -benchmem
 
 # bench-trace compares untraced runs, `authbench trace` (embedded and

@@ -82,7 +82,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.StringVar(&f.caps, "caps", "", "the agents' capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: each task's)")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier consumed agent-written files, or was not traced completely, in success rates")
 	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
-	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
 	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF; no traced exposure; runs are verifier_untraced, left out of rates unless --trust-verifiers)")
@@ -120,9 +120,9 @@ func (f benchFlags) config() (bench.Config, error) {
 	if f.parallel < 1 {
 		return bench.Config{}, usageErrorf("--parallel must be at least 1")
 	}
-	m, err := env.ParseBaseMap(f.baseMap)
+	m, err := imageMap(f.baseMap)
 	if err != nil {
-		return bench.Config{}, usageErrorf("--base-map: %v", err)
+		return bench.Config{}, err
 	}
 	model, err := modelConfig(f.agent, f.model, f.configFile)
 	if err != nil {

@@ -60,8 +60,12 @@ SIGINT aborts every active run and stops the daemon.`,
 				}
 				defer tr.Close()
 			}
+			registries, err := configRegistries()
+			if err != nil {
+				return err
+			}
 			m, err := daemon.NewManager(daemon.Config{
-				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				StateDir: stateDir, ImagesDir: imagesDir, Registries: registries, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
 				TrustedTaskRoots: trustedTasks,
 				HidePaths:        socketHidePaths(a.socket),

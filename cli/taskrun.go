@@ -92,7 +92,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.caps, "caps", "", "the agent's capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: the task's, Docker's set unless task.toml's cap_add/cap_drop change it)")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
-	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
 	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
@@ -147,9 +147,9 @@ func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
 		return nil, usageErrorf("task run: %v", err)
 	}
 	req.Task.Dir = abs
-	m, err := env.ParseBaseMap(f.baseMap)
+	m, err := imageMap(f.baseMap)
 	if err != nil {
-		return nil, usageErrorf("--base-map: %v", err)
+		return nil, err
 	}
 	req.Task.BaseMap = m
 	return req, nil
@@ -221,13 +221,17 @@ func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	registries, err := configRegistries()
+	if err != nil {
+		return nil, nil, err
+	}
 	var tr *tracer.Tracer
 	if !f.noTrace {
 		if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
 			return nil, nil, fmt.Errorf("task run: load tracer (--no-trace runs untraced): %w", err)
 		}
 	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: f.stateDir, ImagesDir: f.imagesDir, Self: self, Tracer: tr, Log: a.log})
+	m, err := daemon.NewManager(daemon.Config{StateDir: f.stateDir, ImagesDir: f.imagesDir, Registries: registries, Self: self, Tracer: tr, Log: a.log})
 	if err != nil {
 		if tr != nil {
 			tr.Close()

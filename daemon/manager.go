@@ -41,6 +41,9 @@ type Config struct {
 	MaxOutputBytes int64
 	// ImagesDir keeps task images (task runs).
 	ImagesDir string
+	// Registries are pulled from for images that a run's image map does
+	// not map (the config file's [env] registries).
+	Registries []env.Registry
 	// TrustedTaskRoots are the directories under which callers that are
 	// not root may ask for task runs (see checkTrustedTaskDir); none by
 	// default.

@@ -36,6 +36,12 @@ type Result struct {
 	// before they were decided). A uid-0 agent held them effective and
 	// permitted, another uid in its bounding set only.
 	AgentCapabilities []string `json:"agent_capabilities"`
+	// ImageSubstitutions are the images the run used in place of those
+	// its task names (the task's FROMs, then each sidecar's).
+	ImageSubstitutions []ImageSubstitution `json:"image_substitutions,omitempty"`
+	// ComposeWarnings name the compose keys the run read but did not
+	// apply.
+	ComposeWarnings []string `json:"compose_warnings,omitempty"`
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`

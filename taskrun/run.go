@@ -77,10 +77,11 @@ type runner struct {
 	// agent left (nil: those are unknown).
 	tamper *tamperJudge
 	id     string
-	// sidecars are the compose services started for the run; netns is
-	// the network namespace they share with the agent and verifiers.
-	sidecars []*runningSidecar
-	netns    string
+	// compose is the run's compose services and volumes (nil: none);
+	// netns is the network namespace they share with the agent and
+	// verifiers.
+	compose *composeRun
+	netns   string
 }
 
 // rootfsDir is where in Options.Dir a run mounts its rootfs.
@@ -161,6 +162,7 @@ func (r *runner) run(ctx context.Context) error {
 	if r.image, err = r.buildImage(ctx); err != nil {
 		return err
 	}
+	r.noteSubstitutions("", r.image)
 	if r.rootfs, err = env.NewRootfs(r.image.Rootfs, filepath.Join(r.o.Dir, rootfsDir)); err != nil {
 		return err
 	}
@@ -246,7 +248,7 @@ func (r *runner) buildImage(ctx context.Context) (*env.TaskImage, error) {
 		return nil, err
 	}
 	defer log.Close()
-	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, env.BuildOptions{Builder: r.o.Builder, BaseMap: r.o.BaseMap, Log: log})
+	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, r.buildOptions(log))
 	if err != nil {
 		return nil, err
 	}

@@ -81,9 +81,11 @@ type agentWrites struct {
 // the entries of the run's upper layer (upper) whose status changed since
 // the agent started (ctime cannot be set by the agent, unlike mtime),
 // each identified (dev, ino) and hashed through the merged tree root, as
-// the verifiers' trace sees them. Whiteouts (deletions), directories and
-// symlinks are not files.
-func agentWrittenFiles(upper string, root *policy.Root, since time.Time) (*agentWrites, error) {
+// the verifiers' trace sees them. A file only copied up from the image
+// (lower, "" for none) with its content unchanged (a chmod, a touch, a
+// hard link) holds no content of the agent's. Whiteouts (deletions),
+// directories and symlinks are not files.
+func agentWrittenFiles(upper, lower string, root *policy.Root, since time.Time) (*agentWrites, error) {
 	w := &agentWrites{byID: map[fileID]*agentFile{}, byPath: map[string]*agentFile{}}
 	var hashed int64
 	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
@@ -118,10 +120,24 @@ func agentWrittenFiles(upper string, root *policy.Root, since time.Time) (*agent
 			hashed += info.Size()
 			f.hash, _ = hashFile(root.HostPath(name))
 		}
+		if f.hash != nil && lower != "" && sameAsImage(filepath.Join(lower, rel), info.Size(), f.hash) {
+			return nil
+		}
 		w.byID[f.id], w.byPath[name] = f, f
 		return nil
 	})
 	return w, err
+}
+
+// sameAsImage reports whether the image's file at host path image is a
+// regular file of size bytes whose content hashes to hash.
+func sameAsImage(image string, size int64, hash []byte) bool {
+	st, err := os.Lstat(image)
+	if err != nil || !st.Mode().IsRegular() || st.Size() != size {
+		return false
+	}
+	h, err := hashFile(image)
+	return err == nil && bytes.Equal(h, hash)
 }
 
 // statAgentFile identifies the regular file at name in root.

@@ -47,8 +47,8 @@ func newJudgeTree(t *testing.T, before, agent map[string]string, required ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The tree is its own upper layer here.
-	written, err := agentWrittenFiles(dir, root, start)
+	// The tree is its own upper layer here, over no image.
+	written, err := agentWrittenFiles(dir, "", root, start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,5 +351,37 @@ func TestVerifierConsumesAgentFiles(t *testing.T) {
 				t.Fatalf("verifier_tampered %+v, want %q", res.VerifierTampered, tc.want)
 			}
 		})
+	}
+}
+
+// TestAgentWrittenFilesCopiedUp: a file the agent only copied up from
+// the image (a chmod, a hard link) with its content unchanged holds no
+// content of the agent's; one whose content changed does.
+func TestAgentWrittenFilesCopiedUp(t *testing.T) {
+	lower, upper := t.TempDir(), t.TempDir()
+	write := func(dir string, files map[string]string) {
+		for p, content := range files {
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, p), []byte(content), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(lower, map[string]string{"usr/bin/tool": "ELF tool", "usr/bin/other": "ELF other"})
+	start := time.Now()
+	time.Sleep(20 * time.Millisecond) // ctime granularity is the kernel tick
+	write(upper, map[string]string{"usr/bin/tool": "ELF tool", "usr/bin/other": "planted", "usr/bin/new": "new"})
+	root, err := policy.NewRoot(upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := agentWrittenFiles(upper, lower, root, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.byPath) != 2 || w.byPath["/usr/bin/other"] == nil || w.byPath["/usr/bin/new"] == nil {
+		t.Fatalf("agent files %v", w.byPath)
 	}
 }

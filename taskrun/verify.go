@@ -174,7 +174,7 @@ func (r *runner) noteAgentWrites() {
 		r.log.Warn("files the agent wrote", zap.Error(err))
 		return
 	}
-	written, err := agentWrittenFiles(r.rootfs.Upper(), root, r.agentStart)
+	written, err := agentWrittenFiles(r.rootfs.Upper(), r.rootfs.Lower, root, r.agentStart)
 	if err != nil {
 		r.log.Warn("files the agent wrote", zap.Error(err))
 		return
