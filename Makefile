@@ -62,6 +62,15 @@ bench-generate:
 	$(GO) test -count=1 -timeout 20m ./taskrun -run '^$$' -bench '^BenchmarkExploreOverhead$$' -benchtime 15x
 	$(GO) test -count=1 -timeout 20m ./env -run '^$$' -bench '^BenchmarkRunSetup$$' -benchtime 15x
 
+# bench-hostile runs the model loop, each case in a child process of its
+# own, against hostile endpoints (120k tool calls in one answer, sparse
+# streamed indexes, a 16 MiB stream, an endless stream, 10 000 turns,
+# malformed UTF-8) and prints the child's peak RSS and trajectory.json size
+# per case (bounds: 300 MB, 32 MiB).
+.PHONY: bench-hostile
+bench-hostile:
+	$(GO) test -count=1 -timeout 20m ./agent -run '^TestEscapeDaemonHostileModels$$' -v 2>&1 | grep -v -e '^=== RUN' -e '^    --- PASS'
+
 # heuristic-scores prints the heuristic generator's static P/R/F1 per task
 # and macro per axis over the whole built-in suite (images built when missing).
 .PHONY: heuristic-scores

@@ -72,6 +72,9 @@ type prepared struct {
 	model *agent.Config
 	// caps are a task run's agent capabilities (nil: the task's).
 	caps []string
+	// modelAsked is the model config as the caller sent it, before its
+	// defaults (limitMemberModel).
+	modelAsked agent.Config
 }
 
 // validate checks req for caller peer and resolves defaults; trusted
@@ -349,6 +352,7 @@ func (p *prepared) takeModel() error {
 		return badField("task.model.model", "is %q but the agent names %q", cfg.Model, name)
 	}
 	cfg.Model = name
+	p.modelAsked = cfg
 	// The client resolved the endpoint and key; the daemon's own
 	// environment is not the caller's and is not consulted.
 	if cfg, err = cfg.Resolve(func(string) string { return "" }); err != nil {

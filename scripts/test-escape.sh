@@ -4,7 +4,8 @@
 # capabilities and again with Docker's default set, as a root task agent
 # holds it) and the
 # daemon's trust-boundary checks (a confined tree asking the daemon for a
-# wider run, nested embedded runs, foreign PID namespaces), each held or
+# wider run, nested embedded runs, foreign PID namespaces, model endpoints,
+# the model toolbox's channel, hostile model answers), each held or
 # broken. It fails when anything escaped or broke.
 set -uo pipefail
 go=${GO:-go}
@@ -19,6 +20,14 @@ caps=$(grep -o "escape suite with Docker's capabilities: [0-9]* techniques, [0-9
 grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
 held=$(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")
 broken=$(grep -cE '^\s*--- FAIL: TestEscapeDaemon' "$out")
+grep -E '^(FAIL|ok|panic)' "$out"
+# daemon boundary, model agents: the toolbox's channel (unreachable from the
+# agent, bounded, exact IDs) and hostile model endpoints (bounded memory and
+# trajectory); the endpoint allow-list is a TestEscapeDaemon test of ./daemon.
+"$go" test -count=1 -timeout 15m -run '^TestEscapeDaemon' -v ./agent ./agent/toolbox ./taskrun >"$out" 2>&1 || status=$?
+grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
+held=$((held + $(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")))
+broken=$((broken + $(grep -cE '^\s*--- FAIL: TestEscapeDaemon' "$out")))
 grep -E '^(FAIL|ok|panic)' "$out"
 echo "summary: ${sandbox:-sandbox escape suite did not report}; ${caps:-the run with Docker capabilities did not report}; daemon boundary: $held checks held, $broken broken"
 exit $status
