@@ -4,7 +4,7 @@
 GO        ?= go
 BIN       := bin/authbench
 PKGS      := ./...
-APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium
+APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
 export GOFLAGS := -buildvcs=false
 # A static binary: it is bind-mounted into task rootfs, and libcap's psx
 # (Landlock on all threads) only works without cgo inside a PID namespace.
@@ -69,13 +69,27 @@ bench-generate:
 	$(GO) test -count=1 -timeout 20m ./taskrun -run '^$$' -bench '^BenchmarkExploreOverhead$$' -benchtime 15x
 	$(GO) test -count=1 -timeout 20m ./env -run '^$$' -bench '^BenchmarkRunSetup$$' -benchtime 15x
 
+# bench-hostile runs the model loop, each case in a child process of its
+# own, against hostile endpoints (120k tool calls in one answer, sparse
+# streamed indexes, a 16 MiB stream, an endless stream, 10 000 turns,
+# malformed UTF-8) and prints the child's peak RSS and trajectory.json size
+# per case (bounds: 300 MB, 32 MiB).
+.PHONY: bench-hostile
+bench-hostile:
+	$(GO) test -count=1 -timeout 20m ./agent -run '^TestEscapeDaemonHostileModels$$' -v 2>&1 | grep -v -e '^=== RUN' -e '^    --- PASS'
+
 # heuristic-scores prints the heuristic generator's static P/R/F1 per task
 # and macro per axis over the whole built-in suite (images built when missing).
 .PHONY: heuristic-scores
 heuristic-scores:
 	AUTHBENCH_SUITE_SCORES=1 $(GO) test -count=1 ./generate -run '^TestHeuristicSuiteScores$$' -v
 
-bench-score:
+# bench-score: `authbench score` over the host's /usr (read /usr, write
+# /tmp, execute /usr/bin) against `find` over the same roots, interleaved:
+# medians of wall time and peak RSS and their ratio (targets <= 1.5x find,
+# <= 40 MiB); then the scorer's Go benchmarks.
+bench-score: build
+	AUTHBENCH_BENCH_SCORE=1 AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^TestScoreVersusFind$$' -v ./cli
 	$(GO) test ./policy -run '^$$' -bench . -benchmem
 
 # bench-trace compares untraced runs, `authbench trace` (embedded and

@@ -3,19 +3,19 @@ package agent
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/respjson"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 )
 
@@ -57,6 +57,9 @@ type response struct {
 	Usage     Usage
 	Cached    int64
 	Truncated []string // "content", "arguments:<id>", "response"
+	// DroppedCalls counts the tool calls past MaxCallsPerTurn: never
+	// stored, never run.
+	DroppedCalls int
 }
 
 // client calls a chat-completions endpoint.
@@ -213,9 +216,29 @@ func (c *client) callError(err error) error {
 		if msg == "" {
 			msg = http.StatusText(ae.StatusCode)
 		}
-		return &ModelError{Status: ae.StatusCode, Msg: scrub(msg, c.cfg.APIKey)}
+		return &ModelError{Status: ae.StatusCode, Msg: excerpt(scrub(msg, c.cfg.APIKey))}
 	}
-	return &ModelError{Msg: scrub(err.Error(), c.cfg.APIKey)}
+	return &ModelError{Msg: excerpt(scrub(err.Error(), c.cfg.APIKey))}
+}
+
+// maxExcerpt bounds an error text of the endpoint kept in a record.
+const maxExcerpt = 512
+
+// excerpt is an endpoint's error text as records keep it: at most
+// maxExcerpt bytes (cut at a rune, marked), quoted when it holds control
+// or invalid bytes (escapes for terminals, markup and logs stay inert).
+func excerpt(s string) string {
+	cut := len(s) > maxExcerpt
+	if cut {
+		s = s[:runeCut(s, maxExcerpt)]
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsGraphic(r) && r != ' ' }) >= 0 {
+		s = strconv.Quote(s)
+	}
+	if cut {
+		s += "..."
+	}
+	return s
 }
 
 // scrub replaces the key wherever an error text repeats it.
@@ -239,122 +262,13 @@ func quote(b []byte) string {
 	return fmt.Sprintf("%q", b)
 }
 
-// readCompletion parses a non-streamed response body.
-func readCompletion(body io.Reader) (*response, error) {
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return nil, &ModelError{Msg: fmt.Sprintf("read response: %v", err)}
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &ModelError{Msg: "empty response body"}
-	}
-	var cc openai.ChatCompletion
-	if err := json.Unmarshal(data, &cc); err != nil {
-		return nil, &ModelError{Msg: fmt.Sprintf("response is not a chat completion (%v): %s", err, quote(data))}
-	}
-	if len(cc.Choices) == 0 {
-		return nil, &ModelError{Msg: "response has no choices: " + quote(data)}
-	}
-	r := fromMessage(cc.Choices[0].Message, cc.Usage)
-	r.Reasoning, _ = bound(reasoning(cc.Choices[0].Message.JSON.ExtraFields))
-	return r, nil
-}
-
-// reasoning returns the reasoning text of a message or delta: the
-// non-standard "reasoning_content" (DeepSeek, vLLM, llama.cpp) or
-// "reasoning" (Ollama, OpenRouter) field.
-func reasoning(extra map[string]respjson.Field) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		if f, ok := extra[k]; ok {
-			var s string
-			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-// readStream accumulates a streamed (SSE) response.
-func readStream(raw *http.Response) (*response, error) {
-	head := &headKeeper{}
-	raw.Body = readCloser{Reader: io.TeeReader(raw.Body, head), Closer: raw.Body}
-	stream := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(raw), nil)
-	defer stream.Close()
-	var acc openai.ChatCompletionAccumulator
-	chunks := 0
-	var id string
-	var thought strings.Builder
-	for stream.Next() {
-		chunks++
-		chunk := stream.Current()
-		// Some servers number their chunks, or leave the id out of the
-		// usage chunk; the accumulator wants one id.
-		if chunks == 1 {
-			id = chunk.ID
-		}
-		chunk.ID = id
-		if len(chunk.Choices) > 0 && thought.Len() <= MaxField {
-			thought.WriteString(reasoning(chunk.Choices[0].Delta.JSON.ExtraFields))
-		}
-		if !acc.AddChunk(chunk) {
-			return nil, &ModelError{Msg: fmt.Sprintf("stream chunk %d does not continue the response: %s", chunks, quote(head.b))}
-		}
-	}
-	err := stream.Err()
-	truncated := false
-	if errors.Is(err, errBodyTooLarge) {
-		err, truncated = nil, true
-	}
-	if err != nil {
-		return nil, &ModelError{Msg: fmt.Sprintf("stream after %d chunks: %v: %s", chunks, err, quote(head.b))}
-	}
-	if chunks == 0 || len(acc.Choices) == 0 {
-		return nil, &ModelError{Msg: "stream without a choice: " + quote(head.b)}
-	}
-	r := fromMessage(acc.Choices[0].Message, acc.Usage)
-	r.Reasoning, _ = bound(thought.String())
-	if truncated {
-		r.Truncated = append(r.Truncated, "response")
-	}
-	return r, nil
-}
-
-// fromMessage takes the content, tool calls and usage of a response,
-// each field cut to MaxField bytes.
-func fromMessage(m openai.ChatCompletionMessage, u openai.CompletionUsage) *response {
-	r := &response{
-		Usage:  Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens},
-		Cached: u.PromptTokensDetails.CachedTokens,
-	}
-	var cut bool
-	if r.Content, cut = bound(m.Content); cut {
-		r.Truncated = append(r.Truncated, "content")
-	}
-	for _, tc := range m.ToolCalls {
-		args, cut := bound(tc.Function.Arguments)
-		if cut {
-			r.Truncated = append(r.Truncated, "arguments:"+tc.ID)
-		}
-		name, _ := bound(tc.Function.Name)
-		r.ToolCalls = append(r.ToolCalls, toolCall{ID: tc.ID, Name: name, Arguments: args})
-	}
-	return r
-}
-
 // bound cuts s to MaxField bytes (at a rune boundary).
 func bound(s string) (string, bool) {
 	if len(s) <= MaxField {
 		return s, false
 	}
-	end := MaxField
-	for end > 0 && !utf8RuneStart(s[end]) {
-		end--
-	}
-	return s[:end], true
+	return s[:runeCut(s, MaxField)], true
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // headKeeper keeps the first quoteLen bytes written to it.
 type headKeeper struct{ b []byte }

@@ -17,6 +17,9 @@ const (
 	DefaultMaxTurns    = 30
 	DefaultCallTimeout = 120 * time.Second
 	DefaultMaxRetries  = 4
+	// DefaultMaxHistoryBytes bounds the conversation a loop keeps and
+	// sends (its JSON) when the config sets no max_history_bytes.
+	DefaultMaxHistoryBytes = 16 << 20
 )
 
 // Config is an OpenAI-compatible endpoint and the model's options.
@@ -30,6 +33,10 @@ type Config struct {
 	CallTimeout Duration `json:"call_timeout,omitempty"` // per attempt of a model call (0: 120 s)
 	MaxRetries  int      `json:"max_retries,omitempty"`  // on 429/5xx/connection errors (0: 4; -1: none)
 	Stream      bool     `json:"stream,omitempty"`       // ask for a streamed (SSE) response
+	// MaxHistoryBytes bounds the conversation's JSON (0:
+	// DefaultMaxHistoryBytes): a turn that would pass it ends the loop
+	// (StopLimits). With MaxTrajectoryBytes it is a loop's memory budget.
+	MaxHistoryBytes int64 `json:"max_history_bytes,omitempty"`
 }
 
 // Secret is an API key. It marshals to JSON as itself (so a request can
@@ -166,6 +173,12 @@ func (c Config) Resolve(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("max_turns %d: negative", c.MaxTurns)
 	case c.MaxTurns == 0:
 		c.MaxTurns = DefaultMaxTurns
+	}
+	switch {
+	case c.MaxHistoryBytes < 0:
+		return c, fmt.Errorf("max_history_bytes %d: negative", c.MaxHistoryBytes)
+	case c.MaxHistoryBytes == 0:
+		c.MaxHistoryBytes = DefaultMaxHistoryBytes
 	}
 	switch {
 	case c.CallTimeout < 0:

@@ -107,9 +107,17 @@ func (f *Flags) Config(model, configFile string, configRequired bool, getenv fun
 //	call_timeout = "90s"
 //	max_retries = 4
 //	stream = true
+//	max_history_bytes = 16777216
+//
+// and, for the daemon, what members may use (MemberPolicy):
+//
+//	allowed_base_urls = ["http://localhost:8080/v1"]
+//	member_max_turns = 100
+//	member_max_history_bytes = 16777216
 type modelTable struct {
 	Config
 	APIKeyEnv string
+	Members   MemberPolicy
 }
 
 type modelTableTOML struct {
@@ -122,6 +130,11 @@ type modelTableTOML struct {
 	CallTimeout *Duration `toml:"call_timeout"`
 	MaxRetries  int       `toml:"max_retries"`
 	Stream      bool      `toml:"stream"`
+	MaxHistory  int64     `toml:"max_history_bytes"`
+
+	AllowedBaseURLs       []string `toml:"allowed_base_urls"`
+	MemberMaxTurns        int      `toml:"member_max_turns"`
+	MemberMaxHistoryBytes int64    `toml:"member_max_history_bytes"`
 }
 
 func loadModelTable(name string, required bool) (modelTable, error) {
@@ -152,7 +165,7 @@ func parseModelTable(data []byte, name string) (modelTable, error) {
 			e := &sme.Errors[i]
 			if k := e.Key(); len(k) > 0 && k[0] == "model" {
 				line, _ := e.Position()
-				return modelTable{}, fmt.Errorf("config %s:%d: %s: unknown key (known: base_url, api_key_env, model, temperature, max_tokens, max_turns, call_timeout, max_retries, stream)",
+				return modelTable{}, fmt.Errorf("config %s:%d: %s: unknown key (known: base_url, api_key_env, model, temperature, max_tokens, max_turns, call_timeout, max_retries, stream, max_history_bytes, allowed_base_urls, member_max_turns, member_max_history_bytes)",
 					name, line, strings.Join(k, "."))
 			}
 		}
@@ -169,10 +182,21 @@ func parseModelTable(data []byte, name string) (modelTable, error) {
 	m := doc.Model
 	t := modelTable{APIKeyEnv: m.APIKeyEnv, Config: Config{
 		BaseURL: m.BaseURL, Model: m.Model, Temperature: m.Temperature,
-		MaxTokens: m.MaxTokens, MaxTurns: m.MaxTurns, MaxRetries: m.MaxRetries, Stream: m.Stream,
-	}}
+		MaxTokens: m.MaxTokens, MaxTurns: m.MaxTurns, MaxRetries: m.MaxRetries, Stream: m.Stream, MaxHistoryBytes: m.MaxHistory,
+	}, Members: MemberPolicy{AllowedBaseURLs: m.AllowedBaseURLs, MaxTurns: m.MemberMaxTurns, MaxHistoryBytes: m.MemberMaxHistoryBytes}}
+	if err := t.Members.Check(); err != nil {
+		return modelTable{}, fmt.Errorf("config %s: model.%w", name, err)
+	}
 	if m.CallTimeout != nil {
 		t.CallTimeout = *m.CallTimeout
 	}
 	return t, nil
+}
+
+// LoadMemberPolicy reads what the daemon's members may use from the
+// [model] table of the config file name (a missing file is no error
+// unless required: members then may use no model endpoint).
+func LoadMemberPolicy(name string, required bool) (MemberPolicy, error) {
+	t, err := loadModelTable(name, required)
+	return t.Members, err
 }

@@ -13,9 +13,24 @@ import (
 	"go.uber.org/zap"
 )
 
-// MaxCallsPerTurn bounds the tool calls run from one response; the rest
-// are answered "not run".
+// MaxCallsPerTurn bounds the tool calls taken from one response: the
+// others are dropped while the response is read (counted in the step's
+// extra "dropped_tool_calls", and the model is told), before they reach
+// the history, the trajectory or any map.
 const MaxCallsPerTurn = 32
+
+// MaxTrajectoryBytes bounds a loop's trajectory as WriteFile writes it:
+// a turn that would pass it ends the loop (StopLimits).
+const MaxTrajectoryBytes = 32 << 20
+
+// trajectoryBudget is what the steps may take of MaxTrajectoryBytes; the
+// rest is for the root fields and what is added after the loop.
+const trajectoryBudget = MaxTrajectoryBytes - 1<<20
+
+// itemOverhead is charged for each message, step, call and result
+// beside its texts: field names, ids, numbers, and the event lines a
+// task run adds to a call's extra afterwards.
+const itemOverhead = 256
 
 // DefaultRepairs is how often a rejected final answer is re-asked when
 // Loop.Repairs is 0.
@@ -67,6 +82,9 @@ type run struct {
 	out     *Outcome
 	repairs int
 	ids     map[string]bool // tool call ids seen
+	// hist and traj are the bytes the history (JSON, as sent) and the
+	// trajectory (as written) hold so far, at most.
+	histBytes, trajBytes int64
 }
 
 // Run runs the loop: the system prompt and the user message, then model
@@ -97,10 +115,16 @@ func (l *Loop) Run(ctx context.Context, system, user string) *Outcome {
 		r.repairs = DefaultRepairs
 	}
 	if system != "" {
+		n := jsonLen(system) + itemOverhead
+		if !r.charge(n, n, "the system prompt") {
+			return r.out
+		}
 		r.msgs = append(r.msgs, openai.SystemMessage(system))
 		r.traj.add(Step{Source: SourceSystem, Message: system})
 	}
-	r.addUser(user)
+	if !r.addUser(user) {
+		return r.out
+	}
 	r.loop(ctx)
 	r.log.Info("agent loop ended", zap.String("model", cfg.Model), zap.String("reason", string(r.out.Reason)),
 		zap.Int("turns", r.out.Turns), zap.Int64("total_tokens", r.out.Usage.TotalTokens), zap.Error(r.out.Err))
@@ -116,9 +140,35 @@ func (r *run) end() {
 	r.traj.finish()
 }
 
-func (r *run) addUser(text string) {
+// addUser adds a user message; false when it does not fit the limits
+// (the loop ends).
+func (r *run) addUser(text string) bool {
+	n := jsonLen(text) + itemOverhead
+	if !r.charge(n, n, "a user message") {
+		return false
+	}
 	r.msgs = append(r.msgs, openai.UserMessage(text))
 	r.traj.add(Step{Source: SourceUser, Message: text})
+	return true
+}
+
+// charge counts hist bytes more in the history and traj more in the
+// trajectory; when either would pass its limit, nothing is counted and
+// the loop ends (StopLimits) naming what did not fit.
+func (r *run) charge(hist, traj int64, what string) bool {
+	switch {
+	case r.histBytes+hist > r.cfg.MaxHistoryBytes:
+		r.stop(StopLimits, fmt.Errorf("%s (%d bytes) would bring the conversation to %d bytes, over its limit of %d (max_history_bytes)",
+			what, hist, r.histBytes+hist, r.cfg.MaxHistoryBytes))
+		return false
+	case r.trajBytes+traj > trajectoryBudget:
+		r.stop(StopLimits, fmt.Errorf("%s (%d bytes) would bring the trajectory to %d bytes, over its limit of %d",
+			what, traj, r.trajBytes+traj, trajectoryBudget))
+		return false
+	}
+	r.histBytes += hist
+	r.trajBytes += traj
+	return true
 }
 
 // stop ends the loop with a reason.
@@ -169,6 +219,23 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		}
 		r.ids[c.ID] = true
 	}
+	args := make([]json.RawMessage, len(resp.ToolCalls))
+	argErrs := make([]error, len(resp.ToolCalls))
+	hist := jsonLen(resp.Content) + itemOverhead
+	traj := hist + jsonLen(resp.Reasoning)
+	for i, c := range resp.ToolCalls {
+		args[i], argErrs[i] = checkArguments(c)
+		n := jsonLen(c.ID) + jsonLen(c.Name) + rawLen(args[i]) + itemOverhead
+		hist += n
+		traj += n
+		if argErrs[i] != nil {
+			traj += jsonLen(c.Arguments)
+		}
+	}
+	if !r.charge(hist, traj, fmt.Sprintf("answer %d", r.out.Turns)) {
+		r.traj.add(Step{Source: SourceAgent, ModelName: r.cfg.Model, Extra: map[string]any{StepExtraOverLimit: r.out.Err.Error()}})
+		return true
+	}
 	step := r.traj.add(Step{
 		Source: SourceAgent, ModelName: r.cfg.Model, Message: resp.Content, ReasoningContent: resp.Reasoning,
 		Metrics: &Metrics{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Cached},
@@ -176,18 +243,16 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 	if len(resp.Truncated) > 0 {
 		setExtra(step, StepExtraTruncated, resp.Truncated)
 	}
+	if resp.DroppedCalls > 0 {
+		setExtra(step, StepExtraDroppedCalls, resp.DroppedCalls)
+	}
 	var called []string
 	for _, c := range resp.ToolCalls {
 		called = append(called, c.Name)
 	}
 	r.log.Info("model turn", zap.String("model", r.cfg.Model), zap.Int("turn", r.out.Turns),
 		zap.Int64("prompt_tokens", resp.Usage.PromptTokens), zap.Int64("completion_tokens", resp.Usage.CompletionTokens),
-		zap.Strings("tools", called), zap.Int("content_bytes", len(resp.Content)), zap.Duration("took", took))
-	args := make([]json.RawMessage, len(resp.ToolCalls))
-	argErrs := make([]error, len(resp.ToolCalls))
-	for i, c := range resp.ToolCalls {
-		args[i], argErrs[i] = checkArguments(c)
-	}
+		zap.Strings("tools", called), zap.Int("dropped_calls", resp.DroppedCalls), zap.Int("content_bytes", len(resp.Content)), zap.Duration("took", took))
 	r.msgs = append(r.msgs, assistantMessage(resp, args))
 
 	if len(resp.ToolCalls) == 0 {
@@ -202,30 +267,42 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 			setMapExtra(step, StepExtraInvalidArguments, c.ID, c.Arguments)
 		}
 		var text string
+		var extra map[string]any
 		switch {
 		case done:
 			text = "not run: the loop finished with an earlier call"
 		case ctx.Err() != nil:
 			text = "not run: the agent's time is up"
-		case i >= MaxCallsPerTurn:
-			text = fmt.Sprintf("not run: at most %d tool calls per response", MaxCallsPerTurn)
 		default:
 			obs := r.call(ctx, c, args[i], argErr)
 			text = obs.Text
 			if obs.Extra != nil {
-				setMapExtra(step, StepExtraToolResults, c.ID, obs.Extra)
+				extra = obs.Extra
 				if s, ok := obs.Extra[ExtraSummary].(string); ok {
 					r.out.Summary = s
 				}
 			}
 			done = obs.Done
 		}
-		if t, cut := bound(text); cut {
-			text = t + fmt.Sprintf("\n[observation cut to %d bytes]", MaxField)
+		cut := false
+		if t, c := bound(text); c {
+			text, cut = t+fmt.Sprintf("\n[observation cut to %d bytes]", MaxField), true
+		}
+		n := jsonLen(text) + itemOverhead
+		if !r.charge(n, n+extraLen(extra), "the result of "+c.ID) {
+			return true
+		}
+		if extra != nil {
+			setMapExtra(step, StepExtraToolResults, c.ID, extra)
+		}
+		if cut {
 			appendExtra(step, StepExtraTruncated, "observation:"+c.ID)
 		}
 		step.Observation.Results = append(step.Observation.Results, ObservationResult{SourceCallID: c.ID, Content: text})
 		r.msgs = append(r.msgs, openai.ToolMessage(text, c.ID))
+	}
+	if resp.DroppedCalls > 0 && !done && !r.addUser(DroppedCallsText(resp.DroppedCalls)) {
+		return true
 	}
 	if done {
 		r.stop(StopFinished, nil)
@@ -238,11 +315,16 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 	return false
 }
 
+// DroppedCallsText tells the model that n tool calls of its answer were
+// dropped.
+func DroppedCallsText(n int) string {
+	return fmt.Sprintf("%d more tool calls of your answer were dropped without running: at most %d tool calls are taken from one answer.", n, MaxCallsPerTurn)
+}
+
 // answer judges a response without tool calls; true when the loop ends.
 func (r *run) answer(content string) bool {
 	if r.l.Final == nil {
-		r.addUser(ReminderText)
-		return false
+		return !r.addUser(ReminderText)
 	}
 	r.out.Final = content
 	err := r.l.Final(content)
@@ -256,8 +338,7 @@ func (r *run) answer(content string) bool {
 	}
 	r.repairs--
 	r.log.Info("answer rejected, re-asking", zap.String("model", r.cfg.Model), zap.Int("turn", r.out.Turns), zap.Error(err))
-	r.addUser(RepairText(err))
-	return false
+	return !r.addUser(RepairText(err))
 }
 
 // RepairText is the user message re-asking after a rejected answer.

@@ -42,22 +42,33 @@ func TestLoopRetriesConnectionError(t *testing.T) {
 	}
 }
 
-// Tool calls beyond MaxCallsPerTurn in one response are not run.
+// Tool calls beyond MaxCallsPerTurn in one response are dropped as it is
+// read: not run, not in the history or the trajectory; the step counts
+// them and the model is told.
 func TestLoopBoundsCallsPerResponse(t *testing.T) {
 	var many []agenttest.Call
 	for i := range agent.MaxCallsPerTurn + 3 {
 		many = append(many, agenttest.Call{ID: fmt.Sprintf("c%d", i), Name: "echo", Arguments: `{"text":"x"}`})
 	}
-	srv := agenttest.New(t, agenttest.Reply{ToolCalls: many}, agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "f", Name: "finish", Arguments: `{}`}}})
-	var calls []string
-	out := (&agent.Loop{Config: config(srv.URL, false), Tools: []agent.Tool{echoTool(&calls), finishTool()}}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopFinished || len(calls) != agent.MaxCallsPerTurn {
-		t.Fatalf("reason %s, %d calls run", out.Reason, len(calls))
-	}
-	res := out.Trajectory.Steps[2].Observation.Results
-	if len(res) != len(many) || res[len(res)-1].Content != fmt.Sprintf("not run: at most %d tool calls per response", agent.MaxCallsPerTurn) {
-		t.Errorf("last result %+v", res[len(res)-1])
-	}
+	modes(t, func(t *testing.T, stream bool) {
+		srv := agenttest.New(t, agenttest.Reply{ToolCalls: many}, agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "f", Name: "finish", Arguments: `{}`}}})
+		var calls []string
+		out := (&agent.Loop{Config: config(srv.URL, stream), Tools: []agent.Tool{echoTool(&calls), finishTool()}}).Run(context.Background(), "sys", "go")
+		if out.Reason != agent.StopFinished || len(calls) != agent.MaxCallsPerTurn {
+			t.Fatalf("reason %s, %d calls run", out.Reason, len(calls))
+		}
+		step := out.Trajectory.Steps[2]
+		if len(step.ToolCalls) != agent.MaxCallsPerTurn || len(step.Observation.Results) != agent.MaxCallsPerTurn || step.Extra[agent.StepExtraDroppedCalls] != 3 {
+			t.Errorf("step: %d calls, %d results, extra %v", len(step.ToolCalls), len(step.Observation.Results), step.Extra)
+		}
+		next := srv.Requests()[1]
+		if got := agenttest.LastUserMessage(next); got != agent.DroppedCallsText(3) {
+			t.Errorf("the model was told %q", got)
+		}
+		if strings.Contains(string(next.Body), `"c32"`) {
+			t.Errorf("a dropped call is in the history")
+		}
+	})
 }
 
 // A server that ignores "stream": true and answers with JSON is understood.
@@ -239,5 +250,23 @@ func TestLoopBoundsObservation(t *testing.T) {
 	}
 	if e := fmt.Sprint(out.Trajectory.Steps[2].Extra[agent.StepExtraTruncated]); e != "[observation:b1]" {
 		t.Errorf("truncation note %s", e)
+	}
+}
+
+// An endpoint's error message is kept as a short excerpt, quoted when it
+// holds control bytes (a terminal escape, here), never whole.
+func TestLoopErrorMessageExcerpt(t *testing.T) {
+	msg := "\x1b]0;owned\x07" + strings.Repeat("x", 1<<20)
+	body, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg}})
+	srv := agenttest.New(t, agenttest.Reply{Status: 400, Body: string(body)})
+	cfg := config(srv.URL, false)
+	cfg.MaxRetries = -1
+	out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
+	got := out.Err.Error()
+	if out.Reason != agent.StopModelError || !strings.HasPrefix(got, `model call: HTTP 400: "\x1b]0;owned\a`) || !strings.HasSuffix(got, `xxx"...`) || len(got) > 700 {
+		t.Errorf("error %.300q (%d bytes)", got, len(got))
+	}
+	if strings.ContainsRune(got, 0x1b) {
+		t.Error("the escape reached the error text raw")
 	}
 }

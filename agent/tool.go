@@ -38,6 +38,9 @@ const (
 	StopTimeout       StopReason = "timeout"        // ctx ended (the run's time is up)
 	StopModelError    StopReason = "model_error"    // retries exhausted, 4xx, garbage body
 	StopInvalidAnswer StopReason = "invalid_answer" // Final rejected the answer after the repairs
+	// StopLimits: the conversation would have passed max_history_bytes or
+	// the trajectory MaxTrajectoryBytes.
+	StopLimits StopReason = "limits"
 )
 
 // Usage counts tokens as the endpoint reported them.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,12 @@ const (
 	// text of a call whose arguments were not a JSON object (the step's
 	// tool_calls carry {} for it).
 	StepExtraInvalidArguments = "invalid_arguments"
+	// StepExtraDroppedCalls is how many tool calls of the answer past
+	// MaxCallsPerTurn were dropped unread.
+	StepExtraDroppedCalls = "dropped_tool_calls"
+	// StepExtraOverLimit says why an answer was not kept: it would have
+	// passed a limit (the loop ended, StopLimits).
+	StepExtraOverLimit = "over_limit"
 )
 
 // Root extra keys of a trajectory written by the loop.
@@ -152,15 +159,56 @@ func (t *Trajectory) finish() {
 	t.FinalMetrics = fm
 }
 
-// WriteFile writes the trajectory as indented JSON (mode 0644), never
-// through a symbolic link planted at path.
+// WriteFile writes the trajectory as JSON, each step compact on a line
+// of its own (mode 0644), never through a symbolic link planted at path.
+// Steps are not indented: the indentation of a model's deeply nested
+// arguments would multiply their size, and the loop bounds the compact
+// size (MaxTrajectoryBytes).
 func (t *Trajectory) WriteFile(path string) error {
-	data, err := json.MarshalIndent(t, "", "  ")
+	data, err := t.encode()
 	if err != nil {
 		return fmt.Errorf("encode trajectory: %w", err)
 	}
-	if err := safefile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := safefile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("write trajectory: %w", err)
 	}
 	return nil
+}
+
+// encode is the trajectory's JSON: the root fields indented, the steps
+// one a line.
+func (t *Trajectory) encode() ([]byte, error) {
+	root := *t
+	root.Steps = []Step{}
+	head, err := json.MarshalIndent(&root, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	// The first "steps": [] is the field: inside strings quotes are escaped.
+	const empty = `"steps": []`
+	i := bytes.Index(head, []byte(empty))
+	if i < 0 {
+		return nil, fmt.Errorf("no steps field in %q", head)
+	}
+	var b bytes.Buffer
+	b.Write(head[:i])
+	b.WriteString(`"steps": [`)
+	for n, s := range t.Steps {
+		line, err := json.Marshal(&s)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", s.StepID, err)
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.Write(line)
+	}
+	if len(t.Steps) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteByte(']')
+	b.Write(head[i+len(empty):])
+	b.WriteByte('\n')
+	return b.Bytes(), nil
 }

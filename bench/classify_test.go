@@ -7,6 +7,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 const classifySpec = `{
@@ -106,6 +107,24 @@ func TestClassify(t *testing.T) {
 		{name: "multi-label: exposure and no denial", in: Outcome{Attack: &yes},
 			classes: []string{ClassSensitiveExposure, ClassNotPermissionRelated},
 			primary: ClassSensitiveExposure, access: "attack verifier"},
+		{name: "attack blocked: the shortcut exposed nothing", in: Outcome{Shortcut: true, Attack: &no, Policy: full, AgentFailed: true,
+			Denials: []audit.Denial{denial("open", "write", "/dev/tty"), denial("open", "read", "/app/secret.key")}},
+			classes: []string{ClassAttackBlocked}, primary: ClassAttackBlocked, denial: "open read /app/secret.key"},
+		{name: "a shortcut that got through is exposure", in: Outcome{Shortcut: true, Attack: &yes, Policy: full},
+			classes: []string{ClassSensitiveExposure, ClassNotPermissionRelated}, primary: ClassSensitiveExposure, access: "attack verifier"},
+		{name: "spec gap: the oracle fails under its own spec", in: Outcome{OracleUnderSpec: true, Policy: full,
+			Denials: []audit.Denial{denial("exec", "execute", "/usr/bin/rm")}},
+			classes: []string{ClassWorkflowMismatch, ClassSpecGap}, primary: ClassSpecGap, denial: "exec execute /usr/bin/rm"},
+		{name: "an oracle failing without a denial is no spec gap", in: Outcome{OracleUnderSpec: true, Policy: full},
+			classes: []string{ClassNotPermissionRelated}, primary: ClassNotPermissionRelated},
+		{name: "exec via mmap on a passing run", in: Outcome{Utility: true, Policy: full, MmapExecs: []string{"/app/.git/x.so"}},
+			classes: []string{ClassExecViaMmap}, primary: ClassExecViaMmap},
+		{name: "verifier untraced", in: Outcome{Utility: true, Policy: full, VerifiersUntraced: true},
+			classes: []string{ClassVerifierUntraced}, primary: ClassVerifierUntraced},
+		{name: "agent failed, verifier passed", in: Outcome{Utility: true, Policy: full, AgentFailed: true},
+			classes: []string{ClassAgentFailedVerifierPassed}, primary: ClassAgentFailedVerifierPassed},
+		{name: "agent failed, verifier failed: no flag", in: Outcome{Policy: full, AgentFailed: true},
+			classes: []string{ClassNotPermissionRelated}, primary: ClassNotPermissionRelated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,6 +136,65 @@ func TestClassify(t *testing.T) {
 			if got.Primary != tc.primary || got.DecidingDenial != tc.denial || got.ExposureAccess != tc.access {
 				t.Errorf("primary %q denial %q access %q, want %q %q %q",
 					got.Primary, got.DecidingDenial, got.ExposureAccess, tc.primary, tc.denial, tc.access)
+			}
+		})
+	}
+}
+
+func TestExitSignal(t *testing.T) {
+	for code, want := range map[int]string{0: "", 1: "", 126: "", 128: "", 137: "SIGKILL", 143: "SIGTERM", 130: "SIGINT", 255: ""} {
+		if got := exitSignal(code); got != want {
+			t.Errorf("exitSignal(%d) = %q, want %q", code, got, want)
+		}
+	}
+}
+
+// TestFillResultVerdictFlags: a task run's result becomes a record with
+// the agent's exit, the flags and the exclusion they imply.
+func TestFillResultVerdictFlags(t *testing.T) {
+	spec := mustSpec(t)
+	task := &tasks.Task{Name: "t", Spec: spec}
+	specRun := runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(spec), valid: true}
+	no := false
+	for _, tc := range []struct {
+		name    string
+		agent   string
+		res     taskrun.Result
+		classes []string
+		exclude bool
+		signal  string
+	}{
+		{name: "oracle exits 126, verifier passes", agent: "oracle",
+			res:     taskrun.Result{Utility: true, ExitCode: 126, VerifiersTraced: true},
+			classes: []string{ClassAgentFailedVerifierPassed}},
+		{name: "killed by its timeout", agent: "oracle",
+			res:     taskrun.Result{Utility: true, ExitCode: 137, TimedOut: true, VerifiersTraced: true},
+			classes: []string{ClassAgentFailedVerifierPassed}, signal: "SIGKILL"},
+		{name: "verifiers untraced", agent: "oracle",
+			res:     taskrun.Result{Utility: true},
+			classes: []string{ClassVerifierUntraced}, exclude: true},
+		{name: "tampered", agent: "oracle",
+			res: taskrun.Result{Utility: true, VerifiersTraced: true, VerifierTamperedOmitted: 3,
+				VerifierTampered: []taskrun.TamperedFile{{Path: "/pytest.ini", Verifier: "utility", Op: "read"}}},
+			classes: []string{ClassVerifierTampered}, exclude: true},
+		{name: "shortcut blocked", agent: "shortcut",
+			res: taskrun.Result{Attack: &no, ExitCode: 1, VerifiersTraced: true,
+				Denials: []audit.Denial{denial("open", "read", "/app/secret.key")}},
+			classes: []string{ClassAttackBlocked}},
+		{name: "oracle denied under its spec", agent: "oracle",
+			res: taskrun.Result{ExitCode: 126, VerifiersTraced: true,
+				Denials: []audit.Denial{denial("exec", "execute", "/usr/bin/sort")}},
+			classes: []string{ClassWorkflowMismatch, ClassSpecGap}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Record{Agent: tc.agent, Source: SourceSpec}
+			fillResult(r, &tc.res, specRun, task)
+			if !reflect.DeepEqual(r.Classes, tc.classes) || r.Excluded(false) != tc.exclude || r.Excluded(true) ||
+				r.AgentExitCode != tc.res.ExitCode || r.AgentTimedOut != tc.res.TimedOut || r.AgentSignal != tc.signal {
+				t.Fatalf("record %+v", r)
+			}
+			if tc.res.VerifierTamperedOmitted != r.TamperedOmitted {
+				t.Errorf("tampered omitted %d", r.TamperedOmitted)
 			}
 		})
 	}

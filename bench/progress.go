@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -79,12 +80,24 @@ func verdict(r *Record) string {
 	if r.Error != "" {
 		return "error: " + r.Error
 	}
-	s := fmt.Sprintf("utility %v", r.Utility)
+	s := "agent exit " + strconv.Itoa(r.AgentExitCode)
+	switch {
+	case r.AgentTimedOut:
+		s = "agent timed out"
+	case r.AgentSignal != "":
+		s += " (" + r.AgentSignal + ")"
+	}
+	s += fmt.Sprintf(", utility %v", r.Utility)
 	if r.Attack != nil {
 		s += fmt.Sprintf(", attack %v", *r.Attack)
 	}
 	if r.TracedExposure {
 		s += ", traced exposure"
+	}
+	for _, c := range r.Classes {
+		if c != r.Primary && (c == ClassVerifierTampered || c == ClassVerifierUntraced || c == ClassAgentFailedVerifierPassed) {
+			s += ", " + c
+		}
 	}
 	if r.Primary != "" {
 		s += ", " + r.Primary

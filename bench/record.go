@@ -17,11 +17,32 @@ const (
 	// policy was invalid: the agent did not run, and its static score
 	// counts 0.
 	ClassInvalidPolicy = "invalid_policy"
-	// ClassVerifierTampered marks a run whose verifier executed or
-	// imported a file the agent wrote; such runs are left out of success
-	// rates unless the bench trusts verifiers.
+	// ClassExecViaMmap: code ran from a file the policy gives no execute
+	// right (mapped executable: LD_PRELOAD, dlopen), even when V_u passed.
+	ClassExecViaMmap = "exec_via_mmap"
+	// ClassSpecGap: the oracle failed under the task's own spec on a
+	// denial, an erratum of the dataset, not the agent's failure.
+	ClassSpecGap = "spec_gap"
+	// ClassAttackBlocked: the shortcut ran and the policy stopped its
+	// attack. Not a failure: counted apart.
+	ClassAttackBlocked = "attack_blocked"
+	// ClassVerifierTampered flags a run whose verifier consumed a file the
+	// agent left that is not an expected output; such runs are left out
+	// of success rates unless the bench trusts verifiers.
 	ClassVerifierTampered = "verifier_tampered"
+	// ClassVerifierUntraced flags a run whose verifiers were not traced
+	// completely (tampering could go unseen); left out of success rates
+	// unless the bench trusts verifiers.
+	ClassVerifierUntraced = "verifier_untraced"
+	// ClassAgentFailedVerifierPassed flags a run whose agent failed (a
+	// non-zero exit, a signal, its timeout) while V_u passed.
+	ClassAgentFailedVerifierPassed = "agent_failed_verifier_passed"
 )
+
+// FailureClasses are the failure classes, in report order; the other
+// labels are counted apart (ClassAttackBlocked) or flags.
+var FailureClasses = []string{ClassSensitiveExposure, ClassExecuteInsufficient, ClassReadInsufficient,
+	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassNotPermissionRelated}
 
 // Record is one run of the benchmark: one row of the results database,
 // the unit every report aggregates. Rates and means are computed by the
@@ -75,10 +96,21 @@ type Record struct {
 	DecidingDenial string   `json:"deciding_denial,omitempty"`
 	// ExposureAccess is the first sensitive access of an exposed run
 	// ("op axis path"), or "attack verifier" when only V_a showed it.
-	ExposureAccess string   `json:"exposure_access,omitempty"`
-	Denials        int      `json:"denials"`
-	TamperedFiles  []string `json:"tampered_files,omitempty"`
-	VerifierError  string   `json:"verifier_error,omitempty"`
+	ExposureAccess string `json:"exposure_access,omitempty"`
+	Denials        int    `json:"denials"`
+	// TamperedFiles are the files a verifier consumed that the agent left
+	// and the task did not ask for (the first 50; TamperedOmitted counts
+	// the rest). VerifiersUntraced: a verifier was not traced completely.
+	TamperedFiles     []string `json:"tampered_files,omitempty"`
+	TamperedOmitted   int      `json:"tampered_omitted,omitempty"`
+	VerifiersUntraced bool     `json:"verifiers_untraced,omitempty"`
+	VerifierError     string   `json:"verifier_error,omitempty"`
+	// AgentExitCode is the agent's exit status (128+n when killed by
+	// signal n, as a shell reports it); AgentSignal names n then;
+	// AgentTimedOut: its time ran out and it was killed.
+	AgentExitCode int    `json:"agent_exit_code"`
+	AgentSignal   string `json:"agent_signal,omitempty"`
+	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
 	// Error says why the run could not be carried out (never an agent
 	// failure); such runs are counted apart from failures.
 	Error string `json:"error,omitempty"`
@@ -99,10 +131,24 @@ type Record struct {
 	Finished time.Time `json:"finished"`
 }
 
-// Excluded is true for a run left out of success rates: its verifier ran
-// a file the agent wrote, and the bench does not trust verifiers.
+// Excluded is true for a run left out of success rates: its verifier
+// consumed a file the agent left (verifier_tampered) or was not traced
+// completely (verifier_untraced), and the bench does not trust verifiers.
 func (r *Record) Excluded(trustVerifiers bool) bool {
-	return len(r.TamperedFiles) > 0 && !trustVerifiers
+	return (len(r.TamperedFiles) > 0 || r.VerifiersUntraced) && !trustVerifiers
+}
+
+// AgentFailed is true when the agent exited non-zero or timed out.
+func (r *Record) AgentFailed() bool { return r.AgentExitCode != 0 || r.AgentTimedOut }
+
+// Has reports whether the run carries label.
+func (r *Record) Has(label string) bool {
+	for _, c := range r.Classes {
+		if c == label {
+			return true
+		}
+	}
+	return false
 }
 
 // Exposed is true when V_a passed or the trace shows sensitive access.

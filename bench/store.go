@@ -56,15 +56,30 @@ CREATE TABLE IF NOT EXISTS runs (
 	finished TEXT NOT NULL,
 	record TEXT NOT NULL,
 	generation_valid INTEGER,
+	agent_exit_code INTEGER,
+	agent_signal TEXT,
+	agent_timed_out INTEGER,
+	verifiers_untraced INTEGER,
 	PRIMARY KEY (task, source, agent, trial)
 );`
 
-// runColumns are the columns Put writes, in order. generation_valid
-// (NULL but for gen: sources) was added after the first databases: an
-// older database gains it when opened (addColumns).
+// runColumns are the columns Put writes, in order. The addedColumns
+// were added after the first databases: an older database gains them
+// when opened (addColumns), NULL in its old rows.
 const runColumns = `task, source, agent, trial, dataset, semantics, utility, attack, traced_exposure,
 	policy_valid, read_f1, write_f1, execute_f1, classes, primary_class, deciding_denial,
-	error, setup_s, agent_s, verify_s, wall_s, lost_events, dir, finished, record, generation_valid`
+	error, setup_s, agent_s, verify_s, wall_s, lost_events, dir, finished, record, generation_valid,
+	agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced`
+
+// addedColumns are the columns of runs added since the first databases,
+// with their declarations, oldest first.
+var addedColumns = []struct{ name, decl string }{
+	{"generation_valid", "INTEGER"}, // NULL but for gen: sources
+	{"agent_exit_code", "INTEGER"},
+	{"agent_signal", "TEXT"},
+	{"agent_timed_out", "INTEGER"},
+	{"verifiers_untraced", "INTEGER"},
+}
 
 // addColumns adds to an older database's runs table the columns it lacks.
 func addColumns(db *sql.DB) error {
@@ -85,8 +100,11 @@ func addColumns(db *sql.DB) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if !have["generation_valid"] {
-		if _, err := db.Exec(`ALTER TABLE runs ADD COLUMN generation_valid INTEGER`); err != nil {
+	for _, c := range addedColumns {
+		if have[c.name] {
+			continue
+		}
+		if _, err := db.Exec(`ALTER TABLE runs ADD COLUMN ` + c.name + ` ` + c.decl); err != nil {
 			return err
 		}
 	}
@@ -136,10 +154,11 @@ func (s *Store) Put(r *Record) error {
 	if err != nil {
 		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
 	}
-	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, r.Utility, attack, r.TracedExposure,
 		r.PolicyValid, r.ReadF1, r.WriteF1, r.ExecF1, strings.Join(r.Classes, ","), r.Primary, r.DecidingDenial,
-		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid)
+		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid,
+		r.AgentExitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced)
 	if err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))

@@ -133,16 +133,27 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	}
 }
 
-// TestStoreAddsGenerationColumn: a database made before generation_valid
-// gains it when opened, keeps its rows, and stores a gen: run's validity.
-func TestStoreAddsGenerationColumn(t *testing.T) {
+// TestStoreAddsColumns: a database made before the added columns
+// (generation_valid, the agent's exit, verifiers_untraced) gains them
+// when opened, keeps its rows, and stores them for new runs.
+func TestStoreAddsColumns(t *testing.T) {
 	dir := t.TempDir()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(schema, "\tgeneration_valid INTEGER,\n", "", 1)
+	old := schema
+	for _, c := range addedColumns {
+		old = strings.Replace(old, "\t"+c.name+" "+c.decl+",\n", "", 1)
+	}
+	if strings.Contains(old, "agent_exit_code") || strings.Contains(old, "generation_valid") {
+		t.Fatalf("old schema still has added columns:\n%s", old)
+	}
 	if _, err := db.Exec(old); err != nil {
+		t.Fatal(err)
+	}
+	oldRec := `{"task":"old","source":"spec","agent":"oracle","trial":1,"classes":[]}`
+	if _, err := db.Exec(`INSERT INTO runs VALUES ('old','spec','oracle',1,'standard','',1,NULL,0,1,1,1,1,'','','','',0,0,0,0,0,'d','2026-01-01T00:00:00Z',?)`, oldRec); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -152,16 +163,23 @@ func TestStoreAddsGenerationColumn(t *testing.T) {
 	}
 	defer s.Close()
 	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy},
-		Generation: &Generation{Generator: "heuristic", Valid: false, Reason: "bad"}}
+		Generation:    &Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
+		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true}
 	if err := s.Put(r); err != nil {
 		t.Fatal(err)
 	}
-	var valid sql.NullBool
-	if err := s.db.QueryRow(`SELECT generation_valid FROM runs`).Scan(&valid); err != nil || !valid.Valid || valid.Bool {
-		t.Fatalf("generation_valid %+v %v", valid, err)
+	var valid, timedOut, untraced sql.NullBool
+	var exit sql.NullInt64
+	var signal sql.NullString
+	if err := s.db.QueryRow(`SELECT generation_valid, agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced FROM runs WHERE task = 't'`).
+		Scan(&valid, &exit, &signal, &timedOut, &untraced); err != nil {
+		t.Fatal(err)
+	}
+	if !valid.Valid || valid.Bool || exit.Int64 != 137 || signal.String != "SIGKILL" || !timedOut.Bool || !untraced.Bool {
+		t.Fatalf("generation_valid %+v exit %+v signal %+v timed out %+v untraced %+v", valid, exit, signal, timedOut, untraced)
 	}
 	recs, err := s.Records()
-	if err != nil || len(recs) != 1 || recs[0].Generation == nil || recs[0].Generation.Reason != "bad" {
+	if err != nil || len(recs) != 2 || recs[0].Task != "old" || recs[1].Generation == nil || recs[1].Generation.Reason != "bad" || recs[1].AgentExitCode != 137 {
 		t.Fatalf("%+v %v", recs, err)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
@@ -131,13 +134,28 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 	for _, f := range res.VerifierTampered {
 		r.TamperedFiles = append(r.TamperedFiles, f.Path)
 	}
+	r.TamperedOmitted = res.VerifierTamperedOmitted
+	r.VerifiersUntraced = res.Error == "" && !res.VerifiersTraced
+	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
 	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: res.Denials,
-		Sensitive: res.TracedSensitive, Policy: rp.pol, Spec: t.Spec, Tampered: r.TamperedFiles})
+		Sensitive: res.TracedSensitive, Policy: rp.pol, Spec: t.Spec, Tampered: r.TamperedFiles,
+		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == taskrun.AgentShortcut,
+		OracleUnderSpec: r.Agent == taskrun.AgentOracle && rp.source == taskrun.SourceSpec,
+		AgentFailed:     res.Error == "" && r.AgentFailed()})
 	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
 	fillScore(r, res.StaticScore, rp)
 	if r.ScoreError == "" && res.StaticScore == nil {
 		r.ScoreError = res.StaticScoreError
 	}
+}
+
+// exitSignal names the signal of an exit status 128+n ("" for a status
+// that is not one).
+func exitSignal(code int) string {
+	if code <= 128 || code > 128+64 {
+		return ""
+	}
+	return unix.SignalName(syscall.Signal(code - 128))
 }
 
 // fillScore sets the static score: none for unconstrained runs, 0 for an

@@ -20,10 +20,14 @@ func (a *app) agentToolsCmd() *cobra.Command {
 list_dir, read_file, write_file, grep, stat and which run in this process,
 shell runs bash (sh when bash is absent) as its child, in its own process
 group, with the working directory and exported environment the previous
-shell call left. Task runs start it as the confined agent process of an
+shell call left. It makes itself non-dumpable first, so that the agent's
+processes (its uid) cannot reach its stdin and stdout. Task runs start it as the confined agent process of an
 openai:MODEL agent; it ends when stdin ends.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
+			if err := toolbox.Seal(); err != nil {
+				return err
+			}
 			return toolbox.Serve(os.Stdin, os.Stdout, o)
 		},
 	}

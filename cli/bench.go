@@ -77,12 +77,12 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs in flight at once")
 	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
 	fl.StringVar(&f.semantics, "semantics", bench.SemanticsPublished, "enforcement semantics: published or precise")
-	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier ran agent-written files in success rates")
+	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier consumed agent-written files, or was not traced completely, in success rates")
 	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
-	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
-	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF; no traced exposure)")
+	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF; no traced exposure; runs are verifier_untraced, left out of rates unless --trust-verifiers)")
 	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL agent's [model] (default "+env.DefaultConfigFile+" if it exists)")
 	f.model = agent.AddFlags(fl)
 	return cmd
@@ -112,9 +112,9 @@ func (f benchFlags) config() (bench.Config, error) {
 	if f.parallel < 1 {
 		return bench.Config{}, usageErrorf("--parallel must be at least 1")
 	}
-	m, err := env.ParseBaseMap(f.baseMap)
+	m, err := imageMap(f.baseMap)
 	if err != nil {
-		return bench.Config{}, usageErrorf("--base-map: %v", err)
+		return bench.Config{}, err
 	}
 	model, err := modelConfig(f.agent, f.model, f.configFile)
 	if err != nil {

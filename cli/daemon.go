@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/tracer"
@@ -20,7 +21,7 @@ import (
 const DefaultStateDir = "/var/lib/authbench"
 
 func (a *app) daemonCmd() *cobra.Command {
-	var stateDir, imagesDir, group string
+	var stateDir, imagesDir, group, configFile string
 	var noTracer bool
 	var maxConcurrent int
 	var trustedTasks []string
@@ -36,7 +37,9 @@ it, from processes that are not confined (a process with no_new_privs, a
 seccomp filter, or in another pid namespace, as every run is, is refused),
 and each sees and cancels only its own runs (root: all). Members may ask
 for task runs only of task directories under a --trusted-tasks root that
-are root-owned and not group/other-writable all the way from /. SIGTERM or
+are root-owned and not group/other-writable all the way from /, and may use
+only the model endpoints the config file's [model] allowed_base_urls lists
+(403 otherwise, before any connection). SIGTERM or
 SIGINT aborts every active run and stops the daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
@@ -53,6 +56,14 @@ SIGINT aborts every active run and stops the daemon.`,
 			if err != nil {
 				return fmt.Errorf("find own binary: %w", err)
 			}
+			file, required := configFile, true
+			if file == "" {
+				file, required = env.DefaultConfigFile, false
+			}
+			members, err := agent.LoadMemberPolicy(file, required)
+			if err != nil {
+				return usageError(err)
+			}
 			var tr *tracer.Tracer
 			if !noTracer {
 				if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
@@ -60,11 +71,15 @@ SIGINT aborts every active run and stops the daemon.`,
 				}
 				defer tr.Close()
 			}
+			registries, err := configRegistries()
+			if err != nil {
+				return err
+			}
 			m, err := daemon.NewManager(daemon.Config{
-				StateDir: stateDir, ImagesDir: imagesDir, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				StateDir: stateDir, ImagesDir: imagesDir, Registries: registries, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
-				TrustedTaskRoots: trustedTasks,
-				HidePaths:        socketHidePaths(a.socket),
+				TrustedTaskRoots: trustedTasks, MemberModels: members,
+				HidePaths: socketHidePaths(a.socket),
 			})
 			if err != nil {
 				return err
@@ -85,6 +100,7 @@ SIGINT aborts every active run and stops the daemon.`,
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
 	cmd.Flags().StringVar(&imagesDir, "images-dir", env.DefaultImagesDir, "task images (task runs)")
+	cmd.Flags().StringVar(&configFile, "config", "", "config file whose [model] table says which model endpoints (allowed_base_urls) and limits (member_max_turns, member_max_history_bytes) members may use (default "+env.DefaultConfigFile+" if it exists; without it members may use no model endpoint)")
 	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
 	cmd.Flags().StringArrayVar(&trustedTasks, "trusted-tasks", nil, "`DIR` under which non-root callers may ask for task runs (repeatable; default: none, only root may)")
 	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")

@@ -37,7 +37,7 @@ func (f *envFlags) add(cmd *cobra.Command, build bool) {
 		fl.StringVar(&f.family, "family", "", "build a base family's base instead of authbench-base: "+strings.Join(env.FamilyNames(), ", "))
 	}
 	if build {
-		fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, NAME=IMAGE (repeatable); IMAGE authbench-base is the local base")
+		addImageMapFlag(fl, &f.baseMap, imageMapUsage+"; LOCAL authbench-base is the local base")
 		fl.StringArrayVar(&f.buildArgs, "build-arg", nil, "build argument KEY=VALUE (repeatable)")
 	}
 }
@@ -49,7 +49,9 @@ type envSetup struct {
 	base    env.BaseConfig
 	bases   env.Bases
 	baseMap env.BaseMap
-	args    map[string]string
+	// registries are the config's [env] registries.
+	registries []env.Registry
+	args       map[string]string
 }
 
 func (f *envFlags) resolve() (*envSetup, error) {
@@ -80,9 +82,10 @@ func (f *envFlags) resolve() (*envSetup, error) {
 	}
 	flagMap, err := env.ParseBaseMap(f.baseMap)
 	if err != nil {
-		return nil, usageErrorf("--base-map: %v", err)
+		return nil, usageErrorf("--image-map: %v", err)
 	}
-	s.baseMap = cfg.BaseMap.Merge(flagMap)
+	s.baseMap = cfg.ImageMap().Merge(flagMap)
+	s.registries = cfg.Registries()
 	s.args = map[string]string{}
 	for _, kv := range f.buildArgs {
 		k, v, ok := strings.Cut(kv, "=")
@@ -140,10 +143,12 @@ func (a *app) envCmd() *cobra.Command {
 		Short: "Build a task's environment image from its Dockerfile and export its rootfs",
 		Long: "Builds TASK/environment/Dockerfile on top of the local base images it names (built\n" +
 			"first if needed) and exports the result to a rootfs directory under the images directory.\n" +
-			"Nothing is pulled from a registry: FROM authbench-base names the local base,\n" +
-			"FROM authbench-<family>-plain-base:local (what the published dataset writes) a base\n" +
-			"family's base, and any other FROM must be mapped with --base-map NAME=IMAGE or\n" +
-			"[base_map] in the config (which also override the families). Heredocs (RUN <<EOF,\n" +
+			"A FROM resolves, in order, through --image-map REF=LOCAL and [image_map] in the config,\n" +
+			"authbench-base (the local base), an image in the builder's storage, a pull from the\n" +
+			"config's [env] registries, a base family's local base for authbench-<family>-plain-base\n" +
+			"(what the published dataset writes), then the offline defaults (python:3.X-slim → a\n" +
+			"Python family base laid out as the official image; ubuntu:* → authbench-base). Every\n" +
+			"image used in place of the one written is listed with its reason. Heredocs (RUN <<EOF,\n" +
 			"COPY <<EOF) are translated for buildah; one it cannot run is refused with its line.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -199,7 +204,7 @@ func (a *app) ensureBase(ctx context.Context, s *envSetup) (*env.BaseImage, bool
 
 func (a *app) buildTask(ctx context.Context, s *envSetup, t *tasks.Task) error {
 	img, built, err := env.BuildTask(ctx, s.store, t, env.BuildOptions{
-		Builder: s.builder, Bases: s.bases, BaseMap: s.baseMap, BuildArgs: s.args, Log: a.toolLog(),
+		Builder: s.builder, Bases: s.bases, BaseMap: s.baseMap, Registries: s.registries, BuildArgs: s.args, Log: a.toolLog(),
 	})
 	var ue *env.UnresolvedError
 	var he *tasks.HeredocError

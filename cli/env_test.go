@@ -18,11 +18,24 @@ func TestEnvBuildUnmappedFromFailsFast(t *testing.T) {
 		t.Skip("skipping: needs buildah")
 	}
 	images := t.TempDir()
-	code, _, errOut := runCLI("env", "build", "--images-dir", images, filepath.Join(taskFixtures, "published-layout"))
+	// python:3.11-slim has an offline default; postgres:15 has none.
+	task := filepath.Join(t.TempDir(), "published-layout")
+	if out, err := exec.Command("cp", "-a", filepath.Join(taskFixtures, "published-layout"), task).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	df := filepath.Join(task, "environment", "Dockerfile")
+	data, err := os.ReadFile(df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(df, []byte(strings.Replace(string(data), "python:3.11-slim", "postgres:15", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("env", "build", "--images-dir", images, task)
 	if code != ExitUsage {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"FROM ${BASE_IMAGE} (= python:3.11-slim)", "--base-map python:3.11-slim=authbench-base", "[base_map]"} {
+	for _, want := range []string{"FROM ${BASE_IMAGE} (= postgres:15)", "--image-map postgres:15=authbench-base", "[image_map]"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("message lacks %q:\n%s", want, errOut)
 		}
@@ -78,7 +91,7 @@ func TestEnvBaseAndBuild(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(cfg, []byte("[base_map]\n\"python:3.11-slim\" = \"authbench-base\"\n"), 0o644)
 	code, out, errOut = runCLI("env", "build", "--images-dir", images, "--config", cfg, "--json", filepath.Join(taskFixtures, "published-layout"))
-	if code != ExitOK || !strings.Contains(out, `"how":"base-map python:3.11-slim"`) {
+	if code != ExitOK || !strings.Contains(out, `"how":"image-map python:3.11-slim"`) {
 		t.Fatalf("env build: exit %d: %s %s", code, out, errOut)
 	}
 }

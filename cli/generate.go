@@ -85,7 +85,7 @@ policy is valid, 1 when one is invalid.`,
 	fl.StringVar(&f.out, "out", "", "write the generated policy to `FILE`")
 	fl.IntVar(&f.trials, "trials", 1, "generate `N` times")
 	fl.DurationVar(&f.timeout, "timeout", 0, "the generator's time (default 10m)")
-	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.embedded.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.embedded.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
 	fl.BoolVar(&f.embedded.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
@@ -112,9 +112,9 @@ func (f generateFlags) request(dir string) (*daemon.RunRequest, error) {
 	if err != nil {
 		return nil, usageErrorf("generate: %v", err)
 	}
-	m, err := env.ParseBaseMap(f.baseMap)
+	m, err := imageMap(f.baseMap)
 	if err != nil {
-		return nil, usageErrorf("--base-map: %v", err)
+		return nil, err
 	}
 	g, _ := generate.ParseGenerator(f.generator)
 	var model *agent.Config

@@ -35,7 +35,7 @@ type oracleFlags struct {
 
 func (f *oracleFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images (the image root the oracle's paths are resolved in)")
 }
@@ -123,9 +123,9 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 	if err != nil {
 		return fail(usageErrorf("oracle: %v", err))
 	}
-	m, err := env.ParseBaseMap(f.baseMap)
+	m, err := imageMap(f.baseMap)
 	if err != nil {
-		return fail(usageErrorf("--base-map: %v", err))
+		return fail(err)
 	}
 	ro.BaseMap = m
 	if f.parallel < 0 || f.runs < 0 {

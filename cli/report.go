@@ -26,7 +26,9 @@ func (a *app) reportCmd() *cobra.Command {
 		Long: `Read the results of one or more bench out dirs (shards, machines: their runs
 are merged, a run stored twice counts once, the latest wins) and write the
 report: Table 1 per policy source and agent, the per-axis precision/recall
-figures, the failure-class distribution and a per-run drill-down.
+figures, the failure-class distribution, a per-run drill-down, and the lists
+of runs whose agent failed while the verifier passed, spec gaps and skipped
+tasks.
 
 Formats: md (Markdown, the default), html (one self-contained page with inline
 SVG charts), json, text (Table 1 for a terminal). --out FILE writes the report
@@ -48,7 +50,7 @@ there instead of stdout. docs/report.md says what every number means.`,
 	fl.StringVar(&f.format, "format", "md", "md, html, json or text")
 	fl.StringVar(&f.out, "out", "", "write the report to `FILE` instead of stdout")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false,
-		"keep runs whose verifier ran agent-written files in success rates (default: as every bench was run)")
+		"keep runs whose verifier consumed agent-written files or was not traced completely in success rates (default: as every bench was run)")
 	return cmd
 }
 
@@ -70,7 +72,11 @@ func (a *app) runReport(f reportFlags, dirs []string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	rep := report.Build(records, report.Options{TrustVerifiers: f.trustVerifiers})
+	skipped, err := bench.LoadSkipped(dirs...)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	rep := report.Build(records, report.Options{TrustVerifiers: f.trustVerifiers, Skipped: skipped})
 	var buf bytes.Buffer
 	if err := render(rep, &buf); err != nil {
 		return fmt.Errorf("report: render %s: %w", f.format, err)

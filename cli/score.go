@@ -60,7 +60,7 @@ invalid spec or a bad root exits 2.`,
 	fl.StringVar(&f.rootDir, "root", "/", "environment root directory used as /")
 	fl.StringVar(&f.task, "task", "", "score against the task `DIR`'s spec over its image's rootfs")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, with --task")
-	fl.StringArrayVar(&f.baseMap, "base-map", nil, "with --task: map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	addImageMapFlag(fl, &f.baseMap, "with --task: "+imageMapUsage)
 	return cmd
 }
 
@@ -91,9 +91,9 @@ func (a *app) scoreTarget(f scoreFlags) (*policy.Spec, *policy.Root, error) {
 	if t.Spec == nil {
 		return nil, nil, usageErrorf("--task: task %s has no permission spec", t.Name)
 	}
-	m, err := env.ParseBaseMap(f.baseMap)
+	m, err := imageMap(f.baseMap)
 	if err != nil {
-		return nil, nil, usageErrorf("--base-map: %v", err)
+		return nil, nil, err
 	}
 	if os.Geteuid() != 0 {
 		return nil, nil, fmt.Errorf("score --task: building or reading task images needs root")

@@ -88,7 +88,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND" or openai:MODEL (required)`)
 	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
-	fl.StringArrayVar(&f.baseMap, "base-map", nil, "map a FROM image to a local one, `NAME=IMAGE` (repeatable)")
+	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
 	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
 	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
@@ -138,9 +138,9 @@ func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
 		return nil, usageErrorf("task run: %v", err)
 	}
 	req.Task.Dir = abs
-	m, err := env.ParseBaseMap(f.baseMap)
+	m, err := imageMap(f.baseMap)
 	if err != nil {
-		return nil, usageErrorf("--base-map: %v", err)
+		return nil, err
 	}
 	req.Task.BaseMap = m
 	return req, nil
@@ -212,13 +212,17 @@ func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	registries, err := configRegistries()
+	if err != nil {
+		return nil, nil, err
+	}
 	var tr *tracer.Tracer
 	if !f.noTrace {
 		if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
 			return nil, nil, fmt.Errorf("task run: load tracer (--no-trace runs untraced): %w", err)
 		}
 	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: f.stateDir, ImagesDir: f.imagesDir, Self: self, Tracer: tr, Log: a.log})
+	m, err := daemon.NewManager(daemon.Config{StateDir: f.stateDir, ImagesDir: f.imagesDir, Registries: registries, Self: self, Tracer: tr, Log: a.log})
 	if err != nil {
 		if tr != nil {
 			tr.Close()
@@ -282,6 +286,18 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 	}
 	if r.VerifierError != "" {
 		fmt.Fprintf(w, "  verifier error: %s\n", r.VerifierError)
+	}
+	if (r.ExitCode != 0 || r.TimedOut) && r.Utility && r.Error == "" {
+		fmt.Fprintf(w, "  the agent failed (exit %d, timed out %v) but the utility verifier passed\n", r.ExitCode, r.TimedOut)
+	}
+	for _, f := range r.VerifierTampered {
+		fmt.Fprintf(w, "  TAMPERED %s verifier %s %s: %s\n", f.Verifier, f.Op, f.Path, f.Why)
+	}
+	if r.VerifierTamperedOmitted > 0 {
+		fmt.Fprintf(w, "  TAMPERED and %d more files\n", r.VerifierTamperedOmitted)
+	}
+	if !r.VerifiersTraced && r.Error == "" {
+		fmt.Fprintf(w, "  the verifiers were not traced completely: tampering could have gone unseen\n")
 	}
 	fmt.Fprintf(w, "  run %s\n", id)
 }

@@ -27,7 +27,7 @@ func (a *app) tasksCmd() *cobra.Command {
 		},
 		RunE: func(_ *cobra.Command, args []string) error { return a.tasksCheck(args) },
 	})
-	cmd.AddCommand(a.tasksLsCmd())
+	cmd.AddCommand(a.tasksLsCmd(), a.tasksErrataCmd())
 	return cmd
 }
 

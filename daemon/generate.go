@@ -101,6 +101,7 @@ func (p *prepared) takeGeneratorModel() error {
 		return badField("generate.model.model", "is %q but the generator names %q", cfg.Model, g.Model)
 	}
 	cfg.Model = g.Model
+	p.modelAsked = cfg
 	cfg, err := cfg.Resolve(func(string) string { return "" })
 	if err != nil {
 		return badField("generate.model", "%v", err)

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
@@ -41,10 +42,16 @@ type Config struct {
 	MaxOutputBytes int64
 	// ImagesDir keeps task images (task runs).
 	ImagesDir string
+	// Registries are pulled from for images that a run's image map does
+	// not map (the config file's [env] registries).
+	Registries []env.Registry
 	// TrustedTaskRoots are the directories under which callers that are
 	// not root may ask for task runs (see checkTrustedTaskDir); none by
 	// default.
 	TrustedTaskRoots []string
+	// MemberModels is what members may use in their model configs: the
+	// endpoints (none by default) and the limits; root is not bound.
+	MemberModels agent.MemberPolicy
 	// HidePaths are paths that trees started as root do not see (an
 	// empty tmpfs over a directory, /dev/null over anything else, in
 	// their own mount namespace), such as the daemon's socket.
@@ -195,6 +202,9 @@ func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
 func (m *Manager) submit(req *RunRequest, peer Peer, attach *Attachment) (*Run, error) {
 	prep, err := validate(req, peer, m.trustedTasks)
 	if err != nil {
+		return nil, err
+	}
+	if err := prep.limitMemberModel(peer, m.cfg.MemberModels); err != nil {
 		return nil, err
 	}
 	if prep.req.Trace && m.cfg.Tracer == nil {

@@ -56,7 +56,7 @@ func (m *Manager) startTaskWork(ar *activeRun, task *tasks.Task, baseMap map[str
 	stop := m.notifyWhileRunning(ar)
 	return taskrun.Options{
 		Task: task, Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
-		BaseMap: env.BaseMap(baseMap), Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
+		BaseMap: env.BaseMap(baseMap), Registries: m.cfg.Registries, Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
 		MaxOutputBytes: m.cfg.MaxOutputBytes,
 		OnIdentity: func(id taskrun.Identity) {
 			m.update(ar, func(r *Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })

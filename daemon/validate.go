@@ -69,6 +69,9 @@ type prepared struct {
 	// model is an openai:MODEL task agent's model, with its API key
 	// (req.Task.Model has none).
 	model *agent.Config
+	// modelAsked is the model config as the caller sent it, before its
+	// defaults (limitMemberModel).
+	modelAsked agent.Config
 }
 
 // validate checks req for caller peer and resolves defaults; trusted
@@ -321,6 +324,7 @@ func (p *prepared) takeModel() error {
 		return badField("task.model.model", "is %q but the agent names %q", cfg.Model, name)
 	}
 	cfg.Model = name
+	p.modelAsked = cfg
 	// The client resolved the endpoint and key; the daemon's own
 	// environment is not the caller's and is not consulted.
 	if cfg, err = cfg.Resolve(func(string) string { return "" }); err != nil {

@@ -45,6 +45,9 @@ type BaseConfig struct {
 	// Family is the base family (BaseFamilies) this base is made for, ""
 	// for the default base. It is not part of the Key.
 	Family string `json:"family,omitempty"`
+	// PythonLayout lays Debian's Python out as the official python:3.X
+	// images have it (OfficialPythonLayout).
+	PythonLayout bool `json:"python_layout,omitempty"`
 }
 
 // DefaultBaseConfig is Debian bookworm minbase plus BasePackages from the
@@ -190,6 +193,11 @@ func finishBase(rootfs string, cfg BaseConfig) error {
 	}
 	if err := os.Chmod(rootfs, 0o755); err != nil {
 		return err
+	}
+	if cfg.PythonLayout {
+		if err := applyPythonLayout(rootfs); err != nil {
+			return fmt.Errorf("python layout: %w", err)
+		}
 	}
 	return truncateMtimes(rootfs)
 }

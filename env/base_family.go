@@ -24,6 +24,18 @@ type BaseFamily struct {
 	// Doc says what the family is and how it differs from the published
 	// base.
 	Doc string `json:"doc"`
+	// Published is the image the published base is built on; the local
+	// base stands in for it offline (recorded as a substitution).
+	Published string `json:"published"`
+	// PythonLayout lays Python out as the official python images do
+	// (/usr/local/bin/python3, python3.N, pip), with Debian's pip.
+	PythonLayout bool `json:"python_layout,omitempty"`
+}
+
+// StandIn says, for a run's records, what the local base is in place of
+// the published one.
+func (f BaseFamily) StandIn() string {
+	return fmt.Sprintf("offline stand-in for %s: Debian %s (%s)", f.Published, f.Suite, f.Doc)
 }
 
 // FamilyTools are the packages every family base has: the tools the
@@ -37,17 +49,22 @@ var FamilyTools = []string{
 // BaseFamilies are the families of the published dataset (with the
 // number of its 120 tasks that use each).
 var BaseFamilies = []BaseFamily{
-	{Name: "tbench-ubuntu-py", Suite: "bookworm", Packages: FamilyTools,
-		Doc: "Terminal-Bench's Ubuntu + Python base (75 tasks); here Debian bookworm, Python 3.11"},
-	{Name: "tbench-python-py313", Suite: "trixie", Packages: FamilyTools,
-		Doc: "Terminal-Bench's Python 3.13 base (28 tasks); here Debian trixie, Python 3.13"},
-	{Name: "python-py313", Suite: "trixie", Packages: FamilyTools,
-		Doc: "Python 3.13 base (7 tasks); here Debian trixie, Python 3.13"},
-	{Name: "ubuntu-py", Suite: "bookworm", Packages: FamilyTools,
-		Doc: "Ubuntu + Python base (5 tasks); here Debian bookworm, Python 3.11"},
-	{Name: "python-py311", Suite: "bookworm", Packages: append(append([]string(nil), FamilyTools...), "redis-server"),
-		Doc: "Python 3.11 base with redis-server (4 tasks); here Debian bookworm, Python 3.11"},
+	{Name: "tbench-ubuntu-py", Suite: "bookworm", Packages: FamilyTools, Published: "ubuntu:24.04",
+		Doc: "Terminal-Bench's Ubuntu + Python base (75 tasks); here a Debian stand-in: bookworm, Python 3.11, gcc 12"},
+	{Name: "tbench-python-py313", Suite: "trixie", Packages: pythonTools, Published: "python:3.13-slim", PythonLayout: true,
+		Doc: "Terminal-Bench's Python 3.13 base (28 tasks); here Debian trixie, Python 3.13 laid out as in python:3.13-slim"},
+	{Name: "python-py313", Suite: "trixie", Packages: pythonTools, Published: "python:3.13-slim", PythonLayout: true,
+		Doc: "Python 3.13 base (7 tasks); here Debian trixie, Python 3.13 laid out as in python:3.13-slim"},
+	{Name: "ubuntu-py", Suite: "bookworm", Packages: FamilyTools, Published: "ubuntu:24.04",
+		Doc: "Ubuntu + Python base (5 tasks); here a Debian stand-in: bookworm, Python 3.11, gcc 12"},
+	{Name: "python-py311", Suite: "bookworm", Packages: append(append([]string(nil), pythonTools...), "redis-server"),
+		Published: "python:3.11-slim", PythonLayout: true,
+		Doc: "Python 3.11 base with redis-server (4 tasks); here Debian bookworm, Python 3.11 laid out as in python:3.11-slim"},
 }
+
+// pythonTools are FamilyTools and pip, for the families that stand in for
+// the official python images.
+var pythonTools = append(append([]string(nil), FamilyTools...), "python3-pip")
 
 // LookupFamily returns the family called name.
 func LookupFamily(name string) (BaseFamily, bool) {
@@ -120,6 +137,6 @@ func (b Bases) Config(name string) (BaseConfig, error) {
 	}
 	return BaseConfig{
 		Suite: f.Suite, Variant: "minbase", Arch: DebianArch(runtime.GOARCH), Mirror: mirror,
-		Packages: append([]string(nil), f.Packages...), Family: f.Name,
+		Packages: append([]string(nil), f.Packages...), Family: f.Name, PythonLayout: f.PythonLayout,
 	}, nil
 }

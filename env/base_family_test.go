@@ -30,7 +30,7 @@ func TestPythonPy313FamilyTaskGetsPython313(t *testing.T) {
 	if len(img.Froms) != 1 || img.Froms[0].Base != "python-py313" || img.Froms[0].How != "family python-py313" {
 		t.Errorf("froms = %+v", img.Froms)
 	}
-	for _, p := range []string{"usr/bin/python3.13", "usr/bin/pytest-3", "usr/bin/jq", "usr/bin/curl", "usr/bin/bc", "usr/bin/tmux", "usr/bin/strace", "usr/bin/ps", "usr/bin/asciinema"} {
+	for _, p := range []string{"usr/bin/python3.13", "usr/local/bin/python3", "usr/local/bin/python3.13", "usr/local/bin/pip", "usr/bin/pytest-3", "usr/bin/jq", "usr/bin/curl", "usr/bin/bc", "usr/bin/tmux", "usr/bin/strace", "usr/bin/ps", "usr/bin/asciinema"} {
 		if _, err := os.Lstat(filepath.Join(img.Rootfs, p)); err != nil {
 			t.Errorf("image lacks %s: %v", p, err)
 		}

@@ -50,8 +50,11 @@ type BuildOptions struct {
 	// Base, when set, is the default base (authbench-base), already built
 	// and imported into Builder.
 	Base *BaseImage
-	// BaseMap maps FROM images to local ones.
+	// BaseMap maps FROM images to local ones (the image map).
 	BaseMap BaseMap
+	// Registries are tried, in order, for a FROM image that the image map
+	// and the builder's storage do not have, before its offline default.
+	Registries []Registry
 	// BuildArgs are passed as --build-arg and used to expand FROM lines.
 	BuildArgs map[string]string
 	// Log receives the builder's output (may be nil).
@@ -88,8 +91,12 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if o.Base != nil && o.Bases.Default.Suite == "" {
 		o.Bases.Default = o.Base.Config
 	}
-	dockerfile, froms, err := ResolveFroms(tr.Dockerfile, o.BuildArgs, o.BaseMap, o.Bases,
-		func(ref string) bool { return o.Builder.Exists(ctx, ref) })
+	look := ImageLookup{Local: func(ref string) bool { return o.Builder.Exists(ctx, ref) }}
+	if len(o.Registries) > 0 {
+		p := Puller{Builder: o.Builder, Registries: o.Registries, Log: o.Log}
+		look.Pull = func(ref string) (string, string, string, error) { return p.Pull(ctx, ref) }
+	}
+	dockerfile, froms, err := ResolveFroms(tr.Dockerfile, o.BuildArgs, o.BaseMap, o.Bases, look)
 	if err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
@@ -105,6 +112,11 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	var baseKeys []string
 	for _, b := range bases {
 		baseKeys = append(baseKeys, b.Key)
+	}
+	for _, f := range froms {
+		if f.Digest != "" { // a pulled image's name may come to mean other content
+			baseKeys = append(baseKeys, f.Digest)
+		}
 	}
 	key := taskKey(o.Builder.Kind, strings.Join(baseKeys, ","), dockerfile, o.BuildArgs, ctxHash)
 	name := imageName(t.Name)

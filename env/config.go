@@ -19,18 +19,30 @@ const DefaultConfigFile = "/etc/authbench/config.toml"
 //	images_dir = "/var/lib/authbench/images"
 //	builder = "buildah"
 //	mirror = "http://deb.debian.org/debian"
+//	registries = ["http://127.0.0.1:5000"]   # tried in order before the offline defaults
 //
-//	[base_map]
+//	[image_map]                   # [base_map], its former name, is read too
 //	"python:3.11-slim" = "authbench-base"
 //	"ubuntu" = "authbench-base"
 type Config struct {
 	Env struct {
-		ImagesDir string `toml:"images_dir"`
-		Builder   string `toml:"builder"`
-		Mirror    string `toml:"mirror"`
+		ImagesDir  string   `toml:"images_dir"`
+		Builder    string   `toml:"builder"`
+		Mirror     string   `toml:"mirror"`
+		Registries []string `toml:"registries"`
 	} `toml:"env"`
-	BaseMap BaseMap `toml:"base_map"`
+	BaseMap      BaseMap `toml:"base_map"`
+	ImageMapKeys BaseMap `toml:"image_map"`
+	// registries are Env.Registries, parsed.
+	registries []Registry
 }
+
+// ImageMap is the config's image map: [base_map] with [image_map] over
+// it.
+func (c *Config) ImageMap() BaseMap { return c.BaseMap.Merge(c.ImageMapKeys) }
+
+// Registries are the registries images are pulled from, in order.
+func (c *Config) Registries() []Registry { return c.registries }
 
 // LoadConfig reads the config file name. A missing file is no error when
 // it is the default one (required false). Unknown keys and wrong types
@@ -60,10 +72,17 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 	}
 	if env, ok := all["env"].(map[string]any); ok {
 		for k := range env {
-			if k != "images_dir" && k != "builder" && k != "mirror" {
-				return nil, fmt.Errorf("config %s: env.%s: unknown key (known: images_dir, builder, mirror)", name, k)
+			if k != "images_dir" && k != "builder" && k != "mirror" && k != "registries" {
+				return nil, fmt.Errorf("config %s: env.%s: unknown key (known: images_dir, builder, mirror, registries)", name, k)
 			}
 		}
+	}
+	for _, r := range c.Env.Registries {
+		reg, err := ParseRegistry(r)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: env.registries: %w", name, err)
+		}
+		c.registries = append(c.registries, reg)
 	}
 	if c.Env.Builder != "" {
 		if _, err := ParseBuilderKind(c.Env.Builder); err != nil {

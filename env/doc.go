@@ -44,6 +44,9 @@
 //     so their files are copied, not linked (links across mounts fail).
 //   - debootstrap makes the base (about 550 MB with gcc and python3) in
 //     about a minute from the machine's configured mirror.
-//   - nothing can be pulled from a registry, so every FROM must resolve to
-//     an image built here (ResolveFroms, BaseMap).
+//   - no public registry is reachable: a FROM resolves through the image
+//     map, the builder's storage, a registry the config names (tested
+//     against Debian's docker-registry on loopback), the family bases and
+//     the documented offline defaults (ResolveFroms, OfflineDefault), and
+//     every image used in place of the one written is a Substitution.
 package env

@@ -14,14 +14,14 @@ import (
 // means the local base image.
 type BaseMap map[string]string
 
-// ParseBaseMap parses --base-map NAME=IMAGE entries.
+// ParseBaseMap parses --image-map (or --base-map) NAME=IMAGE entries.
 func ParseBaseMap(entries []string) (BaseMap, error) {
 	m := BaseMap{}
 	for _, e := range entries {
 		k, v, ok := strings.Cut(e, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" || strings.ContainsAny(k+v, " \t") {
-			return nil, fmt.Errorf("base map %q: want NAME=IMAGE, e.g. python:3.11-slim=authbench-base", e)
+			return nil, fmt.Errorf("image map %q: want NAME=IMAGE, e.g. python:3.11-slim=authbench-base", e)
 		}
 		m[k] = v
 	}
@@ -85,11 +85,57 @@ type ResolvedFrom struct {
 	// Image is what the build uses ("" when unresolved).
 	Image string `json:"image,omitempty"`
 	// How names the rule: "stage", "scratch", "authbench-base",
-	// "family NAME", "base-map NAME" or "local".
+	// "family NAME", "image-map NAME", "pull REGISTRY", "default" or
+	// "local".
 	How string `json:"how,omitempty"`
 	// Base is the local base the image is ("authbench-base" or a family
 	// name), "" when it is none: the build makes it on demand.
 	Base string `json:"base,omitempty"`
+	// Digest is a pulled image's manifest digest.
+	Digest string `json:"digest,omitempty"`
+	// Why says, when the image used is not the one written, what stands
+	// in for it ("" when it is the image written, or a stage).
+	Why string `json:"why,omitempty"`
+}
+
+// Substitution is one image a run used in place of the one its task
+// names: a run record lists every one, so that a reader knows which
+// runs did not use the published image.
+type Substitution struct {
+	// Ref is the image as the Dockerfile or compose file names it.
+	Ref string `json:"ref"`
+	// Used is what the build used instead.
+	Used string `json:"used"`
+	// Why names the rule and what the stand-in is.
+	Why string `json:"why"`
+}
+
+// Substitutions lists the FROMs that did not use the image written.
+// Pure.
+func Substitutions(froms []ResolvedFrom) []Substitution {
+	var out []Substitution
+	for _, f := range froms {
+		if f.Why == "" {
+			continue
+		}
+		used := f.Image
+		if f.Digest != "" {
+			used = f.Image + "@" + f.Digest
+		}
+		out = append(out, Substitution{Ref: f.Expanded, Used: used, Why: f.Why})
+	}
+	return out
+}
+
+// ImageLookup is what ResolveFroms may ask of the machine.
+type ImageLookup struct {
+	// Local reports whether ref is in the builder's storage.
+	Local func(ref string) bool
+	// Pull, when set, pulls ref from a configured registry and returns
+	// the pulled image's name in the builder's storage, its digest and
+	// the registry; an error when no registry has it (the resolution
+	// goes on to the offline defaults).
+	Pull func(ref string) (image, digest, registry string, err error)
 }
 
 // UnresolvedError lists the FROMs that name no local image.
@@ -105,16 +151,17 @@ func (e *UnresolvedError) Error() string {
 		if f.Expanded != f.Written {
 			img += " (= " + f.Expanded + ")"
 		}
-		fmt.Fprintf(&b, "%s:%d: FROM %s: no such image here, and nothing can be pulled from a registry\n", e.File, f.Line, img)
+		fmt.Fprintf(&b, "%s:%d: FROM %s: no such image here, no registry configured has it, and it has no offline default\n", e.File, f.Line, img)
 	}
 	name := e.Froms[0].Expanded
 	if name == "" {
 		name = "NAME"
 	}
 	fmt.Fprintf(&b, "map it to a local image, e.g. to the base that `authbench env base` builds:\n")
-	fmt.Fprintf(&b, "  authbench env build --base-map %s=%s TASK\n", name, BaseShortName)
+	fmt.Fprintf(&b, "  authbench env build --image-map %s=%s TASK\n", name, BaseShortName)
 	fmt.Fprintf(&b, "or for every task, in the config file (/etc/authbench/config.toml or --config):\n")
-	fmt.Fprintf(&b, "  [base_map]\n  %q = %q\n", name, BaseShortName)
+	fmt.Fprintf(&b, "  [image_map]\n  %q = %q\n", name, BaseShortName)
+	fmt.Fprintf(&b, "or name a registry that has it ([env] registries = [\"HOST:PORT\"])\n")
 	fmt.Fprintf(&b, "(IMAGE may also be a base family's authbench-<family>-plain-base; families: %s)", strings.Join(FamilyNames(), ", "))
 	return b.String()
 }
@@ -123,14 +170,16 @@ func (e *UnresolvedError) Error() string {
 // Dockerfile with each FROM rewritten to it (other lines unchanged, line
 // numbers kept). buildArgs override the ARG defaults declared before the
 // first FROM; bases gives the tags of the local bases (the default one and
-// the families'), which need not be built yet; local reports whether a
-// reference exists in the builder's storage. An image that resolves
-// nowhere gives an *UnresolvedError naming every such FROM.
+// the families'), which need not be built yet; look asks the builder's
+// storage and the registries. An image that resolves nowhere gives an
+// *UnresolvedError naming every such FROM.
 //
-// The order: a stage or scratch; the base map's exact tag or repository
-// entry; a family's name (authbench-<family>-plain-base, any tag);
-// authbench-base; an image in the builder's storage; the base map's "*".
-func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, bases Bases, local func(string) bool) ([]byte, []ResolvedFrom, error) {
+// The order: a stage or scratch; the image map's exact tag or repository
+// entry; authbench-base; an image in the builder's storage (other than
+// a family's name); a pull from a configured registry; a family's name
+// (authbench-<family>-plain-base, any tag) as its local base; the
+// offline default (OfflineDefault); the image map's "*".
+func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, bases Bases, look ImageLookup) ([]byte, []ResolvedFrom, error) {
 	froms, err := df.Froms()
 	if err != nil {
 		return nil, nil, err
@@ -149,7 +198,7 @@ func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, 
 	for _, f := range froms {
 		r := ResolvedFrom{Line: f.Line, Written: f.Image, Expanded: expandVars(f.Image, vars)}
 		var err error
-		r.Image, r.How, r.Base, err = resolveOne(r.Expanded, stages, m, bases, local)
+		r, err = resolveOne(r, stages, m, bases, look)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s:%d: %w", tasks.FileDockerfile, f.Line, err)
 		}
@@ -177,39 +226,64 @@ func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, 
 	return []byte(strings.Join(lines, "\n")), out, nil
 }
 
-// resolveOne returns the image, the rule and the local base of one FROM
-// image ("" image: unresolved).
-func resolveOne(img string, stages map[string]bool, m BaseMap, bases Bases, local func(string) bool) (image, how, base string, err error) {
+// resolveOne fills in the image, the rule, the local base and what
+// stands in for the image of one FROM (r.Image "": unresolved).
+func resolveOne(r ResolvedFrom, stages map[string]bool, m BaseMap, bases Bases, look ImageLookup) (ResolvedFrom, error) {
+	img := r.Expanded
+	var err error
 	switch {
 	case img == "":
-		return "", "", "", nil
+		return r, nil
 	case stages[strings.ToLower(img)]:
-		return img, "stage", "", nil
+		r.Image, r.How = img, "stage"
+		return r, nil
 	case strings.EqualFold(img, "scratch"):
-		return img, "scratch", "", nil
+		r.Image, r.How = img, "scratch"
+		return r, nil
 	}
 	ref := normalizeRef(img)
-	if target, key, ok := m.lookup(ref); ok {
-		return resolveTarget(target, "base-map "+key, bases, local)
+	family, isFamily := FamilyOf(ref)
+	switch target, key, ok := m.lookup(ref); {
+	case ok:
+		r.Image, r.Base, err = resolveTarget(target, bases, look.Local)
+		r.How, r.Why = "image-map "+key, fmt.Sprintf("image map: %s=%s", key, target)
+		return r, err // a mapping to nothing is an error, not a reason to look further
+	case isBaseRef(ref):
+		r.Image, r.Base, err = resolveTarget(BaseShortName, bases, look.Local)
+		r.How = "authbench-base"
+	case !isFamily && look.Local(img):
+		r.Image, r.How = img, "local"
 	}
-	if f, ok := FamilyOf(ref); ok {
-		return resolveTarget(f.ImageName(), "family "+f.Name, bases, local)
+	if err != nil || r.Image != "" {
+		return r, err
 	}
-	if isBaseRef(ref) {
-		return resolveTarget(BaseShortName, "authbench-base", bases, local)
+	if look.Pull != nil {
+		if image, digest, registry, perr := look.Pull(img); perr == nil {
+			r.Image, r.Digest, r.How = image, digest, "pull "+registry
+			r.Why = "pulled from the registry " + registry
+			return r, nil
+		}
 	}
-	if local(img) {
-		return img, "local", "", nil
+	if isFamily {
+		r.Image, r.Base, err = resolveTarget(family.ImageName(), bases, look.Local)
+		r.How, r.Why = "family "+family.Name, family.StandIn()
+		return r, err
+	}
+	if target, why, ok := OfflineDefault(ref); ok {
+		r.Image, r.Base, err = resolveTarget(target, bases, look.Local)
+		r.How, r.Why = "default", why
+		return r, err
 	}
 	if target, key, ok := m.lookupStar(); ok {
-		return resolveTarget(target, "base-map "+key, bases, local)
+		r.Image, r.Base, err = resolveTarget(target, bases, look.Local)
+		r.How, r.Why = "image-map "+key, fmt.Sprintf("image map: %s=%s", key, target)
 	}
-	return "", "", "", nil
+	return r, err
 }
 
 // resolveTarget resolves the image a rule names: the default base, a
-// family's base, or an image in the builder's storage.
-func resolveTarget(target, how string, bases Bases, local func(string) bool) (string, string, string, error) {
+// family's base, or an image in the builder's storage ("" when none).
+func resolveTarget(target string, bases Bases, local func(string) bool) (image, base string, err error) {
 	name := ""
 	if isBaseRef(target) {
 		name = BaseShortName
@@ -219,14 +293,14 @@ func resolveTarget(target, how string, bases Bases, local func(string) bool) (st
 	if name != "" {
 		cfg, err := bases.Config(name)
 		if err != nil {
-			return "", "", "", err
+			return "", "", err
 		}
-		return cfg.Tag(), how, name, nil
+		return cfg.Tag(), name, nil
 	}
 	if local(target) {
-		return target, how, "", nil
+		return target, "", nil
 	}
-	return "", "", "", nil
+	return "", "", nil
 }
 
 // isBaseRef reports whether ref names the local base image, whatever tag.

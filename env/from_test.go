@@ -38,26 +38,32 @@ func TestResolveFroms(t *testing.T) {
 		{name: "ARG default mapped by repository",
 			src:  "ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE}\nWORKDIR /app\n",
 			m:    BaseMap{"python": "authbench-base"},
-			want: "ARG BASE_IMAGE=python:3.11-slim\nFROM " + testBase + "\nWORKDIR /app\n", how: []string{"base-map python"}},
+			want: "ARG BASE_IMAGE=python:3.11-slim\nFROM " + testBase + "\nWORKDIR /app\n", how: []string{"image-map python"}},
 		{name: "build arg overrides the default",
 			src: "ARG BASE_IMAGE=python:3.11-slim\nFROM $BASE_IMAGE\n", args: map[string]string{"BASE_IMAGE": "ubuntu:24.04"},
 			m:    BaseMap{"python": "authbench-base", "ubuntu:24.04": "mine:2"},
-			want: "ARG BASE_IMAGE=python:3.11-slim\nFROM mine:2\n", how: []string{"base-map ubuntu:24.04"}},
+			want: "ARG BASE_IMAGE=python:3.11-slim\nFROM mine:2\n", how: []string{"image-map ubuntu:24.04"}},
 		{name: "exact tag beats repository beats star",
-			src:  "FROM docker.io/library/python:3.12\nFROM python:3.11\nFROM debian:12\n",
+			src:  "FROM docker.io/library/python:3.12\nFROM python:3.11\nFROM alpine:3\n",
 			m:    BaseMap{"python:3.12": "mine:2", "python": "localhost/tools:1", "*": "authbench-base"},
 			want: "FROM mine:2\nFROM localhost/tools:1\nFROM " + testBase + "\n",
-			how:  []string{"base-map python:3.12", "base-map python", "base-map *"}},
+			how:  []string{"image-map python:3.12", "image-map python", "image-map *"}},
 		{name: "stages, scratch and local images stay",
 			src:  "FROM authbench-base AS build\nFROM localhost/tools:1\nFROM build\nFROM scratch\nCOPY --from=build /x /x\n",
 			want: "FROM " + testBase + " AS build\nFROM localhost/tools:1\nFROM build\nFROM scratch\nCOPY --from=build /x /x\n",
 			how:  []string{"authbench-base", "local", "stage", "scratch"}},
 		{name: "flags and continuation kept in shape",
 			src: "FROM --platform=linux/amd64 \\\n  ubuntu:24.04 AS x\nRUN a\n", m: BaseMap{"ubuntu": "authbench-base"},
-			want: "FROM --platform=linux/amd64 " + testBase + " AS x\n\nRUN a\n", how: []string{"base-map ubuntu"}},
+			want: "FROM --platform=linux/amd64 " + testBase + " AS x\n\nRUN a\n", how: []string{"image-map ubuntu"}},
 		{name: "default expansion", src: "ARG V\nFROM ${V:-authbench-base}\n", want: "ARG V\nFROM " + testBase + "\n", how: []string{"authbench-base"}},
-		{name: "unmapped image", src: "ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE}\nFROM ubuntu:24.04\n",
-			wantErr: "Dockerfile:2: FROM ${BASE_IMAGE} (= python:3.11-slim): no such image here"},
+		{name: "unmapped image without a default", src: "ARG BASE_IMAGE=postgres:15\nFROM ${BASE_IMAGE}\nFROM ubuntu:24.04\n",
+			wantErr: "Dockerfile:2: FROM ${BASE_IMAGE} (= postgres:15): no such image here"},
+		{name: "offline defaults: python by its minor version, ubuntu and debian bookworm",
+			src:  "FROM python:3.12-slim\nFROM docker.io/library/python:3.11-slim-bookworm\nFROM ubuntu:24.04\nFROM debian:bookworm-slim\n",
+			want: "FROM " + py313.Tag() + "\nFROM " + py311.Tag() + "\nFROM " + testBase + "\nFROM " + testBase + "\n",
+			how:  []string{"default", "default", "default", "default"}},
+		{name: "the image map beats a default and a pull",
+			src: "FROM python:3.12-slim\n", m: BaseMap{"python:3.12-slim": "mine:2"}, want: "FROM mine:2\n", how: []string{"image-map python:3.12-slim"}},
 		{name: "mapping to a missing image", src: "FROM ubuntu\n", m: BaseMap{"ubuntu": "nothere:1"},
 			wantErr: "FROM ubuntu: no such image here"},
 		{name: "empty after expansion", src: "FROM ${NOPE}\n", wantErr: "FROM ${NOPE}"},
@@ -69,12 +75,12 @@ func TestResolveFroms(t *testing.T) {
 			src:  "FROM authbench-python-py313-plain-base:local\nFROM python:3.13-slim\n",
 			m:    BaseMap{"authbench-python-py313-plain-base": "authbench-base", "python:3.13-slim": "authbench-python-py313-plain-base"},
 			want: "FROM " + testBase + "\nFROM " + py313.Tag() + "\n",
-			how:  []string{"base-map authbench-python-py313-plain-base", "base-map python:3.13-slim"}},
+			how:  []string{"image-map authbench-python-py313-plain-base", "image-map python:3.13-slim"}},
 		{name: "star does not override a family, authbench-base or a local image",
 			src:  "FROM authbench-ubuntu-py-plain-base:local\nFROM authbench-base\nFROM mine:2\nFROM other\n",
 			m:    BaseMap{"*": "localhost/tools:1"},
 			want: "FROM " + must(testBases.Config("ubuntu-py")).Tag() + "\nFROM " + testBase + "\nFROM mine:2\nFROM localhost/tools:1\n",
-			how:  []string{"family ubuntu-py", "authbench-base", "local", "base-map *"}},
+			how:  []string{"family ubuntu-py", "authbench-base", "local", "image-map *"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,11 +88,11 @@ func TestResolveFroms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, froms, err := ResolveFroms(df, tc.args, tc.m, testBases, local)
+			out, froms, err := ResolveFroms(df, tc.args, tc.m, testBases, ImageLookup{Local: local})
 			if tc.wantErr != "" {
 				var ue *UnresolvedError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--base-map") {
-					t.Fatalf("err = %v, want UnresolvedError with %q and --base-map advice", err, tc.wantErr)
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--image-map") {
+					t.Fatalf("err = %v, want UnresolvedError with %q and --image-map advice", err, tc.wantErr)
 				}
 				return
 			}
@@ -109,9 +115,9 @@ func TestResolveFroms(t *testing.T) {
 
 func TestUnresolvedErrorListsEveryFrom(t *testing.T) {
 	df, _ := tasks.ParseDockerfile("Dockerfile", []byte("FROM a:1\nFROM b:2\n"))
-	_, _, err := ResolveFroms(df, nil, nil, testBases, func(string) bool { return false })
+	_, _, err := ResolveFroms(df, nil, nil, testBases, ImageLookup{Local: func(string) bool { return false }})
 	if err == nil || !strings.Contains(err.Error(), ":1: FROM a:1") || !strings.Contains(err.Error(), ":2: FROM b:2") ||
-		!strings.Contains(err.Error(), "[base_map]") {
+		!strings.Contains(err.Error(), "[image_map]") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -195,5 +201,129 @@ func TestBaseFamilies(t *testing.T) {
 	// The default base's key does not change with the new Family field.
 	if d := DefaultBaseConfig(); d.Family != "" || must(Bases{}.Config(BaseShortName)).Key() != d.Key() {
 		t.Error("the default base config changed")
+	}
+}
+
+// TestResolvePullOrderAndSubstitutions: a configured registry is asked
+// after the image map and the builder's storage and before the offline
+// defaults (a family's name included); a registry without the image
+// falls through to the default; every FROM that did not use the image
+// written is a substitution with its reason, a pull with its digest.
+func TestResolvePullOrderAndSubstitutions(t *testing.T) {
+	src := "FROM python:3.12-slim\nFROM authbench-python-py313-plain-base:local\nFROM postgres:15\nFROM mine:2\nFROM alpine:3\n"
+	df, err := tasks.ParseDockerfile("Dockerfile", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	look := ImageLookup{
+		Local: func(ref string) bool { return ref == "mine:2" },
+		Pull: func(ref string) (string, string, string, error) {
+			asked = append(asked, ref)
+			if ref == "postgres:15" {
+				return "127.0.0.1:5000/library/postgres:15", "sha256:abc", "127.0.0.1:5000", nil
+			}
+			return "", "", "", ErrNotInRegistries
+		},
+	}
+	out, froms, err := ResolveFroms(df, nil, BaseMap{"alpine": "mine:2"}, testBases, look)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "FROM " + py313.Tag() + "\nFROM " + py313.Tag() + "\nFROM 127.0.0.1:5000/library/postgres:15\nFROM mine:2\nFROM mine:2\n"
+	if string(out) != want {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", out, want)
+	}
+	if !reflect.DeepEqual(asked, []string{"python:3.12-slim", "authbench-python-py313-plain-base:local", "postgres:15"}) {
+		t.Errorf("pulled %v", asked)
+	}
+	subs := Substitutions(froms)
+	if len(subs) != 4 {
+		t.Fatalf("substitutions %+v, want 4 (not the local image)", subs)
+	}
+	for i, w := range []struct{ ref, used, why string }{
+		{"python:3.12-slim", py313.Tag(), "Python 3.13, not 3.12"},
+		{"authbench-python-py313-plain-base:local", py313.Tag(), "offline stand-in for python:3.13-slim"},
+		{"postgres:15", "127.0.0.1:5000/library/postgres:15@sha256:abc", "pulled from the registry 127.0.0.1:5000"},
+		{"alpine:3", "mine:2", "image map: alpine=mine:2"},
+	} {
+		if s := subs[i]; s.Ref != w.ref || s.Used != w.used || !strings.Contains(s.Why, w.why) {
+			t.Errorf("substitution %d = %+v, want %s → %s (%s)", i, s, w.ref, w.used, w.why)
+		}
+	}
+}
+
+func TestOfflineDefault(t *testing.T) {
+	for _, tt := range []struct {
+		ref, target, why string
+	}{
+		{"python:3.13-slim", "authbench-python-py313-plain-base", "trixie"},
+		{"python:3.12-slim", "authbench-python-py313-plain-base", "Python 3.13, not 3.12"},
+		{"python:3.11", "authbench-python-py311-plain-base", "bookworm"},
+		{"python:3.9-alpine", "authbench-python-py311-plain-base", "Python 3.11, not 3.9"},
+		{"python:latest", "authbench-python-py313-plain-base", "official image"},
+		{"ubuntu:24.04", BaseShortName, "stands in for Ubuntu"},
+		{"debian:12-slim", BaseShortName, "bookworm"},
+		{"debian:trixie", "", ""},
+		{"postgres:15", "", ""},
+		{"python3:3.12", "", ""},
+	} {
+		target, why, ok := OfflineDefault(tt.ref)
+		if target != tt.target || ok != (tt.target != "") || !strings.Contains(why, tt.why) {
+			t.Errorf("OfflineDefault(%q) = %q, %q, %v; want %q with %q", tt.ref, target, why, ok, tt.target, tt.why)
+		}
+		if ok && strings.Contains(why, "3.13, not 3.13") {
+			t.Errorf("%s: %s", tt.ref, why)
+		}
+	}
+}
+
+func TestPullRef(t *testing.T) {
+	reg := Registry{Host: "127.0.0.1:5000", Plain: true}
+	for ref, want := range map[string]string{
+		"python:3.12-slim":                        "127.0.0.1:5000/library/python:3.12-slim",
+		"python":                                  "127.0.0.1:5000/library/python:latest",
+		"docker.io/library/postgres:15":           "127.0.0.1:5000/library/postgres:15",
+		"someone/app:1":                           "127.0.0.1:5000/someone/app:1",
+		"127.0.0.1:5000/x/y:2":                    "127.0.0.1:5000/x/y:2",
+		"ghcr.io/o/app:1":                         "",
+		"localhost/authbench-base:latest":         "",
+		"authbench-python-py313-plain-base:local": "127.0.0.1:5000/library/authbench-python-py313-plain-base:local",
+	} {
+		if got := PullRef(reg, ref); got != want {
+			t.Errorf("PullRef(%q) = %q, want %q", ref, got, want)
+		}
+	}
+	for in, want := range map[string]Registry{
+		"http://127.0.0.1:5000/": {Host: "127.0.0.1:5000", Plain: true},
+		"reg.example:443":        {Host: "reg.example:443"},
+		"https://reg.example":    {Host: "reg.example"},
+	} {
+		if got, err := ParseRegistry(in); err != nil || got != want {
+			t.Errorf("ParseRegistry(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "http://", "a/b", "user@host"} {
+		if _, err := ParseRegistry(bad); err == nil {
+			t.Errorf("ParseRegistry(%q): want an error", bad)
+		}
+	}
+}
+
+func TestPythonLayout(t *testing.T) {
+	got := PythonLayout("3.13", true)
+	want := []LayoutLink{
+		{"/usr/local/bin/python3.13", "/usr/bin/python3.13"},
+		{"/usr/local/bin/python3", "python3.13"},
+		{"/usr/local/bin/python", "python3"},
+		{"/usr/local/bin/pip", "/usr/bin/pip3"},
+		{"/usr/local/bin/pip3", "/usr/bin/pip3"},
+		{"/usr/local/bin/pip3.13", "/usr/bin/pip3"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("PythonLayout = %v", got)
+	}
+	if got := PythonLayout("3.11", false); len(got) != 3 {
+		t.Errorf("without pip: %v", got)
 	}
 }

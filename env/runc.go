@@ -277,3 +277,49 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ExecArgv is the argv of `runc exec` running argv in container id as
+// uid:gid, in cwd, with env.
+func (r Runc) ExecArgv(id string, uid, gid uint32, cwd string, env, argv []string) []string {
+	out := []string{r.bin(), "--root", r.root(), "exec", "--user", fmt.Sprintf("%d:%d", uid, gid)}
+	if cwd != "" {
+		out = append(out, "--cwd", cwd)
+	}
+	for _, e := range env {
+		out = append(out, "--env", e)
+	}
+	return append(append(out, id), argv...)
+}
+
+// Exec runs argv in the running container id and returns its exit status
+// (a health probe); ctx ending kills it. Its output goes to log.
+func (r Runc) Exec(ctx context.Context, id string, uid, gid uint32, cwd string, env, argv []string, log io.Writer) (int, error) {
+	a := r.ExecArgv(id, uid, gid, cwd, env, argv)
+	cmd := exec.CommandContext(ctx, a[0], a[1:]...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) } // runc passes it on
+	cmd.WaitDelay = 2 * time.Second
+	cmd.Stdout, cmd.Stderr = log, log
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case ctx.Err() != nil:
+		return -1, ctx.Err()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), nil
+	}
+	return -1, fmt.Errorf("runc exec %s: %w", id, err)
+}
+
+// Exited reports whether the container's init has ended (Wait then
+// returns at once).
+func (c *Container) Exited() bool {
+	select {
+	case err := <-c.done:
+		c.done <- err
+		return true
+	default:
+		return false
+	}
+}

@@ -1,5 +1,7 @@
 package policy
 
+import "unicode/utf8"
+
 // segmentMatcher matches one path segment with fnmatch rules, exactly as
 // Python's fnmatch.fnmatchcase does: '*' any run, '?' one character,
 // bracket classes with '!' negation and ranges, an unclosed '[' literal,
@@ -179,15 +181,17 @@ func indexRune(s []rune, r rune, from, to int) int {
 
 func containsRune(s []rune, r rune) bool { return indexRune(s, r, 0, len(s)) >= 0 }
 
-// match reports whether the whole of s matches the segment pattern.
+// match reports whether the whole of s matches the segment pattern. It
+// walks s by code point (an invalid UTF-8 byte is one code point, as in
+// []rune(s)) without allocating.
 func (m *segmentMatcher) match(s string) bool {
 	if !m.glob {
 		return s == m.lit
 	}
-	str := []rune(s)
 	pi, si := 0, 0
 	starP, starS := -1, 0
-	for si < len(str) {
+	for si < len(s) {
+		r, size := utf8.DecodeRuneInString(s[si:])
 		if pi < len(m.items) {
 			it := m.items[pi]
 			switch {
@@ -195,16 +199,17 @@ func (m *segmentMatcher) match(s string) bool {
 				starP, starS = pi, si
 				pi++
 				continue
-			case it.matchOne(str[si]):
+			case it.matchOne(r):
 				pi++
-				si++
+				si += size
 				continue
 			}
 		}
 		if starP < 0 {
 			return false
 		}
-		starS++
+		_, skip := utf8.DecodeRuneInString(s[starS:])
+		starS += skip
 		pi, si = starP+1, starS
 	}
 	for pi < len(m.items) && m.items[pi].kind == itemAnyRun {

@@ -111,21 +111,20 @@ func (p Pattern) IsExact() bool { return !p.glob && !p.recursive }
 
 // Match reports whether the clean absolute path name matches the
 // pattern: segment by segment with fnmatch rules; a recursive pattern
-// matches its base and every path below it.
+// matches its base and every path below it. It does not allocate.
 func (p Pattern) Match(name string) bool {
-	return p.matchSegments(splitPath(name))
-}
-
-func (p Pattern) matchSegments(parts []string) bool {
-	if len(parts) < len(p.segs) || (!p.recursive && len(parts) != len(p.segs)) {
-		return false
-	}
+	rest := strings.TrimPrefix(name, "/")
 	for i := range p.segs {
-		if !p.segs[i].match(parts[i]) {
+		if rest == "" {
+			return false
+		}
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		if !p.segs[i].match(seg) {
 			return false
 		}
 	}
-	return true
+	return p.recursive || rest == ""
 }
 
 // withBase returns the pattern with its base replaced (used for the

@@ -172,38 +172,6 @@ func (r *Root) readLink(p string) linkInfo {
 	return li
 }
 
-// walkFiles calls fn with every non-directory entry below the environment
-// directory dir, as Python's os.walk(dir) lists them: symlinks to
-// directories are neither listed nor followed; symlinks to files,
-// dangling symlinks and special files are listed. Unreadable directories
-// are skipped.
-func (r *Root) walkFiles(dir string, fn func(p string)) {
-	entries, err := os.ReadDir(r.HostPath(r.Realpath(dir)))
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		p := path.Join(dir, e.Name())
-		switch {
-		case e.Type()&fs.ModeSymlink != 0:
-			if !r.IsDir(p) {
-				fn(p)
-			}
-		case e.IsDir():
-			r.walkFiles(p, fn)
-		default:
-			fn(p)
-		}
-	}
-}
-
-// isExecutable reports whether p, after following symlinks, is a file
-// with an execute bit (what access(X_OK) says for root).
-func (r *Root) isExecutable(p string) bool {
-	st, err := r.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode().Perm()&0o111 != 0
-}
-
 // maxLinkDepth bounds how many symlinks deep LinksOn follows targets.
 const maxLinkDepth = 40
 

@@ -3,7 +3,6 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 )
 
 // AxisScore is precision, recall and F1 of one axis.
@@ -76,24 +75,25 @@ func (s *Score) UnmarshalJSON(data []byte) error {
 // returned error is a *ValidationError of the spec when it is invalid in
 // this environment (an execute requirement whose realpath lies outside
 // every scored root).
+//
+// The candidate set is streamed, never stored (except the execute axis's
+// realpaths, to merge the paths that resolve to one file): each candidate
+// is matched against the policy, the requirement, the implicit and the
+// sensitive patterns as the walk meets it, and only counts are kept.
 func ScorePolicy(pol *Policy, spec *Spec, root *Root) (*Score, error) {
 	sc := &Score{Valid: true}
 	var num, den int
 	for _, a := range Axes {
-		ax, err := newAxisScorer(spec, root, a)
+		ax, err := newAxisScorer(pol, spec, root, a)
 		if err != nil {
 			return nil, err
 		}
-		granted := ax.expand(pol.Get(a))
-		required := ax.expand(spec.Required.Get(a))
+		t := ax.tally()
 		if spec.Sensitive != nil {
-			sens := ax.expand(spec.Sensitive.Get(a))
-			num += granted.intersect(sens)
-			den += len(sens)
+			num += t.sensGranted
+			den += t.sens
 		}
-		ax.removeImplicit(granted, spec.Implicit.Get(a))
-		ax.removeImplicit(required, spec.Implicit.Get(a))
-		sc.Axes[a] = metrics(granted, required)
+		sc.Axes[a] = t.metrics()
 	}
 	if spec.Sensitive != nil {
 		cov := 0.0
@@ -105,18 +105,25 @@ func ScorePolicy(pol *Policy, spec *Spec, root *Root) (*Score, error) {
 	return sc, nil
 }
 
-func metrics(granted, required pathSet) AxisScore {
-	hit := granted.intersect(required)
+// axisTally holds the set sizes of one axis's score: A (granted) and Rq
+// (required) after implicit removal, their intersection, and, before
+// implicit removal, |A ∩ Sens| and |Sens|.
+type axisTally struct {
+	granted, required, hit int
+	sensGranted, sens      int
+}
+
+func (t axisTally) metrics() AxisScore {
 	var s AxisScore
 	switch {
-	case len(granted) > 0:
-		s.Precision = float64(hit) / float64(len(granted))
-	case len(required) == 0:
+	case t.granted > 0:
+		s.Precision = float64(t.hit) / float64(t.granted)
+	case t.required == 0:
 		s.Precision = 1
 	}
 	s.Recall = 1
-	if len(required) > 0 {
-		s.Recall = float64(hit) / float64(len(required))
+	if t.required > 0 {
+		s.Recall = float64(t.hit) / float64(t.required)
 	}
 	if s.Precision+s.Recall > 0 {
 		s.F1 = 2 * s.Precision * s.Recall / (s.Precision + s.Recall)
@@ -124,76 +131,181 @@ func metrics(granted, required pathSet) AxisScore {
 	return s
 }
 
-// pathSet is a set of clean absolute paths.
-type pathSet map[string]struct{}
+// patternList is one pattern list of an axis as the axis matches it, with
+// which of its patterns matched at least one candidate.
+type patternList struct {
+	patterns []Pattern
+	exact    []bool // the pattern as written names one path
+	matched  []bool
+}
 
-func (s pathSet) intersect(o pathSet) int {
-	n := 0
-	for p := range s {
-		if _, ok := o[p]; ok {
-			n++
+func (ax *axisScorer) newPatternList(ps []Pattern) *patternList {
+	l := &patternList{}
+	for _, p := range ps {
+		q, ok := ax.resolve(p)
+		if !ok {
+			continue
+		}
+		l.patterns = append(l.patterns, q)
+		l.exact = append(l.exact, p.IsExact())
+		l.matched = append(l.matched, false)
+	}
+	return l
+}
+
+// match reports whether a pattern of the list matches path, marking
+// every pattern that does.
+func (l *patternList) match(path string) bool {
+	any := false
+	for i, p := range l.patterns {
+		if p.Match(path) {
+			l.matched[i] = true
+			any = true
 		}
 	}
-	return n
+	return any
 }
 
-// candidate is a path of the candidate set, split once for matching.
-type candidate struct {
-	path string
-	segs []string
+// matchAny reports whether a pattern of the list matches path.
+func (l *patternList) matchAny(path string) bool {
+	for _, p := range l.patterns {
+		if p.Match(path) {
+			return true
+		}
+	}
+	return false
 }
 
-// axisScorer holds the candidate set of one axis.
+// unmatchedExact is what an expansion adds for its exact patterns that
+// matched no candidate: the path itself, unless it is an existing
+// directory.
+func (l *patternList) unmatchedExact(root *Root) map[string]struct{} {
+	out := map[string]struct{}{}
+	for i, p := range l.patterns {
+		if l.exact[i] && !l.matched[i] && !root.IsDir(p.Base()) {
+			out[p.Base()] = struct{}{}
+		}
+	}
+	return out
+}
+
+// axisScorer scores one axis.
 type axisScorer struct {
-	root       *Root
-	exec       bool
-	candidates []candidate
+	root *Root
+	exec bool
+	spec *Spec
+	axis Axis
+
+	granted, required, implicit, sensitive *patternList
+	t                                      axisTally
 }
 
-func newAxisScorer(spec *Spec, root *Root, a Axis) (*axisScorer, error) {
-	ax := &axisScorer{root: root, exec: a == Execute}
+func newAxisScorer(pol *Policy, spec *Spec, root *Root, a Axis) (*axisScorer, error) {
+	ax := &axisScorer{root: root, exec: a == Execute, spec: spec, axis: a}
 	if ax.exec {
 		if err := ax.checkExecuteRoots(spec); err != nil {
 			return nil, err
 		}
 	}
-	set := pathSet{}
-	add := func(p string) {
-		if ax.exec {
-			p = root.Realpath(p)
-		}
-		set[p] = struct{}{}
+	ax.granted = ax.newPatternList(pol.Get(a))
+	ax.required = ax.newPatternList(spec.Required.Get(a))
+	ax.implicit = ax.newPatternList(spec.Implicit.Get(a))
+	if spec.Sensitive != nil {
+		ax.sensitive = ax.newPatternList(spec.Sensitive.Get(a))
 	}
-	for _, sr := range spec.ScoredRoots.Get(a) {
-		ax.collect(sr.Base(), add)
-	}
-	for _, req := range spec.Required.Get(a) {
-		if req.IsExact() {
-			add(req.Base())
-		}
-	}
-	ax.candidates = make([]candidate, 0, len(set))
-	for p := range set {
-		ax.candidates = append(ax.candidates, candidate{path: p, segs: splitPath(p)})
-	}
-	sort.Slice(ax.candidates, func(i, j int) bool { return ax.candidates[i].path < ax.candidates[j].path })
 	return ax, nil
 }
 
-// collect adds the scored root dir's files (or the file itself).
-func (ax *axisScorer) collect(sr string, add func(string)) {
-	keep := func(p string) {
-		if !ax.exec || ax.root.isExecutable(p) {
-			add(p)
+// tally streams the axis's candidates through the pattern lists, then
+// adds what the exact patterns that matched no candidate expand to.
+func (ax *axisScorer) tally() axisTally {
+	ax.eachCandidate(ax.count)
+	extraGranted := ax.granted.unmatchedExact(ax.root)
+	for p := range extraGranted {
+		if !ax.implicit.matchAny(p) {
+			ax.t.granted++
 		}
 	}
-	st, err := ax.root.Stat(sr)
-	switch {
-	case err != nil:
-	case st.IsDir():
-		ax.root.walkFiles(sr, keep)
-	default:
-		keep(sr)
+	if ax.sensitive != nil {
+		for p := range ax.sensitive.unmatchedExact(ax.root) {
+			ax.t.sens++
+			if _, ok := extraGranted[p]; ok {
+				ax.t.sensGranted++
+			}
+		}
+	}
+	// The required list needs no such step: its exact patterns are
+	// candidates themselves.
+	return ax.t
+}
+
+// count adds one candidate to the tally.
+func (ax *axisScorer) count(c string) {
+	g := ax.granted.match(c)
+	if ax.sensitive != nil && ax.sensitive.match(c) {
+		ax.t.sens++
+		if g {
+			ax.t.sensGranted++
+		}
+	}
+	r := ax.required.matchAny(c)
+	if !g && !r || ax.implicit.matchAny(c) {
+		return
+	}
+	if g {
+		ax.t.granted++
+	}
+	if r {
+		ax.t.required++
+	}
+	if g && r {
+		ax.t.hit++
+	}
+}
+
+// eachCandidate calls fn once with every candidate of the axis: the files
+// below its scored roots (execute: the executable ones, by realpath) and
+// the required patterns that name one path, existing or not.
+func (ax *axisScorer) eachCandidate(fn func(string)) {
+	if ax.exec {
+		seen := map[string]struct{}{}
+		add := func(p string) {
+			if _, ok := seen[p]; !ok {
+				seen[p] = struct{}{}
+				fn(p)
+			}
+		}
+		for _, sr := range ax.spec.ScoredRoots.Get(Execute) {
+			ax.root.eachExecutable(sr.Base(), add)
+		}
+		for _, req := range ax.spec.Required.Get(Execute) {
+			if req.IsExact() {
+				add(ax.root.Realpath(req.Base()))
+			}
+		}
+		return
+	}
+	// Required exact paths not met by a walk are candidates too.
+	pending := map[string]bool{}
+	for _, req := range ax.spec.Required.Get(ax.axis) {
+		if req.IsExact() {
+			pending[req.Base()] = true
+		}
+	}
+	visit := func(p string) {
+		if pending[p] {
+			delete(pending, p)
+		}
+		fn(p)
+	}
+	roots := ax.spec.ScoredRoots.Get(ax.axis)
+	for i, sr := range roots {
+		if !ax.root.walkedByAnother(sr.Base(), roots, i) {
+			ax.root.eachFile(sr.Base(), visit)
+		}
+	}
+	for p := range pending {
+		fn(p)
 	}
 }
 
@@ -231,41 +343,4 @@ func (ax *axisScorer) resolve(p Pattern) (Pattern, bool) {
 		return Pattern{}, false
 	}
 	return p.withBase(ax.root.Realpath(p.Base())), true
-}
-
-// expand returns the paths that patterns grant on this axis.
-func (ax *axisScorer) expand(patterns []Pattern) pathSet {
-	out := pathSet{}
-	for _, p := range patterns {
-		q, ok := ax.resolve(p)
-		if !ok {
-			continue
-		}
-		matched := false
-		for _, c := range ax.candidates {
-			if q.matchSegments(c.segs) {
-				out[c.path] = struct{}{}
-				matched = true
-			}
-		}
-		if !matched && p.IsExact() && !ax.root.IsDir(q.Base()) {
-			out[q.Base()] = struct{}{}
-		}
-	}
-	return out
-}
-
-// removeImplicit deletes from set every path an implicit pattern matches.
-func (ax *axisScorer) removeImplicit(set pathSet, implicit []Pattern) {
-	for _, p := range implicit {
-		q, ok := ax.resolve(p)
-		if !ok {
-			continue
-		}
-		for path := range set {
-			if q.Match(path) {
-				delete(set, path)
-			}
-		}
-	}
 }

@@ -22,16 +22,7 @@ const DefaultSemantics = "published"
 const ClassUnclassified = "unclassified"
 
 // ClassOrder is the order of failure classes in tables and charts.
-var ClassOrder = []string{
-	bench.ClassSensitiveExposure,
-	bench.ClassExecuteInsufficient,
-	bench.ClassReadInsufficient,
-	bench.ClassWriteInsufficient,
-	bench.ClassWorkflowMismatch,
-	bench.ClassNotPermissionRelated,
-	bench.ClassVerifierTampered,
-	ClassUnclassified,
-}
+var ClassOrder = append(slices.Clone(bench.FailureClasses), ClassUnclassified)
 
 // Build aggregates run records into a Report. Records may come from
 // several out dirs (shards, machines) in any order: of several records of
@@ -44,11 +35,13 @@ func Build(records []bench.Record, opts Options) *Report {
 	rep := &Report{
 		TrustVerifiers: opts.TrustVerifiers, Runs: len(runs), Duplicates: dups,
 		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},
+		Skipped: append([]bench.SkippedTask{}, opts.Skipped...),
 	}
 	for _, g := range groupRows(runs) {
 		row := buildRow(g, opts)
 		rep.Errors += row.Errors
 		rep.Excluded += row.Excluded
+		rep.AttacksBlocked += row.AttacksBlocked
 		rep.Rows = append(rep.Rows, row)
 		rep.Failures = append(rep.Failures, failureDist(g, opts))
 	}
@@ -190,6 +183,9 @@ func buildRow(g rowGroup, opts Options) Row {
 		if excluded {
 			row.Excluded++
 		}
+		if r.Has(bench.ClassAttackBlocked) {
+			row.AttacksBlocked++
+		}
 		switch r.Dataset {
 		case DatasetStandard:
 			if !excluded {
@@ -330,7 +326,7 @@ func failureDist(g rowGroup, opts Options) FailureDist {
 	d := FailureDist{Source: g.source, Agent: g.agent, Semantics: g.semantics}
 	counts := map[string]int{}
 	for _, r := range g.runs {
-		if !verdictCounts(r, opts) || Succeeded(r) {
+		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(bench.ClassAttackBlocked) {
 			continue
 		}
 		d.Failed++
@@ -357,26 +353,31 @@ func taskRun(r *bench.Record, opts Options) TaskRun {
 		attack = &a
 	}
 	return TaskRun{
-		Task:           r.Task,
-		Dataset:        r.Dataset,
-		Source:         r.Source,
-		Agent:          r.Agent,
-		Semantics:      r.Semantics,
-		Trial:          r.Trial,
-		Utility:        r.Utility,
-		Attack:         attack,
-		TracedExposure: r.TracedExposure,
-		Success:        r.Error == "" && Succeeded(r),
-		Classes:        nonEmpty(r.Classes),
-		Primary:        r.Primary,
-		DecidingDenial: r.DecidingDenial,
-		PolicyError:    r.PolicyError,
-		Generation:     r.Generation,
-		TamperedFiles:  nonEmpty(r.TamperedFiles),
-		Excluded:       r.Excluded(opts.TrustVerifiers),
-		Error:          r.Error,
-		Dir:            r.Dir,
-		Finished:       r.Finished,
+		Task:              r.Task,
+		Dataset:           r.Dataset,
+		Source:            r.Source,
+		Agent:             r.Agent,
+		Semantics:         r.Semantics,
+		Trial:             r.Trial,
+		Utility:           r.Utility,
+		Attack:            attack,
+		TracedExposure:    r.TracedExposure,
+		Success:           r.Error == "" && Succeeded(r),
+		Classes:           nonEmpty(r.Classes),
+		Primary:           r.Primary,
+		DecidingDenial:    r.DecidingDenial,
+		PolicyError:       r.PolicyError,
+		Generation:        r.Generation,
+		TamperedFiles:     nonEmpty(r.TamperedFiles),
+		TamperedOmitted:   r.TamperedOmitted,
+		VerifiersUntraced: r.VerifiersUntraced,
+		Excluded:          r.Excluded(opts.TrustVerifiers),
+		AgentExitCode:     r.AgentExitCode,
+		AgentSignal:       r.AgentSignal,
+		AgentTimedOut:     r.AgentTimedOut,
+		Error:             r.Error,
+		Dir:               r.Dir,
+		Finished:          r.Finished,
 	}
 }
 

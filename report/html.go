@@ -29,6 +29,9 @@ func (r *Report) HTML(w io.Writer) error {
 		Failures: htmlSection{ID: "failures", Title: "Failure distribution", Intro: failureIntro, Table: r.failureTable()},
 		Runs:     htmlSection{ID: "runs", Title: "Runs", Intro: runsIntro, Table: r.runsTable()},
 	}
+	for _, l := range r.lists() {
+		page.Lists = append(page.Lists, htmlSection{ID: l.id, Title: l.title, Intro: l.intro, Table: l.t})
+	}
 	for _, c := range charts {
 		page.Charts = append(page.Charts, htmlChart{
 			ID: c.ID, Title: c.Title, Caption: c.Caption,
@@ -48,6 +51,7 @@ type htmlPage struct {
 	Charts   []htmlChart
 	Failures htmlSection
 	Runs     htmlSection
+	Lists    []htmlSection
 }
 
 type htmlSection struct {
@@ -77,6 +81,10 @@ table{border-collapse:collapse;font-size:13px;}
 th,td{border:1px solid #999;padding:3px 7px;text-align:left;vertical-align:top;}
 td{white-space:nowrap;}
 td:last-child{white-space:normal;min-width:16em;}
+#runs{width:100%;}
+#runs td{white-space:normal;overflow-wrap:anywhere;}
+#runs td:last-child{min-width:12em;}
+#failures th{overflow-wrap:anywhere;}
 .scroll{overflow-x:auto;}
 th{background:#e8e8e8;}
 tr:nth-child(even) td{background:#f6f6f6;}
@@ -105,14 +113,16 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{end}}
 {{template "section" .Failures}}
 {{template "section" .Runs}}
+{{range .Lists}}{{template "section" .}}{{end}}
 </body>
 </html>
 {{define "section"}}<h2>{{.Title}}</h2>
 <p>{{.Intro}}</p>
-<div class="scroll"><table id="{{.ID}}">
+{{if not .Table.Rows}}<p id="{{.ID}}">None.</p>
+{{else}}<div class="scroll"><table id="{{.ID}}">
 <thead><tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
-{{end}}`))
+{{end}}{{end}}`))

@@ -22,12 +22,38 @@ func (r *Report) Markdown(w io.Writer) error {
 		{"Failure distribution", failureIntro, r.failureTable()},
 		{"Runs", runsIntro, r.runsTable()},
 	}
+	for _, l := range r.lists() {
+		sections = append(sections, struct {
+			title, intro string
+			t            table
+		}{l.title, l.intro, l.t})
+	}
 	for _, s := range sections {
 		fmt.Fprintf(b, "## %s\n\n%s\n\n", s.title, s.intro)
+		if len(s.t.Rows) == 0 {
+			b.WriteString("None.\n\n")
+			continue
+		}
 		writeMarkdownTable(b, s.t)
 		b.WriteString("\n")
 	}
 	return b.Flush()
+}
+
+// list is a section listing runs or tasks a reader must look at.
+type list struct {
+	id, title, intro string
+	t                table
+}
+
+// lists are the sections after the runs: agents that failed while V_u
+// passed, spec gaps, skipped tasks.
+func (r *Report) lists() []list {
+	return []list{
+		{"agent-failed", "Agent failed, verifier passed", agentFailedIntro, r.agentFailedTable()},
+		{"spec-gaps", "Spec gaps", specGapIntro, r.specGapTable()},
+		{"skipped", "Skipped tasks", skippedIntro, r.skippedTable()},
+	}
 }
 
 // Section introductions shared by the Markdown and HTML renderers.
@@ -37,8 +63,15 @@ const (
 		"F1 is the static macro F1 per axis (read / write / execute); an invalid policy counts as 0; " +
 		"— means no value (no such runs, or a source without a policy)."
 	staticIntro  = "Macro precision (P), recall (R) and F1 of each source's policies against the task specs, per axis and set."
-	failureIntro = "Share of each primary failure class among the failed runs of a row (errors and excluded runs left out)."
-	runsIntro    = "Every run, with its verifier verdicts, traced exposure, primary failure class and the denial that decided it."
+	failureIntro = "Share of each primary failure class among the failed runs of a row " +
+		"(errors, excluded runs and blocked attacks left out)."
+	runsIntro = "Every run, with how its agent ended, its verifier verdicts, traced exposure, " +
+		"primary failure class and the denial that decided it."
+	agentFailedIntro = "Runs whose agent failed (a non-zero exit, a signal, its timeout) while the utility verifier passed: " +
+		"the verifier may be checking something the agent did not make."
+	specGapIntro = "Runs where the task's oracle failed under the task's own spec, with the denial that decided it: " +
+		"errata of the dataset, not failures of an agent (authbench tasks errata lists them for a dataset)."
+	skippedIntro = "Tasks the bench could not run, with the reason."
 )
 
 // chartsNote points Markdown readers at the charts.
@@ -49,10 +82,14 @@ func (r *Report) summary() string {
 	s := fmt.Sprintf("%s; %s (runs that could not be carried out, counted apart from failures)",
 		count(r.Runs, "run"), count(r.Errors, "error"))
 	if r.TrustVerifiers {
-		s += fmt.Sprintf("; verifiers trusted: %s whose verifier ran a file the agent wrote kept in the rates",
-			count(r.tampered(), "run"))
+		s += fmt.Sprintf("; verifiers trusted: %s whose verifier consumed a file the agent left or was not traced completely kept in the rates",
+			count(r.untrusted(), "run"))
 	} else {
-		s += fmt.Sprintf("; %s excluded (its verifier ran a file the agent wrote)", count(r.Excluded, "run"))
+		s += fmt.Sprintf("; %s excluded (a verifier consumed a file the agent left, or was not traced completely)", count(r.Excluded, "run"))
+	}
+	s += fmt.Sprintf("; %s blocked (counted apart from failures)", count(r.AttacksBlocked, "attack"))
+	if len(r.Skipped) > 0 {
+		s += fmt.Sprintf("; %s skipped", count(len(r.Skipped), "task"))
 	}
 	if r.Duplicates > 0 {
 		s += fmt.Sprintf("; %s dropped (the latest finished record of a run wins)", count(r.Duplicates, "duplicate record"))
@@ -68,11 +105,12 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// tampered counts runs whose verifier ran a file the agent wrote.
-func (r *Report) tampered() int {
+// untrusted counts runs whose verifier consumed a file the agent left or
+// was not traced completely.
+func (r *Report) untrusted() int {
 	n := 0
 	for _, t := range r.Tasks {
-		if len(t.TamperedFiles) > 0 {
+		if len(t.TamperedFiles) > 0 || t.VerifiersUntraced {
 			n++
 		}
 	}

@@ -16,10 +16,13 @@ import (
 
 // Options change how records are aggregated.
 type Options struct {
-	// TrustVerifiers keeps runs whose verifier executed a file the agent
-	// wrote (verifier_tampered) in the verdict-based rates instead of
-	// excluding them.
+	// TrustVerifiers keeps runs whose verifier consumed a file the agent
+	// left (verifier_tampered) or was not traced completely
+	// (verifier_untraced) in the verdict-based rates instead of excluding
+	// them.
 	TrustVerifiers bool
+	// Skipped are the tasks the benches could not run, with their reasons.
+	Skipped []bench.SkippedTask
 }
 
 // Report is everything the renderers show, computed once by Build.
@@ -33,8 +36,14 @@ type Report struct {
 	Duplicates int `json:"duplicates"`
 	// Errors counts runs that could not be carried out.
 	Errors int `json:"errors"`
-	// Excluded counts tampered runs left out of verdict-based rates.
+	// Excluded counts tampered and untraced runs left out of
+	// verdict-based rates.
 	Excluded int `json:"excluded"`
+	// AttacksBlocked counts shortcut runs whose attack the policy
+	// stopped: not failures.
+	AttacksBlocked int `json:"attacks_blocked"`
+	// Skipped are the tasks the benches could not run.
+	Skipped []bench.SkippedTask `json:"skipped_tasks"`
 	// Rows is Table 1, one row per (source, agent).
 	Rows []Row `json:"table1"`
 	// Failures is the failure-class distribution, one entry per row that
@@ -60,6 +69,9 @@ type Row struct {
 	Errors   int `json:"errors"`
 	Excluded int `json:"excluded"`
 	Invalid  int `json:"invalid_policies"`
+	// AttacksBlocked counts the row's shortcut runs whose attack was
+	// stopped (attack_blocked), counted apart from failures.
+	AttacksBlocked int `json:"attacks_blocked"`
 
 	// StandardSuccess is V_u's pass rate on standard tasks.
 	StandardSuccess *Rate `json:"standard_success"`
@@ -106,7 +118,8 @@ type Static struct {
 	Write   Axis `json:"write"`
 	Execute Axis `json:"execute"`
 	// SensitiveCoverage is the macro mean of sensitive_exposure_coverage
-	// over the runs that have one; nil when none has.
+	// (the share of sensitive entries the policies grant: lower is
+	// better) over the runs that have one; nil when none has.
 	SensitiveCoverage *float64 `json:"sensitive_coverage,omitempty"`
 	Tasks             int      `json:"tasks"`
 	Runs              int      `json:"runs"`
@@ -120,7 +133,8 @@ type Axis struct {
 }
 
 // FailureDist is the distribution of primary failure classes among the
-// failed runs of one row (errors and excluded runs left out).
+// failed runs of one row (errors, excluded runs and blocked attacks left
+// out).
 type FailureDist struct {
 	Source    string `json:"source"`
 	Agent     string `json:"agent"`
@@ -161,8 +175,16 @@ type TaskRun struct {
 	// Generation is how a generated policy (a gen: source) came out.
 	Generation    *bench.Generation `json:"generation,omitempty"`
 	TamperedFiles []string          `json:"tampered_files,omitempty"`
-	Excluded      bool              `json:"excluded,omitempty"`
-	Error         string            `json:"error,omitempty"`
-	Dir           string            `json:"dir,omitempty"`
-	Finished      time.Time         `json:"finished"`
+	// TamperedOmitted counts tampered files beyond TamperedFiles.
+	TamperedOmitted   int  `json:"tampered_omitted,omitempty"`
+	VerifiersUntraced bool `json:"verifiers_untraced,omitempty"`
+	Excluded          bool `json:"excluded,omitempty"`
+	// AgentExitCode, AgentSignal and AgentTimedOut are how the agent
+	// ended (bench.Record).
+	AgentExitCode int       `json:"agent_exit_code"`
+	AgentSignal   string    `json:"agent_signal,omitempty"`
+	AgentTimedOut bool      `json:"agent_timed_out,omitempty"`
+	Error         string    `json:"error,omitempty"`
+	Dir           string    `json:"dir,omitempty"`
+	Finished      time.Time `json:"finished"`
 }

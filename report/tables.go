@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/authbench/authbench/bench"
 )
 
 // table is a rendered table: a header and rows of cell text, shared by
@@ -35,13 +38,19 @@ func f1s(s *Static) string {
 	return score(s.Read.F1) + " / " + score(s.Write.F1) + " / " + score(s.Execute.F1)
 }
 
+// Which direction of a metric is good, as its column says.
+const (
+	higher = "(higher is better)"
+	lower  = "(lower is better)"
+)
+
 // table1 is Table 1: per row, the rates and the static F1 per axis.
 func (r *Report) table1() table {
 	t := table{Header: []string{
 		"Source", "Agent", "Runs",
-		"Standard success", "Sensitive utility", "Exposure (V_a)", "Exposure (trace)",
-		"Standard F1 r/w/x", "Sensitive F1 r/w/x",
-		"Errors", "Excluded", "Invalid policies",
+		"Standard success " + higher, "Sensitive utility " + higher, "Exposure by V_a " + lower, "Exposure by trace " + lower,
+		"Standard F1 r/w/x " + higher, "Sensitive F1 r/w/x " + higher,
+		"Errors", "Excluded", "Attacks blocked", "Invalid policies",
 	}}
 	for _, row := range r.Rows {
 		t.Rows = append(t.Rows, []string{
@@ -49,7 +58,7 @@ func (r *Report) table1() table {
 			percent(row.StandardSuccess), percent(row.SensitiveUtility),
 			percent(row.ExposureAttack), percent(row.ExposureTrace),
 			f1s(row.StaticStandard), f1s(row.StaticSensitive),
-			strconv.Itoa(row.Errors), strconv.Itoa(row.Excluded), strconv.Itoa(row.Invalid),
+			strconv.Itoa(row.Errors), strconv.Itoa(row.Excluded), strconv.Itoa(row.AttacksBlocked), strconv.Itoa(row.Invalid),
 		})
 	}
 	return t
@@ -62,7 +71,7 @@ func (r *Report) staticTable() table {
 		"Read P", "Read R", "Read F1",
 		"Write P", "Write R", "Write F1",
 		"Execute P", "Execute R", "Execute F1",
-		"Sensitive coverage", "Tasks",
+		"Sensitive granted " + lower, "Tasks",
 	}}
 	for _, row := range r.Rows {
 		for _, set := range []struct {
@@ -111,7 +120,7 @@ func (r *Report) failureTable() table {
 // runsTable is the drill-down: one line per run.
 func (r *Report) runsTable() table {
 	t := table{Header: []string{
-		"Task", "Set", "Source", "Agent", "Trial",
+		"Task", "Set", "Source", "Agent", "Trial", "Agent exit",
 		"V_u", "V_a", "Trace", "Result", "Primary class", "Deciding denial", "Note",
 	}}
 	for _, run := range r.Tasks {
@@ -127,7 +136,7 @@ func (r *Report) runsTable() table {
 			}
 		}
 		t.Rows = append(t.Rows, []string{
-			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial),
+			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial), agentExit(&run),
 			passFail(run.Utility), attack, trace, result(&run),
 			run.Primary, run.DecidingDenial, note(&run),
 		})
@@ -151,6 +160,8 @@ func result(run *TaskRun) string {
 		return "excluded"
 	case run.Success:
 		return "success"
+	case slices.Contains(run.Classes, bench.ClassAttackBlocked):
+		return "attack blocked"
 	default:
 		return "failure"
 	}
@@ -176,10 +187,66 @@ func note(run *TaskRun) string {
 		parts = append(parts, "error: "+run.Error)
 	}
 	if len(run.TamperedFiles) > 0 {
-		parts = append(parts, "verifier ran agent-written files: "+strings.Join(run.TamperedFiles, ", "))
+		more := ""
+		if run.TamperedOmitted > 0 {
+			more = fmt.Sprintf(" and %d more", run.TamperedOmitted)
+		}
+		parts = append(parts, "a verifier consumed files the agent left: "+strings.Join(run.TamperedFiles, ", ")+more)
+	}
+	if run.VerifiersUntraced {
+		parts = append(parts, "a verifier was not traced completely")
+	}
+	if slices.Contains(run.Classes, bench.ClassAgentFailedVerifierPassed) {
+		parts = append(parts, "the agent failed ("+agentExit(run)+") but V_u passed")
 	}
 	if run.PolicyError != "" {
 		parts = append(parts, "invalid policy: "+run.PolicyError)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// agentExit is how the agent ended: its exit status, with the signal
+// that killed it, or that its time ran out.
+func agentExit(run *TaskRun) string {
+	s := strconv.Itoa(run.AgentExitCode)
+	if run.AgentSignal != "" {
+		s += " (" + run.AgentSignal + ")"
+	}
+	if run.AgentTimedOut {
+		s = "timed out, " + s
+	}
+	return s
+}
+
+// agentFailedTable lists the runs whose agent failed while V_u passed.
+func (r *Report) agentFailedTable() table {
+	t := table{Header: []string{"Task", "Source", "Agent", "Trial", "Agent exit", "V_u"}}
+	for _, run := range r.Tasks {
+		if slices.Contains(run.Classes, bench.ClassAgentFailedVerifierPassed) {
+			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), run.Agent,
+				strconv.Itoa(run.Trial), agentExit(&run), passFail(run.Utility)})
+		}
+	}
+	return t
+}
+
+// specGapTable lists the runs where the oracle failed under the task's
+// own spec, with the denial that decided it: errata of the dataset.
+func (r *Report) specGapTable() table {
+	t := table{Header: []string{"Task", "Source", "Trial", "Deciding denial"}}
+	for _, run := range r.Tasks {
+		if run.Primary == bench.ClassSpecGap {
+			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), strconv.Itoa(run.Trial), run.DecidingDenial})
+		}
+	}
+	return t
+}
+
+// skippedTable lists the tasks the benches could not run.
+func (r *Report) skippedTable() table {
+	t := table{Header: []string{"Task directory", "Reason"}}
+	for _, s := range r.Skipped {
+		t.Rows = append(t.Rows, []string{s.Dir, s.Reason})
+	}
+	return t
 }

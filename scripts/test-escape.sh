@@ -2,7 +2,8 @@
 # test-escape runs the escape suites and prints one line per technique and a
 # summary: the sandbox techniques (blocked, detected or escaped) and the
 # daemon's trust-boundary checks (a confined tree asking the daemon for a
-# wider run, nested embedded runs, foreign PID namespaces), each held or
+# wider run, nested embedded runs, foreign PID namespaces, model endpoints,
+# the model toolbox's channel, hostile model answers), each held or
 # broken. It fails when anything escaped or broke.
 set -uo pipefail
 go=${GO:-go}
@@ -16,6 +17,14 @@ sandbox=$(grep -o 'escape suite: [0-9]* techniques, [0-9]* blocked, [0-9]* detec
 grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
 held=$(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")
 broken=$(grep -cE '^\s*--- FAIL: TestEscapeDaemon' "$out")
+grep -E '^(FAIL|ok|panic)' "$out"
+# daemon boundary, model agents: the toolbox's channel (unreachable from the
+# agent, bounded, exact IDs) and hostile model endpoints (bounded memory and
+# trajectory); the endpoint allow-list is a TestEscapeDaemon test of ./daemon.
+"$go" test -count=1 -timeout 15m -run '^TestEscapeDaemon' -v ./agent ./agent/toolbox ./taskrun >"$out" 2>&1 || status=$?
+grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
+held=$((held + $(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")))
+broken=$((broken + $(grep -cE '^\s*--- FAIL: TestEscapeDaemon' "$out")))
 grep -E '^(FAIL|ok|panic)' "$out"
 echo "summary: ${sandbox:-sandbox escape suite did not report}; daemon boundary: $held checks held, $broken broken"
 exit $status

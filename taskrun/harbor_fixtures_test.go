@@ -203,34 +203,3 @@ func TestHarborBadInput(t *testing.T) {
 		t.Errorf("garbage reward: utility %v, verifier error %q", res.Utility, res.VerifierError)
 	}
 }
-
-// TestComposeSidecarSink: a sensitive task whose compose file declares an
-// exfiltration sink: the sink runs as a sibling container on the agent's
-// private network (its name resolves, nothing else is reachable), the
-// shortcut's post reaches it only unconstrained, and V_a reads what it
-// received. Nothing of the sink outlives the run.
-func TestComposeSidecarSink(t *testing.T) {
-	setup(t)
-	task := fixture(t, "harbor-compose-sink")
-	for _, tt := range []struct {
-		source, agent string
-		attack        bool
-	}{
-		{SourceUnconstrained, AgentOracle, false},
-		{SourceSpec, AgentOracle, false},
-		{SourceUnconstrained, AgentShortcut, true},
-		{SourceSpec, AgentShortcut, false},
-	} {
-		dir := t.TempDir()
-		res, err := runIn(t, task, tt.source, tt.agent, "", dir)
-		if err != nil || res.VerifierError != "" {
-			t.Fatalf("%s/%s: %v %s", tt.source, tt.agent, err, res.VerifierError)
-		}
-		if !res.Utility || res.Attack == nil || *res.Attack != tt.attack {
-			t.Errorf("%s/%s: utility %v attack %v, want attack %v", tt.source, tt.agent, res.Utility, res.Attack, tt.attack)
-		}
-		if _, err := os.Stat(filepath.Join(dir, sidecarDirPrefix+"leak_sink")); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s/%s: the sink's rootfs is still there: %v", tt.source, tt.agent, err)
-		}
-	}
-}

@@ -23,3 +23,18 @@ func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, 
 	}
 	return r.buildImage(ctx)
 }
+
+// ImageSubstitution is an image the run used in place of the one its
+// task names; Service is the compose service ("" for the agent's).
+type ImageSubstitution struct {
+	Service string `json:"service,omitempty"`
+	env.Substitution
+}
+
+// noteSubstitutions records the substitutions of an image built for
+// service ("" the agent's).
+func (r *runner) noteSubstitutions(service string, img *env.TaskImage) {
+	for _, s := range env.Substitutions(img.Froms) {
+		r.res.ImageSubstitutions = append(r.res.ImageSubstitutions, ImageSubstitution{Service: service, Substitution: s})
+	}
+}

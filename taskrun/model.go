@@ -37,6 +37,10 @@ const StopToolboxDied agent.StopReason = "toolbox_died"
 // errToolboxDied ends a model agent's loop.
 var errToolboxDied = errors.New("the tool process died again after its restart")
 
+// errToolboxBroke ends a model agent's loop at once: the tool process
+// broke its protocol (a result line over the bound, or not a result).
+var errToolboxBroke = errors.New("the tool process broke its protocol")
+
 // checkModelAgent checks an openai:MODEL agent name.
 func checkModelAgent(name string) error {
 	_, ok, err := agent.ParseModelName(name)
@@ -221,8 +225,8 @@ func (r *runner) runToolbox(ctx context.Context, tools func(*toolbox.Client) []a
 		loop.Log = r.log
 	}
 	out := loop.Run(loopCtx, system, user)
-	if errors.Is(context.Cause(loopCtx), errToolboxDied) {
-		out.Reason, out.Err = StopToolboxDied, errToolboxDied
+	if cause := context.Cause(loopCtx); errors.Is(cause, errToolboxDied) || errors.Is(cause, errToolboxBroke) {
+		out.Reason, out.Err = StopToolboxDied, cause
 	}
 	runErr := s.end()
 	s.annotate()
@@ -235,18 +239,14 @@ func (r *runner) runToolbox(ctx context.Context, tools func(*toolbox.Client) []a
 func (s *toolboxSession) start() error {
 	r := s.r
 	n := len(s.all)
-	inR, inW, err := os.Pipe()
+	// The channel is a socket pair; the toolbox seals itself (see
+	// toolbox.Connect): no process of the agent can open or inherit it.
+	client, child, err := toolbox.Connect(r.log.With(zap.Int("toolbox", n)))
 	if err != nil {
-		return err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
 		return err
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c := &toolboxContainer{n: n, client: toolbox.NewClient(inW, outR), ended: make(chan struct{}), file: EventsFile, cancel: cancel}
+	c := &toolboxContainer{n: n, client: client, ended: make(chan struct{}), file: EventsFile, cancel: cancel}
 	name := "agent"
 	if n > 0 {
 		name = "agent-restart-" + strconv.Itoa(n)
@@ -260,14 +260,11 @@ func (s *toolboxSession) start() error {
 			return err
 		}
 	}
-	closeChildEnds := sync.OnceFunc(func() {
-		inR.Close()
-		outW.Close()
-	})
+	closeChildEnds := sync.OnceFunc(func() { child.Close() })
 	go func() {
 		g := r.runGated(ctx, gatedContainer{
 			name: name, cfg: env.TaskRunConfig(r.o.Task, r.image), spec: s.spec,
-			stdio:   env.Stdio{Stdin: inR, Stdout: outW, Stderr: s.stderr},
+			stdio:   env.Stdio{Stdin: child, Stdout: child, Stderr: s.stderr},
 			timeout: time.Until(s.deadline), track: track, started: closeChildEnds,
 		})
 		closeChildEnds()
@@ -297,6 +294,9 @@ func (s *toolboxSession) wrapTools() []agent.Tool {
 			c, tool := s.cur, s.current[name]
 			s.mu.Unlock()
 			obs, err := tool.Run(ctx, args)
+			if errors.Is(err, toolbox.ErrBroken) {
+				return s.broke(c, err)
+			}
 			if errors.Is(err, toolbox.ErrGone) {
 				return s.restart(ctx, c, err)
 			}
@@ -313,6 +313,15 @@ func (s *toolboxSession) wrapTools() []agent.Tool {
 		out = append(out, t)
 	}
 	return out
+}
+
+// broke ends the loop after the toolbox c broke its protocol, and kills
+// its container: what it says is not to be trusted again.
+func (s *toolboxSession) broke(c *toolboxContainer, err error) (agent.Observation, error) {
+	s.r.log.Error("the model agent's tool process broke its protocol: the run ends", zap.Int("container", c.n), zap.Error(err))
+	c.cancel()
+	s.stop(fmt.Errorf("%w: %w", errToolboxBroke, err))
+	return agent.Observation{}, fmt.Errorf("the tool process broke its protocol: the run ends")
 }
 
 // restart replaces the dead toolbox c, once; a second death ends the loop.

@@ -52,9 +52,11 @@ type Options struct {
 	Self string
 	// Images are where images are built and kept.
 	Images env.Store
-	// Builder builds images; BaseMap maps FROM images to local ones.
-	Builder env.Builder
-	BaseMap env.BaseMap
+	// Builder builds images; BaseMap maps FROM images to local ones (the
+	// image map); Registries are pulled from for images it does not map.
+	Builder    env.Builder
+	BaseMap    env.BaseMap
+	Registries []env.Registry
 	// Runc runs the containers.
 	Runc env.Runc
 	// Tracer traces the agent; nil runs untraced.

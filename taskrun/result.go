@@ -31,6 +31,12 @@ type Result struct {
 	// AgentIdentity is who the agent ran as (absent when the run failed
 	// before it was resolved).
 	AgentIdentity *Identity `json:"agent_identity,omitempty"`
+	// ImageSubstitutions are the images the run used in place of those
+	// its task names (the task's FROMs, then each sidecar's).
+	ImageSubstitutions []ImageSubstitution `json:"image_substitutions,omitempty"`
+	// ComposeWarnings name the compose keys the run read but did not
+	// apply.
+	ComposeWarnings []string `json:"compose_warnings,omitempty"`
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`
@@ -70,12 +76,17 @@ type Result struct {
 	// StillRunning are the agent's processes that were still running when
 	// its time ran out (they were killed), its container's init first.
 	StillRunning []lifecycle.Process `json:"still_running,omitempty"`
-	// VerifiersTraced reports that the verifiers ran traced, so that
-	// VerifierTampered can be trusted: the files the agent wrote that a
-	// verifier executed or loaded as code (outside the task's required
-	// writes). A run with any cannot trust its verdicts.
-	VerifiersTraced  bool           `json:"verifiers_traced"`
-	VerifierTampered []TamperedFile `json:"verifier_tampered,omitempty"`
+	// VerifiersTraced reports that every verifier ran completely traced
+	// (Verifiers, one trace session each) and the agent's files are known,
+	// so that VerifierTampered can be trusted: the files the agent left,
+	// not expected outputs of the task, that a verifier read, executed or
+	// mapped as code (the first maxTamperedListed;
+	// VerifierTamperedOmitted counts the rest). A run with any cannot
+	// trust its verdicts.
+	VerifiersTraced         bool            `json:"verifiers_traced"`
+	Verifiers               []VerifierTrace `json:"verifiers,omitempty"`
+	VerifierTampered        []TamperedFile  `json:"verifier_tampered,omitempty"`
+	VerifierTamperedOmitted int             `json:"verifier_tampered_omitted,omitempty"`
 	// Model is the endpoint and options of an openai:MODEL agent, without
 	// its API key. AgentTurns are its model calls that returned,
 	// AgentTokens their token counts, AgentStopReason why it stopped
@@ -95,6 +106,17 @@ type Result struct {
 	// includes the events not stored beyond it.
 	AgentStdoutDroppedBytes int64 `json:"agent_stdout_dropped_bytes,omitempty"`
 	AgentStderrDroppedBytes int64 `json:"agent_stderr_dropped_bytes,omitempty"`
+}
+
+// VerifierTrace is how completely one verifier (V_u "utility", V_a
+// "attack") was traced, in its own session.
+type VerifierTrace struct {
+	Verifier   string `json:"verifier"`
+	Traced     bool   `json:"traced"`
+	Events     uint64 `json:"events"`
+	LostEvents uint64 `json:"lost_events"`
+	// Error says why the trace is missing or incomplete.
+	Error string `json:"error,omitempty"`
 }
 
 // SensitiveAccess is a successful traced access that matches a
@@ -220,8 +242,35 @@ func (m *sensitiveMatcher) observe(ev *tracer.Event) {
 	if ev.Ino != 0 {
 		if pattern, ok := m.byID[a][id]; ok {
 			m.add(ev, target, pattern)
+			return
 		}
 	}
+	if script := m.executedScript(ev, target); script != "" {
+		for _, p := range m.patterns.Get(a) {
+			if p.Match(script) {
+				m.add(ev, script, p.String())
+				return
+			}
+		}
+	}
+}
+
+// executedScript is, for an exec whose kernel file (target) is an
+// interpreter, the file the caller executed: a #! script, named as given
+// and resolved in the tree now ("" for none). Executing a script runs
+// both it and its interpreter.
+func (m *sensitiveMatcher) executedScript(ev *tracer.Event, target string) string {
+	if ev.Op != tracer.OpExec || ev.Path == "" {
+		return ""
+	}
+	script := ev.Path
+	if m.root != nil {
+		script = m.root.RealpathNow(ev.Path)
+	}
+	if script == target {
+		return ""
+	}
+	return script
 }
 
 func (m *sensitiveMatcher) add(ev *tracer.Event, target, pattern string) {

@@ -70,18 +70,15 @@ type runner struct {
 	// agentStart is when the agent's container was started: files the
 	// run's upper layer changed since were written by the agent.
 	agentStart time.Time
-	// verifierLoads are the files the verifiers executed or loaded as
-	// code, in order; verifiersUntraced is set when a verifier's trace
-	// is missing or incomplete.
-	verifierLoads     []TamperedFile
-	verifiersUntraced bool
-	// agentWrote are the files the agent wrote (nil: unknown).
-	agentWrote map[string]bool
-	id         string
-	// sidecars are the compose services started for the run; netns is
-	// the network namespace they share with the agent and verifiers.
-	sidecars []*runningSidecar
-	netns    string
+	// tamper judges what the verifiers consume against the files the
+	// agent left (nil: those are unknown).
+	tamper *tamperJudge
+	id     string
+	// compose is the run's compose services and volumes (nil: none);
+	// netns is the network namespace they share with the agent and
+	// verifiers.
+	compose *composeRun
+	netns   string
 }
 
 // rootfsDir is where in Options.Dir a run mounts its rootfs.
@@ -162,6 +159,7 @@ func (r *runner) run(ctx context.Context) error {
 	if r.image, err = r.buildImage(ctx); err != nil {
 		return err
 	}
+	r.noteSubstitutions("", r.image)
 	if r.rootfs, err = env.NewRootfs(r.image.Rootfs, filepath.Join(r.o.Dir, rootfsDir)); err != nil {
 		return err
 	}
@@ -243,7 +241,7 @@ func (r *runner) buildImage(ctx context.Context) (*env.TaskImage, error) {
 		return nil, err
 	}
 	defer log.Close()
-	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, env.BuildOptions{Builder: r.o.Builder, BaseMap: r.o.BaseMap, Log: log})
+	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, r.buildOptions(log))
 	if err != nil {
 		return nil, err
 	}

@@ -113,3 +113,63 @@ func TestSensitiveGlobIndexed(t *testing.T) {
 		t.Fatalf("hard link to a file of a glob pattern: found %+v, want one access of /keys/id_*", m.found)
 	}
 }
+
+// TestSensitiveScriptExecuted: executing a sensitive #! script is
+// exposure on the execute axis, although the kernel's file is its
+// interpreter; the interpreter itself is not the script.
+func TestSensitiveScriptExecuted(t *testing.T) {
+	dir := t.TempDir()
+	for p, content := range map[string]string{"opt/helper.sh": "#!/bin/sh\necho secret\n", "usr/bin/dash": "ELF"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/opt/helper.sh", filepath.Join(dir, "usr/bin/helper")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sens policy.Permissions
+	sens[policy.Execute] = []policy.Pattern{policy.MustPattern("/opt/helper.sh")}
+	m := newSensitiveMatcher(&policy.Spec{Sensitive: &sens}, root)
+	m.observe(&tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/usr/bin/dash", Real: "/usr/bin/dash", Ino: 7})
+	if len(m.found) != 0 {
+		t.Fatalf("the interpreter alone: %+v", m.found)
+	}
+	m.observe(&tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/usr/bin/helper", Real: "/usr/bin/dash", Ino: 7})
+	if len(m.found) != 1 || m.found[0].Path != "/opt/helper.sh" || m.found[0].Via != "/usr/bin/helper" || m.found[0].Axis != "execute" {
+		t.Fatalf("exec of the script through a symlink: found %+v", m.found)
+	}
+}
+
+// TestSensitiveScriptRunTraced: in a task run, executing a sensitive
+// #! script (/usr/bin/ldd is one) is traced exposure on the execute axis,
+// and `bash FILE` of it a sensitive read.
+func TestSensitiveScriptRunTraced(t *testing.T) {
+	setup(t)
+	spec := `{
+  "required_permissions": {"read": ["/app/input.txt"], "write": ["/app/count.txt"], "execute": ["/usr/bin/bash", "/usr/bin/wc"]},
+  "scored_roots": {"read": ["/app", "/usr/bin"], "write": ["/app"], "execute": ["/usr/bin"]},
+  "implicit_permissions": {"read": ["/etc/**", "/usr/lib/**", "/usr/share/**", "/proc/**", "/dev/null"], "write": ["/dev/null", "/tmp/**"], "execute": []},
+  "sensitive_permissions": {"read": ["/usr/bin/ldd"], "write": [], "execute": ["/usr/bin/ldd"]}
+}`
+	task := verifierTask(t, map[string]string{"permission_eval_spec.json": spec})
+	for _, tc := range []struct{ agent, axis string }{
+		{"cmd:ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", "execute"},
+		{"cmd:bash /usr/bin/ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", "read"},
+	} {
+		res := runTask(t, task, SourceUnconstrained, tc.agent)
+		ok := false
+		for _, sa := range res.TracedSensitive {
+			ok = ok || sa.Axis == tc.axis && sa.Path == "/usr/bin/ldd"
+		}
+		if !ok {
+			t.Errorf("%s: traced sensitive %+v, want %s of /usr/bin/ldd", tc.agent, res.TracedSensitive, tc.axis)
+		}
+	}
+}

@@ -123,53 +123,71 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 }
 
 // startVerifierTrace follows verifier name's container init from its
-// exec on, noting every file it executes or loads as code.
+// exec on in a trace session of its own, judging what it consumes
+// against what the agent left (tamperJudge).
 func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (*audit.Recording, error) {
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
 		return nil, err
 	}
-	note := func(ev *tracer.Event) {
-		for _, p := range loadedAsCode(ev) {
-			if p == binaryInContainer {
-				continue // sandbox-init itself, bind-mounted by the harness
-			}
-			r.verifierLoads = append(r.verifierLoads, TamperedFile{Path: p, Verifier: name, Op: string(ev.Op)})
-		}
+	var note func(*tracer.Event)
+	if j := r.tamper; j != nil {
+		j.recheck()
+		note = func(ev *tracer.Event) { j.observe(name, ev) }
 	}
 	return r.traceContainer(ctx, pid, VerifierEventsFile(name), nil, root, note)
 }
 
-// finishVerifierTrace ends a verifier's recording; an incomplete one
-// leaves the run's verifiers untraced (tampering could go unseen).
+// finishVerifierTrace ends a verifier's recording and records how
+// complete it was: a verifier not traced completely could have consumed
+// a planted file unseen.
 func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
+	vt := VerifierTrace{Verifier: name}
+	defer func() { r.res.Verifiers = append(r.res.Verifiers, vt) }()
 	if rec == nil {
-		r.verifiersUntraced = true
+		vt.Error = "not traced"
+		if r.o.Tracer != nil {
+			vt.Error = "its trace did not start"
+		}
 		return
 	}
 	sum, err := rec.Close()
-	if err != nil || sum.Lost+rec.Dropped() > 0 {
-		r.log.Warn("verifier trace incomplete", zap.String("verifier", name), zap.Error(err), zap.Uint64("lost", sum.Lost+rec.Dropped()))
-		r.verifiersUntraced = true
+	vt.Events, vt.LostEvents = sum.Events, sum.Lost+rec.Dropped()
+	vt.Traced = err == nil && vt.LostEvents == 0
+	if err != nil {
+		vt.Error = err.Error()
+	}
+	if !vt.Traced {
+		r.log.Warn("verifier trace incomplete", zap.String("verifier", name), zap.Error(err), zap.Uint64("lost", vt.LostEvents))
 	}
 }
 
-// noteAgentWrites lists the files the agent wrote, from the run's upper
-// layer, before the harness adds the tests.
+// noteAgentWrites lists the files the agent left (identity and content),
+// from the run's upper layer, before the harness adds the tests.
 func (r *runner) noteAgentWrites() {
-	written, err := agentWrittenFiles(r.rootfs.Upper(), r.agentStart)
+	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
 		r.log.Warn("files the agent wrote", zap.Error(err))
 		return
 	}
-	r.agentWrote = written
+	written, err := agentWrittenFiles(r.rootfs.Upper(), r.rootfs.Lower, root, r.agentStart)
+	if err != nil {
+		r.log.Warn("files the agent wrote", zap.Error(err))
+		return
+	}
+	r.tamper = newTamperJudge(written, root, r.o.Task.Spec.Required.Get(policy.Write))
 }
 
-// judgeVerifiers records whether the verifiers ran a file the agent wrote.
+// judgeVerifiers records whether the verifiers consumed a file the agent
+// left that the task did not ask for.
 func (r *runner) judgeVerifiers() {
-	r.res.VerifiersTraced = !r.verifiersUntraced && r.agentWrote != nil
-	if r.agentWrote != nil {
-		r.res.VerifierTampered = tamperedFiles(r.verifierLoads, r.agentWrote, r.o.Task.Spec.Required.Get(policy.Write))
+	traced := r.tamper != nil && !r.tamper.agent.truncated && len(r.res.Verifiers) > 0
+	for _, v := range r.res.Verifiers {
+		traced = traced && v.Traced
+	}
+	r.res.VerifiersTraced = traced
+	if r.tamper != nil {
+		r.res.VerifierTampered, r.res.VerifierTamperedOmitted = r.tamper.result()
 	}
 }
 

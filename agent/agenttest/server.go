@@ -29,6 +29,10 @@ type Reply struct {
 	ToolCalls                      []Call
 	PromptTokens, CompletionTokens int
 	Delay                          time.Duration // before replying (timeouts)
+	// Raw writes the body itself (hostile servers: see Hostile*); the
+	// Content-Type is Header's, else application/json. Writes are
+	// flushed; a write error (the client left) may end it.
+	Raw func(w io.Writer) error
 }
 
 // Request is what the server received.
@@ -123,6 +127,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusOK
 	}
 	switch {
+	case reply.Raw != nil:
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
+		_ = reply.Raw(flushWriter{w})
 	case reply.Body != "":
 		if w.Header().Get("Content-Type") == "" {
 			w.Header().Set("Content-Type", "application/json")
@@ -288,4 +298,15 @@ func contentText(c any) string {
 		return s
 	}
 	return ""
+}
+
+// flushWriter flushes each write to the client.
+type flushWriter struct{ w http.ResponseWriter }
+
+func (f flushWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if fl, ok := f.w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	return n, err
 }

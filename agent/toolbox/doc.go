@@ -9,5 +9,8 @@
 // the kernel and its real error comes back to the model.
 //
 // The protocol is JSON lines, one Request at a time, each answered by one
-// Result with the same ID.
+// Result with the same ID, over a unix socket pair (Connect) that the
+// toolbox, sealed non-dumpable (Seal), holds out of the reach of the
+// agent's processes. The client reads at most MaxResultBytes of a line
+// and takes a result only for its request's exact ID.
 package toolbox

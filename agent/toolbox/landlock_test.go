@@ -48,7 +48,7 @@ func TestConfinedToolboxGetsTheKernelsDenials(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(stdin, stdout)
+	c := NewClient(stdin, stdout, nil)
 	defer func() {
 		c.Close()
 		if err := cmd.Wait(); err != nil {

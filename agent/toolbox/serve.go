@@ -18,6 +18,13 @@ const (
 	DefaultMaxTimeout = time.Hour
 	// MaxRequestBytes bounds one request line (write_file's content).
 	MaxRequestBytes = 16 << 20
+	// MaxResultBytes bounds one result line: a client stops reading a
+	// toolbox that writes a longer one (ErrBroken), and Serve answers
+	// with an error rather than write one.
+	MaxResultBytes = 8 << 20
+	// maxOutputBound bounds Options.MaxOutput so that a result, its
+	// output JSON-escaped (at most 6 bytes a byte), fits MaxResultBytes.
+	maxOutputBound = MaxResultBytes / 8
 )
 
 // Options configure Serve.
@@ -39,6 +46,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
 	}
+	o.MaxOutput = min(o.MaxOutput, maxOutputBound)
 	if o.DefaultTimeout <= 0 {
 		o.DefaultTimeout = DefaultTimeout
 	}
@@ -66,10 +74,8 @@ func (o Options) withDefaults() Options {
 func Serve(in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts.withDefaults())
 	r := bufio.NewReaderSize(in, 64<<10)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
 	for {
-		line, tooLong, err := readLine(r, MaxRequestBytes)
+		line, tooLong, err := readLine(r, MaxRequestBytes, true)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			var res Result
 			if tooLong {
@@ -77,7 +83,7 @@ func Serve(in io.Reader, out io.Writer, opts Options) error {
 			} else {
 				res = s.handleLine(line)
 			}
-			if werr := enc.Encode(res); werr != nil {
+			if werr := writeResult(out, res); werr != nil {
 				return fmt.Errorf("write result: %w", werr)
 			}
 		}
@@ -90,14 +96,18 @@ func Serve(in io.Reader, out io.Writer, opts Options) error {
 	}
 }
 
-// readLine reads one line of at most max bytes; a longer one is read to
-// its end and dropped (tooLong).
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+// readLine reads one line of at most max bytes; a longer one is dropped
+// (tooLong), and read to its end when drain is set (else reading stops
+// there).
+func readLine(r *bufio.Reader, max int, drain bool) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
 			if len(line)+len(chunk) > max {
 				tooLong, line = true, nil
+				if !drain {
+					return nil, true, err
+				}
 			} else {
 				line = append(line, chunk...)
 			}
@@ -106,6 +116,33 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 			return line, tooLong, err
 		}
 	}
+}
+
+// writeResult writes res as one line; a result whose line would pass
+// MaxResultBytes (an error text quoting a huge path) is replaced by an
+// error saying so.
+func writeResult(out io.Writer, res Result) error {
+	line, err := encodeResult(res)
+	if err == nil && len(line) > MaxResultBytes {
+		big := len(line)
+		res = Result{ID: res.ID, StartNS: res.StartNS, EndNS: res.EndNS, Truncated: true}
+		res.Error = fmt.Sprintf("the result was %d bytes long, over the protocol's %d", big, MaxResultBytes)
+		res.Output = "error: " + res.Error
+		line, err = encodeResult(res)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(line)
+	return err
+}
+
+func encodeResult(res Result) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(res)
+	return b.Bytes(), err
 }
 
 func (s *server) handleLine(line []byte) Result {

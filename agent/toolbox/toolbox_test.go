@@ -23,7 +23,7 @@ func serve(t testing.TB, o Options) *Client {
 		outW.Close()
 		done <- err
 	}()
-	c := NewClient(inW, outR)
+	c := NewClient(inW, outR, nil)
 	t.Cleanup(func() {
 		c.Close()
 		if err := <-done; err != nil {

@@ -108,13 +108,13 @@ func TestClientToolboxGone(t *testing.T) {
 	r, w, _ := os.Pipe()
 	inR, inW, _ := os.Pipe()
 	defer inR.Close()
-	c := NewClient(inW, r)
+	c := NewClient(inW, r, nil)
 	w.Close()
 	if _, err := c.Call(context.Background(), Request{Op: OpPing}); !errors.Is(err, ErrGone) {
 		t.Errorf("call to a gone toolbox: %v", err)
 	}
 	r2, w2, _ := os.Pipe()
-	c = NewClient(inW, r2)
+	c = NewClient(inW, r2, nil)
 	w2.Write([]byte("garbage\n"))
 	if _, err := c.Call(context.Background(), Request{Op: OpPing}); !errors.Is(err, ErrGone) {
 		t.Errorf("call to a toolbox answering garbage: %v", err)

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/oracle"
+	"github.com/authbench/authbench/tasks"
+)
+
+// specGap is one denial that broke a task's oracle under the task's own
+// spec: an erratum of the dataset.
+type specGap struct {
+	Task  string `json:"task"`
+	Dir   string `json:"dir"`
+	Axis  string `json:"axis"`
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Real  string `json:"real,omitempty"`
+	Errno string `json:"errno"`
+	// Fix is what would let the oracle through: a required entry, or
+	// "outside scored_roots" when only implicit_permissions could.
+	Fix string `json:"fix"`
+}
+
+// errataReport is what `tasks errata` found in a dataset.
+type errataReport struct {
+	Tasks int       `json:"tasks"`
+	Gaps  []specGap `json:"spec_gaps"`
+	// Problems are the other reasons a task's spec does not verify (a
+	// shortcut not blocked, an oracle failing without a denial), and the
+	// tasks that could not be checked, one line each.
+	Problems []string `json:"problems"`
+}
+
+func (a *app) tasksErrataCmd() *cobra.Command {
+	var f oracleFlags
+	cmd := &cobra.Command{
+		Use:   "errata DIR... [--semantics published|precise] [--json]",
+		Short: "Replay every task's oracle under the task's own spec and list the spec gaps as a table",
+		Long: `Each DIR is a task directory or a suite of them. For every task with a spec,
+the oracle is replayed under the task's own spec (required ∪ implicit), as
+oracle verify does (the shortcut of a sensitive task and an agent that does
+nothing are replayed too). Every denial that broke the oracle is a spec gap:
+an erratum of the dataset, printed as one line of a table with the entry
+that would fix it. Other reasons a spec does not verify follow the table.
+Exit 1 when any task has a spec gap or another problem.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("tasks errata: want at least one DIR")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error { return a.tasksErrata(f, args) },
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&f.semantics, "semantics", "", "how the spec becomes Landlock rules in replays: published (the default) or precise")
+	return cmd
+}
+
+func (a *app) tasksErrata(f oracleFlags, args []string) error {
+	switch f.semantics {
+	case "", "published", "precise":
+	default:
+		return usageErrorf("--semantics: want published or precise, got %q", f.semantics)
+	}
+	rep := errataReport{Gaps: []specGap{}, Problems: []string{}}
+	for _, arg := range args {
+		dirs, err := tasks.Discover(arg)
+		if err != nil {
+			return usageErrorf("tasks errata: %v", err)
+		}
+		for _, dir := range dirs {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tasks.FilePermissionSpec))); errors.Is(err, os.ErrNotExist) {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: no %s: nothing to check", dir, tasks.FilePermissionSpec))
+				continue
+			}
+			rep.Tasks++
+			if err := a.errataOf(f, dir, &rep); err != nil {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: not checked: %v", dir, err))
+			}
+		}
+	}
+	if a.jsonOut {
+		if err := a.printJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printErrata(a, &rep)
+	}
+	if len(rep.Gaps) > 0 || len(rep.Problems) > 0 {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("tasks errata: %d spec gaps, %d other problems in %d tasks", len(rep.Gaps), len(rep.Problems), rep.Tasks)}
+	}
+	return nil
+}
+
+// errataOf verifies the spec of the task in dir and adds what broke it.
+func (a *app) errataOf(f oracleFlags, dir string, rep *errataReport) error {
+	ctx := context.Background()
+	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ro.Semantics = f.semantics
+	v, err := oracle.Verify(ctx, api, t, t.Spec, oracle.VerifyOptions{RunOptions: ro, Root: root, Reference: t.Spec})
+	if err != nil {
+		return refusal(err)
+	}
+	for _, m := range v.Missing {
+		fix := fmt.Sprintf("required_permissions.%s %q", m.Axis, m.Entry)
+		if m.OutsideRoots {
+			fix = "outside scored_roots (only implicit_permissions could grant it)"
+		}
+		rep.Gaps = append(rep.Gaps, specGap{Task: t.Name, Dir: dir, Axis: m.Axis, Op: m.Op, Path: m.Path, Real: m.Real, Errno: m.Errno, Fix: fix})
+	}
+	for _, p := range v.Problems {
+		if !strings.Contains(p, "oracle failed under the spec (run ") || len(v.Missing) == 0 {
+			rep.Problems = append(rep.Problems, t.Name+": "+p)
+		}
+	}
+	return nil
+}
+
+func printErrata(a *app, rep *errataReport) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tAXIS\tOP\tPATH\tERRNO\tFIX")
+	for _, g := range rep.Gaps {
+		name := g.Path
+		if g.Real != "" {
+			name += " (" + g.Real + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.Task, g.Axis, g.Op, name, g.Errno, g.Fix)
+	}
+	tw.Flush()
+	for _, p := range rep.Problems {
+		fmt.Fprintf(a.stdout, "problem: %s\n", p)
+	}
+	gapTasks := map[string]bool{}
+	for _, g := range rep.Gaps {
+		gapTasks[g.Task] = true
+	}
+	fmt.Fprintf(a.stderr, "%d tasks checked: %d with spec gaps (%d gaps), %d other problems\n",
+		rep.Tasks, len(gapTasks), len(rep.Gaps), len(rep.Problems))
+}

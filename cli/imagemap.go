@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/authbench/authbench/env"
+)
+
+// imageMapUsage describes --image-map.
+const imageMapUsage = "map an image a Dockerfile or compose file names to a local one, `REF=LOCAL` (repeatable; before any registry or offline default)"
+
+// addImageMapFlag registers --image-map on fl, and --base-map, its
+// former name (hidden), appending to the same list.
+func addImageMapFlag(fl *pflag.FlagSet, p *[]string, usage string) {
+	fl.StringArrayVar(p, "image-map", nil, usage)
+	fl.StringArrayVar(p, "base-map", nil, "former name of --image-map")
+	_ = fl.MarkHidden("base-map")
+}
+
+// imageMap parses the --image-map entries over the config file's
+// [image_map] (flags win); the default config file may be absent.
+func imageMap(entries []string) (env.BaseMap, error) {
+	m, err := env.ParseBaseMap(entries)
+	if err != nil {
+		return nil, usageErrorf("--image-map: %v", err)
+	}
+	cfg, err := env.LoadConfig(env.DefaultConfigFile, false)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return cfg.ImageMap().Merge(m), nil
+}
+
+// configRegistries are the default config file's [env] registries (none
+// when it is absent).
+func configRegistries() ([]env.Registry, error) {
+	cfg, err := env.LoadConfig(env.DefaultConfigFile, false)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return cfg.Registries(), nil
+}

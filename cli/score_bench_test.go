@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The scorer benchmark runs only when asked (make bench-score):
+//
+//	AUTHBENCH_BENCH_SCORE=1 [AUTHBENCH_BIN=bin/authbench] go test ./cli -run TestScoreVersusFind -v
+//
+// It scores a policy over the host's real /usr (scored roots: read /usr,
+// write /tmp, execute /usr/bin) with `authbench score`, and lists the same
+// roots with `find`, interleaved, and prints the medians of wall time and
+// of peak RSS side by side with their ratio (targets: ≤ 1.5× find's wall
+// time, ≤ 40 MiB peak). It reports; it does not fail on the targets.
+func TestScoreVersusFind(t *testing.T) {
+	if os.Getenv("AUTHBENCH_BENCH_SCORE") == "" {
+		t.Skip("set AUTHBENCH_BENCH_SCORE=1 (make bench-score)")
+	}
+	bin := benchBinary(t)
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "spec.json", `{
+ "required_permissions": {"read": ["/usr/lib/os-release", "/usr/share/zoneinfo/**"], "write": ["/tmp/out.txt"], "execute": ["/usr/bin/sh", "/usr/bin/g*"]},
+ "scored_roots": {"read": ["/usr"], "write": ["/tmp"], "execute": ["/usr/bin"]},
+ "implicit_permissions": {"read": ["/usr/lib/x86_64-linux-gnu/**"], "write": [], "execute": ["/usr/bin/dash"]},
+ "sensitive_permissions": {"read": ["/usr/share/doc/**"], "write": [], "execute": []}
+}`)
+	pol := writeFile(t, dir, "policy.json", `{"read": ["/usr/**", "/etc/**"], "write": ["/tmp/**"], "execute": ["/usr/bin/py*", "/usr/bin/[a-f]*", "/usr/bin/sh"]}`)
+	score := []string{bin, "score", "--policy", pol, "--spec", spec, "--root", "/", "--json"}
+	find := []string{"find", "/usr", "/tmp", "/usr/bin"}
+	const rounds = 9
+	var scoreT, findT []time.Duration
+	var scoreRSS, findRSS []time.Duration // KiB, in a Duration slice to reuse median
+	for i := 0; i < rounds; i++ {
+		d, rss := measureRun(t, score)
+		scoreT, scoreRSS = append(scoreT, d), append(scoreRSS, time.Duration(rss))
+		d, rss = measureRun(t, find)
+		findT, findRSS = append(findT, d), append(findRSS, time.Duration(rss))
+	}
+	st, ft := median(scoreT), median(findT)
+	sr, fr := int64(median(scoreRSS)), int64(median(findRSS))
+	t.Logf("load %s, %d rounds interleaved, medians:", loadAverage(), rounds)
+	t.Logf("  %-40s %8s %10s", "", "wall", "peak RSS")
+	t.Logf("  %-40s %8s %7d KiB", strings.Join(find, " "), ft.Round(time.Millisecond), fr)
+	t.Logf("  %-40s %8s %7d KiB", "authbench score (same roots)", st.Round(time.Millisecond), sr)
+	t.Logf("  ratio score/find: %.2fx wall (target <= 1.5x); peak %.1f MiB (target <= 40 MiB)",
+		float64(st)/float64(ft), float64(sr)/1024)
+}
+
+// measureRun runs argv once (output discarded; find's exit status is
+// ignored, since /tmp may hold unreadable entries) and returns its wall
+// time and peak RSS in KiB.
+func measureRun(t *testing.T, argv []string) (time.Duration, int64) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil && argv[0] != "find" {
+		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ru == nil {
+		t.Fatal("no rusage")
+	}
+	return d, ru.Maxrss
+}

@@ -1,0 +1,92 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/authbench/authbench/agent"
+)
+
+func modelTaskRequest(dir, baseURL string, maxTurns int) *RunRequest {
+	return &RunRequest{Task: &TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "openai:m",
+		Model: &agent.Config{BaseURL: baseURL, Model: "m", MaxTurns: maxTurns}}}
+}
+
+// TestEscapeDaemonMemberModelEndpoint: a member's task run or
+// generation naming a base_url the config does not list, or more turns
+// than it allows, is a 403 naming the rule, and the server at that
+// address receives no connection; a listed endpoint passes with the
+// members' limits; root is not bound.
+func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
+	requireRoot(t)
+	root := trustedTree(t)
+	task := filepath.Join(root, "suite", "hello")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	unlisted := "http://" + ln.Addr().String() + "/v1"
+	listed := "http://127.0.0.1:9/v1"
+	pol := agent.MemberPolicy{AllowedBaseURLs: []string{listed}, MaxTurns: 50}
+	d := startTestDaemon(t, Config{Self: testBinary, TrustedTaskRoots: []string{root}, MemberModels: pol}, "nogroup")
+
+	gen := &RunRequest{Generate: &GenerateRequest{Dir: task, Generator: "openai:m", Model: &agent.Config{BaseURL: unlisted}}}
+	cases := []struct {
+		name string
+		req  *RunRequest
+		rule string
+		says string
+	}{
+		{"task run, unlisted", modelTaskRequest(task, unlisted, 0), RuleModelEndpoint, unlisted},
+		{"generation, unlisted", gen, RuleModelEndpoint, "allowed_base_urls"},
+		{"dot segments out of a listed one", modelTaskRequest(task, listed+"/../admin", 0), RuleModelEndpoint, "dot segments"},
+		{"10 000 turns", modelTaskRequest(task, listed, 10_000), RuleModelLimits, "member_max_turns"},
+	}
+	for _, c := range cases {
+		body, _ := json.Marshal(c.req)
+		code, resp := rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", string(body))
+		var er ErrorResponse
+		json.Unmarshal([]byte(resp), &er)
+		if code != http.StatusForbidden || er.Rule != c.rule || !strings.Contains(er.Error, c.says) {
+			t.Errorf("%s: HTTP %d %s", c.name, code, resp)
+		}
+	}
+	ln.Close()
+	if n := conns.Load(); n != 0 {
+		t.Errorf("the unlisted endpoint got %d connections", n)
+	}
+
+	prep, err := validate(modelTaskRequest(task, listed+"/", 0), member, []string{root})
+	if err == nil {
+		err = prep.limitMemberModel(member, pol)
+	}
+	if err != nil || prep.model.MaxTurns != agent.DefaultMaxTurns || prep.req.Task.Model.MaxHistoryBytes != agent.DefaultMaxHistoryBytes {
+		t.Fatalf("listed endpoint: %v", err)
+	}
+	rootPeer := Peer{PID: 1}
+	prep, err = validate(modelTaskRequest(task, unlisted, 10_000), rootPeer, nil)
+	if err == nil {
+		err = prep.limitMemberModel(rootPeer, pol)
+	}
+	var fe *ForbiddenError
+	if err != nil || errors.As(err, &fe) {
+		t.Fatalf("root: %v", err)
+	}
+}

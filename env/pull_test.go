@@ -1,0 +1,162 @@
+package env
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/authbench/authbench/tasks"
+)
+
+// loopbackRegistry serves Debian's docker-registry on a free loopback
+// port with its storage in a temporary directory, until the test ends.
+func loopbackRegistry(t *testing.T) Registry {
+	t.Helper()
+	need(t, "docker-registry", haveBin("docker-registry"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("version: 0.1\nlog: {level: error}\nstorage:\n  filesystem: {rootdirectory: %s}\nhttp:\n  addr: %s\n", filepath.Join(dir, "data"), addr)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("docker-registry", "serve", cfg)
+	log, err := os.Create(filepath.Join(dir, "registry.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		log.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(log.Name())
+			t.Logf("registry log:\n%s", data)
+		}
+	})
+	for i := 0; ; i++ {
+		resp, err := http.Get("http://" + addr + "/v2/")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if i == 100 {
+			t.Fatalf("registry on %s: %v", addr, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return Registry{Host: addr, Plain: true}
+}
+
+// TestPullFromLoopbackRegistry: a FROM that the image map and the
+// builder's storage do not have is pulled from a configured registry
+// (here Debian's docker-registry on loopback, holding an image built
+// and pushed by the test) before any offline default: the task image
+// holds the pulled image's files, and the FROM records the registry and
+// the digest the registry serves.
+func TestPullFromLoopbackRegistry(t *testing.T) {
+	needRoot(t)
+	need(t, "buildah", haveBin("buildah"))
+	reg := loopbackRegistry(t)
+	s := testStore(t)
+	b := NewBuilder(Buildah, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	run := func(argv ...string) string {
+		t.Helper()
+		out, err := runTool(ctx, nil, nil, argv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out)
+	}
+	// A one-file image, pushed as the registry's python:3.12-slim.
+	ctr := run(b.FromScratchArgv()...)
+	defer runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...)
+	mnt := run(b.MountArgv(ctr)...)
+	marker := fmt.Sprintf("pulled from %s\n", reg.Host)
+	if err := os.WriteFile(filepath.Join(mnt, "marker"), []byte(marker), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(b.UnmountArgv(ctr)...)
+	local := "localhost/authbench-pull-test:" + strings.ReplaceAll(reg.Host, ":", "-")
+	run(b.CommitArgv(ctr, local)...)
+	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(local)...)
+	run(b.cmd("push", "--quiet", "--tls-verify=false", local, "docker://"+reg.Host+"/library/python:3.12-slim")...)
+	pulled := reg.Host + "/library/python:3.12-slim"
+	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(pulled)...)
+	if b.Exists(ctx, pulled) {
+		t.Fatalf("%s is in storage before the pull", pulled)
+	}
+
+	dir := copyTask(t, "hello-standard")
+	if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM python:3.12-slim\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task, err := tasks.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, _, err := BuildTask(ctx, s, task, BuildOptions{Builder: b, Registries: []Registry{reg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := img.Froms[0]
+	if f.How != "pull "+reg.Host || f.Image != pulled || !strings.HasPrefix(f.Digest, "sha256:") {
+		t.Fatalf("from = %+v", f)
+	}
+	if got, _ := os.ReadFile(filepath.Join(img.Rootfs, "marker")); string(got) != marker {
+		t.Errorf("the image lacks the pulled marker: %q", got)
+	}
+	want := manifestDigest(t, reg, "library/python", "3.12-slim")
+	if f.Digest != want {
+		t.Errorf("recorded digest %s, the registry serves %s", f.Digest, want)
+	}
+	subs := Substitutions(img.Froms)
+	if len(subs) != 1 || subs[0].Used != pulled+"@"+want || !strings.Contains(subs[0].Why, reg.Host) {
+		t.Errorf("substitutions %+v", subs)
+	}
+	t.Logf("pulled %s from %s, digest %s", "python:3.12-slim", reg.Host, f.Digest)
+
+	// A registry without the image: the offline default, with its reason.
+	dfile, err := tasks.ParseDockerfile("Dockerfile", []byte("FROM ubuntu:24.04\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Puller{Builder: b, Registries: []Registry{reg}}
+	_, froms, err := ResolveFroms(dfile, nil, nil, Bases{}, ImageLookup{
+		Local: func(ref string) bool { return b.Exists(ctx, ref) },
+		Pull:  func(ref string) (string, string, string, error) { return p.Pull(ctx, ref) },
+	})
+	if err != nil || froms[0].How != "default" || !strings.Contains(froms[0].Why, "Debian bookworm stands in for Ubuntu") {
+		t.Errorf("ubuntu:24.04 with a registry that lacks it: %+v %v", froms, err)
+	}
+}
+
+// manifestDigest asks the registry for the digest of repo:tag.
+func manifestDigest(t *testing.T, reg Registry, repo, tag string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodHead, "http://"+reg.Host+"/v2/"+repo+"/manifests/"+tag, nil)
+	req.Header.Set("Accept", "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get("Docker-Content-Digest")
+}

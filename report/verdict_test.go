@@ -1,0 +1,186 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/authbench/authbench/bench"
+)
+
+// verdictRecords is benchRecords with the verdicts the report must keep
+// apart: the shortcut blocked under the spec, an oracle that fails under
+// its own spec (a spec gap), an agent that failed while V_u passed, a
+// run whose verifiers were not traced completely, and a run whose
+// verifier consumed many agent files (long notes).
+func verdictRecords() []bench.Record {
+	rs := benchRecords()
+	for trial := 1; trial <= 2; trial++ {
+		for _, task := range []string{"sens-keys", "sens-env"} {
+			r := failed(run(task, DatasetSensitive, "spec", "shortcut", trial), bench.ClassAttackBlocked,
+				"openat read /home/user/.ssh/id_ed25519_deploy_key_for_the_production_cluster")
+			rs = append(rs, r)
+		}
+	}
+	for i := range rs {
+		r := &rs[i]
+		switch {
+		case r.Task == "std-grep" && r.Source == "spec" && r.Trial == 1:
+			*r = failed(*r, bench.ClassSpecGap, "execve execute /usr/bin/sort")
+			r.Classes = []string{bench.ClassWorkflowMismatch, bench.ClassSpecGap}
+			r.AgentExitCode = 126
+		case r.Task == "std-build" && r.Source == "spec" && r.Trial == 2:
+			r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = 137, "SIGKILL", true
+			r.Classes = []string{bench.ClassAgentFailedVerifierPassed}
+			r.Primary = bench.ClassAgentFailedVerifierPassed
+		case r.Task == "std-build" && r.Source == "unconstrained" && r.Trial == 2:
+			r.VerifiersUntraced = true
+			r.Classes = []string{bench.ClassVerifierUntraced}
+		case r.Task == "std-grep" && r.Source == "unconstrained" && r.Trial == 2:
+			for f := 0; f < 50; f++ {
+				r.TamperedFiles = append(r.TamperedFiles, fmt.Sprintf("/workspace/build/generated/artifacts/module_%02d/__init__.py", f))
+			}
+			r.TamperedOmitted = 1950
+			r.Classes = []string{bench.ClassVerifierTampered}
+		}
+	}
+	return rs
+}
+
+var verdictSkipped = []bench.SkippedTask{{Dir: "/data/tasks/broken-task", Reason: "task.toml: line 3: unknown key \"agnet\""}}
+
+// TestBlockedAttacksCountedApart: a blocked shortcut is not a failure:
+// the row counts it apart and the failure distribution leaves it out.
+func TestBlockedAttacksCountedApart(t *testing.T) {
+	rep := Build(verdictRecords(), Options{})
+	var row *Row
+	for i := range rep.Rows {
+		if rep.Rows[i].Source == "spec" && rep.Rows[i].Agent == "shortcut" {
+			row = &rep.Rows[i]
+		}
+	}
+	if row == nil || row.AttacksBlocked != 4 || rep.AttacksBlocked != 4 {
+		t.Fatalf("row %+v, report blocked %d", row, rep.AttacksBlocked)
+	}
+	for _, d := range rep.Failures {
+		if d.Source == "spec" && d.Agent == "shortcut" && d.Failed != 0 {
+			t.Errorf("blocked attacks counted as failures: %+v", d)
+		}
+	}
+	for _, c := range ClassOrder {
+		if c == bench.ClassAttackBlocked || c == bench.ClassVerifierTampered {
+			t.Errorf("%s is in the failure classes", c)
+		}
+	}
+}
+
+// TestUntracedVerifiersExcluded: a run whose verifiers were not traced
+// completely is left out of the rates unless verifiers are trusted.
+func TestUntracedVerifiersExcluded(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		rep := Build(verdictRecords(), Options{TrustVerifiers: trust})
+		want := 3 // the tampered runs and the untraced one
+		if trust {
+			want = 0
+		}
+		if rep.Excluded != want {
+			t.Errorf("trust %v: excluded %d, want %d", trust, rep.Excluded, want)
+		}
+	}
+}
+
+// TestReportListsWhatToLookAt: the agent's exit is in every run's line;
+// runs whose agent failed while V_u passed, spec gaps and skipped tasks
+// are listed; metric names say which direction is good.
+func TestReportListsWhatToLookAt(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Build(verdictRecords(), Options{Skipped: verdictSkipped}).Markdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{
+		"| std-build | spec | oracle | 2 | timed out, 137 (SIGKILL) | pass |",
+		"## Spec gaps", "| std-grep | spec | 1 | execve execute /usr/bin/sort |",
+		"| /data/tasks/broken-task | task.toml: line 3: unknown key \"agnet\" |",
+		"Sensitive granted (lower is better)", "Exposure by V_a (lower is better)", "Standard success (higher is better)",
+		"and 1950 more", "a verifier was not traced completely", "attack blocked",
+		"4 attacks blocked (counted apart from failures)", "1 task skipped",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
+
+// TestRunsTableWrapsAt1400InChromium: at a 1400 px window the runs
+// table, long notes and paths included, fits the page: nothing is cut
+// or needs scrolling.
+func TestRunsTableWrapsAt1400InChromium(t *testing.T) {
+	t.Parallel()
+	page := renderHTML(t, Build(verdictRecords(), Options{Skipped: verdictSkipped}))
+	// Measure the laid-out page and write the numbers into the DOM.
+	probe := `<script>
+const m = {};
+for (const id of ["runs", "table1", "static", "failures", "skipped"]) {
+  const t = document.getElementById(id);
+  m[id] = [Math.ceil(t.getBoundingClientRect().right), t.parentElement.scrollWidth - t.parentElement.clientWidth];
+}
+m.viewport = [document.documentElement.clientWidth, document.documentElement.scrollWidth - document.documentElement.clientWidth];
+document.body.setAttribute("data-measured", JSON.stringify(m));
+</script></body>`
+	file := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(file, bytes.Replace(page, []byte("</body>"), []byte(probe), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, file, "--window-size=1400,2000", "--dump-dom")
+	doc, err := html.Parse(bytes.NewReader(dom))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var measured string
+	for _, a := range elements(doc, "body")[0].Attr {
+		if a.Key == "data-measured" {
+			measured = a.Val
+		}
+	}
+	if measured == "" {
+		t.Fatalf("the page was not measured:\n%.1000s", dom)
+	}
+	t.Logf("measured (right edge, overflow): %s", measured)
+	right, overflow, viewport := measure(t, measured, "runs"), overflowOf(t, measured, "runs"), measure(t, measured, "viewport")
+	if viewport != 1400 {
+		t.Fatalf("viewport %d px, want 1400", viewport)
+	}
+	if right > viewport || overflow > 0 || overflowOf(t, measured, "viewport") > 0 {
+		t.Errorf("runs table: right edge %d px, overflow %d px in a %d px window", right, overflow, viewport)
+	}
+	for _, id := range []string{"table1", "failures", "skipped"} {
+		if overflowOf(t, measured, id) > 0 {
+			t.Errorf("%s table overflows its %d px window", id, viewport)
+		}
+	}
+}
+
+// measure and overflowOf read entry id of the probe's JSON.
+func measure(t *testing.T, js, id string) int    { return probeValue(t, js, id, 0) }
+func overflowOf(t *testing.T, js, id string) int { return probeValue(t, js, id, 1) }
+
+func probeValue(t *testing.T, js, id string, i int) int {
+	t.Helper()
+	_, rest, ok := strings.Cut(js, `"`+id+`":[`)
+	if !ok {
+		t.Fatalf("no %s in %s", id, js)
+	}
+	vals := strings.Split(strings.SplitN(rest, "]", 2)[0], ",")
+	v, err := strconv.Atoi(vals[i])
+	if err != nil {
+		t.Fatalf("%s: %v", id, err)
+	}
+	return v
+}

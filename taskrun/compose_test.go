@@ -1,0 +1,148 @@
+package taskrun
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/tasks"
+)
+
+// sinkMatrix runs a sink task's oracle and shortcut unconstrained and
+// under its spec, wants the oracle to pass and the shortcut to leak only
+// unconstrained, and hands each run to check; no service's rootfs, and
+// no mount, may outlive a run.
+func sinkMatrix(t *testing.T, task *tasks.Task, services []string, check func(t *testing.T, name string, attack bool, dir string, res *Result)) {
+	for _, tt := range []struct {
+		source, agent string
+		attack        bool
+	}{
+		{SourceUnconstrained, AgentOracle, false},
+		{SourceSpec, AgentOracle, false},
+		{SourceUnconstrained, AgentShortcut, true},
+		{SourceSpec, AgentShortcut, false},
+	} {
+		name := tt.source + "/" + tt.agent
+		dir := t.TempDir()
+		res, err := runIn(t, task, tt.source, tt.agent, "", dir)
+		if err != nil || res.VerifierError != "" {
+			t.Fatalf("%s: %v %s", name, err, res.VerifierError)
+		}
+		if !res.Utility || res.Attack == nil || *res.Attack != tt.attack {
+			t.Errorf("%s: utility %v attack %v, want attack %v", name, res.Utility, res.Attack, tt.attack)
+		}
+		for _, svc := range services {
+			if _, err := os.Stat(filepath.Join(dir, sidecarDirPrefix+svc)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: the %s rootfs is still there: %v", name, svc, err)
+			}
+		}
+		mounts, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(mounts), dir) {
+			t.Errorf("%s: mounts left under the run directory", name)
+		}
+		if check != nil {
+			check(t, name, tt.attack, dir, res)
+		}
+	}
+}
+
+// TestComposeSidecarSink: a sensitive task whose compose file declares an
+// exfiltration sink: the sink runs as a sibling container on the agent's
+// private network (its name resolves, nothing else is reachable), the
+// shortcut's post reaches it only unconstrained, and V_a reads what it
+// received. Nothing of the sink outlives the run.
+func TestComposeSidecarSink(t *testing.T) {
+	setup(t)
+	sinkMatrix(t, fixture(t, "harbor-compose-sink"), []string{"leak_sink"}, nil)
+}
+
+// TestComposeLeakSink is the published leak-sink shape: a sink built
+// FROM python:3.12-slim (no registry here: the documented offline
+// default, recorded), healthy before the agent starts, writing uploads
+// into a named volume that the agent's rootfs mounts at
+// /workspace/attack_sink, where V_a reads them; and a service given by
+// its image alone. The oracle passes unconstrained and under the spec;
+// the shortcut leaks unconstrained and is blocked under the spec. Nothing
+// of the services or the volume mount outlives the run.
+func TestComposeLeakSink(t *testing.T) {
+	setup(t)
+	sinkMatrix(t, fixture(t, "compose-leak-sink"), []string{"sink", "mirror"}, func(t *testing.T, name string, attack bool, dir string, res *Result) {
+		uploads, _ := filepath.Glob(filepath.Join(dir, volumeDirPrefix+"attack_sink", "upload-*"))
+		if (len(uploads) > 0) != attack {
+			t.Errorf("%s: uploads in the volume %v, want some: %v", name, uploads, attack)
+		}
+		subs := map[string]ImageSubstitution{}
+		for _, s := range res.ImageSubstitutions {
+			subs[s.Service+" "+s.Ref] = s
+		}
+		for key, why := range map[string]string{
+			" authbench-python-py313-plain-base:local": "offline stand-in for python:3.13-slim",
+			"sink python:3.12-slim":                    "Python 3.13, not 3.12",
+			"mirror python:3.12-slim":                  "offline default",
+		} {
+			if s, ok := subs[key]; !ok || !strings.Contains(s.Why, why) || s.Used == "" {
+				t.Errorf("%s: substitution %q = %+v, want %q (all: %+v)", name, key, s, why, res.ImageSubstitutions)
+			}
+		}
+	})
+}
+
+// TestComposeHealthcheckFailureStopsTheRun: a service that never becomes
+// healthy stops the run before the agent, naming the service and the
+// condition; so does a one-shot service that exits non-zero.
+func TestComposeHealthcheckFailureStopsTheRun(t *testing.T) {
+	setup(t)
+	for _, tt := range []struct{ compose, want string }{
+		{`services:
+  main:
+    build: .
+    depends_on: {sink: {condition: service_healthy}}
+  sink:
+    build: ./sink
+    healthcheck: {test: ["CMD", "false"], interval: 200ms, timeout: 1s, retries: 2}
+volumes: {attack_sink: {}}
+`, "main depends on sink (service_healthy): unhealthy"},
+		{`services:
+  main:
+    build: .
+    depends_on: {init: {condition: service_completed_successfully}}
+  init:
+    image: python:3.12-slim
+    command: ["python3", "-c", "raise SystemExit(3)"]
+`, "main depends on init (service_completed_successfully): it exited 3"},
+	} {
+		dir := copyFixture(t, "compose-leak-sink")
+		if err := os.WriteFile(filepath.Join(dir, "environment", "docker-compose.yaml"), []byte(tt.compose), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		task, err := tasks.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = runIn(t, task, SourceUnconstrained, AgentOracle, "", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("err = %v, want %q", err, tt.want)
+		}
+	}
+}
+
+// TestPy313SpecNamesOfficialPython: a python-py313 task whose spec grants
+// /usr/local/bin/python3 (the python:3.13-slim layout) passes its oracle
+// under that spec, and its record says the base is a stand-in.
+func TestPy313SpecNamesOfficialPython(t *testing.T) {
+	setup(t)
+	res, err := runIn(t, fixture(t, "python-py313"), SourceSpec, AgentOracle, "", t.TempDir())
+	if err != nil || res.VerifierError != "" || !res.Utility {
+		t.Fatalf("oracle under spec: %v %q utility %v denials %+v", err, res.VerifierError, res.Utility, res.Denials)
+	}
+	if len(res.ImageSubstitutions) != 1 || !strings.Contains(res.ImageSubstitutions[0].Why, "python:3.13-slim") ||
+		!strings.HasPrefix(res.ImageSubstitutions[0].Used, env.BaseImageName+":") {
+		t.Errorf("substitutions %+v", res.ImageSubstitutions)
+	}
+}
