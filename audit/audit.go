@@ -32,7 +32,10 @@ type denialKey struct{ op, axis, path, path2, errno string }
 // Auditor follows the events of one run. It is not safe for concurrent
 // use: feed it from the goroutine that reads the session.
 type Auditor struct {
+	// plan is the run's plan, as a copy once a rule's inode has gone
+	// (ownPlan; see followInodes).
 	plan     *policy.Plan
+	ownPlan  bool
 	realpath func(string) string
 	target   func(string) policy.TargetState // nil: unknown
 	loader   tracer.LoaderExecDetector
@@ -81,6 +84,7 @@ func (a *Auditor) Observe(ev *tracer.Event) []tracer.Event {
 	if refused(ev) && !a.permits(ev) {
 		a.add(ev)
 	}
+	a.followInodes(ev)
 	return derived
 }
 

@@ -39,6 +39,10 @@ type Config struct {
 	BaseMap map[string]string
 	// Out is the out dir (Harbor's job layout).
 	Out string
+	// Attribute re-runs each failed run with its deciding denial's
+	// permission added (Record.Attribution) once every run is stored; it
+	// is not a setting of the out dir (a bench may be resumed with it).
+	Attribute bool
 }
 
 // Settings are what make an out dir's results comparable: a bench

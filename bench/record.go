@@ -126,6 +126,10 @@ type Record struct {
 	// for other sources); its files are in Dir/generation/.
 	Generation *Generation `json:"generation,omitempty"`
 
+	// Attribution is set by bench --attribute on a failed run: the
+	// permissions a re-run with them added confirmed (or not).
+	Attribution *Attribution `json:"attribution,omitempty"`
+
 	// Dir is the run's directory relative to the bench's out dir.
 	Dir      string    `json:"dir"`
 	Finished time.Time `json:"finished"`

@@ -39,7 +39,8 @@ type Summary struct {
 type Stats struct {
 	// NTrials is the runs stored; NErrors those that could not be
 	// carried out; NFailed those whose utility failed or that exposed a
-	// sensitive file; NResumed the runs found done at start.
+	// sensitive file (a blocked shortcut is not one); NResumed the runs
+	// found done at start.
 	NTrials  int `json:"n_trials"`
 	NErrors  int `json:"n_errors"`
 	NFailed  int `json:"n_failed"`
@@ -119,6 +120,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 	}
 	o.Progress.Start(len(keys), len(keys)-len(pending), skipped)
 	err = b.runAll(ctx, pending)
+	if err == nil && cfg.Attribute {
+		err = b.attributeAll(ctx)
+	}
 	o.Progress.Finish(err)
 	if werr := b.writeSummary(err == nil); werr != nil && err == nil {
 		err = werr
@@ -181,6 +185,8 @@ func (b *bencher) count(r *Record, resumed bool) Stats {
 	switch {
 	case r.Error != "":
 		s.NErrors++
+	case r.Has(ClassAttackBlocked):
+		// The policy stopped the shortcut: not a failure.
 	case !r.Utility || r.Exposed():
 		s.NFailed++
 	}

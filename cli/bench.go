@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 	"golang.org/x/term"
 
 	"github.com/authbench/authbench/agent"
@@ -30,6 +31,7 @@ type benchFlags struct {
 	shard          string
 	semantics      string
 	trustVerifiers bool
+	attribute      bool
 	out            string
 	baseMap        []string
 	stateDir       string
@@ -78,6 +80,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
 	fl.StringVar(&f.semantics, "semantics", bench.SemanticsPublished, "enforcement semantics: published or precise")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier consumed agent-written files, or was not traced completely, in success rates")
+	fl.BoolVar(&f.attribute, "attribute", false, "re-run each failed run with its deciding denial's permission added, to confirm why it failed")
 	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
@@ -125,7 +128,7 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, err
 	}
 	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, GenModel: genModel, Trials: f.trials, Parallel: f.parallel,
-		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out}, nil
+		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute}, nil
 }
 
 func (a *app) runBench(f benchFlags) error {
@@ -153,6 +156,20 @@ func (a *app) runBench(f benchFlags) error {
 		spec, _, err := oracle.Record(ctx, api, t, opts)
 		if err != nil {
 			return nil, err
+		}
+		// Sufficient by construction (docs/oracle.md); a spec that cannot
+		// be made sufficient is run as recorded, and its runs show why.
+		vo := oracle.VerifyOptions{RunOptions: opts.RunOptions, Root: opts.Root}
+		sufficient, _, err := oracle.MakeSufficient(ctx, api, t, spec, 0, vo)
+		var insufficient *oracle.InsufficientError
+		var nondet *oracle.NondeterministicError
+		switch {
+		case errors.As(err, &insufficient) || errors.As(err, &nondet):
+			a.log.Warn("trace source: the recorded spec is not sufficient; running it as recorded", zap.String("task", t.Name), zap.Error(err))
+		case err != nil:
+			return nil, err
+		default:
+			spec = sufficient
 		}
 		return &policy.Policy{Permissions: spec.Required, Source: "trace (" + t.Name + ")"}, nil
 	}

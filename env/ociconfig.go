@@ -190,6 +190,18 @@ func (c RunConfig) binds() []Bind {
 	return append(out, c.Binds...)
 }
 
+// MountPoints lists where the container mounts a file system at run
+// time (the kernel's /proc, /sys, /dev and its parts, a tmpfs on /tmp,
+// the binds): what the rootfs holds there is hidden once it runs.
+func (c RunConfig) MountPoints() []string {
+	ms := baseMounts(c)
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Destination
+	}
+	return out
+}
+
 func baseMounts(c RunConfig) []specs.Mount {
 	ms := []specs.Mount{
 		{Destination: "/proc", Type: "proc", Source: "proc", Options: []string{"nosuid", "noexec", "nodev"}},

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/authbench/authbench/policy"
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -156,7 +157,8 @@ func landlockStep(plan *policy.Plan, abi int, allowUnenforced bool) (apply bool,
 // applyLandlock restricts every thread of the process to plan on a
 // kernel with Landlock ABI kernelABI, with the ABI-6 scopes when
 // available. Rule paths are opened now, in this process's view of the
-// file system.
+// file system (inside the container, after its mounts: run-time rules are
+// placed then).
 func applyLandlock(plan *policy.Plan, kernelABI int) error {
 	abi, ok := abiFor(kernelABI)
 	if !ok {
@@ -166,7 +168,7 @@ func applyLandlock(plan *policy.Plan, kernelABI int) error {
 		HandledAccessFS: landlock.AccessFSSet(abi.fs),
 		Scoped:          landlock.ScopedSet(abi.scopes),
 	}
-	rules := downgradeRules(plan.Rules, abi.fs)
+	rules := downgradeRules(placeRuntimeRules(plan.Rules, os.Stat), abi.fs)
 	lr := make([]landlock.Rule, 0, len(rules))
 	for _, r := range rules {
 		lr = append(lr, landlock.PathAccess(landlock.AccessFSSet(r.access), r.path))

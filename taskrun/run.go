@@ -311,7 +311,8 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if err != nil {
 		return err
 	}
-	plan, err := policy.CompilePlanWith(pol, base, root, policy.PlanOptions{Semantics: r.o.Semantics})
+	opts := policy.PlanOptions{Semantics: r.o.Semantics, RuntimeMounts: env.TaskRunConfig(r.o.Task, r.image).MountPoints()}
+	plan, err := policy.CompilePlanWith(pol, base, root, opts)
 	if err != nil {
 		return fmt.Errorf("compile plan: %w", err)
 	}
