@@ -25,6 +25,9 @@ type Denial struct {
 	Path2 string `json:"path2,omitempty"`
 	Errno string `json:"errno"`
 	Count int    `json:"count"`
+	// Syscall names the system call of a capability denial
+	// (CapabilityDenial), e.g. "fchownat"; its Axis is then empty.
+	Syscall string `json:"syscall,omitempty"`
 }
 
 type denialKey struct{ op, axis, path, path2, errno string }
