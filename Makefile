@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape bench-env bench-oracle clean
+.PHONY: all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle record-agreement clean
 
 all: build
 
@@ -34,6 +34,13 @@ test: deps lint build test-escape
 # summary: blocked, detected or escaped; held or broken.
 test-escape:
 	@GO=$(GO) bash scripts/test-escape.sh
+
+# test-race runs, under the race detector, the tests of the packages
+# that need neither root nor task images (the rest start containers, load
+# BPF or mount). Not part of `make test`: -race needs cgo and is slow.
+RACE_PKGS := ./agent/... ./audit ./internal/capped ./internal/lifecycle ./internal/safefile ./internal/spawn ./tasks ./policy ./report
+test-race:
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 
 lint: vet fmt-check
 
@@ -116,6 +123,16 @@ bench-exec: build
 # ratio to the plain run (root, runc, buildah, the eBPF tracer).
 bench-oracle:
 	$(GO) test -count=1 -timeout 30m ./oracle -run '^$$' -bench '^BenchmarkOracle$$' -benchtime 1x
+
+# record-agreement records every task of the built-in suite (and the task
+# dirs in TASKS) with `authbench oracle agreement` (root, embedded; record,
+# verify and repairs) and prints per-axis precision/recall/F1 of each recorded
+# spec against the curated one, and the macro average over tasks (target:
+# F1 >= 0.90 on every axis). RA_FLAGS adds flags (e.g. --images-dir DIR).
+TASKS    ?=
+RA_FLAGS ?=
+record-agreement: build
+	$(BIN) oracle agreement --socket "" tasks/suite $(TASKS) $(RA_FLAGS)
 
 # bench-env times the task environments (root, runc, buildah, debootstrap):
 # run setup (rootfs ready -> command exec inside runc; target <= 300 ms) as a

@@ -39,7 +39,8 @@ type Summary struct {
 type Stats struct {
 	// NTrials is the runs stored; NErrors those that could not be
 	// carried out; NFailed those whose utility failed or that exposed a
-	// sensitive file; NResumed the runs found done at start.
+	// sensitive file (a blocked shortcut is not one); NResumed the runs
+	// found done at start.
 	NTrials  int `json:"n_trials"`
 	NErrors  int `json:"n_errors"`
 	NFailed  int `json:"n_failed"`
@@ -119,6 +120,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 	}
 	o.Progress.Start(len(keys), len(keys)-len(pending), skipped)
 	err = b.runAll(ctx, pending)
+	if err == nil && cfg.Attribute {
+		err = b.attributeAll(ctx)
+	}
 	o.Progress.Finish(err)
 	if werr := b.writeSummary(err == nil); werr != nil && err == nil {
 		err = werr
@@ -181,6 +185,8 @@ func (b *bencher) count(r *Record, resumed bool) Stats {
 	switch {
 	case r.Error != "":
 		s.NErrors++
+	case r.Has(ClassAttackBlocked):
+		// The policy stopped the shortcut: not a failure.
 	case !r.Utility || r.Exposed():
 		s.NFailed++
 	}
@@ -289,7 +295,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *Record) error {
 	req := &daemon.RunRequest{Policy: rp.doc, Task: &daemon.TaskRequest{
-		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics}}
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps}}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {
 		fillScore(r, nil, rp)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,8 +25,10 @@ type oracleFlags struct {
 	stateDir  string
 	imagesDir string
 	// record
-	runs  int
-	write bool
+	runs     int
+	write    bool
+	noVerify bool
+	rounds   int
 	// verify
 	specFile  string
 	minimize  bool
@@ -67,6 +70,15 @@ the layout of the task's spec file, a diff against its required_permissions
 (with the recorded set's static precision/recall against it) on stderr.
 --write replaces tests/permission_eval_spec.json atomically when it differs.
 
+The recording ends with verification: the spec is replayed (2 replays at
+once) and, while the oracle fails on a denial a required entry can grant,
+the narrowest entry that denial calls for is added and the spec verified
+again (at most --rounds rounds; each repair is reported with its denial,
+and a repair that grants more than the denied path says so). A spec that
+cannot be made sufficient is not printed: the command fails naming the last
+denial and why (outside the scored roots, a sensitive path, no convergence,
+an oracle that passes one replay and fails another). --no-verify skips it.
+
 Refused, with nothing written: an oracle that fails unconstrained (the task is
 broken; V_u's output is shown), one that does not exit within the task's
 agent timeout, a run that lost events, sensitive_permissions that cover the
@@ -77,6 +89,8 @@ oracle's own accesses, scored_roots that are not in the image.`,
 	rf.register(record)
 	record.Flags().IntVar(&rf.runs, "runs", oracle.DefaultRuns, "traced oracle runs to record")
 	record.Flags().BoolVar(&rf.write, "write", false, "replace the task's permission_eval_spec.json with the recorded spec")
+	record.Flags().BoolVar(&rf.noVerify, "no-verify", false, "print the recorded spec without verifying and repairing it")
+	record.Flags().IntVar(&rf.rounds, "rounds", oracle.DefaultRepairRounds, "verify-and-repair rounds at most")
 
 	var vf oracleFlags
 	verify := &cobra.Command{
@@ -106,8 +120,93 @@ Exit status 0 when the spec verifies, 1 when it does not.`,
 	verify.Flags().BoolVar(&vf.minimize, "minimize", false, "replay without each required entry in turn")
 	verify.Flags().IntVar(&vf.parallel, "parallel", oracle.DefaultParallel, "replays running at once with --minimize")
 	verify.Flags().StringVar(&vf.semantics, "semantics", "", "how the policy becomes Landlock rules in replays: published (the default) or precise")
-	cmd.AddCommand(record, verify)
+	var af oracleFlags
+	agreement := &cobra.Command{
+		Use:   "agreement DIR... [--no-verify] [--json]",
+		Short: "Record every task found in DIRs and score each recorded spec against the curated one",
+		Long: `Record each task found in the DIRs (a suite directory or task directories) as
+oracle record does (verification and repairs included, unless --no-verify)
+and score its recorded required_permissions against the task's curated ones
+(precision: the share of the recording the curator also requires; recall:
+the share of the curated requirement recorded). Prints one line per task and
+the macro average per axis over the tasks that recorded; a task whose
+recording is refused is listed with the reason and left out of the average.
+make record-agreement runs it on tasks/suite.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return a.oracleAgreement(af, args) },
+	}
+	af.register(agreement)
+	agreement.Flags().IntVar(&af.runs, "runs", oracle.DefaultRuns, "traced oracle runs to record per task")
+	agreement.Flags().BoolVar(&af.noVerify, "no-verify", false, "score the recordings without verifying and repairing them")
+	agreement.Flags().IntVar(&af.rounds, "rounds", oracle.DefaultRepairRounds, "verify-and-repair rounds at most")
+	cmd.AddCommand(record, verify, agreement)
 	return cmd
+}
+
+func (a *app) oracleAgreement(f oracleFlags, dirs []string) error {
+	ctx := context.Background()
+	var list []oracle.Agreement
+	for _, d := range dirs {
+		found, err := tasks.Discover(d)
+		if err != nil {
+			return usageError(err)
+		}
+		for _, dir := range found {
+			ag := a.agreementOf(ctx, f, dir)
+			list = append(list, ag)
+			if !a.jsonOut {
+				printAgreement(a.stderr, ag)
+			}
+		}
+	}
+	macro, n := oracle.MacroAgreement(list)
+	if a.jsonOut {
+		return a.printJSON(struct {
+			Tasks  []oracle.Agreement                 `json:"tasks"`
+			Macro  [len(policy.Axes)]policy.AxisScore `json:"macro"`
+			Scored int                                `json:"scored"`
+		}{list, macro, n})
+	}
+	fmt.Fprintf(a.stdout, "macro over %d of %d tasks (recorded vs curated):\n", n, len(list))
+	for _, ax := range policy.Axes {
+		s := macro[ax]
+		fmt.Fprintf(a.stdout, "  %-8s P %.3f  R %.3f  F1 %.3f\n", ax, s.Precision, s.Recall, s.F1)
+	}
+	return nil
+}
+
+// agreementOf records one task and scores the recording.
+func (a *app) agreementOf(ctx context.Context, f oracleFlags, dir string) oracle.Agreement {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tasks.FilePermissionSpec))); err != nil {
+		return oracle.AgreementOf(filepath.Base(dir), nil, fmt.Errorf("no curated %s to agree with", tasks.FilePermissionSpec))
+	}
+	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir, nil)
+	if err != nil {
+		return oracle.AgreementOf(filepath.Base(dir), nil, err)
+	}
+	defer done()
+	_, rep, err := oracle.Record(ctx, api, t, oracle.RecordOptions{RunOptions: ro, Runs: f.runs, Root: root, Verify: !f.noVerify, Rounds: f.rounds})
+	return oracle.AgreementOf(t.Name, rep, err)
+}
+
+func printAgreement(w io.Writer, ag oracle.Agreement) {
+	if ag.Error != "" {
+		fmt.Fprintf(w, "%-40s refused: %s\n", ag.Task, firstLine(ag.Error))
+		return
+	}
+	fmt.Fprintf(w, "%-40s", ag.Task)
+	for _, ax := range policy.Axes {
+		s := ag.Axes[ax]
+		fmt.Fprintf(w, "  %s P %.2f R %.2f F1 %.2f", ax, s.Precision, s.Recall, s.F1)
+	}
+	fmt.Fprintln(w)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // oracleSetup loads the task, finds its image root and the run API. A
@@ -194,8 +293,12 @@ func (a *app) oracleRecord(f oracleFlags, dir string) error {
 		return err
 	}
 	defer done()
-	spec, rep, err := oracle.Record(ctx, api, t, oracle.RecordOptions{RunOptions: ro, Runs: f.runs, Root: root})
+	spec, rep, err := oracle.Record(ctx, api, t, oracle.RecordOptions{RunOptions: ro, Runs: f.runs, Root: root,
+		Verify: !f.noVerify, Rounds: f.rounds})
 	if err != nil {
+		if rep != nil && rep.Sufficiency != nil {
+			printRepairs(a.stderr, rep.Sufficiency)
+		}
 		return refusal(err)
 	}
 	abs, err := filepath.Abs(dir)
@@ -265,6 +368,10 @@ func printRecordReport(w io.Writer, rep *oracle.Report, specPath string, write, 
 	for _, s := range rep.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", s)
 	}
+	if rep.Sufficiency != nil {
+		printRepairs(w, rep.Sufficiency)
+		fmt.Fprintf(w, "verified: the oracle passed every replay under the spec in round %d (replays %s)\n", rep.Sufficiency.Rounds, strings.Join(rep.Sufficiency.RunIDs, ", "))
+	}
 	if d := rep.Diff; d != nil {
 		fmt.Fprintf(w, "diff against %s:\n", specPath)
 		for _, ad := range d.Axes {
@@ -292,6 +399,18 @@ func printRecordReport(w io.Writer, rep *oracle.Report, specPath string, write, 
 		fmt.Fprintf(w, "wrote %s\n", specPath)
 	case write:
 		fmt.Fprintf(w, "%s unchanged\n", specPath)
+	}
+}
+
+func printRepairs(w io.Writer, s *oracle.Sufficiency) {
+	for _, r := range s.Repairs {
+		fmt.Fprintf(w, "repaired (round %d) %s +%s <- %s\n", r.Round, r.Axis, r.Entry, r.Denial)
+		for _, e := range r.Replaced {
+			fmt.Fprintf(w, "  replaces %s %s\n", r.Axis, e)
+		}
+	}
+	for _, wd := range s.Widenings() {
+		fmt.Fprintf(w, "WIDER %s\n", wd)
 	}
 }
 

@@ -28,6 +28,11 @@ type RecordOptions struct {
 	// resolved in it, scored roots checked against it and the diff scored
 	// over it. Without it, paths are taken as the kernel named them.
 	Root *policy.Root
+	// Verify ends the recording with MakeSufficient: the recorded spec is
+	// verified, and repaired while a denial calls for an entry, within
+	// Rounds rounds (default DefaultRepairRounds).
+	Verify bool
+	Rounds int
 }
 
 // RunInfo is one run behind a report.
@@ -59,6 +64,8 @@ type Report struct {
 	Diff *Diff `json:"diff,omitempty"`
 	// Warnings are things a curator should look at.
 	Warnings []string `json:"warnings"`
+	// Sufficiency is how the spec passed verify (RecordOptions.Verify).
+	Sufficiency *Sufficiency `json:"sufficiency,omitempty"`
 }
 
 // Record runs the task's oracle unconstrained and traced opts.Runs
@@ -76,18 +83,8 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	if n <= 0 {
 		n = DefaultRuns
 	}
-	reps := make([]*replay, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reps[i], errs[i] = recordingRun(ctx, api, t, opts.RunOptions)
-		}()
-	}
-	wg.Wait()
-	if err := firstErrors(errs); err != nil {
+	reps, err := atOnce(n, func() (*replay, error) { return recordingRun(ctx, api, t, opts.RunOptions) })
+	if err != nil {
 		return nil, nil, err
 	}
 	var env Env
@@ -188,8 +185,39 @@ func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptio
 	if _, err := policy.ParseSpec(data, "recorded spec of "+t.Name); err != nil {
 		return nil, rep, fmt.Errorf("record task %s: the recorded spec is invalid: %w", t.Name, err)
 	}
-	rep.Diff = DiffRequired(spec.Required, t.Spec, opts.Root)
-	return &spec, rep, nil
+	out := &spec
+	if opts.Verify {
+		vo := VerifyOptions{RunOptions: opts.RunOptions, Root: opts.Root}
+		out, rep.Sufficiency, err = MakeSufficient(ctx, api, t, out, opts.Rounds, vo)
+		if err != nil {
+			return nil, rep, err
+		}
+		for _, ax := range policy.Axes {
+			rep.Axes[ax].Entries = len(out.Required.Get(ax))
+		}
+	}
+	rep.Diff = DiffRequired(out.Required, t.Spec, opts.Root)
+	return out, rep, nil
+}
+
+// atOnce calls f n times at the same time and returns the results, or
+// the errors joined (each message once).
+func atOnce[T any](n int, f func() (T, error)) ([]T, error) {
+	out := make([]T, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = f()
+		}()
+	}
+	wg.Wait()
+	if err := firstErrors(errs); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // runID matches the daemon's run ids.

@@ -47,6 +47,10 @@ type Rule struct {
 	Access Access `json:"access"`
 	// From lists the patterns that produced the rule.
 	From []RuleSource `json:"from"`
+	// Runtime: the path lies below a mount the container sets up, so
+	// sandbox-init opens it there after the mounts, and skips it when it
+	// does not exist.
+	Runtime bool `json:"runtime,omitempty"`
 }
 
 // RuleSource is one pattern that contributed to a rule.

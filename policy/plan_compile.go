@@ -69,6 +69,10 @@ func (c *planCompiler) compilePattern(origin string, a Axis, p Pattern) error {
 	if err := checkKernelPath(p); err != nil {
 		return fmt.Errorf("%q: %w", p.String(), err)
 	}
+	if c.runtimeMount(p) {
+		c.compileRuntime(origin, a, p)
+		return nil
+	}
 	if origin == OriginPolicy && c.opts.Semantics == SemanticsPublished {
 		return c.compilePublished(a, p)
 	}

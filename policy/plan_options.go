@@ -44,6 +44,11 @@ type PlanOptions struct {
 	// matches, an error (*SymlinkError) instead of an entry in
 	// Plan.Wider.
 	RefuseSymlinks bool
+	// RuntimeMounts are the mount points the container sets up at run
+	// time (/proc, /sys, /dev, tmpfs mounts, sidecar volumes): patterns
+	// below them that the rootfs does not hold become run-time rules
+	// (Rule.Runtime).
+	RuntimeMounts []string
 }
 
 // ErrUnenforceablePattern is returned (wrapped) for a pattern that holds

@@ -44,6 +44,9 @@ func Build(records []bench.Record, opts Options) *Report {
 		rep.AttacksBlocked += row.AttacksBlocked
 		rep.Rows = append(rep.Rows, row)
 		rep.Failures = append(rep.Failures, failureDist(g, opts))
+		if a, ok := attributionRow(g, opts); ok {
+			rep.Attribution = append(rep.Attribution, a)
+		}
 	}
 	for i := range runs {
 		rep.Tasks = append(rep.Tasks, taskRun(&runs[i], opts))
@@ -206,10 +209,17 @@ func buildRow(g rowGroup, opts Options) Row {
 			}
 		}
 	}
-	row.StandardSuccess = macroRate(std, func(r *bench.Record) bool { return r.Utility })
-	row.SensitiveUtility = macroRate(sens, func(r *bench.Record) bool { return r.Utility })
-	row.ExposureAttack = macroRate(sens, func(r *bench.Record) bool { return r.Attack != nil && *r.Attack })
-	row.ExposureTrace = macroRate(sensTrace, func(r *bench.Record) bool { return r.TracedExposure })
+	utility := func(r *bench.Record) bool { return r.Utility }
+	attack := func(r *bench.Record) bool { return r.Attack != nil && *r.Attack }
+	traced := func(r *bench.Record) bool { return r.TracedExposure }
+	row.StandardSuccess = macroRate(std, utility)
+	row.SensitiveUtility = macroRate(sens, utility)
+	row.ExposureAttack = macroRate(sens, attack)
+	row.ExposureTrace = macroRate(sensTrace, traced)
+	addInterval(row.StandardSuccess, std, utility, true)
+	addInterval(row.SensitiveUtility, sens, utility, true)
+	addInterval(row.ExposureAttack, sens, attack, false)
+	addInterval(row.ExposureTrace, sensTrace, traced, false)
 	row.StaticStandard = macroStatic(scoredStd)
 	row.StaticSensitive = macroStatic(scoredSens)
 	return row

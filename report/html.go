@@ -85,6 +85,7 @@ td:last-child{white-space:normal;min-width:16em;}
 #runs td{white-space:normal;overflow-wrap:anywhere;}
 #runs td:last-child{min-width:12em;}
 #failures th{overflow-wrap:anywhere;}
+#table1 td{white-space:normal;}
 .scroll{overflow-x:auto;}
 th{background:#e8e8e8;}
 tr:nth-child(even) td{background:#f6f6f6;}

@@ -49,11 +49,15 @@ type list struct {
 // lists are the sections after the runs: agents that failed while V_u
 // passed, spec gaps, skipped tasks.
 func (r *Report) lists() []list {
-	return []list{
+	ls := []list{
 		{"agent-failed", "Agent failed, verifier passed", agentFailedIntro, r.agentFailedTable()},
 		{"spec-gaps", "Spec gaps", specGapIntro, r.specGapTable()},
 		{"skipped", "Skipped tasks", skippedIntro, r.skippedTable()},
 	}
+	if len(r.Attribution) > 0 {
+		ls = append(ls, list{"attribution", "Attribution", attributionIntro, r.attributionTable()})
+	}
+	return ls
 }
 
 // Section introductions shared by the Markdown and HTML renderers.

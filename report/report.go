@@ -49,6 +49,9 @@ type Report struct {
 	// Failures is the failure-class distribution, one entry per row that
 	// has runs.
 	Failures []FailureDist `json:"failures"`
+	// Attribution summarises bench --attribute per row (rows with an
+	// attributed run only).
+	Attribution []AttributionRow `json:"attribution,omitempty"`
 	// Tasks is the drill-down: one entry per run, ordered by task, source,
 	// agent and trial.
 	Tasks []TaskRun `json:"tasks"`
@@ -110,6 +113,13 @@ type Rate struct {
 	// Tasks and Runs count what the mean was taken over.
 	Tasks int `json:"tasks"`
 	Runs  int `json:"runs"`
+	// CI95 is the 95 % bootstrap interval over tasks [low, high], when
+	// tasks have several trials (docs/report.md, "Uncertainty").
+	CI95 *[2]float64 `json:"ci95,omitempty"`
+	// PassK is pass^k of a utility rate with K trials: the macro mean
+	// over tasks of the chance that K trials all pass.
+	PassK *float64 `json:"pass_k,omitempty"`
+	K     int      `json:"k,omitempty"`
 }
 
 // Static holds macro means of the static score per axis for one set.

@@ -24,7 +24,14 @@ func percent(r *Rate) string {
 	if r == nil {
 		return none
 	}
-	return strconv.FormatFloat(100*r.Value, 'f', 1, 64) + "%"
+	s := strconv.FormatFloat(100*r.Value, 'f', 1, 64) + "%"
+	if r.CI95 != nil {
+		s += " [" + strconv.FormatFloat(100*r.CI95[0], 'f', 1, 64) + ", " + strconv.FormatFloat(100*r.CI95[1], 'f', 1, 64) + "]"
+	}
+	if r.PassK != nil {
+		s += fmt.Sprintf(" pass^%d %s%%", r.K, strconv.FormatFloat(100*(*r.PassK), 'f', 1, 64))
+	}
+	return s
 }
 
 // score formats a static metric with two decimals.

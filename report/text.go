@@ -8,8 +8,20 @@ import (
 
 // Table1Text writes Table 1 as aligned columns for a terminal.
 func (r *Report) Table1Text(w io.Writer) error {
+	if err := writeTextTable(w, r.table1()); err != nil {
+		return err
+	}
+	if len(r.Attribution) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\nAttribution (bench --attribute)\n"); err != nil {
+		return err
+	}
+	return writeTextTable(w, r.attributionTable())
+}
+
+func writeTextTable(w io.Writer, t table) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	t := r.table1()
 	for _, cells := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range cells {
 			cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)

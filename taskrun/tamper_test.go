@@ -385,3 +385,22 @@ func TestAgentWrittenFilesCopiedUp(t *testing.T) {
 		t.Fatalf("agent files %v", w.byPath)
 	}
 }
+
+// TestTimedOutVerifierStillJudged: a verifier that runs for its whole
+// timeout gives no verdict, yet what it consumed before it was killed is
+// judged, from a complete trace.
+func TestTimedOutVerifierStillJudged(t *testing.T) {
+	setup(t)
+	task := verifierTask(t, map[string]string{"test.sh": "#!/bin/bash\ncat /tmp/planted.cfg > /dev/null\nsleep 600\n"})
+	task.Config.Verifier.TimeoutSec = 3
+	res, err := runWith(t, Options{Task: task, Source: SourceUnconstrained, Agent: "cmd:echo x > /tmp/planted.cfg", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.VerifierError, "timed out") || !res.VerifiersTraced {
+		t.Fatalf("verifier error %q, traced %v %+v", res.VerifierError, res.VerifiersTraced, res.Verifiers)
+	}
+	if len(res.VerifierTampered) != 1 || res.VerifierTampered[0].Path != "/tmp/planted.cfg" || res.VerifierTampered[0].Op != "read" {
+		t.Fatalf("verifier_tampered %+v", res.VerifierTampered)
+	}
+}

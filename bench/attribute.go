@@ -1,0 +1,256 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
+)
+
+// MaxAttributionRounds bounds the re-runs of one failed run: a re-run that
+// fails on a new deciding denial is run again with that permission added
+// too, at most this many times in all.
+const MaxAttributionRounds = 3
+
+// AttributionDir is where a run's re-runs are kept, below its directory
+// (AttributionDir/round-N, the files of a run).
+const AttributionDir = "attribution"
+
+// Attribution says which permissions a failed run lacked, as confirmed by
+// re-running it with exactly them added (bench --attribute).
+type Attribution struct {
+	// Permissions are the permissions added, "axis path", in the order
+	// the re-runs asked for them.
+	Permissions []string `json:"permissions"`
+	// Rounds is how many re-runs were made.
+	Rounds int `json:"rounds"`
+	// Confirmed: the last re-run passed V_u and exposed nothing, so the
+	// permissions are why the run failed.
+	Confirmed bool `json:"confirmed"`
+	// Unattributable says why no re-run was made (the run failed with no
+	// deciding denial: no permission reason).
+	Unattributable string `json:"unattributable,omitempty"`
+	// Stop says why an unconfirmed attribution ended.
+	Stop string `json:"stop,omitempty"`
+	// RerunS is the wall time of the re-runs.
+	RerunS float64 `json:"rerun_s"`
+}
+
+// attributionStart decides what attribution a stored run needs: none
+// (ok false: not a failure, a run error, already attributed), an
+// unattributable mark (no re-run), or re-runs from its deciding denial.
+func attributionStart(r *Record) (mark *Attribution, ok bool) {
+	failed := !r.Utility || r.Exposed()
+	switch {
+	case r.Attribution != nil || r.Error != "" || !failed:
+		return nil, false
+	case r.Source == SourceUnconstrained:
+		return &Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
+	case r.Primary == ClassSensitiveExposure:
+		return &Attribution{Permissions: []string{}, Unattributable: "the run exposed a sensitive file: no permission is missing"}, true
+	case r.DecidingDenial == "":
+		return &Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + r.Primary + "): not a permission the policy lacked"}, true
+	}
+	return nil, true
+}
+
+// denialPermission turns a deciding denial ("op axis path") into the
+// permission that grants it: the axis and the exact path.
+func denialPermission(denial string) (policy.Axis, policy.Pattern, error) {
+	parts := strings.SplitN(denial, " ", 3)
+	if len(parts) != 3 {
+		return 0, policy.Pattern{}, fmt.Errorf("deciding denial %q is not \"op axis path\"", denial)
+	}
+	ax, err := policy.ParseAxis(parts[1])
+	if err != nil {
+		return 0, policy.Pattern{}, fmt.Errorf("deciding denial %q: %w", denial, err)
+	}
+	p, err := policy.ParsePattern(parts[2])
+	if err != nil {
+		return 0, policy.Pattern{}, fmt.Errorf("deciding denial %q: %w", denial, err)
+	}
+	return ax, p, nil
+}
+
+// withPermission returns perms with p added on axis ax; added is false
+// when it already held exactly p.
+func withPermission(perms policy.Permissions, ax policy.Axis, p policy.Pattern) (policy.Permissions, bool) {
+	var out policy.Permissions
+	for _, a := range policy.Axes {
+		out[a] = append([]policy.Pattern(nil), perms.Get(a)...)
+	}
+	for _, q := range out[ax] {
+		if q.String() == p.String() {
+			return out, false
+		}
+	}
+	out[ax] = append(out[ax], p)
+	return out, true
+}
+
+// attributeAll attributes every stored failed run that has no
+// attribution yet, cfg.Parallel at a time; each is stored again with its
+// attribution (a bench resumed later skips it).
+func (b *bencher) attributeAll(ctx context.Context) error {
+	recs, err := b.store.Records()
+	if err != nil {
+		return err
+	}
+	work := make(chan *Record)
+	errs := make(chan error, len(recs))
+	var wg sync.WaitGroup
+	for i := 0; i < b.cfg.Parallel; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range work {
+				if err := b.attribute(ctx, r); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for i := range recs {
+		if _, ok := attributionStart(&recs[i]); ok && b.tasks[recs[i].Task] != nil {
+			work <- &recs[i]
+		}
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// attribute re-runs one failed run with its deciding denial's permission
+// added, and again with each next deciding denial's, until a re-run
+// passes or MaxAttributionRounds; then stores the run with its
+// attribution.
+func (b *bencher) attribute(ctx context.Context, r *Record) error {
+	if mark, _ := attributionStart(r); mark != nil {
+		r.Attribution = mark
+		return b.store.Put(r)
+	}
+	t := b.tasks[r.Task]
+	perms, err := b.runPermissions(r)
+	if err != nil {
+		return fmt.Errorf("attribute run %s: %w", r.key(), err)
+	}
+	att := &Attribution{Permissions: []string{}}
+	started := time.Now()
+	k := r.key()
+	denial := decidingFor(filepath.Join(b.cfg.Out, r.Dir), r.DecidingDenial, perms, t.Spec)
+	for att.Rounds < MaxAttributionRounds {
+		ax, p, err := denialPermission(denial)
+		if err != nil {
+			att.Stop = err.Error()
+			break
+		}
+		var added bool
+		if perms, added = withPermission(perms, ax, p); !added && strings.HasPrefix(denial, "open write ") {
+			// Held and still refused: an O_RDWR open needs the read right too.
+			ax = policy.Read
+			perms, added = withPermission(perms, ax, p)
+		}
+		if !added {
+			att.Stop = fmt.Sprintf("the policy already holds %s %s and the re-run was still refused it", ax, p)
+			break
+		}
+		att.Permissions = append(att.Permissions, ax.String()+" "+p.String())
+		att.Rounds++
+		doc, err := json.Marshal(&perms)
+		if err != nil {
+			return err
+		}
+		pol := &policy.Policy{Permissions: perms, Source: "attribution"}
+		rp := runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: pol, valid: true}
+		dir := filepath.Join(b.cfg.Out, r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds))
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return diskError(err)
+		}
+		rr := &Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
+		if err := b.execute(ctx, t, k, rp, dir, rr); err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			att.Stop = "re-run could not be carried out: " + err.Error()
+			break
+		}
+		if err := writeJSONFile(filepath.Join(dir, "record.json"), rr); err != nil {
+			return diskError(err)
+		}
+		if rr.Utility && !rr.Exposed() {
+			att.Confirmed = true
+			break
+		}
+		if rr.DecidingDenial == "" {
+			att.Stop = "the re-run failed with no deciding denial (" + rr.Primary + ")"
+			break
+		}
+		denial = decidingFor(dir, rr.DecidingDenial, perms, t.Spec)
+	}
+	if !att.Confirmed && att.Stop == "" {
+		att.Stop = fmt.Sprintf("still failing after %d re-runs (last denial %s)", att.Rounds, denial)
+	}
+	att.RerunS = time.Since(started).Seconds()
+	r.Attribution = att
+	b.o.Log.Info("attributed", zap.Stringer("run", k), zap.Strings("permissions", att.Permissions), zap.Bool("confirmed", att.Confirmed))
+	return b.store.Put(r)
+}
+
+// decidingFor picks the denial an attribution grants first, from the
+// run's denials in dir/authbench/result.json (in order of first
+// occurrence): the first one on a path the task requires (a denial the
+// classifier labels *_insufficient), else the run's deciding denial (the
+// first in time, which may be one the agent recovers from: bash's
+// /dev/tty).
+func decidingFor(dir, deciding string, perms policy.Permissions, spec *policy.Spec) string {
+	data, err := os.ReadFile(filepath.Join(dir, "authbench", taskrun.ResultFile))
+	if err != nil {
+		return deciding
+	}
+	var res taskrun.Result
+	if json.Unmarshal(data, &res) != nil {
+		return deciding
+	}
+	pol := &policy.Policy{Permissions: perms}
+	for _, d := range res.Denials {
+		if c := denialClass(d, pol, spec); c != ClassWorkflowMismatch {
+			return FormatDenial(d)
+		}
+	}
+	return deciding
+}
+
+// runPermissions is the policy a stored run ran under: its
+// authbench/policy.json, or the task spec's required set for the spec
+// source.
+func (b *bencher) runPermissions(r *Record) (policy.Permissions, error) {
+	name := filepath.Join(b.cfg.Out, r.Dir, "authbench", "policy.json")
+	data, err := os.ReadFile(name)
+	if err == nil {
+		pol, err := policy.ParsePolicy(data, name)
+		if err != nil {
+			return policy.Permissions{}, err
+		}
+		return pol.Permissions, nil
+	}
+	if r.Source == SourceSpec {
+		return taskrun.SpecPolicy(b.tasks[r.Task].Spec).Permissions, nil
+	}
+	return policy.Permissions{}, fmt.Errorf("the run's policy: %w", err)
+}

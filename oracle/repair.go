@@ -1,0 +1,331 @@
+package oracle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
+)
+
+// DefaultRepairRounds bounds the verify-and-repair rounds of a recording.
+const DefaultRepairRounds = 4
+
+// verifiesPerRound is how many replays of the oracle each round runs at
+// once: a spec passes only when every one of them passes, and one
+// passing while another fails is an oracle that is not deterministic.
+const verifiesPerRound = 2
+
+// Repair is one permission the recorder added because a verify of the
+// recorded spec was refused it.
+type Repair struct {
+	Round int `json:"round"`
+	// Denial is the deciding denial of the failed replay.
+	Denial string `json:"denial"`
+	Axis   string `json:"axis"`
+	// Entry is the pattern added; Replaced the entries of the axis it
+	// covers, removed.
+	Entry    string   `json:"entry"`
+	Replaced []string `json:"replaced,omitempty"`
+	// Widening says why Entry grants more than the denied path, when it
+	// does.
+	Widening string `json:"widening,omitempty"`
+}
+
+// Sufficiency is how a recorded spec was proven sufficient.
+type Sufficiency struct {
+	// Rounds is how many verify rounds ran (the last one passed).
+	Rounds  int      `json:"rounds"`
+	Repairs []Repair `json:"repairs"`
+	// RunIDs are the oracle replays of the rounds.
+	RunIDs []string `json:"run_ids"`
+}
+
+// Widenings lists the repairs that grant more than their denial asked.
+func (s *Sufficiency) Widenings() []string {
+	var out []string
+	for _, r := range s.Repairs {
+		if r.Widening != "" {
+			out = append(out, r.Axis+" "+r.Entry+": "+r.Widening)
+		}
+	}
+	return out
+}
+
+// InsufficientError: the recorded spec could not be made to pass verify.
+type InsufficientError struct {
+	Task   string `json:"task"`
+	Rounds int    `json:"rounds"`
+	// LastDenial is the deciding denial of the last failed replay, if any.
+	LastDenial string `json:"last_denial,omitempty"`
+	// Reason says why no repair could follow.
+	Reason  string   `json:"reason"`
+	Repairs []Repair `json:"repairs"`
+}
+
+func (e *InsufficientError) Error() string {
+	msg := fmt.Sprintf("task %s: the recorded spec does not pass verify after %d round(s) and cannot be made sufficient: %s", e.Task, e.Rounds, e.Reason)
+	if e.LastDenial != "" {
+		msg += "; last denial: " + e.LastDenial
+	}
+	return msg
+}
+
+// NondeterministicError: replays of the oracle under the same spec did
+// not agree (one passed, another failed), so no spec is written from it.
+type NondeterministicError struct {
+	Task   string `json:"task"`
+	Passed int    `json:"passed"`
+	Of     int    `json:"of"`
+	// Failure is what the failing replay showed.
+	Failure string `json:"failure"`
+}
+
+func (e *NondeterministicError) Error() string {
+	return fmt.Sprintf("task %s: the oracle is not deterministic: it passed %d of %d verifies of the same spec (%s); refusing to write a spec", e.Task, e.Passed, e.Of, e.Failure)
+}
+
+// MakeSufficient verifies spec (verifiesPerRound replays at once) and,
+// while the oracle fails on a denial a required entry can grant, adds
+// the narrowest entry that denial calls for and verifies again, at most
+// rounds times. It returns the spec that passed every replay of a round,
+// or an error naming what could not be made sufficient: a denial only
+// implicit permissions could grant, a failure without a denial, a
+// denial of a sensitive path (*SensitiveOverlapError: never granted),
+// a loop that does not converge, or an oracle that passed some replays
+// and failed others (*NondeterministicError).
+func MakeSufficient(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spec, rounds int, vo VerifyOptions) (*policy.Spec, *Sufficiency, error) {
+	if rounds <= 0 {
+		rounds = DefaultRepairRounds
+	}
+	cur := cloneSpec(spec)
+	suf := &Sufficiency{Repairs: []Repair{}, RunIDs: []string{}}
+	tried := map[string]bool{}
+	var env Env
+	if vo.Root != nil {
+		env = RootEnv{vo.Root}
+	}
+	for round := 1; ; round++ {
+		suf.Rounds = round
+		vo.Reference = cur
+		verdicts, err := atOnce(verifiesPerRound, func() (*Verdict, error) { return Verify(ctx, api, t, cur, vo) })
+		if err != nil {
+			return nil, suf, err
+		}
+		passed := 0
+		var failed *Verdict
+		for _, v := range verdicts {
+			suf.RunIDs = append(suf.RunIDs, v.Oracle.RunID)
+			if v.OK {
+				passed++
+			} else if failed == nil {
+				failed = v
+			}
+		}
+		switch {
+		case passed == len(verdicts):
+			return cur, suf, nil
+		case passed > 0:
+			return nil, suf, &NondeterministicError{Task: t.Name, Passed: passed, Of: len(verdicts), Failure: strings.Join(failed.Problems, "; ")}
+		}
+		fail := func(reason, last string) error {
+			return &InsufficientError{Task: t.Name, Rounds: round, LastDenial: last, Reason: reason, Repairs: suf.Repairs}
+		}
+		if !failed.Oracle.Utility {
+			m, ok := decidingDenial(failed)
+			switch {
+			case !ok && len(failed.Missing) > 0:
+				return nil, suf, fail("the oracle's only denials lie outside the spec's scored_roots: only implicit_permissions could grant them", failed.Missing[0].String())
+			case !ok:
+				return nil, suf, fail(strings.Join(failed.Problems, "; "), "")
+			case round >= rounds:
+				return nil, suf, fail(fmt.Sprintf("the repairs did not converge within %d rounds", rounds), m.String())
+			}
+			rep, err := repairFor(m, cur, env, tried)
+			if err != nil {
+				var so *SensitiveOverlapError
+				if errors.As(err, &so) {
+					so.Task = t.Name
+					return nil, suf, so
+				}
+				return nil, suf, fail(err.Error(), m.String())
+			}
+			rep.Round = round
+			tried[rep.Axis+" "+rep.Entry] = true
+			if err := applyRepair(cur, &rep); err != nil {
+				return nil, suf, fail(err.Error(), m.String())
+			}
+			suf.Repairs = append(suf.Repairs, rep)
+			continue
+		}
+		// The oracle passed; what failed is not a permission the
+		// oracle lacks (the shortcut reached a sensitive file, the
+		// untouched environment passes): nothing to repair.
+		return nil, suf, fail(strings.Join(failed.Problems, "; "), "")
+	}
+}
+
+// decidingDenial is the first denial of the failed oracle replay that a
+// required entry can grant (inside the scored roots of its axis).
+func decidingDenial(v *Verdict) (MissingPermission, bool) {
+	for _, m := range v.Missing {
+		if !m.OutsideRoots {
+			return m, true
+		}
+	}
+	return MissingPermission{}, false
+}
+
+// repairFor chooses the narrowest entry that grants the denied access m
+// and that spec does not hold yet (nor tried lists): the denied path
+// itself (an execute: its realpath); when the spec already names it (the
+// kernel refused it anyway: the file was replaced at run time, or made
+// where no rule reaches, and Landlock rules hold on inodes that exist at
+// launch), the dir/** of its nearest directory that exists in the image,
+// then of each directory above, inside the axis' scored roots. A
+// candidate that overlaps a sensitive pattern is refused
+// (*SensitiveOverlapError): a spec is never made sufficient by granting
+// what it marks sensitive.
+func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string]bool) (Repair, error) {
+	ax, err := policy.ParseAxis(m.Axis)
+	if err != nil {
+		return Repair{}, err
+	}
+	name := m.Path
+	if ax == policy.Execute && m.Real != "" {
+		name = m.Real
+	}
+	denial := m.String()
+	var sens []policy.Pattern
+	if spec.Sensitive != nil {
+		sens = spec.Sensitive.Get(ax)
+	}
+	if s := matchAny(sens, name); s != "" {
+		return Repair{}, &SensitiveOverlapError{Overlaps: []Overlap{{Axis: ax.String(), Path: name, Sensitive: s}}, Where: "denied accesses the recorder would have to grant"}
+	}
+	roots := spec.ScoredRoots.Get(ax)
+	held := map[string]bool{}
+	for _, p := range spec.Required.Get(ax) {
+		held[p.String()] = true
+	}
+	for _, c := range repairCandidates(name, env) {
+		if held[c.entry] || tried[ax.String()+" "+c.entry] {
+			continue
+		}
+		pat, err := policy.ParsePattern(c.entry)
+		if err != nil {
+			return Repair{}, err
+		}
+		if !InScoredRoots(pat.Base(), roots, env) {
+			break
+		}
+		for _, s := range sens {
+			if s.Match(pat.Base()) || pat.Match(s.Base()) {
+				return Repair{}, &SensitiveOverlapError{Overlaps: []Overlap{{Axis: ax.String(), Path: c.entry, Sensitive: s.String()}},
+					Where: "entries that could grant " + name}
+			}
+		}
+		return Repair{Denial: denial, Axis: ax.String(), Entry: c.entry, Widening: c.widening(name, ax, env)}, nil
+	}
+	return Repair{}, fmt.Errorf("no entry inside the %s scored_roots that the spec does not hold already grants %s", ax, name)
+}
+
+type candidate struct {
+	entry string
+	// dir is the directory of a dir/** candidate.
+	dir string
+}
+
+func (c candidate) widening(name string, ax policy.Axis, env Env) string {
+	if c.dir != "" {
+		return fmt.Sprintf("%s is refused by its exact entry (the file is made or replaced at run time, and Landlock rules hold on the inodes that exist at launch): every file below %s", name, c.dir)
+	}
+	if ax == policy.Read && env != nil && !env.Exists(name) {
+		for d := path.Dir(name); d != "/"; d = path.Dir(d) {
+			if env.Exists(d) {
+				return fmt.Sprintf("%s does not exist at launch: under published semantics its nearest existing ancestor %s may be read whole", name, d)
+			}
+		}
+	}
+	if ax == policy.Read && env != nil && env.Exists(name) && env.Realpath(name) == name && isDirIn(env, name) {
+		return fmt.Sprintf("%s is a directory: a read entry for it lets every file below it be read (published semantics)", name)
+	}
+	return ""
+}
+
+// isDirIn reports whether p is a directory in env (a path with an
+// existing child is one).
+func isDirIn(env Env, p string) bool {
+	if re, ok := env.(RootEnv); ok {
+		return re.Root.IsDir(p)
+	}
+	return false
+}
+
+// repairCandidates are the entries that grant name, narrowest first.
+func repairCandidates(name string, env Env) []candidate {
+	out := []candidate{{entry: name}}
+	for d := path.Dir(name); d != "/" && d != "."; d = path.Dir(d) {
+		if env != nil && !env.Exists(d) {
+			continue
+		}
+		out = append(out, candidate{entry: d + "/**", dir: d})
+	}
+	return out
+}
+
+func matchAny(pats []policy.Pattern, p string) string {
+	for _, s := range pats {
+		if s.Match(p) {
+			return s.String()
+		}
+	}
+	return ""
+}
+
+// applyRepair adds rep's entry to spec's required axis, removing the
+// entries it covers; the result must be a valid spec.
+func applyRepair(spec *policy.Spec, rep *Repair) error {
+	ax, err := policy.ParseAxis(rep.Axis)
+	if err != nil {
+		return err
+	}
+	pat, err := policy.ParsePattern(rep.Entry)
+	if err != nil {
+		return err
+	}
+	var kept []policy.Pattern
+	for _, p := range spec.Required.Get(ax) {
+		if pat.Recursive() && p.Base() != pat.Base() && pat.Match(p.Base()) {
+			rep.Replaced = append(rep.Replaced, p.String())
+			continue
+		}
+		kept = append(kept, p)
+	}
+	kept = append(kept, pat)
+	slices.SortFunc(kept, func(a, b policy.Pattern) int { return strings.Compare(a.String(), b.String()) })
+	spec.Required[ax] = kept
+	data, err := FormatSpec(spec, DefaultStyle())
+	if err != nil {
+		return err
+	}
+	if _, err := policy.ParseSpec(data, "repaired spec"); err != nil {
+		return fmt.Errorf("adding %s %s makes the spec invalid: %w", rep.Axis, rep.Entry, err)
+	}
+	return nil
+}
+
+// cloneSpec copies spec deeply enough that its required entries can be
+// changed.
+func cloneSpec(spec *policy.Spec) *policy.Spec {
+	cp := *spec
+	for _, ax := range policy.Axes {
+		cp.Required[ax] = slices.Clone(spec.Required.Get(ax))
+	}
+	return &cp
+}
