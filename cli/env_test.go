@@ -18,7 +18,7 @@ func TestEnvBuildUnmappedFromFailsFast(t *testing.T) {
 		t.Skip("skipping: needs buildah")
 	}
 	images := t.TempDir()
-	// python:3.11-slim has an offline default; postgres:15 has none.
+	// python:3.11-slim has an offline default; redis:7 has none.
 	task := filepath.Join(t.TempDir(), "published-layout")
 	if out, err := exec.Command("cp", "-a", filepath.Join(taskFixtures, "published-layout"), task).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
@@ -28,14 +28,14 @@ func TestEnvBuildUnmappedFromFailsFast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(df, []byte(strings.Replace(string(data), "python:3.11-slim", "postgres:15", 1)), 0o644); err != nil {
+	if err := os.WriteFile(df, []byte(strings.Replace(string(data), "python:3.11-slim", "redis:7", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut := runCLI("env", "build", "--images-dir", images, task)
 	if code != ExitUsage {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"FROM ${BASE_IMAGE} (= postgres:15)", "--image-map postgres:15=authbench-base", "[image_map]"} {
+	for _, want := range []string{"FROM ${BASE_IMAGE} (= redis:7)", "--image-map redis:7=authbench-base", "[image_map]"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("message lacks %q:\n%s", want, errOut)
 		}

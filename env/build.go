@@ -100,6 +100,13 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
+	for _, f := range froms {
+		if f.StandIn != "" {
+			if err := ensureStandIn(ctx, s, o, f.StandIn, f.Image); err != nil {
+				return nil, false, fmt.Errorf("build task %s: stand-in for %s: %w", t.Name, f.Expanded, err)
+			}
+		}
+	}
 	bases, last, err := ensureBases(ctx, s, o, froms)
 	if err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)

@@ -19,8 +19,9 @@ import (
 //   - ubuntu:* and debian:bookworm / debian:12 → authbench-base (Debian
 //     bookworm), a Debian stand-in for Ubuntu.
 //
-// Anything else (postgres:15, redis:7, node:20, …) has no default: map it
-// with --image-map or serve it from a registry.
+// postgres:15 has a stand-in built here (StandIns). Anything else
+// (redis:7, node:20, …) has no default: map it with --image-map or serve
+// it from a registry.
 func OfflineDefault(ref string) (target, why string, ok bool) {
 	repo, tag := repoOf(ref), strings.TrimPrefix(ref[len(repoOf(ref)):], ":")
 	switch repo {

@@ -93,6 +93,9 @@ type ResolvedFrom struct {
 	Base string `json:"base,omitempty"`
 	// Digest is a pulled image's manifest digest.
 	Digest string `json:"digest,omitempty"`
+	// StandIn names the stand-in recipe (StandIns) the build makes the
+	// image from when it is missing.
+	StandIn string `json:"stand_in,omitempty"`
 	// Why says, when the image used is not the one written, what stands
 	// in for it ("" when it is the image written, or a stage).
 	Why string `json:"why,omitempty"`
@@ -178,7 +181,8 @@ func (e *UnresolvedError) Error() string {
 // entry; authbench-base; an image in the builder's storage (other than
 // a family's name); a pull from a configured registry; a family's name
 // (authbench-<family>-plain-base, any tag) as its local base; the
-// offline default (OfflineDefault); the image map's "*".
+// offline default (OfflineDefault, then a StandIns recipe); the image
+// map's "*".
 func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, bases Bases, look ImageLookup) ([]byte, []ResolvedFrom, error) {
 	froms, err := df.Froms()
 	if err != nil {
@@ -272,6 +276,12 @@ func resolveOne(r ResolvedFrom, stages map[string]bool, m BaseMap, bases Bases, 
 	if target, why, ok := OfflineDefault(ref); ok {
 		r.Image, r.Base, err = resolveTarget(target, bases, look.Local)
 		r.How, r.Why = "default", why
+		return r, err
+	}
+	if si, ok := standInFor(ref); ok {
+		r.Image, err = si.Tag(bases)
+		r.How, r.StandIn = "default", si.Name
+		r.Why = fmt.Sprintf("offline default: no registry has %s; a local stand-in built here: %s", ref, si.Doc)
 		return r, err
 	}
 	if target, key, ok := m.lookupStar(); ok {

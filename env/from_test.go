@@ -14,9 +14,10 @@ var (
 		Default: BaseConfig{Suite: "bookworm", Variant: "minbase", Arch: "amd64", Mirror: "http://m/debian", Packages: []string{"jq"}},
 		Mirror:  "http://m/debian",
 	}
-	testBase = testBases.Default.Tag()
-	py313, _ = testBases.Config("python-py313")
-	py311, _ = testBases.Config("python-py311")
+	testBase       = testBases.Default.Tag()
+	py313, _       = testBases.Config("python-py313")
+	py311, _       = testBases.Config("python-py311")
+	postgresTag, _ = StandIns[0].Tag(testBases)
 )
 
 func TestResolveFroms(t *testing.T) {
@@ -56,8 +57,10 @@ func TestResolveFroms(t *testing.T) {
 			src: "FROM --platform=linux/amd64 \\\n  ubuntu:24.04 AS x\nRUN a\n", m: BaseMap{"ubuntu": "authbench-base"},
 			want: "FROM --platform=linux/amd64 " + testBase + " AS x\n\nRUN a\n", how: []string{"image-map ubuntu"}},
 		{name: "default expansion", src: "ARG V\nFROM ${V:-authbench-base}\n", want: "ARG V\nFROM " + testBase + "\n", how: []string{"authbench-base"}},
-		{name: "unmapped image without a default", src: "ARG BASE_IMAGE=postgres:15\nFROM ${BASE_IMAGE}\nFROM ubuntu:24.04\n",
-			wantErr: "Dockerfile:2: FROM ${BASE_IMAGE} (= postgres:15): no such image here"},
+		{name: "unmapped image without a default", src: "ARG BASE_IMAGE=redis:7\nFROM ${BASE_IMAGE}\nFROM ubuntu:24.04\n",
+			wantErr: "Dockerfile:2: FROM ${BASE_IMAGE} (= redis:7): no such image here"},
+		{name: "postgres:15's stand-in", src: "FROM postgres:15-bookworm\n",
+			want: "FROM " + postgresTag + "\n", how: []string{"default"}},
 		{name: "offline defaults: python by its minor version, ubuntu and debian bookworm",
 			src:  "FROM python:3.12-slim\nFROM docker.io/library/python:3.11-slim-bookworm\nFROM ubuntu:24.04\nFROM debian:bookworm-slim\n",
 			want: "FROM " + py313.Tag() + "\nFROM " + py311.Tag() + "\nFROM " + testBase + "\nFROM " + testBase + "\n",
@@ -265,7 +268,7 @@ func TestOfflineDefault(t *testing.T) {
 		{"ubuntu:24.04", BaseShortName, "stands in for Ubuntu"},
 		{"debian:12-slim", BaseShortName, "bookworm"},
 		{"debian:trixie", "", ""},
-		{"postgres:15", "", ""},
+		{"postgres:15", "", ""}, // a stand-in, not a base (TestResolveFroms)
 		{"python3:3.12", "", ""},
 	} {
 		target, why, ok := OfflineDefault(tt.ref)

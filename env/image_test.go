@@ -249,14 +249,14 @@ func TestBuildTaskFailures(t *testing.T) {
 	})
 	t.Run("unmapped FROM explains --image-map", func(t *testing.T) {
 		dir := copyTask(t, "hello-standard")
-		os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM postgres:15\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM redis:7\n"), 0o644)
 		task, err := tasks.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _, err = BuildTask(context.Background(), s, task, BuildOptions{Builder: b, Base: base})
 		var ue *UnresolvedError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--image-map postgres:15=authbench-base") {
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--image-map redis:7=authbench-base") {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -146,3 +146,28 @@ func TestPy313SpecNamesOfficialPython(t *testing.T) {
 		t.Errorf("substitutions %+v", res.ImageSubstitutions)
 	}
 }
+
+// TestComposePostgresImageOnly: a database given as `image: postgres:15`
+// alone runs offline as its documented stand-in (recorded), becomes
+// healthy, and a one-shot job on the same image loads and queries it and
+// completes before the agent, which reads the job's export from a shared
+// volume: the oracle passes unconstrained and under its spec.
+func TestComposePostgresImageOnly(t *testing.T) {
+	setup(t)
+	task := fixture(t, "compose-postgres")
+	for _, source := range []string{SourceUnconstrained, SourceSpec} {
+		res, err := runIn(t, task, source, AgentOracle, "", t.TempDir())
+		if err != nil || res.VerifierError != "" || !res.Utility {
+			t.Fatalf("%s: %v %q utility %v", source, err, res.VerifierError, res.Utility)
+		}
+		n := 0
+		for _, s := range res.ImageSubstitutions {
+			if s.Ref == "postgres:15" && strings.Contains(s.Why, "stand-in") && strings.Contains(s.Used, "authbench-standin-postgres-15") {
+				n++
+			}
+		}
+		if n != 2 {
+			t.Errorf("%s: substitutions %+v, want db's and job's postgres:15 stand-in", source, res.ImageSubstitutions)
+		}
+	}
+}
