@@ -23,9 +23,11 @@
 //     OwnMountNamespace also starts the process in a new namespace).
 //  3. landlock: enforce a policy.Plan on every thread, while still root
 //     so that rule paths only root can open can be added (rights and ABI
-//     versions are the data table in landlock_abi.go; EnforcementFor says
-//     what a kernel cannot enforce; ABI-6 scopes stop abstract unix
-//     sockets and signals to processes outside).
+//     versions are the data table in landlock_abi.go, and so are the
+//     known errata: a kernel without a fix is used as the lower ABI
+//     go-landlock would use, so that no record claims a scope that is not
+//     enforced; EnforcementFor says what a kernel cannot enforce; ABI-6
+//     scopes stop abstract unix sockets and signals to processes outside).
 //  4. capabilities: the tree keeps only Spec.Capabilities (none by
 //     default, uid 0 included), the way Docker gives a container its
 //     set: the bounding set is reduced to them and the ambient and

@@ -384,6 +384,11 @@ var techniques = []technique{
 	{name: "truncate a forbidden file", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 		return []probeOp{op("truncate", f.secret)}
 	}},
+	overlayTruncTechnique("O_RDONLY|O_TRUNC of an overlay lower file", probeOp{Op: "open", Arg: unix.O_RDONLY | unix.O_TRUNC}),
+	overlayTruncTechnique("O_ACCMODE 3|O_TRUNC of an overlay lower file", probeOp{Op: "open", Arg: 3 | unix.O_TRUNC}),
+	overlayTruncTechnique("openat2 O_RDONLY|O_TRUNC of an overlay lower file", probeOp{Op: "openat2", Arg: unix.O_RDONLY | unix.O_TRUNC}),
+	overlayTruncTechnique("truncate(2) of an overlay lower file", probeOp{Op: "truncate"}),
+	overlayTruncTechnique("fallocate of an overlay lower file (read-only fd)", probeOp{Op: "fallocate"}),
 	{name: "write /proc/sys/kernel/core_pattern", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 		return []probeOp{op("write", "/proc/sys/kernel/core_pattern")}
 	}},

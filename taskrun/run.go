@@ -324,7 +324,7 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 		return fmt.Errorf("compile plan: %w", err)
 	}
 	r.plan = plan
-	enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+	enf := sandbox.KernelEnforcement()
 	r.res.LandlockABI = enf.KernelABI
 	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
