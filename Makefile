@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape bench-env bench-oracle record-agreement clean
+.PHONY: all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle record-agreement clean
 
 all: build
 
@@ -34,6 +34,13 @@ test: deps lint build test-escape
 # summary: blocked, detected or escaped; held or broken.
 test-escape:
 	@GO=$(GO) bash scripts/test-escape.sh
+
+# test-race runs, under the race detector, the tests of the packages
+# that need neither root nor task images (the rest start containers, load
+# BPF or mount). Not part of `make test`: -race needs cgo and is slow.
+RACE_PKGS := ./agent/... ./audit ./internal/capped ./internal/lifecycle ./internal/safefile ./internal/spawn ./tasks ./policy ./report
+test-race:
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 
 lint: vet fmt-check
 

@@ -15,6 +15,27 @@ const MaxDenials = 10000
 // through the dynamic loader).
 const OutsidePlan = "allowed by the kernel, outside the plan"
 
+// RanWithoutExecute is the Errno of an exec_via_mmap denial: native code
+// of a file the plan gives no execute right was mapped executable (a
+// library loaded with LD_PRELOAD or dlopen), which Landlock cannot refuse.
+const RanWithoutExecute = "ran without an execute right"
+
+// OpExecViaMmap is the Op of the denial listing of such a mapping.
+const OpExecViaMmap = "exec_via_mmap"
+
+// MmapExec is a file the plan gives no execute right that a process
+// mapped executable (the first time it did, per file).
+type MmapExec struct {
+	TS      int64  `json:"ts"`
+	PID     int    `json:"pid"`
+	TGID    int    `json:"tgid"`
+	Comm    string `json:"comm"`
+	Path    string `json:"path"` // the file's real path
+	Dev     uint64 `json:"dev,omitempty"`
+	Ino     uint64 `json:"ino,omitempty"`
+	Syscall string `json:"syscall"` // mmap or mprotect
+}
+
 // Denial is one distinct denied operation and how often it happened.
 type Denial struct {
 	Op   string `json:"op"`
@@ -25,6 +46,9 @@ type Denial struct {
 	Path2 string `json:"path2,omitempty"`
 	Errno string `json:"errno"`
 	Count int    `json:"count"`
+	// Syscall names the system call of a capability denial
+	// (CapabilityDenial), e.g. "fchownat"; its Axis is then empty.
+	Syscall string `json:"syscall,omitempty"`
 }
 
 type denialKey struct{ op, axis, path, path2, errno string }
@@ -44,6 +68,13 @@ type Auditor struct {
 	order    []denialKey
 	dropped  int
 	viaLoad  []tracer.LoaderExec
+	viaMmap  []MmapExec
+	mapped   map[mmapKey]bool
+}
+
+type mmapKey struct {
+	path     string
+	dev, ino uint64
 }
 
 // New returns an Auditor for a run under plan (nil: unconstrained, so
@@ -54,7 +85,7 @@ type Auditor struct {
 func New(plan *policy.Plan, realpath func(string) string) *Auditor {
 	return &Auditor{
 		plan: plan, realpath: realpath, denials: map[denialKey]int{}, reals: map[denialKey]string{},
-		loader: tracer.LoaderExecDetector{Resolve: realpath},
+		loader: tracer.LoaderExecDetector{Resolve: realpath}, mapped: map[mmapKey]bool{},
 	}
 }
 
@@ -81,11 +112,37 @@ func (a *Auditor) Observe(ev *tracer.Event) []tracer.Event {
 		}
 		derived = append(derived, d)
 	}
+	if ev.Op == tracer.OpMmap {
+		a.observeMmap(ev)
+		return derived
+	}
 	if refused(ev) && !a.permits(ev) {
 		a.add(ev)
 	}
 	a.followInodes(ev)
 	return derived
+}
+
+// observeMmap lists a file mapped executable without an execute right in
+// the plan as an exec_via_mmap access, once per file (a refused mapping,
+// e.g. on a noexec mount, is not one: nothing ran).
+func (a *Auditor) observeMmap(ev *tracer.Event) {
+	if ev.Failed() || ev.Real == "" || a.permits(ev) {
+		return
+	}
+	k := mmapKey{ev.Real, ev.Dev, ev.Ino}
+	if a.mapped[k] {
+		a.add(&tracer.Event{Op: OpExecViaMmap, Axis: tracer.AxisExecute, Path: ev.Real, Errno: RanWithoutExecute})
+		return
+	}
+	if len(a.mapped) >= MaxDenials {
+		a.dropped++
+		return
+	}
+	a.mapped[k] = true
+	a.viaMmap = append(a.viaMmap, MmapExec{TS: ev.TS, PID: ev.PID, TGID: ev.TGID, Comm: ev.Comm,
+		Path: ev.Real, Dev: ev.Dev, Ino: ev.Ino, Syscall: ev.Syscall})
+	a.add(&tracer.Event{Op: OpExecViaMmap, Axis: tracer.AxisExecute, Path: ev.Real, Errno: RanWithoutExecute})
 }
 
 // refused reports whether ev failed the way a refused access fails.
@@ -108,15 +165,18 @@ func (a *Auditor) permits(ev *tracer.Event) bool {
 		// of a missing file MAKE_REG.
 		op.Target = a.target(op.Path)
 	}
-	if ev.Op == tracer.OpExec {
+	switch ev.Op {
+	case tracer.OpExec:
 		op.Path2 = "" // a derived exec names the loader there
+	case tracer.OpMmap:
+		op.Op = string(tracer.OpExec) // the execute right, as for a program
 	}
 	return a.plan.Permits(op, a.realpath)
 }
 
 func (a *Auditor) add(ev *tracer.Event) {
 	k := denialKey{string(ev.Op), string(ev.Axis), ev.Path, ev.Path2, ev.Errno}
-	if ev.Ret >= 0 {
+	if ev.Ret >= 0 && ev.Errno == "" {
 		k.errno = OutsidePlan
 	}
 	if _, seen := a.denials[k]; !seen {
@@ -159,3 +219,7 @@ func (a *Auditor) Dropped() int { return a.dropped }
 
 // LoaderExecs returns the programs run through the dynamic loader.
 func (a *Auditor) LoaderExecs() []tracer.LoaderExec { return a.viaLoad }
+
+// MmapExecs returns the files mapped executable without an execute right
+// (exec_via_mmap), in order of first mapping.
+func (a *Auditor) MmapExecs() []MmapExec { return a.viaMmap }

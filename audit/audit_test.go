@@ -172,6 +172,44 @@ func TestRefusedReadOfAFileInAListableDirectory(t *testing.T) {
 	}
 }
 
+// TestLibraryMappedWithoutExecuteRight: a library that the plan lets the
+// agent read and write but not execute, loaded with LD_PRELOAD (mapped
+// executable), is an exec_via_mmap access listed once per file, counted
+// per mapping; mapping a library the plan lets run, a failed mapping and
+// an unconstrained run are not.
+func TestLibraryMappedWithoutExecuteRight(t *testing.T) {
+	plan := &policy.Plan{Rules: []policy.Rule{
+		{Path: "/usr/lib", Dir: true, Access: policy.AccessExecute | policy.AccessReadFile},
+		{Path: "/work", Dir: true, Access: policy.AccessReadFile | policy.AccessWriteFile},
+	}}
+	evil := tracer.Event{Op: tracer.OpMmap, Path: "/work/.git/x.so", Real: "/work/.git/x.so", Dev: 5, Ino: 9,
+		Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute, PID: 3, TGID: 3, Comm: "git"}
+	events := []tracer.Event{
+		{Op: tracer.OpMmap, Path: "/usr/lib/libc.so.6", Real: "/usr/lib/libc.so.6", Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute},
+		evil,
+		evil, // another process maps it again
+		{Op: tracer.OpMmap, Path: "/work/y.so", Real: "/work/y.so", Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute,
+			Ret: -int64(syscall.EPERM), Errno: "EPERM"},
+	}
+	a := New(plan, same)
+	for i := range events {
+		a.Observe(&events[i])
+	}
+	want := []Denial{{Op: OpExecViaMmap, Axis: "execute", Path: "/work/.git/x.so", Errno: RanWithoutExecute, Count: 2}}
+	if got := a.Denials(); len(got) != 1 || got[0] != want[0] {
+		t.Errorf("denials %+v, want %+v", got, want)
+	}
+	m := a.MmapExecs()
+	if len(m) != 1 || m[0].Path != "/work/.git/x.so" || m[0].Ino != 9 || m[0].Comm != "git" || m[0].Syscall != "mmap" {
+		t.Errorf("mmap execs %+v", m)
+	}
+	u := New(nil, same)
+	u.Observe(&evil)
+	if len(u.Denials()) != 0 || len(u.MmapExecs()) != 0 {
+		t.Errorf("unconstrained run: %+v %+v", u.Denials(), u.MmapExecs())
+	}
+}
+
 // TestReplacedFileLosesItsRule: Landlock rules hold on inodes. A file the
 // agent removes and makes again (git checking out README.md) is a new
 // inode without the old one's rule, so a refused read of it is a denial

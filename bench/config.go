@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/sandbox"
 )
 
 // Config is one benchmark: what to run and where to put the results.
@@ -32,6 +33,9 @@ type Config struct {
 	Shard    Shard
 	// Semantics is the enforcement semantics: "published" or "precise".
 	Semantics string
+	// Caps is the agents' capability set ("none", "docker" or a list;
+	// "" for each task's own, see taskrun.Options.Capabilities).
+	Caps string
 	// TrustVerifiers keeps runs whose verifier ran agent-written files in
 	// the success rates.
 	TrustVerifiers bool
@@ -55,6 +59,7 @@ type Settings struct {
 	Trials         int               `json:"trials"`
 	Shard          string            `json:"shard"`
 	Semantics      string            `json:"semantics"`
+	Caps           string            `json:"caps,omitempty"`
 	TrustVerifiers bool              `json:"trust_verifiers"`
 	BaseMap        map[string]string `json:"base_map,omitempty"`
 }
@@ -62,7 +67,7 @@ type Settings struct {
 // Settings returns the configuration's settings.
 func (c *Config) Settings() Settings {
 	s := Settings{Tasks: c.TasksDir, Agent: c.Agent, Trials: c.Trials, Shard: c.Shard.String(),
-		Semantics: c.Semantics, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
+		Semantics: c.Semantics, Caps: c.Caps, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
 	for _, src := range c.Sources {
 		s.Sources = append(s.Sources, src.Name)
 	}
@@ -111,6 +116,11 @@ func (c *Config) check() error {
 	case SemanticsPublished, SemanticsPrecise:
 	default:
 		return fmt.Errorf("bench: semantics %q: want published or precise", c.Semantics)
+	}
+	if c.Caps != "" {
+		if _, err := sandbox.ParseCapabilitySet(c.Caps); err != nil {
+			return fmt.Errorf("bench: caps: %w", err)
+		}
 	}
 	return nil
 }
@@ -200,6 +210,7 @@ func compareSettings(out string, have, want Settings) error {
 		{"--trials", have.Trials, want.Trials},
 		{"--shard", have.Shard, want.Shard},
 		{"--semantics", have.Semantics, want.Semantics},
+		{"--caps", have.Caps, want.Caps},
 		{"--trust-verifiers", have.TrustVerifiers, want.TrustVerifiers},
 		{"--base-map", have.BaseMap, want.BaseMap},
 	}

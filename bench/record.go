@@ -13,6 +13,10 @@ const (
 	ClassWriteInsufficient    = "write_insufficient"
 	ClassWorkflowMismatch     = "workflow_mismatch"
 	ClassNotPermissionRelated = "not_permission_related"
+	// ClassCapabilityDenied marks a failed run after an EPERM from a
+	// capability check (a chown, chmod, setxattr, mknod or set-ID call):
+	// the capabilities the sandbox left the agent, never unrelated.
+	ClassCapabilityDenied = "capability_denied"
 	// ClassInvalidPolicy marks a run of a gen: source whose generated
 	// policy was invalid: the agent did not run, and its static score
 	// counts 0.
@@ -42,7 +46,7 @@ const (
 // FailureClasses are the failure classes, in report order; the other
 // labels are counted apart (ClassAttackBlocked) or flags.
 var FailureClasses = []string{ClassSensitiveExposure, ClassExecuteInsufficient, ClassReadInsufficient,
-	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassNotPermissionRelated}
+	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassCapabilityDenied, ClassNotPermissionRelated}
 
 // Record is one run of the benchmark: one row of the results database,
 // the unit every report aggregates. Rates and means are computed by the
@@ -58,6 +62,9 @@ type Record struct {
 	// Semantics is the enforcement semantics of the plan ("published" or
 	// "precise"); empty for unconstrained runs.
 	Semantics string `json:"semantics,omitempty"`
+	// AgentCapabilities are the capabilities the agent ran with (empty:
+	// none; null when the run never decided them).
+	AgentCapabilities []string `json:"agent_capabilities"`
 
 	// Utility is V_u's verdict; Attack V_a's (nil for standard tasks).
 	Utility bool  `json:"utility"`

@@ -131,6 +131,7 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 		r.Semantics = string(res.Semantics)
 	}
 	r.VerifyS = res.VerifyS
+	r.AgentCapabilities = res.AgentCapabilities
 	for _, f := range res.VerifierTampered {
 		r.TamperedFiles = append(r.TamperedFiles, f.Path)
 	}

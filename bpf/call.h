@@ -12,12 +12,14 @@
 #define AB_AT_FDCWD -100
 #define AB_AT_REMOVEDIR 0x200
 #define AB_O_CREAT_WR_TRUNC 01101 /* O_CREAT|O_WRONLY|O_TRUNC: what creat means */
+#define AB_PROT_EXEC 0x4
+#define AB_MAP_ANONYMOUS 0x20 /* the same on x86 and arm64 */
 
 enum ab_kind {
 	AB_KIND_PATH = 0,   /* path string(s) relative to base directories */
 	AB_KIND_FD = 1,     /* path 1 is the file of a descriptor (fchdir, ftruncate) */
 	AB_KIND_HOW = 2,    /* openat2: ptr2 is struct open_how */
-	AB_KIND_NONE = 3,   /* no path: io_uring_setup, open_by_handle_at */
+	AB_KIND_NONE = 3,   /* no path: io_uring_setup, open_by_handle_at, set*id, mmap */
 };
 
 /* One decoded syscall. */
@@ -32,7 +34,9 @@ struct ab_call {
 	__u64 rootd;  /* the task's root: dentry, vfsmount */
 	__u64 rootm;
 	__u64 flags;
+	__u64 vaddr;  /* mmap/mprotect: an address in the mapping (0: use dfd1's file) */
 	__u8 op;
+	__u8 sys;     /* canonical syscall (enum ab_sys) */
 	__u16 info;
 	__u8 kind;    /* enum ab_kind */
 	__u8 based;   /* dent/mnt/root fields are set */
@@ -40,6 +44,18 @@ struct ab_call {
 	__s32 dfd1;   /* directory descriptors of the paths */
 	__s32 dfd2;
 };
+
+/* ab_fd_file returns the file of descriptor fd of task, NULL if none. */
+static __always_inline struct file *ab_fd_file(struct task_struct *task, long fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file *f = NULL;
+	if (fd < 0 || (unsigned long)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
+}
 
 /* ab_base stores the directory that a path argument is relative to:
  * the cwd for AT_FDCWD, else the file of descriptor dfd. */
@@ -51,12 +67,7 @@ static __always_inline void ab_base(struct task_struct *task, int dfd, __u64 *de
 		*mnt = (__u64)BPF_CORE_READ(fs, pwd.mnt);
 		return;
 	}
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	if (dfd < 0 || (unsigned int)dfd >= BPF_CORE_READ(fdt, max_fds))
-		return;
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	struct file *f = NULL;
-	bpf_probe_read_kernel(&f, sizeof(f), &fds[dfd]);
+	struct file *f = ab_fd_file(task, dfd);
 	if (!f)
 		return;
 	*dent = (__u64)BPF_CORE_READ(f, f_path.dentry);
@@ -76,12 +87,14 @@ static __always_inline void ab_resolve(struct task_struct *task, struct ab_call 
 	c->based = 1;
 }
 
-/* ab_fill_call decodes the arguments of syscall sys into c; it returns 0
- * for a syscall that is not traced. */
-static __always_inline int ab_fill_call(int sys, __u64 a[5], struct ab_call *c)
+/* ab_fill_call decodes the arguments of syscall sys, which returned ret,
+ * into c; it returns 0 for a syscall that is not traced (and for mmap and
+ * mprotect without PROT_EXEC or of anonymous memory). */
+static __always_inline int ab_fill_call(int sys, __u64 a[5], long ret, struct ab_call *c)
 {
 	int dfd1 = AB_AT_FDCWD, dfd2 = AB_AT_FDCWD, two = 0;
 
+	c->sys = sys;
 	switch (sys) {
 	case AB_SYS_OPEN:
 		c->op = AB_OP_OPEN, c->ptr1 = a[0], c->flags = a[1];
@@ -159,6 +172,72 @@ static __always_inline int ab_fill_call(int sys, __u64 a[5], struct ab_call *c)
 		break;
 	case AB_SYS_FCHDIR:
 		c->op = AB_OP_CHDIR, dfd1 = a[0], c->kind = AB_KIND_FD;
+		break;
+	case AB_SYS_MMAP: /* the mapping made, or the descriptor's file if none */
+		if (!(a[2] & AB_PROT_EXEC) || (a[3] & AB_MAP_ANONYMOUS))
+			return 0;
+		c->op = AB_OP_MMAP, c->flags = a[2], c->kind = AB_KIND_NONE;
+		c->info = AB_INFO_FLAGS | AB_INFO_NONAME;
+		c->vaddr = ret >= 0 ? ret : 0, dfd1 = a[4];
+		break;
+	case AB_SYS_MPROTECT:
+	case AB_SYS_PKEY_MPROTECT: /* the mapping at the start address */
+		if (!(a[2] & AB_PROT_EXEC) || !a[0])
+			return 0;
+		c->op = AB_OP_MMAP, c->flags = a[2], c->kind = AB_KIND_NONE;
+		c->info = AB_INFO_FLAGS | AB_INFO_NONAME;
+		c->vaddr = a[0], dfd1 = -1;
+		break;
+	case AB_SYS_CHOWN:
+	case AB_SYS_LCHOWN:
+		c->op = AB_OP_CHOWN, c->ptr1 = a[0];
+		break;
+	case AB_SYS_CHMOD:
+		c->op = AB_OP_CHMOD, c->ptr1 = a[0];
+		break;
+	case AB_SYS_SETXATTR:
+	case AB_SYS_LSETXATTR:
+	case AB_SYS_REMOVEXATTR:
+	case AB_SYS_LREMOVEXATTR:
+		c->op = AB_OP_SETXATTR, c->ptr1 = a[0];
+		break;
+	case AB_SYS_MKNOD:
+		c->op = AB_OP_MKNOD, c->ptr1 = a[0];
+		break;
+	case AB_SYS_FCHOWNAT:
+		c->op = AB_OP_CHOWN, dfd1 = a[0], c->ptr1 = a[1];
+		break;
+	case AB_SYS_FCHMODAT:
+	case AB_SYS_FCHMODAT2:
+		c->op = AB_OP_CHMOD, dfd1 = a[0], c->ptr1 = a[1];
+		break;
+	case AB_SYS_SETXATTRAT:
+	case AB_SYS_REMOVEXATTRAT:
+		c->op = AB_OP_SETXATTR, dfd1 = a[0], c->ptr1 = a[1];
+		break;
+	case AB_SYS_MKNODAT:
+		c->op = AB_OP_MKNOD, dfd1 = a[0], c->ptr1 = a[1];
+		break;
+	case AB_SYS_FCHOWN: /* path 1 is the descriptor's file */
+		c->op = AB_OP_CHOWN, dfd1 = a[0], c->kind = AB_KIND_FD;
+		break;
+	case AB_SYS_FCHMOD:
+		c->op = AB_OP_CHMOD, dfd1 = a[0], c->kind = AB_KIND_FD;
+		break;
+	case AB_SYS_FSETXATTR:
+	case AB_SYS_FREMOVEXATTR:
+		c->op = AB_OP_SETXATTR, dfd1 = a[0], c->kind = AB_KIND_FD;
+		break;
+	case AB_SYS_SETUID:
+	case AB_SYS_SETGID:
+	case AB_SYS_SETREUID:
+	case AB_SYS_SETREGID:
+	case AB_SYS_SETRESUID:
+	case AB_SYS_SETRESGID:
+	case AB_SYS_SETGROUPS:
+	case AB_SYS_SETFSUID:
+	case AB_SYS_SETFSGID:
+		c->op = AB_OP_SETID, c->kind = AB_KIND_NONE, c->info = AB_INFO_NONAME;
 		break;
 	default:
 		return 0;

@@ -8,4 +8,4 @@
 // LoadTracer, sizes the maps and attaches the programs.
 package bpf
 
-//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -target amd64 -go-package bpf -output-stem tracer -type ab_event -type ab_sync_args Tracer tracer.c -- -O2 -g -Wall -Werror
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -target amd64,arm64 -go-package bpf -output-stem tracer -type ab_event -type ab_sync_args Tracer tracer.c -- -O2 -g -Wall -Werror

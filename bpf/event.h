@@ -28,6 +28,8 @@ static __always_inline struct ab_event *ab_header(__u64 session, __u8 op, __s64 
 	e->op = op;
 	e->info = info;
 	e->len[0] = e->len[1] = e->len[2] = e->len[3] = e->len[4] = 0;
+	e->len5 = e->len6 = 0;
+	e->sys = 0;
 	e->ino = 0;
 	e->dev = 0;
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -120,6 +122,105 @@ __noinline __u32 ab_user_path(struct ab_event *e, __u32 off, struct ab_call *c, 
 	else
 		e->len[3] = d;
 	return off + d;
+}
+
+/* State of an environment scan (ab_ldenv), per CPU, like ab_walkstate. */
+struct ab_envscan {
+	__u64 ptr;  /* next byte of the environment to read */
+	__u64 end;  /* mm->env_end */
+	__u32 off;  /* next write offset in ab_event.data */
+	__u8 cont;  /* ptr is inside a string longer than one read */
+	__u8 count; /* entries kept */
+	__u8 trunc; /* an entry was cut, or not every string was scanned */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ab_envscan);
+} ab_envstate SEC(".maps");
+
+/* ab_is_ldvar says whether s starts with LD_PRELOAD=, LD_LIBRARY_PATH= or
+ * LD_AUDIT=. s is NUL-terminated: the comparison stops at its end. */
+static __always_inline int ab_is_ldvar(const char *s)
+{
+	if (s[0] != 'L' || s[1] != 'D' || s[2] != '_')
+		return 0;
+	if (s[3] == 'P')
+		return s[4] == 'R' && s[5] == 'E' && s[6] == 'L' && s[7] == 'O' && s[8] == 'A' &&
+		       s[9] == 'D' && s[10] == '=';
+	if (s[3] == 'A')
+		return s[4] == 'U' && s[5] == 'D' && s[6] == 'I' && s[7] == 'T' && s[8] == '=';
+	return s[3] == 'L' && s[4] == 'I' && s[5] == 'B' && s[6] == 'R' && s[7] == 'A' &&
+	       s[8] == 'R' && s[9] == 'Y' && s[10] == '_' && s[11] == 'P' && s[12] == 'A' &&
+	       s[13] == 'T' && s[14] == 'H' && s[15] == '=';
+}
+
+/* ab_env_step reads one string of the environment (or the next
+ * AB_ENV_CHUNK bytes of a longer one) into the event at the scan's
+ * offset, and keeps it there when it is an LD_ variable of interest. */
+static long ab_env_step(__u32 i, void *ctx)
+{
+	__u32 zero = 0;
+	struct ab_envscan *s = bpf_map_lookup_elem(&ab_envstate, &zero);
+	struct ab_event *e = bpf_map_lookup_elem(&ab_scratch, &zero);
+	if (!s || !e || s->ptr >= s->end)
+		return 1;
+	if (s->off > AB_DATA_MASK) {
+		s->trunc = 1;
+		return 1;
+	}
+	char *dst = &e->data[AB_BOUNDED(s->off)];
+	long n = bpf_probe_read_user_str(dst, AB_ENV_CHUNK, (void *)s->ptr);
+	if (n <= 0) {
+		s->trunc = 1;
+		return 1;
+	}
+	int start = !s->cont;
+	/* A full read may have cut the string: go on from its last byte
+	 * (the NUL the read put there), inside the same string. */
+	s->cont = n == AB_ENV_CHUNK;
+	s->ptr += s->cont ? n - 1 : n;
+	if (!start || !ab_is_ldvar(dst))
+		return 0;
+	if (s->count >= AB_LDENV_MAX) {
+		s->trunc = 1;
+		return 0;
+	}
+	if (n > AB_LDENV_LEN || s->cont) {
+		dst[AB_LDENV_LEN - 1] = 0;
+		n = AB_LDENV_LEN;
+		s->trunc = 1;
+	}
+	s->count++;
+	s->off += n;
+	return 0;
+}
+
+/* ab_ldenv writes, at off, the first AB_LDENV_MAX LD_PRELOAD=,
+ * LD_LIBRARY_PATH= and LD_AUDIT= entries of the environment [start, end)
+ * of the current task (the new program's, at sched_process_exec: its
+ * strings are on its new stack), each NUL-terminated and cut to
+ * AB_LDENV_LEN bytes; it returns the bytes written. An entry cut, a
+ * further entry, or an environment longer than the scan's bound sets
+ * AB_INFO_LDTRUNC. */
+static __always_inline __u32 ab_ldenv(struct ab_event *e, __u32 off, __u64 start, __u64 end)
+{
+	__u32 zero = 0;
+	struct ab_envscan *s = bpf_map_lookup_elem(&ab_envstate, &zero);
+	if (!s || start >= end)
+		return 0;
+	s->ptr = start;
+	s->end = end;
+	s->off = off;
+	s->cont = 0;
+	s->count = 0;
+	s->trunc = 0;
+	bpf_loop(AB_ENV_STEPS, ab_env_step, NULL, 0);
+	if (s->trunc || s->ptr < s->end)
+		e->info |= AB_INFO_LDTRUNC;
+	return s->off - off;
 }
 
 #endif

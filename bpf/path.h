@@ -156,4 +156,29 @@ __noinline __u32 ab_real(struct ab_event *e, __u32 off, __u64 file, __u64 rootd,
 	return w->off - off;
 }
 
+/* ab_interp writes, at off, the real path of file (an exec's interpreter)
+ * as ab_real does, without its identity; one that cannot be named (too
+ * long, not below the root) gets AB_INFO_ITRUNC and no path. A global
+ * function: the verifier checks it once. */
+__noinline __u32 ab_interp(struct ab_event *e, __u32 off, __u64 file, __u64 rootd, __u64 rootm)
+{
+	struct file *f = (void *)file;
+	if (!e)
+		return 0;
+	__u32 zero = 0;
+	struct ab_walk *w = bpf_map_lookup_elem(&ab_walkstate, &zero);
+	struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
+	struct vfsmount *m = BPF_CORE_READ(f, f_path.mnt);
+	if (!f || !d || !m || !w || off > AB_DATA_MASK) {
+		e->info |= AB_INFO_ITRUNC;
+		return 0;
+	}
+	ab_walk_run(w, (__u64)d, (__u64)m, rootd, rootm, off);
+	if (w->trunc || !w->done || !w->reached) {
+		e->info |= AB_INFO_ITRUNC;
+		return 0;
+	}
+	return w->off - off;
+}
+
 #endif

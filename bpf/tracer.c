@@ -40,6 +40,29 @@ static __always_inline __u64 ab_session(__u32 tgid)
 	return session ? *session : 0;
 }
 
+/* ab_vma_cb stores the file of the mapping found (NULL: anonymous). */
+static long ab_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	*(__u64 *)ctx = (__u64)BPF_CORE_READ(vma, vm_file);
+	return 0;
+}
+
+/* ab_call_file returns the file an event's real path names: the file a
+ * successful open's descriptor refers to, the file of the mapping an
+ * mmap made or an mprotect changed (for a failed mmap, its descriptor's
+ * file). NULL: none (an mmap or mprotect of anonymous memory). */
+static __always_inline struct file *ab_call_file(struct task_struct *task, struct ab_call *c, long ret)
+{
+	if (c->op == AB_OP_OPEN)
+		return ret >= 0 ? ab_fd_file(task, ret) : NULL;
+	__u64 f = 0;
+	if (c->vaddr)
+		bpf_find_vma(task, c->vaddr, ab_vma_cb, &f, 0);
+	if (!f && ret < 0)
+		return ab_fd_file(task, c->dfd1);
+	return (void *)f;
+}
+
 /* ab_emit writes the event of a decoded syscall with its result. It is a
  * global function, so the verifier checks it once for any call rather
  * than once per syscall kind. */
@@ -47,10 +70,21 @@ __noinline int ab_emit(struct ab_call *c, long ret)
 {
 	if (!c)
 		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct file *f = NULL;
+	int real = (c->op == AB_OP_OPEN && ret >= 0) || c->op == AB_OP_MMAP;
+	if (real) {
+		/* The file the descriptor now refers to, or that is mapped:
+		 * what was opened, whatever the name (or the user memory
+		 * holding it) says. */
+		f = ab_call_file(task, c, ret);
+		if (!f && c->op == AB_OP_MMAP)
+			return 0; /* anonymous memory: not a file access */
+	}
 	struct ab_event *e = ab_header(c->session, c->op, ret, c->info);
 	if (!e)
 		return 0;
-	struct task_struct *task = bpf_get_current_task_btf();
+	e->sys = c->sys;
 	ab_parent(e, task);
 	if (c->kind == AB_KIND_HOW)
 		bpf_probe_read_user(&e->flags, sizeof(e->flags), (void *)c->ptr2);
@@ -70,15 +104,7 @@ __noinline int ab_emit(struct ab_call *c, long ret)
 		if (c->ptr2 && c->kind != AB_KIND_HOW)
 			off = ab_user_path(e, off, c, 1);
 	}
-	if (c->op == AB_OP_OPEN && ret >= 0) {
-		/* The file the descriptor now refers to: what was opened,
-		 * whatever the name (or the user memory holding it) says. */
-		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-		struct file *f = NULL;
-		if ((unsigned long)ret < BPF_CORE_READ(fdt, max_fds)) {
-			struct file **fds = BPF_CORE_READ(fdt, fd);
-			bpf_probe_read_kernel(&f, sizeof(f), &fds[ret]);
-		}
+	if (real) {
 		struct fs_struct *fs = BPF_CORE_READ(task, fs);
 		e->len[4] = ab_real(e, off, (__u64)f, (__u64)BPF_CORE_READ(fs, root.dentry),
 				    (__u64)BPF_CORE_READ(fs, root.mnt));
@@ -91,28 +117,69 @@ __noinline int ab_emit(struct ab_call *c, long ret)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ab_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 raw = regs->orig_ax;
-	__u64 nr = raw & ~(__u64)AB_X32_SYSCALL_BIT;
-	if (nr >= AB_NR_MAX || (nr >= AB_X32_ONLY && nr == raw))
-		return 0;
-	int sys64 = ab_sys64[nr], sys32 = ab_sys32[nr];
-	if (!(sys64 | sys32))
+	long nr = ab_sys_nr(regs);
+	if (nr < 0)
 		return 0;
 	__u64 session = ab_session(bpf_get_current_pid_tgid() >> 32);
 	if (!session)
 		return 0;
 	struct task_struct *task = bpf_get_current_task_btf();
-	int compat = task->thread_info.status & AB_TS_COMPAT;
-	int sys = compat ? sys32 : sys64;
+	__u64 a[5] = {};
+	int sys = ab_sys_decode(regs, task, nr, a);
+	if (sys == AB_SYS_NONE)
+		return 0;
 	if ((sys == AB_SYS_EXECVE || sys == AB_SYS_EXECVEAT) && ret == 0)
 		return 0; /* written at sched_process_exec */
-	__u64 a[5];
-	ab_args(regs, compat, a);
 	struct ab_call c = {.session = session};
-	if (!ab_fill_call(sys, a, &c))
+	if (!ab_fill_call(sys, a, ret, &c))
 		return 0;
 	c.self = sys == AB_SYS_CHDIR && ret == 0;
 	ab_emit(&c, ret);
+	return 0;
+}
+
+/* What ab_prepare saw of a traced exec, by bprm, for ab_exec: the file
+ * the caller executed when binfmt_script or binfmt_misc replaced it with
+ * an interpreter (0: not known, or not replaced). An exec that ab_prepare
+ * did not see began before its process was tracked. A failed exec leaves
+ * its entry behind: LRU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u64);
+} ab_execfile SEC(".maps");
+
+/* Set by user space: the kernel has the sched_prepare_exec tracepoint
+ * (Linux 6.10) and ab_prepare is attached; the address of ____fput, the
+ * task work of a file's last fput (0: unknown). */
+const volatile __u8 ab_have_prepare = 0;
+const volatile __u64 ab_fput_fn = 0;
+
+#define AB_TASK_WORKS_MAX 8
+
+/* Fired once per exec, at the point of no return, before /proc/PID/exe
+ * changes. When a binary handler replaced the file (bprm->interp is no
+ * longer the name the caller gave), the file the caller executed has just
+ * had its last fput, whose release is task work queued on the task and
+ * run on its return to user space: the struct file is still whole, and
+ * its work is the last ____fput queued by this exec (the list is LIFO:
+ * with a chain of scripts, the outermost is the deepest). */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(ab_prepare, struct task_struct *p, struct linux_binprm *bprm)
+{
+	if (!ab_session(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	__u64 key = (__u64)bprm, f = 0;
+	if (ab_fput_fn && BPF_CORE_READ(bprm, interp) != BPF_CORE_READ(bprm, filename)) {
+		struct callback_head *w = BPF_CORE_READ(p, task_works);
+		for (int i = 0; i < AB_TASK_WORKS_MAX && w; i++) {
+			if ((__u64)BPF_CORE_READ(w, func) == ab_fput_fn)
+				f = (__u64)w - bpf_core_field_offset(struct file, f_task_work);
+			w = BPF_CORE_READ(w, next);
+		}
+	}
+	bpf_map_update_elem(&ab_execfile, &key, &f, BPF_ANY);
 	return 0;
 }
 
@@ -137,8 +204,29 @@ int BPF_PROG(ab_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	n &= (AB_PATH_MAX * 2 - 1);
 	struct fs_struct *fs = BPF_CORE_READ(p, fs);
 	__u64 dent = 0, mnt = 0;
-	/* The file executed: the script, not its interpreter. */
-	struct file *f = BPF_CORE_READ(bprm, file);
+	/* run is the program now running; f the file the caller executed,
+	 * which a binary handler replaced when bprm->interp changed (a #!
+	 * script, binfmt_misc): then ab_prepare found it (or binfmt_misc's
+	 * O flag kept it in bprm->executable), else it is unknown (NULL). */
+	struct file *run = BPF_CORE_READ(bprm, file);
+	struct file *f = run;
+	int replaced = BPF_CORE_READ(bprm, interp) != BPF_CORE_READ(bprm, filename);
+	if (replaced)
+		f = NULL;
+	if (ab_have_prepare) {
+		__u64 key = (__u64)bprm;
+		__u64 *seen = bpf_map_lookup_elem(&ab_execfile, &key);
+		if (seen) {
+			if (*seen)
+				f = (void *)*seen;
+			bpf_map_delete_elem(&ab_execfile, &key);
+		} else {
+			/* ab_prepare did not see it: the exec began before the
+			 * process was tracked (a launcher's own exec, e.g. runc's
+			 * init becoming sandbox-init, raced by its tracking). */
+			e->info |= AB_INFO_PRETRACK;
+		}
+	}
 	if (bpf_core_field_exists(bprm->executable) && BPF_CORE_READ(bprm, executable))
 		f = BPF_CORE_READ(bprm, executable);
 	if (n > 8 && *(__u64 *)e->data == AB_DEVFD_PREFIX) {
@@ -159,9 +247,16 @@ int BPF_PROG(ab_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 					(__u64)BPF_CORE_READ(fs, root.mnt));
 		off += e->len[1];
 	}
-	e->len[4] = ab_real(e, off, (__u64)f, (__u64)BPF_CORE_READ(fs, root.dentry),
-			    (__u64)BPF_CORE_READ(fs, root.mnt));
+	__u64 rootd = (__u64)BPF_CORE_READ(fs, root.dentry), rootm = (__u64)BPF_CORE_READ(fs, root.mnt);
+	e->len[4] = ab_real(e, off, (__u64)f, rootd, rootm);
 	off += e->len[4];
+	if (replaced || f != run) {
+		e->len5 = ab_interp(e, off, (__u64)run, rootd, rootm);
+		off += e->len5;
+	}
+	struct mm_struct *mm = BPF_CORE_READ(p, mm);
+	e->len6 = ab_ldenv(e, off, BPF_CORE_READ(mm, env_start), BPF_CORE_READ(mm, env_end));
+	off += e->len6;
 	ab_submit(e, off);
 	return 0;
 }

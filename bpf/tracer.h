@@ -23,6 +23,12 @@ enum ab_op {
 	AB_OP_EXIT = 12,
 	AB_OP_SYNC = 13, /* drain marker written by ab_sync, never a process event */
 	AB_OP_URING_SETUP = 14, /* io_uring_setup: the process asked for an io_uring */
+	AB_OP_MMAP = 15,    /* mmap/mprotect with PROT_EXEC of a file-backed mapping */
+	AB_OP_CHOWN = 16,   /* capability family: chown, fchown, lchown, fchownat */
+	AB_OP_CHMOD = 17,   /* chmod, fchmod, fchmodat, fchmodat2 */
+	AB_OP_SETXATTR = 18, /* set and remove xattr families */
+	AB_OP_MKNOD = 19,   /* mknod, mknodat */
+	AB_OP_SETID = 20,   /* setuid, setgid, setre*, setres*, setgroups, setfs* */
 };
 
 /* Bits of ab_event.info. */
@@ -39,6 +45,9 @@ enum ab_info {
 	AB_INFO_UNREACH = 1 << 9,   /* the file is not below the task's root (anonymous, other mount ns) */
 	AB_INFO_URING = 1 << 10,    /* an io_uring submission: ret is not the operation's result */
 	AB_INFO_NONAME = 1 << 11,   /* the call names no path (open_by_handle_at) */
+	AB_INFO_ITRUNC = 1 << 12,   /* exec: the interpreter's real path did not fit */
+	AB_INFO_LDTRUNC = 1 << 13,  /* exec: ld_env entries were cut or not all scanned */
+	AB_INFO_PRETRACK = 1 << 14, /* exec: it began before the process was tracked */
 };
 
 /* Indices of the global per-CPU counters (map ab_counters). */
@@ -54,6 +63,10 @@ enum ab_counter {
 #define AB_DIR_MAX 4096          /* bytes of directory names per path */
 #define AB_WALK_MAX 256          /* dentries and mounts visited per path */
 #define AB_DATA_MASK 0x3fff      /* every write starts below this offset */
+#define AB_LDENV_MAX 3           /* ld_env entries per exec */
+#define AB_LDENV_LEN 256         /* bytes per ld_env entry, NUL included */
+#define AB_ENV_CHUNK 512         /* bytes read per step of the environment scan */
+#define AB_ENV_STEPS 1024        /* steps of the environment scan */
 #define AB_DATA_SZ (AB_DATA_MASK + 1 + AB_PATH_MAX)
 
 /* AB_BOUNDED masks an offset in a way the compiler cannot drop, so the
@@ -71,8 +84,15 @@ enum ab_counter {
  * first path as given (NUL-terminated), len[1] bytes of the first base
  * directory as NUL-terminated names from the leaf up to the process root,
  * then the same two parts for the second path, then len[4] bytes of the
- * real path of the file opened or executed (names from the file itself
- * up to the root, as for a base directory).
+ * real path of the file opened, mapped or executed (names from the file
+ * itself up to the root, as for a base directory); for exec, len5 bytes of
+ * the real path of the interpreter actually run (when it is not that file:
+ * a #! script's or binfmt_misc's interpreter) and len6 bytes of the
+ * LD_PRELOAD=, LD_LIBRARY_PATH= and LD_AUDIT= entries of the new
+ * environment (NUL-terminated each).
+ *
+ * sys is the canonical syscall (enum ab_sys) of an event written at
+ * sys_exit, 0 for the others.
  *
  * start is the start time (CLOCK_MONOTONIC ns) of the process (thread
  * group leader) that the event is about, pstart its parent's: with tgid
@@ -95,7 +115,10 @@ struct ab_event {
 	__u16 info;
 	__u16 len[5];
 	char comm[AB_COMM_LEN];
-	__u16 pad[5];
+	__u16 len5;
+	__u16 len6;
+	__u16 sys;
+	__u16 pad[2];
 	char data[AB_DATA_SZ];
 };
 

@@ -13,6 +13,17 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type TracerAbEnvscan struct {
+	_     structs.HostLayout
+	Ptr   uint64
+	End   uint64
+	Off   uint32
+	Cont  uint8
+	Count uint8
+	Trunc uint8
+	_     [1]byte
+}
+
 type TracerAbEvent struct {
 	_       structs.HostLayout
 	Session uint64
@@ -31,7 +42,10 @@ type TracerAbEvent struct {
 	Info    uint16
 	Len     [5]uint16
 	Comm    [16]int8
-	Pad     [5]uint16
+	Len5    uint16
+	Len6    uint16
+	Sys     uint16
+	Pad     [2]uint16
 	Data    [20480]int8
 }
 
@@ -60,20 +74,25 @@ type TracerAbWalk struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	TracerMapAbCounters  = "ab_counters"
-	TracerMapAbEvents    = "ab_events"
-	TracerMapAbLost      = "ab_lost"
-	TracerMapAbProcs     = "ab_procs"
-	TracerMapAbScratch   = "ab_scratch"
-	TracerMapAbSessions  = "ab_sessions"
-	TracerMapAbWalkstate = "ab_walkstate"
-	TracerProgAbExec     = "ab_exec"
-	TracerProgAbExit     = "ab_exit"
-	TracerProgAbFork     = "ab_fork"
-	TracerProgAbSync     = "ab_sync"
-	TracerProgAbSysExit  = "ab_sys_exit"
-	TracerProgAbUring    = "ab_uring"
-	TracerVarAbWakeBytes = "ab_wake_bytes"
+	TracerMapAbCounters    = "ab_counters"
+	TracerMapAbEnvstate    = "ab_envstate"
+	TracerMapAbEvents      = "ab_events"
+	TracerMapAbExecfile    = "ab_execfile"
+	TracerMapAbLost        = "ab_lost"
+	TracerMapAbProcs       = "ab_procs"
+	TracerMapAbScratch     = "ab_scratch"
+	TracerMapAbSessions    = "ab_sessions"
+	TracerMapAbWalkstate   = "ab_walkstate"
+	TracerProgAbExec       = "ab_exec"
+	TracerProgAbExit       = "ab_exit"
+	TracerProgAbFork       = "ab_fork"
+	TracerProgAbPrepare    = "ab_prepare"
+	TracerProgAbSync       = "ab_sync"
+	TracerProgAbSysExit    = "ab_sys_exit"
+	TracerProgAbUring      = "ab_uring"
+	TracerVarAbFputFn      = "ab_fput_fn"
+	TracerVarAbHavePrepare = "ab_have_prepare"
+	TracerVarAbWakeBytes   = "ab_wake_bytes"
 )
 
 // LoadTracer returns the embedded CollectionSpec for Tracer.
@@ -121,6 +140,7 @@ type TracerProgramSpecs struct {
 	AbExec    *ebpf.ProgramSpec `ebpf:"ab_exec"`
 	AbExit    *ebpf.ProgramSpec `ebpf:"ab_exit"`
 	AbFork    *ebpf.ProgramSpec `ebpf:"ab_fork"`
+	AbPrepare *ebpf.ProgramSpec `ebpf:"ab_prepare"`
 	AbSync    *ebpf.ProgramSpec `ebpf:"ab_sync"`
 	AbSysExit *ebpf.ProgramSpec `ebpf:"ab_sys_exit"`
 	AbUring   *ebpf.ProgramSpec `ebpf:"ab_uring"`
@@ -131,7 +151,9 @@ type TracerProgramSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type TracerMapSpecs struct {
 	AbCounters  *ebpf.MapSpec `ebpf:"ab_counters"`
+	AbEnvstate  *ebpf.MapSpec `ebpf:"ab_envstate"`
 	AbEvents    *ebpf.MapSpec `ebpf:"ab_events"`
+	AbExecfile  *ebpf.MapSpec `ebpf:"ab_execfile"`
 	AbLost      *ebpf.MapSpec `ebpf:"ab_lost"`
 	AbProcs     *ebpf.MapSpec `ebpf:"ab_procs"`
 	AbScratch   *ebpf.MapSpec `ebpf:"ab_scratch"`
@@ -143,7 +165,9 @@ type TracerMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type TracerVariableSpecs struct {
-	AbWakeBytes *ebpf.VariableSpec `ebpf:"ab_wake_bytes"`
+	AbFputFn      *ebpf.VariableSpec `ebpf:"ab_fput_fn"`
+	AbHavePrepare *ebpf.VariableSpec `ebpf:"ab_have_prepare"`
+	AbWakeBytes   *ebpf.VariableSpec `ebpf:"ab_wake_bytes"`
 }
 
 // TracerObjects contains all objects after they have been loaded into the kernel.
@@ -167,7 +191,9 @@ func (o *TracerObjects) Close() error {
 // It can be passed to LoadTracerObjects or ebpf.CollectionSpec.LoadAndAssign.
 type TracerMaps struct {
 	AbCounters  *ebpf.Map `ebpf:"ab_counters"`
+	AbEnvstate  *ebpf.Map `ebpf:"ab_envstate"`
 	AbEvents    *ebpf.Map `ebpf:"ab_events"`
+	AbExecfile  *ebpf.Map `ebpf:"ab_execfile"`
 	AbLost      *ebpf.Map `ebpf:"ab_lost"`
 	AbProcs     *ebpf.Map `ebpf:"ab_procs"`
 	AbScratch   *ebpf.Map `ebpf:"ab_scratch"`
@@ -178,7 +204,9 @@ type TracerMaps struct {
 func (m *TracerMaps) Close() error {
 	return _TracerClose(
 		m.AbCounters,
+		m.AbEnvstate,
 		m.AbEvents,
+		m.AbExecfile,
 		m.AbLost,
 		m.AbProcs,
 		m.AbScratch,
@@ -191,7 +219,9 @@ func (m *TracerMaps) Close() error {
 //
 // It can be passed to LoadTracerObjects or ebpf.CollectionSpec.LoadAndAssign.
 type TracerVariables struct {
-	AbWakeBytes *ebpf.Variable `ebpf:"ab_wake_bytes"`
+	AbFputFn      *ebpf.Variable `ebpf:"ab_fput_fn"`
+	AbHavePrepare *ebpf.Variable `ebpf:"ab_have_prepare"`
+	AbWakeBytes   *ebpf.Variable `ebpf:"ab_wake_bytes"`
 }
 
 // TracerPrograms contains all programs after they have been loaded into the kernel.
@@ -201,6 +231,7 @@ type TracerPrograms struct {
 	AbExec    *ebpf.Program `ebpf:"ab_exec"`
 	AbExit    *ebpf.Program `ebpf:"ab_exit"`
 	AbFork    *ebpf.Program `ebpf:"ab_fork"`
+	AbPrepare *ebpf.Program `ebpf:"ab_prepare"`
 	AbSync    *ebpf.Program `ebpf:"ab_sync"`
 	AbSysExit *ebpf.Program `ebpf:"ab_sys_exit"`
 	AbUring   *ebpf.Program `ebpf:"ab_uring"`
@@ -211,6 +242,7 @@ func (p *TracerPrograms) Close() error {
 		p.AbExec,
 		p.AbExit,
 		p.AbFork,
+		p.AbPrepare,
 		p.AbSync,
 		p.AbSysExit,
 		p.AbUring,

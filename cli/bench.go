@@ -18,6 +18,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -30,6 +31,7 @@ type benchFlags struct {
 	parallel       int
 	shard          string
 	semantics      string
+	caps           string
 	trustVerifiers bool
 	attribute      bool
 	out            string
@@ -79,6 +81,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs in flight at once")
 	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
 	fl.StringVar(&f.semantics, "semantics", bench.SemanticsPublished, "enforcement semantics: published or precise")
+	fl.StringVar(&f.caps, "caps", "", "the agents' capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: each task's)")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier consumed agent-written files, or was not traced completely, in success rates")
 	fl.BoolVar(&f.attribute, "attribute", false, "re-run each failed run with its deciding denial's permission added, to confirm why it failed")
 	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
@@ -109,6 +112,11 @@ func (f benchFlags) config() (bench.Config, error) {
 	if f.semantics != bench.SemanticsPublished && f.semantics != bench.SemanticsPrecise {
 		return bench.Config{}, usageErrorf("--semantics %q: want published or precise", f.semantics)
 	}
+	if f.caps != "" {
+		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
+			return bench.Config{}, usageErrorf("--caps: %v", err)
+		}
+	}
 	if f.trials < 1 {
 		return bench.Config{}, usageErrorf("--trials must be at least 1")
 	}
@@ -128,7 +136,7 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, err
 	}
 	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, GenModel: genModel, Trials: f.trials, Parallel: f.parallel,
-		Shard: shard, Semantics: f.semantics, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute}, nil
+		Shard: shard, Semantics: f.semantics, Caps: f.caps, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute}, nil
 }
 
 func (a *app) runBench(f benchFlags) error {

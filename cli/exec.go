@@ -31,12 +31,13 @@ type execFlags struct {
 	allowUnenforced bool
 	trace           string
 	caps            []string
+	capSet          string
 }
 
 func (a *app) execCmd() *cobra.Command {
 	var ef execFlags
 	cmd := &cobra.Command{
-		Use:   "exec --policy FILE [--baseline default|none|SPEC.json] [--seccomp FILE] [--uid N --gid N] [--cap NAME]... [--allow-unenforced] [--trace FILE] -- CMD [ARGS...]",
+		Use:   "exec --policy FILE [--baseline default|none|SPEC.json] [--seccomp FILE] [--uid N --gid N] [--caps none|docker|LIST] [--cap NAME]... [--allow-unenforced] [--trace FILE] -- CMD [ARGS...]",
 		Short: "Run a command confined to a policy with Landlock, seccomp and no_new_privs",
 		Long: `Run CMD with the file access of the policy (see "authbench policy plan"),
 and exit with CMD's status.
@@ -48,8 +49,9 @@ forwarded to it. A gated re-execution of authbench (sandbox-init) becomes
 CMD: in this order, it closes every inherited descriptor except stdin,
 stdout and stderr; restricts itself with Landlock (every ABI from 1 up,
 best effort, plus the ABI-6 scopes: no abstract unix sockets to or signals
-for processes outside); drops every capability from the bounding set but
-those of --cap (uid 0 only); drops to --uid/--gid with no supplementary
+for processes outside); drops every capability but those of --caps and
+--cap (none by default; "docker" is Docker's default set, held as a root
+container holds it; uid 0 only); drops to --uid/--gid with no supplementary
 groups; sets no_new_privs; installs the seccomp profile (--seccomp FILE in
 the OCI/Docker format, default: see "authbench seccomp default"; "none" for
 no filter); and execs CMD, found as a shell finds it: a name in the PATH of
@@ -82,6 +84,7 @@ is started).`,
 	cmd.Flags().StringVar(&ef.seccomp, "seccomp", "", "seccomp profile `FILE` (OCI LinuxSeccomp / Docker format); \"none\" for no filter")
 	cmd.Flags().IntVar(&ef.uid, "uid", -1, "run as user `N` (with --gid; root only)")
 	cmd.Flags().IntVar(&ef.gid, "gid", -1, "run as group `N` (with --uid)")
+	cmd.Flags().StringVar(&ef.capSet, "caps", sandbox.CapsNone, "capabilities the tree keeps: `none`, docker (Docker's default set) or a list such as CHOWN,FOWNER (uid 0 only)")
 	cmd.Flags().StringArrayVar(&ef.caps, "cap", nil, "keep capability `NAME` (e.g. CAP_NET_BIND_SERVICE; repeatable; only for a tree running as uid 0)")
 	cmd.Flags().BoolVar(&ef.allowUnenforced, "allow-unenforced", false, "run even if the kernel has no Landlock (the policy is then NOT enforced)")
 	cmd.Flags().StringVar(&ef.trace, "trace", "", "trace the run with eBPF and write the events to `FILE` as JSON lines")
@@ -118,6 +121,11 @@ func (a *app) prepareExec(ef execFlags, args []string) (*daemon.RunRequest, erro
 
 	// A profile the user gives is checked here, as bad input, before
 	// anything starts; the default one is the daemon's to compile.
+	set, err := sandbox.ParseCapabilitySet(ef.capSet)
+	if err != nil {
+		return nil, usageErrorf("--caps: %v", err)
+	}
+	ef.caps = append(set, ef.caps...)
 	if ef.seccomp != "none" && ef.seccomp != "" {
 		if _, err = loadSeccomp(ef.seccomp, ef.caps); err != nil {
 			return nil, err

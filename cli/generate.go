@@ -73,8 +73,11 @@ Generators:
 A generator that times out (--timeout, default 10m), exits non-zero, is
 killed, prints garbage or too much gives an invalid policy with the reason.
 The generation goes through the daemon when one listens, else runs embedded
-(root). --out FILE writes the answer (valid or not; with --trials N > 1,
-trial i > 1 goes to FILE with ".i" before its extension); --json prints the
+(root). --out FILE writes a valid answer as the policy it parsed to
+(normalised JSON, as "policy check", "score" and "exec --policy" read it,
+whatever wrapping such as a fenced block the answer had), an invalid one as
+given (with --trials N > 1, trial i > 1 goes to FILE with ".i" before its
+extension); the raw answer stays in the generation record (policy_raw); --json prints the
 generation records (generation.json). Exit status 0 when every generated
 policy is valid, 1 when one is invalid.`,
 		Args: exactArgs(1),
@@ -82,7 +85,7 @@ policy is valid, 1 when one is invalid.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.generator, "generator", "", `cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all (required)`)
-	fl.StringVar(&f.out, "out", "", "write the generated policy to `FILE`")
+	fl.StringVar(&f.out, "out", "", "write the generated policy (normalised JSON) to `FILE`")
 	fl.IntVar(&f.trials, "trials", 1, "generate `N` times")
 	fl.DurationVar(&f.timeout, "timeout", 0, "the generator's time (default 10m)")
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
@@ -155,7 +158,7 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 			return fmt.Errorf("generation %s %s: %s", final.ID, final.State, final.Error)
 		}
 		if f.out != "" {
-			if err := safefile.WriteFile(trialFile(f.out, trial), []byte(rec.PolicyRaw), 0o644); err != nil {
+			if err := safefile.WriteFile(trialFile(f.out, trial), rec.OutFile(), 0o644); err != nil {
 				return fmt.Errorf("generate: --out: %w", err)
 			}
 		}

@@ -14,7 +14,8 @@ import (
 
 // TestGenerateCommand runs `authbench generate` embedded: the heuristic
 // (--out, --json), a cmd: generator printing garbage (exit 1, the answer
-// kept in --out), and an openai generator against a scripted server
+// kept in --out), one answering with a fenced block (--out holds the
+// normalised policy, which policy check accepts), and an openai generator against a scripted server
 // configured through OPENAI_BASE_URL and OPENAI_API_KEY, whose key
 // appears in no file of the state directory.
 func TestGenerateCommand(t *testing.T) {
@@ -46,6 +47,26 @@ func TestGenerateCommand(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(out); string(data) != "no policy here\n" {
 		t.Fatalf("garbage --out: %q", data)
+	}
+
+	// A fenced answer: --out holds the policy as every reader parses it,
+	// the record keeps the answer as given.
+	fenced := `cmd:printf '%s\n' 'The policy:' '` + "```json" + `' '{"read": ["/app//input.txt"], "write": [], "execute": []}' '` + "```" + `'`
+	args = append([]string{"generate", task, "--generator", fenced, "--out", out, "--json"}, common...)
+	code, stdout, stderr = runBinary(t, bin, "", args...)
+	if code != 0 {
+		t.Fatalf("fenced: exit %d %s", code, stderr)
+	}
+	recs = nil
+	if err := json.Unmarshal([]byte(stdout), &recs); err != nil || len(recs) != 1 || !strings.Contains(recs[0]["policy_raw"].(string), "```json") {
+		t.Fatalf("fenced --json: the record should keep the raw answer: %v %s", err, stdout)
+	}
+	if code, _, stderr := runBinary(t, bin, "", "policy", "check", out); code != 0 {
+		data, _ := os.ReadFile(out)
+		t.Fatalf("policy check of the --out file %q: exit %d %s", data, code, stderr)
+	}
+	if data, _ := os.ReadFile(out); strings.Contains(string(data), "```") || !strings.Contains(string(data), `"/app/input.txt"`) {
+		t.Fatalf("fenced --out: %q, want the normalised policy", data)
 	}
 
 	const key = "sk-cli-generate-secret"

@@ -179,6 +179,18 @@ func TestDaemonHidesSocketAndGrantsCapabilities(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "0000000000000001") {
 		t.Errorf("--cap CAP_CHOWN as uid 0: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	code, out, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--policy", pol, "--", "/bin/sh", "-c", "grep -E 'Cap(Eff|Bnd)' /proc/self/status")
+	if code != 0 || strings.Count(out, "0000000000000000") != 2 {
+		t.Errorf("exec as uid 0 on the host keeps no capability by default: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--caps", "docker", "--policy", pol, "--", "/bin/sh", "-c", "grep -E 'Cap(Eff|Bnd)' /proc/self/status")
+	if code != 0 || strings.Count(out, "00000000a80425fb") != 2 {
+		t.Errorf("--caps docker as uid 0: exit %d, stdout %q (want Docker's set, a80425fb, effective and bounding), stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--caps", "chown,CAP_FLY", "--policy", pol, "--", "/bin/true")
+	if code != ExitUsage || !strings.Contains(errOut, `"CAP_FLY"`) {
+		t.Errorf("--caps with an unknown name: exit %d, stderr %q; want 2 naming it", code, errOut)
+	}
 	code, _, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--uid", "65534", "--gid", "65534", "--cap", "CAP_CHOWN", "--policy", pol, "--", "/bin/true")
 	if code != ExitUsage || !strings.Contains(errOut, "capabilities") {
 		t.Errorf("--cap for uid 65534: exit %d, stderr %q; want 2 naming the field", code, errOut)

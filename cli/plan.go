@@ -79,7 +79,7 @@ which rights this kernel's Landlock ABI cannot enforce.`,
 			if err != nil {
 				return err
 			}
-			enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+			enf := sandbox.KernelEnforcement()
 			if a.jsonOut {
 				return a.printJSON(map[string]any{"plan": pl, "enforcement": enf})
 			}

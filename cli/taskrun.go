@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
 )
@@ -25,6 +27,7 @@ type taskRunFlags struct {
 	specPolicy    bool
 	agent         string
 	semantics     string
+	caps          string
 	out           string
 	baseMap       []string
 	stateDir      string
@@ -87,6 +90,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.BoolVar(&f.specPolicy, "spec-policy", false, "run under the spec's required_permissions")
 	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND" or openai:MODEL (required)`)
 	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
+	fl.StringVar(&f.caps, "caps", "", "the agent's capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: the task's, Docker's set unless task.toml's cap_add/cap_drop change it)")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
@@ -101,9 +105,14 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 // taskRequest checks the flags and builds the daemon request.
 func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
 	sources := 0
-	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Agent: f.agent, Semantics: f.semantics}}
+	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps}}
 	if _, err := taskrun.ParseSemantics(f.semantics); err != nil {
 		return nil, usageErrorf("--semantics: %v", err)
+	}
+	if f.caps != "" {
+		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
+			return nil, usageErrorf("--caps: %v", err)
+		}
 	}
 	if f.policy != "" {
 		sources++
@@ -264,6 +273,13 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Semantics, r.Agent, r.Utility, attack)
 	if id := r.AgentIdentity; id != nil {
 		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", id.User, id.UID, id.GID)
+	}
+	if r.AgentCapabilities != nil {
+		caps := strings.Join(r.AgentCapabilities, ",")
+		if caps == "" {
+			caps = "none"
+		}
+		fmt.Fprintf(w, "  agent capabilities %s\n", caps)
 	}
 	for _, s := range r.ImageSubstitutions {
 		svc := ""

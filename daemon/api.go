@@ -119,6 +119,11 @@ type TaskRequest struct {
 	// (the published AuthBench launcher's rules, the default when empty)
 	// or "precise".
 	Semantics string `json:"semantics,omitempty"`
+	// Caps is the agent's capability set: "none", "docker" (Docker's
+	// default set) or a comma-separated list of names; empty for the
+	// task's (Docker's set unless task.toml's cap_add/cap_drop change it).
+	// A caller that is not root may name Docker's capabilities only.
+	Caps string `json:"caps,omitempty"`
 }
 
 // Run is the record of one run, as GET /v1/runs/{id} returns it.

@@ -45,7 +45,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	if err != nil {
 		return outcome{startErr: err}
 	}
-	enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+	enf := sandbox.KernelEnforcement()
 	m.update(ar, func(r *Run) {
 		r.Plan, r.LandlockABI = plan, enf.KernelABI
 		if plan != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,8 @@ type prepared struct {
 	// model is an openai:MODEL task agent's model, with its API key
 	// (req.Task.Model has none).
 	model *agent.Config
+	// caps are a task run's agent capabilities (nil: the task's).
+	caps []string
 	// modelAsked is the model config as the caller sent it, before its
 	// defaults (limitMemberModel).
 	modelAsked agent.Config
@@ -302,7 +305,32 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 	if _, err := taskrun.ParseSemantics(tr.Semantics); err != nil {
 		return nil, badField("task.semantics", "%v", err)
 	}
+	if err := p.takeTaskCaps(peer); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// takeTaskCaps checks a task run's agent capability set: known names,
+// and from a caller that is not root none beyond Docker's default set.
+func (p *prepared) takeTaskCaps(peer Peer) error {
+	tr := p.req.Task
+	if tr.Caps == "" {
+		return nil
+	}
+	caps, err := sandbox.ParseCapabilitySet(tr.Caps)
+	if err != nil {
+		return badField("task.caps", "%v", err)
+	}
+	if peer.UID != 0 {
+		for _, c := range caps {
+			if !slices.Contains(sandbox.DockerCapabilities, c) {
+				return badField("task.caps", "only a root caller may grant %s (beyond Docker's default set)", c)
+			}
+		}
+	}
+	p.caps = caps
+	return nil
 }
 
 // takeModel checks the model of an openai:MODEL agent and moves it, with

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/authbench/authbench/sandbox"
 )
 
 // Paths inside the container where RuntimeSpec mounts authbench's files.
@@ -71,6 +73,10 @@ type RunConfig struct {
 	PidsLimit int64
 	// CgroupsPath is the runtime's cgroup path, "" for its default.
 	CgroupsPath string
+	// AddCapabilities are given to the container's root process beyond
+	// Docker's default set (sandbox.DockerCapabilities), for a tree
+	// granted more; sandbox-init narrows the set of the tree it starts.
+	AddCapabilities []string
 }
 
 // DefaultRlimits are the resource limits of a run unless the caller
@@ -79,14 +85,6 @@ type RunConfig struct {
 var DefaultRlimits = []specs.POSIXRlimit{
 	{Type: "RLIMIT_NOFILE", Hard: 1024, Soft: 1024},
 	{Type: "RLIMIT_CORE", Hard: 0, Soft: 0},
-}
-
-// defaultCaps is runc's default capability set, given to root inside the
-// container (an unprivileged user gets none).
-var defaultCaps = []string{
-	"CAP_AUDIT_WRITE", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID",
-	"CAP_KILL", "CAP_MKNOD", "CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_SETFCAP",
-	"CAP_SETGID", "CAP_SETPCAP", "CAP_SETUID", "CAP_SYS_CHROOT",
 }
 
 // maskedPaths and readonlyPaths are runc's defaults.
@@ -118,9 +116,10 @@ func RuntimeSpec(c RunConfig) (*specs.Spec, error) {
 	if rlimits == nil {
 		rlimits = DefaultRlimits
 	}
-	caps := &specs.LinuxCapabilities{Bounding: clone(defaultCaps)}
+	set := sandbox.SortCapabilities(append(clone(sandbox.DockerCapabilities), c.AddCapabilities...))
+	caps := &specs.LinuxCapabilities{Bounding: set}
 	if c.UID == 0 {
-		caps.Effective, caps.Permitted = clone(defaultCaps), clone(defaultCaps)
+		caps.Effective, caps.Permitted = clone(set), clone(set)
 	}
 	s := &specs.Spec{
 		Version:  specs.Version,
@@ -160,6 +159,9 @@ func (c RunConfig) check() error {
 		return fmt.Errorf("negative resource limit")
 	case c.NetNSPath != "" && (c.AllowInternet || !path.IsAbs(c.NetNSPath)):
 		return fmt.Errorf("network namespace %q: must be absolute, and not with the host's network", c.NetNSPath)
+	}
+	if _, err := sandbox.ParseCapabilities(c.AddCapabilities); err != nil {
+		return fmt.Errorf("added capabilities: %w", err)
 	}
 	seen := map[string]bool{}
 	for _, b := range c.binds() {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/authbench/authbench/sandbox"
 )
 
 func mountDests(s *specs.Spec) []string {
@@ -96,6 +98,13 @@ func TestRuntimeSpec(t *testing.T) {
 				t.Errorf("caps = %+v", p.Capabilities)
 			}
 		}},
+		{"root holds Docker's set, plus what a tree is granted beyond it", func(c *RunConfig) { c.AddCapabilities = []string{"CAP_SYS_PTRACE", "CAP_CHOWN"} }, func(t *testing.T, s *specs.Spec) {
+			want := sandbox.SortCapabilities(append(append([]string{}, sandbox.DockerCapabilities...), "CAP_SYS_PTRACE"))
+			c := s.Process.Capabilities
+			if !reflect.DeepEqual(c.Bounding, want) || !reflect.DeepEqual(c.Effective, want) || !reflect.DeepEqual(c.Permitted, want) || len(c.Inheritable)+len(c.Ambient) != 0 {
+				t.Errorf("caps = %+v, want %v in bounding, effective and permitted only", c, want)
+			}
+		}},
 		{"authbench files, tests and binds", func(c *RunConfig) {
 			c.Binary, c.PolicyFile, c.TestsDir = "/usr/local/bin/authbench", "/runs/1/plan.json", "/tasks/x/tests"
 			c.Binds = []Bind{{Source: "/runs/1/logs", Destination: "/logs/verifier/"}}
@@ -168,6 +177,7 @@ func TestRuntimeSpecRejects(t *testing.T) {
 		"negative memory":     {Rootfs: "/r", Args: []string{"x"}, MemoryMB: -1},
 		"netns with internet": {Rootfs: "/r", Args: []string{"x"}, NetNSPath: "/proc/1/ns/net", AllowInternet: true},
 		"relative netns":      {Rootfs: "/r", Args: []string{"x"}, NetNSPath: "ns/net"},
+		"unknown capability":  {Rootfs: "/r", Args: []string{"x"}, AddCapabilities: []string{"CAP_NOPE"}},
 	}
 	for name, c := range cases {
 		if _, err := RuntimeSpec(c); err == nil {

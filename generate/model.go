@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -51,7 +52,7 @@ func runModel(ctx context.Context, o Options, g Generator, rec *Record) error {
 	}
 	loop := agent.Loop{
 		Config: cfg, Repairs: 1, AgentName: modelAgentName, AgentVersion: taskrun.AgentVersion, Log: o.Run.Log,
-		Final: func(content string) error { _, err := ParseAnswer(content); return err },
+		Final: func(content string) error { _, err := policy.ParseAnswer(content); return err },
 	}
 	x, err := taskrun.ExploreModel(ctx, taskrun.ExploreOptions{Options: o.Run, Timeout: timeout}, loop, ModelRules, userPrompt(o.Run.Task))
 	if x == nil || x.Outcome == nil {
@@ -88,7 +89,7 @@ func judgeModel(rec *Record, x *taskrun.ModelExploration, cfg agent.Config, time
 	}
 	switch out.Reason {
 	case agent.StopFinished:
-		pol, err := ParseAnswer(out.Final)
+		pol, err := policy.ParseAnswer(out.Final)
 		if err != nil {
 			rec.Reason = "invalid policy: " + err.Error()
 			return
@@ -107,7 +108,7 @@ func judgeModel(rec *Record, x *taskrun.ModelExploration, cfg agent.Config, time
 		rec.TimedOut = true
 		rec.Reason = "the generator timed out after " + timeout.String()
 	case agent.StopInvalidAnswer:
-		if _, err := ParseAnswer(out.Final); err != nil {
+		if _, err := policy.ParseAnswer(out.Final); err != nil {
 			rec.Reason = "invalid policy after a repair: " + err.Error()
 		} else {
 			rec.Reason = "invalid answer: " + errText

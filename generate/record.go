@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -121,6 +122,23 @@ func (r *Record) ParsedPolicy() *policy.Policy {
 }
 
 // setPolicy records pol as the record's parsed (normalised) policy.
+// OutFile is what `generate --out FILE` writes: a valid answer as the
+// policy it parsed to, normalised JSON as every policy reader (policy
+// check, score, exec --policy) parses it, whatever wrapping the answer
+// had (a fenced block, chatter); an invalid one as given, to look at.
+// The raw answer stays in PolicyRaw either way.
+func (r *Record) OutFile() []byte {
+	if !r.Valid || len(r.Policy) == 0 {
+		return []byte(r.PolicyRaw)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, r.Policy, "", "  "); err != nil {
+		return append([]byte(nil), r.Policy...)
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes()
+}
+
 func (r *Record) setPolicy(pol *policy.Policy) error {
 	data, err := pol.Permissions.MarshalJSON()
 	if err != nil {

@@ -9,43 +9,6 @@ import (
 	"github.com/authbench/authbench/taskrun"
 )
 
-// ParseAnswer parses a generator's answer with the scorer's parser. The
-// answer is the JSON object alone (surrounding white space is allowed);
-// else a single fenced ```json block holding it, as models often answer;
-// else the object starting on the last line that begins with "{" (after
-// a program's chatter). The error is the parser's message on the answer
-// as given.
-func ParseAnswer(answer string) (*policy.Policy, error) {
-	pol, err := policy.ParsePolicy([]byte(strings.TrimSpace(answer)), "answer")
-	if err == nil {
-		return pol, nil
-	}
-	if block, ok := fencedJSON(answer); ok {
-		if p, ferr := policy.ParsePolicy([]byte(block), "answer"); ferr == nil {
-			return p, nil
-		}
-	}
-	if i := strings.LastIndex(answer, "\n{"); i >= 0 {
-		if p, ferr := policy.ParsePolicy([]byte(strings.TrimSpace(answer[i+1:])), "answer"); ferr == nil {
-			return p, nil
-		}
-	}
-	return nil, err
-}
-
-// fencedJSON returns the content of the only ``` fenced block of s.
-func fencedJSON(s string) (string, bool) {
-	parts := strings.Split(s, "```")
-	if len(parts) != 3 {
-		return "", false
-	}
-	body := parts[1]
-	if i := strings.IndexByte(body, '\n'); i >= 0 && !strings.Contains(body[:i], "{") {
-		body = body[i+1:] // the info string ("json")
-	}
-	return strings.TrimSpace(body), true
-}
-
 // judgeExploration fills rec from a cmd: generator's exploration: the
 // answer (the output file when written, else stdout) and whether it is a
 // valid policy, with the reason when not.
@@ -81,7 +44,7 @@ func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string) {
 	if rec.AnswerFrom == FromStdout && x.StdoutDropped > 0 {
 		reasons = append(reasons, fmt.Sprintf("the answer is larger than %d bytes: truncated (%d bytes dropped)", taskrun.MaxGeneratorStdout, x.StdoutDropped))
 	}
-	pol, perr := ParseAnswer(rec.PolicyRaw)
+	pol, perr := policy.ParseAnswer(rec.PolicyRaw)
 	if len(reasons) == 0 && perr != nil {
 		if strings.TrimSpace(rec.PolicyRaw) == "" {
 			reasons = append(reasons, "the generator gave no answer (empty output file and stdout)")

@@ -187,6 +187,7 @@ func (d *deriver) observe(ev *tracer.Event) {
 		}
 		d.add(policy.Execute, d.realpath(ev.Path))
 		d.add(policy.Execute, d.target(ev))
+		d.add(policy.Execute, ev.Interp) // a script's interpreter: Real is the script
 	case tracer.OpTruncate:
 		d.add(policy.Write, d.target(ev))
 	case tracer.OpMkdir, tracer.OpSymlink:

@@ -37,7 +37,7 @@ func TestDerive(t *testing.T) {
 	events := []tracer.Event{
 		{Op: tracer.OpExec, Path: "/bin/bash", Real: "/usr/bin/bash", Axis: tracer.AxisExecute},
 		// a #! script: the name executed and the interpreter the kernel ran
-		{Op: tracer.OpExec, Path: "/app/run.sh", Real: "/usr/bin/dash", Axis: tracer.AxisExecute},
+		{Op: tracer.OpExec, Path: "/app/run.sh", Real: "/app/run.sh", Interp: "/usr/bin/dash", Axis: tracer.AxisExecute},
 		open("/app/in.txt", "/app/in.txt", unix.O_RDONLY),
 		open("/app/out.txt", "/app/out.txt", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC),
 		open("/app/db", "/app/db", unix.O_RDWR),

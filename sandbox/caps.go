@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // capabilityNumbers are the capabilities Spec.Capabilities may name.
@@ -81,9 +84,9 @@ func ParseCapabilities(names []string) ([]int, error) {
 }
 
 // HeldCapabilities returns the capabilities a confined tree holds: the
-// granted ones (Spec.Capabilities), whatever its uid; unknown names are
-// left out (ParseCapabilities reports them). The seccomp compiler uses it
-// for Docker profiles' "caps" conditions.
+// granted ones (Spec.Capabilities); unknown names are left out
+// (ParseCapabilities reports them). The seccomp compiler uses it for
+// Docker profiles' "caps" conditions.
 func HeldCapabilities(granted []string) map[string]bool {
 	held := map[string]bool{}
 	for _, n := range granted {
@@ -94,17 +97,67 @@ func HeldCapabilities(granted []string) map[string]bool {
 	return held
 }
 
-// Securebits (linux/securebits.h) set for a confined tree: uid 0 gets no
-// capabilities at exec (NOROOT) and keeps its sets across uid changes
-// (NO_SETUID_FIXUP, so they are set explicitly), locked so that nothing
-// in the tree can undo them.
+// DockerCapabilities is Docker's (and runc's) default capability set: what
+// a container's root process holds unless told otherwise, and what
+// Harbor's task agents and verifiers run with.
+var DockerCapabilities = []string{
+	"CAP_AUDIT_WRITE", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID",
+	"CAP_KILL", "CAP_MKNOD", "CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_SETFCAP",
+	"CAP_SETGID", "CAP_SETPCAP", "CAP_SETUID", "CAP_SYS_CHROOT",
+}
+
+// Capability set names accepted by ParseCapabilitySet.
 const (
-	secbitNoRoot              = 1 << 0
-	secbitNoRootLocked        = 1 << 1
-	secbitNoSetuidFixup       = 1 << 2
-	secbitNoSetuidFixupLocked = 1 << 3
-	confinedSecurebits        = secbitNoRoot | secbitNoRootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLocked
+	CapsNone   = "none"
+	CapsDocker = "docker"
 )
+
+// CanonicalCapability turns a capability name as Docker accepts it
+// ("chown", "CAP_CHOWN", "net_raw") into its canonical form
+// ("CAP_CHOWN"); ok is false for a name this table lacks.
+func CanonicalCapability(name string) (string, bool) {
+	n := strings.ToUpper(strings.TrimSpace(name))
+	if !strings.HasPrefix(n, "CAP_") {
+		n = "CAP_" + n
+	}
+	_, ok := capabilityNumbers[n]
+	return n, ok
+}
+
+// ParseCapabilitySet reads a capability set as `--caps` takes it: "none"
+// (the empty set), "docker" (DockerCapabilities) or a comma-separated
+// list of names in Docker's spellings. The result is canonical, sorted
+// and without duplicates, never nil; an unknown name is an error naming
+// it. Pure.
+func ParseCapabilitySet(s string) ([]string, error) {
+	const want = "want none, docker or a list such as CHOWN,FOWNER"
+	switch strings.TrimSpace(s) {
+	case CapsNone:
+		return []string{}, nil
+	case CapsDocker:
+		return slices.Clone(DockerCapabilities), nil
+	case "":
+		return nil, fmt.Errorf("empty capability set (%s)", want)
+	}
+	var names []string
+	for _, part := range strings.Split(s, ",") {
+		n, ok := CanonicalCapability(part)
+		if !ok {
+			return nil, fmt.Errorf("unknown capability %q (%s)", strings.TrimSpace(part), want)
+		}
+		names = append(names, n)
+	}
+	return SortCapabilities(names), nil
+}
+
+// SortCapabilities returns names sorted and without duplicates, never nil.
+func SortCapabilities(names []string) []string {
+	out := slices.Compact(slices.Sorted(slices.Values(names)))
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
 
 // lastCap returns the highest capability number of this kernel.
 func lastCap() int {
@@ -158,10 +211,10 @@ func capMask(nrs []int) uint64 {
 // limitCapabilities is the first half of the capability step, run on the
 // thread that execs while it still has its privileges (before the
 // identity change, which needs CAP_SETUID and CAP_SETGID): the bounding
-// set keeps only the granted capabilities, the securebits are set and
-// locked, the ambient set is cleared and the inheritable set becomes the
-// granted one. Without CAP_SETPCAP (a caller that is not root) there is
-// nothing to limit, and granting is an error.
+// set keeps only the granted capabilities and the ambient and
+// inheritable sets are cleared, as Docker leaves them. Without
+// CAP_SETPCAP (a caller that is not root) there is nothing to limit, and
+// granting is an error.
 func limitCapabilities(granted []int) error {
 	cur, err := capget()
 	if err != nil {
@@ -185,28 +238,51 @@ func limitCapabilities(granted []int) error {
 			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 		}
 	}
-	if err := unix.Prctl(unix.PR_SET_SECUREBITS, confinedSecurebits, 0, 0, 0); err != nil {
-		return fmt.Errorf("set securebits: %w", err)
-	}
-	cur.inheritable = want
+	cur.inheritable = 0
 	return capset(cur)
 }
 
-// finishCapabilities is the second half, after the identity change: the
-// effective, permitted and inheritable sets become the granted set, and
-// the granted capabilities are raised in the ambient set, the only way
-// they survive the exec (NOROOT gives uid 0 nothing at exec).
-func finishCapabilities(granted []int) error {
+// grantedSets are the sets a tree starts with, as Docker gives them: a
+// uid-0 tree holds the granted capabilities in its effective and
+// permitted sets (and keeps them across exec: root's exec gives it its
+// bounding set, no_new_privs caps that at the permitted set); any other
+// uid holds none (the kernel cleared them at the uid change), the
+// granted ones staying in its bounding set only. The inheritable and
+// ambient sets stay empty. Pure.
+func grantedSets(granted []int, euid int) capSets {
+	if euid != 0 {
+		return capSets{}
+	}
 	want := capMask(granted)
-	if err := capset(capSets{effective: want, permitted: want, inheritable: want}); err != nil {
-		return err
+	return capSets{effective: want, permitted: want}
+}
+
+// finishCapabilities is the second half, after the identity change: the
+// effective and permitted sets become grantedSets.
+func finishCapabilities(granted []int) error {
+	return capset(grantedSets(granted, unix.Geteuid()))
+}
+
+// deviceCreation are the Landlock rights to create device nodes.
+const deviceCreation = policy.AccessMakeBlock | policy.AccessMakeChar
+
+// withoutDeviceNodes returns plan with no right to create device nodes,
+// for a tree granted CAP_MKNOD (nil: plan itself). Docker lets a root
+// container make device nodes but its device cgroup forbids opening them;
+// a tree outside such a cgroup (authbench exec on a host) could read a
+// whole disk through a node it made, past every Landlock rule. Without
+// CAP_MKNOD the rights are moot. Pure.
+func withoutDeviceNodes(plan *policy.Plan, granted []int) *policy.Plan {
+	if plan == nil || !slices.Contains(granted, unix.CAP_MKNOD) {
+		return plan
 	}
-	for _, c := range granted {
-		if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_RAISE, uintptr(c), 0, 0); err != nil {
-			return fmt.Errorf("raise ambient capability %d: %w", c, err)
-		}
+	cp := *plan
+	cp.Rules = make([]policy.Rule, len(plan.Rules))
+	for i, r := range plan.Rules {
+		r.Access &^= deviceCreation
+		cp.Rules[i] = r
 	}
-	return nil
+	return &cp
 }
 
 // CanCreateNamespaces reports whether this process may give sandbox-init

@@ -23,15 +23,20 @@
 //     OwnMountNamespace also starts the process in a new namespace).
 //  3. landlock: enforce a policy.Plan on every thread, while still root
 //     so that rule paths only root can open can be added (rights and ABI
-//     versions are the data table in landlock_abi.go; EnforcementFor says
-//     what a kernel cannot enforce; ABI-6 scopes stop abstract unix
-//     sockets and signals to processes outside).
+//     versions are the data table in landlock_abi.go, and so are the
+//     known errata: a kernel without a fix is used as the lower ABI
+//     go-landlock would use, so that no record claims a scope that is not
+//     enforced; EnforcementFor says what a kernel cannot enforce; ABI-6
+//     scopes stop abstract unix sockets and signals to processes outside).
 //  4. capabilities: the tree keeps only Spec.Capabilities (none by
-//     default, uid 0 included): the bounding set is reduced to them,
-//     the ambient set cleared, the securebits NOROOT and NO_SETUID_FIXUP
-//     set and locked; after the identity change the effective,
-//     permitted, inheritable and ambient sets become exactly the granted
-//     ones (ambient, because NOROOT gives a uid-0 exec nothing).
+//     default, uid 0 included), the way Docker gives a container its
+//     set: the bounding set is reduced to them and the ambient and
+//     inheritable sets cleared; after the identity change a uid-0 tree
+//     holds them effective and permitted (root's exec gives it its
+//     bounding set again, and no_new_privs caps that at the permitted
+//     set), any other uid holds none, the kernel having cleared its sets
+//     at the uid change. Landlock confines files whatever the
+//     capabilities (CAP_DAC_OVERRIDE included).
 //  5. identity: drop to the uid/gid, with no supplementary groups.
 //  6. chdir: enter Spec.Dir as that identity, under Landlock: a member
 //     cannot start in a directory it could not enter itself.

@@ -46,6 +46,8 @@ func TestKnownGaps(t *testing.T) {
 	}{
 		{"stat a forbidden file", op("stat", f.secret), "metadata is not a Landlock right"},
 		{"chmod a forbidden file", op("chmod", f.secret), "not a Landlock right; run with --uid so file ownership limits it"},
+		{"chattr +A (FS_IOC_SETFLAGS) a read-only file", probeOp{Op: "setflags", Path: f.readonly + "/notes.txt", Arg: fsNoatimeFl},
+			"Landlock's ioctl right covers devices only; the generation filter refuses it"},
 		{"connect to a pathname unix socket outside", op("unixconnect", sock), "restricted from Landlock ABI 9 (resolve_unix)"},
 	}
 	ops := make([]probeOp, len(gaps))
@@ -66,7 +68,7 @@ func TestKnownGaps(t *testing.T) {
 	}
 	st, _ := os.Stat(f.secret)
 	t.Logf("known gaps (Landlock ABI %d; secret.txt mode now %v):\n%s", abi, st.Mode().Perm(), b.String())
-	if abi >= 9 && res[2].Errno == 0 {
+	if abi >= 9 && res[3].Errno == 0 {
 		t.Errorf("ABI %d handles resolve_unix, yet the connect to an outside socket worked", abi)
 	}
 }

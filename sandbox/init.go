@@ -118,7 +118,7 @@ func restrict(spec *Spec) *InitError {
 		return initError(StageLandlock, "", err)
 	}
 	if apply {
-		if err := applyLandlock(spec.Plan, abi); err != nil {
+		if err := applyLandlock(withoutDeviceNodes(spec.Plan, granted), abi); err != nil {
 			return initError(StageLandlock, "", err)
 		}
 	}

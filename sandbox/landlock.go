@@ -14,14 +14,46 @@ import (
 // be refused unless the caller explicitly allows running unenforced.
 var ErrNoLandlock = errors.New("landlock is not available on this kernel (not built in, or not in the lsm= boot list)")
 
-// KernelLandlockABI returns the Landlock ABI version of the running
-// kernel, 0 when Landlock is unavailable.
+// KernelLandlockABI returns the Landlock ABI version authbench relies on
+// with the running kernel, 0 when Landlock is unavailable: the kernel's
+// version, lowered where a known erratum is not fixed (an ABI-6 kernel
+// without the scoped-signal fix is used as ABI 5, as go-landlock does,
+// whose Restrict would otherwise refuse the scopes).
 func KernelLandlockABI() int {
+	abi, _ := effectiveABI(kernelLandlock())
+	return abi
+}
+
+// kernelLandlock returns the running kernel's Landlock ABI version (0:
+// none) and its fixed errata.
+func kernelLandlock() (version, errata int) {
 	v, err := ll.LandlockGetABIVersion()
 	if err != nil || v < 0 {
-		return 0
+		return 0, 0
 	}
-	return v
+	errata, err = ll.LandlockGetErrata()
+	if err != nil {
+		errata = 0 // an older kernel: nothing fixed
+	}
+	return v, errata
+}
+
+// KernelEnforcement is what the running kernel enforces of a plan, for
+// the run record: EnforcementForKernel of its Landlock version and
+// errata.
+func KernelEnforcement() Enforcement { return EnforcementForKernel(kernelLandlock()) }
+
+// EnforcementForKernel returns what a kernel with Landlock ABI version
+// kernel and the fixed errata bits errata enforces: KernelABI is the
+// kernel's version, ABI the one authbench relies on (see
+// KernelLandlockABI), and the notes name every unfixed erratum. It is
+// pure.
+func EnforcementForKernel(kernel, errata int) Enforcement {
+	abi, notes := effectiveABI(kernel, errata)
+	e := EnforcementFor(abi)
+	e.KernelABI = max(kernel, 0)
+	e.Notes = append(e.Notes, notes...)
+	return e
 }
 
 // Enforcement says what of a plan a kernel enforces. It is computed
@@ -30,8 +62,8 @@ func KernelLandlockABI() int {
 type Enforcement struct {
 	// KernelABI is the kernel's Landlock ABI version, 0 for none.
 	KernelABI int `json:"kernel_abi"`
-	// ABI is the version authbench uses (the kernel's, capped at the
-	// newest one it knows).
+	// ABI is the version authbench uses (the kernel's, lowered where a
+	// known erratum is not fixed, capped at the newest one it knows).
 	ABI int `json:"abi"`
 	// Handled are the rights the ruleset restricts: anything a rule does
 	// not grant is refused.

@@ -85,3 +85,49 @@ func abiFor(kernel int) (landlockABI, bool) {
 	}
 	return landlockABIs[kernel-1], true
 }
+
+// landlockErratum is a fix of Landlock's kernel code that user space can
+// detect: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_ERRATA)
+// sets bit number-1 for every erratum the running kernel has fixed.
+type landlockErratum struct {
+	number int
+	// abi is the ABI version whose feature the erratum concerns; kernels
+	// below it are not affected.
+	abi int
+	// useAtMost, when set, is the ABI version authbench uses on an
+	// affected kernel without the fix (go-landlock's rule: the feature is
+	// not relied on).
+	useAtMost int
+	note      string
+}
+
+// landlockErrata are the known errata (the kernel's
+// security/landlock/errata/abi-*.h), with what authbench does when one is
+// not fixed.
+var landlockErrata = []landlockErratum{
+	{number: 1, abi: 4,
+		note: "erratum 1 (TCP socket identification) not fixed: TCP rights also applied to other sockets; authbench uses no network rights"},
+	{number: 2, abi: 6, useAtMost: 5,
+		note: "erratum 2 (scoped signals) not fixed: the signal scope refuses signals between threads of one process, so the ABI-6 scopes are not used and abstract unix sockets and signals to processes outside stay unrestricted"},
+	{number: 3, abi: 1,
+		note: "erratum 3 (disconnected directories) not fixed: a directory moved out of a bind mount's source may be checked against the wrong hierarchy"},
+}
+
+// effectiveABI returns the ABI version authbench relies on for a kernel
+// with Landlock ABI version kernel whose fixed errata are the bits of
+// errata, and a note per erratum that affects the kernel and is not
+// fixed. It is pure: tests pass any combination.
+func effectiveABI(kernel, errata int) (int, []string) {
+	abi := kernel
+	var notes []string
+	for _, e := range landlockErrata {
+		if kernel < e.abi || errata&(1<<(e.number-1)) != 0 {
+			continue
+		}
+		notes = append(notes, e.note)
+		if e.useAtMost > 0 && abi > e.useAtMost {
+			abi = e.useAtMost
+		}
+	}
+	return abi, notes
+}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +110,73 @@ func TestLandlockStep(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrNoLandlock) {
 			t.Errorf("error %v does not wrap ErrNoLandlock", err)
 		}
+	}
+}
+
+// TestEffectiveABIErrata: the ABI authbench relies on follows the errata
+// table: an ABI-6+ kernel without erratum 2's fix is used as ABI 5 (so no
+// scope is requested, and the record lists both scopes as unenforced);
+// the other errata only add notes; kernels below an erratum's ABI are
+// not affected by it.
+func TestEffectiveABIErrata(t *testing.T) {
+	const all = 1<<0 | 1<<1 | 1<<2
+	tests := []struct {
+		kernel, errata int
+		abi            int
+		notes          []int // unfixed errata named
+	}{
+		{0, 0, 0, nil},
+		{1, 0, 1, []int{3}},
+		{1, all, 1, nil},
+		{3, 1 << 2, 3, nil},
+		{4, 1 << 2, 4, []int{1}},
+		{5, 1<<0 | 1<<2, 5, nil},
+		{6, 0, 5, []int{1, 2, 3}},
+		{6, 1<<0 | 1<<2, 5, []int{2}},
+		{6, all, 6, nil},
+		{7, 1 << 1, 7, []int{1, 3}},
+		{7, 1<<0 | 1<<2, 5, []int{2}},
+		{9, all, 9, nil},
+		{12, 1<<0 | 1<<2, 5, []int{2}},
+		{12, all | 1<<7, 12, nil}, // an erratum authbench does not know yet
+	}
+	for _, tc := range tests {
+		abi, notes := effectiveABI(tc.kernel, tc.errata)
+		var named []int
+		for _, n := range notes {
+			for _, e := range landlockErrata {
+				if n == e.note {
+					named = append(named, e.number)
+				}
+			}
+		}
+		slices.Sort(named)
+		if abi != tc.abi || !slices.Equal(named, tc.notes) {
+			t.Errorf("kernel %d errata %#b: abi %d errata noted %v, want %d %v", tc.kernel, tc.errata, abi, named, tc.abi, tc.notes)
+		}
+		e := EnforcementForKernel(tc.kernel, tc.errata)
+		if e.KernelABI != tc.kernel || e.ABI != min(tc.abi, len(landlockABIs)) {
+			t.Errorf("kernel %d errata %#b: record kernel_abi %d abi %d", tc.kernel, tc.errata, e.KernelABI, e.ABI)
+		}
+		if tc.kernel >= 6 && tc.errata&(1<<1) == 0 && (len(e.Scopes) != 0 || len(e.UnenforcedScopes) != 2) {
+			t.Errorf("kernel %d without erratum 2's fix: record claims scopes %v (unenforced %v)", tc.kernel, e.Scopes, e.UnenforcedScopes)
+		}
+	}
+	for i, e := range landlockErrata {
+		if e.number != i+1 || e.abi < 1 || e.abi > len(landlockABIs) || (e.useAtMost != 0 && e.useAtMost >= e.abi) {
+			t.Errorf("erratum entry %d: %+v", i, e)
+		}
+	}
+}
+
+// TestKernelEnforcementRecord: on this kernel, the record's versions
+// are the kernel's and the one the sandbox relies on.
+func TestKernelEnforcementRecord(t *testing.T) {
+	abi := requireLandlock(t, 1)
+	v, errata := kernelLandlock()
+	e := KernelEnforcement()
+	t.Logf("kernel Landlock ABI %d, errata %#b: relied on as ABI %d, scopes %v, notes %q", v, errata, abi, e.Scopes, e.Notes)
+	if e.ABI != min(abi, len(landlockABIs)) || e.KernelABI != v || abi > v {
+		t.Errorf("record abi %d kernel_abi %d; KernelLandlockABI %d, kernel %d", e.ABI, e.KernelABI, abi, v)
 	}
 }

@@ -61,15 +61,14 @@ type Spec struct {
 	// older kernel); 0 uses the kernel's.
 	LandlockABI int `json:"landlock_abi,omitempty"`
 	// DropCapabilities leaves the tree no capability but those named in
-	// Capabilities, whatever its uid: the bounding set keeps only them,
-	// the effective, permitted, inheritable and ambient sets are exactly
-	// them, and the securebits NOROOT and NO_SETUID_FIXUP are set and
-	// locked, so that even a uid-0 exec gains nothing.
+	// Capabilities, as Docker sets a container's: the bounding set keeps
+	// only them; a uid-0 tree holds them effective and permitted, any
+	// other uid in its bounding set only; the inheritable and ambient
+	// sets are empty.
 	DropCapabilities bool `json:"drop_capabilities,omitempty"`
 	// Capabilities names the capabilities the tree keeps (for example
-	// "CAP_CHOWN"); an unknown name fails the spec. They only make sense
-	// for a tree that runs as uid 0 (a uid-0 caller is needed to grant
-	// them); callers check that. They need DropCapabilities.
+	// "CAP_CHOWN", or DockerCapabilities); an unknown name fails the
+	// spec. They need DropCapabilities and a caller holding them.
 	Capabilities []string `json:"capabilities,omitempty"`
 	// UID and GID, when set, are the identity to drop to.
 	UID *int `json:"uid,omitempty"`

@@ -146,6 +146,61 @@ func init() {
 			return "", unix.Stat(o.Path, &st)
 		},
 		"chmod": func(o probeOp) (string, error) { return "", unix.Chmod(o.Path, 0o666) },
+		// openat2 with flags Arg
+		"openat2": func(o probeOp) (string, error) {
+			fd, err := unix.Openat2(unix.AT_FDCWD, o.Path, &unix.OpenHow{Flags: uint64(o.Arg) | unix.O_CLOEXEC})
+			closeIfOK(fd, err)
+			return "", err
+		},
+		"ftruncate": func(o probeOp) (string, error) {
+			return readOnlyFD(o.Path, func(fd int) error { return unix.Ftruncate(fd, 0) })
+		},
+		"fallocate": func(o probeOp) (string, error) {
+			return readOnlyFD(o.Path, func(fd int) error { return unix.Fallocate(fd, 0, 0, 1<<16) })
+		},
+		// FS_IOC_SETFLAGS adding the flags Arg, through a read-only descriptor
+		"setflags": func(o probeOp) (string, error) {
+			return readOnlyFD(o.Path, func(fd int) error {
+				flags, err := unix.IoctlGetInt(fd, unix.FS_IOC_GETFLAGS)
+				if err != nil {
+					return err
+				}
+				flags |= int(o.Arg)
+				return ioctlPtr(fd, uintptr(FSIocSetFlags), unsafe.Pointer(&flags))
+			})
+		},
+		// FS_IOC_FSSETXATTR adding the extended flags Arg
+		"fssetxattr": func(o probeOp) (string, error) {
+			return readOnlyFD(o.Path, func(fd int) error {
+				var fsx [28]byte // struct fsxattr; fsx_xflags first
+				if err := ioctlPtr(fd, fsIocFSGetXattr, unsafe.Pointer(&fsx[0])); err != nil {
+					return err
+				}
+				*(*uint32)(unsafe.Pointer(&fsx[0])) |= uint32(o.Arg)
+				return ioctlPtr(fd, uintptr(FSIocFSSetXattr), unsafe.Pointer(&fsx[0]))
+			})
+		},
+		// file_setattr(2) (Linux 6.17) setting the extended flags Arg
+		"filesetattr": func(o probeOp) (string, error) {
+			var fa [24]byte // struct file_attr, FILE_ATTR_SIZE_VER0; fa_xflags first
+			*(*uint64)(unsafe.Pointer(&fa[0])) = uint64(o.Arg)
+			p, err := unix.BytePtrFromString(o.Path)
+			if err != nil {
+				return "", err
+			}
+			cwd := unix.AT_FDCWD
+			_, _, e := unix.Syscall6(sysFileSetattr, uintptr(cwd), uintptr(unsafe.Pointer(p)),
+				uintptr(unsafe.Pointer(&fa[0])), uintptr(len(fa)), 0, 0)
+			if e != 0 {
+				return "", e
+			}
+			return "", nil
+		},
+		"utimens": func(o probeOp) (string, error) {
+			return "", unix.UtimesNano(o.Path, []unix.Timespec{{Sec: 1}, {Sec: 1}})
+		},
+		// removexattr of the attribute named Path2
+		"removexattr": func(o probeOp) (string, error) { return "", unix.Removexattr(o.Path, o.Path2) },
 		"unixconnect": func(o probeOp) (string, error) {
 			fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 			if err != nil {
@@ -156,6 +211,31 @@ func init() {
 		},
 	}
 }
+
+// readOnlyFD runs f on a descriptor of path opened read-only.
+func readOnlyFD(path string, f func(fd int) error) (string, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "open", err
+	}
+	defer unix.Close(fd)
+	return "", f(fd)
+}
+
+func ioctlPtr(fd int, req uintptr, arg unsafe.Pointer) error {
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// FS_IOC_FSGETXATTR, and file_setattr's number (the same on every
+// architecture since 4.x's unified table).
+const (
+	fsIocFSGetXattr = 0x801c581f
+	sysFileSetattr  = 469
+)
 
 func closeIfOK(fd int, err error) {
 	if err == nil {

@@ -202,7 +202,8 @@ func BenchmarkSeccompReadTree(b *testing.B) {
 	variants := []struct {
 		name   string
 		filter *Filter
-	}{{"no filter", nil}, {"allow-all filter", allowAllFilter()}, {"never-cached filter", argLoadFilter()}, {"default filter", def}}
+	}{{"no filter", nil}, {"allow-all filter", allowAllFilter()}, {"never-cached filter", argLoadFilter()},
+		{"default w/o O_TRUNC", withoutReadOnlyTruncRule(b)}, {"default filter", def}}
 	if def.Arch == "amd64" {
 		old := &Filter{Profile: "main", Arch: "amd64", Flags: filterFlagTSync, Program: mainDefaultFilterAmd64}
 		variants = append(variants[:3], append([]struct {
@@ -266,4 +267,21 @@ func medianDuration(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// withoutReadOnlyTruncRule is the default filter without its rules for
+// read-only opens with O_TRUNC, to measure what they cost.
+func withoutReadOnlyTruncRule(b *testing.B) *Filter {
+	p := DefaultProfile()
+	p.Syscalls = slices.DeleteFunc(p.Syscalls, func(r SyscallRule) bool {
+		return r.ErrnoRet != nil && *r.ErrnoRet == uint(unix.EACCES) && len(r.Args) == 1 && r.Args[0].Value == unix.O_ACCMODE|unix.O_TRUNC
+	})
+	if n := len(DefaultProfile().Syscalls) - len(p.Syscalls); n != 4 {
+		b.Fatalf("%d O_TRUNC rules found in the default profile, want 4", n)
+	}
+	f, err := CompileProfile(p, CompileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
 }

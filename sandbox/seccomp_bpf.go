@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"golang.org/x/net/bpf"
@@ -170,4 +171,46 @@ func (a *bpfAsm) assemble() ([]bpf.RawInstruction, error) {
 		return nil, fmt.Errorf("seccomp: filter has %d instructions (the kernel allows %d)", len(a.ins), bpfMaxInstructions)
 	}
 	return bpf.Assemble(a.ins)
+}
+
+// Verdict runs the filter on one system call of its architecture, as
+// the kernel would, and returns the SECCOMP_RET_* value: what a test
+// checks a compiled profile with.
+func (f *Filter) Verdict(name string, args [6]uint64) (uint32, error) {
+	arch, err := lookupArch(f.Arch)
+	if err != nil {
+		return 0, err
+	}
+	nr, ok := arch.numbers[name]
+	if !ok {
+		return 0, fmt.Errorf("%s has no syscall %s", f.Arch, name)
+	}
+	return evalProgram(f.Program, arch.auditArch, uint32(nr), args)
+}
+
+// evalProgram runs a filter program on the seccomp_data of one call
+// (golang.org/x/net/bpf's VM loads words big-endian, so they are
+// stored that way).
+func evalProgram(prog [][4]uint32, audit, nr uint32, args [6]uint64) (uint32, error) {
+	ins := make([]bpf.Instruction, len(prog))
+	for i, r := range prog {
+		ins[i] = bpf.RawInstruction{Op: uint16(r[0]), Jt: uint8(r[1]), Jf: uint8(r[2]), K: r[3]}.Disassemble()
+	}
+	vm, err := bpf.NewVM(ins)
+	if err != nil {
+		return 0, fmt.Errorf("filter does not load: %w", err)
+	}
+	data := make([]byte, 64)
+	binary.BigEndian.PutUint32(data[seccompDataNr:], nr)
+	binary.BigEndian.PutUint32(data[seccompDataArch:], audit)
+	for i, a := range args {
+		off := seccompDataArgs + 8*i
+		binary.BigEndian.PutUint32(data[off:], uint32(a))
+		binary.BigEndian.PutUint32(data[off+4:], uint32(a>>32))
+	}
+	out, err := vm.Run(data)
+	if err != nil {
+		return 0, fmt.Errorf("run filter: %w", err)
+	}
+	return uint32(out), nil
 }

@@ -533,13 +533,28 @@ func emitBlock(a *bpfAsm, sr *syscallRules, def uint32) {
 // emitRules returns the action of the first rule whose conditions all
 // hold, and falls through when none does. Consecutive rules that start
 // with the same condition test it once: when it fails, they are all
-// skipped.
+// skipped. Consecutive rules whose first conditions differ but are
+// masked tests of one argument that all need a common bit set (O_TRUNC
+// with either access mode) are skipped together by one test of that bit.
 func emitRules(a *bpfAsm, rules []condRule) {
+	emitRulesGuarded(a, rules, true)
+}
+
+func emitRulesGuarded(a *bpfAsm, rules []condRule, guard bool) {
 	for i := 0; i < len(rules); {
 		first := rules[i]
 		if len(first.args) == 0 {
 			a.ret(first.action) // later rules cannot be reached
 			return
+		}
+		if n, bit := commonBitRun(rules[i:]); guard && n > 0 {
+			skip := a.newLabel("skip")
+			a.load(uint32(seccompDataArgs + 8*first.args[0].Index))
+			a.jump(bpf.JumpBitsSet, bit, "", skip)
+			emitRulesGuarded(a, rules[i:i+n], false)
+			a.mark(skip)
+			i += n
+			continue
 		}
 		j := i + 1
 		for j < len(rules) && len(rules[j].args) > 0 && rules[j].args[0] == first.args[0] {
@@ -555,6 +570,38 @@ func emitRules(a *bpfAsm, rules []condRule) {
 		a.mark(skip)
 		i = j
 	}
+}
+
+// commonBitRun finds the longest run at the start of rules whose first
+// conditions are masked tests (of the low 32 bits) of the same argument
+// that all need one bit set, with at least two different conditions. It
+// returns the run's length and that bit, or 0 when there is no such run.
+func commonBitRun(rules []condRule) (int, uint32) {
+	lowMasked := func(r condRule) (specs.LinuxSeccompArg, bool) {
+		if len(r.args) == 0 {
+			return specs.LinuxSeccompArg{}, false
+		}
+		c := r.args[0]
+		return c, c.Op == specs.OpMaskedEqual && c.Value>>32 == 0 && c.ValueTwo&^c.Value == 0
+	}
+	first, ok := lowMasked(rules[0])
+	if !ok {
+		return 0, 0
+	}
+	common, n, distinct := uint32(first.ValueTwo), 1, false
+	for _, r := range rules[1:] {
+		c, ok := lowMasked(r)
+		if !ok || c.Index != first.Index || common&uint32(c.ValueTwo) == 0 {
+			break
+		}
+		common &= uint32(c.ValueTwo)
+		distinct = distinct || c != first
+		n++
+	}
+	if !distinct || common == 0 {
+		return 0, 0
+	}
+	return n, common & -common
 }
 
 // emitCondition falls through when the 64-bit argument comparison holds

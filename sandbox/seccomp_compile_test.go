@@ -1,14 +1,12 @@
 package sandbox
 
 import (
-	"encoding/binary"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
-	"golang.org/x/net/bpf"
 )
 
 // runFilter evaluates f in a BPF interpreter for one syscall. The
@@ -16,27 +14,13 @@ import (
 // seccomp_data is stored that way; the filter's offsets are the kernel's.
 func runFilter(t *testing.T, f *Filter, audit uint32, nr uint32, args ...uint64) uint32 {
 	t.Helper()
-	ins := make([]bpf.Instruction, len(f.Program))
-	for i, r := range f.Program {
-		ins[i] = bpf.RawInstruction{Op: uint16(r[0]), Jt: uint8(r[1]), Jf: uint8(r[2]), K: r[3]}.Disassemble()
-	}
-	vm, err := bpf.NewVM(ins)
+	var a [6]uint64
+	copy(a[:], args)
+	out, err := evalProgram(f.Program, audit, nr, a)
 	if err != nil {
-		t.Fatalf("filter does not load: %v", err)
+		t.Fatal(err)
 	}
-	data := make([]byte, 64)
-	binary.BigEndian.PutUint32(data[0:], nr)
-	binary.BigEndian.PutUint32(data[4:], audit)
-	for i, a := range args {
-		off := seccompDataArgs + 8*i
-		binary.BigEndian.PutUint32(data[off:], uint32(a))
-		binary.BigEndian.PutUint32(data[off+4:], uint32(a>>32))
-	}
-	out, err := vm.Run(data)
-	if err != nil {
-		t.Fatalf("run filter: %v", err)
-	}
-	return uint32(out)
+	return out
 }
 
 const (

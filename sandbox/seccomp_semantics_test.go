@@ -239,3 +239,88 @@ func TestOpenatLeavesFilterEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyTruncateRefused: the default profile answers EACCES to an
+// open or openat whose flags carry O_TRUNC without write access
+// (O_ACCMODE 0 or 3), whatever else the flags and the high 32 bits
+// hold, and lets every open with write access or without O_TRUNC
+// through; openat2 stays ENOSYS.
+func TestReadOnlyTruncateRefused(t *testing.T) {
+	const errnoEACCES = retErrno | 13
+	junk := uint64(0x5ead) << 32
+	for _, arch := range []string{"amd64", "arm64"} {
+		a, _ := lookupArch(arch)
+		f := compileDefault(t, arch)
+		tests := []struct {
+			flags uint64
+			mode  uint64
+			want  uint32
+		}{
+			{unix.O_RDONLY | unix.O_TRUNC, 0, errnoEACCES},
+			{3 | unix.O_TRUNC, 0, errnoEACCES},
+			{unix.O_RDONLY | unix.O_TRUNC | unix.O_CLOEXEC | unix.O_NOFOLLOW, 0, errnoEACCES},
+			{unix.O_RDONLY | unix.O_TRUNC | unix.O_CREAT, 0o644, errnoEACCES},
+			{junk | unix.O_RDONLY | unix.O_TRUNC, 0, errnoEACCES},
+			{junk | 3 | unix.O_TRUNC, 0, errnoEACCES},
+			{unix.O_PATH | unix.O_TRUNC, 0, errnoEACCES},
+			{unix.O_WRONLY | unix.O_TRUNC, 0, retAllow},
+			{unix.O_RDWR | unix.O_TRUNC, 0, retAllow},
+			{unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC | unix.O_CLOEXEC, 0o644, retAllow},
+			{unix.O_RDONLY | unix.O_CLOEXEC, 0, retAllow},
+			{3, 0, retAllow},
+			{junk | unix.O_RDONLY, 0, retAllow},
+			{unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC, 0o4755, errnoEPERM}, // the set-ID rule still holds
+		}
+		calls := []struct {
+			name string
+			args func(flags, mode uint64) [6]uint64
+		}{
+			{"openat", func(fl, m uint64) [6]uint64 { return [6]uint64{3, 0, fl, m} }},
+			{"open", func(fl, m uint64) [6]uint64 { return [6]uint64{0, fl, m} }},
+		}
+		for _, c := range calls {
+			nr, ok := a.numbers[c.name]
+			if !ok {
+				continue // arm64 has no open
+			}
+			for _, tc := range tests {
+				if got, _ := interpret(t, f.Program, a.auditArch, uint32(nr), c.args(tc.flags, tc.mode)); got != tc.want {
+					t.Errorf("%s: %s flags %#o mode %#o = %#x, want %#x", arch, c.name, tc.flags, tc.mode, got, tc.want)
+				}
+			}
+		}
+		got, _ := interpret(t, f.Program, a.auditArch, uint32(a.numbers["openat2"]), [6]uint64{3, 0, 0, 24})
+		if got != errnoNOSYS {
+			t.Errorf("%s: openat2 = %#x, want ENOSYS", arch, got)
+		}
+	}
+}
+
+func TestCommonBitRun(t *testing.T) {
+	m := func(idx uint, mask, want uint64) condRule {
+		return condRule{args: []specs.LinuxSeccompArg{{Index: idx, Op: specs.OpMaskedEqual, Value: mask, ValueTwo: want}}}
+	}
+	eq := condRule{args: []specs.LinuxSeccompArg{{Index: 2, Op: specs.OpEqualTo, Value: 512}}}
+	tests := []struct {
+		name  string
+		rules []condRule
+		n     int
+		bit   uint32
+	}{
+		{"O_TRUNC pair", []condRule{m(2, 515, 512), m(2, 515, 515)}, 2, 512},
+		{"same condition twice: grouped already", []condRule{m(2, 64, 64), m(2, 64, 64)}, 0, 0},
+		{"no common bit", []condRule{m(2, 64, 64), m(2, 0x400000, 0x400000)}, 0, 0},
+		{"run stops at another argument", []condRule{m(2, 515, 512), m(2, 515, 515), m(1, 515, 512)}, 2, 512},
+		{"run stops at another operator", []condRule{m(2, 515, 512), m(2, 515, 515), eq}, 2, 512},
+		{"lowest common bit", []condRule{m(2, 0xf0, 0x30), m(2, 0xf0, 0x70)}, 2, 0x10},
+		{"high word: not guarded", []condRule{m(2, 1<<40|512, 512), m(2, 1<<40|515, 515)}, 0, 0},
+		{"impossible test: not guarded", []condRule{m(2, 512, 513), m(2, 515, 515)}, 0, 0},
+		{"single rule", []condRule{m(2, 515, 512)}, 0, 0},
+		{"unconditional first", []condRule{{}, m(2, 515, 512)}, 0, 0},
+	}
+	for _, tc := range tests {
+		if n, bit := commonBitRun(tc.rules); n != tc.n || bit != tc.bit {
+			t.Errorf("%s: run %d bit %#x, want %d %#x", tc.name, n, bit, tc.n, tc.bit)
+		}
+	}
+}

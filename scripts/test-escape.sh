@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test-escape runs the escape suites and prints one line per technique and a
-# summary: the sandbox techniques (blocked, detected or escaped) and the
+# summary: the sandbox techniques (blocked, detected or escaped; without
+# capabilities and again with Docker's default set, as a root task agent
+# holds it) and the
 # daemon's trust-boundary checks (a confined tree asking the daemon for a
 # wider run, nested embedded runs, foreign PID namespaces, model endpoints,
 # the model toolbox's channel, hostile model answers), each held or
@@ -13,6 +15,7 @@ status=0
 "$go" test -count=1 -timeout 10m -run '^(TestEscape|TestKnownGaps)$' -v ./sandbox >"$out" 2>&1 || status=$?
 grep -v -e '^=== RUN' -e '^--- PASS: TestEscape/' -e '^    --- PASS' "$out"
 sandbox=$(grep -o 'escape suite: [0-9]* techniques, [0-9]* blocked, [0-9]* detected, [0-9]* escaped' "$out" | tail -1)
+caps=$(grep -o "escape suite with Docker's capabilities: [0-9]* techniques, [0-9]* blocked, [0-9]* detected, [0-9]* escaped" "$out" | tail -1)
 "$go" test -count=1 -timeout 10m -run '^TestEscapeDaemon' -v ./daemon >"$out" 2>&1 || status=$?
 grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
 held=$(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")
@@ -26,5 +29,5 @@ grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
 held=$((held + $(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")))
 broken=$((broken + $(grep -cE '^\s*--- FAIL: TestEscapeDaemon' "$out")))
 grep -E '^(FAIL|ok|panic)' "$out"
-echo "summary: ${sandbox:-sandbox escape suite did not report}; daemon boundary: $held checks held, $broken broken"
+echo "summary: ${sandbox:-sandbox escape suite did not report}; ${caps:-the run with Docker capabilities did not report}; daemon boundary: $held checks held, $broken broken"
 exit $status

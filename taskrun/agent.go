@@ -44,7 +44,7 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	}
 	r.agentStart = time.Now()
 	g := r.runGated(ctx, gatedContainer{
-		name: "agent", cfg: env.TaskRunConfig(t, r.image), spec: spec,
+		name: "agent", cfg: r.agentRunConfig(), spec: spec,
 		stdio: env.Stdio{Stdout: stdout, Stderr: stderr}, timeout: seconds(t.Config.Agent.TimeoutSec, defaultAgentTimeout),
 		track: track,
 	})
@@ -90,9 +90,18 @@ func (r *runner) policyRefusedAgent(err error) bool {
 	return true
 }
 
+// agentRunConfig is the agent's container: the task's, its root holding
+// the agent's capabilities too (sandbox-init narrows its set to them).
+func (r *runner) agentRunConfig() env.RunConfig {
+	cfg := env.TaskRunConfig(r.o.Task, r.image)
+	cfg.AddCapabilities = r.caps
+	return cfg
+}
+
 // agentSpec is what sandbox-init does inside the container: confine
 // itself to the plan (when there is one) with the default seccomp
-// profile, drop to the agent's uid and exec argv.
+// profile, keep the agent's capabilities (r.caps, with or without a
+// plan), drop to the agent's uid and exec argv.
 func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	cfg := env.TaskRunConfig(r.o.Task, r.image)
 	dir := cfg.Cwd
@@ -103,6 +112,7 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	spec := sandbox.Spec{
 		Path: argv[0], Args: argv, Env: agentEnv(cfg.Env, r.ident), Dir: dir,
 		UID: &uid, GID: &gid, Groups: r.ident.Groups, CloseFDs: true,
+		DropCapabilities: true, Capabilities: r.caps,
 	}
 	if r.plan == nil {
 		return spec, nil
@@ -136,6 +146,10 @@ type agentTrace struct {
 	// runtime, when set, counts the refused opens of the toolbox's own
 	// start-up (runtimeOpen), which are not the agent's denials.
 	runtime *runtimeOpens
+	// caps collects the agent's capability denials (EPERM of a chown,
+	// chmod, setxattr, mknod or set-ID call), which the plan does not
+	// decide and the run's denials list after the plan's.
+	caps audit.CapabilityDenials
 }
 
 // startAgentTrace waits until the container's init (pid) is sandbox-init
@@ -174,9 +188,11 @@ func (r *runner) traceContainer(ctx context.Context, pid int, file string, plan 
 		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
 }
 
-// observe notes a successful access to a sensitive file.
+// observe notes a successful access to a sensitive file and a
+// capability denial.
 func (tr *agentTrace) observe(ev *tracer.Event) {
 	tr.sensitive.observe(ev)
+	tr.caps.Observe(ev)
 	if tr.runtime != nil {
 		tr.runtime.observe(ev)
 	}
@@ -193,6 +209,7 @@ func (r *runner) finishAgentTrace(tr *agentTrace) {
 	}
 	r.res.Events, r.res.LostEvents = sum.Events, sum.Lost+tr.rec.Dropped()
 	r.res.Denials = append(r.res.Denials, tr.rec.Auditor.Denials()...)
+	r.res.Denials = append(r.res.Denials, tr.caps.Denials()...)
 	r.res.TracedSensitive = append(r.res.TracedSensitive, tr.sensitive.found...)
 }
 

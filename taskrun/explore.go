@@ -239,7 +239,7 @@ func (r *runner) compileGenerationPlan(root *policy.Root, programs []string, x *
 		return fmt.Errorf("compile the generation plan: %w", err)
 	}
 	r.plan = plan
-	enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+	enf := sandbox.KernelEnforcement()
 	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
 }
 

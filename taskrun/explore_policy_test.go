@@ -123,6 +123,51 @@ func TestGenerationProfileRefusesMetadataChanges(t *testing.T) {
 	}
 }
 
+// TestGenerationFilterRefusesFileChanges: the compiled generation filter
+// refuses chattr's ioctls (junk in the request's high bits included, as
+// the kernel ignores them), file_setattr and read-only opens with
+// O_TRUNC, and still lets the harmless neighbours through.
+func TestGenerationFilterRefusesFileChanges(t *testing.T) {
+	f, err := GenerationFilter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		allow  = 0x7fff0000
+		eperm  = 0x00050000 | uint32(unix.EPERM)
+		eacces = 0x00050000 | uint32(unix.EACCES)
+		junk   = uint64(0xdead) << 32
+	)
+	tests := []struct {
+		call string
+		args [6]uint64
+		want uint32
+	}{
+		{"ioctl", [6]uint64{3, sandbox.FSIocSetFlags}, eperm},
+		{"ioctl", [6]uint64{3, junk | sandbox.FSIocSetFlags}, eperm},
+		{"ioctl", [6]uint64{3, sandbox.FSIocSetFlags32}, eperm},
+		{"ioctl", [6]uint64{3, sandbox.FSIocFSSetXattr}, eperm},
+		{"ioctl", [6]uint64{3, junk | sandbox.FSIocFSSetXattr}, eperm},
+		{"ioctl", [6]uint64{3, unix.FS_IOC_GETFLAGS}, allow},
+		{"ioctl", [6]uint64{3, unix.TCGETS}, allow},
+		{"file_setattr", [6]uint64{3, 0, 0, 24, 0}, eperm},
+		{"file_getattr", [6]uint64{3, 0, 0, 24, 0}, allow},
+		{"openat", [6]uint64{3, 0, unix.O_RDONLY | unix.O_TRUNC}, eacces},
+		{"openat", [6]uint64{3, 0, 3 | unix.O_TRUNC}, eacces},
+		{"openat", [6]uint64{3, 0, unix.O_RDONLY | unix.O_CLOEXEC}, allow},
+		{"fchmodat", [6]uint64{3, 0, 0o644}, eperm},
+	}
+	for _, tc := range tests {
+		got, err := f.Verdict(tc.call, tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s %#x = %#x, want %#x", tc.call, tc.args[:3], got, tc.want)
+		}
+	}
+}
+
 // TestExploreTraceSkipsSandboxInitStartup: when the trace begins with
 // sandbox-init's exec (tracking started right at it), its start-up opens
 // (Landlock's O_PATH rule opens, the Go runtime's /proc reads) are not

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbench/authbench/env"
 )
 
@@ -23,8 +25,29 @@ import (
 // the errno name it got ("ok" when it worked) as JSON, then writes a
 // policy to the output file.
 const changeAttempts = `python3 - <<'PY'
-import errno, json, os
+import ctypes, errno, fcntl, json, os, struct
 res = {}
+def open_close(path, flags):
+    os.close(os.open(path, flags))
+def on_read_only(path, f):
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        f(fd)
+    finally:
+        os.close(fd)
+def setflags(fd, flag):  # chattr: FS_IOC_GETFLAGS, FS_IOC_SETFLAGS
+    cur = struct.unpack("i", fcntl.ioctl(fd, 0x80086601, bytes(4)))[0]
+    fcntl.ioctl(fd, 0x40086602, struct.pack("i", cur | flag))
+def fssetxattr(fd):  # FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR with FS_XFLAG_NODUMP
+    fsx = bytearray(fcntl.ioctl(fd, 0x801c581f, bytes(28)))
+    struct.pack_into("I", fsx, 0, struct.unpack_from("I", fsx)[0] | 0x80)
+    fcntl.ioctl(fd, 0x401c5820, bytes(fsx))
+def file_setattr(path):  # file_setattr(2), Linux 6.17
+    libc = ctypes.CDLL(None, use_errno=True)
+    fa = ctypes.create_string_buffer(struct.pack("QIIII", 0x80, 0, 0, 0, 0), 24)
+    if libc.syscall(469, -100, path.encode(), fa, 24, 0) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
 def attempt(name, f):
     try:
         f()
@@ -47,6 +70,13 @@ attempt("utime", lambda: os.utime("/app/input.txt", (0, 0)))
 attempt("symlink", lambda: os.symlink("/etc/passwd", "/app/link"))
 attempt("hardlink", lambda: os.link("/app/input.txt", "/app/hard"))
 attempt("setxattr", lambda: os.setxattr("/app/input.txt", "user.x", b"1"))
+attempt("trunc_rdonly", lambda: open_close("/app/input.txt", os.O_RDONLY | os.O_TRUNC))
+attempt("trunc_rdonly_etc", lambda: open_close("/etc/passwd", os.O_RDONLY | os.O_TRUNC))
+attempt("trunc_accmode3", lambda: open_close("/app/input.txt", 3 | os.O_TRUNC))
+attempt("chattr_A", lambda: on_read_only("/app/input.txt", lambda fd: setflags(fd, 0x80)))
+attempt("chattr_d", lambda: on_read_only("/app/input.txt", lambda fd: setflags(fd, 0x40)))
+attempt("fssetxattr", lambda: on_read_only("/app/input.txt", fssetxattr))
+attempt("file_setattr", lambda: file_setattr("/app/input.txt"))
 attempt("exec_cp", lambda: os.execv("/usr/bin/cp", ["cp", "/app/input.txt", "/app/copy"]))
 attempt("read", lambda: open("/app/input.txt").read())
 json.dump(res, open("/dev/stderr", "w"))
@@ -54,10 +84,12 @@ open("` + ExploreOutFile + `", "w").write('{"read": ["/app/input.txt"], "write":
 PY`
 
 // TestExploreRefusesEveryChange: a generator that tries to write,
-// truncate, create, delete, rename, chmod, chown, link and exec in the
-// environment gets EACCES or EPERM each time, reads what it wants, and
-// the rootfs is byte-identical afterwards (manifest of every file: path,
-// mode, size, sha256, link target).
+// truncate (truncate(2), and read-only opens with O_TRUNC, which on the
+// overlay would copy the file up emptied), create, delete, rename,
+// chmod, chown, utime, chattr (+A, +d, the nodump xflag), link and exec
+// in the environment gets EACCES or EPERM each time, reads what it
+// wants, and the rootfs is byte-identical afterwards (manifest of every
+// file: path, mode, size, mtime, inode flags, sha256, link target).
 func TestExploreRefusesEveryChange(t *testing.T) {
 	setup(t)
 	task := fixture(t, "hello-standard")
@@ -101,8 +133,8 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 			t.Errorf("%s: got %s, want one of %v", op, got, want)
 		}
 	}
-	if len(res) != 18 {
-		t.Errorf("%d attempts reported, want 18: %v", len(res), res)
+	if len(res) != 25 {
+		t.Errorf("%d attempts reported, want 25: %v", len(res), res)
 	}
 	if !strings.Contains(string(x.Output), "/app/input.txt") {
 		t.Errorf("output file: %q", x.Output)
@@ -144,6 +176,8 @@ func manifest(root string) (map[string]string, error) {
 			if err != nil {
 				return err
 			}
+			flags, _ := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+			v += fmt.Sprintf(" mtime %d flags %#x", info.ModTime().UnixNano(), flags)
 			h := sha256.New()
 			_, err = io.Copy(h, f)
 			f.Close()

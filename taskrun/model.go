@@ -263,7 +263,7 @@ func (s *toolboxSession) start() error {
 	closeChildEnds := sync.OnceFunc(func() { child.Close() })
 	go func() {
 		g := r.runGated(ctx, gatedContainer{
-			name: name, cfg: env.TaskRunConfig(r.o.Task, r.image), spec: s.spec,
+			name: name, cfg: r.agentRunConfig(), spec: s.spec,
 			stdio:   env.Stdio{Stdin: child, Stdout: child, Stderr: s.stderr},
 			timeout: time.Until(s.deadline), track: track, started: closeChildEnds,
 		})

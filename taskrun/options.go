@@ -9,6 +9,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -44,6 +45,13 @@ type Options struct {
 	Semantics policy.Semantics
 	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
 	Agent string
+	// Capabilities, when not nil, are the capabilities the agent runs
+	// with (canonical names; empty for none), replacing the task's set
+	// (tasks.Environment.Capabilities: Docker's default set unless
+	// task.toml's cap_add/cap_drop change it). A uid-0 agent holds them
+	// effective and permitted, another uid in its bounding set only, as
+	// Docker gives them.
+	Capabilities []string
 	// Model is the endpoint and options of an openai:MODEL agent
 	// (resolved; its Model is the agent's MODEL).
 	Model *agent.Config
@@ -107,6 +115,23 @@ func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err 
 		return toolboxArgv(defaultAgentTimeout), "", nil
 	}
 	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\" or openai:MODEL", agent)
+}
+
+// AgentCapabilities is the set the agent of o runs with: o.Capabilities,
+// else the task's, sorted and canonical; an unknown name is an error.
+func AgentCapabilities(o Options) ([]string, error) {
+	if o.Capabilities == nil {
+		return o.Task.Config.Environment.Capabilities(), nil
+	}
+	out := make([]string, 0, len(o.Capabilities))
+	for _, n := range o.Capabilities {
+		c, ok := sandbox.CanonicalCapability(n)
+		if !ok {
+			return nil, fmt.Errorf("agent capabilities: unknown capability %q", n)
+		}
+		out = append(out, c)
+	}
+	return sandbox.SortCapabilities(out), nil
 }
 
 // SpecPolicy is the policy of the spec row: required_permissions (the

@@ -31,6 +31,11 @@ type Result struct {
 	// AgentIdentity is who the agent ran as (absent when the run failed
 	// before it was resolved).
 	AgentIdentity *Identity `json:"agent_identity,omitempty"`
+	// AgentCapabilities are the capabilities the agent ran with
+	// (Options.Capabilities, else the task's; [] for none, null when the run failed
+	// before they were decided). A uid-0 agent held them effective and
+	// permitted, another uid in its bounding set only.
+	AgentCapabilities []string `json:"agent_capabilities"`
 	// ImageSubstitutions are the images the run used in place of those
 	// its task names (the task's FROMs, then each sidecar's).
 	ImageSubstitutions []ImageSubstitution `json:"image_substitutions,omitempty"`

@@ -67,6 +67,9 @@ type runner struct {
 	rootfs  *env.Rootfs
 	plan    *policy.Plan
 	ident   Identity
+	// caps are the capabilities the agent runs with (AgentCapabilities;
+	// nil, none, for a generator).
+	caps []string
 	// agentStart is when the agent's container was started: files the
 	// run's upper layer changed since were written by the agent.
 	agentStart time.Time
@@ -173,6 +176,10 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.ident
 	r.res.AgentIdentity = &ident
+	if r.caps, err = AgentCapabilities(r.o); err != nil {
+		return err
+	}
+	r.res.AgentCapabilities = r.caps
 	if r.o.OnIdentity != nil {
 		r.o.OnIdentity(ident)
 	}
@@ -317,7 +324,7 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 		return fmt.Errorf("compile plan: %w", err)
 	}
 	r.plan = plan
-	enf := sandbox.EnforcementFor(sandbox.KernelLandlockABI())
+	enf := sandbox.KernelEnforcement()
 	r.res.LandlockABI = enf.KernelABI
 	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)

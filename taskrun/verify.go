@@ -78,7 +78,8 @@ func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
 }
 
 // runVerifier runs a verifier in the run's rootfs as root, without the
-// policy, with a fresh copy of the task's tests at /tests and an empty
+// policy, with the task's capabilities (Docker's set unless task.toml
+// changes it; never the agent's --caps), with a fresh copy of the task's tests at /tests and an empty
 // /logs/verifier (prepareVerifierRootfs), logging to verifier-NAME.log;
 // traced (verifier-NAME-events.jsonl) from its first exec, like the
 // agent, so that what it loads is known.
@@ -93,7 +94,10 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	if dir == "" {
 		dir = "/"
 	}
-	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), Dir: dir, CloseFDs: true}
+	caps := t.Config.Environment.Capabilities()
+	cfg.AddCapabilities = caps
+	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), Dir: dir, CloseFDs: true,
+		DropCapabilities: true, Capabilities: caps}
 	log, err := os.Create(filepath.Join(r.o.Dir, VerifierLogFile(name)))
 	if err != nil {
 		return env.RunResult{}, err

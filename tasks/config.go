@@ -1,5 +1,11 @@
 package tasks
 
+import (
+	"slices"
+
+	"github.com/authbench/authbench/sandbox"
+)
+
 // Dataset is the AuthBench evaluation set a task belongs to
 // (metadata.authbench_eval_dataset).
 type Dataset string
@@ -80,6 +86,30 @@ type Environment struct {
 	GPUs            int64   `json:"gpus,omitempty"`
 	// AllowInternet is true unless task.toml says false (Harbor's default).
 	AllowInternet bool `json:"allow_internet"`
+	// CapAdd and CapDrop change the capabilities the task's agent and
+	// verifiers run with, as Docker Compose's cap_add and cap_drop change
+	// Docker's default set: canonical names ("CAP_CHOWN"), "ALL" in
+	// CapDrop for every one. Harbor's task.toml has no such keys; a task
+	// that needs no more than Docker gives leaves them out.
+	CapAdd  []string `json:"cap_add,omitempty"`
+	CapDrop []string `json:"cap_drop,omitempty"`
+}
+
+// CapDropAll in cap_drop drops every capability.
+const CapDropAll = "ALL"
+
+// Capabilities is the set the task's agent and verifiers run with as
+// root: Docker's default set without CapDrop, with CapAdd, sorted. Pure.
+func (e Environment) Capabilities() []string {
+	var out []string
+	if !slices.Contains(e.CapDrop, CapDropAll) {
+		for _, c := range sandbox.DockerCapabilities {
+			if !slices.Contains(e.CapDrop, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return sandbox.SortCapabilities(append(out, e.CapAdd...))
 }
 
 // Solution is [solution].

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/authbench/authbench/sandbox"
 )
 
 // Keys authbench knows in each table of task.toml. Keys listed but not
@@ -13,7 +15,7 @@ var (
 	knownTop         = []string{"version", "schema_version", "source", "metadata", "task", "agent", "verifier", "environment", "solution", "steps", "artifacts", "multi_step_reward_mode"}
 	knownAgent       = []string{"timeout_sec", "user", "env", "setup_timeout_sec"}
 	knownVerifier    = []string{"timeout_sec", "env", "user", "environment", "environment_mode", "collect", "inputs"}
-	knownEnvironment = []string{"build_timeout_sec", "docker_image", "cpus", "memory", "memory_mb", "storage", "storage_mb", "disk", "gpus", "gpu_types", "allow_internet", "tpu", "healthcheck", "mcp_servers", "env", "workdir"}
+	knownEnvironment = []string{"build_timeout_sec", "docker_image", "cpus", "memory", "memory_mb", "storage", "storage_mb", "disk", "gpus", "gpu_types", "allow_internet", "cap_add", "cap_drop", "tpu", "healthcheck", "mcp_servers", "env", "workdir"}
 	knownSolution    = []string{"env"}
 )
 
@@ -136,8 +138,31 @@ func parseEnvironment(c *checker, t map[string]any, e *Environment) {
 	if v, ok := c.boolean(t, p, "allow_internet"); ok {
 		e.AllowInternet = v
 	}
+	e.CapAdd = capabilityList(c, t, p, "cap_add", false)
+	e.CapDrop = capabilityList(c, t, p, "cap_drop", true)
 	e.MemoryMB = sizeMB(c, t, p, "memory_mb", "memory")
 	e.StorageMB = sizeMB(c, t, p, "storage_mb", "storage", "disk")
+}
+
+// capabilityList reads cap_add or cap_drop: capability names in Docker's
+// spellings ("CHOWN", "CAP_CHOWN", "net_raw"), made canonical; "ALL"
+// only where all is true.
+func capabilityList(c *checker, t map[string]any, prefix, key string, all bool) []string {
+	var out []string
+	for i, n := range c.strList(t, prefix, key) {
+		if all && strings.EqualFold(strings.TrimSpace(n), CapDropAll) {
+			out = append(out, CapDropAll)
+			continue
+		}
+		canon, ok := sandbox.CanonicalCapability(n)
+		if !ok {
+			path := fmt.Sprintf("%s[%d]", join(prefix, key), i)
+			c.ps.add(c.doc.line(join(prefix, key)), path, "unknown capability %q", n)
+			continue
+		}
+		out = append(out, canon)
+	}
+	return out
 }
 
 // sizeMB reads a size given either as an integer of MiB (mbKey) or as a

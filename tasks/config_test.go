@@ -1,9 +1,12 @@
 package tasks
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/sandbox"
 )
 
 func TestParseConfigDefaultsAndValues(t *testing.T) {
@@ -70,6 +73,8 @@ func TestParseConfigProblems(t *testing.T) {
 		{"every problem", "[agent]\ntimeout_sec = \"x\"\n[verifier]\ntimeout_sec = false\n[environment]\ncpus = \"two\"\n",
 			[]string{"2:agent.timeout_sec:", "4:verifier.timeout_sec:", "6:environment.cpus:"}, false},
 		{"inline env value", "[verifier]\nenv = { A = [1] }\n", []string{"2:verifier.env.A:must be a string, got an array"}, false},
+		{"unknown capability", "[environment]\ncap_add = [\"CHOWN\", \"CAP_FLY\"]\ncap_drop = [\"ALL\", \"all\"]\n", []string{`2:environment.cap_add[1]:unknown capability "CAP_FLY"`}, false},
+		{"ALL only in cap_drop", "[environment]\ncap_add = [\"ALL\"]\n", []string{`2:environment.cap_add[0]:unknown capability "ALL"`}, false},
 		{"unknown key warns", "[agent]\ntimeout_secs = 3\n", []string{"2:agent.timeout_secs:unknown key"}, true},
 		{"unknown table warns", "[extras]\nx = 1\n", []string{"1:extras:unknown key"}, true},
 	}
@@ -89,6 +94,29 @@ func TestParseConfigProblems(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEnvironmentCapabilities: cap_add and cap_drop change Docker's
+// default set as Docker Compose's keys do, in any spelling Docker takes.
+func TestEnvironmentCapabilities(t *testing.T) {
+	for _, c := range []struct {
+		toml string
+		want []string
+	}{
+		{"", sandbox.DockerCapabilities},
+		{"cap_drop = [\"ALL\"]", []string{}},
+		{"cap_drop = [\"all\"]\ncap_add = [\"chown\", \"CAP_FOWNER\", \"CHOWN\"]", []string{"CAP_CHOWN", "CAP_FOWNER"}},
+		{"cap_drop = [\"net_raw\", \"MKNOD\"]\ncap_add = [\"SYS_PTRACE\"]", slices.DeleteFunc(append(slices.Clone(sandbox.DockerCapabilities), "CAP_SYS_PTRACE"),
+			func(c string) bool { return c == "CAP_NET_RAW" || c == "CAP_MKNOD" })},
+	} {
+		cfg, ps := ParseConfig([]byte("[environment]\n" + c.toml + "\n"))
+		if len(ps) != 0 {
+			t.Fatalf("%q: problems %v", c.toml, ps)
+		}
+		if got := cfg.Environment.Capabilities(); !slices.Equal(got, sandbox.SortCapabilities(c.want)) {
+			t.Errorf("%q: capabilities %v, want %v", c.toml, got, c.want)
+		}
 	}
 }
 

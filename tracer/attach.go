@@ -99,6 +99,14 @@ func (t *Tracer) attach() error {
 		}
 		t.links = append(t.links, l)
 	}
+	for _, p := range t.objs.prepare {
+		l, err := link.AttachTracing(link.TracingOptions{Program: p})
+		if err != nil {
+			_ = t.detach()
+			return fmt.Errorf("attach tracer to tracepoint %s: %w", prepareTracepoint, permHint(err))
+		}
+		t.links = append(t.links, l)
+	}
 	return nil
 }
 

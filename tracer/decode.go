@@ -27,10 +27,12 @@ const (
 	offPPID    = 68
 	offOp      = 72
 	offInfo    = 74
-	offLen     = 76
-	nParts     = 5
+	offLen     = 76 // len[0..4]
 	offComm    = 86
 	commLen    = 16
+	offLen5    = 102 // len5, len6
+	offSys     = 106
+	nParts     = 7
 	hdrSize    = 112
 
 	opSync = 13 // AB_OP_SYNC: a drain marker, not an event
@@ -50,7 +52,18 @@ const (
 	infoUnreach = 1 << 9  // the file is not below the task's root
 	infoURing   = 1 << 10 // submitted through io_uring
 	infoNoName  = 1 << 11 // the call names no path (open_by_handle_at)
+	infoITrunc  = 1 << 12 // exec: the interpreter's path did not fit
+	infoLdTrunc = 1 << 13 // exec: ld_env cut or incomplete
+	infoPreTrk  = 1 << 14 // exec: began before the process was tracked
 )
+
+// partLenOff is the offset of the length of data part i.
+func partLenOff(i int) int {
+	if i < 5 {
+		return offLen + 2*i
+	}
+	return offLen5 + 2*(i-5)
+}
 
 var errShortRecord = errors.New("record shorter than its header")
 
@@ -124,13 +137,16 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	var parts [nParts][]byte
 	data := raw[hdrSize:]
 	for i := range parts {
-		n := int(le.Uint16(raw[offLen+2*i:]))
+		n := int(le.Uint16(raw[partLenOff(i):]))
 		if n > len(data) {
 			return Event{}, fmt.Errorf("%s record: part %d is %d bytes, %d left", ev.Op, i, n, len(data))
 		}
 		parts[i], data = data[:n], data[n:]
 	}
 	name1, name2 := cString(parts[0]), cString(parts[2])
+	if sys := int(le.Uint16(raw[offSys:])); sys < len(syscallByCode) && (ev.Op == OpMmap || CapabilityOp(ev.Op)) {
+		ev.Syscall = syscallByCode[sys]
+	}
 	if ev.Op != OpFork && ev.Op != OpExit && ev.Op != OpURingSetup && info&infoNoName == 0 {
 		ev.Path = resolve(name1, parts[1], info)
 		ev.Given = unclean(name1, parts[1], info)
@@ -150,6 +166,17 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 			}
 		}
 	}
+	if ev.Op == OpMmap {
+		ev.Path = ev.Real
+	}
+	if ev.Op == OpExec {
+		if len(parts[5]) > 0 {
+			ev.Interp = dirPath(parts[5])
+		}
+		ev.LdEnv = splitCStrings(parts[6])
+		ev.LdEnvTruncated = info&infoLdTrunc != 0
+		ev.preTrack = info&infoPreTrk != 0
+	}
 	switch {
 	case info&infoRaw2 != 0 && len(parts[2]) > 0:
 		ev.Path2 = joinClean(path.Dir(ev.Path), name2)
@@ -166,7 +193,7 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	case ev.Op != OpExit:
 		ev.Ret = 0 // success: a descriptor number is of no interest
 	}
-	ev.Incomplete = info&(infoTrunc|infoFault) != 0
+	ev.Incomplete = info&(infoTrunc|infoFault|infoITrunc) != 0
 	return ev, nil
 }
 
@@ -276,6 +303,20 @@ func joinClean(dir, name string) string {
 }
 
 func cString(b []byte) string { return string(cBytes(b)) }
+
+// splitCStrings splits NUL-terminated strings; nil when there are none.
+func splitCStrings(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		s := cBytes(b)
+		out = append(out, string(s))
+		if len(s) == len(b) {
+			break
+		}
+		b = b[len(s)+1:]
+	}
+	return out
+}
 
 // cBytes is b up to its first NUL.
 func cBytes(b []byte) []byte {

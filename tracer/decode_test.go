@@ -3,7 +3,11 @@ package tracer
 import (
 	"encoding/binary"
 	"encoding/json"
+	"os"
+	"reflect"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -35,6 +39,9 @@ func TestRecordLayout(t *testing.T) {
 		{"info", unsafe.Offsetof(e.Info), offInfo},
 		{"len", unsafe.Offsetof(e.Len), offLen},
 		{"comm", unsafe.Offsetof(e.Comm), offComm},
+		{"len5", unsafe.Offsetof(e.Len5), offLen5},
+		{"len6", unsafe.Offsetof(e.Len6), offLen5 + 2},
+		{"sys", unsafe.Offsetof(e.Sys), offSys},
 		{"data", unsafe.Offsetof(e.Data), hdrSize},
 	} {
 		if c.got != c.want {
@@ -55,7 +62,7 @@ func rawRecord(op uint8, info uint16, ret int64, parts ...string) []byte {
 	le.PutUint16(b[offInfo:], info)
 	copy(b[offComm:], "prog")
 	for i, p := range parts {
-		le.PutUint16(b[offLen+2*i:], uint16(len(p)))
+		le.PutUint16(b[partLenOff(i):], uint16(len(p)))
 		b = append(b, p...)
 	}
 	return b
@@ -158,8 +165,22 @@ func TestJSONBytesRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
-	if out != in {
+	if !reflect.DeepEqual(out, in) {
 		t.Errorf("round trip\n got %+v\nwant %+v", out, in)
+	}
+	// The exec and mmap fields, names as bytes too.
+	ex := Event{Op: OpExec, Path: "/s", Real: "/s", Interp: "/usr/bin/d\xffash",
+		LdEnv: []string{"LD_PRELOAD=/\xfe.so", "LD_AUDIT=\"x\""}, LdEnvTruncated: true, Axis: AxisExecute}
+	mm := Event{Op: OpMmap, Path: "/l.so", Real: "/l.so", Dev: 1, Ino: 2, Flags: 5, Syscall: "mmap", Axis: AxisExecute}
+	for _, in := range []Event{ex, mm} {
+		b := in.AppendJSON(nil)
+		var out Event
+		if err := json.Unmarshal(b, &out); err != nil || !reflect.DeepEqual(out, in) {
+			t.Errorf("round trip of %s\n got %+v (%v)\nwant %+v", b, out, err, in)
+		}
+	}
+	if b := string(mm.AppendJSON(nil)); !strings.Contains(b, `"syscall":"mmap","flags":5,"axis":"execute"`) {
+		t.Errorf("mmap JSON %s", b)
 	}
 	// Flags appear exactly for opens, even O_RDONLY; errno only on failure.
 	b, _ = json.Marshal(Event{Op: OpExit, Ret: 3})
@@ -263,6 +284,81 @@ func TestDecodeReal(t *testing.T) {
 		}
 		if ev.Ino != wantIno || ev.Dev != wantDev {
 			t.Errorf("%s: dev %d ino %d, want %d %d", c.name, ev.Dev, ev.Ino, wantDev, wantIno)
+		}
+	}
+}
+
+// TestSyscallNames pins syscallByCode to enum ab_sys in bpf/syscalls.h.
+func TestSyscallNames(t *testing.T) {
+	src, err := os.ReadFile("../bpf/syscalls.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)enum ab_sys \{(.*?)\};`).FindSubmatch(src)
+	if body == nil {
+		t.Fatal("enum ab_sys not found in bpf/syscalls.h")
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`AB_SYS_(\w+)`).FindAllSubmatch(body[1], -1) {
+		n := strings.ToLower(string(m[1]))
+		switch n {
+		case "none":
+			n = ""
+		case "max":
+			continue
+		case "open_by_handle":
+			n = "open_by_handle_at"
+		case "uring_setup":
+			n = "io_uring_setup"
+		}
+		names = append(names, n)
+	}
+	if strings.Join(names, ",") != strings.Join(syscallByCode[:], ",") {
+		t.Errorf("enum ab_sys:\n%q\nsyscallByCode:\n%q", names, syscallByCode)
+	}
+}
+
+// TestDecodeExecParts: an exec record's interpreter and loader
+// environment parts, and the capability and mmap events' syscall names.
+func TestDecodeExecParts(t *testing.T) {
+	raw := rawRecord(2, infoReal|infoLdTrunc, 0, "/s.sh\x00", "", "", "", "s.sh\x00",
+		"dash\x00bin\x00usr\x00", "LD_PRELOAD=/x.so\x00LD_AUDIT=\x00")
+	ev, err := decodeEvent(raw, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Real != "/s.sh" || ev.Interp != "/usr/bin/dash" || strings.Join(ev.LdEnv, "|") != "LD_PRELOAD=/x.so|LD_AUDIT=" ||
+		!ev.LdEnvTruncated || ev.Syscall != "" {
+		t.Errorf("exec: %+v", ev)
+	}
+	// An interpreter that could not be named: no interp, incomplete.
+	ev, err = decodeEvent(rawRecord(2, infoReal|infoITrunc, 0, "/s.sh\x00", "", "", "", "s.sh\x00"), 0, nil)
+	if err != nil || ev.Interp != "" || !ev.Incomplete {
+		t.Errorf("exec with a cut interpreter: %+v, %v", ev, err)
+	}
+	for _, c := range []struct {
+		op      uint8
+		sys     uint16
+		info    uint16
+		parts   []string
+		want    Op
+		syscall string
+		path    string
+	}{
+		{15, 26, infoFlags | infoNoName | infoReal, []string{"", "", "", "", "x.so\x00lib\x00"}, OpMmap, "mprotect", "/lib/x.so"},
+		{16, 31, 0, []string{"/f\x00"}, OpChown, "fchownat", "/f"},
+		{20, 46, infoNoName, nil, OpSetid, "setuid", ""},
+		{1, 2, infoFlags, []string{"/f\x00"}, OpOpen, "", "/f"}, // not named for other ops
+		{16, 999, 0, []string{"/f\x00"}, OpChown, "", "/f"},     // unknown code: no name
+	} {
+		raw := rawRecord(c.op, c.info, -1, c.parts...)
+		binary.LittleEndian.PutUint16(raw[offSys:], c.sys)
+		ev, err := decodeEvent(raw, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Op != c.want || ev.Syscall != c.syscall || ev.Path != c.path || ev.Errno != "EPERM" {
+			t.Errorf("op %d sys %d: %+v, want %s %q path %q EPERM", c.op, c.sys, ev, c.want, c.syscall, c.path)
 		}
 	}
 }

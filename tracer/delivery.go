@@ -18,7 +18,10 @@ func (s *Session) push(ev Event) (queued bool) {
 		return false
 	}
 	if s.preExec && ev.TGID == s.root {
-		if ev.Op != OpExec {
+		if ev.Op != OpExec || ev.preTrack {
+			if ev.preTrack {
+				s.preTracks++
+			}
 			return false
 		}
 		s.preExec = ev.Failed()

@@ -15,7 +15,14 @@ type Op string
 // (mkdir, mkdirat), unlink (unlink, unlinkat), rmdir (rmdir, unlinkat with
 // AT_REMOVEDIR), rename (rename, renameat, renameat2), link (link, linkat),
 // symlink (symlink, symlinkat), truncate (truncate, ftruncate), chdir
-// (chdir, fchdir). Fork and exit are process events of the tree.
+// (chdir, fchdir), mmap (mmap, mmap2, mprotect, pkey_mprotect with
+// PROT_EXEC of a file-backed mapping) and the capability family: chown
+// (chown, fchown, lchown, fchownat), chmod (chmod, fchmod, fchmodat,
+// fchmodat2), setxattr (setxattr, lsetxattr, fsetxattr, setxattrat and the
+// removexattr twins), mknod (mknod, mknodat) and setid (setuid, setgid,
+// setreuid, setregid, setresuid, setresgid, setgroups, setfsuid,
+// setfsgid); Event.Syscall names the call of these. Fork and exit are
+// process events of the tree.
 const (
 	OpOpen     Op = "open"
 	OpExec     Op = "exec"
@@ -33,13 +40,48 @@ const (
 	// io_uring, whose file operations are then traced from the kernel's
 	// io_uring tracepoint (Event.URing).
 	OpURingSetup Op = "io_uring_setup"
+	// OpMmap maps a file executable (mmap with PROT_EXEC) or makes a
+	// file-backed mapping executable (mprotect with PROT_EXEC): native
+	// code that ran without an execve (LD_PRELOAD, dlopen, ld.so).
+	OpMmap     Op = "mmap"
+	OpChown    Op = "chown"
+	OpChmod    Op = "chmod"
+	OpSetxattr Op = "setxattr"
+	OpMknod    Op = "mknod"
+	OpSetid    Op = "setid"
 )
+
+// CapabilityOp reports whether op is of the capability family (chown,
+// chmod, setxattr, mknod, setid): calls that need a capability (CHOWN,
+// FOWNER, FSETID, MKNOD, SETUID, SETGID) when they touch what the caller
+// does not own, so that their EPERM is a capability denial.
+func CapabilityOp(op Op) bool {
+	switch op {
+	case OpChown, OpChmod, OpSetxattr, OpMknod, OpSetid:
+		return true
+	}
+	return false
+}
 
 // opByCode maps the kernel's enum ab_op (bpf/tracer.h) to Op.
 var opByCode = [...]Op{
 	1: OpOpen, 2: OpExec, 3: OpMkdir, 4: OpUnlink, 5: OpRmdir, 6: OpRename,
 	7: OpLink, 8: OpSymlink, 9: OpTruncate, 10: OpChdir, 11: OpFork, 12: OpExit,
-	14: OpURingSetup,
+	14: OpURingSetup, 15: OpMmap, 16: OpChown, 17: OpChmod, 18: OpSetxattr, 19: OpMknod,
+	20: OpSetid,
+}
+
+// syscallByCode names the kernel's enum ab_sys (bpf/syscalls.h), in its
+// order; TestSyscallNames pins it to the C enum.
+var syscallByCode = [...]string{
+	"", "open", "openat", "openat2", "creat", "execve", "execveat", "mkdir", "mkdirat",
+	"unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2", "link", "linkat",
+	"symlink", "symlinkat", "truncate", "ftruncate", "chdir", "fchdir",
+	"open_by_handle_at", "io_uring_setup", "mmap", "mprotect", "pkey_mprotect",
+	"chown", "fchown", "lchown", "fchownat", "chmod", "fchmod", "fchmodat", "fchmodat2",
+	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+	"setxattrat", "removexattrat", "mknod", "mknodat", "setuid", "setgid", "setreuid",
+	"setregid", "setresuid", "setresgid", "setgroups", "setfsuid", "setfsgid",
 }
 
 // RealState qualifies Event.Real.
@@ -64,7 +106,8 @@ const (
 // Axis is the permission axis an operation exercises.
 type Axis string
 
-// Axes of the permission policy; AxisNone for chdir, fork and exit.
+// Axes of the permission policy; AxisNone for chdir, fork, exit and the
+// capability family.
 const (
 	AxisRead    Axis = "read"
 	AxisWrite   Axis = "write"
@@ -75,12 +118,12 @@ const (
 // writeOpenFlags are the open flags that make an open a write.
 const writeOpenFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
 
-// AxisOf returns the axis of op with open flags: exec executes; an open
+// AxisOf returns the axis of op with open flags: exec and mmap execute; an open
 // with O_WRONLY, O_RDWR, O_CREAT or O_TRUNC writes, any other open reads;
 // mkdir, unlink, rmdir, rename, link, symlink and truncate write.
 func AxisOf(op Op, flags uint64) Axis {
 	switch op {
-	case OpExec:
+	case OpExec, OpMmap:
 		return AxisExecute
 	case OpOpen:
 		if flags&writeOpenFlags != 0 {
@@ -124,6 +167,17 @@ func AxisOf(op Op, flags uint64) Axis {
 //
 // URing marks an operation submitted through io_uring: the event is the
 // submission (Ret 0), its result is not traced; Real is empty.
+//
+// For exec, Real is the file the caller executed (a #! script itself) and
+// Interp the real path of the interpreter the kernel ran instead of it
+// (binfmt_script, binfmt_misc), empty when the file ran itself. LdEnv holds
+// the first LD_PRELOAD=, LD_LIBRARY_PATH= and LD_AUDIT= entries of the new
+// program's environment (at most 3, each cut to 255 bytes);
+// LdEnvTruncated says one was cut or more were there.
+//
+// For mmap, Real/Dev/Ino are the file mapped, Path is Real, and Flags the
+// protection bits asked for (PROT_EXEC among them). Syscall names the call
+// of mmap and capability-family events (e.g. "fchownat", "mprotect").
 type Event struct {
 	TS        int64     `json:"ts"` // Unix time, ns
 	PID       int       `json:"pid"`
@@ -140,14 +194,23 @@ type Event struct {
 	RealState RealState `json:"real_state,omitempty"`
 	Dev       uint64    `json:"dev,omitempty"`
 	Ino       uint64    `json:"ino,omitempty"`
-	URing     bool      `json:"io_uring,omitempty"`
-	Flags     uint64    `json:"flags,omitempty"`
-	Axis      Axis      `json:"axis"`
-	Ret       int64     `json:"ret"`
-	Errno     string    `json:"errno,omitempty"`
+	Interp    string    `json:"interp,omitempty"`
+	LdEnv     []string  `json:"ld_env,omitempty"`
+	// LdEnvTruncated: an LdEnv entry was cut, more entries were there, or
+	// the environment was longer than the kernel-side scan.
+	LdEnvTruncated bool   `json:"ld_env_truncated,omitempty"`
+	Syscall        string `json:"syscall,omitempty"`
+	URing          bool   `json:"io_uring,omitempty"`
+	Flags          uint64 `json:"flags,omitempty"`
+	Axis           Axis   `json:"axis"`
+	Ret            int64  `json:"ret"`
+	Errno          string `json:"errno,omitempty"`
 	// Incomplete is set when a path was cut short (longer than the
 	// kernel-side bounds) or could not be read; it is not encoded.
 	Incomplete bool `json:"-"`
+	// preTrack marks an exec that began before its process was tracked
+	// (see TrackOptions.FromExec); it is not encoded.
+	preTrack bool
 }
 
 // ProcID identifies a process across pid reuse: its pid (thread-group

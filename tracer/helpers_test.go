@@ -88,7 +88,7 @@ func helperBin(t testing.TB, name string) string {
 		if helperErr != nil {
 			return
 		}
-		for _, n := range []string{"opens", "forker", "threads", "int80", "race", "tree", "uring", "opath"} {
+		for _, n := range []string{"opens", "forker", "threads", "int80", "race", "tree", "uring", "opath", "mapexec", "capops"} {
 			out, err := exec.Command("gcc", "-O2", "-pthread", "-no-pie", "-o", filepath.Join(helperDir, n),
 				filepath.Join("testdata", n+".c")).CombinedOutput()
 			if err != nil {

@@ -11,9 +11,11 @@ import (
 
 // AppendJSON appends the JSON object of e (one JSONL line without the
 // newline) to buf. Fields appear in a fixed order; path2, given, real,
-// real_state, dev/ino (together, when ino is set), io_uring and errno are
-// omitted when empty and flags is present exactly for open events (an
-// O_RDONLY open has "flags":0). docs/trace-events.md is the schema.
+// real_state, dev/ino (together, when ino is set), interp, ld_env,
+// ld_env_truncated, syscall, io_uring and errno are omitted when empty and
+// flags is present exactly for open events (an O_RDONLY open has
+// "flags":0) and mmap events (the protection bits). docs/trace-events.md
+// is the schema.
 //
 // Strings are file names, which are bytes, not text: valid UTF-8 is
 // written as is (with JSON escapes), and every byte that is not part of
@@ -63,10 +65,31 @@ func (e *Event) AppendJSON(buf []byte) []byte {
 		buf = append(buf, `,"ino":`...)
 		buf = strconv.AppendUint(buf, e.Ino, 10)
 	}
+	if e.Interp != "" {
+		buf = append(buf, `,"interp":`...)
+		buf = appendString(buf, e.Interp)
+	}
+	if len(e.LdEnv) > 0 {
+		buf = append(buf, `,"ld_env":[`...)
+		for i, v := range e.LdEnv {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendString(buf, v)
+		}
+		buf = append(buf, ']')
+	}
+	if e.LdEnvTruncated {
+		buf = append(buf, `,"ld_env_truncated":true`...)
+	}
+	if e.Syscall != "" {
+		buf = append(buf, `,"syscall":`...)
+		buf = appendString(buf, e.Syscall)
+	}
 	if e.URing {
 		buf = append(buf, `,"io_uring":true`...)
 	}
-	if e.Op == OpOpen {
+	if e.Op == OpOpen || e.Op == OpMmap {
 		buf = append(buf, `,"flags":`...)
 		buf = strconv.AppendUint(buf, e.Flags, 10)
 	}
@@ -90,20 +113,32 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	type plain Event
 	var raw struct {
 		plain
-		Comm  json.RawMessage `json:"comm"`
-		Path  json.RawMessage `json:"path"`
-		Path2 json.RawMessage `json:"path2"`
-		Given json.RawMessage `json:"given"`
-		Real  json.RawMessage `json:"real"`
+		Comm   json.RawMessage   `json:"comm"`
+		Path   json.RawMessage   `json:"path"`
+		Path2  json.RawMessage   `json:"path2"`
+		Given  json.RawMessage   `json:"given"`
+		Real   json.RawMessage   `json:"real"`
+		Interp json.RawMessage   `json:"interp"`
+		LdEnv  []json.RawMessage `json:"ld_env"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
 	*e = Event(raw.plain)
-	for _, f := range []struct {
+	fields := []struct {
 		dst *string
 		src json.RawMessage
-	}{{&e.Comm, raw.Comm}, {&e.Path, raw.Path}, {&e.Path2, raw.Path2}, {&e.Given, raw.Given}, {&e.Real, raw.Real}} {
+	}{{&e.Comm, raw.Comm}, {&e.Path, raw.Path}, {&e.Path2, raw.Path2}, {&e.Given, raw.Given}, {&e.Real, raw.Real}, {&e.Interp, raw.Interp}}
+	if raw.LdEnv != nil {
+		e.LdEnv = make([]string, len(raw.LdEnv))
+		for i := range raw.LdEnv {
+			fields = append(fields, struct {
+				dst *string
+				src json.RawMessage
+			}{&e.LdEnv[i], raw.LdEnv[i]})
+		}
+	}
+	for _, f := range fields {
 		if len(f.src) == 0 || string(f.src) == "null" {
 			continue
 		}

@@ -50,6 +50,7 @@ type Session struct {
 	missed0   uint64 // Tracer.missed when the session started
 	mu        sync.Mutex
 	preExec   bool // dropping the root's events until it execs (FromExec)
+	preTracks int  // execs of the root begun before tracking, dropped (FromExec)
 	queue     []Event
 	flushing  bool // in Tracer.dirty (reader goroutine only)
 	lastBatch int  // size of the last batch sent: the next queue's capacity
@@ -70,9 +71,13 @@ type Session struct {
 // TrackOptions adjust what a session records.
 type TrackOptions struct {
 	// FromExec drops the root process's events until its first
-	// successful exec (failed exec attempts are kept). Use it when the
-	// root is a launcher such as sandbox-init, whose own start-up
-	// accesses are not the traced command's.
+	// successful exec that began after the tracking did (failed exec
+	// attempts are kept). Use it when the root is a launcher such as
+	// sandbox-init, whose own start-up accesses are not the traced
+	// command's. The launcher's own exec, when its tracking came while
+	// that exec was still under way (after /proc/PID/exe changed, before
+	// the exec's tracepoint), does not count: the kernel marks an exec
+	// whose start it did not see in the tracked process.
 	FromExec bool
 }
 

@@ -53,7 +53,9 @@ type straceTrace struct {
 // straceSyscalls is the -e trace= list.
 const straceSyscalls = "open,openat,openat2,creat,execve,execveat,mkdir,mkdirat,unlink,unlinkat,rmdir," +
 	"rename,renameat,renameat2,link,linkat,symlink,symlinkat,truncate,ftruncate,chdir,fchdir," +
-	"clone,clone3,fork,vfork"
+	"clone,clone3,fork,vfork,mmap,chown,fchown,lchown,fchownat,chmod,fchmod,fchmodat,setxattr,lsetxattr," +
+	"fsetxattr,removexattr,lremovexattr,fremovexattr,mknod,mknodat,setuid,setgid,setreuid,setregid," +
+	"setresuid,setresgid,setgroups,setfsuid,setfsgid" // strace 6.1 knows neither fchmodat2 nor *xattrat
 
 func parseStrace(logFile, startDir string) (*straceTrace, error) {
 	f, err := os.Open(logFile)
@@ -216,8 +218,33 @@ func (st *straceTrace) add(pid int, call string, cwd map[int]string) error {
 		if ok {
 			cwd[pid] = base(arg(0))
 		}
+	case "mmap": // of a file (fd<path>), executable
+		if strings.Contains(arg(2), "PROT_EXEC") && strings.HasSuffix(arg(4), ">") {
+			emit("mmap", base(arg(4)))
+		}
+	case "chown", "lchown", "chmod", "setxattr", "lsetxattr", "removexattr", "lremovexattr", "mknod":
+		emit(capOp(name), abs(here, arg(0)))
+	case "fchownat", "fchmodat", "mknodat":
+		emit(capOp(name), abs(base(arg(0)), arg(1)))
+	case "fchown", "fchmod", "fsetxattr", "fremovexattr":
+		emit(capOp(name), base(arg(0)))
+	case "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups", "setfsuid", "setfsgid":
+		emit("setid", "")
 	}
 	return nil
+}
+
+// capOp is the tracer's op of a capability-family syscall.
+func capOp(name string) string {
+	switch {
+	case strings.Contains(name, "chown"):
+		return "chown"
+	case strings.Contains(name, "chmod"):
+		return "chmod"
+	case strings.Contains(name, "xattr"):
+		return "setxattr"
+	}
+	return "mknod"
 }
 
 // splitArgs splits strace's argument list at top-level commas.

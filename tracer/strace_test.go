@@ -217,6 +217,9 @@ func tracerTuples(r run, st *straceTrace) map[tuple]bool {
 		if !st.pids[ev.PID] || ev.TGID == r.root || ev.Op == OpFork || ev.Op == OpExit {
 			continue
 		}
+		if ev.Op == OpMmap && ev.Syscall != "mmap" {
+			continue // strace cannot name an mprotect's file
+		}
 		ok := !ev.Failed()
 		add := func(op, p string) {
 			if st.unknown[tuple{op, p, false}] {

@@ -112,6 +112,19 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 	if err := spec.Variables[bpf.TracerVarAbWakeBytes].Set(uint64(wakeBytes(ring))); err != nil {
 		return nil, fmt.Errorf("load tracer: set wake-up threshold: %w", err)
 	}
+	// Scripts' files and the exec-start marks need sched_prepare_exec;
+	// ____fput identifies the script's release among the task's work.
+	prepare := hasPrepareTracepoint()
+	if prepare {
+		if err := spec.Variables[bpf.TracerVarAbHavePrepare].Set(uint8(1)); err != nil {
+			return nil, fmt.Errorf("load tracer: %w", err)
+		}
+		if err := spec.Variables[bpf.TracerVarAbFputFn].Set(kernelSymbol("____fput")); err != nil {
+			return nil, fmt.Errorf("load tracer: %w", err)
+		}
+	} else {
+		log.Warn("kernel without the sched_prepare_exec tracepoint (Linux < 6.10): exec events of #! scripts name no real file, and a launcher's own exec raced by its tracking is not told apart")
+	}
 
 	maxQueued := opts.MaxQueued
 	if maxQueued <= 0 {
@@ -126,6 +139,12 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 	}
 	if err := spec.LoadAndAssign(&t.objs, nil); err != nil {
 		return nil, loadError(err)
+	}
+	if prepare {
+		if err := t.objs.loadPrepare(spec); err != nil {
+			t.objs.Close()
+			return nil, loadError(err)
+		}
 	}
 	t.rd, err = ringbuf.NewReader(t.objs.AbEvents)
 	if err != nil {

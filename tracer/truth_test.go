@@ -23,10 +23,15 @@ func inodeOf(t *testing.T, path string) (dev, ino uint64) {
 
 // opensOf returns the successful open events whose name as given is path.
 func opensOf(evs []Event, path string) []Event {
+	return filterEvents(evs, func(e *Event) bool { return e.Op == OpOpen && !e.Failed() && e.Path == path })
+}
+
+// filterEvents returns the events that satisfy f.
+func filterEvents(evs []Event, f func(*Event) bool) []Event {
 	var out []Event
-	for _, ev := range evs {
-		if ev.Op == OpOpen && !ev.Failed() && ev.Path == path {
-			out = append(out, ev)
+	for i := range evs {
+		if f(&evs[i]) {
+			out = append(out, evs[i])
 		}
 	}
 	return out

@@ -43,10 +43,24 @@ func TestTreeProcessesFindsGrandchildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	// A child is in the state the test needs once its exec is complete:
+	// its comm changes at the start of exec, its command line only when
+	// the new image's arguments are in place.
+	execd := func(procs []Process) bool {
+		if len(procs) != 3 {
+			return false
+		}
+		for _, p := range procs[1:] {
+			if p.Cmdline == "" {
+				return false
+			}
+		}
+		return true
+	}
 	var procs []Process
-	for i := 0; i < 200 && len(procs) < 3; i++ {
+	for i := 0; i < 500 && !execd(procs); i++ {
 		procs = TreeProcesses(cmd.Process.Pid)
-		if len(procs) < 3 {
+		if !execd(procs) {
 			exec.Command("/bin/sleep", "0.01").Run()
 		}
 	}

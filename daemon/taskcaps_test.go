@@ -1,0 +1,43 @@
+package daemon
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/authbench/authbench/sandbox"
+)
+
+// TestTaskCaps: a task run's capability set is checked before anything
+// runs: names must be known, and a caller that is not root may name
+// Docker's default capabilities only; an empty one leaves the task's.
+func TestTaskCaps(t *testing.T) {
+	member, root := Peer{UID: 1000, GID: 1000}, Peer{}
+	for _, c := range []struct {
+		caps string
+		peer Peer
+		want []string // nil with ok: the task's
+		ok   bool
+	}{
+		{"", member, nil, true},
+		{"none", member, []string{}, true},
+		{"docker", member, sandbox.DockerCapabilities, true},
+		{"chown,fowner", member, []string{"CAP_CHOWN", "CAP_FOWNER"}, true},
+		{"SYS_ADMIN", member, nil, false},
+		{"SYS_ADMIN", root, []string{"CAP_SYS_ADMIN"}, true},
+		{"chown,fly", root, nil, false},
+		{",", root, nil, false},
+	} {
+		p := &prepared{req: RunRequest{Task: &TaskRequest{Caps: c.caps}}}
+		err := p.takeTaskCaps(c.peer)
+		var re *RequestError
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%q as uid %d: %v", c.caps, c.peer.UID, err)
+		case !c.ok && (!errors.As(err, &re) || re.Field != "task.caps"):
+			t.Errorf("%q as uid %d: %v, want a bad task.caps", c.caps, c.peer.UID, err)
+		case c.ok && (c.want == nil) != (p.caps == nil), c.ok && !slices.Equal(p.caps, c.want):
+			t.Errorf("%q as uid %d: caps %v, want %v", c.caps, c.peer.UID, p.caps, c.want)
+		}
+	}
+}
