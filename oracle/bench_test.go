@@ -3,6 +3,7 @@ package oracle
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 const minimizeEntries = 20
 
 // BenchmarkOracle (make bench-oracle) times, on hello-standard, one plain
-// task run (the oracle under the spec), record + verify, and verify
+// task run (the oracle under the spec), record ending with its
+// verification (two replays at once), the same when the recording lacks
+// an execute entry (one repair round more), and verify
 // --minimize of a 20-entry spec (the recorded one plus execute entries
 // the oracle does not need), and reports each as a ratio to the plain
 // run. Run it with -benchtime 1x: every iteration is whole task runs.
@@ -26,7 +29,7 @@ func BenchmarkOracle(b *testing.B) {
 	if _, err := runTask(ctx, api, task, RunOptions{}, taskrun.SourceSpec, taskrun.AgentOracle, nil); err != nil {
 		b.Fatal(err)
 	}
-	var plain, recordVerify, minimise time.Duration
+	var plain, recordVerify, recordRepair, minimise time.Duration
 	for b.Loop() {
 		start := time.Now()
 		r, err := runTask(ctx, api, task, RunOptions{}, taskrun.SourceSpec, taskrun.AgentOracle, nil)
@@ -36,19 +39,28 @@ func BenchmarkOracle(b *testing.B) {
 		plain += time.Since(start)
 
 		start = time.Now()
-		spec, _, err := Record(ctx, api, task, RecordOptions{Root: root})
-		if err != nil {
-			b.Fatal(err)
-		}
-		v, err := Verify(ctx, api, task, spec, VerifyOptions{Root: root})
-		if err != nil || !v.OK {
-			b.Fatalf("verify: %v %+v", err, v)
+		spec, rep, err := Record(ctx, api, task, RecordOptions{Root: root, Verify: true})
+		if err != nil || rep.Sufficiency == nil || rep.Sufficiency.Rounds != 1 {
+			b.Fatalf("record: %v %+v", err, rep)
 		}
 		recordVerify += time.Since(start)
 
+		// The same with one repair: the recording lacks an execute entry.
+		start = time.Now()
+		rec, _, err := Record(ctx, api, task, RecordOptions{Root: root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec.Required[policy.Execute] = slices.DeleteFunc(rec.Required[policy.Execute], func(p policy.Pattern) bool { return p.String() == "/usr/bin/wc" })
+		_, suf, err := MakeSufficient(ctx, api, task, rec, 0, VerifyOptions{Root: root})
+		if err != nil || len(suf.Repairs) != 1 {
+			b.Fatalf("repair: %v %+v", err, suf)
+		}
+		recordRepair += time.Since(start)
+
 		big := padSpec(b, spec, root)
 		start = time.Now()
-		v, err = Verify(ctx, api, task, big, VerifyOptions{Root: root, Minimize: true, Parallel: DefaultParallel})
+		v, err := Verify(ctx, api, task, big, VerifyOptions{Root: root, Minimize: true, Parallel: DefaultParallel})
 		if err != nil || !v.OK || v.Minimization == nil || v.Minimization.Replays != minimizeEntries {
 			b.Fatalf("minimise: %v %+v", err, v)
 		}
@@ -58,7 +70,9 @@ func BenchmarkOracle(b *testing.B) {
 	b.ReportMetric(plain.Seconds()/n, "s/plain-run")
 	b.ReportMetric(recordVerify.Seconds()/n, "s/record+verify")
 	b.ReportMetric(minimise.Seconds()/n, "s/minimize-20")
+	b.ReportMetric(recordRepair.Seconds()/n, "s/record+verify+1-repair")
 	b.ReportMetric(recordVerify.Seconds()/plain.Seconds(), "record+verify/run")
+	b.ReportMetric(recordRepair.Seconds()/plain.Seconds(), "record+verify+1-repair/run")
 	b.ReportMetric(minimise.Seconds()/plain.Seconds(), "minimize-20/run")
 }
 

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
@@ -113,7 +114,15 @@ func MakeSufficient(ctx context.Context, api daemon.API, t *tasks.Task, spec *po
 	for round := 1; ; round++ {
 		suf.Rounds = round
 		vo.Reference = cur
-		verdicts, err := atOnce(verifiesPerRound, func() (*Verdict, error) { return Verify(ctx, api, t, cur, vo) })
+		// The untouched environment does not depend on the spec: only
+		// the first verify of the first round runs it.
+		var first sync.Once
+		verdicts, err := atOnce(verifiesPerRound, func() (*Verdict, error) {
+			o := vo
+			o.skipUntouched = true
+			first.Do(func() { o.skipUntouched = round > 1 })
+			return Verify(ctx, api, t, cur, o)
+		})
 		if err != nil {
 			return nil, suf, err
 		}

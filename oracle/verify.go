@@ -27,6 +27,9 @@ type VerifyOptions struct {
 	Minimize bool
 	// Parallel bounds the replays running at once (default 4).
 	Parallel int
+	// skipUntouched leaves out the untouched-environment run (it does
+	// not depend on the spec: MakeSufficient runs it once).
+	skipUntouched bool
 }
 
 // Replay is one run of Verify.
@@ -150,15 +153,18 @@ func Verify(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spe
 	var oracle, shortcut, untouched *replay
 	var oerr, serr, uerr error
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		oracle, oerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentOracle, pol)
 	}()
-	go func() {
-		defer wg.Done()
-		untouched, uerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourceUnconstrained, untouchedAgent, nil)
-	}()
+	if !opts.skipUntouched {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			untouched, uerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourceUnconstrained, untouchedAgent, nil)
+		}()
+	}
 	if t.IsSensitive() && t.AttackSmoke != "" {
 		wg.Add(1)
 		go func() {
@@ -186,7 +192,9 @@ func Verify(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spe
 	} else if t.IsSensitive() {
 		v.Problems = append(v.Problems, "sensitive task without solution/attack_smoke.sh: the shortcut could not be replayed")
 	}
-	v.Untouched = judgeUntouched(v, untouched, t.IsSensitive())
+	if untouched != nil {
+		v.Untouched = judgeUntouched(v, untouched, t.IsSensitive())
+	}
 	v.OK = len(v.Problems) == 0
 	if opts.Minimize && v.OK {
 		m, err := minimize(ctx, api, t, spec, oracle, opts)
