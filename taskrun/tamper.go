@@ -149,7 +149,7 @@ func statAgentFile(root *policy.Root, name string) (*agentFile, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, fmt.Errorf("%s: not a regular file", name)
 	}
-	return &agentFile{path: name, id: fileID{st.Dev, st.Ino}, nlinks: st.Nlink, ctime: st.Ctim}, nil
+	return &agentFile{path: name, id: fileID{st.Dev, st.Ino}, nlinks: uint64(st.Nlink), ctime: st.Ctim}, nil
 }
 
 func hashFile(host string) ([]byte, error) {
