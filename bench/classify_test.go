@@ -102,9 +102,12 @@ func TestClassify(t *testing.T) {
 		{name: "capability denied on a required path is not insufficient", in: Outcome{Policy: full,
 			Denials: []audit.Denial{{Op: "setxattr", Syscall: "setxattr", Path: "/app/out.txt", Errno: "EPERM", Count: 1}}},
 			classes: []string{ClassCapabilityDenied}, primary: ClassCapabilityDenied, denial: "setxattr setxattr /app/out.txt"},
-		{name: "capability denied after a Landlock denial", in: Outcome{Policy: narrow, Denials: []audit.Denial{
+		{name: "capability denied after a Landlock denial decides", in: Outcome{Policy: narrow, Denials: []audit.Denial{
 			denial("open", "write", "/app/out.txt"), {Op: "setid", Syscall: "setresuid", Errno: "EPERM", Count: 1}}},
-			classes: []string{ClassWriteInsufficient, ClassCapabilityDenied}, primary: ClassWriteInsufficient, denial: "open write /app/out.txt"},
+			classes: []string{ClassWriteInsufficient, ClassCapabilityDenied}, primary: ClassCapabilityDenied, denial: "setid setresuid"},
+		{name: "an oracle under its spec stopped by a capability after a recovered denial", in: Outcome{Policy: full, OracleUnderSpec: true,
+			Denials: []audit.Denial{denial("open", "write", "/dev/tty"), {Op: "chown", Syscall: "fchownat", Path: "/app/shared", Errno: "EPERM", Count: 1}}},
+			classes: []string{ClassWorkflowMismatch, ClassCapabilityDenied}, primary: ClassCapabilityDenied, denial: "chown fchownat /app/shared"},
 		{name: "an oracle under its spec stopped by a capability is no spec gap", in: Outcome{Policy: full, OracleUnderSpec: true,
 			Denials: []audit.Denial{{Op: "chown", Syscall: "fchownat", Path: "/app/shared", Errno: "EPERM", Count: 1}}},
 			classes: []string{ClassCapabilityDenied}, primary: ClassCapabilityDenied, denial: "chown fchownat /app/shared"},
