@@ -306,10 +306,10 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		if s.Service != "" {
 			svc = " (service " + s.Service + ")"
 		}
-		fmt.Fprintf(w, "  image %s%s → %s: %s\n", s.Ref, svc, s.Used, s.Why)
+		fmt.Fprintf(w, "  image %s → %s: %s\n", termtext.Escape(s.Ref+svc), termtext.Escape(s.Used), termtext.Escape(s.Why))
 	}
 	for _, cw := range r.ComposeWarnings {
-		fmt.Fprintf(w, "  compose: %s\n", cw)
+		fmt.Fprintf(w, "  compose: %s\n", termtext.Escape(cw))
 	}
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
