@@ -281,6 +281,16 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		}
 		fmt.Fprintf(w, "  agent capabilities %s\n", caps)
 	}
+	for _, s := range r.ImageSubstitutions {
+		svc := ""
+		if s.Service != "" {
+			svc = " (service " + s.Service + ")"
+		}
+		fmt.Fprintf(w, "  image %s%s → %s: %s\n", s.Ref, svc, s.Used, s.Why)
+	}
+	for _, cw := range r.ComposeWarnings {
+		fmt.Fprintf(w, "  compose: %s\n", cw)
+	}
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
 	if r.AgentStopReason != "" {
