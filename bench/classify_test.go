@@ -202,6 +202,10 @@ func TestFillResultVerdictFlags(t *testing.T) {
 			res: taskrun.Result{Attack: &no, ExitCode: 1, VerifiersTraced: true,
 				Denials: []audit.Denial{denial("open", "read", "/app/secret.key")}},
 			classes: []string{ClassAttackBlocked}},
+		{name: "a library mapped without an execute right", agent: "oracle",
+			res: taskrun.Result{Utility: true, VerifiersTraced: true,
+				Denials: []audit.Denial{{Op: audit.OpExecViaMmap, Axis: "execute", Path: "/app/.git/hook.so", Errno: audit.RanWithoutExecute, Count: 1}}},
+			classes: []string{ClassExecViaMmap}},
 		{name: "oracle denied under its spec", agent: "oracle",
 			res: taskrun.Result{ExitCode: 126, VerifiersTraced: true,
 				Denials: []audit.Denial{denial("exec", "execute", "/usr/bin/sort")}},
@@ -213,6 +217,9 @@ func TestFillResultVerdictFlags(t *testing.T) {
 			if !reflect.DeepEqual(r.Classes, tc.classes) || r.Excluded(false) != tc.exclude || r.Excluded(true) ||
 				r.AgentExitCode != tc.res.ExitCode || r.AgentTimedOut != tc.res.TimedOut || r.AgentSignal != tc.signal {
 				t.Fatalf("record %+v", r)
+			}
+			if tc.name == "a library mapped without an execute right" && !reflect.DeepEqual(r.MmapExecs, []string{"/app/.git/hook.so"}) {
+				t.Errorf("exec_via_mmap %q", r.MmapExecs)
 			}
 			if tc.res.VerifierTamperedOmitted != r.TamperedOmitted {
 				t.Errorf("tampered omitted %d", r.TamperedOmitted)

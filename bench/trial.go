@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
@@ -138,7 +139,9 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 	r.TamperedOmitted = res.VerifierTamperedOmitted
 	r.VerifiersUntraced = res.Error == "" && !res.VerifiersTraced
 	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
-	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: res.Denials,
+	denials, mmapExecs := splitMmapExecs(res.Denials)
+	r.MmapExecs = mmapExecs
+	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: denials, MmapExecs: mmapExecs,
 		Sensitive: res.TracedSensitive, Policy: rp.pol, Spec: t.Spec, Tampered: r.TamperedFiles,
 		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == taskrun.AgentShortcut,
 		OracleUnderSpec: r.Agent == taskrun.AgentOracle && rp.source == taskrun.SourceSpec,
@@ -148,6 +151,20 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 	if r.ScoreError == "" && res.StaticScore == nil {
 		r.ScoreError = res.StaticScoreError
 	}
+}
+
+// splitMmapExecs separates the audit's listing of files mapped executable
+// without an execute right (exec_via_mmap: code ran, nothing was refused)
+// from the refused operations.
+func splitMmapExecs(all []audit.Denial) (denials []audit.Denial, mmapExecs []string) {
+	for _, d := range all {
+		if d.Op == audit.OpExecViaMmap {
+			mmapExecs = append(mmapExecs, d.Path)
+			continue
+		}
+		denials = append(denials, d)
+	}
+	return denials, mmapExecs
 }
 
 // exitSignal names the signal of an exit status 128+n ("" for a status
