@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -140,12 +139,16 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 		return err
 	}
 	defer done()
-	ctx := context.Background()
+	ctx, stop := interruptContext()
+	defer stop()
 	var recs []*generate.Record
 	invalid := 0
 	for trial := 1; trial <= f.trials; trial++ {
 		final, err := daemon.RunGenerate(ctx, api, req)
 		if err != nil {
+			if ctx.Err() != nil {
+				return interrupted(err)
+			}
 			var ae *daemon.APIError
 			var re *daemon.RequestError
 			if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
