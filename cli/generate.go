@@ -161,6 +161,9 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 			return fmt.Errorf("generation %s %s: %s", final.ID, final.State, final.Error)
 		}
 		if f.out != "" {
+			if err := checkOutFile(trialFile(f.out, trial)); err != nil {
+				return fmt.Errorf("generate: --out: %w", err)
+			}
 			if err := safefile.WriteFile(trialFile(f.out, trial), rec.OutFile(), 0o644); err != nil {
 				return fmt.Errorf("generate: --out: %w", err)
 			}

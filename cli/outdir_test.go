@@ -73,3 +73,28 @@ func TestEscapeDaemonReportOutRefusesAMembersDir(t *testing.T) {
 		t.Fatalf("the report wrote in the out dir: %v -> %v", before, after)
 	}
 }
+
+// TestEscapeDaemonOutFilesRefuseAMembersDir: `exec --trace` and `trace
+// --out` into a member's directory are refused before anything runs.
+func TestEscapeDaemonOutFilesRefuseAMembersDir(t *testing.T) {
+	dir, target := memberDir(t, "trace.jsonl")
+	pol := filepath.Join(t.TempDir(), "p.json")
+	if err := os.WriteFile(pol, []byte(`{"read":[],"write":[],"execute":["/usr/bin/**","/bin/**"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"exec", "--policy", pol, "--trace", filepath.Join(dir, "t.jsonl"), "--", "/bin/true"},
+		{"trace", "--out", filepath.Join(dir, "t.jsonl"), "--", "/bin/true"},
+	} {
+		var out, errb bytes.Buffer
+		if code := Run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), "owned by uid 1000") {
+			t.Errorf("%s: exit %d: %s", args[0], code, errb.String())
+		}
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the link's target was made: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("written in the member's dir: %v", ents)
+	}
+}
