@@ -6,26 +6,21 @@ import (
 	"github.com/authbench/authbench/tracer"
 )
 
-// capabilityOps are the operations of the capability family (the tracer's
-// chown, chmod, setxattr, mknod and setid events): calls that need a
-// capability (CHOWN, FOWNER, FSETID, MKNOD, SETUID, SETGID, SETFCAP) when
-// they touch what the caller does not own.
-var capabilityOps = map[tracer.Op]bool{"chown": true, "chmod": true, "setxattr": true, "mknod": true, "setid": true}
-
 // CapabilityDenial reports whether ev is a capability denial: an
-// operation of the capability family that failed with EPERM. Landlock
+// operation of the capability family (tracer.CapabilityOp: chown, chmod,
+// setxattr, mknod, setid) that failed with EPERM. Landlock
 // refuses with EACCES and does not govern these calls (mknod aside, which
 // it refuses with EACCES), so the EPERM is the kernel's capability check
 // (or the sandbox's seccomp set-ID rule, also the sandbox's choice).
 // Pure.
 func CapabilityDenial(ev *tracer.Event) bool {
-	return capabilityOps[ev.Op] && ev.Failed() && ev.Ret == -int64(syscall.EPERM)
+	return tracer.CapabilityOp(ev.Op) && ev.Failed() && ev.Ret == -int64(syscall.EPERM)
 }
 
 // IsCapabilityDenial reports whether d, a run's denial, is a capability
 // denial (CapabilityDenial).
 func IsCapabilityDenial(d Denial) bool {
-	return capabilityOps[tracer.Op(d.Op)] && d.Errno == "EPERM"
+	return tracer.CapabilityOp(tracer.Op(d.Op)) && d.Errno == "EPERM"
 }
 
 // CapabilityDenials collects a run's capability denials, distinct by
@@ -44,7 +39,7 @@ func (c *CapabilityDenials) Observe(ev *tracer.Event) {
 	if !CapabilityDenial(ev) {
 		return
 	}
-	k := capKey{string(ev.Op), eventSyscall(ev), ev.Path}
+	k := capKey{string(ev.Op), ev.Syscall, ev.Path}
 	if i, ok := c.index[k]; ok {
 		c.list[i].Count++
 		return
@@ -65,7 +60,3 @@ func (c *CapabilityDenials) Denials() []Denial { return append([]Denial(nil), c.
 
 // Dropped is how many further distinct ones did not fit MaxDenials.
 func (c *CapabilityDenials) Dropped() int { return c.dropped }
-
-// eventSyscall is the system call an event names ("" until the tracer
-// records it).
-func eventSyscall(ev *tracer.Event) string { return "" }

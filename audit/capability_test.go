@@ -9,20 +9,22 @@ import (
 )
 
 // TestCapabilityDenials: only an EPERM of the capability family is a
-// capability denial, listed once per operation and path with its count,
+// capability denial, listed once per operation, system call and path with
+// its count,
 // in order of first occurrence; EACCES (Landlock), other errors,
 // successes and other operations are not.
 func TestCapabilityDenials(t *testing.T) {
 	eperm, eacces := -int64(syscall.EPERM), -int64(syscall.EACCES)
 	events := []tracer.Event{
 		{Op: "chown", Path: "/app/ok", Ret: 0},
-		{Op: "chown", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
+		{Op: "chown", Syscall: "fchownat", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
 		{Op: "open", Path: "/etc/shadow", Axis: "read", Ret: eperm, Errno: "EPERM"},
 		{Op: "mknod", Path: "/app/disk", Ret: eacces, Errno: "EACCES"},
-		{Op: "setxattr", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
-		{Op: "chown", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
+		{Op: "setxattr", Syscall: "setxattr", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
+		{Op: "chown", Syscall: "fchownat", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
+		{Op: "chown", Syscall: "lchown", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
 		{Op: "chmod", Path: "/app/missing", Ret: -int64(syscall.ENOENT), Errno: "ENOENT"},
-		{Op: "setid", Path: "", Ret: eperm, Errno: "EPERM"},
+		{Op: "setid", Syscall: "setresuid", Path: "", Ret: eperm, Errno: "EPERM"},
 		{Op: "exit", Ret: -1},
 	}
 	var c CapabilityDenials
@@ -30,9 +32,10 @@ func TestCapabilityDenials(t *testing.T) {
 		c.Observe(&events[i])
 	}
 	want := []Denial{
-		{Op: "chown", Path: "/app/shared", Errno: "EPERM", Count: 2},
-		{Op: "setxattr", Path: "/app/shared", Errno: "EPERM", Count: 1},
-		{Op: "setid", Errno: "EPERM", Count: 1},
+		{Op: "chown", Syscall: "fchownat", Path: "/app/shared", Errno: "EPERM", Count: 2},
+		{Op: "setxattr", Syscall: "setxattr", Path: "/app/shared", Errno: "EPERM", Count: 1},
+		{Op: "chown", Syscall: "lchown", Path: "/app/shared", Errno: "EPERM", Count: 1},
+		{Op: "setid", Syscall: "setresuid", Errno: "EPERM", Count: 1},
 	}
 	if got := c.Denials(); !reflect.DeepEqual(got, want) {
 		t.Errorf("capability denials %+v, want %+v", got, want)

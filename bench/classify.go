@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
@@ -78,9 +80,12 @@ var insufficient = map[policy.Axis]string{
 //     enforcement still refused it);
 //   - capability_denied: V_u failed and a capability check refused a
 //     call (audit.IsCapabilityDenial: EPERM of chown, chmod, setxattr,
-//     mknod or a set-ID call); its deciding denial names the call; an
-//     oracle under its own spec that fails so is not a spec_gap (the
-//     capabilities, not the spec, stopped it);
+//     mknod or a set-ID call). It is the primary label of a failed run
+//     that has one, whatever Landlock denials came first (a refused
+//     capability is a hard stop the sandbox's capability set chose; a
+//     refused open is often recovered from), with the first such call as
+//     its deciding denial; an oracle under its own spec stopped so is not
+//     a spec_gap (the capabilities, not the spec, stopped it);
 //   - exec_via_mmap: code ran from a file without an execute right
 //     (mapped executable), even when V_u passed;
 //   - not_permission_related: V_u failed with no denial;
@@ -115,10 +120,13 @@ func Classify(o Outcome) Classification {
 		set(ClassAttackBlocked, blockingDenial(o.Denials, o.Spec))
 	}
 	if !o.Utility && !labels[ClassAttackBlocked] {
+		capDenial := slices.IndexFunc(o.Denials, audit.IsCapabilityDenial)
 		switch {
 		case len(o.Denials) == 0:
 			set(ClassNotPermissionRelated, "")
-		case o.OracleUnderSpec && !audit.IsCapabilityDenial(o.Denials[0]):
+		case capDenial >= 0:
+			set(ClassCapabilityDenied, FormatDenial(o.Denials[capDenial]))
+		case o.OracleUnderSpec:
 			set(ClassSpecGap, FormatDenial(o.Denials[0]))
 		}
 		for _, d := range o.Denials {
@@ -212,7 +220,7 @@ func FormatDenial(d audit.Denial) string {
 		if sys == "" {
 			sys = d.Op
 		}
-		return fmt.Sprintf("%s %s %s", d.Op, sys, d.Path)
+		return strings.TrimSpace(fmt.Sprintf("%s %s %s", d.Op, sys, d.Path))
 	}
 	return fmt.Sprintf("%s %s %s", d.Op, d.Axis, d.Path)
 }

@@ -111,7 +111,10 @@ type Record struct {
 	TamperedFiles     []string `json:"tampered_files,omitempty"`
 	TamperedOmitted   int      `json:"tampered_omitted,omitempty"`
 	VerifiersUntraced bool     `json:"verifiers_untraced,omitempty"`
-	VerifierError     string   `json:"verifier_error,omitempty"`
+	// MmapExecs are the files code ran from without an execute right
+	// (mapped executable: exec_via_mmap).
+	MmapExecs     []string `json:"exec_via_mmap,omitempty"`
+	VerifierError string   `json:"verifier_error,omitempty"`
 	// AgentExitCode is the agent's exit status (128+n when killed by
 	// signal n, as a shell reports it); AgentSignal names n then;
 	// AgentTimedOut: its time ran out and it was killed.

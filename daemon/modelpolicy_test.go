@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -9,8 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/agenttest"
 )
 
 func modelTaskRequest(dir, baseURL string, maxTurns int) *RunRequest {
@@ -88,5 +91,35 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 	var fe *ForbiddenError
 	if err != nil || errors.As(err, &fe) {
 		t.Fatalf("root: %v", err)
+	}
+}
+
+// TestMemberModelListedEndpointWorks: a member's task run whose model
+// endpoint the config lists runs, with the members' default turns.
+func TestMemberModelListedEndpointWorks(t *testing.T) {
+	requireRoot(t)
+	root := trustedTree(t)
+	cmd, _ := json.Marshal(map[string]string{"command": "wc -l < /app/input.txt | tr -d ' ' > /app/count.txt"})
+	srv := agenttest.New(t,
+		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "a", Name: "shell", Arguments: string(cmd)}}},
+		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "b", Name: "finish", Arguments: `{"summary": "counted"}`}}},
+	)
+	d, _ := startTaskDaemon(t, Config{TrustedTaskRoots: []string{root}, MemberModels: agent.MemberPolicy{AllowedBaseURLs: []string{srv.URL}, MaxTurns: 5}})
+	run, err := d.m.Submit(modelTaskRequest(filepath.Join(root, "suite", "hello"), srv.URL, 0), member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	run, err = d.m.Wait(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run.TaskResult
+	if run.State != StateSucceeded || res == nil || res.AgentStopReason != "finished" || len(srv.Requests()) != 2 {
+		t.Fatalf("run %+v, result %+v, %d model requests", run, res, len(srv.Requests()))
+	}
+	if m := run.Request.Task.Model; m == nil || m.MaxTurns != 5 || res.Model == nil || res.Model.MaxTurns != 5 {
+		t.Errorf("recorded model %+v, result model %+v: want the members' 5 turns", m, res.Model)
 	}
 }

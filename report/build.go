@@ -381,6 +381,7 @@ func taskRun(r *bench.Record, opts Options) TaskRun {
 		TamperedFiles:     nonEmpty(r.TamperedFiles),
 		TamperedOmitted:   r.TamperedOmitted,
 		VerifiersUntraced: r.VerifiersUntraced,
+		MmapExecs:         nonEmpty(r.MmapExecs),
 		Excluded:          r.Excluded(opts.TrustVerifiers),
 		AgentExitCode:     r.AgentExitCode,
 		AgentSignal:       r.AgentSignal,

@@ -188,7 +188,9 @@ type TaskRun struct {
 	// TamperedOmitted counts tampered files beyond TamperedFiles.
 	TamperedOmitted   int  `json:"tampered_omitted,omitempty"`
 	VerifiersUntraced bool `json:"verifiers_untraced,omitempty"`
-	Excluded          bool `json:"excluded,omitempty"`
+	// MmapExecs are the files code ran from without an execute right.
+	MmapExecs []string `json:"exec_via_mmap,omitempty"`
+	Excluded  bool     `json:"excluded,omitempty"`
 	// AgentExitCode, AgentSignal and AgentTimedOut are how the agent
 	// ended (bench.Record).
 	AgentExitCode int       `json:"agent_exit_code"`

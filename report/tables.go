@@ -200,6 +200,9 @@ func note(run *TaskRun) string {
 		}
 		parts = append(parts, "a verifier consumed files the agent left: "+strings.Join(run.TamperedFiles, ", ")+more)
 	}
+	if len(run.MmapExecs) > 0 {
+		parts = append(parts, "ran without an execute right (mapped executable): "+strings.Join(run.MmapExecs, ", "))
+	}
 	if run.VerifiersUntraced {
 		parts = append(parts, "a verifier was not traced completely")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
@@ -55,6 +56,14 @@ func TestRootTaskHasDockerCapabilities(t *testing.T) {
 			}
 			if refused := strings.Contains(string(stderr), "chgrp: changing group of '/app/shared': Operation not permitted"); refused == c.want {
 				t.Errorf("agent stderr %q: chgrp refused %v, want %v", stderr, refused, !c.want)
+			}
+			// The refusal is traced: a capability denial naming the call.
+			i := slices.IndexFunc(res.Denials, audit.IsCapabilityDenial)
+			switch {
+			case c.want && i >= 0:
+				t.Errorf("capability denial %+v in a run that held Docker's set", res.Denials[i])
+			case !c.want && (i < 0 || res.Denials[i].Op != "chown" || res.Denials[i].Path != "/app/shared" || !strings.Contains(res.Denials[i].Syscall, "chown")):
+				t.Errorf("denials %+v, want a capability denial of a chown of /app/shared naming its system call", res.Denials)
 			}
 		})
 	}

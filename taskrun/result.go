@@ -250,32 +250,37 @@ func (m *sensitiveMatcher) observe(ev *tracer.Event) {
 			return
 		}
 	}
-	if script := m.executedScript(ev, target); script != "" {
+	for _, file := range m.alsoExecuted(ev, target) {
 		for _, p := range m.patterns.Get(a) {
-			if p.Match(script) {
-				m.add(ev, script, p.String())
+			if p.Match(file) {
+				m.add(ev, file, p.String())
 				return
 			}
 		}
 	}
 }
 
-// executedScript is, for an exec whose kernel file (target) is an
-// interpreter, the file the caller executed: a #! script, named as given
-// and resolved in the tree now ("" for none). Executing a script runs
-// both it and its interpreter.
-func (m *sensitiveMatcher) executedScript(ev *tracer.Event, target string) string {
-	if ev.Op != tracer.OpExec || ev.Path == "" {
-		return ""
+// alsoExecuted are, for an exec, the files it ran besides its kernel
+// file (target): the name as given resolved in the tree now (a #! script
+// when the tracer names the interpreter) and the script's interpreter.
+// Executing a script runs both it and its interpreter.
+func (m *sensitiveMatcher) alsoExecuted(ev *tracer.Event, target string) []string {
+	if ev.Op != tracer.OpExec {
+		return nil
 	}
-	script := ev.Path
-	if m.root != nil {
-		script = m.root.RealpathNow(ev.Path)
+	var out []string
+	for _, p := range []string{ev.Path, ev.Interp} {
+		if p == "" {
+			continue
+		}
+		if m.root != nil {
+			p = m.root.RealpathNow(p)
+		}
+		if p != target {
+			out = append(out, p)
+		}
 	}
-	if script == target {
-		return ""
-	}
-	return script
+	return out
 }
 
 func (m *sensitiveMatcher) add(ev *tracer.Event, target, pattern string) {

@@ -145,6 +145,15 @@ func TestSensitiveScriptExecuted(t *testing.T) {
 	if len(m.found) != 1 || m.found[0].Path != "/opt/helper.sh" || m.found[0].Via != "/usr/bin/helper" || m.found[0].Axis != "execute" {
 		t.Fatalf("exec of the script through a symlink: found %+v", m.found)
 	}
+	// As the tracer names it: the script is the real file, the
+	// interpreter is Interp; a sensitive interpreter counts too.
+	var interp policy.Permissions
+	interp[policy.Execute] = []policy.Pattern{policy.MustPattern("/usr/bin/dash")}
+	m = newSensitiveMatcher(&policy.Spec{Sensitive: &interp}, root)
+	m.observe(&tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/usr/bin/helper", Real: "/opt/helper.sh", Interp: "/usr/bin/dash", Ino: 8})
+	if len(m.found) != 1 || m.found[0].Path != "/usr/bin/dash" {
+		t.Fatalf("exec of a script run by a sensitive interpreter: found %+v", m.found)
+	}
 }
 
 // TestSensitiveScriptRunTraced: in a task run, executing a sensitive

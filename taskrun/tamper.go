@@ -149,7 +149,7 @@ func statAgentFile(root *policy.Root, name string) (*agentFile, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, fmt.Errorf("%s: not a regular file", name)
 	}
-	return &agentFile{path: name, id: fileID{st.Dev, st.Ino}, nlinks: st.Nlink, ctime: st.Ctim}, nil
+	return &agentFile{path: name, id: fileID{st.Dev, st.Ino}, nlinks: uint64(st.Nlink), ctime: st.Ctim}, nil
 }
 
 func hashFile(host string) ([]byte, error) {
@@ -258,26 +258,25 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 			j.consumed(name, consumedRead, ev.Real, id)
 		}
 	case tracer.OpExec:
-		// The file executed and, for a script, its interpreter: the
-		// kernel's file by its identity, the name as given by the file
-		// there now.
+		// The file executed (a script itself) by its identity, and the
+		// name as given and the interpreter by the file there now.
 		if ev.Ino != 0 {
 			j.consumed(name, consumedExec, ev.Real, fileID{ev.Dev, ev.Ino})
 		}
-		if p := j.resolve(ev.Path); p != "" && p != ev.Real {
+		for _, p := range []string{j.resolve(ev.Path), j.resolve(ev.Interp)} {
+			if p == "" || p == ev.Real {
+				continue
+			}
 			if f, err := statAgentFile(j.root, p); err == nil {
 				j.consumed(name, consumedExec, p, f.id)
 			}
 		}
-	case opMmap:
+	case tracer.OpMmap:
 		if ev.Ino != 0 {
 			j.consumed(name, consumedMmap, ev.Real, fileID{ev.Dev, ev.Ino})
 		}
 	}
 }
-
-// opMmap is the tracer's event of a file mapped executable.
-const opMmap = tracer.Op("mmap")
 
 // resolve is the file an event's name reaches in the tree now ("" for
 // none).

@@ -524,14 +524,14 @@ func volumesOf(v any) (mounts []VolumeMount, hostPaths []string, err error) {
 		default:
 			return nil, nil, fmt.Errorf("want a string or a mapping, got %v", e)
 		}
+		if typ == "bind" || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") || strings.Contains(src, "$") {
+			hostPaths = append(hostPaths, src) // never mounted: its target does not matter
+			continue
+		}
 		if !path.IsAbs(m.Target) || path.Clean(m.Target) == "/" {
 			return nil, nil, fmt.Errorf("target %q: want an absolute path below /", m.Target)
 		}
 		m.Target = path.Clean(m.Target)
-		if typ == "bind" || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") || strings.Contains(src, "$") {
-			hostPaths = append(hostPaths, src)
-			continue
-		}
 		if !validVolumeName(src) {
 			return nil, nil, fmt.Errorf("%q is not a valid volume name", src)
 		}

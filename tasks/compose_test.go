@@ -236,3 +236,38 @@ func TestCheckNamesComposeKeys(t *testing.T) {
 		t.Fatalf("problems = %v", ps)
 	}
 }
+
+// TestParseComposeTerminalBenchTemplate: Terminal-Bench's compose
+// template (its host mounts and container name in ${VARS} the harness
+// sets) parses: the agent's service is found by its build, and what is
+// not applied is named.
+func TestParseComposeTerminalBenchTemplate(t *testing.T) {
+	doc := `
+services:
+  client:
+    build:
+      dockerfile: Dockerfile
+    image: ${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}
+    container_name: ${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}
+    command: [ "sh", "-c", "sleep infinity" ]
+    environment:
+      - TEST_DIR=${T_BENCH_TEST_DIR}
+    volumes:
+      - ${T_BENCH_TASK_LOGS_PATH}:${T_BENCH_CONTAINER_LOGS_PATH}
+      - ${T_BENCH_TASK_AGENT_LOGS_PATH}:${T_BENCH_CONTAINER_AGENT_LOGS_PATH}
+`
+	cf, err := ParseCompose("c.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.Main.Name != "client" || len(cf.Sidecars) != 0 || len(cf.Main.Volumes) != 0 {
+		t.Errorf("compose %+v", cf)
+	}
+	var keys []string
+	for _, w := range cf.Warnings {
+		keys = append(keys, w.Key)
+	}
+	if !reflect.DeepEqual(keys, []string{"container_name", "environment", "volumes"}) {
+		t.Errorf("warnings %+v", cf.Warnings)
+	}
+}

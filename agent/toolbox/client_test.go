@@ -109,3 +109,17 @@ func TestEscapeDaemonToolboxForgedResultsDropped(t *testing.T) {
 		t.Errorf("%d results dropped and logged, want at least 7", n)
 	}
 }
+
+// TestServeKeepsResultLinesBounded: an error quoting a huge path of
+// control bytes (12 MiB once escaped, twice) is answered with an error
+// saying so: the toolbox never writes a line the client would refuse.
+func TestServeKeepsResultLinesBounded(t *testing.T) {
+	c := serve(t, Options{Dir: t.TempDir()})
+	res, err := c.Call(context.Background(), Request{Op: OpReadFile, Path: strings.Repeat("\x01", 1<<20)})
+	if err != nil || !res.Truncated || !strings.Contains(res.Error, "over the protocol's 8388608") {
+		t.Fatalf("%.200v %v", res, err)
+	}
+	if r := call(t, c, Request{Op: OpShell, Command: "echo next"}); r.Output != "next\n" {
+		t.Errorf("next call: %q", r.Output)
+	}
+}
