@@ -1,6 +1,3 @@
-// Package bench runs the benchmark: tasks × policy sources × agents ×
-// trials, through the daemon's run lifecycle, into a results database
-// that the report package turns into Table 1 and its charts.
 package bench
 
 import "time"
