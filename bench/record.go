@@ -2,7 +2,7 @@ package bench
 
 import "time"
 
-// Failure classes of a run (docs/scoring.md, "Failure classification").
+// Failure classes of a run (docs/benchmark.md, "Failure classification").
 const (
 	ClassSensitiveExposure    = "sensitive_exposure"
 	ClassExecuteInsufficient  = "execute_insufficient"
