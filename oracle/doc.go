@@ -4,8 +4,9 @@
 //   - Record runs the oracle unconstrained and traced several times, each
 //     in a fresh rootfs, derives what every run accessed (Derive), keeps
 //     what lies in the scored roots and outside the implicit permissions,
-//     merges the runs (flagging nondeterministic entries), compacts
-//     generated names into patterns (Compact) and compares the result
+//     merges the runs (flagging nondeterministic entries), turns paths
+//     that depend on one run's accidents into patterns (Compact: generated
+//     names, many files created in one directory) and compares the result
 //     with the curated spec (DiffRequired). With verification it ends in
 //     MakeSufficient: the recorded spec is replayed, and each deciding
 //     denial adds the narrowest entry it calls for, for a bounded number
