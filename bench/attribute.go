@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
 )
@@ -140,7 +140,7 @@ func (b *bencher) attributeAll(ctx context.Context) error {
 func (b *bencher) attribute(ctx context.Context, r *Record) error {
 	if mark, _ := attributionStart(r); mark != nil {
 		r.Attribution = mark
-		return b.store.Put(r)
+		return b.store.PutTrial(r, r.started(), b.tasks[r.Task].Dir)
 	}
 	t := b.tasks[r.Task]
 	perms, err := b.runPermissions(r)
@@ -150,7 +150,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 	att := &Attribution{Permissions: []string{}}
 	started := time.Now()
 	k := r.key()
-	denial := decidingFor(filepath.Join(b.cfg.Out, r.Dir), r.DecidingDenial, perms, t.Spec)
+	denial := decidingFor(b.out, r.Dir, r.DecidingDenial, perms, t.Spec)
 	for att.Rounds < MaxAttributionRounds {
 		ax, p, err := denialPermission(denial)
 		if err != nil {
@@ -175,11 +175,11 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 		}
 		pol := &policy.Policy{Permissions: perms, Source: "attribution"}
 		rp := runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: pol, valid: true}
-		dir := filepath.Join(b.cfg.Out, r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds))
-		if err := os.RemoveAll(dir); err != nil {
+		dir := path.Join(r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds)) // under the out dir
+		if err := b.out.RemoveAll(dir); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := b.out.MkdirAll(dir); err != nil {
 			return diskError(err)
 		}
 		rr := &Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
@@ -190,7 +190,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 			att.Stop = "re-run could not be carried out: " + err.Error()
 			break
 		}
-		if err := writeJSONFile(filepath.Join(dir, "record.json"), rr); err != nil {
+		if err := writeJSONFile(b.out, path.Join(dir, "record.json"), rr); err != nil {
 			return diskError(err)
 		}
 		if rr.Utility && !rr.Exposed() {
@@ -201,7 +201,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 			att.Stop = "the re-run failed with no deciding denial (" + rr.Primary + ")"
 			break
 		}
-		denial = decidingFor(dir, rr.DecidingDenial, perms, t.Spec)
+		denial = decidingFor(b.out, dir, rr.DecidingDenial, perms, t.Spec)
 	}
 	if !att.Confirmed && att.Stop == "" {
 		att.Stop = fmt.Sprintf("still failing after %d re-runs (last denial %s)", att.Rounds, denial)
@@ -209,17 +209,17 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 	att.RerunS = time.Since(started).Seconds()
 	r.Attribution = att
 	b.o.Log.Info("attributed", zap.Stringer("run", k), zap.Strings("permissions", att.Permissions), zap.Bool("confirmed", att.Confirmed))
-	return b.store.Put(r)
+	return b.store.PutTrial(r, r.started(), t.Dir)
 }
 
 // decidingFor picks the denial an attribution grants first, from the
-// run's denials in dir/authbench/result.json (in order of first
+// run's denials in dir/authbench/result.json under the out dir (in order of first
 // occurrence): the first one on a path the task requires (a denial the
 // classifier labels *_insufficient), else the run's deciding denial (the
 // first in time, which may be one the agent recovers from: bash's
 // /dev/tty).
-func decidingFor(dir, deciding string, perms policy.Permissions, spec *policy.Spec) string {
-	data, err := os.ReadFile(filepath.Join(dir, "authbench", taskrun.ResultFile))
+func decidingFor(out *safefile.Dir, dir, deciding string, perms policy.Permissions, spec *policy.Spec) string {
+	data, err := out.ReadFile(path.Join(dir, "authbench", taskrun.ResultFile))
 	if err != nil {
 		return deciding
 	}
@@ -240,10 +240,10 @@ func decidingFor(dir, deciding string, perms policy.Permissions, spec *policy.Sp
 // authbench/policy.json, or the task spec's required set for the spec
 // source.
 func (b *bencher) runPermissions(r *Record) (policy.Permissions, error) {
-	name := filepath.Join(b.cfg.Out, r.Dir, "authbench", "policy.json")
-	data, err := os.ReadFile(name)
+	name := path.Join(r.Dir, "authbench", "policy.json")
+	data, err := b.out.ReadFile(name)
 	if err == nil {
-		pol, err := policy.ParsePolicy(data, name)
+		pol, err := policy.ParsePolicy(data, b.out.Join(name))
 		if err != nil {
 			return policy.Permissions{}, err
 		}

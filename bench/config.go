@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/internal/safefile"
@@ -175,18 +175,14 @@ func jsonText(v any) string {
 
 // claimOutDir writes the job config of a new out dir, or checks that an
 // existing one has the same settings.
-func claimOutDir(c *Config, version string) error {
-	if err := os.MkdirAll(c.Out, 0o755); err != nil {
-		return fmt.Errorf("out dir: %w", err)
-	}
-	name := filepath.Join(c.Out, JobConfigFile)
+func claimOutDir(c *Config, out *safefile.Dir, version string) error {
 	want := c.Settings()
-	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := out.ReadFile(JobConfigFile)
+	if errors.Is(err, unix.ENOENT) {
 		jc := jobConfig{JobName: filepath.Base(c.Out), JobsDir: filepath.Dir(c.Out), NAttempts: c.Trials,
 			NConcurrent: c.Parallel, Agents: []nameOnly{{c.Agent}}, Datasets: []datasetPath{{c.TasksDir}},
 			CreatedAt: time.Now().UTC(), AuthbenchVersion: version, Authbench: want}
-		return writeJSONFile(name, jc)
+		return writeJSONFile(out, JobConfigFile, jc)
 	}
 	if err != nil {
 		return fmt.Errorf("out dir: %w", err)
@@ -227,21 +223,21 @@ func isEmptyMap(v any) bool {
 	return ok && len(m) == 0
 }
 
-func writeJSONFile(name string, v any) error {
+// writeJSONFile writes v, indented, to the file name of the out dir.
+func writeJSONFile(out *safefile.Dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := safefile.WriteFile(name, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+	if err := out.WriteFile(name, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", out.Join(name), err)
 	}
 	return nil
 }
 
 // LoadSettings reads the settings of a bench out dir (its config.json).
 func LoadSettings(dir string) (Settings, error) {
-	name := filepath.Join(dir, JobConfigFile)
-	data, err := os.ReadFile(name)
+	data, err := readOutDirFile(dir, JobConfigFile)
 	if err != nil {
 		return Settings{}, fmt.Errorf("settings of %s: %w", dir, err)
 	}

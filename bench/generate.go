@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/generate"
-	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -31,7 +29,7 @@ var generationFiles = []struct{ log, name string }{
 
 // generatedPolicy generates the policy of one run with s's generator
 // through the daemon, keeps the generation's files in dir/generation/ and
-// its summary in r.Generation. An invalid answer is an invalid runPolicy
+// its summary in r.Generation (dir is under the out dir). An invalid answer is an invalid runPolicy
 // (no doc: the agent does not run); the error is for a generation that
 // could not be carried out.
 func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *Record) (runPolicy, error) {
@@ -63,8 +61,8 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 	if final == nil {
 		return runPolicy{}, fmt.Errorf("generate with %s: %w", s.Generator, errors.Join(errs...))
 	}
-	gdir := filepath.Join(dir, generationDir)
-	if err := os.MkdirAll(gdir, 0o755); err != nil {
+	gdir := path.Join(dir, generationDir)
+	if err := b.out.MkdirAll(gdir); err != nil {
 		return runPolicy{}, diskError(err)
 	}
 	for _, f := range generationFiles {
@@ -75,7 +73,7 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		if len(data) == 0 {
 			continue
 		}
-		if err := safefile.WriteFile(filepath.Join(gdir, f.name), data, 0o644); err != nil {
+		if err := b.out.WriteFile(path.Join(gdir, f.name), data, 0o644); err != nil {
 			return runPolicy{}, diskError(err)
 		}
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/internal/termtext"
 	"io"
 	"strconv"
 	"time"
@@ -63,13 +64,14 @@ func (p *lineProgress) Done(r *Record, s Stats) {
 	p.done++
 	p.ran++
 	eta := time.Duration(float64(time.Since(p.start)) / float64(p.ran) * float64(p.total-p.done)).Round(time.Second)
-	fmt.Fprintf(p.w, "[%d/%d] %s %s %s #%d: %s (%d failed, %d errors, eta %s)\n", p.done, p.total, r.Task, r.Source, r.Agent, r.Trial,
-		verdict(r), s.NFailed, s.NErrors, eta)
+	fmt.Fprintf(p.w, "[%d/%d] %s %s %s #%d: %s (%d failed, %d errors, eta %s)\n", p.done, p.total,
+		termtext.Escape(r.Task), termtext.Escape(r.Source), termtext.Escape(r.Agent), r.Trial,
+		termtext.Escape(verdict(r)), s.NFailed, s.NErrors, eta)
 }
 
 func (p *lineProgress) Finish(err error) {
 	if err != nil {
-		fmt.Fprintf(p.w, "bench stopped after %d of %d runs: %v\n", p.done, p.total, err)
+		fmt.Fprintf(p.w, "bench stopped after %d of %d runs: %s\n", p.done, p.total, termtext.EscapeLines(err.Error()))
 		return
 	}
 	fmt.Fprintf(p.w, "bench: %d runs done\n", p.done)
@@ -107,6 +109,6 @@ func verdict(r *Record) string {
 
 func printSkipped(w io.Writer, skipped []SkippedTask) {
 	for _, s := range skipped {
-		fmt.Fprintf(w, "skipped task %s: %s\n", s.Dir, s.Reason)
+		fmt.Fprintf(w, "skipped task %s: %s\n", termtext.Escape(s.Dir), termtext.Escape(s.Reason))
 	}
 }

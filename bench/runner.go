@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
 )
@@ -91,19 +93,24 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 			return nil, fmt.Errorf("bench: the trace source needs an oracle recorder")
 		}
 	}
-	if err := claimOutDir(&cfg, o.Version); err != nil {
+	out, err := safefile.OpenOutDir(cfg.Out, os.Geteuid())
+	if err != nil {
+		return nil, fmt.Errorf("out dir: %w", err)
+	}
+	defer out.Close()
+	if err := claimOutDir(&cfg, out, o.Version); err != nil {
 		return nil, err
 	}
 	ts, skipped, err := loadTasks(cfg.TasksDir, cfg.Shard)
 	if err != nil {
 		return nil, err
 	}
-	store, err := OpenStore(cfg.Out)
+	store, err := OpenStore(out)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	b := &bencher{cfg: cfg, o: o, store: store, tasks: map[string]*tasks.Task{}, traces: map[string]*traceOnce{},
+	b := &bencher{cfg: cfg, o: o, out: out, store: store, tasks: map[string]*tasks.Task{}, traces: map[string]*traceOnce{},
 		sum: &Summary{ID: filepath.Base(cfg.Out), StartedAt: time.Now().UTC(), Skipped: skipped}}
 	for _, t := range ts {
 		b.tasks[t.Name] = t
@@ -133,6 +140,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 type bencher struct {
 	cfg    Config
 	o      Options
+	out    *safefile.Dir
 	store  *Store
 	tasks  map[string]*tasks.Task
 	mu     sync.Mutex
@@ -232,12 +240,12 @@ feed:
 func (b *bencher) runOne(ctx context.Context, k Key) error {
 	t := b.tasks[k.Task]
 	src := b.source(k.Source)
-	dir := filepath.Join(b.cfg.Out, k.Dir())
+	dir := k.Dir() // under the out dir
 	// A run killed in flight may have left files: start afresh.
-	if err := os.RemoveAll(dir); err != nil {
+	if err := b.out.RemoveAll(dir); err != nil {
 		return fmt.Errorf("run %s: clear %s: %w", k, dir, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := b.out.MkdirAll(dir); err != nil {
 		return fmt.Errorf("run %s: %w", k, diskError(err))
 	}
 	started := time.Now()
@@ -253,11 +261,11 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	var policyFile string
 	if err == nil && rp.doc != nil {
 		policyFile = "authbench/policy.json"
-		name := filepath.Join(dir, filepath.FromSlash(policyFile))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		name := path.Join(dir, policyFile)
+		if err := b.out.MkdirAll(path.Dir(name)); err != nil {
 			return fmt.Errorf("run %s: %w", k, diskError(err))
 		}
-		if err := os.WriteFile(name, rp.doc, 0o644); err != nil {
+		if err := b.out.WriteFile(name, rp.doc, 0o644); err != nil {
 			return fmt.Errorf("run %s: %w", k, diskError(err))
 		}
 	}
@@ -281,10 +289,10 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	}
 	r.Finished = time.Now().UTC()
 	r.WallS = r.Finished.Sub(started).Seconds()
-	if err := writeTrial(dir, r, started, t.Dir, policyFile); err != nil {
+	if err := writeTrial(b.out, r, t.Dir, policyFile); err != nil {
 		return fmt.Errorf("run %s: %w", k, diskError(err))
 	}
-	if err := b.store.Put(r); err != nil {
+	if err := b.store.PutTrial(r, started, t.Dir); err != nil {
 		return err
 	}
 	b.o.Progress.Done(r, b.count(r, false))
@@ -301,7 +309,7 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 		fillScore(r, nil, rp)
 		return err
 	}
-	if err := collect(ctx, b.o.API, final.ID, dir); err != nil {
+	if err := collect(ctx, b.o.API, final.ID, b.out, dir); err != nil {
 		return fmt.Errorf("copy the files of run %s: %w", final.ID, diskError(err))
 	}
 	fillResult(r, final.TaskResult, rp, t)
@@ -361,9 +369,9 @@ func (o *traceOnce) get(record func() (*policy.Policy, error)) (*policy.Policy, 
 // recordTrace loads policies/trace/<task>.json from the out dir, or
 // records it and saves it there.
 func (b *bencher) recordTrace(ctx context.Context, t *tasks.Task) (*policy.Policy, error) {
-	name := filepath.Join(b.cfg.Out, "policies", SourceTrace, t.Name+".json")
-	if data, err := os.ReadFile(name); err == nil {
-		return policy.ParsePolicy(data, name)
+	name := path.Join("policies", SourceTrace, t.Name+".json")
+	if data, err := b.out.ReadFile(name); err == nil {
+		return policy.ParsePolicy(data, b.out.Join(name))
 	}
 	pol, err := b.o.TraceRecorder(ctx, t)
 	if err != nil {
@@ -373,10 +381,10 @@ func (b *bencher) recordTrace(ctx context.Context, t *tasks.Task) (*policy.Polic
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	if err := b.out.MkdirAll(path.Dir(name)); err != nil {
 		return nil, diskError(err)
 	}
-	if err := writeJSONFile(name, json.RawMessage(data)); err != nil {
+	if err := writeJSONFile(b.out, name, json.RawMessage(data)); err != nil {
 		return nil, diskError(err)
 	}
 	return pol, nil
@@ -393,7 +401,7 @@ func (b *bencher) writeSummary(finished bool) error {
 	if b.sum.Skipped == nil {
 		b.sum.Skipped = []SkippedTask{}
 	}
-	return writeJSONFile(filepath.Join(b.cfg.Out, JobResultFile), b.sum)
+	return writeJSONFile(b.out, JobResultFile, b.sum)
 }
 
 // loadTasks loads the tasks of the shard; broken tasks (and a second

@@ -118,7 +118,7 @@ func TestRunStopsOnDiskFull(t *testing.T) {
 	testenv.NeedRoot(t)
 	tasksDir := fixtureTasks(t, "hello-standard")
 	out := t.TempDir()
-	err := syscall.Mount("tmpfs", out, "tmpfs", 0, "size=1m")
+	err := syscall.Mount("tmpfs", out, "tmpfs", 0, "size=1m,mode=0700")
 	testenv.NeedNoError(t, "tmpfs mount", err)
 	t.Cleanup(func() { _ = syscall.Unmount(out, syscall.MNT_DETACH) })
 	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 100, Parallel: 1, Out: out}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -23,12 +25,24 @@ func sampleRecord(task string, trial int) Record {
 		ExposureAccess: "open read /k", Denials: 2, WallS: 1.5, Dir: task, Finished: time.Now().UTC().Round(0)}
 }
 
-func TestStoreRoundTripAndReplace(t *testing.T) {
-	dir := t.TempDir()
-	s, err := OpenStore(dir)
+// testStore opens the store of the out dir dir for the test.
+func testStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	d, err := safefile.OpenOutDir(dir, os.Geteuid())
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { d.Close() })
+	s, err := OpenStore(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestStoreRoundTripAndReplace(t *testing.T) {
+	dir := t.TempDir()
+	s := testStore(t, dir)
 	a, b := sampleRecord("b", 1), sampleRecord("a", 2)
 	for _, r := range []Record{a, b} {
 		if err := s.Put(&r); err != nil {
@@ -58,13 +72,10 @@ func TestStoreRoundTripAndReplace(t *testing.T) {
 func TestStoreDiskFull(t *testing.T) {
 	testenv.NeedRoot(t)
 	dir := t.TempDir()
-	err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k")
+	err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k,mode=0700")
 	testenv.NeedNoError(t, "tmpfs mount", err)
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
-	s, err := OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testStore(t, dir)
 	defer s.Close()
 	var stored int
 	var putErr error
@@ -101,7 +112,12 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	if err := cfg.check(); err != nil {
 		t.Fatal(err)
 	}
-	if err := claimOutDir(&cfg, "test"); err != nil {
+	od, err := safefile.OpenOutDir(out, os.Geteuid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer od.Close()
+	if err := claimOutDir(&cfg, od, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := LoadSettings(out); err != nil || !reflect.DeepEqual(got, cfg.Settings()) {
@@ -109,7 +125,7 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	}
 	same := cfg
 	same.Parallel = 7 // parallelism may change
-	if err := claimOutDir(&same, "test"); err != nil {
+	if err := claimOutDir(&same, od, "test"); err != nil {
 		t.Fatalf("same settings: %v", err)
 	}
 	cases := map[string]func(c *Config){
@@ -125,7 +141,7 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 	for setting, change := range cases {
 		c := cfg
 		change(&c)
-		err := claimOutDir(&c, "test")
+		err := claimOutDir(&c, od, "test")
 		var me *SettingsMismatchError
 		if !errors.As(err, &me) || me.Setting != setting || !strings.Contains(err.Error(), setting) {
 			t.Errorf("%s: %v", setting, err)
@@ -152,17 +168,22 @@ func TestStoreAddsColumns(t *testing.T) {
 	if _, err := db.Exec(old); err != nil {
 		t.Fatal(err)
 	}
-	oldRec := `{"task":"old","source":"spec","agent":"oracle","trial":1,"classes":[]}`
+	oldRec := `{"task":"old","source":"spec","agent":"oracle","trial":1,"classes":[],"dir":"d"}`
 	if _, err := db.Exec(`INSERT INTO runs VALUES ('old','spec','oracle',1,'standard','',1,NULL,0,1,1,1,1,'','','','',0,0,0,0,0,'d','2026-01-01T00:00:00Z',?)`, oldRec); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	s, err := OpenStore(dir)
-	if err != nil {
+	// The old run's result.json, as an older bench wrote it: its hash is
+	// recorded when the database gains result_sha256.
+	if err := os.MkdirAll(filepath.Join(dir, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "d", JobResultFile), []byte(`{"authbench": `+oldRec+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := testStore(t, dir)
 	defer s.Close()
-	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy},
+	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy}, Dir: "t",
 		Generation:    &Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
 		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true}
 	if err := s.Put(r); err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -96,8 +96,9 @@ func attempt(ctx context.Context, api daemon.API, req *daemon.RunRequest) (*daem
 	return nil, errors.Join(errs...)
 }
 
-// collect copies a finished run's files into its trial directory.
-func collect(ctx context.Context, api daemon.API, id, dir string) error {
+// collect copies a finished run's files into its trial directory dir
+// (relative to the out dir).
+func collect(ctx context.Context, api daemon.API, id string, out *safefile.Dir, dir string) error {
 	for _, f := range trialFiles {
 		data, err := daemon.ReadLog(ctx, api, id, f.log)
 		if err != nil {
@@ -106,11 +107,11 @@ func collect(ctx context.Context, api daemon.API, id, dir string) error {
 		if len(data) == 0 {
 			continue
 		}
-		name := filepath.Join(dir, filepath.FromSlash(f.name))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		name := path.Join(dir, f.name)
+		if err := out.MkdirAll(path.Dir(name)); err != nil {
 			return err
 		}
-		if err := safefile.WriteFile(name, data, 0o644); err != nil {
+		if err := out.WriteFile(name, data, 0o644); err != nil {
 			return err
 		}
 	}
@@ -204,15 +205,19 @@ func axis(s *policy.Score, a policy.Axis) (p, r, f1 float64) {
 	return x.Precision, x.Recall, x.F1
 }
 
-// writeTrial writes a trial directory's config.json and result.json.
-func writeTrial(dir string, r *Record, started time.Time, taskDir, policyFile string) error {
-	name := filepath.Base(dir)
-	cfg := trialConfig{TrialName: name, TrialsDir: filepath.Dir(dir), Task: datasetPath{taskDir},
+// writeTrial writes a trial directory's config.json (the store writes
+// its result.json with the run's row).
+func writeTrial(out *safefile.Dir, r *Record, taskDir, policyFile string) error {
+	cfg := trialConfig{TrialName: path.Base(r.Dir), TrialsDir: out.Path(), Task: datasetPath{taskDir},
 		Agent:     nameOnly{r.Agent},
 		Authbench: trialSettings{Source: r.Source, Trial: r.Trial, Semantics: r.Semantics, Policy: policyFile}}
-	if err := writeJSONFile(filepath.Join(dir, JobConfigFile), cfg); err != nil {
-		return err
-	}
+	return writeJSONFile(out, path.Join(r.Dir, JobConfigFile), cfg)
+}
+
+// trialResultOf is the result.json of the run r, whose trial directory
+// is dir.
+func trialResultOf(r *Record, started time.Time, taskDir, dir string) trialResult {
+	name := filepath.Base(dir)
 	res := trialResult{ID: name, TaskName: r.Task, TrialName: name, TrialURI: "file://" + dir,
 		TaskID: datasetPath{taskDir}, AgentInfo: nameOnly{r.Agent}, StartedAt: started.UTC(), FinishedAt: r.Finished, Authbench: r}
 	if r.Error != "" {
@@ -224,7 +229,7 @@ func writeTrial(dir string, r *Record, started time.Time, taskDir, policyFile st
 		}
 		res.VerifierResult = &verifierStats{Rewards: rewards}
 	}
-	return writeJSONFile(filepath.Join(dir, JobResultFile), res)
+	return res
 }
 
 func boolReward(b bool) float64 {

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -16,6 +14,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
@@ -181,7 +180,7 @@ func (a *app) runBench(f benchFlags) error {
 		}
 		return &policy.Policy{Permissions: spec.Required, Source: "trace (" + t.Name + ")"}, nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	progress := bench.NewLineProgress(a.stderr)
 	if file, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
@@ -201,11 +200,11 @@ func (a *app) runBench(f benchFlags) error {
 		} else {
 			s := sum.Stats
 			fmt.Fprintf(a.stderr, "bench %s: %d of %d runs stored (%d resumed), %d failed, %d errors, %d tasks skipped\n",
-				cfg.Out, s.NTrials, sum.NTotal, s.NResumed, s.NFailed, s.NErrors, len(sum.Skipped))
+				termtext.Escape(cfg.Out), s.NTrials, sum.NTotal, s.NResumed, s.NFailed, s.NErrors, len(sum.Skipped))
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return interrupted(fmt.Errorf("bench: %w", err))
 	}
 	return nil
 }

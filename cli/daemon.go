@@ -91,9 +91,19 @@ SIGINT aborts every active run and stops the daemon.`,
 			if err != nil {
 				return err
 			}
-			// Only now is it sure no other daemon uses this state.
-			if err := m.RecoverStale(); err != nil {
+			// Only now is it sure no other daemon uses this state; an
+			// embedded CLI may (its claim keeps its runs from being
+			// recovered: its watchdog recovers them when it ends).
+			claim, recovered, err := m.ClaimState()
+			if err != nil {
 				a.log.Error("recover from the previous daemon", zap.Error(err))
+			}
+			if claim == nil {
+				return err
+			}
+			defer claim.Release()
+			if !recovered {
+				a.log.Warn("another process uses the state dir: the runs it left are recovered when it ends", zap.String("state_dir", stateDir))
 			}
 			return a.serveUntilSignal(srv, a.socket, sigs)
 		},

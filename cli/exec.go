@@ -175,6 +175,9 @@ func (a *app) runExec(ef execFlags, args []string) error {
 	}
 	var trace *safefile.File
 	if ef.trace != "" {
+		if err := checkOutFile(ef.trace); err != nil {
+			return usageErrorf("exec: --trace: %v", err)
+		}
 		if trace, err = safefile.Create(ef.trace, 0o644); err != nil {
 			return usageErrorf("exec: --trace: %v", err)
 		}

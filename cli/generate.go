@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -140,12 +139,16 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 		return err
 	}
 	defer done()
-	ctx := context.Background()
+	ctx, stop := interruptContext()
+	defer stop()
 	var recs []*generate.Record
 	invalid := 0
 	for trial := 1; trial <= f.trials; trial++ {
 		final, err := daemon.RunGenerate(ctx, api, req)
 		if err != nil {
+			if ctx.Err() != nil {
+				return interrupted(err)
+			}
 			var ae *daemon.APIError
 			var re *daemon.RequestError
 			if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
@@ -158,6 +161,9 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 			return fmt.Errorf("generation %s %s: %s", final.ID, final.State, final.Error)
 		}
 		if f.out != "" {
+			if err := checkOutFile(trialFile(f.out, trial)); err != nil {
+				return fmt.Errorf("generate: --out: %w", err)
+			}
 			if err := safefile.WriteFile(trialFile(f.out, trial), rec.OutFile(), 0o644); err != nil {
 				return fmt.Errorf("generate: --out: %w", err)
 			}

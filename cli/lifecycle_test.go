@@ -80,28 +80,43 @@ func TestExecStatusesEmbeddedMatchDaemon(t *testing.T) {
 	}
 }
 
-// TestExecForwardsSignals: a termination signal to an embedded exec
-// reaches the tree. A root that catches it handles it; a root that leaves
+// TestExecForwardsSignals: a termination signal to an exec, embedded or
+// through a daemon's socket, reaches the tree the same way. A root that catches it handles it; a root that leaves
 // it to the default action (which the kernel does not apply to a PID
 // namespace's init) is killed with its whole tree, with status 128+N.
 func TestExecForwardsSignals(t *testing.T) {
 	requireLandlockCLI(t)
 	bin := benchBinary(t)
-	dir := t.TempDir()
+	socket := serveTestDaemon(t, bin)
+	for _, mode := range []struct{ name, socket string }{{"embedded", ""}, {"daemon", socket}} {
+		t.Run(mode.name, func(t *testing.T) { execForwardsSignals(t, bin, mode.socket) })
+	}
+}
+
+func execForwardsSignals(t *testing.T, bin, socket string) {
+	dir, err := os.MkdirTemp("/var/tmp", "authbench-signal-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
 	pol := writeFile(t, dir, "p.json", `{"read":[],"write":[],"execute":["/usr/bin/**","/bin/**"]}`)
 	marker := "1000.4242" + strconv.Itoa(os.Getpid()) // an argument only this test's sleep has
 	for _, tc := range []struct {
 		name   string
+		sig    syscall.Signal
 		script string
 		status int
 		stdout string
 	}{
-		{"default action", "sleep " + marker + " & echo started; wait", 128 + int(syscall.SIGTERM), "started\n"},
-		{"caught", "trap 'echo caught; exit 3' TERM; sleep " + marker + " & echo started; wait", 3, "started\ncaught\n"},
+		{"default action", syscall.SIGTERM, "sleep " + marker + " & echo started; wait", 128 + int(syscall.SIGTERM), "started\n"},
+		{"caught", syscall.SIGTERM, "trap 'echo caught; exit 3' TERM; sleep " + marker + " & echo started; wait", 3, "started\ncaught\n"},
+		{"SIGINT default action", syscall.SIGINT, "sleep " + marker + " & echo started; wait", 128 + int(syscall.SIGINT), "started\n"},
+		{"SIGINT caught", syscall.SIGINT, "trap 'echo caught; exit 4' INT; sleep " + marker + " & echo started; wait", 4, "started\ncaught\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(bin, "exec", "--policy", pol, "--", "/bin/sh", "-c", tc.script)
-			cmd.Env = append(os.Environ(), SocketEnv+"=")
+			cmd.Env = append(os.Environ(), SocketEnv+"="+socket)
 			r, w, _ := os.Pipe()
 			cmd.Stdout = w
 			var errb bytes.Buffer
@@ -114,7 +129,7 @@ func TestExecForwardsSignals(t *testing.T) {
 			if _, err := r.Read(buf); err != nil || string(buf) != "started\n" {
 				t.Fatalf("read %q, %v; stderr %q", buf, err, errb.String())
 			}
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
 			rest, _ := readAll(r)

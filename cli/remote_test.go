@@ -34,7 +34,7 @@ func serveTestDaemon(t *testing.T, bin string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "d.sock")
-	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Self: bin, Tracer: tr, HidePaths: socketHidePaths(socket)})
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), ImagesDir: testenv.ImagesDir(), Self: bin, Tracer: tr, HidePaths: socketHidePaths(socket)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -85,7 +86,14 @@ func (a *app) runReport(f reportFlags, dirs []string) error {
 		_, err = a.stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := safefile.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
+	// The report's directory must be one no other user can swap (a
+	// sticky /tmp is fine); the file itself is never reached by a link.
+	dir, name, err := safefile.OpenParent(f.out, os.Geteuid())
+	if err != nil {
+		return fmt.Errorf("report: --out: %w", err)
+	}
+	defer dir.Close()
+	if err := dir.WriteFile(name, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("report: --out: %w", err)
 	}
 	return nil

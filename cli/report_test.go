@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,18 +11,27 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/internal/safefile"
 )
 
 // writeOutDir makes a bench out dir holding records.
 func writeOutDir(t *testing.T, recs ...bench.Record) string {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := bench.OpenStore(dir)
+	d, err := safefile.OpenOutDir(dir, os.Geteuid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s, err := bench.OpenStore(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	for i := range recs {
+		if recs[i].Dir == "" {
+			recs[i].Dir = fmt.Sprintf("run-%d", i)
+		}
 		if err := s.Put(&recs[i]); err != nil {
 			t.Fatal(err)
 		}

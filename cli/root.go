@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -43,6 +44,18 @@ func Main(args []string) int {
 		_ = sandbox.RunInit()
 		return sandbox.ExitInitFailure
 	}
+	if len(args) == 2 && args[0] == daemon.WatchdogCommand {
+		if err := daemon.RunWatchdog(args[1], watchdogLog()); err != nil {
+			fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if len(args) > 0 && args[0] == sandbox.DieWithParentCommand {
+		err := sandbox.RunDieWithParent(args[1:])
+		fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
+		return 127
+	}
 	return Run(args, os.Stdout, os.Stderr)
 }
 
@@ -57,7 +70,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return a.exitCode
 	}
-	fmt.Fprintf(a.stderr, "authbench: %v\n", err)
+	fmt.Fprintf(a.stderr, "authbench: %s\n", termtext.EscapeLines(err.Error()))
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return ExitUsage
@@ -138,4 +151,14 @@ func (a *app) setupLogger() error {
 	}
 	a.log = l
 	return nil
+}
+
+// watchdogLog is the state watchdog's log: JSON lines on stderr (its
+// state dir's watchdog.log).
+func watchdogLog() *zap.Logger {
+	l, err := zap.NewProduction()
+	if err != nil {
+		return zap.NewNop()
+	}
+	return l
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/internal/termtext"
 )
 
 // runsAPI returns the API to read run records: the daemon when one
@@ -114,7 +115,7 @@ func (a *app) printRunTable(runs []*daemon.Run) {
 			exit = fmt.Sprint(*r.ExitCode)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r.ID, r.State, exit, r.CallerUID,
-			r.CreatedAt.Local().Format(time.DateTime), len(r.Denials), strings.Join(r.Request.Command, " "))
+			r.CreatedAt.Local().Format(time.DateTime), len(r.Denials), termtext.Escape(strings.Join(r.Request.Command, " ")))
 	}
 	tw.Flush()
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
 )
@@ -117,7 +118,8 @@ func printTaskListing(a *app, rows []taskListing) error {
 		if !r.Valid {
 			dataset = "invalid"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d/%d\t%d\n", r.Name, orDash(r.Domain), dataset, orDash(r.Difficulty),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d/%d\t%d\n", termtext.Escape(r.Name), termtext.Escape(orDash(r.Domain)), dataset,
+			termtext.Escape(orDash(r.Difficulty)),
 			r.Required.Read, r.Required.Write, r.Required.Execute, r.Sensitive)
 	}
 	return w.Flush()

@@ -15,6 +15,7 @@ import (
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
@@ -165,9 +166,13 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 		return err
 	}
 	defer done()
-	ctx := context.Background()
+	ctx, stop := interruptContext()
+	defer stop()
 	final, err := daemon.RunTask(ctx, api, req)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(err)
+		}
 		var ae *daemon.APIError
 		var re *daemon.RequestError
 		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
@@ -238,18 +243,32 @@ func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 		}
 		return nil, nil, err
 	}
+	// A killed process leaves runs in flight: its watchdog recovers them
+	// (containers, overlays, records) when it ends, or the next start.
+	emb, err := m.Embed(self)
+	if err != nil {
+		if tr != nil {
+			tr.Close()
+		}
+		return nil, nil, err
+	}
 	return daemon.NewLocal(m), func() {
 		m.Shutdown(context.Background())
+		emb.Stop()
 		if tr != nil {
 			tr.Close()
 		}
 	}, nil
 }
 
+// copyRunFiles copies a run's files into the out dir dir, which must be
+// the caller's alone (safefile.OpenOutDir).
 func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := safefile.OpenOutDir(dir, os.Geteuid())
+	if err != nil {
 		return err
 	}
+	defer out.Close()
 	for log, name := range taskrun.Files() {
 		data, err := daemon.ReadLog(ctx, api, id, log)
 		if err != nil {
@@ -258,7 +277,7 @@ func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
 		if len(data) == 0 {
 			continue // the run made no such file
 		}
-		if err := safefile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		if err := out.WriteFile(name, data, 0o644); err != nil {
 			return err
 		}
 	}
@@ -270,9 +289,10 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 	if r.Attack != nil {
 		attack = fmt.Sprint(*r.Attack)
 	}
-	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", r.Task, r.Dataset, r.PolicySource, r.Semantics, r.Agent, r.Utility, attack)
+	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", termtext.Escape(r.Task), r.Dataset,
+		termtext.Escape(r.PolicySource), r.Semantics, termtext.Escape(r.Agent), r.Utility, attack)
 	if id := r.AgentIdentity; id != nil {
-		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", id.User, id.UID, id.GID)
+		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", termtext.Escape(id.User), id.UID, id.GID)
 	}
 	if r.AgentCapabilities != nil {
 		caps := strings.Join(r.AgentCapabilities, ",")
@@ -286,10 +306,10 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		if s.Service != "" {
 			svc = " (service " + s.Service + ")"
 		}
-		fmt.Fprintf(w, "  image %s%s → %s: %s\n", s.Ref, svc, s.Used, s.Why)
+		fmt.Fprintf(w, "  image %s → %s: %s\n", termtext.Escape(s.Ref+svc), termtext.Escape(s.Used), termtext.Escape(s.Why))
 	}
 	for _, cw := range r.ComposeWarnings {
-		fmt.Fprintf(w, "  compose: %s\n", cw)
+		fmt.Fprintf(w, "  compose: %s\n", termtext.Escape(cw))
 	}
 	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
 		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
@@ -300,18 +320,18 @@ func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
 		}
 		fmt.Fprintf(w, "  model agent: %s after %d turns, %d tokens", r.AgentStopReason, r.AgentTurns, tokens)
 		if r.AgentError != "" {
-			fmt.Fprintf(w, " (%s)", r.AgentError)
+			fmt.Fprintf(w, " (%s)", termtext.Escape(r.AgentError))
 		}
 		fmt.Fprintln(w)
 	}
 	for _, d := range r.Denials {
-		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, d.Path, d.Errno)
+		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, termtext.Escape(d.Path), d.Errno)
 	}
 	for _, s := range r.TracedSensitive {
-		fmt.Fprintf(w, "  SENSITIVE %-7s %-8s %s (%s)\n", s.Axis, s.Op, s.Path, s.Pattern)
+		fmt.Fprintf(w, "  SENSITIVE %-7s %-8s %s (%s)\n", s.Axis, s.Op, termtext.Escape(s.Path), termtext.Escape(s.Pattern))
 	}
 	if r.VerifierError != "" {
-		fmt.Fprintf(w, "  verifier error: %s\n", r.VerifierError)
+		fmt.Fprintf(w, "  verifier error: %s\n", termtext.Escape(r.VerifierError))
 	}
 	if (r.ExitCode != 0 || r.TimedOut) && r.Utility && r.Error == "" {
 		fmt.Fprintf(w, "  the agent failed (exit %d, timed out %v) but the utility verifier passed\n", r.ExitCode, r.TimedOut)

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/tasks"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -72,12 +73,12 @@ func (a *app) tasksCheck(args []string) error {
 	} else {
 		for _, r := range reports {
 			if r.Valid {
-				fmt.Fprintf(a.stderr, "ok   %s (%s)\n", r.Dir, r.Dataset)
+				fmt.Fprintf(a.stderr, "ok   %s (%s)\n", termtext.Escape(r.Dir), r.Dataset)
 			} else {
-				fmt.Fprintf(a.stderr, "FAIL %s\n", r.Dir)
+				fmt.Fprintf(a.stderr, "FAIL %s\n", termtext.Escape(r.Dir))
 			}
 			for _, p := range r.Problems {
-				fmt.Fprintf(a.stderr, "     %s/%s\n", r.Dir, p)
+				fmt.Fprintf(a.stderr, "     %s\n", termtext.Escape(fmt.Sprintf("%s/%s", r.Dir, p)))
 			}
 		}
 	}

@@ -79,6 +79,9 @@ func (a *app) runTrace(args []string, out string, ringBytes int, waitTree bool) 
 	req.UID, req.GID, req.AllowRoot = requestIdentity(-1, -1)
 	var file *safefile.File // the events stream into it while the command runs
 	if out != "" && out != "-" {
+		if err := checkOutFile(out); err != nil {
+			return usageErrorf("trace: --out: %v", err)
+		}
 		if file, err = safefile.Create(out, 0o644); err != nil {
 			return usageErrorf("trace: --out: %v", err)
 		}

@@ -5,5 +5,7 @@
 // authorised by SO_PEERCRED: root and members of one group.
 //
 // The same Manager also runs embedded in the CLI when no daemon is
-// listening, so `authbench exec` behaves the same either way.
+// listening, so `authbench exec` behaves the same either way. An embedded
+// manager claims its state directory and leaves a watchdog process behind
+// it (Embed) that recovers its runs in flight when the CLI dies.
 package daemon

@@ -148,9 +148,9 @@ func RunGenerate(ctx context.Context, api API, req *RunRequest) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	final, err := api.Wait(ctx, run.ID)
+	final, err := WaitOrCancel(ctx, api, run.ID)
 	if err != nil {
-		return nil, fmt.Errorf("generate %s: wait for run %s: %w", req.Generate.Dir, run.ID, err)
+		return final, fmt.Errorf("generate %s: wait for run %s: %w", req.Generate.Dir, run.ID, err)
 	}
 	return final, nil
 }

@@ -1,12 +1,14 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrNotRunning: the run has no tree to signal (queued, ended, or a task
@@ -89,3 +91,38 @@ func (m *Manager) SignalFor(peer Peer, id string, sig syscall.Signal) error {
 // runSignals is the channel an unattached run's tree receives forwarded
 // signals on.
 func runSignals() chan os.Signal { return make(chan os.Signal, 4) }
+
+// cancelGrace bounds how long WaitOrCancel waits for a cancelled run to
+// end.
+const cancelGrace = time.Minute
+
+// WaitOrCancel waits for run id to end. When ctx ends first (the caller
+// was interrupted: SIGINT, SIGTERM), the run is cancelled and waited for,
+// so a run through a socket ends with its caller as an embedded run ends
+// with its process; the error is then ctx's cause.
+func WaitOrCancel(ctx context.Context, api API, id string) (*Run, error) {
+	final, err := api.Wait(ctx, id)
+	if err == nil || ctx.Err() == nil {
+		return final, err
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), cancelGrace)
+	defer cancel()
+	if _, cerr := api.Cancel(cctx, id); cerr != nil {
+		return nil, errors.Join(context.Cause(ctx), fmt.Errorf("cancel run %s: %w", id, cerr))
+	}
+	final, werr := api.Wait(cctx, id)
+	if werr != nil {
+		return nil, errors.Join(context.Cause(ctx), fmt.Errorf("wait for cancelled run %s: %w", id, werr))
+	}
+	return final, context.Cause(ctx)
+}
+
+// SignalError is the cause of a context ended by a termination signal
+// (SignalContext).
+type SignalError struct{ Signal syscall.Signal }
+
+func (e *SignalError) Error() string { return "interrupted by " + SignalName(e.Signal) }
+
+// ExitStatus is the status of a process that a signal's default action
+// ended: 128 + its number.
+func (e *SignalError) ExitStatus() int { return 128 + int(e.Signal) }

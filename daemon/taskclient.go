@@ -17,9 +17,9 @@ func RunTask(ctx context.Context, api API, req *RunRequest) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	final, err := api.Wait(ctx, run.ID)
+	final, err := WaitOrCancel(ctx, api, run.ID)
 	if err != nil {
-		return nil, fmt.Errorf("run task %s: wait for run %s: %w", req.Task.Dir, run.ID, err)
+		return final, fmt.Errorf("run task %s: wait for run %s: %w", req.Task.Dir, run.ID, err)
 	}
 	return final, nil
 }

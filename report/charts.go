@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/authbench/authbench/internal/termtext"
 )
 
 // chart is one figure: an SVG document without its XML prolog, ready to
@@ -40,7 +42,34 @@ const (
 	axisChartH   = vg.Length(300)
 	failureRowH  = vg.Length(28)
 	failureBaseH = vg.Length(110)
+	// labelMaxW is the widest a legend entry or an axis label may be: a
+	// longer one (a long agent command) is ellipsised, so the data area
+	// keeps its room.
+	labelMaxW = vg.Length(200)
+	legendPt  = vg.Length(9)
+	tickPt    = vg.Length(9)
 )
+
+// fitLabel is s with its control characters escaped (termtext), cut
+// with an ellipsis to at most maxW points in the chart font of size pt;
+// tables show labels whole.
+func fitLabel(s string, pt vg.Length, maxW vg.Length) string {
+	s = termtext.Escape(s)
+	if plotTextWidth(s, pt) <= maxW {
+		return s
+	}
+	r := []rune(s)
+	lo, hi := 0, len(r) // the longest prefix that fits with "…"
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if plotTextWidth(string(r[:mid])+"…", pt) <= maxW {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return strings.TrimRight(string(r[:lo]), " ") + "…"
+}
 
 // rowColors colour the rows of Table 1 in the per-axis charts.
 var rowColors = []color.RGBA{
@@ -124,7 +153,7 @@ func (r *Report) axisChart(dataset, title string) (string, error) {
 	p.NominalX(axisCategories...)
 	legend := newLegend()
 	for _, s := range all {
-		legend.entries = append(legend.entries, s.label)
+		legend.entries = append(legend.entries, fitLabel(s.label, legendPt, labelMaxW))
 	}
 	plotW := axisChartW - legend.width()
 	// The data area is the plot's width less its y axis (about 50pt).
@@ -163,7 +192,7 @@ func (r *Report) failureChart() (string, error) {
 	// NominalY puts the first name at the bottom: list rows bottom-up so
 	// they read top-down in Table 1's order.
 	for i, d := range rows {
-		labels[len(rows)-1-i] = d.Label()
+		labels[len(rows)-1-i] = fitLabel(d.Label(), tickPt, labelMaxW)
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4
@@ -193,6 +222,13 @@ func (r *Report) failureChart() (string, error) {
 	return renderSVG(p, legend, axisChartW, h)
 }
 
+// plotTextWidth is the width of s in the chart font of size pt.
+func plotTextWidth(s string, pt vg.Length) vg.Length {
+	sty := plot.NewLegend().TextStyle
+	sty.Font = font.From(chartFont, pt)
+	return sty.Width(s)
+}
+
 // newPlot is a plot whose text is all in chartFont.
 func newPlot(title string) *plot.Plot {
 	p := plot.New()
@@ -200,7 +236,7 @@ func newPlot(title string) *plot.Plot {
 	p.Title.TextStyle.Font = font.From(chartFont, 12)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(chartFont, 10)
-		a.Tick.Label.Font = font.From(chartFont, 9)
+		a.Tick.Label.Font = font.From(chartFont, tickPt)
 	}
 	return p
 }
@@ -216,7 +252,7 @@ func newLegend() *sideLegend { return &sideLegend{} }
 
 func (l *sideLegend) legend() plot.Legend {
 	lg := plot.NewLegend()
-	lg.TextStyle.Font = font.From(chartFont, 9)
+	lg.TextStyle.Font = font.From(chartFont, legendPt)
 	lg.Top, lg.Left = true, true
 	lg.Padding = legendPadding
 	for i, e := range l.entries {
@@ -230,7 +266,7 @@ func (l *sideLegend) legend() plot.Legend {
 func (l *sideLegend) width() vg.Length {
 	lg := plot.NewLegend()
 	sty := lg.TextStyle
-	sty.Font = font.From(chartFont, 9)
+	sty.Font = font.From(chartFont, legendPt)
 	var w vg.Length
 	for _, e := range l.entries {
 		w = max(w, sty.Width(e))

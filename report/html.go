@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
+
+	"github.com/authbench/authbench/internal/termtext"
 )
 
 // HTML writes the report as one self-contained page: its style, its font
@@ -23,11 +25,11 @@ func (r *Report) HTML(w io.Writer) error {
 		Summary: r.summary(),
 		Style:   template.CSS(fontFace() + pageStyle),
 		Sections: []htmlSection{
-			{ID: "table1", Title: "Table 1", Intro: table1Intro, Table: r.table1()},
-			{ID: "static", Title: "Static scores per axis", Intro: staticIntro, Table: r.staticTable()},
+			{ID: "table1", Title: "Table 1", Intro: table1Intro, Table: htmlTable(r.table1())},
+			{ID: "static", Title: "Static scores per axis", Intro: staticIntro, Table: htmlTable(r.staticTable())},
 		},
-		Failures: htmlSection{ID: "failures", Title: "Failure distribution", Intro: failureIntro, Table: r.failureTable()},
-		Runs:     htmlSection{ID: "runs", Title: "Runs", Intro: runsIntro, Table: r.runsTable()},
+		Failures: htmlSection{ID: "failures", Title: "Failure distribution", Intro: failureIntro, Table: htmlTable(r.failureTable())},
+		Runs:     htmlSection{ID: "runs", Title: "Runs", Intro: runsIntro, Table: htmlTable(r.runsTable())},
 	}
 	for _, l := range r.lists() {
 		page.Lists = append(page.Lists, htmlSection{ID: l.id, Title: l.title, Intro: l.intro, Table: l.t})
@@ -42,6 +44,18 @@ func (r *Report) HTML(w io.Writer) error {
 		})
 	}
 	return pageTemplate.Execute(w, page)
+}
+
+// htmlTable is t with its cells' control characters escaped (termtext):
+// the template escapes HTML, and the page stays well-formed XML, which
+// has no control characters.
+func htmlTable(t table) table {
+	for _, cells := range append([][]string{t.Header}, t.Rows...) {
+		for i, c := range cells {
+			cells[i] = termtext.Escape(c)
+		}
+	}
+	return t
 }
 
 type htmlPage struct {

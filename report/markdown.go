@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/authbench/authbench/internal/termtext"
 )
 
 // Markdown writes the report as a Markdown document: a summary, Table 1,
@@ -143,5 +145,18 @@ func writeMarkdownRow(w *bufio.Writer, cells []string) {
 	w.WriteString("\n")
 }
 
-// markdownCell escapes what would break a table cell.
-var markdownCell = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace
+// markdownCell makes untrusted text (task names, agent commands, paths,
+// errors) one inert table cell: line breaks become spaces, control
+// characters escapes (termtext), and HTML, links, code spans, emphasis
+// and cell separators are escaped, so a cell renders as the text it is.
+func markdownCell(s string) string {
+	return markdownInline.Replace(termtext.Escape(markdownBreaks.Replace(s)))
+}
+
+var (
+	markdownBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+	// "](" is what makes a link or an image of bracketed text; a lone
+	// bracket (a confidence interval) stays as it is.
+	markdownInline = strings.NewReplacer("\\", `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "](", `]\(`,
+		"&", "&amp;", "<", "&lt;", ">", "&gt;")
+)

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/authbench/authbench/internal/termtext"
 )
 
 // Table1Text writes Table 1 as aligned columns for a terminal.
@@ -24,7 +26,7 @@ func writeTextTable(w io.Writer, t table) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, cells := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range cells {
-			cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+			cells[i] = termtext.Escape(c)
 		}
 		if _, err := io.WriteString(tw, strings.Join(cells, "\t")+"\n"); err != nil {
 			return err

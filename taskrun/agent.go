@@ -238,11 +238,7 @@ func waitForExe(ctx context.Context, pid int, name string) error {
 // Options.MaxOutputBytes (the agent never sees the cap).
 func (r *runner) agentOutput() (stdout, stderr *capped.Writer, err error) {
 	open := func(file, name string) (*capped.Writer, error) {
-		f, err := os.Create(filepath.Join(r.o.Dir, file))
-		if err != nil {
-			return nil, err
-		}
-		return capped.NewWriter(f, name, r.o.MaxOutputBytes, nil), nil
+		return r.cappedLog(file, name, r.o.MaxOutputBytes, os.O_TRUNC)
 	}
 	if stdout, err = open(AgentStdoutFile, "agent stdout"); err != nil {
 		return nil, nil, err

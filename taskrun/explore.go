@@ -465,11 +465,7 @@ func (r *runner) generatorSpec(argv []string) (sandbox.Spec, error) {
 // MaxGeneratorStdout) and stderr (Options.MaxOutputBytes) logs.
 func (r *runner) generatorOutput() (stdout, stderr *capped.Writer, err error) {
 	open := func(file, name string, limit int64) (*capped.Writer, error) {
-		f, err := os.Create(filepath.Join(r.o.Dir, file))
-		if err != nil {
-			return nil, err
-		}
-		return capped.NewWriter(f, name, limit, nil), nil
+		return r.cappedLog(file, name, limit, os.O_TRUNC)
 	}
 	if stdout, err = open(GeneratorStdoutFile, "generator stdout", MaxGeneratorStdout); err != nil {
 		return nil, nil, err

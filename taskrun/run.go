@@ -243,11 +243,11 @@ func (r *runner) run(ctx context.Context) error {
 // buildImage makes sure the task image (and the local bases it needs)
 // exist.
 func (r *runner) buildImage(ctx context.Context) (*env.TaskImage, error) {
-	log, err := os.Create(filepath.Join(r.o.Dir, BuildLogFile))
+	log, err := r.cappedLog(BuildLogFile, "build log", r.logLimit(), os.O_TRUNC)
 	if err != nil {
 		return nil, err
 	}
-	defer log.Close()
+	defer r.closeLog(log)
 	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, r.buildOptions(log))
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -157,6 +158,9 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if cfg.Args = sidecarArgv(sc, img.Config); len(cfg.Args) == 0 {
 		return errors.New("no command: the image has no ENTRYPOINT or CMD and the service no command")
 	}
+	// The service dies with runc (and so with the daemon), as an agent
+	// does under sandbox-init.
+	cfg.Binary, cfg.Args = r.o.Self, sandbox.DieWithParentArgv(binaryInContainer, cfg.Args)
 	spec, err := env.RuntimeSpec(cfg)
 	if err != nil {
 		return err
@@ -425,11 +429,11 @@ func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskI
 		return nil, fmt.Errorf("%s: %w", dockerfile, err)
 	}
 	st := &tasks.Task{Name: t.Name + "-" + sc.Name, Dir: tmp, Dockerfile: df, Config: t.Config}
-	log, err := os.OpenFile(filepath.Join(r.o.Dir, BuildLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	log, err := r.cappedLog(BuildLogFile, "build log", r.logLimit(), os.O_APPEND)
 	if err != nil {
 		return nil, err
 	}
-	defer log.Close()
+	defer r.closeLog(log)
 	// BuildTask builds the bases the sidecar's FROMs need, as for the task.
 	img, _, err := env.BuildTask(ctx, r.o.Images, st, r.buildOptions(log))
 	return img, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"go.uber.org/zap"
@@ -98,11 +97,11 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	cfg.AddCapabilities = caps
 	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), Dir: dir, CloseFDs: true,
 		DropCapabilities: true, Capabilities: caps}
-	log, err := os.Create(filepath.Join(r.o.Dir, VerifierLogFile(name)))
+	log, err := r.cappedLog(VerifierLogFile(name), name+" verifier log", r.logLimit(), os.O_TRUNC)
 	if err != nil {
 		return env.RunResult{}, err
 	}
-	defer log.Close()
+	defer r.closeLog(log)
 	var rec *audit.Recording
 	var track func(context.Context, int) error
 	if r.o.Tracer != nil {

@@ -4,6 +4,10 @@
 // file is never written through an existing inode. The data goes to a
 // new file (O_EXCL) beside the target and is renamed over it on Commit,
 // so the target is also never seen half-written.
+//
+// A Dir is a whole directory of such files (a bench's out dir): opened
+// only when no other user controls it or a directory above it, and every
+// file under it reached from its descriptor without following a link.
 package safefile
 
 import (
