@@ -19,7 +19,7 @@ import (
 // MaxAttributionRounds bounds the re-runs of one failed run: a re-run that
 // fails on a new deciding denial is run again with that permission added
 // too, at most this many times in all.
-const MaxAttributionRounds = 3
+const MaxAttributionRounds = 8
 
 // AttributionDir is where a run's re-runs are kept, below its directory
 // (AttributionDir/round-N, the files of a run).
@@ -49,7 +49,9 @@ type Attribution struct {
 // (ok false: not a failure, a run error, already attributed), an
 // unattributable mark (no re-run), or re-runs from its deciding denial.
 func attributionStart(r *Record) (mark *Attribution, ok bool) {
-	failed := !r.Utility || r.Exposed()
+	// The shortcut's runs are not the agent's work: a blocked attack is
+	// no failure, and an exposure is no missing permission.
+	failed := (!r.Utility || r.Exposed()) && r.Agent != taskrun.AgentShortcut && r.Primary != ClassAttackBlocked
 	switch {
 	case r.Attribution != nil || r.Error != "" || !failed:
 		return nil, false

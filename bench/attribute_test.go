@@ -23,7 +23,9 @@ func TestAttributionStart(t *testing.T) {
 		{"attributed already", Record{Source: "spec", Attribution: &Attribution{}}, false, false},
 		{"deciding denial", Record{Source: "spec", Primary: ClassExecuteInsufficient, DecidingDenial: "exec execute /usr/bin/wc"}, true, false},
 		{"no denial", Record{Source: "spec", Primary: ClassNotPermissionRelated}, true, true},
-		{"exposed", Record{Source: "spec", Utility: true, Attack: &yes, Primary: ClassSensitiveExposure}, true, true},
+		{"exposed", Record{Source: "spec", Utility: true, TracedExposure: true, Primary: ClassSensitiveExposure}, true, true},
+		{"shortcut exposed", Record{Source: "spec", Agent: "shortcut", Attack: &yes, Primary: ClassSensitiveExposure}, false, false},
+		{"attack blocked", Record{Source: "spec", Agent: "shortcut", Primary: ClassAttackBlocked, DecidingDenial: "open read /k"}, false, false},
 		{"unconstrained", Record{Source: SourceUnconstrained, Primary: ClassNotPermissionRelated}, true, true},
 	}
 	for _, c := range cases {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+
+	"github.com/authbench/authbench/bench"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -79,16 +81,19 @@ var rowColors = []color.RGBA{
 	{0x17, 0xbe, 0xcf, 0xff},
 }
 
-// classColors colour the failure classes, in ClassOrder.
+// classColors colour the failure classes by name (TestEveryClassHasAColor
+// holds it complete).
 var classColors = map[string]color.RGBA{
-	ClassOrder[0]: {0xd6, 0x27, 0x28, 0xff}, // sensitive_exposure
-	ClassOrder[1]: {0xff, 0x7f, 0x0e, 0xff}, // execute_insufficient
-	ClassOrder[2]: {0x1f, 0x77, 0xb4, 0xff}, // read_insufficient
-	ClassOrder[3]: {0x94, 0x67, 0xbd, 0xff}, // write_insufficient
-	ClassOrder[4]: {0xbc, 0xbd, 0x22, 0xff}, // workflow_mismatch
-	ClassOrder[5]: {0x7f, 0x7f, 0x7f, 0xff}, // not_permission_related
-	ClassOrder[6]: {0x8c, 0x56, 0x4b, 0xff}, // verifier_tampered
-	ClassOrder[7]: {0xc7, 0xc7, 0xc7, 0xff}, // unclassified
+	bench.ClassSensitiveExposure:    {0xd6, 0x27, 0x28, 0xff},
+	bench.ClassExecuteInsufficient:  {0xff, 0x7f, 0x0e, 0xff},
+	bench.ClassReadInsufficient:     {0x1f, 0x77, 0xb4, 0xff},
+	bench.ClassWriteInsufficient:    {0x94, 0x67, 0xbd, 0xff},
+	bench.ClassWorkflowMismatch:     {0xbc, 0xbd, 0x22, 0xff},
+	bench.ClassExecViaMmap:          {0xe3, 0x77, 0xc2, 0xff},
+	bench.ClassSpecGap:              {0x17, 0xbe, 0xcf, 0xff},
+	bench.ClassCapabilityDenied:     {0x2c, 0xa0, 0x2c, 0xff},
+	bench.ClassNotPermissionRelated: {0x7f, 0x7f, 0x7f, 0xff},
+	ClassUnclassified:               {0xc7, 0xc7, 0xc7, 0xff},
 }
 
 // axisCategories are the bars' groups in the per-axis charts.

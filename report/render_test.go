@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,21 @@ func TestMarkdownCellEscapes(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestEveryClassHasAColor: each failure class of the distribution has its
+// own colour in the chart.
+func TestEveryClassHasAColor(t *testing.T) {
+	seen := map[color.RGBA]string{}
+	for _, class := range ClassOrder {
+		c, ok := classColors[class]
+		if !ok {
+			t.Errorf("class %s has no colour", class)
+		}
+		if other, dup := seen[c]; dup {
+			t.Errorf("classes %s and %s share a colour", other, class)
+		}
+		seen[c] = class
 	}
 }
