@@ -67,6 +67,12 @@
 // on an overlay the kernel would copy the lower file up emptied before
 // Landlock's truncate check); FileAttrIoctls names chattr's ioctls for
 // filters that refuse them (the generation sandbox's).
+// ContainerProfile (seccomp_container.go) is the default profile without
+// its set-ID rule for chmod, fchmod, fchmodat, fchmodat2, creat, open and
+// openat: the task runner confines agents in containers with it, whose
+// root and binds are mounted nosuid, so that `chmod g+s DIR` works as
+// under Docker; bare-host trees (exec, the daemon) keep the default
+// profile, and policy generation a stricter one.
 //
 // Capabilities are Docker's model (caps.go): DockerCapabilities is its
 // default set, ParseCapabilitySet reads `--caps none|docker|LIST`.
