@@ -10,9 +10,10 @@
 //     The agent then runs under runc as the init of its container,
 //     through sandbox-init: Landlock from the policy plus the spec's
 //     implicit permissions (run-time rules for paths below the
-//     container's own mounts), seccomp, no_new_privs, the task's user and
-//     its capabilities (Docker's set unless task.toml or Options change
-//     it), traced. The agent is the oracle, the shortcut, `cmd:COMMAND`,
+//     container's own mounts), the container seccomp profile (set-ID
+//     modes allowed: the rootfs is mounted nosuid), no_new_privs, the
+//     task's user with its groups and its capabilities (Docker's set
+//     unless task.toml or Options change it), traced. The agent is the oracle, the shortcut, `cmd:COMMAND`,
 //     or an `openai:MODEL` model agent: its loop runs here, each tool call
 //     in the confined toolbox (package agent/toolbox) over a socket pair;
 //     a toolbox that dies is restarted once, then the run stops as
