@@ -56,6 +56,12 @@
 // golang.org/x/sys (go generate, internal/mksysnum); unknown syscall
 // names are an error that names them. profiles/default.json is the
 // default profile, printed by `authbench seccomp default`.
+// ContainerProfile (seccomp_container.go) is the default profile without
+// its set-ID rule for chmod, fchmod, fchmodat, fchmodat2, creat, open and
+// openat: the task runner confines agents in containers with it, whose
+// root and binds are mounted nosuid, so that `chmod g+s DIR` works as
+// under Docker; bare-host trees (exec, the daemon) keep the default
+// profile, and policy generation a stricter one.
 //
 // The conversion steps (plan, enforcement, profile compilation) are pure
 // and tested with tables; applying them is the small restrict step. Tests
