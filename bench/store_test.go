@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/taskrun"
 )
