@@ -1,6 +1,3 @@
-// Package bench runs the benchmark: tasks × policy sources × agents ×
-// trials, through the daemon's run lifecycle, into a results database
-// that the report package turns into Table 1 and its charts.
 package bench
 
 import (
@@ -10,7 +7,7 @@ import (
 	"github.com/authbench/authbench/taskrun"
 )
 
-// Failure classes of a run (docs/scoring.md, "Failure classification").
+// Failure classes of a run (docs/benchmark.md, "Failure classification").
 const (
 	ClassSensitiveExposure    = "sensitive_exposure"
 	ClassExecuteInsufficient  = "execute_insufficient"

@@ -2,10 +2,17 @@
 // Table 1 (per policy source and agent: success, utility, exposure and
 // static scores), the per-axis precision/recall charts, the failure-class
 // distribution and a per-task drill-down, rendered as Markdown, JSON, a
-// self-contained HTML page or a terminal table.
+// self-contained HTML page or a terminal table. With several trials every
+// rate carries a seeded 95 % bootstrap interval over tasks (ci95) and the
+// utility rates pass^k; bench --attribute's re-runs are summarised per
+// source and agent (AttributionRow). Blocked attacks, spec gaps, skipped
+// tasks, untraced verifiers and agents that failed while V_u passed are
+// counted or listed apart.
 //
 // Build is a pure function of the records; the renderers only format the
-// Report it returns. docs/report.md says what every number means.
+// Report it returns, escaping every untrusted text (task and agent names,
+// paths, errors) for its format (internal/termtext on terminals).
+// docs/report.md says what every number means.
 package report
 
 import (
