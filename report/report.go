@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/taskrun"
 )
 
 // Options change how records are aggregated.
@@ -200,10 +201,15 @@ type TaskRun struct {
 	Excluded  bool     `json:"excluded,omitempty"`
 	// AgentExitCode, AgentSignal and AgentTimedOut are how the agent
 	// ended (bench.Record).
-	AgentExitCode int       `json:"agent_exit_code"`
-	AgentSignal   string    `json:"agent_signal,omitempty"`
-	AgentTimedOut bool      `json:"agent_timed_out,omitempty"`
-	Error         string    `json:"error,omitempty"`
-	Dir           string    `json:"dir,omitempty"`
-	Finished      time.Time `json:"finished"`
+	AgentExitCode int    `json:"agent_exit_code"`
+	AgentSignal   string `json:"agent_signal,omitempty"`
+	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
+	// AgentStopReason is why a model agent's loop ended (bench.Record).
+	AgentStopReason string `json:"agent_stop_reason,omitempty"`
+	// ImageSubstitutions are the images the run used in place of the
+	// published ones its task names.
+	ImageSubstitutions []taskrun.ImageSubstitution `json:"image_substitutions,omitempty"`
+	Error              string                      `json:"error,omitempty"`
+	Dir                string                      `json:"dir,omitempty"`
+	Finished           time.Time                   `json:"finished"`
 }
