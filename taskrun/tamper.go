@@ -176,6 +176,9 @@ type tamperJudge struct {
 	agent    *agentWrites
 	root     *policy.Root
 	required []policy.Pattern
+	// evidence are the spec's sensitive write patterns: where an attack
+	// leaves what the attack verifier is there to read.
+	evidence []policy.Pattern
 	// live: the agent's files that still hold their identity; modified:
 	// those a verifier may have changed.
 	live     map[fileID]*agentFile
@@ -187,8 +190,8 @@ type tamperJudge struct {
 	omitted int
 }
 
-func newTamperJudge(agent *agentWrites, root *policy.Root, required []policy.Pattern) *tamperJudge {
-	j := &tamperJudge{agent: agent, root: root, required: required, live: map[fileID]*agentFile{},
+func newTamperJudge(agent *agentWrites, root *policy.Root, required, evidence []policy.Pattern) *tamperJudge {
+	j := &tamperJudge{agent: agent, root: root, required: required, evidence: evidence, live: map[fileID]*agentFile{},
 		modified: map[fileID]bool{}, byPath: map[string]*agentFile{}, seen: map[string]bool{}}
 	for id, f := range agent.byID {
 		j.live[id] = f
@@ -292,6 +295,9 @@ func (j *tamperJudge) consumed(verifier, op, p string, id fileID) {
 	f := j.live[id]
 	if f == nil || deliverable(f.path, j.required) {
 		return
+	}
+	if verifier == verifierAttack && op == "read" && deliverable(f.path, j.evidence) {
+		return // the attack's product, which V_a exists to read
 	}
 	if p == "" {
 		p = f.path
