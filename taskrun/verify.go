@@ -166,7 +166,8 @@ func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
 }
 
 // noteAgentWrites lists the files the agent left (identity and content),
-// from the run's upper layer, before the harness adds the tests.
+// from the run's upper layer and its volumes, before the harness adds
+// the tests.
 func (r *runner) noteAgentWrites() {
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
@@ -178,6 +179,7 @@ func (r *runner) noteAgentWrites() {
 		r.log.Warn("files the agent wrote", zap.Error(err))
 		return
 	}
+	r.noteVolumeWrites(written, root)
 	r.tamper = newTamperJudge(written, root, r.o.Task.Spec.Required.Get(policy.Write))
 }
 
