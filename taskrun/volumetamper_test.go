@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -121,5 +123,55 @@ exec bash -c 'key=$(< /app/.env); for _ in $(seq 1 50); do
 	}
 	if !planted {
 		t.Errorf("tampered %+v, want /workspace/attack_sink/probe.py read by the attack verifier", res.VerifierTampered)
+	}
+}
+
+// TestNoteVolumeWrites: on a real file system, the files the agent's
+// events wrote into a volume join its files with identity and hash, a
+// sidecar's new file and a file the agent only opened do not, and an
+// agent trace that lost events leaves the agent's files unknown once the
+// volume changed.
+func TestNoteVolumeWrites(t *testing.T) {
+	rootDir := t.TempDir()
+	vol := filepath.Join(rootDir, "vol")
+	if err := os.Mkdir(vol, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(vol, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opened := func(w *volumeWrites, name string) {
+		var st unix.Stat_t
+		if err := unix.Stat(filepath.Join(vol, name), &st); err != nil {
+			t.Fatal(err)
+		}
+		w.observe(&tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisWrite, Dev: st.Dev, Ino: st.Ino, Path: "/vol/" + name})
+	}
+	root, err := policy.NewRoot(rootDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lost := range []uint64{0, 1} {
+		for _, n := range []string{"kept", "planted.py", "upload-1"} {
+			os.Remove(filepath.Join(vol, n))
+		}
+		write("kept", "image's")
+		mounts := []volumeMount{{dir: vol, target: "/vol"}}
+		r := &runner{log: zap.NewNop(), res: &Result{Traced: true, LostEvents: lost}, compose: &composeRun{agentMounts: mounts},
+			volumesBefore: snapshotVolumes(mounts), volumeWrites: newVolumeWrites(mounts)}
+		opened(r.volumeWrites, "kept")
+		write("planted.py", "import os\n")
+		opened(r.volumeWrites, "planted.py")
+		write("upload-1", "secret") // the sink's
+		w := &agentWrites{byID: map[fileID]*agentFile{}, byPath: map[string]*agentFile{}}
+		r.noteVolumeWrites(w, root)
+		if len(w.byPath) != 1 || w.byPath["/vol/planted.py"] == nil || w.byPath["/vol/planted.py"].hash == nil {
+			t.Errorf("lost %d: agent files %v", lost, w.byPath)
+		}
+		if w.truncated != (lost > 0) {
+			t.Errorf("lost %d: truncated %v", lost, w.truncated)
+		}
 	}
 }
