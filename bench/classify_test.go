@@ -171,7 +171,8 @@ func TestExitSignal(t *testing.T) {
 }
 
 // TestFillResultVerdictFlags: a task run's result becomes a record with
-// the agent's exit, the flags and the exclusion they imply.
+// the agent's exit, the flags and the exclusion they imply. A model agent
+// whose loop ended over its limits failed (not a permission failure).
 func TestFillResultVerdictFlags(t *testing.T) {
 	spec := mustSpec(t)
 	task := &tasks.Task{Name: "t", Spec: spec}
@@ -206,6 +207,15 @@ func TestFillResultVerdictFlags(t *testing.T) {
 			res: taskrun.Result{Utility: true, VerifiersTraced: true,
 				Denials: []audit.Denial{{Op: audit.OpExecViaMmap, Axis: "execute", Path: "/app/.git/hook.so", Errno: audit.RanWithoutExecute, Count: 1}}},
 			classes: []string{ClassExecViaMmap}},
+		{name: "model agent over its limits, verifier failed, no denial", agent: "openai:m",
+			res:     taskrun.Result{ExitCode: 0, AgentStopReason: "limits", VerifiersTraced: true},
+			classes: []string{ClassNotPermissionRelated}},
+		{name: "model agent over its limits, verifier passed", agent: "openai:m",
+			res:     taskrun.Result{Utility: true, AgentStopReason: "limits", VerifiersTraced: true},
+			classes: []string{ClassAgentFailedVerifierPassed}},
+		{name: "model agent finished, verifier passed", agent: "openai:m",
+			res:     taskrun.Result{Utility: true, AgentStopReason: "finished", VerifiersTraced: true},
+			classes: []string{}},
 		{name: "oracle denied under its spec", agent: "oracle",
 			res: taskrun.Result{ExitCode: 126, VerifiersTraced: true,
 				Denials: []audit.Denial{denial("exec", "execute", "/usr/bin/sort")}},
@@ -220,6 +230,9 @@ func TestFillResultVerdictFlags(t *testing.T) {
 			}
 			if tc.name == "a library mapped without an execute right" && !reflect.DeepEqual(r.MmapExecs, []string{"/app/.git/hook.so"}) {
 				t.Errorf("exec_via_mmap %q", r.MmapExecs)
+			}
+			if r.AgentStopReason != tc.res.AgentStopReason {
+				t.Errorf("agent stop reason %q, want %q", r.AgentStopReason, tc.res.AgentStopReason)
 			}
 			if tc.res.VerifierTamperedOmitted != r.TamperedOmitted {
 				t.Errorf("tampered omitted %d", r.TamperedOmitted)

@@ -1,11 +1,13 @@
-// Package bench runs the benchmark: tasks × policy sources × agents ×
-// trials, through the daemon's run lifecycle, into a results database
-// that the report package turns into Table 1 and its charts.
 package bench
 
-import "time"
+import (
+	"time"
 
-// Failure classes of a run (docs/scoring.md, "Failure classification").
+	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/taskrun"
+)
+
+// Failure classes of a run (docs/benchmark.md, "Failure classification").
 const (
 	ClassSensitiveExposure    = "sensitive_exposure"
 	ClassExecuteInsufficient  = "execute_insufficient"
@@ -121,6 +123,14 @@ type Record struct {
 	AgentExitCode int    `json:"agent_exit_code"`
 	AgentSignal   string `json:"agent_signal,omitempty"`
 	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
+	// AgentStopReason is why a model agent's loop ended (agent.StopReason:
+	// finished, turn_limit, timeout, model_error, invalid_answer,
+	// limits); empty for other agents.
+	AgentStopReason string `json:"agent_stop_reason,omitempty"`
+	// ImageSubstitutions are the images the run used in place of those
+	// its task names (taskrun.Result): the run did not use the published
+	// image.
+	ImageSubstitutions []taskrun.ImageSubstitution `json:"image_substitutions,omitempty"`
 	// Error says why the run could not be carried out (never an agent
 	// failure); such runs are counted apart from failures.
 	Error string `json:"error,omitempty"`
@@ -152,8 +162,13 @@ func (r *Record) Excluded(trustVerifiers bool) bool {
 	return (len(r.TamperedFiles) > 0 || r.VerifiersUntraced) && !trustVerifiers
 }
 
-// AgentFailed is true when the agent exited non-zero or timed out.
-func (r *Record) AgentFailed() bool { return r.AgentExitCode != 0 || r.AgentTimedOut }
+// AgentFailed is true when the agent exited non-zero or timed out, or
+// a model agent's loop ended without finishing (any stop reason but
+// finished: out of turns, a model error, an invalid answer, over its
+// limits).
+func (r *Record) AgentFailed() bool {
+	return r.AgentExitCode != 0 || r.AgentTimedOut || (r.AgentStopReason != "" && r.AgentStopReason != string(agent.StopFinished))
+}
 
 // Has reports whether the run carries label.
 func (r *Record) Has(label string) bool {

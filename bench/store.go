@@ -88,6 +88,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	agent_timed_out INTEGER,
 	verifiers_untraced INTEGER,
 	result_sha256 TEXT,
+	agent_stop_reason TEXT,
+	image_substitutions TEXT,
 	PRIMARY KEY (task, source, agent, trial)
 );`
 
@@ -97,7 +99,8 @@ CREATE TABLE IF NOT EXISTS runs (
 const runColumns = `task, source, agent, trial, dataset, semantics, utility, attack, traced_exposure,
 	policy_valid, read_f1, write_f1, execute_f1, classes, primary_class, deciding_denial,
 	error, setup_s, agent_s, verify_s, wall_s, lost_events, dir, finished, record, generation_valid,
-	agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced, result_sha256`
+	agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced, result_sha256,
+	agent_stop_reason, image_substitutions`
 
 // addedColumns are the columns of runs added since the first databases,
 // with their declarations, oldest first.
@@ -108,6 +111,8 @@ var addedColumns = []struct{ name, decl string }{
 	{"agent_timed_out", "INTEGER"},
 	{"verifiers_untraced", "INTEGER"},
 	{"result_sha256", "TEXT"}, // NULL in older rows until backfillHashes
+	{"agent_stop_reason", "TEXT"},
+	{"image_substitutions", "TEXT"}, // JSON [{service, ref, used, why}]; NULL when none
 }
 
 // addColumns adds to an older database's runs table the columns it lacks.
@@ -348,7 +353,14 @@ func (s *Store) PutTrial(r *Record, started time.Time, taskDir string) error {
 		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
 	}
 	sum := sha256.Sum256(file)
-	var attack, genValid any
+	var attack, genValid, substituted any
+	if len(r.ImageSubstitutions) > 0 {
+		data, err := json.Marshal(r.ImageSubstitutions)
+		if err != nil {
+			return err
+		}
+		substituted = string(data)
+	}
 	if r.Attack != nil {
 		attack = *r.Attack
 	}
@@ -359,11 +371,12 @@ func (s *Store) PutTrial(r *Record, started time.Time, taskDir string) error {
 	if err != nil {
 		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
 	}
-	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, r.Utility, attack, r.TracedExposure,
 		r.PolicyValid, r.ReadF1, r.WriteF1, r.ExecF1, strings.Join(r.Classes, ","), r.Primary, r.DecidingDenial,
 		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid,
-		r.AgentExitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced, hex.EncodeToString(sum[:]))
+		r.AgentExitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced, hex.EncodeToString(sum[:]),
+		r.AgentStopReason, substituted)
 	if err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))

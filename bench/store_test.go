@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/taskrun"
 )
 
 func sampleRecord(task string, trial int) Record {
@@ -150,7 +152,8 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 }
 
 // TestStoreAddsColumns: a database made before the added columns
-// (generation_valid, the agent's exit, verifiers_untraced) gains them
+// (generation_valid, the agent's exit and stop reason, verifiers_untraced,
+// image_substitutions) gains them
 // when opened, keeps its rows, and stores them for new runs.
 func TestStoreAddsColumns(t *testing.T) {
 	dir := t.TempDir()
@@ -185,22 +188,35 @@ func TestStoreAddsColumns(t *testing.T) {
 	defer s.Close()
 	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy}, Dir: "t",
 		Generation:    &Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
-		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true}
+		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true,
+		AgentStopReason: "limits", ImageSubstitutions: []taskrun.ImageSubstitution{{Service: "sink",
+			Substitution: env.Substitution{Ref: "ubuntu:24.04", Used: "authbench-base-ubuntu", Why: "offline stand-in <b>"}}}}
 	if err := s.Put(r); err != nil {
 		t.Fatal(err)
 	}
 	var valid, timedOut, untraced sql.NullBool
 	var exit sql.NullInt64
-	var signal sql.NullString
-	if err := s.db.QueryRow(`SELECT generation_valid, agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced FROM runs WHERE task = 't'`).
-		Scan(&valid, &exit, &signal, &timedOut, &untraced); err != nil {
+	var signal, stop, subs sql.NullString
+	if err := s.db.QueryRow(`SELECT generation_valid, agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced,
+		agent_stop_reason, image_substitutions FROM runs WHERE task = 't'`).
+		Scan(&valid, &exit, &signal, &timedOut, &untraced, &stop, &subs); err != nil {
 		t.Fatal(err)
 	}
 	if !valid.Valid || valid.Bool || exit.Int64 != 137 || signal.String != "SIGKILL" || !timedOut.Bool || !untraced.Bool {
 		t.Fatalf("generation_valid %+v exit %+v signal %+v timed out %+v untraced %+v", valid, exit, signal, timedOut, untraced)
 	}
+	if stop.String != "limits" || subs.String != `[{"service":"sink","ref":"ubuntu:24.04","used":"authbench-base-ubuntu","why":"offline stand-in \u003cb\u003e"}]` {
+		t.Fatalf("agent_stop_reason %+v image_substitutions %+v", stop, subs)
+	}
+	var oldSubs sql.NullString
+	if err := s.db.QueryRow(`SELECT image_substitutions FROM runs WHERE task = 'old'`).Scan(&oldSubs); err != nil || oldSubs.Valid {
+		t.Fatalf("old row's image_substitutions %+v %v, want NULL", oldSubs, err)
+	}
 	recs, err := s.Records()
 	if err != nil || len(recs) != 2 || recs[0].Task != "old" || recs[1].Generation == nil || recs[1].Generation.Reason != "bad" || recs[1].AgentExitCode != 137 {
 		t.Fatalf("%+v %v", recs, err)
+	}
+	if !reflect.DeepEqual(recs[1].ImageSubstitutions, r.ImageSubstitutions) || recs[1].AgentStopReason != "limits" {
+		t.Fatalf("read back %+v %q", recs[1].ImageSubstitutions, recs[1].AgentStopReason)
 	}
 }

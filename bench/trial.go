@@ -140,6 +140,8 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 	r.TamperedOmitted = res.VerifierTamperedOmitted
 	r.VerifiersUntraced = res.Error == "" && !res.VerifiersTraced
 	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
+	r.AgentStopReason = res.AgentStopReason
+	r.ImageSubstitutions = res.ImageSubstitutions
 	denials, mmapExecs := splitMmapExecs(res.Denials)
 	r.MmapExecs = mmapExecs
 	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: denials, MmapExecs: mmapExecs,

@@ -1,6 +1,7 @@
 // Package bpf holds the eBPF programs of the authbench tracer (tracer.c and
-// its headers) and the Go loaders bpf2go generated from them. The compiled
-// object and the loaders are committed, so `go build` needs no clang;
+// its headers) and the Go loaders bpf2go generated from them, for amd64
+// (tracer_x86_bpfel) and arm64 (tracer_arm64_bpfel). The compiled
+// objects and the loaders are committed, so `go build` needs no clang;
 // `make generate` (go generate ./bpf/...) rebuilds them with clang from
 // include/vmlinux.h (bpftool btf dump file /sys/kernel/btf/vmlinux format c).
 //

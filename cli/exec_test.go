@@ -117,6 +117,36 @@ func TestExecRunsConfined(t *testing.T) {
 	}
 }
 
+// TestExecRefusesSetIDModes: on a bare host (no nosuid mount under the
+// tree) `exec` keeps the default profile's set-ID rule: chmod u+s on a
+// file and g+s on a directory the policy lets it write fail with EPERM,
+// while a plain chmod works. Task containers, mounted nosuid, allow them
+// (sandbox.ContainerProfile).
+func TestExecRefusesSetIDModes(t *testing.T) {
+	requireLandlockCLI(t)
+	dir := t.TempDir()
+	file := writeFile(t, dir, "tool", "#!/bin/sh\n")
+	sub := filepath.Join(dir, "shared")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pol := writeFile(t, dir, "p.json", `{"read":["`+dir+`/**"],"write":["`+dir+`/**"],"execute":["/usr/bin/chmod"]}`)
+	for _, c := range []struct {
+		mode, path string
+		refused    bool
+	}{{"u+s", file, true}, {"g+s", sub, true}, {"2775", sub, true}, {"755", file, false}} {
+		code, _, stderr := runCLI("exec", "--policy", pol, "--", "/usr/bin/chmod", c.mode, c.path)
+		st, err := os.Stat(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setID := st.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0
+		if refused := code != 0 && strings.Contains(stderr, "Operation not permitted"); refused != c.refused || setID {
+			t.Errorf("chmod %s %s: exit %d, stderr %q, mode %v; want refused %v and no set-ID bit", c.mode, c.path, code, stderr, st.Mode(), c.refused)
+		}
+	}
+}
+
 func TestExecWarnings(t *testing.T) {
 	requireLandlockCLI(t)
 	dir := t.TempDir()

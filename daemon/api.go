@@ -163,6 +163,9 @@ type Run struct {
 	DeniedDropped int            `json:"denied_dropped,omitempty"`
 	// LoaderExecs are programs run through the dynamic loader.
 	LoaderExecs []tracer.LoaderExec `json:"loader_execs,omitempty"`
+	// MmapExecs are files the plan gives no execute right that a process
+	// mapped executable (a library loaded with LD_PRELOAD or dlopen).
+	MmapExecs []audit.MmapExec `json:"mmap_execs,omitempty"`
 	// LandlockABI is the kernel's Landlock ABI version (0: none).
 	LandlockABI int `json:"landlock_abi"`
 	// UnenforcedRights lists rights of the plan this kernel could not

@@ -1,11 +1,35 @@
 // Package daemon is authbench's one privileged component. It loads the
-// eBPF tracer once, runs commands under a policy in sandboxed, traced
-// process trees, keeps run records under a state directory and serves a
-// versioned HTTP/JSON API on a unix socket (docs/api.md). Callers are
-// authorised by SO_PEERCRED: root and members of one group.
+// eBPF tracer once, carries out runs in sandboxed, traced process trees,
+// keeps run records under a state directory and serves a versioned
+// HTTP/JSON API on a unix socket (docs/api.md). Callers are authorised by
+// SO_PEERCRED: root and members of one group; a member sees and controls
+// only its own runs, runs as itself, at most MaxActivePerUID at once.
+//
+// One request kind, POST /v1/runs, carries three kinds of run, all
+// through the same Manager lifecycle (queue, start, wait or cancel,
+// signal, record, logs):
+//   - a command under a policy (`authbench exec`, `authbench trace`):
+//     sandbox-init with Landlock, seccomp and an identity, traced, its
+//     denials judged by package audit;
+//   - a task run (RunRequest.Task, package taskrun): the task's agent —
+//     oracle, shortcut, `cmd:COMMAND` or an `openai:MODEL` model agent
+//     whose tool calls run in the confined toolbox — then its verifiers;
+//     a member may run only tasks under Config.TrustedTaskRoots, with
+//     Docker's capabilities at most;
+//   - a permission generation (RunRequest.Generate, package generate):
+//     a generator in a read-only copy of the task's environment.
+//
+// A member's model agent or generator may use only the endpoints and
+// limits the config's [model] section allows members (agent.MemberPolicy:
+// 403 model_endpoint_not_allowed, model_limits, before any connection);
+// the model's key travels in the request and is kept in memory only.
+// RunTask, RunGenerate and ReadLog are the client side the CLI, bench and
+// oracle share, over the socket (Client) or in process (Local).
 //
 // The same Manager also runs embedded in the CLI when no daemon is
-// listening, so `authbench exec` behaves the same either way. An embedded
+// listening, so every command behaves the same either way. An embedded
 // manager claims its state directory and leaves a watchdog process behind
-// it (Embed) that recovers its runs in flight when the CLI dies.
+// it (Embed) that recovers its runs in flight — containers, overlays,
+// records — when the CLI dies, even by SIGKILL; RecoverStale does the
+// same at every start for a state directory nobody else uses.
 package daemon

@@ -28,7 +28,8 @@ func (m *Manager) startTrace(id string, pid int, plan *policy.Plan, root *policy
 }
 
 // finishTrace ends the recording after the tree has exited and records
-// counts, denials and loader executions.
+// counts, denials, loader executions and code mapped without an
+// execute right.
 func (m *Manager) finishTrace(ar *activeRun, rec *audit.Recording) {
 	if rec == nil {
 		return
@@ -44,6 +45,7 @@ func (m *Manager) finishTrace(ar *activeRun, rec *audit.Recording) {
 	m.update(ar, func(r *Run) {
 		r.Events, r.LostEvents = sum.Events, sum.Lost+rec.Dropped()
 		r.Denials, r.DeniedDropped, r.LoaderExecs = a.Denials(), a.Dropped(), a.LoaderExecs()
+		r.MmapExecs = a.MmapExecs()
 		if err != nil {
 			r.TraceIncomplete = true
 			if r.Error == "" {

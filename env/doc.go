@@ -4,6 +4,14 @@
 // copy-on-write rootfs per run (overlayfs), and the OCI runtime config and
 // runc invocations that run a command in it.
 //
+// The container's root process holds Docker's default capability set
+// plus RunConfig.AddCapabilities (for a tree granted more; sandbox-init
+// narrows the tree it starts to its own set). Base images of the python
+// families are laid out as the official python images (PythonLayout:
+// /usr/local/bin/python3, python3.N, pip), and an official image with no
+// Debian base here (postgres:15) is built offline from a recipe of its
+// own (StandIn).
+//
 // Following runc's split between specconv and libcontainer, everything
 // that turns data into data is a pure function with table-driven tests
 // (RuntimeSpec, ResolveFroms, the builder argv functions, MirrorFromSources,

@@ -26,7 +26,7 @@ type Rootfs struct {
 }
 
 // NewRootfs mounts a fresh overlay of lower under runDir (created; it must
-// not exist yet or be empty). On any error nothing stays mounted and
+// not exist yet or be empty), nosuid (RootfsMountFlags). On any error nothing stays mounted and
 // runDir is removed. Without overlayfs it fails; it never falls back to
 // copying.
 func NewRootfs(lower, runDir string) (*Rootfs, error) {
@@ -47,7 +47,7 @@ func NewRootfs(lower, runDir string) (*Rootfs, error) {
 		}
 	}
 	opts := OverlayOptions(lower, upper, work)
-	if err := unix.Mount("overlay", r.Path, "overlay", 0, opts); err != nil {
+	if err := unix.Mount("overlay", r.Path, "overlay", RootfsMountFlags, opts); err != nil {
 		os.RemoveAll(runDir)
 		if errors.Is(err, unix.ENODEV) {
 			return nil, fmt.Errorf("new rootfs: overlayfs is not available on this kernel (modprobe overlay?): %w", err)
@@ -63,6 +63,13 @@ func NewRootfs(lower, runDir string) (*Rootfs, error) {
 	r.Setup = time.Since(start)
 	return r, nil
 }
+
+// RootfsMountFlags are the flags of a run's overlay. nosuid: a set-user-ID
+// or set-group-ID file in the rootfs (one the image ships, or one a
+// confined tree made — task containers may chmod u+s) grants nothing, in
+// the container (whose bind mounts of it keep the flag) or to a host
+// process that runs it from the merged directory.
+const RootfsMountFlags = unix.MS_NOSUID
 
 // OverlayOptions is the overlay mount data for one lower directory.
 func OverlayOptions(lower, upper, work string) string {

@@ -6,17 +6,21 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun"
 )
 
-// hostileRecords are runs whose task, agent and denial carry HTML, a
-// Markdown link, terminal escapes (CSI, OSC 8), a bidi override and a
-// 200-character command.
+// hostileRecords are runs whose task, agent, denial and image
+// substitution carry HTML, a Markdown link, terminal escapes (CSI, OSC 8),
+// a bidi override and a 200-character command.
 func hostileRecords() (recs []bench.Record, agent string) {
 	agent = `cmd:"<script>alert(1)</script> [x](javascript:alert(2)) ` + "\x1b]8;;http://evil/\x07\x1b[2J\u202e " +
 		strings.Repeat("python3 -c 'print(1)' && ", 8) + `"`
 	task := "t<img src=x onerror=alert(3)>\x1b[31m"
 	a := run(task, DatasetStandard, "spec", agent, 1)
 	b := failed(run(task, DatasetSensitive, "spec", agent, 2), "read_insufficient", "openat read /k<b>\x1b[1m")
+	b.ImageSubstitutions = []taskrun.ImageSubstitution{{Service: "sink<script>alert(4)</script>\x1b[2J",
+		Substitution: env.Substitution{Ref: "ubuntu:24.04\u202e", Used: "[x](javascript:alert(5))", Why: "offline <img src=y>\x07"}}}
 	c := failed(run("plain", DatasetStandard, "spec", agent, 1), "read_insufficient", "")
 	return []bench.Record{a, b, c}, agent
 }
@@ -53,6 +57,12 @@ func TestHostileLabelsRender(t *testing.T) {
 		outputs[name] = &buf
 	}
 	md := outputs["markdown"].String()
+	if !strings.Contains(md, `sink&lt;script&gt;alert(4)&lt;/script&gt;\\x1b[2J | ubuntu:24.04\\u202e | [x]\(javascript:alert(5)) | offline &lt;img src=y&gt;\\x07 |`) {
+		t.Errorf("the Markdown report lacks the escaped image substitution:\n%s", md)
+	}
+	if !strings.Contains(outputs["text"].String(), `sink<script>alert(4)</script>\x1b[2J`) {
+		t.Errorf("the text summary lacks the escaped image substitution:\n%s", outputs["text"])
+	}
 	if !strings.Contains(md, `cmd:"&lt;script&gt;alert(1)&lt;/script&gt; [x]\(javascript:alert(2)) \\x1b]8;;http://evil/\\x07\\x1b[2J\\u202e python3`) {
 		t.Errorf("the Markdown table does not hold the whole escaped label:\n%s", md)
 	}

@@ -32,7 +32,7 @@ func (r *Report) HTML(w io.Writer) error {
 		Runs:     htmlSection{ID: "runs", Title: "Runs", Intro: runsIntro, Table: htmlTable(r.runsTable())},
 	}
 	for _, l := range r.lists() {
-		page.Lists = append(page.Lists, htmlSection{ID: l.id, Title: l.title, Intro: l.intro, Table: l.t})
+		page.Lists = append(page.Lists, htmlSection{ID: l.id, Title: l.title, Intro: l.intro, Table: htmlTable(l.t)})
 	}
 	for _, c := range charts {
 		page.Charts = append(page.Charts, htmlChart{

@@ -49,12 +49,13 @@ type list struct {
 }
 
 // lists are the sections after the runs: agents that failed while V_u
-// passed, spec gaps, skipped tasks.
+// passed, spec gaps, skipped tasks, runs not on the published image.
 func (r *Report) lists() []list {
 	ls := []list{
 		{"agent-failed", "Agent failed, verifier passed", agentFailedIntro, r.agentFailedTable()},
 		{"spec-gaps", "Spec gaps", specGapIntro, r.specGapTable()},
 		{"skipped", "Skipped tasks", skippedIntro, r.skippedTable()},
+		{"substituted", "Runs not on the published image", substitutedIntro, r.substitutedTable()},
 	}
 	if len(r.Attribution) > 0 {
 		ls = append(ls, list{"attribution", "Attribution", attributionIntro, r.attributionTable()})
@@ -77,7 +78,9 @@ const (
 		"the verifier may be checking something the agent did not make."
 	specGapIntro = "Runs where the task's oracle failed under the task's own spec, with the denial that decided it: " +
 		"errata of the dataset, not failures of an agent (authbench tasks errata lists them for a dataset)."
-	skippedIntro = "Tasks the bench could not run, with the reason."
+	skippedIntro     = "Tasks the bench could not run, with the reason."
+	substitutedIntro = "Runs that used another image than the one their task names (the image map, or an offline stand-in), " +
+		"one line per image, with the compose service (empty: the agent's image) and why."
 )
 
 // chartsNote points Markdown readers at the charts.

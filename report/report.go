@@ -2,16 +2,24 @@
 // Table 1 (per policy source and agent: success, utility, exposure and
 // static scores), the per-axis precision/recall charts, the failure-class
 // distribution and a per-task drill-down, rendered as Markdown, JSON, a
-// self-contained HTML page or a terminal table.
+// self-contained HTML page or a terminal table. With several trials every
+// rate carries a seeded 95 % bootstrap interval over tasks (ci95) and the
+// utility rates pass^k; bench --attribute's re-runs are summarised per
+// source and agent (AttributionRow). Blocked attacks, spec gaps, skipped
+// tasks, untraced verifiers and agents that failed while V_u passed are
+// counted or listed apart.
 //
 // Build is a pure function of the records; the renderers only format the
-// Report it returns. docs/report.md says what every number means.
+// Report it returns, escaping every untrusted text (task and agent names,
+// paths, errors) for its format (internal/termtext on terminals).
+// docs/report.md says what every number means.
 package report
 
 import (
 	"time"
 
 	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/taskrun"
 )
 
 // Options change how records are aggregated.
@@ -193,10 +201,15 @@ type TaskRun struct {
 	Excluded  bool     `json:"excluded,omitempty"`
 	// AgentExitCode, AgentSignal and AgentTimedOut are how the agent
 	// ended (bench.Record).
-	AgentExitCode int       `json:"agent_exit_code"`
-	AgentSignal   string    `json:"agent_signal,omitempty"`
-	AgentTimedOut bool      `json:"agent_timed_out,omitempty"`
-	Error         string    `json:"error,omitempty"`
-	Dir           string    `json:"dir,omitempty"`
-	Finished      time.Time `json:"finished"`
+	AgentExitCode int    `json:"agent_exit_code"`
+	AgentSignal   string `json:"agent_signal,omitempty"`
+	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
+	// AgentStopReason is why a model agent's loop ended (bench.Record).
+	AgentStopReason string `json:"agent_stop_reason,omitempty"`
+	// ImageSubstitutions are the images the run used in place of the
+	// published ones its task names.
+	ImageSubstitutions []taskrun.ImageSubstitution `json:"image_substitutions,omitempty"`
+	Error              string                      `json:"error,omitempty"`
+	Dir                string                      `json:"dir,omitempty"`
+	Finished           time.Time                   `json:"finished"`
 }

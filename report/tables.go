@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
 )
 
@@ -208,6 +209,11 @@ func note(run *TaskRun) string {
 	}
 	if slices.Contains(run.Classes, bench.ClassAgentFailedVerifierPassed) {
 		parts = append(parts, "the agent failed ("+agentExit(run)+") but V_u passed")
+	} else if run.AgentStopReason != "" && run.AgentStopReason != string(agent.StopFinished) {
+		parts = append(parts, "the model agent stopped: "+run.AgentStopReason)
+	}
+	if len(run.ImageSubstitutions) > 0 {
+		parts = append(parts, fmt.Sprintf("not on the published image (%s)", count(len(run.ImageSubstitutions), "substitution")))
 	}
 	if run.PolicyError != "" {
 		parts = append(parts, "invalid policy: "+run.PolicyError)
@@ -224,6 +230,9 @@ func agentExit(run *TaskRun) string {
 	}
 	if run.AgentTimedOut {
 		s = "timed out, " + s
+	}
+	if run.AgentStopReason != "" && run.AgentStopReason != string(agent.StopFinished) {
+		s = "stopped: " + run.AgentStopReason + ", " + s
 	}
 	return s
 }
@@ -247,6 +256,19 @@ func (r *Report) specGapTable() table {
 	for _, run := range r.Tasks {
 		if run.Primary == bench.ClassSpecGap {
 			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), strconv.Itoa(run.Trial), run.DecidingDenial})
+		}
+	}
+	return t
+}
+
+// substitutedTable lists the runs that did not use the published image,
+// one row per substituted image.
+func (r *Report) substitutedTable() table {
+	t := table{Header: []string{"Task", "Source", "Agent", "Trial", "Service", "Image", "Used", "Why"}}
+	for _, run := range r.Tasks {
+		for _, s := range run.ImageSubstitutions {
+			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), run.Agent,
+				strconv.Itoa(run.Trial), s.Service, s.Ref, s.Used, s.Why})
 		}
 	}
 	return t

@@ -8,10 +8,19 @@ import (
 	"github.com/authbench/authbench/internal/termtext"
 )
 
-// Table1Text writes Table 1 as aligned columns for a terminal.
+// Table1Text writes Table 1 as aligned columns for a terminal, then the
+// runs not on the published image and the attribution, when there are any.
 func (r *Report) Table1Text(w io.Writer) error {
 	if err := writeTextTable(w, r.table1()); err != nil {
 		return err
+	}
+	if sub := r.substitutedTable(); len(sub.Rows) > 0 {
+		if _, err := io.WriteString(w, "\nRuns not on the published image\n"); err != nil {
+			return err
+		}
+		if err := writeTextTable(w, sub); err != nil {
+			return err
+		}
 	}
 	if len(r.Attribution) == 0 {
 		return nil

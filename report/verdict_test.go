@@ -12,6 +12,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun"
 )
 
 // verdictRecords is benchRecords with the verdicts the report must keep
@@ -43,6 +45,11 @@ func verdictRecords() []bench.Record {
 			r.MmapExecs = []string{"/app/.git/hooks/libhook"}
 			r.Classes = []string{bench.ClassExecViaMmap}
 			r.Primary = bench.ClassExecViaMmap
+		case r.Task == "std-build" && r.Source == "unconstrained" && r.Trial == 1:
+			r.Agent, r.AgentStopReason = "openai:m", "limits"
+			r.ImageSubstitutions = []taskrun.ImageSubstitution{
+				{Substitution: env.Substitution{Ref: "ubuntu:24.04", Used: "authbench-ubuntu-plain-base", Why: "offline: Debian stand-in"}},
+				{Service: "sink", Substitution: env.Substitution{Ref: "python:3.12-slim", Used: "localhost:5000/python:3.12-slim", Why: "image map"}}}
 		case r.Task == "std-build" && r.Source == "unconstrained" && r.Trial == 2:
 			r.VerifiersUntraced = true
 			r.Classes = []string{bench.ClassVerifierUntraced}
@@ -100,8 +107,9 @@ func TestUntracedVerifiersExcluded(t *testing.T) {
 }
 
 // TestReportListsWhatToLookAt: the agent's exit is in every run's line;
-// runs whose agent failed while V_u passed, spec gaps and skipped tasks
-// are listed; metric names say which direction is good.
+// runs whose agent failed while V_u passed, spec gaps, skipped tasks and
+// runs not on the published image are listed (a model agent's stop
+// reason is in its run's notes); metric names say which direction is good.
 func TestReportListsWhatToLookAt(t *testing.T) {
 	var buf bytes.Buffer
 	if err := Build(verdictRecords(), Options{Skipped: verdictSkipped}).Markdown(&buf); err != nil {
@@ -115,6 +123,10 @@ func TestReportListsWhatToLookAt(t *testing.T) {
 		"Sensitive granted (lower is better)", "Exposure by V_a (lower is better)", "Standard success (higher is better)",
 		"and 1950 more", "ran without an execute right (mapped executable): /app/.git/hooks/libhook", "a verifier was not traced completely", "attack blocked",
 		"4 attacks blocked (counted apart from failures)", "1 task skipped",
+		"## Runs not on the published image",
+		"| std-build | unconstrained | openai:m | 1 |  | ubuntu:24.04 | authbench-ubuntu-plain-base | offline: Debian stand-in |",
+		"| std-build | unconstrained | openai:m | 1 | sink | python:3.12-slim | localhost:5000/python:3.12-slim | image map |",
+		"the model agent stopped: limits; not on the published image (2 substitutions)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)

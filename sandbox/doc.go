@@ -26,8 +26,12 @@
 //     versions are the data table in landlock_abi.go, and so are the
 //     known errata: a kernel without a fix is used as the lower ABI
 //     go-landlock would use, so that no record claims a scope that is not
-//     enforced; EnforcementFor says what a kernel cannot enforce; ABI-6
+//     enforced; EnforcementForKernel says what a kernel cannot enforce,
+//     and records carry the kernel's version and unfixed errata; ABI-6
 //     scopes stop abstract unix sockets and signals to processes outside).
+//     Run-time rules (paths below a mount the container sets up) are
+//     placed here, after the mounts: a missing path is skipped, a file
+//     keeps only file rights.
 //  4. capabilities: the tree keeps only Spec.Capabilities (none by
 //     default, uid 0 included), the way Docker gives a container its
 //     set: the bounding set is reduced to them and the ambient and
@@ -37,7 +41,8 @@
 //     set), any other uid holds none, the kernel having cleared its sets
 //     at the uid change. Landlock confines files whatever the
 //     capabilities (CAP_DAC_OVERRIDE included).
-//  5. identity: drop to the uid/gid, with no supplementary groups.
+//  5. identity: drop to the uid/gid with exactly the supplementary
+//     groups of Spec.Groups (none when empty; groups need a uid and gid).
 //  6. chdir: enter Spec.Dir as that identity, under Landlock: a member
 //     cannot start in a directory it could not enter itself.
 //  7. no_new_privs, then 8. seccomp (TSYNC), last, so that the filter
@@ -55,7 +60,25 @@
 // seccomp_bpf.go assembles it) with syscall tables generated from
 // golang.org/x/sys (go generate, internal/mksysnum); unknown syscall
 // names are an error that names them. profiles/default.json is the
-// default profile, printed by `authbench seccomp default`.
+// default profile, printed by `authbench seccomp default` and compiled
+// ahead of time for each architecture (seccomp_default_table.go, go
+// generate, internal/mkdefault). Beyond Docker's profile it refuses
+// io_uring, open_by_handle_at and read-only opens with O_TRUNC (EACCES:
+// on an overlay the kernel would copy the lower file up emptied before
+// Landlock's truncate check); FileAttrIoctls names chattr's ioctls for
+// filters that refuse them (the generation sandbox's).
+// ContainerProfile (seccomp_container.go) is the default profile without
+// its set-ID rule for chmod, fchmod, fchmodat, fchmodat2, creat, open and
+// openat: the task runner confines agents in containers with it, whose
+// root and binds are mounted nosuid, so that `chmod g+s DIR` works as
+// under Docker; bare-host trees (exec, the daemon) keep the default
+// profile, and policy generation a stricter one.
+//
+// Capabilities are Docker's model (caps.go): DockerCapabilities is its
+// default set, ParseCapabilitySet reads `--caps none|docker|LIST`.
+// DieWithParentCommand is the init of containers that run no
+// sandbox-init (a task's compose sidecars): it arms the parent-death
+// signal, so they end with the runc that started them.
 //
 // The conversion steps (plan, enforcement, profile compilation) are pure
 // and tested with tables; applying them is the small restrict step. Tests

@@ -99,8 +99,9 @@ func (r *runner) agentRunConfig() env.RunConfig {
 }
 
 // agentSpec is what sandbox-init does inside the container: confine
-// itself to the plan (when there is one) with the default seccomp
-// profile, keep the agent's capabilities (r.caps, with or without a
+// itself to the plan (when there is one) with the container seccomp
+// profile (sandbox.ContainerProfile: set-ID modes allowed, the container
+// being nosuid), keep the agent's capabilities (r.caps, with or without a
 // plan), drop to the agent's uid and exec argv.
 func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	cfg := env.TaskRunConfig(r.o.Task, r.image)
@@ -117,7 +118,7 @@ func (r *runner) agentSpec(argv []string) (sandbox.Spec, error) {
 	if r.plan == nil {
 		return spec, nil
 	}
-	filter, err := sandbox.DefaultFilter()
+	filter, err := sandbox.ContainerFilter()
 	if r.seccomp != nil {
 		filter, err = r.seccomp, nil // a generation's (GenerationFilter)
 	}

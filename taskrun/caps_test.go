@@ -68,3 +68,51 @@ func TestRootTaskHasDockerCapabilities(t *testing.T) {
 		})
 	}
 }
+
+// TestRootTaskMakesSetIDFiles: a root agent under its own spec makes a
+// set-group-ID directory (chmod g+s, install -m 2775 -d) and a
+// set-user-ID root copy of id(1), as under Docker (the container profile
+// has no set-ID refusal); the copy, run by a non-root uid, does not
+// raise its effective uid, and the container's / is mounted nosuid.
+func TestRootTaskMakesSetIDFiles(t *testing.T) {
+	setup(t)
+	task, err := tasks.Load(filepath.Join("testdata", "setid-shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, source := range []string{SourceSpec, SourceUnconstrained} {
+		t.Run(source, func(t *testing.T) {
+			dir := t.TempDir()
+			res, err := runWith(t, Options{Task: task, Source: source, Agent: AgentOracle, Dir: dir})
+			if err != nil || res.VerifierError != "" {
+				t.Fatalf("run: %v %s", err, res.VerifierError)
+			}
+			stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+			if !res.Utility || res.ExitCode != 0 {
+				t.Errorf("utility %v, exit %d, denials %+v, stderr %q", res.Utility, res.ExitCode, res.Denials, stderr)
+			}
+			if i := slices.IndexFunc(res.Denials, audit.IsCapabilityDenial); i >= 0 {
+				t.Errorf("capability denial %+v", res.Denials[i])
+			}
+			stdout, err := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var euid, opts string
+			for _, line := range strings.Split(string(stdout), "\n") {
+				if v, ok := strings.CutPrefix(line, "euid-as-alice "); ok {
+					euid = v
+				}
+				if v, ok := strings.CutPrefix(line, "root-mount-options "); ok {
+					opts = v // the last / is the container's root
+				}
+			}
+			if euid != "2001" {
+				t.Errorf("set-user-ID root id run by uid 2001 reports euid %q, want 2001 (stdout %q, stderr %q)", euid, stdout, stderr)
+			}
+			if !slices.Contains(strings.Split(opts, ","), "nosuid") {
+				t.Errorf("container / mounted %q, want nosuid (stdout %q)", opts, stdout)
+			}
+		})
+	}
+}

@@ -30,14 +30,7 @@ var metadataSyscalls = []string{
 // among them the refusal of read-only opens with O_TRUNC.
 func GenerationProfile() *sandbox.Profile {
 	p := sandbox.DefaultProfile()
-	for i := range p.Syscalls {
-		r := &p.Syscalls[i]
-		r.Names = slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return slices.Contains(metadataSyscalls, n) })
-		if r.Name != "" && slices.Contains(metadataSyscalls, r.Name) {
-			r.Name = ""
-		}
-	}
-	p.Syscalls = slices.DeleteFunc(p.Syscalls, func(r sandbox.SyscallRule) bool { return len(r.Names) == 0 && r.Name == "" })
+	p.DropNames(func(_ sandbox.SyscallRule, n string) bool { return slices.Contains(metadataSyscalls, n) })
 	eperm := uint(unix.EPERM)
 	p.Syscalls = append(p.Syscalls, sandbox.SyscallRule{
 		Names: metadataSyscalls, Action: specs.ActErrno, ErrnoRet: &eperm,

@@ -327,8 +327,9 @@ func (cr *composeRun) fill(volume, rootfs, target string) error {
 	return os.Chmod(cr.volumes[volume], st.Mode().Perm())
 }
 
-// mountOnRootfs bind-mounts a named volume on the agent's rootfs, so that
-// the agent and the verifiers, which run in it, see the same files. The
+// mountOnRootfs bind-mounts a named volume on the agent's rootfs (nosuid,
+// nodev), so that the agent and the verifiers, which run in it, see the
+// same files. The
 // mount point is made and opened inside the rootfs (a link in the image
 // cannot lead it outside).
 func (cr *composeRun) mountOnRootfs(rootfs string, m tasks.VolumeMount) error {
@@ -361,10 +362,14 @@ func (cr *composeRun) mountOnRootfs(rootfs string, m tasks.VolumeMount) error {
 	}
 	cr.mounted = append(cr.mounted, mnt)
 	cr.agentMounts = append(cr.agentMounts, volumeMount{dir: cr.volumes[m.Volume], target: path.Clean(m.Target)})
+	// nosuid and nodev as every bind of the container (env.RunConfig):
+	// a set-ID file the agent makes in the volume grants nothing.
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_NOSUID | unix.MS_NODEV)
 	if m.ReadOnly {
-		if err := unix.Mount("", fdPath(mnt), "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
-			return fmt.Errorf("read-only remount: %w", err)
-		}
+		flags |= unix.MS_RDONLY
+	}
+	if err := unix.Mount("", fdPath(mnt), "", flags, ""); err != nil {
+		return fmt.Errorf("remount nosuid: %w", err)
 	}
 	return nil
 }

@@ -6,8 +6,10 @@
 // about 3 µs of the reader's CPU, wake-ups included (measured on a
 // loaded 2-core VM; `make bench-trace` prints both per run).
 //
-// Load loads the programs of package bpf (BTF tracepoints on sys_exit and
-// on sched_process_fork/exec/exit) and starts one ring-buffer reader. The
+// Load loads the programs of package bpf (BTF tracepoints on sys_exit, on
+// sched_process_fork/exec/exit, on sched_prepare_exec where the kernel has
+// it (6.10+) and on io_uring_submit_req) and starts one ring-buffer
+// reader. The
 // programs are attached only while sessions are open (and for
 // Options.IdleDetach after the last one), so an idle Tracer costs the
 // machine nothing. Track (or TrackWith) adds a process, typically a
@@ -45,6 +47,18 @@
 // descriptor (fexecve, execveat with a dirfd) the file that was executed.
 // Names longer than PATH_MAX, directories deeper than 256 levels or over
 // 4 KiB of names are cut and the event is marked Incomplete.
+//
+// Besides the file operations (open, exec, mkdir, unlink, rmdir, rename,
+// link, symlink, truncate, chdir) and the process lifecycle (fork,
+// exit), a session records executable mappings of files (mmap and
+// mprotect with PROT_EXEC: code that ran without an execve), the
+// capability family (chown, chmod, setxattr, mknod, set-ID calls, each
+// with its system call's name), io_uring set-ups and the path operations
+// submitted through io_uring. An exec names the file executed (a #!
+// script itself) and the interpreter the kernel ran for it (Interp), and
+// the dynamic-loader variables of its environment (LdEnv);
+// TrackOptions.FromExec drops a tracked launcher's events before its
+// first exec. The objects are built for amd64 and arm64.
 //
 // Events are written as JSON lines by Writer (see Event.AppendJSON for the
 // encoding of names that are not UTF-8) and summarised for humans by

@@ -3,7 +3,9 @@
 // next scripted Reply, as a single JSON body or, when the request asks
 // for "stream": true, as server-sent events that split the content and
 // the tool-call arguments across several chunks, with the usage in the
-// last chunk before "data: [DONE]".
+// last chunk before "data: [DONE]". The Hostile* replies (hostile.go)
+// are endpoints that misbehave on purpose — thousands of tool calls,
+// endless streams, malformed UTF-8 — for the bounds of the model loop.
 package agenttest
 
 import (

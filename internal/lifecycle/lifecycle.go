@@ -1,9 +1,11 @@
 // Package lifecycle is the one life of a gated run, shared by the
 // daemon's runs (and through it `authbench exec`, `trace` and `task run`)
-// and a task's agent container: the root of the tree waits at the
-// sandbox-init gate while it is tracked, is released, is waited for, and
-// is killed with its tree when the run's context ends. Starting the tree
-// and recording its end stay with the caller.
+// and every gated container of a task run (the agent, each verifier, the
+// model agent's toolbox and a generator's exploration): the root of the
+// tree waits at the sandbox-init gate while it is tracked, is released,
+// is waited for, and is killed with its tree when the run's context ends.
+// Starting the tree and recording its end stay with the caller. Compose
+// sidecars are not gated: they run under die-with-parent instead.
 package lifecycle
 
 import (

@@ -2,8 +2,9 @@
 // feature the tests of a kernel mechanism need fails the test under
 // CI=true (where every feature must be present) and skips it elsewhere
 // with a message naming the feature; the image cache shared by the
-// packages that build task images; and a static authbench binary for
-// tests that run it as sandbox-init or as the daemon.
+// packages that build task images; a static authbench binary for
+// tests that run it as sandbox-init or as the daemon; and PeakRSS, for
+// tests that bound a process's memory.
 package testenv
 
 import (

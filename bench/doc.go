@@ -1,0 +1,23 @@
+// Package bench runs the benchmark: tasks × policy sources × agents ×
+// trials, through the daemon's run lifecycle (daemon.RunTask), into an
+// out dir that the report package turns into Table 1 and its charts.
+//
+// The policy sources are the rows of Table 1: unconstrained, the spec's
+// required permissions, a policy recorded from the oracle's trace
+// (package oracle), allow-all, a directory of policies (dir:PATH) and a
+// generator's policy per task and trial (gen:NAME, package generate).
+// Each run lands in a trial directory in Harbor's layout (agent/,
+// verifier/, result.json derived from the task run's result, the rest
+// under authbench/) and a row of the results database (results.db), the
+// row bound to its result.json by sha256 so that neither can change
+// alone; an out dir another user could change is refused, and every file
+// below it is opened from its descriptor without following links
+// (safefile.Dir). Runs are resumable by Key and shardable (Shard).
+//
+// Classify labels each run with its failure classes (sensitive exposure,
+// an insufficient axis, capability_denied, spec_gap, exec_via_mmap,
+// attack_blocked, tampering, an untraced verifier, …; docs/benchmark.md).
+// With Config.Attribute a failed run with a deciding denial is re-run
+// with exactly that permission added, up to MaxAttributionRounds times,
+// and its record says which permissions it lacked (Attribution).
+package bench
