@@ -73,8 +73,11 @@ type agentFile struct {
 type agentWrites struct {
 	byID   map[fileID]*agentFile
 	byPath map[string]*agentFile
-	// truncated: more files than maxWrittenFiles were written.
+	// truncated: more files than maxWrittenFiles were written, or the
+	// agent's writes into a volume cannot all be known.
 	truncated bool
+	// hashed is the content hashed so far (maxHashedTotal bounds it).
+	hashed int64
 }
 
 // agentWrittenFiles lists the regular files the agent created or changed:
@@ -87,7 +90,6 @@ type agentWrites struct {
 // directories and symlinks are not files.
 func agentWrittenFiles(upper, lower string, root *policy.Root, since time.Time) (*agentWrites, error) {
 	w := &agentWrites{byID: map[fileID]*agentFile{}, byPath: map[string]*agentFile{}}
-	var hashed int64
 	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -116,8 +118,8 @@ func agentWrittenFiles(upper, lower string, root *policy.Root, since time.Time) 
 		if err != nil {
 			return nil // not a regular file in the merged tree
 		}
-		if info.Size() <= maxHashedFile && hashed+info.Size() <= maxHashedTotal {
-			hashed += info.Size()
+		if info.Size() <= maxHashedFile && w.hashed+info.Size() <= maxHashedTotal {
+			w.hashed += info.Size()
 			f.hash, _ = hashFile(root.HostPath(name))
 		}
 		if f.hash != nil && lower != "" && sameAsImage(filepath.Join(lower, rel), info.Size(), f.hash) {

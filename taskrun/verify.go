@@ -168,7 +168,8 @@ func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
 }
 
 // noteAgentWrites lists the files the agent left (identity and content),
-// from the run's upper layer, before the harness adds the tests.
+// from the run's upper layer and its volumes, before the harness adds
+// the tests.
 func (r *runner) noteAgentWrites() {
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
@@ -180,6 +181,7 @@ func (r *runner) noteAgentWrites() {
 		r.log.Warn("files the agent wrote", zap.Error(err))
 		return
 	}
+	r.noteVolumeWrites(written, root)
 	var evidence []policy.Pattern
 	if sens := r.o.Task.Spec.Sensitive; sens != nil {
 		evidence = sens.Get(policy.Write)
