@@ -48,18 +48,24 @@ static long ab_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void
 }
 
 /* ab_call_file returns the file an event's real path names: the file a
- * successful open's descriptor refers to, the file of the mapping an
- * mmap made or an mprotect changed (for a failed mmap, its descriptor's
- * file). NULL: none (an mmap or mprotect of anonymous memory). */
+ * successful open's descriptor refers to; for an mmap, the file of its
+ * descriptor (on overlayfs the mapping holds the layer's backing file,
+ * whose path lies outside the process's root: the descriptor's is the
+ * file the process opened and sees), else of the mapping it made; for an
+ * mprotect, the file of the mapping it changed. NULL: none (an mmap or
+ * mprotect of anonymous memory). */
 static __always_inline struct file *ab_call_file(struct task_struct *task, struct ab_call *c, long ret)
 {
 	if (c->op == AB_OP_OPEN)
 		return ret >= 0 ? ab_fd_file(task, ret) : NULL;
+	if (c->dfd1 >= 0) {
+		struct file *fd = ab_fd_file(task, c->dfd1);
+		if (fd)
+			return fd;
+	}
 	__u64 f = 0;
 	if (c->vaddr)
 		bpf_find_vma(task, c->vaddr, ab_vma_cb, &f, 0);
-	if (!f && ret < 0)
-		return ab_fd_file(task, c->dfd1);
 	return (void *)f;
 }
 
