@@ -70,6 +70,9 @@ type Auditor struct {
 	viaLoad  []tracer.LoaderExec
 	viaMmap  []MmapExec
 	mapped   map[mmapKey]bool
+	// written are the files the tree opened for writing (noteWrite).
+	written         map[fileID]bool
+	writtenOverflow bool
 }
 
 type mmapKey struct {
@@ -119,15 +122,18 @@ func (a *Auditor) Observe(ev *tracer.Event) []tracer.Event {
 	if refused(ev) && !a.permits(ev) {
 		a.add(ev)
 	}
+	a.noteWrite(ev)
 	a.followInodes(ev)
 	return derived
 }
 
 // observeMmap lists a file mapped executable without an execute right in
 // the plan as an exec_via_mmap access, once per file (a refused mapping,
-// e.g. on a noexec mount, is not one: nothing ran).
+// e.g. on a noexec mount, is not one: nothing ran). A system library (in a
+// shared-library directory, not written by the tree) is how every allowed
+// program runs and is not listed; one the tree wrote is, wherever it lies.
 func (a *Auditor) observeMmap(ev *tracer.Event) {
-	if ev.Failed() || ev.Real == "" || a.permits(ev) {
+	if ev.Failed() || ev.Real == "" || a.permits(ev) || a.systemLibrary(ev) {
 		return
 	}
 	k := mmapKey{ev.Real, ev.Dev, ev.Ino}

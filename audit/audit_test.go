@@ -3,6 +3,7 @@ package audit
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -179,34 +180,65 @@ func TestRefusedReadOfAFileInAListableDirectory(t *testing.T) {
 // an unconstrained run are not.
 func TestLibraryMappedWithoutExecuteRight(t *testing.T) {
 	plan := &policy.Plan{Rules: []policy.Rule{
-		{Path: "/usr/lib", Dir: true, Access: policy.AccessExecute | policy.AccessReadFile},
+		{Path: "/usr/lib", Dir: true, Access: policy.AccessReadFile | policy.AccessWriteFile | policy.AccessMakeReg},
 		{Path: "/work", Dir: true, Access: policy.AccessReadFile | policy.AccessWriteFile},
+		{Path: "/opt/tool", Dir: true, Access: policy.AccessExecute | policy.AccessReadFile},
 	}}
 	evil := tracer.Event{Op: tracer.OpMmap, Path: "/work/.git/x.so", Real: "/work/.git/x.so", Dev: 5, Ino: 9,
 		Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute, PID: 3, TGID: 3, Comm: "git"}
+	mapExec := func(p string, ino uint64) tracer.Event {
+		return tracer.Event{Op: tracer.OpMmap, Path: p, Real: p, Dev: 5, Ino: ino, Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute}
+	}
 	events := []tracer.Event{
-		{Op: tracer.OpMmap, Path: "/usr/lib/libc.so.6", Real: "/usr/lib/libc.so.6", Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute},
+		// the loader maps libc for every program: a system library, read only
+		mapExec("/usr/lib/x86_64-linux-gnu/libc.so.6", 1),
+		// an execute right covers its own libraries
+		mapExec("/opt/tool/libtool.so", 2),
 		evil,
 		evil, // another process maps it again
 		{Op: tracer.OpMmap, Path: "/work/y.so", Real: "/work/y.so", Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute,
 			Ret: -int64(syscall.EPERM), Errno: "EPERM"},
+		// a library the tree wrote into a library directory is no system library
+		{Op: tracer.OpOpen, Path: "/usr/lib/libplanted.so", Real: "/usr/lib/libplanted.so", Dev: 5, Ino: 11,
+			Axis: tracer.AxisWrite, Flags: syscall.O_WRONLY | syscall.O_CREAT},
+		{Op: tracer.OpRename, Path: "/usr/lib/libplanted.so", Path2: "/usr/lib/libz.so.1", Axis: tracer.AxisWrite},
+		mapExec("/usr/lib/libz.so.1", 11),
 	}
 	a := New(plan, same)
 	for i := range events {
 		a.Observe(&events[i])
 	}
-	want := []Denial{{Op: OpExecViaMmap, Axis: "execute", Path: "/work/.git/x.so", Errno: RanWithoutExecute, Count: 2}}
-	if got := a.Denials(); len(got) != 1 || got[0] != want[0] {
+	want := []Denial{
+		{Op: OpExecViaMmap, Axis: "execute", Path: "/work/.git/x.so", Errno: RanWithoutExecute, Count: 2},
+		{Op: OpExecViaMmap, Axis: "execute", Path: "/usr/lib/libz.so.1", Errno: RanWithoutExecute, Count: 1},
+	}
+	if got := a.Denials(); !slices.Equal(got, want) {
 		t.Errorf("denials %+v, want %+v", got, want)
 	}
 	m := a.MmapExecs()
-	if len(m) != 1 || m[0].Path != "/work/.git/x.so" || m[0].Ino != 9 || m[0].Comm != "git" || m[0].Syscall != "mmap" {
+	if len(m) != 2 || m[0].Path != "/work/.git/x.so" || m[0].Ino != 9 || m[0].Comm != "git" || m[0].Syscall != "mmap" {
 		t.Errorf("mmap execs %+v", m)
 	}
 	u := New(nil, same)
 	u.Observe(&evil)
 	if len(u.Denials()) != 0 || len(u.MmapExecs()) != 0 {
 		t.Errorf("unconstrained run: %+v %+v", u.Denials(), u.MmapExecs())
+	}
+}
+
+// TestWrittenFilesOverflowFailsClosed: past MaxWrittenFiles the Auditor
+// cannot tell what the tree wrote, so no library is exempt any more.
+func TestWrittenFilesOverflowFailsClosed(t *testing.T) {
+	plan := &policy.Plan{Rules: []policy.Rule{{Path: "/tmp", Dir: true, Access: policy.AccessWriteFile | policy.AccessMakeReg}}}
+	a := New(plan, same)
+	for i := 0; i <= MaxWrittenFiles; i++ {
+		a.Observe(&tracer.Event{Op: tracer.OpOpen, Path: "/tmp/f", Real: "/tmp/f", Dev: 1, Ino: uint64(100 + i),
+			Axis: tracer.AxisWrite, Flags: syscall.O_WRONLY | syscall.O_CREAT})
+	}
+	a.Observe(&tracer.Event{Op: tracer.OpMmap, Path: "/usr/lib/libc.so.6", Real: "/usr/lib/libc.so.6", Dev: 1, Ino: 7,
+		Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute})
+	if m := a.MmapExecs(); len(m) != 1 || m[0].Path != "/usr/lib/libc.so.6" {
+		t.Errorf("mmap execs after overflow %+v, want libc listed", m)
 	}
 }
 

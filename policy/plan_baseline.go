@@ -1,6 +1,9 @@
 package policy
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Baseline is what a run may always do on top of its policy: a task
 // spec's implicit_permissions, or a documented default when there is no
@@ -18,17 +21,33 @@ const (
 	BaselineNone    = "none"
 )
 
+// sharedLibraryDirs are the directories the dynamic loader loads shared
+// libraries from.
+var sharedLibraryDirs = [...]string{
+	"/lib/**", "/lib64/**", "/lib32/**", "/usr/lib/**", "/usr/lib64/**",
+	"/usr/lib32/**", "/usr/local/lib/**",
+}
+
+// SharedLibraryDirs returns the shared-library directories every plan
+// may read (sandbox essentials): what the dynamic loader maps executable
+// for every dynamically linked program.
+func SharedLibraryDirs() []Pattern {
+	out := make([]Pattern, len(sharedLibraryDirs))
+	for i, s := range sharedLibraryDirs {
+		out[i] = MustPattern(s)
+	}
+	return out
+}
+
 // sandboxEssentials is what any dynamically linked program needs to start
 // at all; every plan includes it, even with the "none" baseline. Entries
 // that do not exist in an environment are skipped silently.
 var sandboxEssentials = [len(Axes)][]string{
-	Read: {
-		// shared libraries and the loader's configuration
-		"/lib/**", "/lib64/**", "/lib32/**", "/usr/lib/**", "/usr/lib64/**",
-		"/usr/lib32/**", "/usr/local/lib/**",
+	Read: append(slices.Clone(sharedLibraryDirs[:]),
+		// the loader's configuration
 		"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/ld.so.conf.d/**",
 		"/dev/null",
-	},
+	),
 	Write: {"/dev/null"},
 	Execute: {
 		// the dynamic loader: the kernel opens it for execution. Exact

@@ -151,6 +151,8 @@ type agentTrace struct {
 	// chmod, setxattr, mknod or set-ID call), which the plan does not
 	// decide and the run's denials list after the plan's.
 	caps audit.CapabilityDenials
+	// volumes, when set, collects the agent's writes into its volumes.
+	volumes *volumeWrites
 }
 
 // startAgentTrace waits until the container's init (pid) is sandbox-init
@@ -166,7 +168,7 @@ func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string, ru
 	if err != nil {
 		return nil, err
 	}
-	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root), runtime: runtime}
+	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root), runtime: runtime, volumes: r.volumeWrites}
 	if tr.rec, err = r.traceContainer(ctx, pid, file, r.plan, root, tr.observe); err != nil {
 		return nil, err
 	}
@@ -189,13 +191,16 @@ func (r *runner) traceContainer(ctx context.Context, pid int, file string, plan 
 		audit.RecordOptions{MaxBytes: r.o.MaxOutputBytes})
 }
 
-// observe notes a successful access to a sensitive file and a
-// capability denial.
+// observe notes a successful access to a sensitive file, a capability
+// denial and a write into a volume.
 func (tr *agentTrace) observe(ev *tracer.Event) {
 	tr.sensitive.observe(ev)
 	tr.caps.Observe(ev)
 	if tr.runtime != nil {
 		tr.runtime.observe(ev)
+	}
+	if tr.volumes != nil {
+		tr.volumes.observe(ev)
 	}
 }
 

@@ -77,6 +77,10 @@ func TestComposeLeakSink(t *testing.T) {
 		if (len(uploads) > 0) != attack {
 			t.Errorf("%s: uploads in the volume %v, want some: %v", name, uploads, attack)
 		}
+		// The sink's uploads, which V_a reads, are not the agent's.
+		if !res.VerifiersTraced || len(res.VerifierTampered) > 0 {
+			t.Errorf("%s: verifiers traced %v, tampered %+v", name, res.VerifiersTraced, res.VerifierTampered)
+		}
 		subs := map[string]ImageSubstitution{}
 		for _, s := range res.ImageSubstitutions {
 			subs[s.Service+" "+s.Ref] = s

@@ -3,6 +3,7 @@ package taskrun
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,19 +121,26 @@ func TestGitLockNeedsPublishedSemantics(t *testing.T) {
 
 var capLine = regexp.MustCompile(`(?m)^(CapEff|CapPrm|CapBnd|CapAmb):\s+([0-9a-f]+)$`)
 
-// TestConfinedRootAgentRunsWithoutCapabilities: in an image without USER
-// the agent is root; confined, its capability sets are empty, while the
-// unconstrained row keeps the runtime's root (as under Harbor).
-func TestConfinedRootAgentRunsWithoutCapabilities(t *testing.T) {
+// dockerCapMask is Docker's default capability set as /proc/PID/status
+// prints it (CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID SETPCAP
+// NET_BIND_SERVICE NET_RAW SYS_CHROOT MKNOD AUDIT_WRITE SETFCAP).
+const dockerCapMask = "a80425fb"
+
+// TestConfinedRootAgentCapabilities: in an image without USER the agent is
+// root and, confined or not, holds Docker's default set as a root
+// container does (effective, permitted, bounding; never ambient); with no
+// capabilities asked for (--caps none) a confined root holds none at all.
+func TestConfinedRootAgentCapabilities(t *testing.T) {
 	setup(t)
 	task := fixture(t, "harbor-root-workdir")
 	pi, err := policy.ParsePolicy([]byte(`{"read": [], "write": [], "execute": ["/bin/sh", "/usr/bin/id", "/usr/bin/cat"]}`), "pi")
 	if err != nil {
 		t.Fatal(err)
 	}
-	caps := func(source string) map[string]string {
+	caps := func(source string, asked []string) map[string]string {
 		dir := t.TempDir()
-		res, err := runWith(t, Options{Task: task, Source: source, Policy: pi, Agent: "cmd:id -u; cat /proc/self/status", Dir: dir})
+		res, err := runWith(t, Options{Task: task, Source: source, Policy: pi, Capabilities: asked,
+			Agent: "cmd:id -u; cat /proc/self/status", Dir: dir})
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("%s: %v (exit %d)", source, err, res.ExitCode)
 		}
@@ -146,11 +154,15 @@ func TestConfinedRootAgentRunsWithoutCapabilities(t *testing.T) {
 		}
 		return m
 	}
-	if c := caps(SourcePolicy); len(c) != 4 || c["CapEff"] != "" || c["CapPrm"] != "" || c["CapBnd"] != "" || c["CapAmb"] != "" {
-		t.Errorf("confined root holds capabilities: %v", c)
+	docker := map[string]string{"CapEff": dockerCapMask, "CapPrm": dockerCapMask, "CapBnd": dockerCapMask, "CapAmb": ""}
+	for _, source := range []string{SourcePolicy, SourceUnconstrained} {
+		if c := caps(source, nil); !maps.Equal(c, docker) {
+			t.Errorf("%s root: capabilities %v, want Docker's %v", source, c, docker)
+		}
 	}
-	if c := caps(SourceUnconstrained); c["CapEff"] == "" {
-		t.Errorf("unconstrained root has no capabilities: %v", c)
+	none := map[string]string{"CapEff": "", "CapPrm": "", "CapBnd": "", "CapAmb": ""}
+	if c := caps(SourcePolicy, []string{}); !maps.Equal(c, none) {
+		t.Errorf("confined root with no capabilities asked: %v", c)
 	}
 }
 

@@ -76,7 +76,11 @@ type runner struct {
 	// tamper judges what the verifiers consume against the files the
 	// agent left (nil: those are unknown).
 	tamper *tamperJudge
-	id     string
+	// volumesBefore is the agent's volumes before it started;
+	// volumeWrites its traced writes there (nil: no volumes).
+	volumesBefore volumeSnapshot
+	volumeWrites  *volumeWrites
+	id            string
 	// compose is the run's compose services and volumes (nil: none);
 	// netns is the network namespace they share with the agent and
 	// verifiers.
@@ -203,6 +207,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.compilePlan(script, model); err != nil {
 		return err
 	}
+	r.snapshotAgentVolumes()
 	if model {
 		err = r.runModelAgent(ctx)
 	} else {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -55,6 +56,9 @@ type composeRun struct {
 	// mounted are the volume mounts made on the agent's rootfs, each held
 	// open at its root (unmounted through it: no path is resolved again).
 	mounted []*os.File
+	// agentMounts are the volumes as the agent sees them, whose files
+	// the agent may have written (noteVolumeWrites).
+	agentMounts []volumeMount
 	// netns holds the shared network namespace open, so that it outlives
 	// the sidecar that made it.
 	netns *os.File
@@ -357,6 +361,7 @@ func (cr *composeRun) mountOnRootfs(rootfs string, m tasks.VolumeMount) error {
 		return err
 	}
 	cr.mounted = append(cr.mounted, mnt)
+	cr.agentMounts = append(cr.agentMounts, volumeMount{dir: cr.volumes[m.Volume], target: path.Clean(m.Target)})
 	// nosuid and nodev as every bind of the container (env.RunConfig):
 	// a set-ID file the agent makes in the volume grants nothing.
 	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_NOSUID | unix.MS_NODEV)

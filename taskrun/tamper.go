@@ -73,8 +73,11 @@ type agentFile struct {
 type agentWrites struct {
 	byID   map[fileID]*agentFile
 	byPath map[string]*agentFile
-	// truncated: more files than maxWrittenFiles were written.
+	// truncated: more files than maxWrittenFiles were written, or the
+	// agent's writes into a volume cannot all be known.
 	truncated bool
+	// hashed is the content hashed so far (maxHashedTotal bounds it).
+	hashed int64
 }
 
 // agentWrittenFiles lists the regular files the agent created or changed:
@@ -87,7 +90,6 @@ type agentWrites struct {
 // directories and symlinks are not files.
 func agentWrittenFiles(upper, lower string, root *policy.Root, since time.Time) (*agentWrites, error) {
 	w := &agentWrites{byID: map[fileID]*agentFile{}, byPath: map[string]*agentFile{}}
-	var hashed int64
 	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -116,8 +118,8 @@ func agentWrittenFiles(upper, lower string, root *policy.Root, since time.Time) 
 		if err != nil {
 			return nil // not a regular file in the merged tree
 		}
-		if info.Size() <= maxHashedFile && hashed+info.Size() <= maxHashedTotal {
-			hashed += info.Size()
+		if info.Size() <= maxHashedFile && w.hashed+info.Size() <= maxHashedTotal {
+			w.hashed += info.Size()
 			f.hash, _ = hashFile(root.HostPath(name))
 		}
 		if f.hash != nil && lower != "" && sameAsImage(filepath.Join(lower, rel), info.Size(), f.hash) {
@@ -176,6 +178,9 @@ type tamperJudge struct {
 	agent    *agentWrites
 	root     *policy.Root
 	required []policy.Pattern
+	// evidence are the spec's sensitive write patterns: where an attack
+	// leaves what the attack verifier is there to read.
+	evidence []policy.Pattern
 	// live: the agent's files that still hold their identity; modified:
 	// those a verifier may have changed.
 	live     map[fileID]*agentFile
@@ -187,8 +192,8 @@ type tamperJudge struct {
 	omitted int
 }
 
-func newTamperJudge(agent *agentWrites, root *policy.Root, required []policy.Pattern) *tamperJudge {
-	j := &tamperJudge{agent: agent, root: root, required: required, live: map[fileID]*agentFile{},
+func newTamperJudge(agent *agentWrites, root *policy.Root, required, evidence []policy.Pattern) *tamperJudge {
+	j := &tamperJudge{agent: agent, root: root, required: required, evidence: evidence, live: map[fileID]*agentFile{},
 		modified: map[fileID]bool{}, byPath: map[string]*agentFile{}, seen: map[string]bool{}}
 	for id, f := range agent.byID {
 		j.live[id] = f
@@ -292,6 +297,9 @@ func (j *tamperJudge) consumed(verifier, op, p string, id fileID) {
 	f := j.live[id]
 	if f == nil || deliverable(f.path, j.required) {
 		return
+	}
+	if verifier == verifierAttack && op == "read" && deliverable(f.path, j.evidence) {
+		return // the attack's product, which V_a exists to read
 	}
 	if p == "" {
 		p = f.path

@@ -19,6 +19,8 @@ import (
 const (
 	testsMount     = "/tests"
 	defaultTimeout = 10 * time.Minute
+	// verifierAttack names V_a in results, logs and tamper findings.
+	verifierAttack = "attack"
 )
 
 // pytest runs a test file the way the published tasks expect.
@@ -60,7 +62,7 @@ func (r *runner) verifyUtility(ctx context.Context) verdict {
 // verifyAttack runs V_a (tests/test_attack_outputs.py): passing tests
 // mean the dangerous thing happened.
 func (r *runner) verifyAttack(ctx context.Context) verdict {
-	return r.pytestVerdict(ctx, "attack", "test_attack_outputs.py")
+	return r.pytestVerdict(ctx, verifierAttack, "test_attack_outputs.py")
 }
 
 func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
@@ -166,7 +168,8 @@ func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
 }
 
 // noteAgentWrites lists the files the agent left (identity and content),
-// from the run's upper layer, before the harness adds the tests.
+// from the run's upper layer and its volumes, before the harness adds
+// the tests.
 func (r *runner) noteAgentWrites() {
 	root, err := policy.NewRoot(r.rootfs.Path)
 	if err != nil {
@@ -178,7 +181,12 @@ func (r *runner) noteAgentWrites() {
 		r.log.Warn("files the agent wrote", zap.Error(err))
 		return
 	}
-	r.tamper = newTamperJudge(written, root, r.o.Task.Spec.Required.Get(policy.Write))
+	r.noteVolumeWrites(written, root)
+	var evidence []policy.Pattern
+	if sens := r.o.Task.Spec.Sensitive; sens != nil {
+		evidence = sens.Get(policy.Write)
+	}
+	r.tamper = newTamperJudge(written, root, r.o.Task.Spec.Required.Get(policy.Write), evidence)
 }
 
 // judgeVerifiers records whether the verifiers consumed a file the agent
