@@ -77,29 +77,9 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	b := NewBuilder(Buildah, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	run := func(argv ...string) string {
-		t.Helper()
-		out, err := runTool(ctx, nil, nil, argv...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(out)
-	}
 	// A one-file image, pushed as the registry's python:3.12-slim.
-	ctr := run(b.FromScratchArgv()...)
-	defer runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...)
-	mnt := run(b.MountArgv(ctr)...)
 	marker := fmt.Sprintf("pulled from %s\n", reg.Host)
-	if err := os.WriteFile(filepath.Join(mnt, "marker"), []byte(marker), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(b.UnmountArgv(ctr)...)
-	local := "localhost/authbench-pull-test:" + strings.ReplaceAll(reg.Host, ":", "-")
-	run(b.CommitArgv(ctr, local)...)
-	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(local)...)
-	run(b.cmd("push", "--quiet", "--tls-verify=false", local, "docker://"+reg.Host+"/library/python:3.12-slim")...)
-	pulled := reg.Host + "/library/python:3.12-slim"
-	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(pulled)...)
+	pulled := pushMarked(ctx, t, b, reg, b.FromScratchArgv(), marker, "library/python:3.12-slim")
 	if b.Exists(ctx, pulled) {
 		t.Fatalf("%s is in storage before the pull", pulled)
 	}
@@ -148,6 +128,38 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	}
 }
 
+// pushMarked makes a container with from (a buildah from argv), writes
+// marker to its /marker and pushes it to reg as repoTag; it returns the
+// name the pushed image has when pulled, which is removed (with the
+// local image) when the test ends.
+func pushMarked(ctx context.Context, t *testing.T, b Builder, reg Registry, from []string, marker, repoTag string) string {
+	t.Helper()
+	run := func(argv ...string) string {
+		t.Helper()
+		out, err := runTool(ctx, nil, nil, argv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out)
+	}
+	ctr := run(from...)
+	defer runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...)
+	mnt := run(b.MountArgv(ctr)...)
+	if err := os.WriteFile(filepath.Join(mnt, "marker"), []byte(marker), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(b.UnmountArgv(ctr)...)
+	local := "localhost/authbench-pull-test-" + strings.NewReplacer("/", "-", ":", "-").Replace(repoTag) + ":" + strings.ReplaceAll(reg.Host, ":", "-")
+	run(b.CommitArgv(ctr, local)...)
+	pulled := reg.Host + "/" + repoTag
+	t.Cleanup(func() {
+		runTool(context.Background(), nil, nil, b.RemoveImageArgv(local)...)
+		runTool(context.Background(), nil, nil, b.RemoveImageArgv(pulled)...)
+	})
+	run(b.cmd("push", "--quiet", "--tls-verify=false", local, "docker://"+pulled)...)
+	return pulled
+}
+
 // manifestDigest asks the registry for the digest of repo:tag.
 func manifestDigest(t *testing.T, reg Registry, repo, tag string) string {
 	t.Helper()
@@ -176,33 +188,13 @@ func TestUbuntuFamilyPulledFromLoopbackRegistry(t *testing.T) {
 	b := NewBuilder(Buildah, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	run := func(argv ...string) string {
-		t.Helper()
-		out, err := runTool(ctx, nil, nil, argv...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(out)
-	}
 	// The default base with a marker, pushed as the registry's ubuntu:24.04.
 	base, err := ensureBase(ctx, s, BuildOptions{Builder: b}, BaseShortName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctr := run(b.cmd("from", "--pull=never", base.Config.Tag())...)
-	defer runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...)
-	mnt := run(b.MountArgv(ctr)...)
 	marker := fmt.Sprintf("ubuntu from %s\n", reg.Host)
-	if err := os.WriteFile(filepath.Join(mnt, "marker"), []byte(marker), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(b.UnmountArgv(ctr)...)
-	local := "localhost/authbench-ubuntu-test:" + strings.ReplaceAll(reg.Host, ":", "-")
-	run(b.CommitArgv(ctr, local)...)
-	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(local)...)
-	run(b.cmd("push", "--quiet", "--tls-verify=false", local, "docker://"+reg.Host+"/library/ubuntu:24.04")...)
-	pulled := reg.Host + "/library/ubuntu:24.04"
-	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(pulled)...)
+	pulled := pushMarked(ctx, t, b, reg, b.cmd("from", "--quiet", "--pull=never", base.Config.Tag()), marker, "library/ubuntu:24.04")
 
 	dir := copyTask(t, "hello-standard")
 	if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM authbench-ubuntu-py-plain-base:local\n"), 0o644); err != nil {
