@@ -95,6 +95,13 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if len(o.Registries) > 0 {
 		p := Puller{Builder: o.Builder, Registries: o.Registries, Log: o.Log}
 		look.Pull = func(ref string) (string, string, string, error) { return p.Pull(ctx, ref) }
+		look.Family = func(f BaseFamily) (string, string, string, error) {
+			image, digest, registry, err := buildFamilyOnPulled(ctx, s, o, p, f)
+			if err != nil && o.Log != nil {
+				fmt.Fprintf(o.Log, "base family %s on %s: %v; using its Debian stand-in\n", f.Name, f.Published, err)
+			}
+			return image, digest, registry, err
+		}
 	}
 	dockerfile, froms, err := ResolveFroms(tr.Dockerfile, o.BuildArgs, o.BaseMap, o.Bases, look)
 	if err != nil {

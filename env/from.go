@@ -139,6 +139,12 @@ type ImageLookup struct {
 	// the registry; an error when no registry has it (the resolution
 	// goes on to the offline defaults).
 	Pull func(ref string) (image, digest, registry string, err error)
+	// Family, when set, builds a family whose published base is Ubuntu
+	// (BaseFamily.OnUbuntu) on that base pulled from a configured
+	// registry, and returns the image, the pulled base's digest and the
+	// registry; an error sends the resolution on to the family's Debian
+	// stand-in.
+	Family func(f BaseFamily) (image, digest, registry string, err error)
 }
 
 // UnresolvedError lists the FROMs that name no local image.
@@ -179,7 +185,9 @@ func (e *UnresolvedError) Error() string {
 //
 // The order: a stage or scratch; the image map's exact tag or repository
 // entry; authbench-base; an image in the builder's storage (other than
-// a family's name); a pull from a configured registry; a family's name
+// a family's name); a pull from a configured registry; for a family
+// whose published base is Ubuntu, that base pulled and the family built
+// on it (ImageLookup.Family); a family's name
 // (authbench-<family>-plain-base, any tag) as its local base; the
 // offline default (OfflineDefault, then a StandIns recipe); the image
 // map's "*".
@@ -265,6 +273,13 @@ func resolveOne(r ResolvedFrom, stages map[string]bool, m BaseMap, bases Bases, 
 		if image, digest, registry, perr := look.Pull(img); perr == nil {
 			r.Image, r.Digest, r.How = image, digest, "pull "+registry
 			r.Why = "pulled from the registry " + registry
+			return r, nil
+		}
+	}
+	if isFamily && look.Family != nil && family.OnUbuntu() {
+		if image, digest, registry, ferr := look.Family(family); ferr == nil {
+			r.Image, r.Digest, r.How = image, digest, "pull "+registry
+			r.Why = fmt.Sprintf("%s built here on %s pulled from the registry %s, with the family's packages", family.ImageName(), family.Published, registry)
 			return r, nil
 		}
 	}

@@ -330,3 +330,88 @@ func TestPythonLayout(t *testing.T) {
 		t.Errorf("without pip: %v", got)
 	}
 }
+
+// TestUbuntuFamilyOrder: an Ubuntu family's FROM is built on its pulled
+// published base (ImageLookup.Family) only after the image map, the
+// family image's own pull and before the Debian stand-in; a failed
+// attempt leaves the stand-in; other families are never built so.
+func TestUbuntuFamilyOrder(t *testing.T) {
+	src := "FROM authbench-ubuntu-py-plain-base:local\nFROM authbench-tbench-ubuntu-py-plain-base:local\nFROM authbench-python-py313-plain-base:local\n"
+	df, err := tasks.ParseDockerfile("Dockerfile", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		m      BaseMap
+		pulled map[string]bool // images the registry has
+		ok     map[string]bool // families the build of succeeds
+		how    []string
+		asked  []string
+	}{
+		{name: "registry has ubuntu:24.04", pulled: map[string]bool{"ubuntu:24.04": true}, ok: map[string]bool{"ubuntu-py": true, "tbench-ubuntu-py": true},
+			how: []string{"pull r", "pull r", "family python-py313"}, asked: []string{"ubuntu-py", "tbench-ubuntu-py"}},
+		{name: "the build fails: the stand-in", ok: map[string]bool{"ubuntu-py": true},
+			how: []string{"pull r", "family tbench-ubuntu-py", "family python-py313"}, asked: []string{"ubuntu-py", "tbench-ubuntu-py"}},
+		{name: "the family's own image pulled first", pulled: map[string]bool{"authbench-ubuntu-py-plain-base:local": true}, ok: map[string]bool{"tbench-ubuntu-py": true},
+			how: []string{"pull r", "pull r", "family python-py313"}, asked: []string{"tbench-ubuntu-py"}},
+		{name: "the image map wins", m: BaseMap{"authbench-ubuntu-py-plain-base": "authbench-base"}, ok: map[string]bool{"ubuntu-py": true, "tbench-ubuntu-py": true},
+			how: []string{"image-map authbench-ubuntu-py-plain-base", "pull r", "family python-py313"}, asked: []string{"tbench-ubuntu-py"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked []string
+			look := ImageLookup{
+				Local: func(string) bool { return false },
+				Pull: func(ref string) (string, string, string, error) {
+					if tc.pulled[ref] {
+						return "r/" + ref, "sha256:1", "r", nil
+					}
+					return "", "", "", ErrNotInRegistries
+				},
+				Family: func(f BaseFamily) (string, string, string, error) {
+					asked = append(asked, f.Name)
+					if !tc.ok[f.Name] {
+						return "", "", "", errors.New("apt-get: no network")
+					}
+					return "localhost/authbench-" + f.Name + "-on-ubuntu:x", "sha256:2", "r", nil
+				},
+			}
+			_, froms, err := ResolveFroms(df, nil, tc.m, testBases, look)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var how []string
+			for _, f := range froms {
+				how = append(how, f.How)
+			}
+			if !reflect.DeepEqual(how, tc.how) || !reflect.DeepEqual(asked, tc.asked) {
+				t.Errorf("how %v asked %v, want %v %v", how, asked, tc.how, tc.asked)
+			}
+			for _, f := range froms {
+				if f.How == "pull r" && f.Digest == "sha256:2" && !strings.Contains(f.Why, "ubuntu:24.04 pulled from the registry r") {
+					t.Errorf("why %q", f.Why)
+				}
+			}
+		})
+	}
+}
+
+func TestFamilyLayerInstallsOnlyWhatIsMissing(t *testing.T) {
+	f, _ := LookupFamily("ubuntu-py")
+	df := familyLayer(f, "r/library/ubuntu:24.04")
+	if !strings.HasPrefix(df, "FROM r/library/ubuntu:24.04\nRUN ") || !strings.Contains(df, "for p in "+strings.Join(f.Packages, " ")+";") ||
+		!strings.Contains(df, `if [ -n "$missing" ]; then apt-get update`) {
+		t.Errorf("layer:\n%s", df)
+	}
+	a, b := familyOnPulledTag(f, "r/library/ubuntu:24.04", "sha256:1"), familyOnPulledTag(f, "r/library/ubuntu:24.04", "sha256:2")
+	if a == b || !strings.HasPrefix(a, "localhost/authbench-ubuntu-py-on-ubuntu:") {
+		t.Errorf("tags %s %s", a, b)
+	}
+	if _, isFamily := FamilyOf(a); isFamily {
+		t.Errorf("%s reads as the family's published name", a)
+	}
+	py, _ := LookupFamily("python-py313")
+	if py.OnUbuntu() || !f.OnUbuntu() {
+		t.Error("OnUbuntu")
+	}
+}

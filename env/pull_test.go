@@ -77,29 +77,9 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	b := NewBuilder(Buildah, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	run := func(argv ...string) string {
-		t.Helper()
-		out, err := runTool(ctx, nil, nil, argv...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(out)
-	}
 	// A one-file image, pushed as the registry's python:3.12-slim.
-	ctr := run(b.FromScratchArgv()...)
-	defer runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...)
-	mnt := run(b.MountArgv(ctr)...)
 	marker := fmt.Sprintf("pulled from %s\n", reg.Host)
-	if err := os.WriteFile(filepath.Join(mnt, "marker"), []byte(marker), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(b.UnmountArgv(ctr)...)
-	local := "localhost/authbench-pull-test:" + strings.ReplaceAll(reg.Host, ":", "-")
-	run(b.CommitArgv(ctr, local)...)
-	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(local)...)
-	run(b.cmd("push", "--quiet", "--tls-verify=false", local, "docker://"+reg.Host+"/library/python:3.12-slim")...)
-	pulled := reg.Host + "/library/python:3.12-slim"
-	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(pulled)...)
+	pulled := pushMarked(ctx, t, b, reg, b.FromScratchArgv(), marker, "library/python:3.12-slim")
 	if b.Exists(ctx, pulled) {
 		t.Fatalf("%s is in storage before the pull", pulled)
 	}
@@ -148,6 +128,38 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	}
 }
 
+// pushMarked makes a container with from (a buildah from argv), writes
+// marker to its /marker and pushes it to reg as repoTag; it returns the
+// name the pushed image has when pulled, which is removed (with the
+// local image) when the test ends.
+func pushMarked(ctx context.Context, t *testing.T, b Builder, reg Registry, from []string, marker, repoTag string) string {
+	t.Helper()
+	run := func(argv ...string) string {
+		t.Helper()
+		out, err := runTool(ctx, nil, nil, argv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out)
+	}
+	ctr := run(from...)
+	defer runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...)
+	mnt := run(b.MountArgv(ctr)...)
+	if err := os.WriteFile(filepath.Join(mnt, "marker"), []byte(marker), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(b.UnmountArgv(ctr)...)
+	local := "localhost/authbench-pull-test-" + strings.NewReplacer("/", "-", ":", "-").Replace(repoTag) + ":" + strings.ReplaceAll(reg.Host, ":", "-")
+	run(b.CommitArgv(ctr, local)...)
+	pulled := reg.Host + "/" + repoTag
+	t.Cleanup(func() {
+		runTool(context.Background(), nil, nil, b.RemoveImageArgv(local)...)
+		runTool(context.Background(), nil, nil, b.RemoveImageArgv(pulled)...)
+	})
+	run(b.cmd("push", "--quiet", "--tls-verify=false", local, "docker://"+pulled)...)
+	return pulled
+}
+
 // manifestDigest asks the registry for the digest of repo:tag.
 func manifestDigest(t *testing.T, reg Registry, repo, tag string) string {
 	t.Helper()
@@ -159,4 +171,81 @@ func manifestDigest(t *testing.T, reg Registry, repo, tag string) string {
 	}
 	resp.Body.Close()
 	return resp.Header.Get("Docker-Content-Digest")
+}
+
+// TestUbuntuFamilyPulledFromLoopbackRegistry: a FROM of an Ubuntu family
+// base (authbench-ubuntu-py-plain-base) with a registry that has
+// ubuntu:24.04 (here an image built locally and pushed to Debian's
+// docker-registry on loopback) builds the family on the pulled image,
+// with the family's packages, and records the pull as the FROM's
+// substitution; a registry without ubuntu:24.04 leaves the family on
+// its Debian stand-in, said so in the substitution.
+func TestUbuntuFamilyPulledFromLoopbackRegistry(t *testing.T) {
+	needRoot(t)
+	need(t, "buildah", haveBin("buildah"))
+	reg := loopbackRegistry(t)
+	s := testStore(t)
+	b := NewBuilder(Buildah, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	// The default base with a marker, pushed as the registry's ubuntu:24.04.
+	base, err := ensureBase(ctx, s, BuildOptions{Builder: b}, BaseShortName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("ubuntu from %s\n", reg.Host)
+	pulled := pushMarked(ctx, t, b, reg, b.cmd("from", "--quiet", "--pull=never", base.Config.Tag()), marker, "library/ubuntu:24.04")
+
+	dir := copyTask(t, "hello-standard")
+	if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM authbench-ubuntu-py-plain-base:local\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task, err := tasks.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	img, _, err := BuildTask(ctx, s, task, BuildOptions{Builder: b, Registries: []Registry{reg}, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	f := img.Froms[0]
+	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(f.Image)...)
+	want := manifestDigest(t, reg, "library/ubuntu", "24.04")
+	if f.How != "pull "+reg.Host || f.Digest != want || f.Base != "" || !strings.HasPrefix(f.Image, "localhost/authbench-ubuntu-py-on-ubuntu:") {
+		t.Fatalf("from = %+v, want ubuntu-py built on %s@%s\n%s", f, pulled, want, log.String())
+	}
+	if got, _ := os.ReadFile(filepath.Join(img.Rootfs, "marker")); string(got) != marker {
+		t.Errorf("the image lacks the pulled marker: %q", got)
+	}
+	for _, tool := range []string{"usr/bin/tmux", "usr/bin/strace", "usr/bin/bc", "usr/bin/python3"} {
+		if _, err := os.Stat(filepath.Join(img.Rootfs, tool)); err != nil {
+			t.Errorf("the family's packages are not in the image: %v", err)
+		}
+	}
+	subs := Substitutions(img.Froms)
+	if len(subs) != 1 || subs[0].Ref != "authbench-ubuntu-py-plain-base:local" || subs[0].Used != f.Image+"@"+want ||
+		!strings.Contains(subs[0].Why, "ubuntu:24.04 pulled from the registry "+reg.Host) {
+		t.Errorf("substitutions %+v", subs)
+	}
+	t.Logf("ubuntu-py built on %s (%s) as %s", pulled, want, f.Image)
+
+	// A registry without ubuntu:24.04: the Debian stand-in, said so.
+	empty := loopbackRegistry(t)
+	p := Puller{Builder: b, Registries: []Registry{empty}}
+	dfile, err := tasks.ParseDockerfile("Dockerfile", []byte("FROM authbench-tbench-ubuntu-py-plain-base:local\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, froms, err := ResolveFroms(dfile, nil, nil, Bases{}, ImageLookup{
+		Local: func(ref string) bool { return b.Exists(ctx, ref) },
+		Pull:  func(ref string) (string, string, string, error) { return p.Pull(ctx, ref) },
+		Family: func(f BaseFamily) (string, string, string, error) {
+			return buildFamilyOnPulled(ctx, s, BuildOptions{Builder: b}, p, f)
+		},
+	})
+	if err != nil || froms[0].How != "family tbench-ubuntu-py" || froms[0].Base != "tbench-ubuntu-py" ||
+		!strings.Contains(froms[0].Why, "offline stand-in for ubuntu:24.04: Debian bookworm") {
+		t.Errorf("an Ubuntu family with a registry that lacks ubuntu:24.04: %+v %v", froms, err)
+	}
 }
