@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -136,7 +137,11 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 	r.AgentCapabilities = res.AgentCapabilities
 	for _, f := range res.VerifierTampered {
 		r.TamperedFiles = append(r.TamperedFiles, f.Path)
+		if !slices.Contains(r.TamperedVerifiers, f.Verifier) {
+			r.TamperedVerifiers = append(r.TamperedVerifiers, f.Verifier)
+		}
 	}
+	slices.Sort(r.TamperedVerifiers)
 	r.TamperedOmitted = res.VerifierTamperedOmitted
 	r.VerifiersUntraced = res.Error == "" && !res.VerifiersTraced
 	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
