@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -84,4 +86,65 @@ func detectLdsoExec(t *testing.T, f escapeFixture, spec Spec) (bool, string) {
 		}
 	}
 	return false, fmt.Sprintf("%d events, no loader exec of %s", len(events), prog)
+}
+
+// preloadMarker is what the preloaded library's constructor prints.
+const preloadMarker = "preloaded-library-ran"
+
+// preloadedLibrary prints preloadMarker from its constructor, with raw
+// system calls (no libc, so it loads into any program).
+const preloadedLibrary = `
+static long sys3(long n, long a, long b, long c) {
+#if defined(__x86_64__)
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	return r;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+#endif
+}
+#if defined(__x86_64__)
+#define SYS_WRITE 1
+#else
+#define SYS_WRITE 64
+#endif
+__attribute__((constructor)) static void ran(void) {
+	static const char msg[] = "` + preloadMarker + ` ";
+	sys3(SYS_WRITE, 1, (long)msg, sizeof msg - 1);
+}
+`
+
+// withPreloadedLibrary builds the library into the writable dir (as an
+// agent that may write there would) and names it in LD_PRELOAD: Landlock's
+// EXECUTE governs execve only, so the allowed program maps and runs it.
+func withPreloadedLibrary(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+	src := f.x + "/preload.c"
+	if err := os.WriteFile(src, []byte(preloadedLibrary), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := f.allowed + "/libpreload.so"
+	if out, err := exec.Command("gcc", "-shared", "-fPIC", "-nostdlib", "-O2", "-o", lib, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc (the escape suite needs it): %v\n%s", err, out)
+	}
+	s.Env = append(s.Env, "LD_PRELOAD="+lib)
+	return nil
+}
+
+// detectMmapExec reruns the technique traced and looks for the library
+// mapped executable in the events.
+func detectMmapExec(t *testing.T, f escapeFixture, spec Spec) (bool, string) {
+	tr := requireTracer(t)
+	_, events := runTraced(t, tr, spec)
+	lib := f.allowed + "/libpreload.so"
+	for _, ev := range events {
+		if ev.Op == tracer.OpMmap && ev.Real == lib && !ev.Failed() {
+			return true, fmt.Sprintf("trace: pid %d (%s) mapped %s executable (%s)", ev.TGID, ev.Comm, lib, ev.Syscall)
+		}
+	}
+	return false, fmt.Sprintf("%d events, no executable mapping of %s", len(events), lib)
 }

@@ -357,6 +357,11 @@ var techniques = []technique{
 	}, escaped: func(_ []probeResult, c childResult, _ *escapeWorld) bool {
 		return c.err == nil && c.status == 0
 	}, detect: detectLdsoExec},
+	{name: "LD_PRELOAD a library written in a writable dir", root: true, cmd: func(f escapeFixture, _ *escapeWorld) (string, []string) {
+		return f.allowed + "/suid-id", []string{"id", "-u"}
+	}, prepare: withPreloadedLibrary, escaped: func(_ []probeResult, c childResult, _ *escapeWorld) bool {
+		return strings.Contains(c.stdout, preloadMarker)
+	}, detect: detectMmapExec},
 	{name: "write through an fd inherited from the parent", ops: nil, prepare: withInheritedFD},
 	{name: "mknod a block device in a writable dir", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 		return []probeOp{op("mknod", f.allowed+"/disk")}
