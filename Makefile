@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle record-agreement clean
+.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle record-agreement clean
 
 all: build
 
@@ -42,7 +42,12 @@ RACE_PKGS := ./agent/... ./audit ./internal/capped ./internal/lifecycle ./intern
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 
-lint: vet fmt-check
+lint: vet fmt-check cross
+
+# cross builds every package for arm64 too (the tracer's generated loaders
+# and the sandbox's syscall tables exist for both architectures).
+cross:
+	GOARCH=arm64 $(GO) build ./...
 
 vet:
 	$(GO) vet $(PKGS)
