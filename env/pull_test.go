@@ -63,6 +63,10 @@ func loopbackRegistry(t *testing.T) Registry {
 	return Registry{Host: addr, Plain: true}
 }
 
+// pullProbe is the image TestPullFromLoopbackRegistry pulls: a name no
+// task uses.
+const pullProbe = "authbench-pull-probe:3.12-slim"
+
 // TestPullFromLoopbackRegistry: a FROM that the image map and the
 // builder's storage do not have is pulled from a configured registry
 // (here Debian's docker-registry on loopback, holding an image built
@@ -77,15 +81,19 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	b := NewBuilder(Buildah, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	// A one-file image, pushed as the registry's python:3.12-slim.
+	// A one-file image, pushed to the registry under a name of its own:
+	// the builder's storage is shared with other packages' tests, and
+	// buildah matches a short name such as python:3.12-slim against any
+	// registry's image of that name there, so a pulled python:3.12-slim
+	// would stand in for theirs.
 	marker := fmt.Sprintf("pulled from %s\n", reg.Host)
-	pulled := pushMarked(ctx, t, b, reg, b.FromScratchArgv(), marker, "library/python:3.12-slim")
+	pulled := pushMarked(ctx, t, b, reg, b.FromScratchArgv(), marker, "library/"+pullProbe)
 	if b.Exists(ctx, pulled) {
 		t.Fatalf("%s is in storage before the pull", pulled)
 	}
 
 	dir := copyTask(t, "hello-standard")
-	if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM python:3.12-slim\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM "+pullProbe+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	task, err := tasks.Load(dir)
@@ -103,7 +111,8 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(img.Rootfs, "marker")); string(got) != marker {
 		t.Errorf("the image lacks the pulled marker: %q", got)
 	}
-	want := manifestDigest(t, reg, "library/python", "3.12-slim")
+	repo, tag, _ := strings.Cut(pullProbe, ":")
+	want := manifestDigest(t, reg, "library/"+repo, tag)
 	if f.Digest != want {
 		t.Errorf("recorded digest %s, the registry serves %s", f.Digest, want)
 	}
@@ -111,7 +120,7 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	if len(subs) != 1 || subs[0].Used != pulled+"@"+want || !strings.Contains(subs[0].Why, reg.Host) {
 		t.Errorf("substitutions %+v", subs)
 	}
-	t.Logf("pulled %s from %s, digest %s", "python:3.12-slim", reg.Host, f.Digest)
+	t.Logf("pulled %s from %s, digest %s", pullProbe, reg.Host, f.Digest)
 
 	// A registry without the image: the offline default, with its reason.
 	dfile, err := tasks.ParseDockerfile("Dockerfile", []byte("FROM ubuntu:24.04\n"))
@@ -153,8 +162,9 @@ func pushMarked(ctx context.Context, t *testing.T, b Builder, reg Registry, from
 	run(b.CommitArgv(ctr, local)...)
 	pulled := reg.Host + "/" + repoTag
 	t.Cleanup(func() {
-		runTool(context.Background(), nil, nil, b.RemoveImageArgv(local)...)
-		runTool(context.Background(), nil, nil, b.RemoveImageArgv(pulled)...)
+		// -f: the task image built on it must not keep the name alive.
+		runTool(context.Background(), nil, nil, b.cmd("rmi", "-f", local)...)
+		runTool(context.Background(), nil, nil, b.cmd("rmi", "-f", pulled)...)
 	})
 	run(b.cmd("push", "--quiet", "--tls-verify=false", local, "docker://"+pulled)...)
 	return pulled
@@ -210,7 +220,7 @@ func TestUbuntuFamilyPulledFromLoopbackRegistry(t *testing.T) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	f := img.Froms[0]
-	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(f.Image)...)
+	defer runTool(context.Background(), nil, nil, b.cmd("rmi", "-f", f.Image)...)
 	want := manifestDigest(t, reg, "library/ubuntu", "24.04")
 	if f.How != "pull "+reg.Host || f.Digest != want || f.Base != "" || !strings.HasPrefix(f.Image, "localhost/authbench-ubuntu-py-on-ubuntu:") {
 		t.Fatalf("from = %+v, want ubuntu-py built on %s@%s\n%s", f, pulled, want, log.String())
