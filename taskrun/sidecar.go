@@ -59,8 +59,8 @@ type composeRun struct {
 	// agentMounts are the volumes as the agent sees them, whose files
 	// the agent may have written (noteVolumeWrites).
 	agentMounts []volumeMount
-	// netns holds the shared network namespace open, so that it outlives
-	// the sidecar that made it.
+	// netns holds the shared network namespace (env.NewNetNS) open for
+	// the run's containers.
 	netns *os.File
 }
 
@@ -144,6 +144,14 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if err != nil {
 		return err
 	}
+	if r.netns == "" {
+		// Made before any service, held open by the run: it outlives
+		// a service that completes (even one that exits at once).
+		if cr.netns, err = env.NewNetNS(); err != nil {
+			return fmt.Errorf("network namespace: %w", err)
+		}
+		r.netns = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), cr.netns.Fd())
+	}
 	cfg := env.TaskRunConfig(r.o.Task, img)
 	cfg.Rootfs, cfg.Hostname, cfg.NetNSPath = rs.rootfs.Path, sc.Name, r.netns
 	cfg.UID, cfg.GID = uint32(id.UID), uint32(id.GID)
@@ -182,13 +190,6 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	pid, err := rs.c.Pid(ctx)
 	if err != nil {
 		return err
-	}
-	if r.netns == "" {
-		// Held open: the namespace outlives a sidecar that completes.
-		if cr.netns, err = os.Open(fmt.Sprintf("/proc/%d/ns/net", pid)); err != nil {
-			return fmt.Errorf("network namespace: %w", err)
-		}
-		r.netns = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), cr.netns.Fd())
 	}
 	r.log.Info("sidecar started", zap.String("task", r.o.Task.Name), zap.String("service", sc.Name), zap.Int("pid", pid))
 	return nil
