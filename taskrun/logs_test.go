@@ -3,7 +3,6 @@ package taskrun
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,10 +18,7 @@ import (
 func TestVerifierAndBuildLogsAreCapped(t *testing.T) {
 	setup(t)
 	// hello-standard whose verifier writes 100 kB first.
-	taskDir := filepath.Join(t.TempDir(), "hello-standard")
-	if out, err := exec.Command("cp", "-r", filepath.Join("..", "tasks", "testdata", "fixtures", "hello-standard"), taskDir).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	taskDir := copyFixture(t, "hello-standard")
 	script := filepath.Join(taskDir, "tests", "test.sh")
 	data, err := os.ReadFile(script)
 	if err != nil {

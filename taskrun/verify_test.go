@@ -3,7 +3,6 @@ package taskrun
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,10 +16,7 @@ import (
 // is recorded as such, not as utility false.
 func TestCrashingVerifierIsAVerifierError(t *testing.T) {
 	setup(t)
-	dir := filepath.Join(t.TempDir(), "crashing-verifier")
-	if out, err := exec.Command("cp", "-a", "../tasks/testdata/fixtures/hello-standard", dir).CombinedOutput(); err != nil {
-		t.Fatalf("copy fixture: %v %s", err, out)
-	}
+	dir := copyFixture(t, "hello-standard")
 	if err := os.WriteFile(filepath.Join(dir, "tests", "test.sh"), []byte("#!/bin/bash\necho crashing >&2\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
