@@ -37,11 +37,11 @@ type walker struct {
 // when it does not exist).
 func (r *Root) eachFile(dir string, fn func(p string)) {
 	r.eachEntry(dir, func(env, realDir, name string, typ uint8) {
-		if typ == unix.DT_LNK && r.IsDirFrom(realDir, name) {
+		if typ == unix.DT_LNK && r.isDirFrom(realDir, name) {
 			return
 		}
 		fn(env)
-	}, func(p string) { fn(p) })
+	}, fn)
 }
 
 // eachExecutable calls fn with the realpath of every entry below the
@@ -77,9 +77,9 @@ func (r *Root) isExecutableReal(real string) bool {
 	return st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Mode&0o111 != 0
 }
 
-// IsDirFrom reports whether the entry name of the resolved environment
+// isDirFrom reports whether the entry name of the resolved environment
 // directory realDir is, after following symlinks, a directory.
-func (r *Root) IsDirFrom(realDir, name string) bool {
+func (r *Root) isDirFrom(realDir, name string) bool {
 	real, _ := r.joinRealpath(strings.Clone(realDir), name, map[string]*string{})
 	var st unix.Stat_t
 	return unix.Lstat(r.HostPath(real), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
@@ -260,7 +260,7 @@ func (r *Root) reachableBelow(top, p string) bool {
 		case k < len(names)-1 && mode != unix.S_IFDIR:
 			return false
 		case k == len(names)-1 && mode == unix.S_IFLNK:
-			return !r.IsDirFrom(path.Dir(cur), name)
+			return !r.isDirFrom(path.Dir(cur), name)
 		}
 	}
 	return true
