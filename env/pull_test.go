@@ -63,6 +63,20 @@ func loopbackRegistry(t *testing.T) Registry {
 	return Registry{Host: addr, Plain: true}
 }
 
+// registryTest is what each registry test starts with: root, buildah, a
+// loopback registry, the shared test store and its builder, and a context
+// bounded by timeout.
+func registryTest(t *testing.T, timeout time.Duration) (Registry, Store, Builder, context.Context) {
+	t.Helper()
+	needRoot(t)
+	need(t, "buildah", haveBin("buildah"))
+	reg := loopbackRegistry(t)
+	s := testStore(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return reg, s, NewBuilder(Buildah, s), ctx
+}
+
 // pullProbe is the image TestPullFromLoopbackRegistry pulls: a name no
 // task uses.
 const pullProbe = "authbench-pull-probe:3.12-slim"
@@ -74,13 +88,7 @@ const pullProbe = "authbench-pull-probe:3.12-slim"
 // holds the pulled image's files, and the FROM records the registry and
 // the digest the registry serves.
 func TestPullFromLoopbackRegistry(t *testing.T) {
-	needRoot(t)
-	need(t, "buildah", haveBin("buildah"))
-	reg := loopbackRegistry(t)
-	s := testStore(t)
-	b := NewBuilder(Buildah, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	reg, s, b, ctx := registryTest(t, 5*time.Minute)
 	// A one-file image, pushed to the registry under a name of its own:
 	// the builder's storage is shared with other packages' tests, and
 	// buildah matches a short name such as python:3.12-slim against any
@@ -191,13 +199,7 @@ func manifestDigest(t *testing.T, reg Registry, repo, tag string) string {
 // substitution; a registry without ubuntu:24.04 leaves the family on
 // its Debian stand-in, said so in the substitution.
 func TestUbuntuFamilyPulledFromLoopbackRegistry(t *testing.T) {
-	needRoot(t)
-	need(t, "buildah", haveBin("buildah"))
-	reg := loopbackRegistry(t)
-	s := testStore(t)
-	b := NewBuilder(Buildah, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
+	reg, s, b, ctx := registryTest(t, 15*time.Minute)
 	// The default base with a marker, pushed as the registry's ubuntu:24.04.
 	base, err := ensureBase(ctx, s, BuildOptions{Builder: b}, BaseShortName)
 	if err != nil {
