@@ -24,8 +24,8 @@ const baseFormat = 2
 
 // BasePackages are installed on top of debootstrap's minbase.
 var BasePackages = []string{
-	"acl", "ca-certificates", "curl", "file", "gcc", "git", "jq", "libc6-dev", "make",
-	"procps", "python-is-python3", "python3", "python3-pytest", "sqlite3",
+	"acl", "ca-certificates", "curl", "file", "gcc", "git", "golang-go", "jq", "libc6-dev", "make",
+	"nodejs", "procps", "python-is-python3", "python3", "python3-pytest", "sqlite3",
 }
 
 // BaseImageName is the name the base has in the builder's storage; a
