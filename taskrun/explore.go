@@ -20,6 +20,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/capped"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
@@ -76,7 +77,7 @@ type ExploreOptions struct {
 // Exploration is how an exploration went.
 type Exploration struct {
 	// Identity is who the generator ran as (the task's agent user).
-	Identity *Identity `json:"identity,omitempty"`
+	Identity *runapi.Identity `json:"identity,omitempty"`
 	// Stdout is what the generator printed, up to MaxGeneratorStdout;
 	// StdoutDropped counts the bytes beyond it.
 	Stdout        []byte `json:"-"`
@@ -159,7 +160,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*Exploration, error) {
 
 // newRunner makes the runner of one run in o.Dir, with a fresh id.
 func newRunner(o Options) (*runner, error) {
-	r := &runner{o: o, log: o.Log, res: &Result{Task: o.Task.Name}}
+	r := &runner{o: o, log: o.Log, res: &runapi.TaskResult{Task: o.Task.Name}}
 	if r.log == nil {
 		r.log = zap.NewNop()
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -62,11 +63,11 @@ type runner struct {
 	// container (a generation's toolbox runs under GenerationFilter).
 	seccomp *sandbox.Filter
 	log     *zap.Logger
-	res     *Result
+	res     *runapi.TaskResult
 	image   *env.TaskImage
 	rootfs  *env.Rootfs
 	plan    *policy.Plan
-	ident   Identity
+	ident   runapi.Identity
 	// caps are the capabilities the agent runs with (AgentCapabilities;
 	// nil, none, for a generator).
 	caps []string
@@ -108,13 +109,13 @@ func Cleanup(dir string) error {
 // Run carries out one task run and writes Dir/result.json. The returned
 // error is for runs that could not be carried out at all; the result
 // then says why too, and is written whenever Dir is writable.
-func Run(ctx context.Context, o Options) (*Result, error) {
+func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	t := o.Task
 	sem, semErr := ParseSemantics(string(o.Semantics))
 	o.Semantics = sem
-	r := &runner{o: o, log: o.Log, res: &Result{
+	r := &runner{o: o, log: o.Log, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
-		Denials: []audit.Denial{}, TracedSensitive: []SensitiveAccess{}, UnenforcedRights: []string{},
+		Denials: []audit.Denial{}, TracedSensitive: []runapi.SensitiveAccess{}, UnenforcedRights: []string{},
 		PlanWiderThanPolicy: []policy.Widening{},
 	}}
 	if r.log == nil {
@@ -136,7 +137,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.res.Error = err.Error()
 		r.res.Utility, r.res.Attack = false, nil
 	}
-	if werr := r.res.write(o.Dir); werr != nil {
+	if werr := writeResult(r.res, o.Dir); werr != nil {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
@@ -507,22 +508,22 @@ func writeHosts(rootfs string, names []string) error {
 }
 
 // resolveIn resolves a USER (root when empty) in rootfs.
-func resolveIn(rootfs, user string) (Identity, error) {
+func resolveIn(rootfs, user string) (runapi.Identity, error) {
 	if strings.TrimSpace(user) == "" {
 		user = "root"
 	}
 	root, err := os.OpenRoot(rootfs)
 	if err != nil {
-		return Identity{}, err
+		return runapi.Identity{}, err
 	}
 	defer root.Close()
 	passwd, err := readOptional(root, "etc/passwd")
 	if err != nil {
-		return Identity{}, err
+		return runapi.Identity{}, err
 	}
 	group, err := readOptional(root, "etc/group")
 	if err != nil {
-		return Identity{}, err
+		return runapi.Identity{}, err
 	}
 	return resolveUser(user, passwd, group)
 }
