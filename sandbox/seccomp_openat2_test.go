@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"runtime"
 	"syscall"
+	"unsafe"
 	"testing"
 
 	"github.com/authbench/authbench/policy"
@@ -47,6 +49,19 @@ func init() {
 		fd, err := unix.Openat2(unix.AT_FDCWD, o.Path, &unix.OpenHow{Flags: unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_CLOEXEC, Mode: uint64(o.Arg)})
 		closeIfOK(fd, err)
 		return "", err
+	}
+	// seccomplistener: install a filter that allows everything, with a
+	// listener of its own (which would shadow the openat2 agent's).
+	probeFuncs["seccomplistener"] = func(o probeOp) (string, error) {
+		prog := []unix.SockFilter{{Code: opRetK, K: retAllow}}
+		fprog := unix.SockFprog{Len: 1, Filter: &prog[0]}
+		r, _, e := unix.Syscall(unix.SYS_SECCOMP, seccompSetModeFilter, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
+		runtime.KeepAlive(prog)
+		if e != 0 {
+			return "", e
+		}
+		unix.Close(int(r))
+		return "", nil
 	}
 	// openat2self: the Pid line of /proc/self/status read through openat2,
 	// and this process's pid.
