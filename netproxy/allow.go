@@ -2,55 +2,17 @@ package netproxy
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/authbench/authbench/policy"
 )
 
-// AnyPort is the Port of an entry that allows every port ("host:*").
-const AnyPort = 0
-
-// Entry is one allowed destination after normalisation: a host name
-// (lower case, no trailing dot), an IP address (canonical form, no
-// brackets) or a leading-label wildcard ("*.example.com", which matches
-// every name below example.com but not example.com itself), and a port
-// (AnyPort for every port).
-type Entry struct {
-	Host string `json:"host"`
-	Port int    `json:"port"`
-}
-
-// String is the entry as host:port ("host:*" for any port; an IPv6
-// address in brackets).
-func (e Entry) String() string {
-	p := "*"
-	if e.Port != AnyPort {
-		p = strconv.Itoa(e.Port)
-	}
-	return net.JoinHostPort(e.Host, p)
-}
-
-// Wildcard reports whether the entry's host is a "*.domain" pattern.
-func (e Entry) Wildcard() bool { return strings.HasPrefix(e.Host, "*.") }
-
-// Matches reports whether the entry allows host:port; host must be
-// normalised (NormalizeHost).
-func (e Entry) Matches(host string, port int) bool {
-	if e.Port != AnyPort && e.Port != port {
-		return false
-	}
-	if suffix, ok := strings.CutPrefix(e.Host, "*"); ok {
-		return strings.HasSuffix(host, suffix) && len(host) > len(suffix)
-	}
-	return e.Host == host
-}
-
-// defaultPorts are the ports of an entry written without one, as
-// Harbor's allowed_hosts names web hosts: HTTP and HTTPS.
-var defaultPorts = []int{80, 443}
+// defaultPorts are the ports of an entry written without one: Harbor's
+// allowed_hosts names web hosts, so HTTP and HTTPS.
+var defaultPorts = []string{"80", "443"}
 
 // EntryError is an allow-list entry that cannot be used; Field names
 // where it came from (e.g. `[agent] allowed_hosts[2]` or
@@ -63,159 +25,87 @@ func (e *EntryError) Error() string {
 	return fmt.Sprintf("%s %q: %s", e.Field, e.Entry, e.Reason)
 }
 
-// ParseEntry normalises one allow-list entry written as "host",
-// "host:port", "host:*", "[v6addr]:port", "*.domain[:port]", or a URL
-// with an http/https scheme and no path ("https://api.example.com" is
-// api.example.com:443). A host without a port allows ports 80 and 443.
-// Anything else (another scheme, a path, a query, user info, an empty
-// or malformed host, a bad port, "*" alone) is refused with an
-// EntryError naming field. It is pure.
-func ParseEntry(field, s string) ([]Entry, error) {
-	bad := func(reason string) ([]Entry, error) {
+// ParseEntry normalises one allow-list entry into policy.HostPattern
+// entries (the one host:port matcher of authbench): "host:port",
+// "host:*", "[v6]:port", "*.domain:port" as policy.ParseHostPattern
+// reads them; Harbor's bare "host" (or "*.domain", "[v6]", a bare IPv6
+// address) as host:80 and host:443; an http or https URL without a path
+// as its host and port ("https://api.example.com" is
+// api.example.com:443). Anything else (another scheme, a path, a query,
+// user info, a malformed host or port) is an EntryError naming field. It
+// is pure.
+func ParseEntry(field, s string) ([]policy.HostPattern, error) {
+	bad := func(reason string) ([]policy.HostPattern, error) {
 		return nil, &EntryError{Field: field, Entry: s, Reason: reason}
 	}
 	in := strings.TrimSpace(s)
 	if in == "" {
 		return bad("empty entry")
 	}
-	var hostport string
-	var ports []int
+	var forms []string
 	if strings.Contains(in, "://") {
 		u, err := url.Parse(in)
 		if err != nil {
 			return bad("not a host or an http(s) URL: " + err.Error())
 		}
-		var scheme int
+		def := ""
 		switch strings.ToLower(u.Scheme) {
 		case "http":
-			scheme = 80
+			def = "80"
 		case "https":
-			scheme = 443
+			def = "443"
 		default:
-			return bad(fmt.Sprintf("scheme %q: only a host[:port], or an http:// or https:// URL without a path", u.Scheme))
+			return bad(fmt.Sprintf("scheme %q: write host:port, or an http:// or https:// URL without a path", u.Scheme))
 		}
 		if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 			return bad("a path, query or user info cannot be enforced on a connection: write the host (and port) only")
 		}
-		hostport, ports = u.Host, []int{scheme}
+		host, port := u.Hostname(), u.Port()
+		if port == "" {
+			port = def
+		}
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		forms = []string{host + ":" + port}
+	} else if host, ok := withoutPort(in); ok {
+		for _, p := range defaultPorts {
+			forms = append(forms, host+":"+p)
+		}
 	} else {
-		if strings.ContainsAny(in, "/?#@ \t") {
-			return bad("a host[:port] has no path, query, user info or spaces")
+		forms = []string{in}
+	}
+	out := make([]policy.HostPattern, 0, len(forms))
+	for _, f := range forms {
+		p, err := policy.ParseHostPattern(f)
+		if err != nil {
+			return bad(err.Error())
 		}
-		hostport = in
-	}
-	host, port, err := splitHostPort(hostport)
-	if err != nil {
-		return bad(err.Error())
-	}
-	switch {
-	case port == "*":
-		ports = []int{AnyPort}
-	case port != "":
-		n, err := strconv.Atoi(port)
-		if err != nil || n < 1 || n > 65535 {
-			return bad(fmt.Sprintf("port %q: a number from 1 to 65535, or *", port))
-		}
-		ports = []int{n}
-	case ports == nil:
-		ports = defaultPorts
-	}
-	h, err := normalizePattern(host)
-	if err != nil {
-		return bad(err.Error())
-	}
-	out := make([]Entry, 0, len(ports))
-	for _, p := range ports {
-		out = append(out, Entry{Host: h, Port: p})
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-// splitHostPort splits "host", "host:port", "[v6]" and "[v6]:port"; a
-// bare IPv6 address (more than one colon, no brackets) is a host without
-// a port.
-func splitHostPort(s string) (host, port string, err error) {
-	switch {
-	case strings.HasPrefix(s, "["):
-		end := strings.Index(s, "]")
-		if end < 0 {
-			return "", "", fmt.Errorf("unclosed [ in %q", s)
-		}
-		host, rest := s[1:end], s[end+1:]
-		if rest == "" {
-			return host, "", nil
-		}
-		if !strings.HasPrefix(rest, ":") {
-			return "", "", fmt.Errorf("unexpected %q after ]", rest)
-		}
-		return host, rest[1:], nil
-	case strings.Count(s, ":") > 1:
-		return s, "", nil
+// withoutPort reports whether s is a host written without a port (a
+// name, "*.name", "[v6]" or a bare IPv6 address), returned in the form
+// that takes ":port" (an IPv6 address in brackets).
+func withoutPort(s string) (string, bool) {
+	if strings.HasPrefix(s, "[") {
+		return s, strings.HasSuffix(s, "]")
 	}
-	host, port, found := strings.Cut(s, ":")
-	if found && port == "" {
-		return "", "", fmt.Errorf("empty port")
+	if strings.Count(s, ":") > 1 {
+		if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+			return "[" + s + "]", true
+		}
+		return s, false
 	}
-	return host, port, nil
+	return s, !strings.Contains(s, ":")
 }
 
-// normalizePattern normalises an entry's host: an IP address to its
-// canonical form, a name (or "*." + name) to lower case without a
-// trailing dot, checked as a DNS name.
-func normalizePattern(host string) (string, error) {
-	if rest, ok := strings.CutPrefix(host, "*."); ok && !strings.Contains(rest, "*") {
-		n, err := NormalizeHost(rest)
-		if err != nil {
-			return "", err
-		}
-		if _, isIP := netip.ParseAddr(n); isIP == nil {
-			return "", fmt.Errorf("a wildcard covers names, not addresses")
-		}
-		return "*." + n, nil
-	}
-	if strings.Contains(host, "*") {
-		return "", fmt.Errorf("a wildcard is only a whole leading label (*.example.com); to allow everything use network_mode = \"public\"")
-	}
-	return NormalizeHost(host)
-}
-
-// NormalizeHost returns host as the allow list compares it: an IP
-// address in canonical form (IPv4-mapped IPv6 unmapped, no zone), a name
-// in lower case without a trailing dot. A name must be a valid DNS name
-// (labels of letters, digits, '-' and '_', at most 63 bytes each, 253 in
-// all).
-func NormalizeHost(host string) (string, error) {
-	host = strings.TrimSuffix(strings.TrimSpace(host), ".")
-	if host == "" {
-		return "", fmt.Errorf("empty host")
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		if a.Zone() != "" {
-			return "", fmt.Errorf("an address with a zone (%s) cannot be allowed", host)
-		}
-		return a.Unmap().String(), nil
-	}
-	host = strings.ToLower(host)
-	if len(host) > 253 {
-		return "", fmt.Errorf("host name longer than 253 bytes")
-	}
-	for _, label := range strings.Split(host, ".") {
-		if label == "" || len(label) > 63 {
-			return "", fmt.Errorf("host %q: empty label or label longer than 63 bytes", host)
-		}
-		for _, c := range label {
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-				return "", fmt.Errorf("host %q: %q is not allowed in a host name", host, c)
-			}
-		}
-	}
-	return host, nil
-}
-
-// AllowList is a normalised set of allowed destinations. The zero value
-// allows nothing.
+// AllowList is a set of allowed destinations. The zero value allows
+// nothing.
 type AllowList struct {
-	entries []Entry
+	entries []policy.HostPattern
 }
 
 // ParseAllowList parses entries (each as ParseEntry), naming a bad one as
@@ -233,7 +123,7 @@ func ParseAllowList(field string, entries []string) (AllowList, error) {
 }
 
 // With returns l with es added (duplicates kept once); l is unchanged.
-func (l AllowList) With(es ...Entry) AllowList {
+func (l AllowList) With(es ...policy.HostPattern) AllowList {
 	out := AllowList{entries: slices.Clone(l.entries)}
 	for _, e := range es {
 		if !slices.Contains(out.entries, e) {
@@ -244,7 +134,7 @@ func (l AllowList) With(es ...Entry) AllowList {
 }
 
 // Entries returns the list's entries in the order added.
-func (l AllowList) Entries() []Entry { return slices.Clone(l.entries) }
+func (l AllowList) Entries() []policy.HostPattern { return slices.Clone(l.entries) }
 
 // Strings returns the entries as host:port strings.
 func (l AllowList) Strings() []string {
@@ -255,15 +145,11 @@ func (l AllowList) Strings() []string {
 	return out
 }
 
-// Allows reports whether host:port is allowed; host is normalised first
-// (an unparsable host is never allowed).
+// Allows reports whether host:port is allowed (policy.HostPattern.Match
+// of any entry).
 func (l AllowList) Allows(host string, port int) bool {
-	h, err := NormalizeHost(host)
-	if err != nil {
-		return false
-	}
 	for _, e := range l.entries {
-		if e.Matches(h, port) {
+		if e.Match(host, port) {
 			return true
 		}
 	}
@@ -271,15 +157,17 @@ func (l AllowList) Allows(host string, port int) bool {
 }
 
 // Names are the entries' host names that are neither addresses, nor
-// wildcards, nor localhost (the run's own loopback), once each, in order: what a run's /etc/hosts can map to the
-// proxy for clients that ignore the proxy variables.
+// wildcards, nor localhost (the run's own loopback), once each, in order:
+// what a run's /etc/hosts maps to the proxy for clients that ignore the
+// proxy variables.
 func (l AllowList) Names() []string {
 	var out []string
 	for _, e := range l.entries {
-		if _, err := netip.ParseAddr(e.Host); err == nil || e.Wildcard() || e.Host == "localhost" || slices.Contains(out, e.Host) {
+		h := e.Host()
+		if _, err := netip.ParseAddr(h); err == nil || strings.HasPrefix(h, "*") || h == "localhost" || slices.Contains(out, h) {
 			continue
 		}
-		out = append(out, e.Host)
+		out = append(out, h)
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package netproxy
 import (
 	"encoding/json"
 	"io"
+	"net"
+	"strconv"
 	"sync"
 )
 
@@ -71,7 +73,7 @@ type Event struct {
 }
 
 // Target is the event's destination as host:port.
-func (e Event) Target() string { return Entry{Host: e.Host, Port: e.Port}.String() }
+func (e Event) Target() string { return net.JoinHostPort(e.Host, strconv.Itoa(e.Port)) }
 
 // Sink receives a proxy's events, from several goroutines at once.
 type Sink interface{ Event(Event) }

@@ -2,8 +2,11 @@ package netproxy
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // Mode is Harbor's network_mode of a phase.
@@ -143,9 +146,12 @@ type ModelEndpoint struct {
 const Placeholder = "authbench-placeholder-key"
 
 // Entry returns the endpoint's host:port as an allow-list entry.
-func (m ModelEndpoint) Entry() (Entry, error) {
+func (m ModelEndpoint) Entry() (policy.HostPattern, error) {
 	host, port, _, err := m.target()
-	return Entry{Host: host, Port: port}, err
+	if err != nil {
+		return policy.HostPattern{}, err
+	}
+	return policy.ParseHostPattern(net.JoinHostPort(host, strconv.Itoa(port)))
 }
 
 // target parses URL: normalised host, port (the scheme's default when
@@ -168,7 +174,7 @@ func (m ModelEndpoint) target() (host string, port int, plain bool, err error) {
 			return "", 0, false, fmt.Errorf("model endpoint %q: bad port", m.URL)
 		}
 	}
-	if host, err = NormalizeHost(u.Hostname()); err != nil {
+	if host, err = policy.NormaliseHost(u.Hostname()); err != nil {
 		return "", 0, false, fmt.Errorf("model endpoint %q: %w", m.URL, err)
 	}
 	return host, port, plain, nil

@@ -17,6 +17,8 @@ import (
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // Defaults of Config.
@@ -152,7 +154,7 @@ func (p *Proxy) mapNames(names []string) error {
 	next := mappedPrefix.Addr().Next()
 	seen := map[string]bool{}
 	for _, n := range names {
-		h, err := NormalizeHost(n)
+		h, err := policy.NormaliseHost(n)
 		if err != nil {
 			return fmt.Errorf("proxy name %q: %w", n, err)
 		}
@@ -394,7 +396,7 @@ func isLoopback(host string) bool {
 // host. ev is filled with the decision, address and error.
 func (s *session) open(ctx context.Context, ev *Event) (net.Conn, bool) {
 	p := s.p
-	h, err := NormalizeHost(ev.Host)
+	h, err := policy.NormaliseHost(ev.Host)
 	if err != nil {
 		ev.Reason = "bad host: " + err.Error()
 		return nil, false

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // relayBuf is the buffer of one direction of a relay: a relay holds two
@@ -190,7 +192,7 @@ func sniffSNI(b []byte) string {
 		if len(ext) < 5+l {
 			return ""
 		}
-		if h, err := NormalizeHost(string(ext[5 : 5+l])); err == nil {
+		if h, err := policy.NormaliseHost(string(ext[5 : 5+l])); err == nil {
 			return h
 		}
 		return ""
