@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -48,13 +49,13 @@ func runModel(ctx context.Context, o Options, g Generator, rec *Record) error {
 	rec.Model = model
 	timeout := o.Timeout
 	if timeout <= 0 {
-		timeout = taskrun.DefaultExploreTimeout
+		timeout = explore.DefaultTimeout
 	}
 	loop := agent.Loop{
 		Config: cfg, Repairs: 1, AgentName: modelAgentName, AgentVersion: taskrun.AgentVersion, Log: o.Run.Log,
 		Final: func(content string) error { _, err := policy.ParseAnswer(content); return err },
 	}
-	x, err := taskrun.ExploreModel(ctx, taskrun.ExploreOptions{Options: o.Run, Timeout: timeout}, loop, ModelRules, userPrompt(o.Run.Task))
+	x, err := explore.RunModel(ctx, explore.Options{Options: o.Run, Timeout: timeout}, loop, ModelRules, userPrompt(o.Run.Task))
 	if x == nil || x.Outcome == nil {
 		if err == nil {
 			err = errors.New("the tool process did not start")
@@ -72,7 +73,7 @@ func userPrompt(t *tasks.Task) string {
 
 // judgeModel fills rec from the model's loop: its final answer, and
 // whether it is a valid policy, with the reason when not.
-func judgeModel(rec *Record, x *taskrun.ModelExploration, cfg agent.Config, timeout time.Duration) {
+func judgeModel(rec *Record, x *explore.ModelExploration, cfg agent.Config, timeout time.Duration) {
 	out := x.Outcome
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
 	rec.Executable, rec.Denials = x.Executable, x.Denials

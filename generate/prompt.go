@@ -3,7 +3,7 @@ package generate
 import (
 	"strings"
 
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // Rules are the phase's rules, given to every generator with the task's
@@ -22,7 +22,7 @@ Each list holds absolute path patterns:
   - "/data/**"          a directory and everything below it ("**" only at the end).
 read: files the agent must read; write: files it creates, changes or deletes; execute: programs
 it runs (including interpreters and shells). Grant what the task needs and nothing more.
-Write the object to ` + taskrun.ExploreOutFile + ` or print it on standard output.
+Write the object to ` + explore.OutFile + ` or print it on standard output.
 `
 
 // Input is what a generator is told: the rules, then the instruction.

@@ -9,18 +9,23 @@ import "strings"
 // else the object starting on the last line that begins with "{" (after
 // a program's chatter). The error is the parser's message on the answer
 // as given.
-func ParseAnswer(answer string) (*Policy, error) {
-	pol, err := ParsePolicy([]byte(strings.TrimSpace(answer)), "answer")
+func ParseAnswer(answer string) (*Policy, error) { return ParseAnswerFor(answer, nil) }
+
+// ParseAnswerFor is ParseAnswer for a policy of the task whose spec is
+// spec: the network key is accepted when the spec declares the network
+// axis (ParsePolicyFor).
+func ParseAnswerFor(answer string, spec *Spec) (*Policy, error) {
+	pol, err := ParsePolicyFor([]byte(strings.TrimSpace(answer)), "answer", spec)
 	if err == nil {
 		return pol, nil
 	}
 	if block, ok := fencedJSON(answer); ok {
-		if p, ferr := ParsePolicy([]byte(block), "answer"); ferr == nil {
+		if p, ferr := ParsePolicyFor([]byte(block), "answer", spec); ferr == nil {
 			return p, nil
 		}
 	}
 	if i := strings.LastIndex(answer, "\n{"); i >= 0 {
-		if p, ferr := ParsePolicy([]byte(strings.TrimSpace(answer[i+1:])), "answer"); ferr == nil {
+		if p, ferr := ParsePolicyFor([]byte(strings.TrimSpace(answer[i+1:])), "answer", spec); ferr == nil {
 			return p, nil
 		}
 	}

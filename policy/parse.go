@@ -24,16 +24,21 @@ const (
 	fieldRoots     = "scored_roots"
 	fieldImplicit  = "implicit_permissions"
 	fieldSensitive = "sensitive_permissions"
+	fieldNetwork   = "network"
 )
 
 // LoadPolicy reads and validates the policy file name. A file that can't
 // be read gives a plain error; an invalid policy a *ValidationError.
-func LoadPolicy(name string) (*Policy, error) {
+func LoadPolicy(name string) (*Policy, error) { return LoadPolicyFor(name, nil) }
+
+// LoadPolicyFor is LoadPolicy for a policy of the task whose spec is
+// spec: see ParsePolicyFor.
+func LoadPolicyFor(name string, spec *Spec) (*Policy, error) {
 	data, err := readDocument(name)
 	if err != nil {
 		return nil, fmt.Errorf("load policy %s: %w", name, err)
 	}
-	return ParsePolicy(data, name)
+	return ParsePolicyFor(data, name, spec)
 }
 
 // LoadSpec reads and validates the spec file name, like LoadPolicy.
@@ -61,14 +66,25 @@ func readDocument(name string) ([]byte, error) {
 	return data, nil
 }
 
-// ParsePolicy parses a policy document: a JSON object with exactly the
-// keys read, write and execute, each an array of absolute path patterns.
+// ParsePolicy parses a policy document in the published format: a JSON
+// object with exactly the keys read, write and execute, each an array of
+// absolute path patterns.
 func ParsePolicy(data []byte, source string) (*Policy, error) {
+	return ParsePolicyFor(data, source, nil)
+}
+
+// ParsePolicyFor parses a policy of the task whose spec is spec. When
+// the spec declares the network axis (NetworkSpec.Declared) the policy
+// may also have the key network, an array of "host:port" patterns
+// (ParseHostPattern); otherwise (spec nil, or a spec in the published
+// format) it is an unknown key, as in ParsePolicy.
+func ParsePolicyFor(data []byte, source string, spec *Spec) (*Policy, error) {
 	var ps problems
 	obj := decodeObject(data, &ps)
 	pol := &Policy{Source: source}
 	if obj != nil {
-		pol.Permissions = parsePermissions(obj, "", false, &ps)
+		network := spec != nil && spec.Network.Declared
+		pol.Permissions, pol.Network = parsePermissions(obj, "", false, network, &ps)
 	}
 	if err := ps.err(source); err != nil {
 		return nil, err
@@ -86,23 +102,30 @@ func ParseSpec(data []byte, source string) (*Spec, error) {
 	spec := &Spec{Source: source}
 	known := []string{fieldRequired, fieldRoots, fieldImplicit, fieldSensitive}
 	checkKeys(obj, "", known, []string{fieldRequired, fieldRoots, fieldImplicit}, &ps)
-	sub := func(name string, exactOnly bool) (Permissions, bool) {
+	sub := func(name string, exactOnly bool) (Permissions, []HostPattern, bool) {
 		raw, ok := obj[name]
 		if !ok {
-			return Permissions{}, false
+			return Permissions{}, nil, false
 		}
 		inner := asObject(raw, name, &ps)
 		if inner == nil {
-			return Permissions{}, true
+			return Permissions{}, nil, true
 		}
-		return parsePermissions(inner, name, exactOnly, &ps), true
+		perms, network := parsePermissions(inner, name, exactOnly, true, &ps)
+		return perms, network, true
 	}
-	spec.Required, _ = sub(fieldRequired, false)
-	spec.ScoredRoots, _ = sub(fieldRoots, true)
-	spec.Implicit, _ = sub(fieldImplicit, false)
-	if sens, ok := sub(fieldSensitive, false); ok {
+	spec.Required, spec.Network.Required, _ = sub(fieldRequired, false)
+	var rootsNetwork []HostPattern
+	spec.ScoredRoots, rootsNetwork, _ = sub(fieldRoots, true)
+	if rootsNetwork != nil {
+		ps.add(joinField(fieldRoots, fieldNetwork), "the network axis has no scored roots (its universe is the spec's own network entries)")
+	}
+	spec.Implicit, spec.Network.Implicit, _ = sub(fieldImplicit, false)
+	if sens, network, ok := sub(fieldSensitive, false); ok {
 		spec.Sensitive = &sens
+		spec.Network.Sensitive = network
 	}
+	spec.Network.Declared = spec.Network.Required != nil || spec.Network.Implicit != nil || spec.Network.Sensitive != nil
 	if len(ps.list) == 0 {
 		checkRequiredInRoots(spec, &ps)
 	}
@@ -190,20 +213,72 @@ func contains(list []string, s string) bool {
 }
 
 // parsePermissions checks an object with exactly the keys read, write,
-// execute and parses each list.
-func parsePermissions(obj map[string]json.RawMessage, field string, exactOnly bool, ps *problems) Permissions {
+// execute, and optionally network when network is true, and parses each
+// list. The network list is nil when the key is absent and non-nil
+// (maybe empty) when it is present.
+func parsePermissions(obj map[string]json.RawMessage, field string, exactOnly, network bool, ps *problems) (Permissions, []HostPattern) {
 	names := make([]string, len(Axes))
 	for i, a := range Axes {
 		names[i] = a.String()
 	}
-	checkKeys(obj, field, names, names, ps)
+	known := obj
+	if network {
+		known = make(map[string]json.RawMessage, len(obj))
+		for k, v := range obj {
+			if k != fieldNetwork {
+				known[k] = v
+			}
+		}
+	}
+	checkKeys(known, field, names, names, ps)
 	var perms Permissions
 	for _, a := range Axes {
 		if raw, ok := obj[a.String()]; ok {
 			perms[a] = parseList(raw, joinField(field, a.String()), exactOnly, ps)
 		}
 	}
-	return perms
+	var hosts []HostPattern
+	if raw, ok := obj[fieldNetwork]; ok && network {
+		hosts = parseHostList(raw, joinField(field, fieldNetwork), ps)
+	}
+	return perms, hosts
+}
+
+// parseHostList parses a network list: an array of "host:port" strings
+// (ParseHostPattern), no duplicates after normalisation.
+func parseHostList(raw json.RawMessage, field string, ps *problems) []HostPattern {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
+		ps.add(field, "must be an array of host:port strings, got %s", jsonKind(raw))
+		return []HostPattern{}
+	}
+	if len(items) > MaxListEntries {
+		ps.add(field, "has %d entries (at most %d)", len(items), MaxListEntries)
+		return []HostPattern{}
+	}
+	out := make([]HostPattern, 0, len(items))
+	seen := make(map[string]int, len(items))
+	for i, item := range items {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		var s string
+		if err := json.Unmarshal(item, &s); err != nil {
+			ps.add(at, "must be a string, got %s", jsonKind(item))
+			continue
+		}
+		p, err := ParseHostPattern(s)
+		if err != nil {
+			ps.add(at, "%v", err)
+			continue
+		}
+		key := p.String()
+		if first, dup := seen[key]; dup {
+			ps.add(at, "%q duplicates %s[%d] after normalisation (%s)", s, field, first, key)
+			continue
+		}
+		seen[key] = i
+		out = append(out, p)
+	}
+	return out
 }
 
 func parseList(raw json.RawMessage, field string, exactOnly bool, ps *problems) []Pattern {

@@ -21,6 +21,9 @@ type Score struct {
 	Error string
 	// Axes holds the per-axis scores, indexed by Axis.
 	Axes [len(Axes)]AxisScore
+	// Network is the network axis's score; nil when the spec has no
+	// required or sensitive network entry (NetworkSpec.Scored).
+	Network *AxisScore
 	// SensitiveCoverage is the sensitive exposure coverage; nil when the
 	// spec has no sensitive_permissions.
 	SensitiveCoverage *float64
@@ -30,7 +33,8 @@ type Score struct {
 func InvalidScore(err error) *Score { return &Score{Error: err.Error()} }
 
 // MarshalJSON writes {"valid": true, "read": {...}, "write": {...},
-// "execute": {...}[, "sensitive_exposure_coverage": x]}, or
+// "execute": {...}[, "network": {...}][, "sensitive_exposure_coverage":
+// x]}, or
 // {"valid": false, "error": "..."}.
 func (s *Score) MarshalJSON() ([]byte, error) {
 	if !s.Valid {
@@ -42,6 +46,9 @@ func (s *Score) MarshalJSON() ([]byte, error) {
 	out := map[string]any{"valid": true}
 	for _, a := range Axes {
 		out[a.String()] = s.Axes[a]
+	}
+	if s.Network != nil {
+		out[fieldNetwork] = *s.Network
 	}
 	if s.SensitiveCoverage != nil {
 		out["sensitive_exposure_coverage"] = *s.SensitiveCoverage
@@ -57,12 +64,13 @@ func (s *Score) UnmarshalJSON(data []byte) error {
 		Read     *AxisScore `json:"read"`
 		Write    *AxisScore `json:"write"`
 		Execute  *AxisScore `json:"execute"`
+		Network  *AxisScore `json:"network"`
 		Coverage *float64   `json:"sensitive_exposure_coverage"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*s = Score{Valid: v.Valid, Error: v.Error, SensitiveCoverage: v.Coverage}
+	*s = Score{Valid: v.Valid, Error: v.Error, Network: v.Network, SensitiveCoverage: v.Coverage}
 	for a, ax := range map[Axis]*AxisScore{Read: v.Read, Write: v.Write, Execute: v.Execute} {
 		if ax != nil {
 			s.Axes[a] = *ax
@@ -80,7 +88,14 @@ func (s *Score) UnmarshalJSON(data []byte) error {
 // realpaths, to merge the paths that resolve to one file): each candidate
 // is matched against the policy, the requirement, the implicit and the
 // sensitive patterns as the walk meets it, and only counts are kept.
+//
+// A policy with a "network" key scores as invalid against a spec that
+// does not declare the network axis (NetworkSpec.Declared), as the
+// published verifier rejects it.
 func ScorePolicy(pol *Policy, spec *Spec, root *Root) (*Score, error) {
+	if err := CheckPolicyAgainst(pol, spec); err != nil {
+		return InvalidScore(err), nil
+	}
 	sc := &Score{Valid: true}
 	var num, den int
 	for _, a := range Axes {
@@ -94,6 +109,15 @@ func ScorePolicy(pol *Policy, spec *Spec, root *Root) (*Score, error) {
 			den += t.sens
 		}
 		sc.Axes[a] = t.metrics()
+	}
+	if spec.Network.Scored() {
+		t := networkTally(pol.Network, spec.Network)
+		if spec.Sensitive != nil {
+			num += t.sensGranted
+			den += t.sens
+		}
+		m := t.metrics()
+		sc.Network = &m
 	}
 	if spec.Sensitive != nil {
 		cov := 0.0
@@ -343,4 +367,21 @@ func (ax *axisScorer) resolve(p Pattern) (Pattern, bool) {
 		return Pattern{}, false
 	}
 	return p.withBase(ax.root.Realpath(p.Base())), true
+}
+
+// CheckPolicyAgainst returns a *ValidationError of the policy when it
+// carries a "network" key and the spec does not declare the network
+// axis: in the published format, where no spec has the axis, such a
+// policy is invalid ("unknown key"), as the published verifier says.
+func CheckPolicyAgainst(pol *Policy, spec *Spec) error {
+	if pol.Network == nil || spec.Network.Declared {
+		return nil
+	}
+	var ps problems
+	ps.add(fieldNetwork, "unknown key (allowed: read, write, execute; the task's spec has no network axis)")
+	source := pol.Source
+	if source == "" {
+		source = "policy"
+	}
+	return ps.err(source)
 }
