@@ -3,12 +3,12 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
-	"runtime"
 	"syscall"
-	"unsafe"
 	"testing"
+	"unsafe"
 
 	"github.com/authbench/authbench/policy"
 	"golang.org/x/net/bpf"
