@@ -3,6 +3,8 @@
 
 GO        ?= go
 BIN       := bin/authbench
+# The small sandbox-init program, found next to $(BIN) (sandbox.InitProgram).
+INIT_BIN  := bin/authbench-sandbox-init
 PKGS      := ./...
 APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
 export GOFLAGS := -buildvcs=false
@@ -16,6 +18,7 @@ all: build
 
 build:
 	$(GO) build -o $(BIN) ./cli/authbench
+	$(GO) build -o $(INIT_BIN) ./cli/authbench-sandbox-init
 
 # deps installs the Debian packages the tests use (root, apt) and Go modules.
 deps:
@@ -214,6 +217,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/authbench
+	install -D -m 0755 $(INIT_BIN) $(DESTDIR)$(PREFIX)/bin/authbench-sandbox-init
 	install -D -m 0644 deploy/authbench.service $(DESTDIR)/etc/systemd/system/authbench.service
 	install -D -m 0644 docs/api.md $(DESTDIR)$(PREFIX)/share/doc/authbench/api.md
 	getent group authbench >/dev/null || groupadd --system authbench
