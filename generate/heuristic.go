@@ -9,7 +9,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // Bounds of the heuristic's reading.
@@ -257,7 +257,7 @@ func (h *heuristic) commandLine(line string) {
 
 // program adds the real path of a program found through the PATH.
 func (h *heuristic) program(name string) {
-	if p := taskrun.LookPath(h.root, name, h.path); p != "" {
+	if p := explore.LookPath(h.root, name, h.path); p != "" {
 		h.add(policy.Execute, p)
 	}
 }

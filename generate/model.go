@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -48,7 +49,7 @@ func runModel(ctx context.Context, o Options, g Generator, rec *Record) error {
 	rec.Model = model
 	timeout := o.Timeout
 	if timeout <= 0 {
-		timeout = taskrun.DefaultExploreTimeout
+		timeout = explore.DefaultTimeout
 	}
 	spec := taskSpec(o.Run.Task)
 	loop := agent.Loop{
@@ -59,7 +60,7 @@ func runModel(ctx context.Context, o Options, g Generator, rec *Record) error {
 	if answersNetwork(o.Run.Task) {
 		rules += "\n\n" + NetworkRules
 	}
-	x, err := taskrun.ExploreModel(ctx, taskrun.ExploreOptions{Options: o.Run, Timeout: timeout}, loop, rules, userPrompt(o.Run.Task))
+	x, err := explore.RunModel(ctx, explore.Options{Options: o.Run, Timeout: timeout}, loop, rules, userPrompt(o.Run.Task))
 	if x == nil || x.Outcome == nil {
 		if err == nil {
 			err = errors.New("the tool process did not start")
@@ -77,7 +78,7 @@ func userPrompt(t *tasks.Task) string {
 
 // judgeModel fills rec from the model's loop: its final answer, and
 // whether it is a valid policy, with the reason when not.
-func judgeModel(rec *Record, x *taskrun.ModelExploration, cfg agent.Config, timeout time.Duration, spec *policy.Spec) {
+func judgeModel(rec *Record, x *explore.ModelExploration, cfg agent.Config, timeout time.Duration, spec *policy.Spec) {
 	out := x.Outcome
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
 	rec.Executable, rec.Denials = x.Executable, x.Denials

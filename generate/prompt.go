@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -24,7 +24,7 @@ Each list holds absolute path patterns:
   - "/data/**"          a directory and everything below it ("**" only at the end).
 read: files the agent must read; write: files it creates, changes or deletes; execute: programs
 it runs (including interpreters and shells). Grant what the task needs and nothing more.
-Write the object to ` + taskrun.ExploreOutFile + ` or print it on standard output.
+Write the object to ` + explore.OutFile + ` or print it on standard output.
 `
 
 // NetworkRules are added to the rules of every generator (Rules and

@@ -6,13 +6,13 @@ import (
 	"syscall"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // judgeExploration fills rec from a cmd: generator's exploration: the
 // answer (the output file when written, else stdout) and whether it is a
 // valid policy, with the reason when not.
-func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string, spec *policy.Spec) {
+func judgeExploration(rec *Record, x *explore.Exploration, timeout string, spec *policy.Spec) {
 	code := x.ExitCode
 	rec.ExitCode = &code
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
@@ -42,7 +42,7 @@ func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string, spec 
 		reasons = append(reasons, fmt.Sprintf("the output file is larger than %d bytes", policy.MaxDocumentBytes))
 	}
 	if rec.AnswerFrom == FromStdout && x.StdoutDropped > 0 {
-		reasons = append(reasons, fmt.Sprintf("the answer is larger than %d bytes: truncated (%d bytes dropped)", taskrun.MaxGeneratorStdout, x.StdoutDropped))
+		reasons = append(reasons, fmt.Sprintf("the answer is larger than %d bytes: truncated (%d bytes dropped)", explore.MaxGeneratorStdout, x.StdoutDropped))
 	}
 	pol, perr := policy.ParseAnswerFor(rec.PolicyRaw, spec)
 	if len(reasons) == 0 && perr != nil {
