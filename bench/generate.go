@@ -88,5 +88,5 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 	if !rec.Valid {
 		return runPolicy{source: taskrun.SourcePolicy, err: rec.Reason}, nil
 	}
-	return fromDocument(rec.Policy, s.Name), nil
+	return fromDocument(rec.Policy, s.Name, t.Spec), nil
 }

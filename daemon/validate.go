@@ -289,7 +289,7 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 		if isNull(req.Policy) {
 			return nil, badField("policy", "policy source %q needs a policy", taskrun.SourcePolicy)
 		}
-		pol, err := policy.ParsePolicy(req.Policy, "policy")
+		pol, err := policy.ParsePolicyFor(req.Policy, "policy", t.Spec)
 		if err != nil {
 			return nil, badField("policy", "%v", err)
 		}

@@ -88,17 +88,17 @@ func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 		if err != nil {
 			return err
 		}
-		return acceptBuiltin(rec, Heuristic(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env)))
+		return acceptBuiltin(rec, HeuristicFor(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env), answersNetwork(t)))
 	case KindCmd:
 		timeout := o.Timeout
 		if timeout <= 0 {
 			timeout = explore.DefaultTimeout
 		}
-		x, err := explore.Run(ctx, explore.Options{Options: o.Run, Command: g.Command, Input: Input(t.Instruction), Timeout: timeout})
+		x, err := explore.Run(ctx, explore.Options{Options: o.Run, Command: g.Command, Input: InputFor(t), Timeout: timeout})
 		if err != nil {
 			return err
 		}
-		judgeExploration(rec, x, timeout.String())
+		judgeExploration(rec, x, timeout.String(), t.Spec)
 		return nil
 	case KindOpenAI:
 		return runModel(ctx, o, g, rec)

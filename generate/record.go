@@ -55,7 +55,7 @@ func ReadRecord(data []byte) (*runapi.GenerationRecord, error) {
 
 // setPolicy records pol as rec's parsed (normalised) policy.
 func setPolicy(r *runapi.GenerationRecord, pol *policy.Policy) error {
-	data, err := pol.Permissions.MarshalJSON()
+	data, err := pol.MarshalJSON()
 	if err != nil {
 		return err
 	}

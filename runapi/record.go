@@ -231,12 +231,17 @@ type GenerationRecord struct {
 	Error string `json:"error,omitempty"`
 }
 
+// recordSpec stands for the task's spec when a record's policy is read
+// back: the policy was checked against the task's spec when it was
+// recorded, so its network list (if any) is accepted.
+var recordSpec = &policy.Spec{Network: policy.NetworkSpec{Declared: true}}
+
 // ParsedPolicy returns the record's policy (nil when invalid).
 func (r *GenerationRecord) ParsedPolicy() *policy.Policy {
 	if !r.Valid || r.Policy == nil {
 		return nil
 	}
-	pol, err := policy.ParsePolicy(r.Policy, r.Generator)
+	pol, err := policy.ParsePolicyFor(r.Policy, r.Generator, recordSpec)
 	if err != nil {
 		return nil
 	}
