@@ -3,6 +3,8 @@
 
 GO        ?= go
 BIN       := bin/authbench
+# The small sandbox-init program, found next to $(BIN) (sandbox.InitProgram).
+INIT_BIN  := bin/authbench-sandbox-init
 PKGS      := ./...
 APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
 export GOFLAGS := -buildvcs=false
@@ -10,12 +12,13 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle record-agreement clean
+.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle bench-netproxy record-agreement clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cli/authbench
+	$(GO) build -o $(INIT_BIN) ./cli/authbench-sandbox-init
 
 # deps installs the Debian packages the tests use (root, apt) and Go modules.
 deps:
@@ -123,6 +126,13 @@ bench-exec: build
 	AUTHBENCH_BENCH_EXEC=1 AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m \
 		-run '^(TestDaemonAPIOverhead|TestExecLatency|TestReadTreeOverhead)$$' -v ./cli
 
+# bench-netproxy: a model-like call (2 KiB request, 1 KiB JSON answer) to a
+# loopback server, direct from the host and through a run's egress proxy
+# from inside its network namespace, interleaved, medians side by side:
+# kept-alive and a new connection per call (target: overhead <= 2 ms).
+bench-netproxy:
+	$(GO) test -count=1 -timeout 10m ./netproxy -run '^$$' -bench '^BenchmarkModelCall$$' -benchtime 2000x
+
 # bench-oracle times, on a fixture task, one plain task run, record +
 # verify, and verify --minimize of a 20-entry spec, and prints each as a
 # ratio to the plain run (root, runc, buildah, the eBPF tracer).
@@ -214,6 +224,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/authbench
+	install -D -m 0755 $(INIT_BIN) $(DESTDIR)$(PREFIX)/bin/authbench-sandbox-init
 	install -D -m 0644 deploy/authbench.service $(DESTDIR)/etc/systemd/system/authbench.service
 	install -D -m 0644 docs/api.md $(DESTDIR)$(PREFIX)/share/doc/authbench/api.md
 	getent group authbench >/dev/null || groupadd --system authbench

@@ -54,7 +54,33 @@ func TestFormatSpecLikeInput(t *testing.T) {
     }
 }
 `
-	for _, doc := range [][]byte{inline, []byte(multi)} {
+	network := `{
+  "required_permissions": {
+    "read": ["/app/input.txt"],
+    "write": [],
+    "execute": ["/usr/bin/bash"],
+    "network": ["mirror.local:8080"]
+  },
+  "scored_roots": {
+    "read": ["/app"],
+    "write": [],
+    "execute": ["/usr/bin"]
+  },
+  "implicit_permissions": {
+    "read": [],
+    "write": [],
+    "execute": [],
+    "network": []
+  },
+  "sensitive_permissions": {
+    "read": [],
+    "write": [],
+    "execute": [],
+    "network": ["uploads.mirror-cdn.local:443", "*.sink.local:*"]
+  }
+}
+`
+	for _, doc := range [][]byte{inline, []byte(multi), []byte(network)} {
 		spec, err := policy.ParseSpec(doc, "spec")
 		if err != nil {
 			t.Fatal(err)

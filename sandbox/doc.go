@@ -1,7 +1,13 @@
-// Package sandbox is the child side of every run: a re-execution of the
-// authbench binary ("sandbox-init") that waits at a gate until its parent
-// has finished preparing (for example, registered the child with the
-// tracer), then restricts itself and execs the target command.
+// Package sandbox is the child side of every run: sandbox-init, a process
+// that waits at a gate until its parent has finished preparing (for
+// example, registered the child with the tracer), then restricts itself
+// and execs the target command. sandbox-init is the small
+// authbench-sandbox-init program next to the authbench binary when there
+// is one as trustworthy as the binary (InitProgram; it links only this
+// package and starts in about a millisecond), else a re-execution of the
+// authbench binary itself ("authbench sandbox-init"). The spec is read
+// strictly: a field it does not know fails the run rather than being
+// left out.
 //
 // The parent uses Start to create the gated child and Child.Release to
 // let it go; a failure in the child before exec comes back to the parent

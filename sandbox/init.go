@@ -3,6 +3,8 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"runtime"
 
@@ -45,12 +47,26 @@ func dieWithParent() error {
 func initAndExec() *InitError {
 	unix.CloseOnExec(errorFD)
 	specFile := os.NewFile(specFD, "sandbox-spec")
-	var spec Spec
-	if err := json.NewDecoder(specFile).Decode(&spec); err != nil {
-		return &InitError{Stage: StageSpec, Msg: "read spec: " + err.Error()}
+	spec, err := decodeSpec(specFile)
+	if err != nil {
+		return &InitError{Stage: StageSpec, Msg: err.Error()}
 	}
 	specFile.Close()
-	return becomeCommand(&spec)
+	return becomeCommand(spec)
+}
+
+// decodeSpec reads the spec sent through the gate. A field this
+// sandbox-init does not know fails it: a launcher newer than the
+// authbench-sandbox-init next to it may be asking for a restriction
+// that would otherwise be silently left out.
+func decodeSpec(r io.Reader) (*Spec, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var spec Spec
+	if err := dec.Decode(&spec); err != nil {
+		return nil, fmt.Errorf("read spec (is %s from the same build as authbench?): %w", InitBinaryName, err)
+	}
+	return &spec, nil
 }
 
 // Exec applies spec's restrictions to the calling process and replaces

@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/internal/spawn"
 	"github.com/authbench/authbench/policy"
@@ -17,6 +20,14 @@ import (
 // InitCommand is the hidden subcommand name under which the authbench
 // binary runs as sandbox-init.
 const InitCommand = "sandbox-init"
+
+// InitBinaryName is the small sandbox-init program that `make build`
+// puts next to the authbench binary (cli/authbench-sandbox-init): it
+// links only this package, so it starts in about a millisecond where the
+// whole authbench binary, with every command's package initialisation,
+// takes several. Start runs it when InitProgram finds it, else the
+// authbench binary itself as InitCommand; both run RunInit.
+const InitBinaryName = "authbench-sandbox-init"
 
 // Descriptor numbers of the two pipes as seen by sandbox-init.
 const (
@@ -118,8 +129,9 @@ type LaunchOptions struct {
 
 // StartWith is Start with launch options.
 func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
+	prog := InitProgram(self)
 	if opts.OwnPIDNamespace {
-		if err := CheckStatic(self); err != nil {
+		if err := CheckStatic(prog); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +139,7 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
-	cmd := exec.Command(self, InitCommand)
+	cmd := exec.Command(prog, InitCommand)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.ExtraFiles = gate.ChildFiles() // fds 3 and 4
 	// sandbox-init only restricts and execs: one P is plenty, and fewer
@@ -145,9 +157,41 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	gate.Started()
 	if startErr != nil {
 		gate.Close()
-		return nil, fmt.Errorf("start sandbox-init %s: %w", self, startErr)
+		return nil, fmt.Errorf("start sandbox-init %s: %w", prog, startErr)
 	}
 	return &Child{cmd: cmd, gate: gate, spec: spec}, nil
+}
+
+// InitProgram is the program that runs sandbox-init for the authbench
+// binary self: InitBinaryName in self's directory when it is as
+// trustworthy as self (a regular executable file, owned by root or by
+// self's owner, writable by its owner only), else self. Either is
+// started with the argument InitCommand.
+func InitProgram(self string) string {
+	helper := filepath.Join(filepath.Dir(self), InitBinaryName)
+	if trustedHelper(helper, self) {
+		return helper
+	}
+	return self
+}
+
+// trustedHelper reports whether helper may run as sandbox-init in place
+// of self: it runs with the launcher's privileges before any
+// restriction, so it must be no easier to replace than self.
+func trustedHelper(helper, self string) bool {
+	var hst, sst unix.Stat_t
+	if unix.Stat(helper, &hst) != nil || unix.Stat(self, &sst) != nil {
+		return false
+	}
+	return helperModeOK(hst.Mode, hst.Uid, sst.Uid)
+}
+
+// helperModeOK is the check of trustedHelper on a stat result: a regular
+// file, executable by its owner, not writable by group or others, owned
+// by root or by selfUID.
+func helperModeOK(mode, uid, selfUID uint32) bool {
+	return mode&unix.S_IFMT == unix.S_IFREG && mode&0o100 != 0 && mode&0o022 == 0 &&
+		(uid == 0 || uid == selfUID)
 }
 
 // Pid is the child's process id; it stays the same across the exec.

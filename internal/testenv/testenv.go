@@ -71,7 +71,8 @@ var (
 
 // Authbench returns a static (CGO_ENABLED=0) build of the authbench
 // binary, built once per test process into a directory every uid can
-// read; $AUTHBENCH_BIN names a prebuilt one instead.
+// read, with authbench-sandbox-init next to it; $AUTHBENCH_BIN names a
+// prebuilt one instead.
 func Authbench(t testing.TB) string {
 	t.Helper()
 	if b := os.Getenv("AUTHBENCH_BIN"); b != "" {
@@ -103,11 +104,15 @@ func buildAuthbench() (string, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return "", err
 	}
+	// As make build: static (usable as a PID-namespace init), with the
+	// small sandbox-init next to it, where the launcher looks for it.
 	bin := filepath.Join(dir, "authbench")
-	build := exec.Command("go", "build", "-o", bin, "github.com/authbench/authbench/cli/authbench")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: usable as a PID-namespace init
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build authbench: %v\n%s", err, out)
+	for _, b := range [][2]string{{bin, "cli/authbench"}, {filepath.Join(dir, "authbench-sandbox-init"), "cli/authbench-sandbox-init"}} {
+		build := exec.Command("go", "build", "-o", b[0], "github.com/authbench/authbench/"+b[1])
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("build %s: %v\n%s", b[1], err, out)
+		}
 	}
 	return bin, nil
 }

@@ -1,4 +1,4 @@
-package taskrun
+package explore
 
 import (
 	"os"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -91,7 +92,7 @@ func TestGenerationPolicy(t *testing.T) {
 		return out
 	}
 	if r, w, x := str(pol.Get(policy.Read)), str(pol.Get(policy.Write)), str(pol.Get(policy.Execute)); !reflect.DeepEqual(r, []string{"/**"}) ||
-		!reflect.DeepEqual(w, []string{ExploreOutFile}) || !reflect.DeepEqual(x, want) {
+		!reflect.DeepEqual(w, []string{OutFile}) || !reflect.DeepEqual(x, want) {
 		t.Errorf("policy read %v write %v execute %v", r, w, x)
 	}
 }
@@ -175,7 +176,7 @@ func TestGenerationFilterRefusesFileChanges(t *testing.T) {
 func TestExploreTraceSkipsSandboxInitStartup(t *testing.T) {
 	tr := &exploreTrace{read: map[string]bool{}, gate: true, skip: []policy.Pattern{policy.MustPattern("/lib/**")}}
 	for _, ev := range []tracer.Event{
-		{Op: tracer.OpExec, Path: binaryInContainer, Axis: tracer.AxisExecute},
+		{Op: tracer.OpExec, Path: runbox.BinaryInContainer, Axis: tracer.AxisExecute},
 		{Op: tracer.OpOpen, Path: "/proc/1/cgroup", Axis: tracer.AxisRead},
 		{Op: tracer.OpOpen, Path: "/usr/bin/cat", Axis: tracer.AxisRead, Flags: unix.O_PATH | unix.O_CLOEXEC},
 		{Op: tracer.OpExec, Path: "/bin/sh", Axis: tracer.AxisExecute},

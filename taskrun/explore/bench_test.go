@@ -1,4 +1,4 @@
-package taskrun
+package explore
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun"
 )
 
 // BenchmarkExploreOverhead measures a generation without a model on the
 // hello-standard image (built once, cached): a `cmd:` generator that makes
 // 0 or 20 inspection calls (each one exec of cat) and prints a policy,
-// end to end through Explore: fresh rootfs, generation plan, gated
+// end to end through Run: fresh rootfs, generation plan, gated
 // container, trace, the calls, teardown. Reported as medians (ms):
 // total, and the container's set-up (rootfs ready → the generator's
 // exec). Target: total ≤ 100 ms + 5 ms per call; the floor of a bare
@@ -24,14 +25,14 @@ func BenchmarkExploreOverhead(b *testing.B) {
 			setup(b)
 			task, images := fixture(b, "hello-standard"), testImages()
 			cmd := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do cat /app/input.txt >/dev/null; i=$((i+1)); done; echo '{"read": [], "write": [], "execute": []}'`, calls)
-			o := ExploreOptions{Options: Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+			o := Options{Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 				Tracer: testTr}, Command: cmd, Input: "x", Timeout: time.Minute}
 			var total, setup []time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				o.Dir = b.TempDir()
 				start := time.Now()
-				x, err := Explore(context.Background(), o)
+				x, err := Run(context.Background(), o)
 				if err != nil || x.ExitCode != 0 {
 					b.Fatalf("explore: %v %+v", err, x)
 				}

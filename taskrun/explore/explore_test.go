@@ -1,4 +1,4 @@
-package taskrun
+package explore
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun"
 )
 
 // changeAttempts is a generator (python3, the generator itself) that
@@ -80,7 +81,7 @@ attempt("file_setattr", lambda: file_setattr("/app/input.txt"))
 attempt("exec_cp", lambda: os.execv("/usr/bin/cp", ["cp", "/app/input.txt", "/app/copy"]))
 attempt("read", lambda: open("/app/input.txt").read())
 json.dump(res, open("/dev/stderr", "w"))
-open("` + ExploreOutFile + `", "w").write('{"read": ["/app/input.txt"], "write": [], "execute": []}')
+open("` + OutFile + `", "w").write('{"read": ["/app/input.txt"], "write": [], "execute": []}')
 PY`
 
 // TestExploreRefusesEveryChange: a generator that tries to write,
@@ -96,8 +97,8 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 	dir := t.TempDir()
 	var before, after map[string]string
 	images := testImages()
-	o := ExploreOptions{
-		Options: Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+	o := Options{
+		Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 			Tracer: testTr, Dir: dir},
 		Command: changeAttempts, Input: "explore", Timeout: 2 * time.Minute,
 		inspect: func(phase, rootfs string) {
@@ -112,7 +113,7 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 			}
 		},
 	}
-	x, err := Explore(context.Background(), o)
+	x, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 // path → type, mode, size, sha256 of a file's content or a link's target.
 func manifest(root string) (map[string]string, error) {
 	out := map[string]string{}
-	skip := map[string]bool{"/proc": true, "/sys": true, "/dev": true, "/.authbench": true, ExploreOutDir: true}
+	skip := map[string]bool{"/proc": true, "/sys": true, "/dev": true, "/.authbench": true, OutDir: true}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

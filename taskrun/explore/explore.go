@@ -1,4 +1,4 @@
-package taskrun
+package explore
 
 import (
 	"context"
@@ -21,17 +21,19 @@ import (
 	"github.com/authbench/authbench/internal/capped"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer"
 )
 
 // Paths of the exploration (permission generation) inside the container.
 const (
-	// ExploreOutDir holds the one file a generator may write.
-	ExploreOutDir = "/.authbench-out"
-	// ExploreOutFile is the policy output file: a file of the run
+	// OutDir holds the one file a generator may write.
+	OutDir = "/.authbench-out"
+	// OutFile is the policy output file: a file of the run
 	// directory (GeneratorOutputFile) bind-mounted here, so the rootfs
 	// itself is never written.
-	ExploreOutFile = ExploreOutDir + "/policy.json"
+	OutFile = OutDir + "/policy.json"
 )
 
 // Files of an exploration run in its directory.
@@ -45,8 +47,8 @@ const (
 // answer is truncated (and so invalid).
 const MaxGeneratorStdout = 64 << 10
 
-// DefaultExploreTimeout is a generator's time unless the caller sets one.
-const DefaultExploreTimeout = 10 * time.Minute
+// DefaultTimeout is a generator's time unless the caller sets one.
+const DefaultTimeout = 10 * time.Minute
 
 // maxFilesRead bounds Exploration.FilesRead.
 const maxFilesRead = 5000
@@ -56,17 +58,17 @@ const maxFilesRead = 5000
 // No shell is among them.
 var InspectionTools = []string{"ls", "cat", "head", "tail", "find", "grep", "stat", "file", "wc", "which", "readlink", "tree"}
 
-// ExploreOptions describe one exploration: a generator run in a fresh
+// Options describe one exploration: a generator run in a fresh
 // copy-on-write rootfs of the task, under the generation policy.
-type ExploreOptions struct {
+type Options struct {
 	// Options gives the task and the run's collaborators; Source, Policy,
-	// Agent and Semantics are not used.
-	Options
+	// Agent, Semantics, Capabilities and Model are not used.
+	taskrun.Options
 	// Command is the generator's shell command line (a `cmd:` generator).
 	Command string
 	// Input is the generator's standard input (the instruction and rules).
 	Input string
-	// Timeout is the generator's time (0: DefaultExploreTimeout).
+	// Timeout is the generator's time (0: DefaultTimeout).
 	Timeout time.Duration
 	// inspect, when set (tests), sees the mounted rootfs before the
 	// generator starts and after it ended.
@@ -76,12 +78,12 @@ type ExploreOptions struct {
 // Exploration is how an exploration went.
 type Exploration struct {
 	// Identity is who the generator ran as (the task's agent user).
-	Identity *Identity `json:"identity,omitempty"`
+	Identity *taskrun.Identity `json:"identity,omitempty"`
 	// Stdout is what the generator printed, up to MaxGeneratorStdout;
 	// StdoutDropped counts the bytes beyond it.
 	Stdout        []byte `json:"-"`
 	StdoutDropped int64  `json:"stdout_dropped_bytes,omitempty"`
-	// Output is the content of ExploreOutFile (empty: not written).
+	// Output is the content of OutFile (empty: not written).
 	Output []byte `json:"-"`
 	// OutputTooLarge is set when the output file was larger than
 	// policy.MaxDocumentBytes (it is then not read; the generator cannot
@@ -111,28 +113,28 @@ type Exploration struct {
 	LostEvents uint64         `json:"lost_events"`
 }
 
-// ExploreFiles are an exploration run's files by the names the daemon API
+// Files are an exploration run's files by the names the daemon API
 // serves them under.
-func ExploreFiles() map[string]string {
+func Files() map[string]string {
 	return map[string]string{
 		"generator-output": GeneratorOutputFile, "generator-stdout": GeneratorStdoutFile,
-		"generator-stderr": GeneratorStderrFile, "events": EventsFile, "plan": PlanFile, "build": BuildLogFile,
+		"generator-stderr": GeneratorStderrFile, "events": runbox.EventsFile, "plan": runbox.PlanFile, "build": runbox.BuildLogFile,
 	}
 }
 
 // Explore runs a `cmd:` generator in a fresh copy-on-write rootfs of the
 // task's image, as the task's agent user, under the generation policy
-// (GenerationPolicy: read everything, write only ExploreOutFile, execute
+// (GenerationPolicy: read everything, write only OutFile, execute
 // only the inspection tools and the generator), the default seccomp
 // profile with metadata changes refused (GenerationFilter), traced. The
 // error is for an exploration that could not be carried out (image,
 // rootfs, identity, plan); a generator that failed is described by the
 // Exploration.
-func Explore(ctx context.Context, o ExploreOptions) (*Exploration, error) {
+func Run(ctx context.Context, o Options) (*Exploration, error) {
 	if strings.TrimSpace(o.Command) == "" {
 		return nil, errors.New("explore: no generator command")
 	}
-	r, err := newRunner(o.Options)
+	r, err := newExplorer(o.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -143,65 +145,63 @@ func Explore(ctx context.Context, o ExploreOptions) (*Exploration, error) {
 	}
 	defer cleanup()
 	argv := []string{"/bin/sh", "-c", o.Command}
-	if err := r.compileGenerationPlan(root, GeneratorPrograms(root, argv, r.imagePath()), x); err != nil {
+	if err := r.compileGenerationPlan(root, GeneratorPrograms(root, argv, r.ImagePath()), x); err != nil {
 		return x, err
 	}
 	timeout := o.Timeout
 	if timeout <= 0 {
-		timeout = DefaultExploreTimeout
+		timeout = DefaultTimeout
 	}
 	if o.inspect != nil {
-		o.inspect("before", r.rootfs.Path)
-		defer func() { o.inspect("after", r.rootfs.Path) }()
+		o.inspect("before", r.Rootfs.Path)
+		defer func() { o.inspect("after", r.Rootfs.Path) }()
 	}
 	return x, r.runGenerator(ctx, argv, o.Input, timeout, x)
 }
 
-// newRunner makes the runner of one run in o.Dir, with a fresh id.
-func newRunner(o Options) (*runner, error) {
-	r := &runner{o: o, log: o.Log, res: &Result{Task: o.Task.Name}}
-	if r.log == nil {
-		r.log = zap.NewNop()
-	}
-	id, err := newContainerID()
-	if err != nil {
+// explorer is one exploration's environment and containers.
+type explorer struct {
+	*runbox.Box
+}
+
+// newExplorer readies the environment of one exploration in o.Dir, with
+// a fresh id.
+func newExplorer(o taskrun.Options) (*explorer, error) {
+	r := &explorer{Box: o.Box()}
+	if err := r.New(); err != nil {
 		return nil, err
-	}
-	r.id = id
-	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
-		return nil, fmt.Errorf("run %s: %w", o.Task.Name, err)
 	}
 	return r, nil
 }
 
 // prepareExploration builds the image, mounts a fresh rootfs and resolves
 // the generator's identity (the task's agent user); cleanup unmounts.
-func (r *runner) prepareExploration(ctx context.Context, x *Exploration) (*policy.Root, func(), error) {
+func (r *explorer) prepareExploration(ctx context.Context, x *Exploration) (*policy.Root, func(), error) {
 	var err error
-	if err = sandbox.CheckStatic(r.o.Self); err != nil {
+	if err = sandbox.CheckStatic(r.Self); err != nil {
 		return nil, nil, err
 	}
-	if r.image, err = r.buildImage(ctx); err != nil {
+	if r.Image, err = r.BuildImage(ctx); err != nil {
 		return nil, nil, err
 	}
-	if r.rootfs, err = env.NewRootfs(r.image.Rootfs, filepath.Join(r.o.Dir, rootfsDir)); err != nil {
+	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.Dir, runbox.RootfsDir)); err != nil {
 		return nil, nil, err
 	}
 	cleanup := func() {
-		if err := r.rootfs.Close(); err != nil {
-			r.log.Error("close rootfs", zap.Error(err))
+		if err := r.Rootfs.Close(); err != nil {
+			r.Log.Error("close rootfs", zap.Error(err))
 		}
 	}
-	if r.ident, err = ResolveAgent(r.o.Task, r.image, r.rootfs.Path); err != nil {
+	if r.Ident, err = runbox.ResolveAgent(r.Task, r.Image, r.Rootfs.Path); err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	ident := r.ident
+	ident := r.Ident
 	x.Identity = &ident
-	if r.o.OnIdentity != nil {
-		r.o.OnIdentity(ident)
+	if r.OnIdentity != nil {
+		r.OnIdentity(ident)
 	}
-	root, err := policy.NewRoot(r.rootfs.Path)
+	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -209,42 +209,31 @@ func (r *runner) prepareExploration(ctx context.Context, x *Exploration) (*polic
 	return root, cleanup, nil
 }
 
-// imagePath is the PATH of the task's image (env.DefaultPath's when it
-// sets none).
-func (r *runner) imagePath() string {
-	for _, kv := range env.TaskRunConfig(r.o.Task, r.image).Env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			return v
-		}
-	}
-	return strings.TrimPrefix(env.DefaultPath, "PATH=")
-}
-
 // compileGenerationPlan compiles GenerationPolicy with the sandbox
 // essentials only (no runtime baseline) against root, and writes it. The
 // output file's mount point is made first (runc would make it), so that
 // its write rule is a rule on that file: sandbox-init opens it inside
 // the container, where it is the file bound from the run directory.
-func (r *runner) compileGenerationPlan(root *policy.Root, programs []string, x *Exploration) error {
-	if err := os.MkdirAll(root.HostPath(ExploreOutDir), 0o755); err != nil {
+func (r *explorer) compileGenerationPlan(root *policy.Root, programs []string, x *Exploration) error {
+	if err := os.MkdirAll(root.HostPath(OutDir), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(root.HostPath(ExploreOutFile), nil, 0o600); err != nil {
+	if err := os.WriteFile(root.HostPath(OutFile), nil, 0o600); err != nil {
 		return err
 	}
-	pol, exe := GenerationPolicy(root, programs, r.imagePath())
+	pol, exe := GenerationPolicy(root, programs, r.ImagePath())
 	x.Executable = exe
 	plan, err := policy.CompilePlanWith(pol, policy.NoBaseline(), root, policy.PlanOptions{Semantics: policy.SemanticsPrecise})
 	if err != nil {
 		return fmt.Errorf("compile the generation plan: %w", err)
 	}
-	r.plan = plan
+	r.Plan = plan
 	enf := sandbox.KernelEnforcement()
-	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
+	return runbox.WriteJSON(filepath.Join(r.Dir, runbox.PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
 }
 
 // GenerationPolicy is the policy a generator runs under: read `/**`;
-// write only ExploreOutFile; execute the real files of programs (the
+// write only OutFile; execute the real files of programs (the
 // generator) and of the InspectionTools found in path (a ':' list) in
 // root. exe are the executable real paths, sorted.
 func GenerationPolicy(root *policy.Root, programs []string, path string) (pol *policy.Policy, exe []string) {
@@ -264,7 +253,7 @@ func GenerationPolicy(root *policy.Root, programs []string, path string) (pol *p
 	sort.Strings(exe)
 	pol = &policy.Policy{Source: "generation policy"}
 	pol.Permissions[policy.Read] = []policy.Pattern{policy.MustPattern("/**")}
-	pol.Permissions[policy.Write] = []policy.Pattern{policy.MustPattern(ExploreOutFile)}
+	pol.Permissions[policy.Write] = []policy.Pattern{policy.MustPattern(OutFile)}
 	for _, p := range exe {
 		if pat, err := policy.ParsePattern(p); err == nil && !pat.HasGlob() {
 			pol.Permissions[policy.Execute] = append(pol.Permissions[policy.Execute], pat)
@@ -363,10 +352,10 @@ func shebang(root *policy.Root, prog string) []string {
 }
 
 // runGenerator runs argv in the rootfs under the generation plan, with
-// input on its stdin, its stdout bounded, ExploreOutFile bound from the
+// input on its stdin, its stdout bounded, OutFile bound from the
 // run directory, traced.
-func (r *runner) runGenerator(ctx context.Context, argv []string, input string, timeout time.Duration, x *Exploration) error {
-	outFile := filepath.Join(r.o.Dir, GeneratorOutputFile)
+func (r *explorer) runGenerator(ctx context.Context, argv []string, input string, timeout time.Duration, x *Exploration) error {
+	outFile := filepath.Join(r.Dir, GeneratorOutputFile)
 	if err := r.createOutputFile(outFile); err != nil {
 		return err
 	}
@@ -378,57 +367,57 @@ func (r *runner) runGenerator(ctx context.Context, argv []string, input string, 
 	if err != nil {
 		return err
 	}
-	cfg := env.TaskRunConfig(r.o.Task, r.image)
-	cfg.Binds = append(cfg.Binds, env.Bind{Source: outFile, Destination: ExploreOutFile})
+	cfg := env.TaskRunConfig(r.Task, r.Image)
+	cfg.Binds = append(cfg.Binds, env.Bind{Source: outFile, Destination: OutFile})
 	// The output file is the one file the generator can write: bound its
 	// size (a write beyond fails with EFBIG, or SIGXFSZ kills the writer).
 	fsize := uint64(policy.MaxDocumentBytes + 1)
 	cfg.Rlimits = append(slices.Clone(env.DefaultRlimits), specs.POSIXRlimit{Type: "RLIMIT_FSIZE", Hard: fsize, Soft: fsize})
 	tr := &exploreTrace{}
 	track := func(ctx context.Context, pid int) error { return r.startExploreTrace(ctx, pid, tr) }
-	if r.o.Tracer == nil {
+	if r.Tracer == nil {
 		track = nil
 	}
-	g := r.runGated(ctx, gatedContainer{
-		name: "generator", cfg: cfg, spec: spec,
-		stdio:   env.Stdio{Stdin: strings.NewReader(input), Stdout: stdout, Stderr: stderr},
-		timeout: timeout, track: track,
+	g := r.RunGated(ctx, runbox.Gated{
+		Name: "generator", Config: cfg, Spec: spec,
+		Stdio:   env.Stdio{Stdin: strings.NewReader(input), Stdout: stdout, Stderr: stderr},
+		Timeout: timeout, Track: track,
 	})
 	r.finishExploreTrace(tr, x)
 	stdout.Close()
 	stderr.Close()
 	x.StdoutDropped = stdout.Dropped()
 	x.ExitCode, x.TimedOut, x.DurationS = g.ExitCode, g.TimedOut, g.Duration.Seconds()
-	x.SetupMS = float64(g.setup) / float64(time.Millisecond)
-	if x.Stdout, err = os.ReadFile(filepath.Join(r.o.Dir, GeneratorStdoutFile)); err != nil {
+	x.SetupMS = float64(g.Setup) / float64(time.Millisecond)
+	if x.Stdout, err = os.ReadFile(filepath.Join(r.Dir, GeneratorStdoutFile)); err != nil {
 		return err
 	}
 	if err := r.readOutputFile(outFile, x); err != nil {
 		return err
 	}
-	if g.startErr != nil && !g.startTimedOut {
+	if g.StartErr != nil && !g.StartTimedOut {
 		var ie *sandbox.InitError
-		if !errors.As(g.startErr, &ie) {
-			return fmt.Errorf("generator could not start: %w", g.startErr)
+		if !errors.As(g.StartErr, &ie) {
+			return fmt.Errorf("generator could not start: %w", g.StartErr)
 		}
 		// Refused or missing program: the generator failed, not the run.
 		x.StartError, x.ExitCode = ie.Error(), ie.ShellStatus()
 	}
-	if g.waitErr != nil {
-		return fmt.Errorf("generator: %w", g.waitErr)
+	if g.WaitErr != nil {
+		return fmt.Errorf("generator: %w", g.WaitErr)
 	}
-	r.log.Info("generator ended", zap.String("task", r.o.Task.Name), zap.Int("exit", x.ExitCode), zap.Bool("timed_out", x.TimedOut))
+	r.Log.Info("generator ended", zap.String("task", r.Task.Name), zap.Int("exit", x.ExitCode), zap.Bool("timed_out", x.TimedOut))
 	return nil
 }
 
 // createOutputFile makes the empty output file, writable by the
 // generator's user only.
-func (r *runner) createOutputFile(name string) error {
+func (r *explorer) createOutputFile(name string) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
-	if err := f.Chown(r.ident.UID, r.ident.GID); err != nil {
+	if err := f.Chown(r.Ident.UID, r.Ident.GID); err != nil {
 		f.Close()
 		return err
 	}
@@ -436,7 +425,7 @@ func (r *runner) createOutputFile(name string) error {
 }
 
 // readOutputFile reads what the generator wrote to its output file.
-func (r *runner) readOutputFile(name string, x *Exploration) error {
+func (r *explorer) readOutputFile(name string, x *Exploration) error {
 	st, err := os.Stat(name)
 	if err != nil {
 		return fmt.Errorf("generator output file: %w", err)
@@ -452,25 +441,25 @@ func (r *runner) readOutputFile(name string, x *Exploration) error {
 // generatorSpec is what sandbox-init does: the agent's spec (its uid and
 // groups, no capabilities, the image's working directory) confined to the
 // generation plan with GenerationFilter.
-func (r *runner) generatorSpec(argv []string) (sandbox.Spec, error) {
+func (r *explorer) generatorSpec(argv []string) (sandbox.Spec, error) {
 	filter, err := GenerationFilter()
 	if err != nil {
 		return sandbox.Spec{}, err
 	}
-	r.seccomp = filter
-	return r.agentSpec(argv)
+	r.Seccomp = filter
+	return r.AgentSpec(argv)
 }
 
 // generatorOutput creates the generator's stdout (bounded by
 // MaxGeneratorStdout) and stderr (Options.MaxOutputBytes) logs.
-func (r *runner) generatorOutput() (stdout, stderr *capped.Writer, err error) {
+func (r *explorer) generatorOutput() (stdout, stderr *capped.Writer, err error) {
 	open := func(file, name string, limit int64) (*capped.Writer, error) {
-		return r.cappedLog(file, name, limit, os.O_TRUNC)
+		return r.CappedLog(file, name, limit, os.O_TRUNC)
 	}
 	if stdout, err = open(GeneratorStdoutFile, "generator stdout", MaxGeneratorStdout); err != nil {
 		return nil, nil, err
 	}
-	if stderr, err = open(GeneratorStderrFile, "generator stderr", r.o.MaxOutputBytes); err != nil {
+	if stderr, err = open(GeneratorStderrFile, "generator stderr", r.MaxOutputBytes); err != nil {
 		stdout.Close()
 		return nil, nil, err
 	}
@@ -491,21 +480,21 @@ type exploreTrace struct {
 }
 
 // startExploreTrace follows the generator's container from its exec on.
-func (r *runner) startExploreTrace(ctx context.Context, pid int, tr *exploreTrace) error {
-	root, err := policy.NewRoot(r.rootfs.Path)
+func (r *explorer) startExploreTrace(ctx context.Context, pid int, tr *exploreTrace) error {
+	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
 	}
 	tr.read, tr.gate = map[string]bool{}, true
 	ess := policy.SandboxEssentials()
 	tr.skip = ess.Get(policy.Read)
-	tr.rec, err = r.traceContainer(ctx, pid, EventsFile, r.plan, root, tr.observe)
+	tr.rec, err = r.TraceContainer(ctx, pid, runbox.EventsFile, r.Plan, root, tr.observe)
 	return err
 }
 
 // observe notes a file opened for reading successfully.
 func (tr *exploreTrace) observe(ev *tracer.Event) {
-	if ev.Op == tracer.OpExec && !ev.Failed() && (tr.started || ev.Path != binaryInContainer) {
+	if ev.Op == tracer.OpExec && !ev.Failed() && (tr.started || ev.Path != runbox.BinaryInContainer) {
 		tr.started = true
 		tr.execs++
 	}
@@ -517,7 +506,7 @@ func (tr *exploreTrace) observe(ev *tracer.Event) {
 		return
 	}
 	p := ev.Target()
-	if p == "" || tr.read[p] || p == binaryInContainer {
+	if p == "" || tr.read[p] || p == runbox.BinaryInContainer {
 		return
 	}
 	for _, s := range tr.skip {
@@ -533,13 +522,13 @@ func (tr *exploreTrace) observe(ev *tracer.Event) {
 }
 
 // finishExploreTrace closes the recording once the container has ended.
-func (r *runner) finishExploreTrace(tr *exploreTrace, x *Exploration) {
+func (r *explorer) finishExploreTrace(tr *exploreTrace, x *Exploration) {
 	if tr.rec == nil {
 		return
 	}
 	sum, err := tr.rec.Close()
 	if err != nil {
-		r.log.Error("generator trace incomplete", zap.Error(err))
+		r.Log.Error("generator trace incomplete", zap.Error(err))
 	}
 	x.Traced = true
 	x.Events, x.LostEvents = sum.Events, sum.Lost+tr.rec.Dropped()

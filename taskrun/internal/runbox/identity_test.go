@@ -1,4 +1,4 @@
-package taskrun
+package runbox
 
 import (
 	"errors"
@@ -148,8 +148,8 @@ func TestPasswdSymlinkStaysInRootfs(t *testing.T) {
 // the securebits); unconstrained it is the image's root, as in Harbor.
 func TestConfinedRootAgentHoldsNoCapabilities(t *testing.T) {
 	task := &tasks.Task{Name: "demo"}
-	r := &runner{o: Options{Task: task}, image: &env.TaskImage{}, ident: Identity{User: "root", Home: "/root"}, plan: &policy.Plan{}}
-	spec, err := r.agentSpec([]string{"/bin/true"})
+	b := &Box{Task: task, Image: &env.TaskImage{}, Ident: Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
+	spec, err := b.AgentSpec([]string{"/bin/true"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package taskrun
+package explore
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
+	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -26,21 +28,15 @@ type ModelExploration struct {
 	ToolCalls int `json:"tool_calls"`
 }
 
-// ExploreModel runs an openai generator: loop (its Config resolved, its
+// RunModel runs an openai generator: loop (its Config resolved, its
 // Final the answer's judge) here with toolbox.ExplorationTools, whose
 // calls run in the tool process (authbench agent-tools) as the
 // container's confined, traced agent, under the generation policy (the
 // tool process is its one program besides the inspection tools) and
 // GenerationFilter, for o.Timeout. system and user are the loop's
-// prompts. The trajectory is written to the run's TrajectoryFile.
-func ExploreModel(ctx context.Context, o ExploreOptions, loop agent.Loop, system, user string) (*ModelExploration, error) {
-	if o.Task.Spec == nil {
-		// The trace's sensitive matcher wants a spec; a generation needs none.
-		t := *o.Task
-		t.Spec = &policy.Spec{}
-		o.Task = &t
-	}
-	r, err := newRunner(o.Options)
+// prompts. The trajectory is written to the run's runbox.TrajectoryFile.
+func RunModel(ctx context.Context, o Options, loop agent.Loop, system, user string) (*ModelExploration, error) {
+	r, err := newExplorer(o.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -50,18 +46,18 @@ func ExploreModel(ctx context.Context, o ExploreOptions, loop agent.Loop, system
 		return x, err
 	}
 	defer cleanup()
-	if err := r.prepareToolbox(); err != nil {
+	if err := session.Prepare(r.Box); err != nil {
 		return x, err
 	}
-	if err := r.compileGenerationPlan(root, []string{binaryInContainer}, &x.Exploration); err != nil {
+	if err := r.compileGenerationPlan(root, []string{runbox.BinaryInContainer}, &x.Exploration); err != nil {
 		return x, err
 	}
-	if r.seccomp, err = GenerationFilter(); err != nil {
+	if r.Seccomp, err = GenerationFilter(); err != nil {
 		return x, err
 	}
 	timeout := o.Timeout
 	if timeout <= 0 {
-		timeout = DefaultExploreTimeout
+		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -78,19 +74,23 @@ func ExploreModel(ctx context.Context, o ExploreOptions, loop agent.Loop, system
 		return ts
 	}
 	if o.inspect != nil {
-		o.inspect("before", r.rootfs.Path)
-		defer func() { o.inspect("after", r.rootfs.Path) }()
+		o.inspect("before", r.Rootfs.Path)
+		defer func() { o.inspect("after", r.Rootfs.Path) }()
 	}
-	out, err := r.runToolbox(ctx, tools, loop, system, user)
+	res, err := session.Run(ctx, r.Box, session.Options{
+		Tools: tools, Loop: loop, System: system, User: user, Timeout: r.AgentTimeout(), Trace: r.StartAgentTrace,
+	})
+	// A failure to close the agent's logs was logged; the exploration
+	// is described by its other fields.
+	out := res.Outcome
 	x.Outcome, x.ToolCalls = out, int(calls.Load())
-	res := r.res
 	x.ExitCode, x.TimedOut, x.DurationS, x.SetupMS = res.ExitCode, out != nil && out.Reason == agent.StopTimeout, res.DurationS, res.SetupMS
 	x.Traced, x.Events, x.LostEvents, x.Denials = res.Traced, res.Events, res.LostEvents, append(x.Denials, res.Denials...)
 	if x.Traced {
 		x.FilesRead, x.FilesReadDropped = r.filesReadFromLogs()
 	}
 	if out != nil && out.Trajectory != nil {
-		if werr := out.Trajectory.WriteFile(filepath.Join(r.o.Dir, TrajectoryFile)); werr != nil {
+		if werr := out.Trajectory.WriteFile(filepath.Join(r.Dir, runbox.TrajectoryFile)); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
@@ -100,11 +100,11 @@ func ExploreModel(ctx context.Context, o ExploreOptions, loop agent.Loop, system
 // filesReadFromLogs lists the files the agent's event logs show opened
 // for reading successfully (as exploreTrace does for a cmd: generator),
 // but for /proc and /sys: the tool process's runtime reads them itself.
-func (r *runner) filesReadFromLogs() ([]string, int) {
+func (r *explorer) filesReadFromLogs() ([]string, int) {
 	tr := &exploreTrace{read: map[string]bool{}}
 	ess := policy.SandboxEssentials()
 	tr.skip = append(ess.Get(policy.Read), policy.MustPattern("/proc/**"), policy.MustPattern("/sys/**"))
-	logs, _ := filepath.Glob(filepath.Join(r.o.Dir, "events*.jsonl"))
+	logs, _ := filepath.Glob(filepath.Join(r.Dir, "events*.jsonl"))
 	for _, name := range logs {
 		f, err := os.Open(name)
 		if err != nil {

@@ -1,4 +1,4 @@
-package taskrun
+package explore
 
 import (
 	"slices"

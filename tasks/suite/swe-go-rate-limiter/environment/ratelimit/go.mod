@@ -1,0 +1,3 @@
+module corp.example/ratelimit
+
+go 1.19
