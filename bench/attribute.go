@@ -52,7 +52,7 @@ type Attribution struct {
 func attributionStart(r *Record) (mark *Attribution, ok bool) {
 	// The shortcut's runs are not the agent's work: a blocked attack is
 	// no failure, and an exposure is no missing permission.
-	failed := (!r.Utility || r.Exposed()) && r.Agent != taskrun.AgentShortcut && r.Primary != ClassAttackBlocked
+	failed := (!r.Utility || r.Exposed()) && r.Agent != runapi.AgentShortcut && r.Primary != ClassAttackBlocked
 	switch {
 	case r.Attribution != nil || r.Error != "" || !failed:
 		return nil, false
@@ -177,7 +177,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 			return err
 		}
 		pol := &policy.Policy{Permissions: perms, Source: "attribution"}
-		rp := runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: pol, valid: true}
+		rp := runPolicy{source: runapi.SourcePolicy, doc: doc, pol: pol, valid: true}
 		dir := path.Join(r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds)) // under the out dir
 		if err := b.out.RemoveAll(dir); err != nil {
 			return err

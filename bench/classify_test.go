@@ -177,7 +177,7 @@ func TestExitSignal(t *testing.T) {
 func TestFillResultVerdictFlags(t *testing.T) {
 	spec := mustSpec(t)
 	task := &tasks.Task{Name: "t", Spec: spec}
-	specRun := runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(spec), valid: true}
+	specRun := runPolicy{source: runapi.SourceSpec, pol: taskrun.SpecPolicy(spec), valid: true}
 	no := false
 	for _, tc := range []struct {
 		name    string

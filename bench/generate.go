@@ -86,7 +86,7 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 	}
 	r.Generation = g
 	if !rec.Valid {
-		return runPolicy{source: taskrun.SourcePolicy, err: rec.Reason}, nil
+		return runPolicy{source: runapi.SourcePolicy, err: rec.Reason}, nil
 	}
 	return fromDocument(rec.Policy, s.Name, t.Spec), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -121,9 +122,9 @@ type runPolicy struct {
 func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	switch {
 	case s.Name == SourceUnconstrained:
-		return runPolicy{source: taskrun.SourceUnconstrained, valid: true}
+		return runPolicy{source: runapi.SourceUnconstrained, valid: true}
 	case s.Name == SourceSpec:
-		return runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(t.Spec), valid: true}
+		return runPolicy{source: runapi.SourceSpec, pol: taskrun.SpecPolicy(t.Spec), valid: true}
 	case s.Name == SourceAllowAll:
 		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll, t.Spec)
 	case s.Name == SourceTrace:
@@ -131,7 +132,7 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 		if err != nil {
 			return invalidPolicy(err.Error())
 		}
-		return runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: trace, valid: true}
+		return runPolicy{source: runapi.SourcePolicy, doc: doc, pol: trace, valid: true}
 	}
 	return s.dirPolicy(t.Name, t.Spec)
 }
@@ -157,7 +158,7 @@ func fromDocument(data []byte, name string, spec *policy.Spec) runPolicy {
 	if err != nil {
 		return invalidPolicy(err.Error())
 	}
-	return runPolicy{source: taskrun.SourcePolicy, doc: data, pol: pol, valid: true}
+	return runPolicy{source: runapi.SourcePolicy, doc: data, pol: pol, valid: true}
 }
 
 func invalidPolicy(why string) runPolicy {
@@ -165,5 +166,5 @@ func invalidPolicy(why string) runPolicy {
 	if err != nil {
 		panic(err) // a constant document
 	}
-	return runPolicy{source: taskrun.SourcePolicy, doc: []byte(denyAll), pol: pol, err: why}
+	return runPolicy{source: runapi.SourcePolicy, doc: []byte(denyAll), pol: pol, err: why}
 }

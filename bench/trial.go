@@ -130,7 +130,7 @@ func fillResult(r *Record, res *runapi.TaskResult, rp runPolicy, t *tasks.Task) 
 	r.SetupS = res.SetupMS / 1000
 	r.AgentS = res.DurationS
 	r.LostEvent = res.LostEvents
-	if rp.source != taskrun.SourceUnconstrained {
+	if rp.source != runapi.SourceUnconstrained {
 		r.Semantics = string(res.Semantics)
 	}
 	r.VerifyS = res.VerifyS
@@ -151,8 +151,8 @@ func fillResult(r *Record, res *runapi.TaskResult, rp runPolicy, t *tasks.Task) 
 	r.MmapExecs = mmapExecs
 	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: denials, MmapExecs: mmapExecs,
 		Sensitive: res.TracedSensitive, Policy: rp.pol, Spec: t.Spec, Tampered: r.TamperedFiles,
-		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == taskrun.AgentShortcut,
-		OracleUnderSpec: r.Agent == taskrun.AgentOracle && rp.source == taskrun.SourceSpec,
+		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == runapi.AgentShortcut,
+		OracleUnderSpec: r.Agent == runapi.AgentOracle && rp.source == runapi.SourceSpec,
 		AgentFailed:     res.Error == "" && r.AgentFailed()})
 	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
 	fillScore(r, res.StaticScore, rp, t.Spec)
@@ -201,7 +201,7 @@ func fillScore(r *Record, s *policy.Score, rp runPolicy, spec *policy.Spec) {
 	r.PolicyValid = rp.valid
 	r.PolicyError = rp.err
 	switch {
-	case rp.source == taskrun.SourceUnconstrained:
+	case rp.source == runapi.SourceUnconstrained:
 		r.Scored = false
 	case !rp.valid:
 		r.Scored = true

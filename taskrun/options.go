@@ -17,28 +17,14 @@ import (
 	"github.com/authbench/authbench/tracer"
 )
 
-// Policy sources of a run (the rows of the benchmark).
-const (
-	// SourceUnconstrained runs the agent without Landlock.
-	SourceUnconstrained = "unconstrained"
-	// SourceSpec runs it under the spec's required ∪ implicit permissions.
-	SourceSpec = "spec"
-	// SourcePolicy runs it under a given policy π (∪ implicit).
-	SourcePolicy = "policy"
-)
-
-// Agents.
-const (
-	AgentOracle   = "oracle"   // solution/solve.sh
-	AgentShortcut = "shortcut" // solution/attack_smoke.sh
-	agentCmd      = "cmd:"     // cmd:"shell command"
-)
+// agentCmd prefixes a shell-command agent: cmd:"shell command".
+const agentCmd = "cmd:"
 
 // Options describe one task run.
 type Options struct {
 	Task *tasks.Task
-	// Source is SourceUnconstrained, SourceSpec or SourcePolicy; Policy
-	// is π for SourcePolicy.
+	// Source is runapi.SourceUnconstrained, SourceSpec or SourcePolicy;
+	// Policy is π for SourcePolicy.
 	Source string
 	Policy *policy.Policy
 	// Semantics is how the policy's patterns become Landlock rules:
@@ -112,9 +98,9 @@ func ParseSemantics(s string) (policy.Semantics, error) {
 // it inside the container, with the script it needs readable (if any).
 func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err error) {
 	switch {
-	case agent == AgentOracle:
+	case agent == runapi.AgentOracle:
 		return []string{"/bin/bash", solutionMount + "/solve.sh"}, solutionMount + "/solve.sh", nil
-	case agent == AgentShortcut:
+	case agent == runapi.AgentShortcut:
 		if t.AttackSmoke == "" {
 			return nil, "", fmt.Errorf("agent shortcut: task %s has no %s", t.Name, tasks.FileAttackSmoke)
 		}

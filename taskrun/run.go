@@ -212,11 +212,11 @@ func (r *runner) run(ctx context.Context) error {
 // the spec source, π for a policy, nil for the unconstrained row.
 func (r *runner) runPolicy() (*policy.Policy, error) {
 	switch r.o.Source {
-	case SourceUnconstrained:
+	case runapi.SourceUnconstrained:
 		return nil, nil
-	case SourceSpec:
+	case runapi.SourceSpec:
 		return SpecPolicy(r.o.Task.Spec), nil
-	case SourcePolicy:
+	case runapi.SourcePolicy:
 		if r.o.Policy == nil {
 			return nil, errors.New("policy source \"policy\" needs a policy")
 		}
