@@ -11,8 +11,8 @@ import (
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/trial"
 )
 
 // Policy sources of the benchmark (the rows of Table 1).
@@ -117,6 +117,11 @@ type runPolicy struct {
 	err   string
 }
 
+// trial is the part of rp a trial's row is derived from.
+func (rp runPolicy) trial() trial.Policy {
+	return trial.Policy{Source: rp.source, Policy: rp.pol, Valid: rp.valid, Error: rp.err}
+}
+
 // policyFor returns the source's policy for task t; trace is the
 // recorded trace policy when the source is trace.
 func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
@@ -124,7 +129,7 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	case s.Name == SourceUnconstrained:
 		return runPolicy{source: runapi.SourceUnconstrained, valid: true}
 	case s.Name == SourceSpec:
-		return runPolicy{source: runapi.SourceSpec, pol: taskrun.SpecPolicy(t.Spec), valid: true}
+		return runPolicy{source: runapi.SourceSpec, pol: runapi.SpecPolicy(t.Spec), valid: true}
 	case s.Name == SourceAllowAll:
 		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll, t.Spec)
 	case s.Name == SourceTrace:

@@ -42,23 +42,6 @@ type Process struct {
 	Cmdline string `json:"cmdline,omitempty"`
 }
 
-// Policy sources of a run (the rows of the benchmark).
-const (
-	// SourceUnconstrained runs the agent without Landlock.
-	SourceUnconstrained = "unconstrained"
-	// SourceSpec runs it under the spec's required ∪ implicit permissions.
-	SourceSpec = "spec"
-	// SourcePolicy runs it under a given policy π (∪ implicit).
-	SourcePolicy = "policy"
-)
-
-// Agents of a task run besides cmd:COMMAND and openai:MODEL
-// (TaskRequest.Agent).
-const (
-	AgentOracle   = "oracle"   // the task's solution/solve.sh
-	AgentShortcut = "shortcut" // the task's solution/attack_smoke.sh
-)
-
 // RunRequest is the body of POST /v1/runs.
 type RunRequest struct {
 	// Command is argv; Command[0] is an absolute path or a name looked

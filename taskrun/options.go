@@ -132,13 +132,3 @@ func AgentCapabilities(o Options) ([]string, error) {
 	}
 	return sandbox.SortCapabilities(out), nil
 }
-
-// SpecPolicy is the policy of the spec row: required_permissions (the
-// implicit ones are added to every plan as its baseline).
-func SpecPolicy(spec *policy.Spec) *policy.Policy {
-	var network []policy.HostPattern
-	if spec.Network.Declared {
-		network = append([]policy.HostPattern{}, spec.Network.Required...)
-	}
-	return &policy.Policy{Permissions: spec.Required, Network: network, Source: spec.Source + " (required_permissions)"}
-}

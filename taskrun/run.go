@@ -215,7 +215,7 @@ func (r *runner) runPolicy() (*policy.Policy, error) {
 	case runapi.SourceUnconstrained:
 		return nil, nil
 	case runapi.SourceSpec:
-		return SpecPolicy(r.o.Task.Spec), nil
+		return runapi.SpecPolicy(r.o.Task.Spec), nil
 	case runapi.SourcePolicy:
 		if r.o.Policy == nil {
 			return nil, errors.New("policy source \"policy\" needs a policy")
