@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/container"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
@@ -32,15 +33,14 @@ const (
 type runningSidecar struct {
 	sc       tasks.Sidecar
 	rootfs   *env.Rootfs
-	c        *env.Container
+	c        *container.Container // nil until started
 	id       string
 	uid, gid uint32
 	cwd      string
 	env      []string
-	bundle   string
 	log      *os.File
 	// healthy is set once a health probe passed; waited once the
-	// container's end was collected (c is then nil).
+	// container's end was collected.
 	healthy bool
 	waited  *env.RunResult
 }
@@ -178,17 +178,17 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if err != nil {
 		return err
 	}
-	rs.bundle = filepath.Join(r.o.Dir, "bundle-"+sidecarDirPrefix+sc.Name)
-	if err := env.WriteBundle(rs.bundle, spec); err != nil {
-		return err
-	}
 	if rs.log, err = os.Create(filepath.Join(r.o.Dir, sidecarDirPrefix+sc.Name+".log")); err != nil {
 		return err
 	}
-	if rs.c, err = r.o.Runc.Start(rs.bundle, rs.id, env.Stdio{Stdout: rs.log, Stderr: rs.log}); err != nil {
+	rs.c, err = container.Start(container.Config{
+		Runc: r.o.Runc, ID: rs.id, Bundle: filepath.Join(r.o.Dir, "bundle-"+sidecarDirPrefix+sc.Name), Spec: spec,
+		Stdio: env.Stdio{Stdout: rs.log, Stderr: rs.log},
+	})
+	if err != nil {
 		return err
 	}
-	pid, err := rs.c.Pid(ctx)
+	pid, err := rs.c.WaitPid(ctx)
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func (r *runner) awaitHealthy(ctx context.Context, rs *runningSidecar) error {
 	poll := min(hc.Interval, healthPoll)
 	failures := 0
 	for {
-		if rs.c == nil || rs.c.Exited() {
+		if rs.c.Exited() {
 			return fmt.Errorf("it ended before it was healthy (see %s%s.log)", sidecarDirPrefix, rs.sc.Name)
 		}
 		pctx, cancel := context.WithTimeout(ctx, hc.Timeout)
@@ -266,8 +266,14 @@ func (r *runner) awaitHealthy(ctx context.Context, rs *runningSidecar) error {
 // awaitCompleted waits for the service to end and wants exit status 0.
 func (r *runner) awaitCompleted(ctx context.Context, rs *runningSidecar) error {
 	if rs.waited == nil {
-		res, err := rs.c.Wait(ctx)
-		rs.c, rs.waited = nil, &res
+		select {
+		case <-rs.c.Done():
+		case <-ctx.Done():
+			rs.c.Kill()
+		}
+		_, err := rs.c.Wait()
+		res, _, _ := rs.c.Ended()
+		rs.waited = &res
 		if err != nil {
 			return err
 		}
@@ -451,9 +457,9 @@ func (r *runner) buildOptions(log io.Writer) env.BuildOptions {
 	return env.BuildOptions{Builder: r.o.Builder, BaseMap: r.o.BaseMap, Registries: r.o.Registries, Log: log}
 }
 
-// stopSidecars kills and deletes the sidecars and their rootfs, and
-// unmounts the volumes from the agent's rootfs (the volumes' files stay
-// in the run directory).
+// stopSidecars kills and deletes the sidecars (container.Kill: nothing
+// of them is left running) and their rootfs, and unmounts the volumes
+// from the agent's rootfs (the volumes' files stay in the run directory).
 func (r *runner) stopSidecars() {
 	cr := r.compose
 	if cr == nil {
@@ -461,17 +467,13 @@ func (r *runner) stopSidecars() {
 	}
 	for name, rs := range cr.sidecars {
 		if rs.c != nil {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel() // Wait kills the container at once
-			if _, err := rs.c.Wait(ctx); err != nil {
+			rs.c.Kill()
+			if _, _, err := rs.c.Ended(); err != nil {
 				r.Log.Warn("stop sidecar", zap.String("service", name), zap.Error(err))
 			}
 		}
 		if rs.log != nil {
 			rs.log.Close()
-		}
-		if rs.bundle != "" {
-			os.RemoveAll(rs.bundle)
 		}
 		if rs.rootfs != nil {
 			if err := rs.rootfs.Close(); err != nil {
