@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/authbench/authbench/internal/testenv"
@@ -32,32 +31,18 @@ func overlayAvailable() bool {
 	return err == nil && strings.Contains(string(data), "\toverlay\n")
 }
 
-// miniRootfs builds a tiny rootfs from host programs and their libraries
-// (no debootstrap needed), once per test binary.
+// miniRootfs is testenv.MiniRootfs with /app/hello.txt.
 func miniRootfs(t testing.TB) string {
 	t.Helper()
-	miniOnce.Do(func() {
-		miniDir, miniErr = testenv.MiniRootfs("/bin/sh", "/bin/cat", "/bin/ls", "/bin/sleep", "/usr/bin/id", "/bin/echo", "/usr/bin/env", "/bin/touch", "/bin/mkdir")
-		if miniErr == nil {
-			miniErr = os.WriteFile(filepath.Join(miniDir, "app", "hello.txt"), []byte("hello from the image\n"), 0o644)
-		}
-	})
-	if miniErr != nil {
-		t.Fatalf("mini rootfs: %v", miniErr)
+	dir := testenv.MiniRootfs(t)
+	if err := os.WriteFile(filepath.Join(dir, "app", "hello.txt"), []byte("hello from the image\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	return miniDir
+	return dir
 }
-
-var (
-	miniOnce sync.Once
-	miniDir  string
-	miniErr  error
-)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if miniDir != "" {
-		os.RemoveAll(miniDir)
-	}
+	testenv.RemoveMiniRootfs()
 	os.Exit(code)
 }

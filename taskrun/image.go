@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
 
 // BuildImage makes sure the task's image (and the local base) exist, as
@@ -17,7 +18,7 @@ func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, 
 		return nil, err
 	}
 	o.Dir = logDir
-	b := o.Box()
+	b := &runbox.Box{Options: o, Log: o.Log}
 	if b.Log == nil {
 		b.Log = zap.NewNop()
 	}

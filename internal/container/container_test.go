@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,17 +15,9 @@ import (
 	"github.com/authbench/authbench/internal/testenv"
 )
 
-var (
-	miniOnce sync.Once
-	miniDir  string
-	miniErr  error
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if miniDir != "" {
-		os.RemoveAll(miniDir)
-	}
+	testenv.RemoveMiniRootfs()
 	os.Exit(code)
 }
 
@@ -36,12 +27,8 @@ func start(t *testing.T, script string) (*Container, env.Runc) {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.NeedTools(t, "runc")
-	miniOnce.Do(func() { miniDir, miniErr = testenv.MiniRootfs("/bin/sh", "/bin/sleep") })
-	if miniErr != nil {
-		t.Fatal(miniErr)
-	}
 	work := t.TempDir()
-	rfs, err := env.NewRootfs(miniDir, filepath.Join(work, "rootfs"))
+	rfs, err := env.NewRootfs(testenv.MiniRootfs(t), filepath.Join(work, "rootfs"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,41 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"testing"
 )
 
-// MiniRootfs builds a tiny rootfs in a new temporary directory from the
-// host programs progs and the libraries they load (no image needed),
-// with /proc, /dev, /sys, /tmp, /app and /etc; the caller removes it.
-func MiniRootfs(progs ...string) (string, error) {
+var (
+	miniOnce sync.Once
+	miniDir  string
+	miniErr  error
+)
+
+// miniPrograms are the host programs of MiniRootfs.
+var miniPrograms = []string{"/bin/sh", "/bin/cat", "/bin/ls", "/bin/sleep", "/usr/bin/id", "/bin/echo", "/usr/bin/env", "/bin/touch", "/bin/mkdir"}
+
+// MiniRootfs is a tiny rootfs built once per test binary from host
+// programs (sh, cat, ls, sleep, id, echo, env, touch, mkdir) and the
+// libraries they load (no image needed), with /proc, /dev, /sys, /tmp,
+// /app and /etc. Lay an overlay over it rather than changing it; a
+// TestMain removes it with RemoveMiniRootfs.
+func MiniRootfs(t testing.TB) string {
+	t.Helper()
+	miniOnce.Do(func() { miniDir, miniErr = buildMiniRootfs(miniPrograms) })
+	if miniErr != nil {
+		t.Fatalf("mini rootfs: %v", miniErr)
+	}
+	return miniDir
+}
+
+// RemoveMiniRootfs removes MiniRootfs's directory, if it was built.
+func RemoveMiniRootfs() {
+	if miniDir != "" {
+		os.RemoveAll(miniDir)
+	}
+}
+
+func buildMiniRootfs(progs []string) (string, error) {
 	dir, err := os.MkdirTemp("", "authbench-mini-rootfs-")
 	if err != nil {
 		return "", err
