@@ -89,5 +89,9 @@ func AgentCapabilities(o Options) ([]string, error) {
 // SpecPolicy is the policy of the spec row: required_permissions (the
 // implicit ones are added to every plan as its baseline).
 func SpecPolicy(spec *policy.Spec) *policy.Policy {
-	return &policy.Policy{Permissions: spec.Required, Source: spec.Source + " (required_permissions)"}
+	var network []policy.HostPattern
+	if spec.Network.Declared {
+		network = append([]policy.HostPattern{}, spec.Network.Required...)
+	}
+	return &policy.Policy{Permissions: spec.Required, Network: network, Source: spec.Source + " (required_permissions)"}
 }

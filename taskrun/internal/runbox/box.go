@@ -15,6 +15,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -50,7 +51,7 @@ type Box struct {
 	// the agent's identity in it.
 	Image  *env.TaskImage
 	Rootfs *env.Rootfs
-	Ident  Identity
+	Ident  runapi.Identity
 	// Plan is what confines the agent (nil: unconstrained).
 	Plan *policy.Plan
 	// Seccomp, when set, replaces the container seccomp filter of the

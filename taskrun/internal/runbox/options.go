@@ -6,6 +6,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -60,5 +61,5 @@ type Options struct {
 	Log *zap.Logger
 	// OnIdentity, when set, is called with the agent's identity as soon
 	// as it is resolved (before the agent starts), e.g. to record it.
-	OnIdentity func(Identity)
+	OnIdentity func(runapi.Identity)
 }
