@@ -105,7 +105,7 @@ const denyAll = `{"read": [], "write": [], "execute": []}`
 
 // runPolicy is a source's policy for one task.
 type runPolicy struct {
-	// source is the daemon's policy source (taskrun.Source*).
+	// source is the task request's policy source (runapi.Source*).
 	source string
 	// doc is π as the daemon gets it (nil for unconstrained and spec).
 	doc []byte
