@@ -377,8 +377,8 @@ func sensitiveDenied(denials []audit.Denial, events []tracer.Event, spec *policy
 	}
 	sensitive := func(axis, p string) bool {
 		if axis == axisNetwork {
-			host, port, err := policy.ParseHostPort(p)
-			return err == nil && policy.MatchAnyHost(spec.Network.Sensitive, host, port)
+			_, ok := spec.Network.SensitiveTarget(p)
+			return ok
 		}
 		ax, err := policy.ParseAxis(axis)
 		if err != nil {
