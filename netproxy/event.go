@@ -6,6 +6,8 @@ import (
 	"net"
 	"strconv"
 	"sync"
+
+	"github.com/authbench/authbench/netproxy/netpolicy"
 )
 
 // OpConnect is the op of every network event.
@@ -31,8 +33,8 @@ type Event struct {
 	TS int64 `json:"ts"`
 	// Op is always OpConnect.
 	Op string `json:"op"`
-	// Phase is the run's phase (agent, verifier).
-	Phase Phase `json:"phase"`
+	// netpolicy.Phase is the run's phase (agent, verifier).
+	Phase netpolicy.Phase `json:"phase"`
 	// PID is the connecting process (host pid namespace), 0 when it
 	// could not be found (it exited, or its socket moved).
 	PID int `json:"pid"`

@@ -78,6 +78,11 @@ type Result struct {
 	// spec could not be scored in this rootfs.
 	StaticScore      *policy.Score `json:"static_score,omitempty"`
 	StaticScoreError string        `json:"static_score_error,omitempty"`
+	// Network is the run's network: each phase's policy, its proxy's
+	// events in brief (every attempt is in the run's network file; the
+	// agent's refused ones are among Denials too), and what Landlock
+	// enforces of TCP. Absent when the run failed before it was decided.
+	Network *NetworkRecord `json:"network,omitempty"`
 	// StillRunning are the agent's processes that were still running when
 	// its time ran out (they were killed), its container's init first.
 	StillRunning []lifecycle.Process `json:"still_running,omitempty"`
