@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -225,7 +226,7 @@ func decidingFor(out *safefile.Dir, dir, deciding string, perms policy.Permissio
 	if err != nil {
 		return deciding
 	}
-	var res taskrun.Result
+	var res runapi.TaskResult
 	if json.Unmarshal(data, &res) != nil {
 		return deciding
 	}
@@ -245,7 +246,11 @@ func (b *bencher) runPermissions(r *Record) (policy.Permissions, error) {
 	name := path.Join(r.Dir, "authbench", "policy.json")
 	data, err := b.out.ReadFile(name)
 	if err == nil {
-		pol, err := policy.ParsePolicy(data, b.out.Join(name))
+		var spec *policy.Spec
+		if t := b.tasks[r.Task]; t != nil {
+			spec = t.Spec
+		}
+		pol, err := policy.ParsePolicyFor(data, b.out.Join(name), spec)
 		if err != nil {
 			return policy.Permissions{}, err
 		}

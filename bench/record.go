@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // Failure classes of a run (docs/benchmark.md, "Failure classification").
@@ -95,6 +95,12 @@ type Record struct {
 	ExecR             float64  `json:"execute_recall"`
 	ExecF1            float64  `json:"execute_f1"`
 	SensitiveCoverage *float64 `json:"sensitive_coverage,omitempty"`
+	// NetworkP, NetworkR and NetworkF1 are the network axis's score, set
+	// only for a scored run of a task whose spec scores that axis
+	// (docs/scoring.md, "The network axis"); 0 for an invalid policy.
+	NetworkP  *float64 `json:"network_precision,omitempty"`
+	NetworkR  *float64 `json:"network_recall,omitempty"`
+	NetworkF1 *float64 `json:"network_f1,omitempty"`
 	// Scored is false for sources without a policy (unconstrained): they
 	// have no static score and are left out of static means.
 	Scored bool `json:"scored"`
@@ -136,9 +142,9 @@ type Record struct {
 	// limits); empty for other agents.
 	AgentStopReason string `json:"agent_stop_reason,omitempty"`
 	// ImageSubstitutions are the images the run used in place of those
-	// its task names (taskrun.Result): the run did not use the published
+	// its task names (runapi.TaskResult): the run did not use the published
 	// image.
-	ImageSubstitutions []taskrun.ImageSubstitution `json:"image_substitutions,omitempty"`
+	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
 	// Error says why the run could not be carried out (never an agent
 	// failure); such runs are counted apart from failures.
 	Error string `json:"error,omitempty"`

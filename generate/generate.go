@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/explore"
 )
@@ -37,12 +38,12 @@ type Options struct {
 // not an error; the error is for a generation that could not be carried
 // out (unknown generator, image build, rootfs), and the record then says
 // why too (written whenever the directory is writable).
-func Run(ctx context.Context, o Options) (*Record, error) {
+func Run(ctx context.Context, o Options) (*runapi.GenerationRecord, error) {
 	t := o.Run.Task
 	if o.Run.Log == nil {
 		o.Run.Log = zap.NewNop()
 	}
-	rec := &Record{Task: t.Name, Generator: o.Generator}
+	rec := &runapi.GenerationRecord{Task: t.Name, Generator: o.Generator}
 	if err := os.MkdirAll(o.Run.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", t.Name, err)
 	}
@@ -58,13 +59,13 @@ func Run(ctx context.Context, o Options) (*Record, error) {
 			rec.Reason = "the generation could not be carried out: " + err.Error()
 		}
 	}
-	if werr := rec.write(o.Run.Dir); werr != nil {
+	if werr := writeRecord(rec, o.Run.Dir); werr != nil {
 		return rec, errors.Join(err, werr)
 	}
 	return rec, err
 }
 
-func run(ctx context.Context, o Options, rec *Record) error {
+func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 	g, err := ParseGenerator(o.Generator)
 	if err != nil {
 		return err
@@ -87,17 +88,17 @@ func run(ctx context.Context, o Options, rec *Record) error {
 		if err != nil {
 			return err
 		}
-		return acceptBuiltin(rec, Heuristic(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env)))
+		return acceptBuiltin(rec, HeuristicFor(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env), answersNetwork(t)))
 	case KindCmd:
 		timeout := o.Timeout
 		if timeout <= 0 {
 			timeout = explore.DefaultTimeout
 		}
-		x, err := explore.Run(ctx, explore.Options{Options: o.Run, Command: g.Command, Input: Input(t.Instruction), Timeout: timeout})
+		x, err := explore.Run(ctx, explore.Options{Options: o.Run, Command: g.Command, Input: InputFor(t), Timeout: timeout})
 		if err != nil {
 			return err
 		}
-		judgeExploration(rec, x, timeout.String())
+		judgeExploration(rec, x, timeout.String(), t.Spec)
 		return nil
 	case KindOpenAI:
 		return runModel(ctx, o, g, rec)

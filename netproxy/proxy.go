@@ -387,13 +387,13 @@ func (p *Proxy) serve(c *net.TCPConn) {
 }
 
 // newEvent starts the event of an attempt at host:port.
-func (s *session) newEvent(via, host string, port int) Event {
+func (s *session) newEvent(via, host string, port int) netpolicy.Event {
 	ph, _ := s.p.current()
-	return Event{TS: time.Now().UnixNano(), Op: OpConnect, Phase: ph, Host: host, Port: port, Via: via}
+	return netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Host: host, Port: port, Via: via}
 }
 
 // finish completes ev and sends it.
-func (s *session) finish(ev Event, start time.Time) {
+func (s *session) finish(ev netpolicy.Event, start time.Time) {
 	ev.PID = s.clientPID()
 	ev.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	if s.p.cfg.Sink != nil {
@@ -416,7 +416,7 @@ func isLoopback(host string) bool {
 // for a loopback destination (always allowed), else, when the phase's
 // policy allows it, to the destination resolved and dialled from the
 // host. ev is filled with the decision, address and error.
-func (s *session) open(ctx context.Context, ev *Event) (net.Conn, bool) {
+func (s *session) open(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool) {
 	p := s.p
 	h, err := policy.NormaliseHost(ev.Host)
 	if err != nil {
@@ -510,7 +510,7 @@ func (p *Proxy) decideSYN(src, dst netip.AddrPort) bool {
 	if pol.Allows(host, port) || pol.Allows("localhost", port) {
 		return true
 	}
-	ev := Event{TS: time.Now().UnixNano(), Op: OpConnect, Phase: ph, Host: host, Port: port, Via: ViaTransparent,
+	ev := netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Host: host, Port: port, Via: netpolicy.ViaTransparent,
 		Reason: fmt.Sprintf("%s is not allowed in the %s phase (network_mode %s), and nothing of the run listens there", net.JoinHostPort(host, strconv.Itoa(port)), ph, pol.Mode),
 		PID:    p.pids.pid(src, dst)}
 	if p.cfg.Sink != nil {
@@ -527,7 +527,7 @@ func (s *session) serveTransparent(dst netip.AddrPort) {
 	if name, ok := s.p.names[dst.Addr()]; ok {
 		host = name
 	}
-	ev := s.newEvent(ViaTransparent, host, int(dst.Port()))
+	ev := s.newEvent(netpolicy.ViaTransparent, host, int(dst.Port()))
 	if m := s.p.model; m != nil && m.plain && ev.Host == m.host && ev.Port == m.port {
 		t := &fixedTarget{host: ev.Host, port: ev.Port}
 		s.serveHTTP(bufio.NewReader(s.c), t)

@@ -122,7 +122,7 @@ func (f *proxyFixture) curl(t testing.TB, args ...string) (string, int, error) {
 }
 
 // waitEvents waits until the log holds n events.
-func (f *proxyFixture) waitEvents(t testing.TB, n int) []Event {
+func (f *proxyFixture) waitEvents(t testing.TB, n int) []netpolicy.Event {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -165,12 +165,12 @@ func TestProxyAllowsOnlyTheAllowedPort(t *testing.T) {
 		allowed bool
 	}
 	tries := []try{
-		{[]string{u1}, true, ViaHTTP, s1.port(), true},
-		{[]string{"--noproxy", "*", u1}, true, ViaTransparent, s1.port(), true},
-		{[]string{"--proxytunnel", u1}, true, ViaConnect, s1.port(), true},
-		{[]string{u2}, false, ViaHTTP, s2.port(), false},
-		{[]string{"--noproxy", "*", u2}, false, ViaTransparent, s2.port(), false},
-		{[]string{"--proxytunnel", u2}, false, ViaConnect, s2.port(), false},
+		{[]string{u1}, true, netpolicy.ViaHTTP, s1.port(), true},
+		{[]string{"--noproxy", "*", u1}, true, netpolicy.ViaTransparent, s1.port(), true},
+		{[]string{"--proxytunnel", u1}, true, netpolicy.ViaConnect, s1.port(), true},
+		{[]string{u2}, false, netpolicy.ViaHTTP, s2.port(), false},
+		{[]string{"--noproxy", "*", u2}, false, netpolicy.ViaTransparent, s2.port(), false},
+		{[]string{"--proxytunnel", u2}, false, netpolicy.ViaConnect, s2.port(), false},
 	}
 	for i, tr := range tries {
 		out, pid, err := f.curl(t, append([]string{"--fail"}, tr.args...)...)
@@ -182,7 +182,7 @@ func TestProxyAllowsOnlyTheAllowedPort(t *testing.T) {
 			t.Fatalf("after curl %v: %d events, want %d: %+v", tr.args, len(evs), i+1, evs)
 		}
 		ev := evs[i]
-		if ev.Via != tr.via || ev.Port != tr.port || ev.Host != "127.0.0.1" || ev.Allowed != tr.allowed || ev.Phase != netpolicy.PhaseAgent || ev.Op != OpConnect {
+		if ev.Via != tr.via || ev.Port != tr.port || ev.Host != "127.0.0.1" || ev.Allowed != tr.allowed || ev.Phase != netpolicy.PhaseAgent || ev.Op != netpolicy.OpConnect {
 			t.Errorf("curl %v: event %+v", tr.args, ev)
 		}
 		if ev.PID != pid {
@@ -194,10 +194,10 @@ func TestProxyAllowsOnlyTheAllowedPort(t *testing.T) {
 		if !tr.allowed && !strings.Contains(ev.Reason, "not allowed in the agent phase") {
 			t.Errorf("curl %v: reason %q", tr.args, ev.Reason)
 		}
-		if !tr.ok && tr.via == ViaHTTP && !strings.Contains(out, "403") {
+		if !tr.ok && tr.via == netpolicy.ViaHTTP && !strings.Contains(out, "403") {
 			t.Errorf("curl %v: %q does not show the proxy's 403", tr.args, out)
 		}
-		if !tr.ok && tr.via == ViaTransparent && !strings.Contains(out, "curl: (7)") {
+		if !tr.ok && tr.via == netpolicy.ViaTransparent && !strings.Contains(out, "curl: (7)") {
 			t.Errorf("curl %v: %q: a refused direct connection is not refused at connect()", tr.args, out)
 		}
 	}
@@ -516,7 +516,7 @@ func TestProxyEnvAndHosts(t *testing.T) {
 		c.Close()
 	}
 	evs := f.waitEvents(t, 1)
-	if len(evs) != 1 || evs[0].Host != "model.example" || evs[0].Port != 8080 || !evs[0].Allowed || evs[0].Via != ViaTransparent {
+	if len(evs) != 1 || evs[0].Host != "model.example" || evs[0].Port != 8080 || !evs[0].Allowed || evs[0].Via != netpolicy.ViaTransparent {
 		t.Errorf("events %+v", evs)
 	}
 }

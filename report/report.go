@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // Options change how records are aggregated.
@@ -135,6 +135,9 @@ type Static struct {
 	Read    Axis `json:"read"`
 	Write   Axis `json:"write"`
 	Execute Axis `json:"execute"`
+	// Network is the network axis's macro score over the runs of tasks
+	// whose spec scores it (docs/scoring.md); nil when there are none.
+	Network *Axis `json:"network,omitempty"`
 	// SensitiveCoverage is the macro mean of sensitive_exposure_coverage
 	// (the share of sensitive entries the policies grant: lower is
 	// better) over the runs that have one; nil when none has.
@@ -208,8 +211,8 @@ type TaskRun struct {
 	AgentStopReason string `json:"agent_stop_reason,omitempty"`
 	// ImageSubstitutions are the images the run used in place of the
 	// published ones its task names.
-	ImageSubstitutions []taskrun.ImageSubstitution `json:"image_substitutions,omitempty"`
-	Error              string                      `json:"error,omitempty"`
-	Dir                string                      `json:"dir,omitempty"`
-	Finished           time.Time                   `json:"finished"`
+	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
+	Error              string                     `json:"error,omitempty"`
+	Dir                string                     `json:"dir,omitempty"`
+	Finished           time.Time                  `json:"finished"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/netproxy"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -25,27 +26,6 @@ const NetworkFile = "network.jsonl"
 // (docs/security.md, "Network").
 const landlockTCPNote = "not restricted: Landlock checks the port passed to connect() before the namespace's redirect to the proxy, " +
 	"so pinning connections to the proxy's port would refuse transparent connections unrecorded; the namespace has no route and redirects every TCP connection to the proxy"
-
-// NetworkRecord is a run's network in its result: each phase's policy,
-// the proxy's events in brief, and what Landlock does of TCP.
-type NetworkRecord struct {
-	Agent    netpolicy.Policy `json:"agent"`
-	Verifier netpolicy.Policy `json:"verifier"`
-	// Mediated is true when the run had its own namespace and proxy.
-	Mediated bool `json:"mediated"`
-	// ModelEndpoint is the endpoint whose key the proxy injected (its
-	// URL only), empty for none.
-	ModelEndpoint string `json:"model_endpoint,omitempty"`
-	// Hosts are the stand-in addresses of the allowed names in the run's
-	// /etc/hosts ("127.88.0.1 name").
-	Hosts  []string         `json:"hosts,omitempty"`
-	Events netproxy.Summary `json:"events"`
-	// LandlockTCP says what Landlock enforces of TCP in this run.
-	LandlockTCP string `json:"landlock_tcp,omitempty"`
-	// KernelNetABI is true when the kernel's Landlock has TCP rights
-	// (ABI >= 4).
-	KernelNetABI bool `json:"kernel_landlock_tcp"`
-}
 
 // runNetwork is a run's network while it runs.
 type runNetwork struct {
@@ -97,7 +77,7 @@ func (r *runner) resolveNetwork() error {
 		return err
 	}
 	r.net = &runNetwork{agent: agent, verifier: verifier}
-	rec := &NetworkRecord{Agent: agent, Verifier: verifier, Mediated: agent.Mediated() || verifier.Mediated()}
+	rec := &runapi.NetworkRecord{Agent: agent, Verifier: verifier, Mediated: agent.Mediated() || verifier.Mediated()}
 	if r.o.ModelEndpoint != nil {
 		rec.ModelEndpoint = r.o.ModelEndpoint.URL
 	}
@@ -212,7 +192,7 @@ func (r *runner) stopNetwork() {
 	if n.proxy != nil {
 		n.proxy.Close()
 		events, dropped := n.log.Events()
-		r.res.Network.Events = netproxy.Summarize(events, dropped)
+		r.res.Network.Events = netpolicy.Summarize(events, dropped)
 		r.res.Denials = append(r.res.Denials, NetworkDenials(events)...)
 		if err := n.log.Err(); err != nil {
 			r.Log.Error("network events", zap.Error(err))
@@ -232,7 +212,7 @@ func (r *runner) stopNetwork() {
 
 // NetworkDenials are the agent phase's refused attempts as denials (one
 // per destination, counted), in first-seen order.
-func NetworkDenials(events []netproxy.Event) []audit.Denial {
+func NetworkDenials(events []netpolicy.Event) []audit.Denial {
 	var out []audit.Denial
 	index := map[string]int{}
 	for _, e := range events {

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/netproxy"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/tasks"
 )
@@ -56,7 +55,9 @@ func TestNetworkPolicies(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		str := func(p netpolicy.Policy) string { return strings.TrimSpace(string(p.Mode) + " " + strings.Join(p.Hosts, " ")) }
+		str := func(p netpolicy.Policy) string {
+			return strings.TrimSpace(string(p.Mode) + " " + strings.Join(p.Hosts, " "))
+		}
 		if str(a) != c.agent || str(v) != c.verifier {
 			t.Errorf("%s: agent %q verifier %q, want %q %q", c.name, str(a), str(v), c.agent, c.verifier)
 		}
@@ -120,13 +121,13 @@ env | grep -i _proxy= | sort`, p1, p2)
 		t.Errorf("the server on P1 accepted %d connections, want 2", n)
 	}
 	evs := readNetworkEvents(t, filepath.Join(dir, NetworkFile))
-	var refused []netproxy.Event
+	var refused []netpolicy.Event
 	for _, e := range evs {
 		if e.Port == p2 {
 			refused = append(refused, e)
 		}
 	}
-	if len(refused) != 2 || refused[0].Via != netproxy.ViaHTTP || refused[1].Via != netproxy.ViaTransparent {
+	if len(refused) != 2 || refused[0].Via != netpolicy.ViaHTTP || refused[1].Via != netpolicy.ViaTransparent {
 		t.Fatalf("events naming P2: %+v (all: %+v)", refused, evs)
 	}
 	for _, e := range refused {
@@ -155,17 +156,17 @@ func containsDenial(ds []audit.Denial, want audit.Denial) bool {
 	return false
 }
 
-func readNetworkEvents(t *testing.T, path string) []netproxy.Event {
+func readNetworkEvents(t *testing.T, path string) []netpolicy.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []netproxy.Event
+	var out []netpolicy.Event
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e netproxy.Event
+		var e netpolicy.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
@@ -90,7 +91,7 @@ type Options struct {
 	Log *zap.Logger
 	// OnIdentity, when set, is called with the agent's identity as soon
 	// as it is resolved (before the agent starts), e.g. to record it.
-	OnIdentity func(Identity)
+	OnIdentity func(runapi.Identity)
 }
 
 // Box is the environment of a run of o, not yet made (Box.New): its
@@ -159,5 +160,9 @@ func AgentCapabilities(o Options) ([]string, error) {
 // SpecPolicy is the policy of the spec row: required_permissions (the
 // implicit ones are added to every plan as its baseline).
 func SpecPolicy(spec *policy.Spec) *policy.Policy {
-	return &policy.Policy{Permissions: spec.Required, Source: spec.Source + " (required_permissions)"}
+	var network []policy.HostPattern
+	if spec.Network.Declared {
+		network = append([]policy.HostPattern{}, spec.Network.Required...)
+	}
+	return &policy.Policy{Permissions: spec.Required, Network: network, Source: spec.Source + " (required_permissions)"}
 }
