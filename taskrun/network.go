@@ -72,14 +72,14 @@ func NetworkPolicies(t *tasks.Task, allowHosts []string, model *netpolicy.ModelE
 
 // resolveNetwork decides the run's network before anything starts.
 func (r *runner) resolveNetwork() error {
-	agent, verifier, err := NetworkPolicies(r.o.Task, r.o.AllowHosts, r.o.ModelEndpoint)
+	agent, verifier, err := NetworkPolicies(r.Options.Task, r.Options.AllowHosts, r.Options.ModelEndpoint)
 	if err != nil {
 		return err
 	}
 	r.net = &runNetwork{agent: agent, verifier: verifier}
 	rec := &runapi.NetworkRecord{Agent: agent, Verifier: verifier, Mediated: agent.Mediated() || verifier.Mediated()}
-	if r.o.ModelEndpoint != nil {
-		rec.ModelEndpoint = r.o.ModelEndpoint.URL
+	if r.Options.ModelEndpoint != nil {
+		rec.ModelEndpoint = r.Options.ModelEndpoint.URL
 	}
 	r.res.Network = rec
 	r.AgentNet.Host, r.VerifierNet.Host = !agent.Mediated(), !verifier.Mediated()
@@ -99,12 +99,12 @@ func (r *runner) startNetwork() error {
 		return fmt.Errorf("network namespace: %w", err)
 	}
 	r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), n.ns.Fd())
-	if n.file, err = os.OpenFile(filepath.Join(r.o.Dir, NetworkFile), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
+	if n.file, err = os.OpenFile(filepath.Join(r.Options.Dir, NetworkFile), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
 		return err
 	}
 	n.log = &netproxy.Log{W: n.file}
 	names := slices.Concat(n.agent.Allow.Names(), n.verifier.Allow.Names())
-	if m := r.o.ModelEndpoint; m != nil {
+	if m := r.Options.ModelEndpoint; m != nil {
 		if e, err := m.Entry(); err == nil {
 			names = append(names, e.Host())
 		}
@@ -114,7 +114,7 @@ func (r *runner) startNetwork() error {
 		first, pol = netpolicy.PhaseVerifier, n.verifier
 	}
 	n.proxy, err = netproxy.Start(n.ns, netproxy.Config{Phase: first, Policy: pol, Names: names,
-		NoProxy: r.composeNames(), Model: r.o.ModelEndpoint, Sink: n.log, Log: r.Log})
+		NoProxy: r.composeNames(), Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log})
 	if err != nil {
 		return fmt.Errorf("network proxy: %w", err)
 	}
@@ -130,8 +130,8 @@ func (r *runner) startNetwork() error {
 // composeNames are the run's compose service names and the agent's host
 // name: NO_PROXY, reached directly (and still mediated).
 func (r *runner) composeNames() []string {
-	names := []string{env.TaskRunConfig(r.o.Task, r.Image).Hostname}
-	if cf, err := tasks.LoadCompose(r.o.Task); err == nil && cf != nil {
+	names := []string{env.TaskRunConfig(r.Options.Task, r.Image).Hostname}
+	if cf, err := tasks.LoadCompose(r.Options.Task); err == nil && cf != nil {
 		names = append(names, tasks.MainService)
 		for _, sc := range cf.Sidecars {
 			names = append(names, sc.Name)
