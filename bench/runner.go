@@ -298,7 +298,8 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *trial.Record) error {
 	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
-		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps}}
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
+		AgentAllowHosts: b.cfg.AgentAllowHosts}}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {
 		trial.FillScore(r, nil, rp.trial(), t.Spec)
