@@ -17,6 +17,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -100,12 +101,12 @@ curl -sS --fail --max-time 10 http://127.0.0.1:%[2]d/c; echo " p2=$?"
 curl -sS --fail --max-time 10 --noproxy '*' http://127.0.0.1:%[2]d/d; echo " p2-direct=$?"
 env | grep -i _proxy= | sort`, p1, p2)
 	dir := t.TempDir()
-	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: SourceUnconstrained, Agent: "cmd:" + script,
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
 		AllowHosts: []string{fmt.Sprintf("127.0.0.1:%d", p1)}, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	for _, want := range []string{"from-p1 p1=0", "from-p1 p1-direct=0", " p2=22", " p2-direct=", "HTTP_PROXY=http://127.0.0.1:", "NO_PROXY=hello-standard"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("agent output lacks %q:\n%s", want, out)
@@ -120,7 +121,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	if n := got1.Load(); n != 2 {
 		t.Errorf("the server on P1 accepted %d connections, want 2", n)
 	}
-	evs := readNetworkEvents(t, filepath.Join(dir, NetworkFile))
+	evs := readNetworkEvents(t, filepath.Join(dir, runapi.FileNetwork))
 	var refused []netpolicy.Event
 	for _, e := range evs {
 		if e.Port == p2 {
