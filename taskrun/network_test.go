@@ -18,6 +18,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -101,7 +102,7 @@ curl -sS --fail --max-time 10 http://127.0.0.1:%[2]d/c; echo " p2=$?"
 curl -sS --fail --max-time 10 --noproxy '*' http://127.0.0.1:%[2]d/d; echo " p2-direct=$?"
 env | grep -i _proxy= | sort`, p1, p2)
 	dir := t.TempDir()
-	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: SourceUnconstrained, Agent: "cmd:" + script,
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
 		AllowHosts: []string{fmt.Sprintf("127.0.0.1:%d", p1)}, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +197,7 @@ func TestModelEndpointKeyInjection(t *testing.T) {
 curl -sS --fail --noproxy '*' -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/completions; echo
 env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	dir := t.TempDir()
-	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: SourceUnconstrained, Agent: "cmd:" + script,
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
 		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
