@@ -63,7 +63,7 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 			return nil, err
 		}
 	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Self: self, Tracer: tr, Log: a.log})
+	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Self: self, Tracer: tr, OneShot: true, Log: a.log})
 	if err != nil {
 		if tr != nil {
 			tr.Close()
@@ -84,8 +84,8 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 }
 
 // embeddedStateDir is a new directory for the records of one embedded
-// run, removed when it ends: in /dev/shm when there is one (the records
-// are written with fsync, which costs nothing there), else in $TMPDIR.
+// run, removed when it ends (the Manager is OneShot): in /dev/shm when
+// there is one, else in $TMPDIR.
 // Embedded exec and trace runs are not kept; `authbench runs` lists the
 // daemon's.
 func embeddedStateDir() (string, error) {
