@@ -99,7 +99,7 @@ type Manager struct {
 	retrying bool
 	// ended holds the final records of a OneShot manager's runs.
 	ended map[string]*Run
-	wg       sync.WaitGroup
+	wg    sync.WaitGroup
 }
 
 // activeRun is a run that has not reached a terminal state.
