@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
@@ -19,16 +20,23 @@ const (
 	heuristicDepth        = 2
 )
 
+// The heuristic's regular expressions, compiled on first use (not in
+// every process that links the package).
 var (
 	// absPathRE finds absolute paths in prose and code.
-	absPathRE = regexp.MustCompile("(?:^|[\\s`'\"(\\[=:,])(/[A-Za-z0-9._+@%~\\-/]*[A-Za-z0-9_+@%~\\-/])")
+	absPathRE = lazyRegexp("(?:^|[\\s`'\"(\\[=:,])(/[A-Za-z0-9._+@%~\\-/]*[A-Za-z0-9_+@%~\\-/])")
 	// codeSpanRE finds `inline code` in Markdown.
-	codeSpanRE = regexp.MustCompile("`([^`\n]+)`")
+	codeSpanRE = lazyRegexp("`([^`\n]+)`")
 	// commandSepRE splits a shell line into commands.
-	commandSepRE = regexp.MustCompile(`\|\||&&|[|;&]|\$\(|` + "`")
+	commandSepRE = lazyRegexp(`\|\||&&|[|;&]|\$\(|` + "`")
 	// writeVerbRE marks a sentence that asks for a change.
-	writeVerbRE = regexp.MustCompile(`(?i)\b(fix|edit|update|modify|change|append|add|write|rotate|replace|remove|delete|rename|finish|complete|patch|clean|purge|install|create|put|save|move|redact|schedule|build|compile)`)
+	writeVerbRE = lazyRegexp(`(?i)\b(fix|edit|update|modify|change|append|add|write|rotate|replace|remove|delete|rename|finish|complete|patch|clean|purge|install|create|put|save|move|redact|schedule|build|compile)`)
 )
+
+// lazyRegexp returns expr compiled on the first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // shellWords are words of shell syntax that start no program.
 var shellWords = map[string]bool{
@@ -66,16 +74,16 @@ func Heuristic(root *policy.Root, instruction, workdir, path string) *policy.Pol
 		wd = strings.TrimSuffix(workdir, "/") + "/**"
 		h.add(policy.Read, wd)
 	}
-	for _, span := range codeSpanRE.FindAllStringSubmatch(instruction, -1) {
+	for _, span := range codeSpanRE().FindAllStringSubmatch(instruction, -1) {
 		h.commandLine(span[1])
 	}
 	for _, sentence := range sentences(instruction) {
-		change := writeVerbRE.MatchString(sentence)
+		change := writeVerbRE().MatchString(sentence)
 		for _, p := range absPaths(sentence) {
 			h.named(p, change, 0)
 		}
 		if workdir != "" {
-			for _, span := range codeSpanRE.FindAllStringSubmatch(sentence, -1) {
+			for _, span := range codeSpanRE().FindAllStringSubmatch(sentence, -1) {
 				if rel := span[1]; !strings.ContainsAny(rel, " /$") && strings.Contains(rel, ".") {
 					h.named(path2abs(workdir, rel), change, 0)
 				}
@@ -197,7 +205,7 @@ func (h *heuristic) commandLine(line string) {
 	if i := strings.Index(line, "#"); i == 0 {
 		return
 	}
-	for _, cmd := range commandSepRE.Split(line, -1) {
+	for _, cmd := range commandSepRE().Split(line, -1) {
 		words := strings.Fields(cmd)
 		for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "sudo" || words[0] == "env" || words[0] == "then" || words[0] == "do" || words[0] == "!") {
 			words = words[1:]
@@ -228,7 +236,7 @@ func sentences(s string) []string {
 // absPaths returns the absolute paths in s, without trailing punctuation.
 func absPaths(s string) []string {
 	var out []string
-	for _, m := range absPathRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range absPathRE().FindAllStringSubmatch(s, -1) {
 		p := strings.TrimRight(m[1], ".,:;")
 		if len(p) > 1 && !strings.HasPrefix(p, "//") {
 			out = append(out, p)
