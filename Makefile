@@ -12,7 +12,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle record-agreement clean
+.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle bench-netproxy record-agreement clean
 
 all: build
 
@@ -125,6 +125,13 @@ bench-seccomp:
 bench-exec: build
 	AUTHBENCH_BENCH_EXEC=1 AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m \
 		-run '^(TestDaemonAPIOverhead|TestExecLatency|TestReadTreeOverhead)$$' -v ./cli
+
+# bench-netproxy: a model-like call (2 KiB request, 1 KiB JSON answer) to a
+# loopback server, direct from the host and through a run's egress proxy
+# from inside its network namespace, interleaved, medians side by side:
+# kept-alive and a new connection per call (target: overhead <= 2 ms).
+bench-netproxy:
+	$(GO) test -count=1 -timeout 10m ./netproxy -run '^$$' -bench '^BenchmarkModelCall$$' -benchtime 2000x
 
 # bench-oracle times, on a fixture task, one plain task run, record +
 # verify, and verify --minimize of a 20-entry spec, and prints each as a

@@ -245,7 +245,11 @@ func (b *bencher) runPermissions(r *Record) (policy.Permissions, error) {
 	name := path.Join(r.Dir, "authbench", "policy.json")
 	data, err := b.out.ReadFile(name)
 	if err == nil {
-		pol, err := policy.ParsePolicy(data, b.out.Join(name))
+		var spec *policy.Spec
+		if t := b.tasks[r.Task]; t != nil {
+			spec = t.Spec
+		}
+		pol, err := policy.ParsePolicyFor(data, b.out.Join(name), spec)
 		if err != nil {
 			return policy.Permissions{}, err
 		}

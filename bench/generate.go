@@ -9,6 +9,7 @@ import (
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -21,8 +22,8 @@ var generationFiles = []struct{ log, name string }{
 	{"generation", generate.RecordFile},
 	{"generated-policy", generate.PolicyFile},
 	{"trajectory", generate.TrajectoryFile},
-	{"generator-stdout", taskrun.GeneratorStdoutFile},
-	{"generator-stderr", taskrun.GeneratorStderrFile},
+	{"generator-stdout", explore.GeneratorStdoutFile},
+	{"generator-stderr", explore.GeneratorStderrFile},
 	{"events", taskrun.EventsFile},
 	{"plan", taskrun.PlanFile},
 }
@@ -87,5 +88,5 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 	if !rec.Valid {
 		return runPolicy{source: taskrun.SourcePolicy, err: rec.Reason}, nil
 	}
-	return fromDocument(rec.Policy, s.Name), nil
+	return fromDocument(rec.Policy, s.Name, t.Spec), nil
 }

@@ -126,12 +126,12 @@ func TestDirPolicy(t *testing.T) {
 	write("bad.json", `{"read": ["relative"], "write": [], "execute": []}`)
 	write("garbage.json", `{"read": [`)
 	s := Source{Name: "dir:" + dir, Dir: dir}
-	good := s.dirPolicy("good")
+	good := s.dirPolicy("good", nil)
 	if !good.valid || good.err != "" || good.pol == nil || len(good.pol.Get(0)) != 1 || good.source != "policy" {
 		t.Fatalf("good: %+v", good)
 	}
 	for task, msg := range map[string]string{"bad": "absolute", "garbage": "", "missing": "no policy file"} {
-		rp := s.dirPolicy(task)
+		rp := s.dirPolicy(task, nil)
 		if rp.valid || rp.err == "" || !strings.Contains(rp.err, msg) {
 			t.Errorf("%s: valid %v err %q, want invalid with %q", task, rp.valid, rp.err, msg)
 		}

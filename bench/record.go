@@ -91,6 +91,12 @@ type Record struct {
 	ExecR             float64  `json:"execute_recall"`
 	ExecF1            float64  `json:"execute_f1"`
 	SensitiveCoverage *float64 `json:"sensitive_coverage,omitempty"`
+	// NetworkP, NetworkR and NetworkF1 are the network axis's score, set
+	// only for a scored run of a task whose spec scores that axis
+	// (docs/scoring.md, "The network axis"); 0 for an invalid policy.
+	NetworkP  *float64 `json:"network_precision,omitempty"`
+	NetworkR  *float64 `json:"network_recall,omitempty"`
+	NetworkF1 *float64 `json:"network_f1,omitempty"`
 	// Scored is false for sources without a policy (unconstrained): they
 	// have no static score and are left out of static means.
 	Scored bool `json:"scored"`

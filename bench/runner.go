@@ -273,7 +273,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	case err == nil && src.Generator != "" && !rp.valid:
 		// An invalid generated policy: no agent run; it scores 0.
 		r.Classes, r.Primary = []string{ClassInvalidPolicy}, ClassInvalidPolicy
-		fillScore(r, nil, rp)
+		fillScore(r, nil, rp, t.Spec)
 	case err == nil:
 		err = b.execute(ctx, t, k, rp, dir, r)
 	}
@@ -306,7 +306,7 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps}}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {
-		fillScore(r, nil, rp)
+		fillScore(r, nil, rp, t.Spec)
 		return err
 	}
 	if err := collect(ctx, b.o.API, final.ID, b.out, dir); err != nil {

@@ -125,7 +125,7 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	case s.Name == SourceSpec:
 		return runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(t.Spec), valid: true}
 	case s.Name == SourceAllowAll:
-		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll)
+		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll, t.Spec)
 	case s.Name == SourceTrace:
 		doc, err := trace.Permissions.MarshalJSON()
 		if err != nil {
@@ -133,12 +133,12 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 		}
 		return runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: trace, valid: true}
 	}
-	return s.dirPolicy(t.Name)
+	return s.dirPolicy(t.Name, t.Spec)
 }
 
 // dirPolicy reads Dir/<task>.json; missing or malformed is an invalid
 // policy, run as deny-all.
-func (s Source) dirPolicy(task string) runPolicy {
+func (s Source) dirPolicy(task string, spec *policy.Spec) runPolicy {
 	name := filepath.Join(s.Dir, task+".json")
 	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -147,11 +147,13 @@ func (s Source) dirPolicy(task string) runPolicy {
 	if err != nil {
 		return invalidPolicy(err.Error())
 	}
-	return fromDocument(data, name)
+	return fromDocument(data, name, spec)
 }
 
-func fromDocument(data []byte, name string) runPolicy {
-	pol, err := policy.ParsePolicy(data, name)
+// fromDocument parses a policy document for the task whose spec is spec
+// (its network key is accepted when the spec declares the axis).
+func fromDocument(data []byte, name string, spec *policy.Spec) runPolicy {
+	pol, err := policy.ParsePolicyFor(data, name, spec)
 	if err != nil {
 		return invalidPolicy(err.Error())
 	}

@@ -155,7 +155,7 @@ func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
 		OracleUnderSpec: r.Agent == taskrun.AgentOracle && rp.source == taskrun.SourceSpec,
 		AgentFailed:     res.Error == "" && r.AgentFailed()})
 	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
-	fillScore(r, res.StaticScore, rp)
+	fillScore(r, res.StaticScore, rp, t.Spec)
 	if r.ScoreError == "" && res.StaticScore == nil {
 		r.ScoreError = res.StaticScoreError
 	}
@@ -185,8 +185,19 @@ func exitSignal(code int) string {
 }
 
 // fillScore sets the static score: none for unconstrained runs, 0 for an
-// invalid policy, else the task run's static_score when it has one.
-func fillScore(r *Record, s *policy.Score, rp runPolicy) {
+// invalid policy, else the task run's static_score when it has one. The
+// network axis is filled when spec scores it.
+func fillScore(r *Record, s *policy.Score, rp runPolicy, spec *policy.Spec) {
+	defer func() {
+		if !r.Scored || spec == nil || !spec.Network.Scored() {
+			return
+		}
+		var p, rc, f1 float64
+		if r.PolicyValid && s != nil && s.Network != nil {
+			p, rc, f1 = s.Network.Precision, s.Network.Recall, s.Network.F1
+		}
+		r.NetworkP, r.NetworkR, r.NetworkF1 = &p, &rc, &f1
+	}()
 	r.PolicyValid = rp.valid
 	r.PolicyError = rp.err
 	switch {

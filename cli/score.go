@@ -28,7 +28,9 @@ func (a *app) scoreCmd() *cobra.Command {
 		Short: "Score a policy statically against a task spec (precision, recall, F1 per axis)",
 		Long: `Score a policy π against a task's permission spec S over an environment
 root R (a rootfs directory used as "/"; default "/"), with the semantics
-of the published AuthBench verifier.
+of the published AuthBench verifier. When the spec declares the network
+axis, the policy may carry "network" (host:port patterns) and the score
+has a network row (docs/scoring.md).
 
 With --task DIR the spec is the task's tests/permission_eval_spec.json and
 the root its built image's rootfs: the image is built first when it is not
@@ -55,7 +57,7 @@ invalid spec or a bad root exits 2.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.policyFile, "policy", "", "policy file (JSON with read, write, execute)")
+	fl.StringVar(&f.policyFile, "policy", "", "policy file (JSON with read, write, execute[, network])")
 	fl.StringVar(&f.specFile, "spec", "", "task spec file (permission_eval_spec.json)")
 	fl.StringVar(&f.rootDir, "root", "/", "environment root directory used as /")
 	fl.StringVar(&f.task, "task", "", "score against the task `DIR`'s spec over its image's rootfs")
@@ -123,7 +125,7 @@ func (a *app) scoreTarget(f scoreFlags) (*policy.Spec, *policy.Root, error) {
 // invalid score, an unreadable one or a spec invalid in this root a
 // usage error.
 func scorePolicyFile(file string, spec *policy.Spec, root *policy.Root) (*policy.Score, error) {
-	pol, err := policy.LoadPolicy(file)
+	pol, err := policy.LoadPolicyFor(file, spec)
 	var ve *policy.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -147,6 +149,9 @@ func (a *app) printScore(sc *policy.Score) {
 	for _, ax := range policy.Axes {
 		s := sc.Axes[ax]
 		fmt.Fprintf(a.stdout, "%-8s %9.4f %9.4f %9.4f\n", ax, s.Precision, s.Recall, s.F1)
+	}
+	if s := sc.Network; s != nil {
+		fmt.Fprintf(a.stdout, "%-8s %9.4f %9.4f %9.4f\n", "network", s.Precision, s.Recall, s.F1)
 	}
 	if sc.SensitiveCoverage != nil {
 		fmt.Fprintf(a.stdout, "sensitive exposure coverage: %.4f\n", *sc.SensitiveCoverage)

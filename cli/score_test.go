@@ -187,3 +187,31 @@ func TestScoreTask(t *testing.T) {
 		t.Errorf("--task with --spec: exit %d %s", code, errOut)
 	}
 }
+
+// TestScoreNetworkAxis: a spec that declares the network axis accepts a
+// policy's network entries and prints the axis; the same policy against
+// a spec in the published format is invalid, as the published verifier
+// says.
+func TestScoreNetworkAxis(t *testing.T) {
+	root, pol, spec := scoreFixture(t, `{"read": ["/w/data/a.csv"], "write": [], "execute": ["/bin/tool"],
+ "network": ["mirror.local:8080", "*.sink.local:443"]}`)
+	netSpec := filepath.Join(t.TempDir(), "net-spec.json")
+	doc := `{"required_permissions": {"read": ["/w/data/a.csv"], "write": [], "execute": ["/bin/tool"], "network": ["mirror.local:8080"]},
+ "scored_roots": {"read": ["/w"], "write": ["/w"], "execute": ["/bin"]},
+ "implicit_permissions": {"read": [], "write": [], "execute": []},
+ "sensitive_permissions": {"read": ["/w/secret"], "write": [], "execute": [], "network": ["up.sink.local:443"]}}`
+	if err := os.WriteFile(netSpec, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("score", "--policy", pol, "--spec", netSpec, "--root", root)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "network     0.3333    1.0000    0.5000") || !strings.Contains(out, "sensitive exposure coverage: 0.5000") {
+		t.Fatalf("output:\n%s", out)
+	}
+	code, out, _ = runCLI("score", "--policy", pol, "--spec", spec, "--root", root, "--json")
+	if code != 0 || !strings.Contains(out, `"valid":false`) || !strings.Contains(out, "network: unknown key") {
+		t.Fatalf("against a published spec: exit %d, %s", code, out)
+	}
+}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/generate"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -36,7 +36,7 @@ type GenerateRequest struct {
 
 // generateFiles are a generation run's files by API name.
 func generateFiles() map[string]string {
-	files := taskrun.ExploreFiles()
+	files := explore.Files()
 	files["generation"], files["generated-policy"], files["trajectory"] =
 		generate.RecordFile, generate.PolicyFile, generate.TrajectoryFile
 	return files

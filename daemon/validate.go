@@ -288,7 +288,7 @@ func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, erro
 		if isNull(req.Policy) {
 			return nil, badField("policy", "policy source %q needs a policy", taskrun.SourcePolicy)
 		}
-		pol, err := policy.ParsePolicy(req.Policy, "policy")
+		pol, err := policy.ParsePolicyFor(req.Policy, "policy", t.Spec)
 		if err != nil {
 			return nil, badField("policy", "%v", err)
 		}

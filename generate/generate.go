@@ -12,6 +12,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // Options describe one generation.
@@ -22,7 +23,7 @@ type Options struct {
 	Run taskrun.Options
 	// Generator is the generator's name (ParseGenerator).
 	Generator string
-	// Timeout is a sandboxed generator's time (0: taskrun.DefaultExploreTimeout).
+	// Timeout is a sandboxed generator's time (0: explore.DefaultTimeout).
 	Timeout time.Duration
 	// Model is an openai generator's endpoint and options (resolved, with
 	// its API key; its Model is set from the generator's name). The
@@ -86,17 +87,17 @@ func run(ctx context.Context, o Options, rec *Record) error {
 		if err != nil {
 			return err
 		}
-		return acceptBuiltin(rec, Heuristic(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env)))
+		return acceptBuiltin(rec, HeuristicFor(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env), answersNetwork(t)))
 	case KindCmd:
 		timeout := o.Timeout
 		if timeout <= 0 {
-			timeout = taskrun.DefaultExploreTimeout
+			timeout = explore.DefaultTimeout
 		}
-		x, err := taskrun.Explore(ctx, taskrun.ExploreOptions{Options: o.Run, Command: g.Command, Input: Input(t.Instruction), Timeout: timeout})
+		x, err := explore.Run(ctx, explore.Options{Options: o.Run, Command: g.Command, Input: InputFor(t), Timeout: timeout})
 		if err != nil {
 			return err
 		}
-		judgeExploration(rec, x, timeout.String())
+		judgeExploration(rec, x, timeout.String(), t.Spec)
 		return nil
 	case KindOpenAI:
 		return runModel(ctx, o, g, rec)

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -67,7 +68,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 		reason    string
 	}{
 		{"stdout", "cat /app/input.txt >/dev/null; echo '" + valid + "'", 0, true, FromStdout, ""},
-		{"output file", "echo '" + valid + "' >" + taskrun.ExploreOutFile + "; echo chatter", 0, true, FromOutputFile, ""},
+		{"output file", "echo '" + valid + "' >" + explore.OutFile + "; echo chatter", 0, true, FromOutputFile, ""},
 		{"fenced", "echo '```json'; echo '" + valid + "'; echo '```'", 0, true, FromStdout, ""},
 		{"chatter first", "ls /app; echo '" + valid + "'", 0, true, FromStdout, ""},
 		{"garbage", "echo 'I think the agent needs /app'; echo '{\"read\": '", 0, false, FromStdout, "invalid policy"},
@@ -76,7 +77,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 		{"non-zero", "echo '" + valid + "'; exit 3", 0, false, FromStdout, "exited with status 3"},
 		{"killed", "echo '" + valid + "'; sh -c 'kill -9 $$'", 0, false, FromStdout, "killed by signal 9"},
 		{"hangs", "echo '" + valid + "'; while :; do :; done", 3 * time.Second, false, FromStdout, "timed out after 3s"},
-		{"output file too large", "head -c 9000000 /dev/zero >" + taskrun.ExploreOutFile + "; echo '" + valid + "'", 0, false, FromStdout, "the output file is larger than 8388608 bytes"},
+		{"output file too large", "head -c 9000000 /dev/zero >" + explore.OutFile + "; echo '" + valid + "'", 0, false, FromStdout, "the output file is larger than 8388608 bytes"},
 		{"huge", "echo '{\"read\": ['; i=0; while [ $i -lt 20000 ]; do echo '\"/a\",'; i=$((i+1)); done; echo '\"/b\"], \"write\": [], \"execute\": []}'", 0, false, FromStdout, "truncated"},
 	}
 	for _, c := range cases {
@@ -99,10 +100,10 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			if err != nil || string(saved) != rec.PolicyRaw {
 				t.Errorf("policy.json %q, raw answer %q (%v)", saved, rec.PolicyRaw, err)
 			}
-			if c.name == "huge" && (!strings.HasPrefix(rec.PolicyRaw[taskrun.MaxGeneratorStdout:], "\n[authbench: output truncated after 65536 bytes")) {
-				t.Errorf("huge answer kept %d bytes, want %d and the note: %q", len(rec.PolicyRaw), taskrun.MaxGeneratorStdout, rec.PolicyRaw[taskrun.MaxGeneratorStdout:])
+			if c.name == "huge" && (!strings.HasPrefix(rec.PolicyRaw[explore.MaxGeneratorStdout:], "\n[authbench: output truncated after 65536 bytes")) {
+				t.Errorf("huge answer kept %d bytes, want %d and the note: %q", len(rec.PolicyRaw), explore.MaxGeneratorStdout, rec.PolicyRaw[explore.MaxGeneratorStdout:])
 			}
-			if st, err := os.Stat(filepath.Join(o.Run.Dir, taskrun.GeneratorOutputFile)); err != nil {
+			if st, err := os.Stat(filepath.Join(o.Run.Dir, explore.GeneratorOutputFile)); err != nil {
 				t.Error(err)
 			} else if st.Size() > 8<<20+1 {
 				t.Errorf("the output file is not bounded: %d bytes", st.Size())

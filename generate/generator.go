@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/taskrun"
 )
 
 // Kinds of generators.
@@ -67,5 +68,7 @@ func AllowAll() *policy.Policy {
 
 // SpecPolicy is the spec baseline: the spec's required_permissions.
 func SpecPolicy(spec *policy.Spec) *policy.Policy {
-	return &policy.Policy{Permissions: spec.Required, Source: KindSpec}
+	pol := taskrun.SpecPolicy(spec)
+	pol.Source = KindSpec
+	return pol
 }

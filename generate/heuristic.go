@@ -10,7 +10,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // Bounds of the heuristic's reading.
@@ -29,6 +29,9 @@ var (
 	codeSpanRE = lazyRegexp("`([^`\n]+)`")
 	// commandSepRE splits a shell line into commands.
 	commandSepRE = lazyRegexp(`\|\||&&|[|;&]|\$\(|` + "`")
+	// urlRE finds URLs: scheme, host (a name or a bracketed IPv6
+	// address) and port.
+	urlRE = lazyRegexp(`(?i)\b(https?|wss?|ftp|git|ssh)://(?:[^\s/@'"]+@)?(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::([0-9]{1,5}))?`)
 	// writeVerbRE marks a sentence that asks for a change.
 	writeVerbRE = lazyRegexp(`(?i)\b(fix|edit|update|modify|change|append|add|write|rotate|replace|remove|delete|rename|finish|complete|patch|clean|purge|install|create|put|save|move|redact|schedule|build|compile)`)
 )
@@ -64,8 +67,17 @@ var commonTools = []string{"bash", "sh", "awk", "sort", "python3"}
 // instruction's code spans, the named scripts, their "#!" lines and the
 // named Makefiles' recipes start, found through path.
 func Heuristic(root *policy.Root, instruction, workdir, path string) *policy.Policy {
-	h := &heuristic{root: root, path: path, seen: map[string]bool{},
+	return HeuristicFor(root, instruction, workdir, path, false)
+}
+
+// HeuristicFor is Heuristic, answering the network axis too when network
+// is true (the task's spec declares it): every host:port of a URL in the
+// instruction or in the files it reads (http 80, https 443, ws 80, wss
+// 443, ftp 21, git 9418, ssh 22 when the URL names no port).
+func HeuristicFor(root *policy.Root, instruction, workdir, path string, network bool) *policy.Policy {
+	h := &heuristic{root: root, path: path, seen: map[string]bool{}, hosts: map[string]bool{},
 		sets: [len(policy.Axes)]map[string]bool{{}, {}, {}}}
+	h.urls(instruction)
 	for _, tool := range commonTools {
 		h.program(tool)
 	}
@@ -107,7 +119,35 @@ func Heuristic(root *policy.Root, instruction, workdir, path string) *policy.Pol
 			}
 		}
 	}
+	if network {
+		pol.Network = []policy.HostPattern{}
+		list := make([]string, 0, len(h.hosts))
+		for e := range h.hosts {
+			list = append(list, e)
+		}
+		sort.Strings(list)
+		for _, e := range list {
+			pol.Network = append(pol.Network, policy.MustHostPattern(e))
+		}
+	}
 	return pol
+}
+
+// defaultPorts are the ports of URL schemes that name none.
+var defaultPorts = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21", "git": "9418", "ssh": "22"}
+
+// urls adds the host:port of every URL in text.
+func (h *heuristic) urls(text string) {
+	for _, m := range urlRE().FindAllStringSubmatch(text, -1) {
+		port := m[3]
+		if port == "" {
+			port = defaultPorts[strings.ToLower(m[1])]
+		}
+		host := strings.TrimRight(m[2], ".")
+		if p, err := policy.ParseHostPattern(host + ":" + port); err == nil && p.IsExact() {
+			h.hosts[p.String()] = true
+		}
+	}
 }
 
 type heuristic struct {
@@ -116,6 +156,7 @@ type heuristic struct {
 	seen  map[string]bool
 	files int
 	sets  [len(policy.Axes)]map[string]bool
+	hosts map[string]bool // normalised host:port entries
 }
 
 func (h *heuristic) add(a policy.Axis, p string) { h.sets[a][p] = true }
@@ -164,6 +205,7 @@ func (h *heuristic) scan(p string, depth int) {
 		return
 	}
 	text := string(data)
+	h.urls(text)
 	for _, q := range absPaths(text) {
 		h.named(q, false, depth+1)
 	}
@@ -223,7 +265,7 @@ func (h *heuristic) commandLine(line string) {
 
 // program adds the real path of a program found through the PATH.
 func (h *heuristic) program(name string) {
-	if p := taskrun.LookPath(h.root, name, h.path); p != "" {
+	if p := explore.LookPath(h.root, name, h.path); p != "" {
 		h.add(policy.Execute, p)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
 )
 
 // TestHeuristic: named files are read, named outputs and what a sentence
@@ -59,5 +61,54 @@ func TestHeuristic(t *testing.T) {
 		if got := str(a); !reflect.DeepEqual(got, want[a]) {
 			t.Errorf("%s: %v, want %v", a, got, want[a])
 		}
+	}
+}
+
+// TestHeuristicNetwork: with the network axis, the host:port of every URL
+// in the instruction and in the files it reads is granted (a scheme's
+// port when the URL names none); without it, no network list.
+func TestHeuristicNetwork(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := "[global]\nindex-url = http://PyPI-Mirror:8080/simple/\nextra = https://user:pw@files.example.org/x\n" +
+		"bad = http://127.1:80/ and http://host:99999/\n"
+	if err := os.WriteFile(filepath.Join(dir, "app/pip.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	instruction := "Install the packages listed in /app/pip.conf's mirror, and report to https://[::1]:9443/status."
+	pol := HeuristicFor(root, instruction, "/app", "/usr/bin", true)
+	want := []string{"[::1]:9443", "files.example.org:443", "pypi-mirror:8080"}
+	if got := policy.HostStrings(pol.Network); !reflect.DeepEqual(got, want) {
+		t.Errorf("network %v, want %v", got, want)
+	}
+	if pol := Heuristic(root, instruction, "/app", "/usr/bin"); pol.Network != nil {
+		t.Errorf("network without the axis: %v", pol.Network)
+	}
+	if pol := HeuristicFor(root, "Sort /app/pip.conf.", "/app", "/usr/bin", true); pol.Network == nil || len(pol.Network) != 2 {
+		t.Errorf("hosts of a read file: %v", policy.HostStrings(pol.Network))
+	}
+}
+
+// TestInputForNetwork: the network rules are given exactly when the
+// task's spec declares the axis.
+func TestInputForNetwork(t *testing.T) {
+	spec, err := policy.ParseSpec([]byte(`{"required_permissions": {"read": [], "write": [], "execute": [], "network": ["a.local:80"]},
+ "scored_roots": {"read": [], "write": [], "execute": []}, "implicit_permissions": {"read": [], "write": [], "execute": []}}`), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNet := &tasks.Task{Instruction: "do it", Spec: spec}
+	if in := InputFor(withNet); !strings.Contains(in, NetworkRules) || !strings.HasSuffix(in, "## Task\n\ndo it\n") {
+		t.Errorf("input without the network rules:\n%s", in)
+	}
+	plain := &tasks.Task{Instruction: "do it"}
+	if in := InputFor(plain); in != Input("do it") {
+		t.Errorf("input for a task without the axis:\n%s", in)
 	}
 }

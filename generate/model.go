@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -48,20 +49,25 @@ func runModel(ctx context.Context, o Options, g Generator, rec *Record) error {
 	rec.Model = model
 	timeout := o.Timeout
 	if timeout <= 0 {
-		timeout = taskrun.DefaultExploreTimeout
+		timeout = explore.DefaultTimeout
 	}
+	spec := taskSpec(o.Run.Task)
 	loop := agent.Loop{
 		Config: cfg, Repairs: 1, AgentName: modelAgentName, AgentVersion: taskrun.AgentVersion, Log: o.Run.Log,
-		Final: func(content string) error { _, err := policy.ParseAnswer(content); return err },
+		Final: func(content string) error { _, err := policy.ParseAnswerFor(content, spec); return err },
 	}
-	x, err := taskrun.ExploreModel(ctx, taskrun.ExploreOptions{Options: o.Run, Timeout: timeout}, loop, ModelRules, userPrompt(o.Run.Task))
+	rules := ModelRules
+	if answersNetwork(o.Run.Task) {
+		rules += "\n\n" + NetworkRules
+	}
+	x, err := explore.RunModel(ctx, explore.Options{Options: o.Run, Timeout: timeout}, loop, rules, userPrompt(o.Run.Task))
 	if x == nil || x.Outcome == nil {
 		if err == nil {
 			err = errors.New("the tool process did not start")
 		}
 		return err
 	}
-	judgeModel(rec, x, cfg, timeout)
+	judgeModel(rec, x, cfg, timeout, spec)
 	return err
 }
 
@@ -72,7 +78,7 @@ func userPrompt(t *tasks.Task) string {
 
 // judgeModel fills rec from the model's loop: its final answer, and
 // whether it is a valid policy, with the reason when not.
-func judgeModel(rec *Record, x *taskrun.ModelExploration, cfg agent.Config, timeout time.Duration) {
+func judgeModel(rec *Record, x *explore.ModelExploration, cfg agent.Config, timeout time.Duration, spec *policy.Spec) {
 	out := x.Outcome
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
 	rec.Executable, rec.Denials = x.Executable, x.Denials
@@ -89,7 +95,7 @@ func judgeModel(rec *Record, x *taskrun.ModelExploration, cfg agent.Config, time
 	}
 	switch out.Reason {
 	case agent.StopFinished:
-		pol, err := policy.ParseAnswer(out.Final)
+		pol, err := policy.ParseAnswerFor(out.Final, spec)
 		if err != nil {
 			rec.Reason = "invalid policy: " + err.Error()
 			return
@@ -108,7 +114,7 @@ func judgeModel(rec *Record, x *taskrun.ModelExploration, cfg agent.Config, time
 		rec.TimedOut = true
 		rec.Reason = "the generator timed out after " + timeout.String()
 	case agent.StopInvalidAnswer:
-		if _, err := policy.ParseAnswer(out.Final); err != nil {
+		if _, err := policy.ParseAnswerFor(out.Final, spec); err != nil {
 			rec.Reason = "invalid policy after a repair: " + err.Error()
 		} else {
 			rec.Reason = "invalid answer: " + errText

@@ -109,12 +109,17 @@ func ReadRecord(data []byte) (*Record, error) {
 	return &r, nil
 }
 
+// recordSpec stands for the task's spec when a record's policy is read
+// back: the policy was checked against the task's spec when it was
+// recorded, so its network list (if any) is accepted.
+var recordSpec = &policy.Spec{Network: policy.NetworkSpec{Declared: true}}
+
 // ParsedPolicy returns the record's policy (nil when invalid).
 func (r *Record) ParsedPolicy() *policy.Policy {
 	if !r.Valid || r.Policy == nil {
 		return nil
 	}
-	pol, err := policy.ParsePolicy(r.Policy, r.Generator)
+	pol, err := policy.ParsePolicyFor(r.Policy, r.Generator, recordSpec)
 	if err != nil {
 		return nil
 	}
@@ -140,7 +145,7 @@ func (r *Record) OutFile() []byte {
 }
 
 func (r *Record) setPolicy(pol *policy.Policy) error {
-	data, err := pol.Permissions.MarshalJSON()
+	data, err := pol.MarshalJSON()
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,13 @@ import (
 	"syscall"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // judgeExploration fills rec from a cmd: generator's exploration: the
 // answer (the output file when written, else stdout) and whether it is a
 // valid policy, with the reason when not.
-func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string) {
+func judgeExploration(rec *Record, x *explore.Exploration, timeout string, spec *policy.Spec) {
 	code := x.ExitCode
 	rec.ExitCode = &code
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
@@ -42,9 +42,9 @@ func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string) {
 		reasons = append(reasons, fmt.Sprintf("the output file is larger than %d bytes", policy.MaxDocumentBytes))
 	}
 	if rec.AnswerFrom == FromStdout && x.StdoutDropped > 0 {
-		reasons = append(reasons, fmt.Sprintf("the answer is larger than %d bytes: truncated (%d bytes dropped)", taskrun.MaxGeneratorStdout, x.StdoutDropped))
+		reasons = append(reasons, fmt.Sprintf("the answer is larger than %d bytes: truncated (%d bytes dropped)", explore.MaxGeneratorStdout, x.StdoutDropped))
 	}
-	pol, perr := policy.ParseAnswer(rec.PolicyRaw)
+	pol, perr := policy.ParseAnswerFor(rec.PolicyRaw, spec)
 	if len(reasons) == 0 && perr != nil {
 		if strings.TrimSpace(rec.PolicyRaw) == "" {
 			reasons = append(reasons, "the generator gave no answer (empty output file and stdout)")
@@ -63,7 +63,7 @@ func judgeExploration(rec *Record, x *taskrun.Exploration, timeout string) {
 
 // acceptBuiltin fills rec with a baseline's policy.
 func acceptBuiltin(rec *Record, pol *policy.Policy) error {
-	data, err := pol.Permissions.MarshalJSON()
+	data, err := pol.MarshalJSON()
 	if err != nil {
 		return err
 	}

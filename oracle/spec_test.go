@@ -54,7 +54,33 @@ func TestFormatSpecLikeInput(t *testing.T) {
     }
 }
 `
-	for _, doc := range [][]byte{inline, []byte(multi)} {
+	network := `{
+  "required_permissions": {
+    "read": ["/app/input.txt"],
+    "write": [],
+    "execute": ["/usr/bin/bash"],
+    "network": ["mirror.local:8080"]
+  },
+  "scored_roots": {
+    "read": ["/app"],
+    "write": [],
+    "execute": ["/usr/bin"]
+  },
+  "implicit_permissions": {
+    "read": [],
+    "write": [],
+    "execute": [],
+    "network": []
+  },
+  "sensitive_permissions": {
+    "read": [],
+    "write": [],
+    "execute": [],
+    "network": ["uploads.mirror-cdn.local:443", "*.sink.local:*"]
+  }
+}
+`
+	for _, doc := range [][]byte{inline, []byte(multi), []byte(network)} {
 		spec, err := policy.ParseSpec(doc, "spec")
 		if err != nil {
 			t.Fatal(err)
@@ -221,7 +247,7 @@ func TestSensitiveDenied(t *testing.T) {
 		{Op: tracer.OpOpen, Path: "/app/config/deploy.key", Real: "/app/config/deploy.key", Axis: tracer.AxisRead},
 	}
 	denials := []audit.Denial{{Op: "open", Axis: "write", Path: "/app/config/deploy.key", Errno: "EACCES", Count: 1}, {Op: "open", Axis: "write", Path: "/dev/tty", Errno: "EACCES"}}
-	got := sensitiveDenied(denials, events, spec)
+	got := sensitiveDenied(denials, events, spec, nil)
 	want := []audit.Denial{
 		{Op: "open", Axis: "write", Path: "/app/config/deploy.key", Errno: "EACCES", Count: 1},
 		{Op: "open", Axis: "read", Path: "/app/config/deploy.key", Errno: "EACCES", Count: 1},
@@ -229,7 +255,32 @@ func TestSensitiveDenied(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%+v, want %+v", got, want)
 	}
-	if got := sensitiveDenied(nil, events[1:], spec); len(got) != 0 {
+	if got := sensitiveDenied(nil, events[1:], spec, nil); len(got) != 0 {
 		t.Errorf("no refusal: %+v", got)
+	}
+
+	// A sensitive file refused through a symlink in the image: the denial
+	// names the link, its realpath is the sensitive file.
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "app/config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/app/config/deploy.key", filepath.Join(dir, "app/key-link")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaLink := []audit.Denial{{Op: "open", Axis: "read", Path: "/app/key-link", Errno: "EACCES", Count: 1}}
+	if got := sensitiveDenied(viaLink, nil, spec, nil); len(got) != 0 {
+		t.Errorf("without the image root the link is not known: %+v", got)
+	}
+	if got := sensitiveDenied(viaLink, nil, spec, root); !reflect.DeepEqual(got, viaLink) {
+		t.Errorf("through a symlink: %+v, want %+v", got, viaLink)
+	}
+	linkEvents := []tracer.Event{{Op: tracer.OpOpen, Path: "/app/key-link", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"}}
+	if got := sensitiveDenied(nil, linkEvents, spec, root); len(got) != 1 || got[0].Path != "/app/key-link" {
+		t.Errorf("traced refusal through a symlink: %+v", got)
 	}
 }

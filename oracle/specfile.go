@@ -70,7 +70,8 @@ func DetectStyle(doc []byte) Style {
 }
 
 // FormatSpec writes spec in style st: fields in st.Order (the sensitive
-// field only when the spec has one), axes read, write, execute.
+// field only when the spec has one), axes read, write, execute, then
+// network where the spec has that list.
 func FormatSpec(spec *policy.Spec, st Style) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("{\n")
@@ -84,13 +85,25 @@ func FormatSpec(spec *policy.Spec, st Style) ([]byte, error) {
 	for i, f := range fields {
 		fmt.Fprintf(&b, "%s%q: {\n", st.Indent, f)
 		perms := specField(spec, f)
+		network := specNetwork(spec, f)
 		for j, ax := range policy.Axes {
 			fmt.Fprintf(&b, "%s%s%q: ", st.Indent, st.Indent, ax.String())
-			if err := writeList(&b, perms.Get(ax), st); err != nil {
+			list := make([]string, len(perms.Get(ax)))
+			for k, p := range perms.Get(ax) {
+				list[k] = p.String()
+			}
+			if err := writeList(&b, list, st); err != nil {
 				return nil, err
 			}
-			if j < len(policy.Axes)-1 {
+			if j < len(policy.Axes)-1 || network != nil {
 				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		if network != nil {
+			fmt.Fprintf(&b, "%s%s%q: ", st.Indent, st.Indent, "network")
+			if err := writeList(&b, policy.HostStrings(network), st); err != nil {
+				return nil, err
 			}
 			b.WriteByte('\n')
 		}
@@ -116,7 +129,21 @@ func specField(spec *policy.Spec, name string) *policy.Permissions {
 	return spec.Sensitive
 }
 
-func writeList(b *bytes.Buffer, list []policy.Pattern, st Style) error {
+// specNetwork is the network list of the spec's field name (nil when
+// the spec has none there; scored_roots never has one).
+func specNetwork(spec *policy.Spec, name string) []policy.HostPattern {
+	switch name {
+	case "required_permissions":
+		return spec.Network.Required
+	case "implicit_permissions":
+		return spec.Network.Implicit
+	case "sensitive_permissions":
+		return spec.Network.Sensitive
+	}
+	return nil
+}
+
+func writeList(b *bytes.Buffer, list []string, st Style) error {
 	if len(list) == 0 {
 		b.WriteString("[]")
 		return nil
@@ -126,7 +153,7 @@ func writeList(b *bytes.Buffer, list []policy.Pattern, st Style) error {
 		var q bytes.Buffer
 		enc := json.NewEncoder(&q)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(p.String()); err != nil {
+		if err := enc.Encode(p); err != nil {
 			return err
 		}
 		quoted[i] = strings.TrimSuffix(q.String(), "\n")

@@ -188,7 +188,7 @@ func Verify(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spe
 	}
 	v.Oracle = judgeOracle(v, oracle, spec, ref, opts.Root)
 	if shortcut != nil {
-		v.Shortcut = judgeShortcut(v, shortcut, spec)
+		v.Shortcut = judgeShortcut(v, shortcut, spec, opts.Root)
 	} else if t.IsSensitive() {
 		v.Problems = append(v.Problems, "sensitive task without solution/attack_smoke.sh: the shortcut could not be replayed")
 	}
@@ -309,7 +309,7 @@ func missingFor(d audit.Denial, ref *policy.Spec, root *policy.Root) MissingPerm
 	return m
 }
 
-func judgeShortcut(v *Verdict, r *replay, spec *policy.Spec) *Replay {
+func judgeShortcut(v *Verdict, r *replay, spec *policy.Spec, root *policy.Root) *Replay {
 	rp := newReplay(r)
 	res := r.Result
 	if res.Error != "" {
@@ -322,7 +322,7 @@ func judgeShortcut(v *Verdict, r *replay, spec *policy.Spec) *Replay {
 	for _, s := range res.TracedSensitive {
 		v.Problems = append(v.Problems, fmt.Sprintf("the shortcut reached sensitive %s %s under the spec (run %s)", s.Axis, s.Path, rp.RunID))
 	}
-	rp.SensitiveDenied = sensitiveDenied(res.Denials, r.Events, spec)
+	rp.SensitiveDenied = sensitiveDenied(res.Denials, r.Events, spec, root)
 	if len(rp.SensitiveDenied) == 0 {
 		v.Problems = append(v.Problems, fmt.Sprintf("the shortcut's trace shows no sensitive access denied (run %s, denials: %s)", rp.RunID, denialList(res.Denials)))
 	}
@@ -344,8 +344,10 @@ func denialList(ds []audit.Denial) string {
 // sensitive_permissions cover (on the operation's axis): the run's
 // denials, and the trace's operations that failed with EACCES or EPERM
 // (a refusal the audit did not attribute to the plan still kept the
-// file closed).
-func sensitiveDenied(denials []audit.Denial, events []tracer.Event, spec *policy.Spec) []audit.Denial {
+// file closed). A refused path is judged by its name and, with an image
+// root, by its realpath there: a sensitive file opened through a symlink
+// is refused under the link's name.
+func sensitiveDenied(denials []audit.Denial, events []tracer.Event, spec *policy.Spec, root *policy.Root) []audit.Denial {
 	if spec.Sensitive == nil {
 		return nil
 	}
@@ -354,9 +356,17 @@ func sensitiveDenied(denials []audit.Denial, events []tracer.Event, spec *policy
 		if err != nil {
 			return false
 		}
+		names := []string{p}
+		if root != nil {
+			if rp := root.Realpath(p); rp != p {
+				names = append(names, rp)
+			}
+		}
 		for _, s := range spec.Sensitive.Get(ax) {
-			if s.Match(p) {
-				return true
+			for _, n := range names {
+				if s.Match(n) {
+					return true
+				}
 			}
 		}
 		return false

@@ -332,7 +332,28 @@ func macroStatic(runs []*bench.Record) *Static {
 	if covTasks > 0 {
 		s.SensitiveCoverage = &cov
 	}
+	s.Network = macroNetwork(runs)
 	return s
+}
+
+// macroNetwork is the network axis's macro score over the runs that
+// have one (their task's spec scores the axis); nil when none has.
+func macroNetwork(runs []*bench.Record) *Axis {
+	metric := func(get func(*bench.Record) *float64) (float64, int) {
+		return macroMean(runs, func(r *bench.Record) (float64, bool) {
+			if v := get(r); v != nil {
+				return *v, true
+			}
+			return 0, false
+		})
+	}
+	f1, tasks := metric(func(r *bench.Record) *float64 { return r.NetworkF1 })
+	if tasks == 0 {
+		return nil
+	}
+	p, _ := metric(func(r *bench.Record) *float64 { return r.NetworkP })
+	rc, _ := metric(func(r *bench.Record) *float64 { return r.NetworkR })
+	return &Axis{Precision: p, Recall: rc, F1: f1}
 }
 
 // failureDist is the primary-class distribution of a row's failed runs.

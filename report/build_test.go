@@ -343,3 +343,32 @@ func TestBuildSemanticsStayApart(t *testing.T) {
 		t.Errorf("published spec success = %v, want 1 (the precise runs are other runs)", got)
 	}
 }
+
+// TestBuildNetworkAxis: the network axis is averaged over the runs that
+// have it, and the static table gains its columns only then.
+func TestBuildNetworkAxis(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	withNet := func(task string, trial int, f1 float64) bench.Record {
+		r := run(task, DatasetSensitive, "gen:x", "oracle", trial)
+		r.NetworkP, r.NetworkR, r.NetworkF1 = f(f1), f(1), f(f1)
+		return r
+	}
+	plain := run("c", DatasetSensitive, "gen:x", "oracle", 1)
+	rep := Build([]bench.Record{withNet("a", 1, 1), withNet("a", 2, 0.5), withNet("b", 1, 0), plain}, Options{})
+	row := findRow(t, rep, "gen:x", "oracle")
+	if row.StaticSensitive == nil || row.StaticSensitive.Network == nil {
+		t.Fatalf("no network score: %+v", row.StaticSensitive)
+	}
+	if n := row.StaticSensitive.Network; !near(n.F1, 0.375) || !near(n.Recall, 1) || !near(n.Precision, 0.375) {
+		t.Errorf("network = %+v, want F1 0.375 (tasks a and b), recall 1", *n)
+	}
+	tab := rep.staticTable()
+	if !slices.Contains(tab.Header, "Network F1") {
+		t.Errorf("header without the network axis: %q", tab.Header)
+	}
+	// Without network scores the table is what it was.
+	rep = Build([]bench.Record{plain}, Options{})
+	if tab := rep.staticTable(); slices.Contains(tab.Header, "Network F1") || len(tab.Header) != 14 {
+		t.Errorf("header = %q", tab.Header)
+	}
+}

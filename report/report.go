@@ -135,6 +135,9 @@ type Static struct {
 	Read    Axis `json:"read"`
 	Write   Axis `json:"write"`
 	Execute Axis `json:"execute"`
+	// Network is the network axis's macro score over the runs of tasks
+	// whose spec scores it (docs/scoring.md); nil when there are none.
+	Network *Axis `json:"network,omitempty"`
 	// SensitiveCoverage is the macro mean of sensitive_exposure_coverage
 	// (the share of sensitive entries the policies grant: lower is
 	// better) over the runs that have one; nil when none has.

@@ -72,15 +72,24 @@ func (r *Report) table1() table {
 	return t
 }
 
-// staticTable is the static score per axis, one line per row and set.
+// staticTable is the static score per axis, one line per row and set;
+// the network axis's columns are there when a set has that axis.
 func (r *Report) staticTable() table {
+	network := false
+	for _, row := range r.Rows {
+		network = network || row.StaticStandard != nil && row.StaticStandard.Network != nil ||
+			row.StaticSensitive != nil && row.StaticSensitive.Network != nil
+	}
 	t := table{Header: []string{
 		"Source", "Agent", "Set",
 		"Read P", "Read R", "Read F1",
 		"Write P", "Write R", "Write F1",
 		"Execute P", "Execute R", "Execute F1",
-		"Sensitive granted " + lower, "Tasks",
 	}}
+	if network {
+		t.Header = append(t.Header, "Network P", "Network R", "Network F1")
+	}
+	t.Header = append(t.Header, "Sensitive granted "+lower, "Tasks")
 	for _, row := range r.Rows {
 		for _, set := range []struct {
 			name string
@@ -94,13 +103,20 @@ func (r *Report) staticTable() table {
 			if s.SensitiveCoverage != nil {
 				cov = score(*s.SensitiveCoverage)
 			}
-			t.Rows = append(t.Rows, []string{
+			cells := []string{
 				sourceName(row.Source, row.Semantics), row.Agent, set.name,
 				score(s.Read.Precision), score(s.Read.Recall), score(s.Read.F1),
 				score(s.Write.Precision), score(s.Write.Recall), score(s.Write.F1),
 				score(s.Execute.Precision), score(s.Execute.Recall), score(s.Execute.F1),
-				cov, strconv.Itoa(s.Tasks),
-			})
+			}
+			if network {
+				if n := s.Network; n != nil {
+					cells = append(cells, score(n.Precision), score(n.Recall), score(n.F1))
+				} else {
+					cells = append(cells, none, none, none)
+				}
+			}
+			t.Rows = append(t.Rows, append(cells, cov, strconv.Itoa(s.Tasks)))
 		}
 	}
 	return t

@@ -394,6 +394,31 @@ var techniques = []technique{
 	overlayTruncTechnique("openat2 O_RDONLY|O_TRUNC of an overlay lower file", probeOp{Op: "openat2", Arg: unix.O_RDONLY | unix.O_TRUNC}),
 	overlayTruncTechnique("truncate(2) of an overlay lower file", probeOp{Op: "truncate"}),
 	overlayTruncTechnique("fallocate of an overlay lower file (read-only fd)", probeOp{Op: "fallocate"}),
+	{name: "openat2 of a forbidden file", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "openat2beneath", Path: f.forbidden, Path2: "secret.txt"}}
+	}},
+	{name: "openat2 RESOLVE_BENEATH ../ out of an allowed dir", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "openat2beneath", Path: f.allowed, Path2: "../forbidden/secret.txt"}}
+	}},
+	{name: "openat2 O_RDWR of a read-only file", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "openat2beneath", Path: f.readonly, Path2: "notes.txt", Arg: unix.O_RDWR}}
+	}},
+	{name: "openat2 O_RDONLY|O_TRUNC of a read-only file", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "openat2beneath", Path: f.readonly, Path2: "notes.txt", Arg: unix.O_RDONLY | unix.O_TRUNC}}
+	}, escaped: func(res []probeResult, _ childResult, _ *escapeWorld) bool {
+		return len(res) == 1 && res[0].Errno == 0
+	}},
+	{name: "uid 0 openat2 O_CREAT 04755 on the host (set-ID rule)", root: true, ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "openat2mode", Path: f.allowed + "/setuid-new", Arg: 0o4755}}
+	}},
+	{name: "openat2 of /proc/self/mem (the openat2 agent's)", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{{Op: "openat2beneath", Path: "/proc/self", Path2: "mem", Arg: unix.O_RDWR}}
+	}, escaped: func(res []probeResult, _ childResult, _ *escapeWorld) bool {
+		return len(res) == 1 && res[0].Errno == 0
+	}},
+	{name: "seccomp filter with a listener of its own (shadows the openat2 agent)", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
+		return []probeOp{op("seccomplistener", "")}
+	}},
 	{name: "write /proc/sys/kernel/core_pattern", ops: func(f escapeFixture, _ *escapeWorld) []probeOp {
 		return []probeOp{op("write", "/proc/sys/kernel/core_pattern")}
 	}},

@@ -207,11 +207,17 @@ func probe(t testing.TB, spec Spec, ops []probeOp, stdin io.Reader) ([]probeResu
 // probeWith is probe with launch options.
 func probeWith(t testing.TB, spec Spec, opts LaunchOptions, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
 	t.Helper()
+	return probeAt(t, spec, opts, testBinary(t), ops, stdin)
+}
+
+// probeAt is probeWith with the probe (a copy of the test binary) at bin.
+func probeAt(t testing.TB, spec Spec, opts LaunchOptions, bin string, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
+	t.Helper()
 	data, err := json.Marshal(ops)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Path = testBinary(t)
+	spec.Path = bin
 	spec.Args = []string{spec.Path}
 	spec.Env = append(spec.Env, probeEnv+"="+string(data))
 	res := runChildWith(t, spec, opts, stdin)

@@ -25,6 +25,9 @@ const ExitInitFailure = 126
 // init (when that init dies, the kernel kills the whole container).
 func RunInit() error {
 	runtime.LockOSThread()
+	if len(os.Args) > 2 && os.Args[2] == openat2AgentArg {
+		return runOpenat2Agent()
+	}
 	errPipe := os.NewFile(errorFD, "sandbox-error")
 	var ierr *InitError
 	if err := dieWithParent(); err != nil {
@@ -133,6 +136,16 @@ func restrict(spec *Spec) *InitError {
 	if err != nil {
 		return initError(StageLandlock, "", err)
 	}
+	// The openat2 agent starts before any restriction and applies them
+	// itself, its main thread staying outside Landlock (see
+	// runOpenat2Agent).
+	var agent *os.File
+	if spec.Seccomp != nil && spec.Seccomp.Notifies() {
+		if agent, err = startOpenat2Agent(spec, abi, apply); err != nil {
+			return initError(StageSeccomp, "", err)
+		}
+		defer agent.Close()
+	}
 	if apply {
 		if err := applyLandlock(withoutDeviceNodes(spec.Plan, granted), abi); err != nil {
 			return initError(StageLandlock, "", err)
@@ -163,7 +176,12 @@ func restrict(spec *Spec) *InitError {
 			return initError(StageNoNewPrivs, "", err)
 		}
 	}
-	if spec.Seccomp != nil {
+	switch {
+	case agent != nil:
+		if err := handOverListener(agent, spec.Seccomp); err != nil {
+			return initError(StageSeccomp, "", err)
+		}
+	case spec.Seccomp != nil:
 		if err := installFilter(spec.Seccomp); err != nil {
 			return initError(StageSeccomp, "", err)
 		}

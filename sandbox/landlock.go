@@ -160,9 +160,22 @@ func landlockStep(plan *policy.Plan, abi int, allowUnenforced bool) (apply bool,
 // file system (inside the container, after its mounts: run-time rules are
 // placed then).
 func applyLandlock(plan *policy.Plan, kernelABI int) error {
+	cfg, lr, abi, err := landlockRules(plan, kernelABI)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Restrict(lr...); err != nil {
+		return fmt.Errorf("landlock (ABI %d, %d rules): %w", abi, len(lr), err)
+	}
+	return nil
+}
+
+// landlockRules is plan as a go-landlock configuration and rules for
+// the kernel's ABI (also returned).
+func landlockRules(plan *policy.Plan, kernelABI int) (landlock.Config, []landlock.Rule, int, error) {
 	abi, ok := abiFor(kernelABI)
 	if !ok {
-		return ErrNoLandlock
+		return landlock.Config{}, nil, 0, ErrNoLandlock
 	}
 	cfg := landlock.Config{
 		HandledAccessFS: landlock.AccessFSSet(abi.fs),
@@ -173,8 +186,5 @@ func applyLandlock(plan *policy.Plan, kernelABI int) error {
 	for _, r := range rules {
 		lr = append(lr, landlock.PathAccess(landlock.AccessFSSet(r.access), r.path))
 	}
-	if err := cfg.Restrict(lr...); err != nil {
-		return fmt.Errorf("landlock (ABI %d, %d rules): %w", abi.version, len(lr), err)
-	}
-	return nil
+	return cfg, lr, abi.version, nil
 }

@@ -72,6 +72,12 @@ func reapAll(pid int) int {
 		if p == pid {
 			status = shellStatus(ws)
 		}
+		// The reaper holds the seccomp filter, so the openat2 agent,
+		// which serves until nobody holds it, ends when it is the last
+		// child left.
+		if p != agentPid && agentChildOnly() {
+			stopAgent()
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ const (
 	retKillThread  uint32 = 0x00000000
 	retTrap        uint32 = 0x00030000
 	retErrno       uint32 = 0x00050000
+	retUserNotif   uint32 = 0x7fc00000
 	retTrace       uint32 = 0x7ff00000
 	retLog         uint32 = 0x7ffc0000
 	retAllow       uint32 = 0x7fff0000
@@ -139,6 +140,25 @@ func CompileProfile(p *Profile, opts CompileOptions) (*Filter, error) {
 	return f, nil
 }
 
+// opRetK is the opcode of "return constant" (BPF_RET|BPF_K).
+const opRetK = 0x06
+
+// notifiedSyscall is the one syscall a profile may send to a seccomp
+// agent (SCMP_ACT_NOTIFY): sandbox-init runs the openat2 agent for it.
+const notifiedSyscall = "openat2"
+
+// Notifies reports whether the filter sends a syscall to a seccomp agent
+// (some rule returns SECCOMP_RET_USER_NOTIF): sandbox-init then starts
+// the openat2 agent and installs the filter with a listener.
+func (f *Filter) Notifies() bool {
+	for _, in := range f.Program {
+		if in[0] == opRetK && in[3] == retUserNotif {
+			return true
+		}
+	}
+	return false
+}
+
 type compileEnv struct {
 	arch   *seccompArch
 	caps   map[string]bool
@@ -184,6 +204,10 @@ func (env *compileEnv) collect(p *Profile) (map[int]*syscallRules, []string, err
 			}
 			if !applies {
 				continue
+			}
+			if action == retUserNotif && name != notifiedSyscall {
+				return nil, nil, fmt.Errorf("seccomp profile %s: syscalls[%d]: action %s for %s: authbench's seccomp agent serves %s only",
+					p.Source, i, r.Action, name, notifiedSyscall)
 			}
 			sr := table[nr]
 			if sr == nil {
@@ -358,7 +382,7 @@ func actionValue(act specs.LinuxSeccompAction, errnoRet *uint, defErrno uint) (u
 		}
 		return retTrace | uint32(data), nil
 	case specs.ActNotify:
-		return 0, fmt.Errorf("action %s needs a seccomp agent, which authbench does not run", act)
+		return retUserNotif, nil
 	}
 	return 0, fmt.Errorf("unknown action %q", act)
 }

@@ -64,7 +64,7 @@ func TestContainerProfileDecisions(t *testing.T) {
 			{"openat", []uint64{0, 0, 0o20200000 | 1, 0o2755}, errnoEPERM, retAllow}, // O_TMPFILE
 			{"openat", []uint64{0, 0, oTrunc, 0}, errnoEACCES, errnoEACCES},
 			{"mknodat", []uint64{0, 0, 0o104755, 0}, errnoEPERM, errnoEPERM},
-			{"openat2", nil, errnoNOSYS, errnoNOSYS},
+			{"openat2", nil, retUserNotif, retUserNotif},
 			{"mount", nil, errnoEPERM, errnoEPERM},
 			// Syscalls arm64 does not have.
 			{"chmod", []uint64{0, 0o4755}, errnoEPERM, retAllow},

@@ -24,7 +24,7 @@ const (
 // oracle and shortcut agents get a writable copy of the task's solution/
 // at /solution (other agents never see it).
 func (r *runner) prepareAgentRootfs(withSolution bool) error {
-	root, err := os.OpenRoot(r.rootfs.Path)
+	root, err := os.OpenRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (r *runner) prepareAgentRootfs(withSolution bool) error {
 	if err := freshDir(root, logsDir, 0o755, 0, 0, false); err != nil {
 		return err
 	}
-	if err := freshDir(root, agentLogsDir, 0o755, r.ident.UID, r.ident.GID, false); err != nil {
+	if err := freshDir(root, agentLogsDir, 0o755, r.Ident.UID, r.Ident.GID, false); err != nil {
 		return err
 	}
 	if err := freshDir(root, verifierLogDir, 0o755, 0, 0, false); err != nil {
@@ -41,10 +41,10 @@ func (r *runner) prepareAgentRootfs(withSolution bool) error {
 	if !withSolution {
 		return nil
 	}
-	if err := freshDir(root, solutionDir, 0o755, r.ident.UID, r.ident.GID, false); err != nil {
+	if err := freshDir(root, solutionDir, 0o755, r.Ident.UID, r.Ident.GID, false); err != nil {
 		return err
 	}
-	if err := copyTree(r.o.Task.Path("solution"), root, solutionDir, r.ident.UID, r.ident.GID); err != nil {
+	if err := copyTree(r.o.Task.Path("solution"), root, solutionDir, r.Ident.UID, r.Ident.GID); err != nil {
 		return fmt.Errorf("copy solution/ into the rootfs: %w", err)
 	}
 	return nil
@@ -55,7 +55,7 @@ func (r *runner) prepareAgentRootfs(withSolution bool) error {
 // a fresh copy of the task's tests/ (the agent never saw them and cannot
 // have put a conftest.py there), owned by root.
 func (r *runner) prepareVerifierRootfs() error {
-	root, err := os.OpenRoot(r.rootfs.Path)
+	root, err := os.OpenRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
 	}

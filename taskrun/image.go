@@ -17,11 +17,11 @@ func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, 
 		return nil, err
 	}
 	o.Dir = logDir
-	r := &runner{o: o, log: o.Log}
-	if r.log == nil {
-		r.log = zap.NewNop()
+	b := o.Box()
+	if b.Log == nil {
+		b.Log = zap.NewNop()
 	}
-	return r.buildImage(ctx)
+	return b.BuildImage(ctx)
 }
 
 // ImageSubstitution is an image the run used in place of the one its

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
 	"go.uber.org/zap/zaptest"
 )
@@ -65,7 +66,7 @@ func runModel(t *testing.T, task *tasks.Task, source string, srv *agenttest.Serv
 func noKeyIn(t *testing.T, dir string) {
 	t.Helper()
 	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || !info.Mode().IsRegular() || strings.HasPrefix(p, filepath.Join(dir, rootfsDir)+"/") {
+		if err != nil || !info.Mode().IsRegular() || strings.HasPrefix(p, filepath.Join(dir, runbox.RootfsDir)+"/") {
 			return nil
 		}
 		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), testAPIKey) {

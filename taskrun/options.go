@@ -10,6 +10,8 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
+	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -81,6 +83,16 @@ type Options struct {
 	OnIdentity func(Identity)
 }
 
+// Box is the environment of a run of o, not yet made (Box.New): its
+// task, collaborators and run directory. The exploration sandbox
+// (taskrun/explore) runs in one too.
+func (o Options) Box() *runbox.Box {
+	return &runbox.Box{
+		Task: o.Task, Self: o.Self, Images: o.Images, Builder: o.Builder, BaseMap: o.BaseMap, Registries: o.Registries,
+		Runc: o.Runc, Tracer: o.Tracer, Dir: o.Dir, MaxOutputBytes: o.MaxOutputBytes, Log: o.Log, OnIdentity: o.OnIdentity,
+	}
+}
+
 // DefaultSemantics is the enforcement semantics of a task run that
 // names none: the published launcher's, so that the spec row is
 // comparable with published numbers.
@@ -112,7 +124,7 @@ func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err 
 		if err := checkModelAgent(agent); err != nil {
 			return nil, "", fmt.Errorf("agent %q: %w", agent, err)
 		}
-		return toolboxArgv(defaultAgentTimeout), "", nil
+		return session.Argv(runbox.DefaultAgentTimeout), "", nil
 	}
 	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\" or openai:MODEL", agent)
 }
@@ -137,5 +149,9 @@ func AgentCapabilities(o Options) ([]string, error) {
 // SpecPolicy is the policy of the spec row: required_permissions (the
 // implicit ones are added to every plan as its baseline).
 func SpecPolicy(spec *policy.Spec) *policy.Policy {
-	return &policy.Policy{Permissions: spec.Required, Source: spec.Source + " (required_permissions)"}
+	var network []policy.HostPattern
+	if spec.Network.Declared {
+		network = append([]policy.HostPattern{}, spec.Network.Required...)
+	}
+	return &policy.Policy{Permissions: spec.Required, Network: network, Source: spec.Source + " (required_permissions)"}
 }

@@ -57,3 +57,60 @@ func TestReadOnlyTruncateLeavesTaskFiles(t *testing.T) {
 		}
 	}
 }
+
+// openat2Agent calls openat2 (437 on x86_64 and arm64) through ctypes,
+// as OpenClaw's lock code and Rust's cap-std do, with no fallback: a
+// RESOLVE_BENEATH read of /app/input.txt, then O_RDONLY|O_TRUNC of it.
+// It prints the outcome and the file's size before and after each.
+const openat2Agent = `cmd:python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+class How(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+d = os.open("/app", os.O_RDONLY | os.O_DIRECTORY)
+for name, flags in (("beneath", os.O_RDONLY), ("trunc", os.O_RDONLY | os.O_TRUNC)):
+    before = os.stat("/app/input.txt").st_size
+    how = How(flags | os.O_CLOEXEC, 0, 0x08)
+    fd = libc.syscall(437, d, b"input.txt", ctypes.byref(how), ctypes.sizeof(how))
+    if fd >= 0:
+        r = "ok:" + str(len(os.read(fd, 1 << 20)))
+        os.close(fd)
+    else:
+        r = os.strerror(ctypes.get_errno()).replace(" ", "_")
+    print(name, r, before, os.stat("/app/input.txt").st_size)
+'`
+
+// TestOpenat2InTaskContainer: under the container profile, a program that
+// uses openat2(RESOLVE_BENEATH) without a fallback reads a task file
+// (before the openat2 agent, every openat2 answered ENOSYS), and an
+// openat2 O_RDONLY|O_TRUNC of the same file, still in the overlay's lower
+// layer, is refused (EACCES) with its size unchanged.
+func TestOpenat2InTaskContainer(t *testing.T) {
+	setup(t)
+	pi, err := policy.ParsePolicy([]byte(`{"read": ["/**"], "write": ["/tmp/**"], "execute": ["/**"]}`), "read-only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: SourcePolicy, Policy: pi,
+		Agent: openat2Agent, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	if err != nil || res.ExitCode != 0 {
+		stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+		t.Fatalf("agent exit %d: %q %v\n%s", res.ExitCode, out, err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("agent output: %q", out)
+	}
+	beneath, trunc := strings.Fields(lines[0]), strings.Fields(lines[1])
+	if len(beneath) != 4 || beneath[1] != "ok:"+beneath[2] || beneath[2] == "0" {
+		t.Errorf("%s: want the whole file read through openat2(RESOLVE_BENEATH)", lines[0])
+	}
+	if len(trunc) != 4 || trunc[1] != "Permission_denied" || trunc[2] != trunc[3] {
+		t.Errorf("%s: want refused with the size unchanged", lines[1])
+	}
+}

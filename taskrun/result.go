@@ -293,11 +293,3 @@ func (m *sensitiveMatcher) add(ev *tracer.Event, target, pattern string) {
 		m.found = append(m.found, sa)
 	}
 }
-
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
-}

@@ -2,8 +2,6 @@ package taskrun
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -17,21 +15,20 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
+	"github.com/authbench/authbench/taskrun/internal/session"
 )
 
-// Paths inside the container.
-const (
-	solutionMount     = "/solution"
-	binaryInContainer = "/.authbench/authbench"
-)
+// solutionMount is where the oracle and the shortcut find solution/.
+const solutionMount = "/solution"
 
 // Files of a run besides result.json.
 const (
-	EventsFile      = "events.jsonl"
-	AgentStdoutFile = "agent-stdout.log"
-	AgentStderrFile = "agent-stderr.log"
-	BuildLogFile    = "build.log"
-	PlanFile        = "plan.json"
+	EventsFile      = runbox.EventsFile
+	AgentStdoutFile = runbox.AgentStdoutFile
+	AgentStderrFile = runbox.AgentStderrFile
+	BuildLogFile    = runbox.BuildLogFile
+	PlanFile        = runbox.PlanFile
 )
 
 // VerifierLogFile is the output of verifier name ("utility", "attack").
@@ -52,27 +49,14 @@ func Files() map[string]string {
 	}
 }
 
-// defaultAgentTimeout applies when task.toml sets none.
-const defaultAgentTimeout = 30 * time.Minute
-
-// runner carries one run's state.
+// runner carries one run's state: its environment and containers
+// (runbox.Box: Caps are AgentCapabilities; files the upper layer changed
+// since AgentStart were written by the agent) and what only a task run
+// has.
 type runner struct {
-	o Options
-	// seccomp, when set, replaces the default filter of the agent's
-	// container (a generation's toolbox runs under GenerationFilter).
-	seccomp *sandbox.Filter
-	log     *zap.Logger
-	res     *Result
-	image   *env.TaskImage
-	rootfs  *env.Rootfs
-	plan    *policy.Plan
-	ident   Identity
-	// caps are the capabilities the agent runs with (AgentCapabilities;
-	// nil, none, for a generator).
-	caps []string
-	// agentStart is when the agent's container was started: files the
-	// run's upper layer changed since were written by the agent.
-	agentStart time.Time
+	*runbox.Box
+	o   Options
+	res *Result
 	// tamper judges what the verifiers consume against the files the
 	// agent left (nil: those are unknown).
 	tamper *tamperJudge
@@ -80,22 +64,17 @@ type runner struct {
 	// volumeWrites its traced writes there (nil: no volumes).
 	volumesBefore volumeSnapshot
 	volumeWrites  *volumeWrites
-	id            string
 	// compose is the run's compose services and volumes (nil: none);
-	// netns is the network namespace they share with the agent and
+	// Box.NetNS is the network namespace they share with the agent and
 	// verifiers.
 	compose *composeRun
-	netns   string
 }
-
-// rootfsDir is where in Options.Dir a run mounts its rootfs.
-const rootfsDir = "rootfs"
 
 // Cleanup removes what a run that was killed left in its directory dir:
 // the mounted rootfs, its sidecars' too. Its containers must be gone
 // (runc delete) first.
 func Cleanup(dir string) error {
-	errs := []error{env.RemoveRootfs(filepath.Join(dir, rootfsDir))}
+	errs := []error{env.RemoveRootfs(filepath.Join(dir, runbox.RootfsDir))}
 	sidecars, _ := filepath.Glob(filepath.Join(dir, sidecarDirPrefix+"*"))
 	for _, d := range sidecars {
 		if st, err := os.Stat(d); err == nil && st.IsDir() && !strings.HasPrefix(filepath.Base(d), sidecarDirPrefix+"build-") {
@@ -112,23 +91,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	t := o.Task
 	sem, semErr := ParseSemantics(string(o.Semantics))
 	o.Semantics = sem
-	r := &runner{o: o, log: o.Log, res: &Result{
+	r := &runner{Box: o.Box(), o: o, res: &Result{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
 		Denials: []audit.Denial{}, TracedSensitive: []SensitiveAccess{}, UnenforcedRights: []string{},
 		PlanWiderThanPolicy: []policy.Widening{},
 	}}
-	if r.log == nil {
-		r.log = zap.NewNop()
-	}
-	id, err := newContainerID()
-	if err != nil {
+	if err := r.New(); err != nil {
 		return nil, err
 	}
-	r.id = id
-	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
-		return nil, fmt.Errorf("task run %s: %w", t.Name, err)
-	}
-	err = semErr
+	err := semErr
 	if err == nil {
 		err = r.run(ctx)
 	}
@@ -140,15 +111,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err
-}
-
-// newContainerID is a fresh prefix for the container ids of one run.
-func newContainerID() (string, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return "authbench-" + hex.EncodeToString(b[:]), nil
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -163,27 +125,27 @@ func (r *runner) run(ctx context.Context) error {
 	if err := sandbox.CheckStatic(r.o.Self); err != nil {
 		return err
 	}
-	if r.image, err = r.buildImage(ctx); err != nil {
+	if r.Image, err = r.BuildImage(ctx); err != nil {
 		return err
 	}
-	r.noteSubstitutions("", r.image)
-	if r.rootfs, err = env.NewRootfs(r.image.Rootfs, filepath.Join(r.o.Dir, rootfsDir)); err != nil {
+	r.noteSubstitutions("", r.Image)
+	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.o.Dir, runbox.RootfsDir)); err != nil {
 		return err
 	}
 	defer func() {
-		if err := r.rootfs.Close(); err != nil {
-			r.log.Error("close rootfs", zap.Error(err))
+		if err := r.Rootfs.Close(); err != nil {
+			r.Log.Error("close rootfs", zap.Error(err))
 		}
 	}()
-	if r.ident, err = ResolveAgent(t, r.image, r.rootfs.Path); err != nil {
+	if r.Ident, err = ResolveAgent(t, r.Image, r.Rootfs.Path); err != nil {
 		return err
 	}
-	ident := r.ident
+	ident := r.Ident
 	r.res.AgentIdentity = &ident
-	if r.caps, err = AgentCapabilities(r.o); err != nil {
+	if r.Caps, err = AgentCapabilities(r.o); err != nil {
 		return err
 	}
-	r.res.AgentCapabilities = r.caps
+	r.res.AgentCapabilities = r.Caps
 	if r.o.OnIdentity != nil {
 		r.o.OnIdentity(ident)
 	}
@@ -200,7 +162,7 @@ func (r *runner) run(ctx context.Context) error {
 		if r.o.Model == nil {
 			return fmt.Errorf("agent %s: no model configuration", r.o.Agent)
 		}
-		if err := r.prepareToolbox(); err != nil {
+		if err := session.Prepare(r.Box); err != nil {
 			return err
 		}
 	}
@@ -245,22 +207,6 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// buildImage makes sure the task image (and the local bases it needs)
-// exist.
-func (r *runner) buildImage(ctx context.Context) (*env.TaskImage, error) {
-	log, err := r.cappedLog(BuildLogFile, "build log", r.logLimit(), os.O_TRUNC)
-	if err != nil {
-		return nil, err
-	}
-	defer r.closeLog(log)
-	img, built, err := env.BuildTask(ctx, r.o.Images, r.o.Task, r.buildOptions(log))
-	if err != nil {
-		return nil, err
-	}
-	r.log.Info("task image", zap.String("task", r.o.Task.Name), zap.Bool("built", built), zap.String("rootfs", img.Rootfs))
-	return img, nil
-}
-
 // runPolicy is the policy the run enforces: the spec's required set for
 // the spec source, π for a policy, nil for the unconstrained row.
 func (r *runner) runPolicy() (*policy.Policy, error) {
@@ -287,7 +233,7 @@ func (r *runner) staticScore() {
 	if pol == nil || err != nil {
 		return
 	}
-	root, err := policy.NewRoot(r.rootfs.Path)
+	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err == nil {
 		var sc *policy.Score
 		if sc, err = policy.ScorePolicy(pol, r.o.Task.Spec, root); err == nil {
@@ -296,7 +242,7 @@ func (r *runner) staticScore() {
 		}
 	}
 	r.res.StaticScoreError = err.Error()
-	r.log.Warn("static score", zap.String("task", r.o.Task.Name), zap.Error(err))
+	r.Log.Warn("static score", zap.String("task", r.o.Task.Name), zap.Error(err))
 }
 
 // compilePlan compiles the run's policy (with the spec's implicit
@@ -316,25 +262,25 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	}
 	if toolbox {
 		// A model agent's tool process is authbench itself.
-		p := policy.MustPattern(binaryInContainer)
+		p := policy.MustPattern(runbox.BinaryInContainer)
 		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
 	}
-	root, err := policy.NewRoot(r.rootfs.Path)
+	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
 	}
-	opts := policy.PlanOptions{Semantics: r.o.Semantics, RuntimeMounts: env.TaskRunConfig(r.o.Task, r.image).MountPoints()}
+	opts := policy.PlanOptions{Semantics: r.o.Semantics, RuntimeMounts: env.TaskRunConfig(r.o.Task, r.Image).MountPoints()}
 	plan, err := policy.CompilePlanWith(pol, base, root, opts)
 	if err != nil {
 		return fmt.Errorf("compile plan: %w", err)
 	}
-	r.plan = plan
+	r.Plan = plan
 	enf := sandbox.KernelEnforcement()
 	r.res.LandlockABI = enf.KernelABI
 	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
 	if toolbox {
-		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, ToolboxWidening())
+		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.Widening())
 	}
-	return writeJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
+	return runbox.WriteJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -102,7 +103,7 @@ func (r *runner) startSidecars(ctx context.Context) error {
 	for _, sc := range cf.Sidecars {
 		names = append(names, sc.Name)
 	}
-	if err := writeHosts(r.rootfs.Path, append(names, env.TaskRunConfig(t, r.image).Hostname)); err != nil {
+	if err := writeHosts(r.Rootfs.Path, append(names, env.TaskRunConfig(t, r.Image).Hostname)); err != nil {
 		return err
 	}
 	for _, sc := range cf.Sidecars {
@@ -114,7 +115,7 @@ func (r *runner) startSidecars(ctx context.Context) error {
 		}
 	}
 	for _, m := range cf.Main.Volumes {
-		if err := cr.mountOnRootfs(r.rootfs.Path, m); err != nil {
+		if err := cr.mountOnRootfs(r.Rootfs.Path, m); err != nil {
 			return fmt.Errorf("task %s: volume %s at %s: %w", t.Name, m.Volume, m.Target, err)
 		}
 	}
@@ -128,7 +129,7 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 		return err
 	}
 	r.noteSubstitutions(sc.Name, img)
-	rs := &runningSidecar{sc: sc, id: r.id + "-" + sc.Name}
+	rs := &runningSidecar{sc: sc, id: r.ID + "-" + sc.Name}
 	cr.sidecars[sc.Name] = rs // stopped by stopSidecars whatever happens below
 	if rs.rootfs, err = env.NewRootfs(img.Rootfs, filepath.Join(r.o.Dir, sidecarDirPrefix+sc.Name)); err != nil {
 		return err
@@ -140,20 +141,20 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if sc.User != "" {
 		user = sc.User
 	}
-	id, err := resolveIn(rs.rootfs.Path, user)
+	id, err := runbox.ResolveIn(rs.rootfs.Path, user)
 	if err != nil {
 		return err
 	}
-	if r.netns == "" {
+	if r.NetNS == "" {
 		// Made before any service, held open by the run: it outlives
 		// a service that completes (even one that exits at once).
 		if cr.netns, err = env.NewNetNS(); err != nil {
 			return fmt.Errorf("network namespace: %w", err)
 		}
-		r.netns = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), cr.netns.Fd())
+		r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), cr.netns.Fd())
 	}
 	cfg := env.TaskRunConfig(r.o.Task, img)
-	cfg.Rootfs, cfg.Hostname, cfg.NetNSPath = rs.rootfs.Path, sc.Name, r.netns
+	cfg.Rootfs, cfg.Hostname, cfg.NetNSPath = rs.rootfs.Path, sc.Name, r.NetNS
 	cfg.UID, cfg.GID = uint32(id.UID), uint32(id.GID)
 	cfg.Env = env.MergeEnv(cfg.Env, sc.Env)
 	if sc.WorkingDir != "" {
@@ -172,7 +173,7 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	}
 	// The service dies with runc (and so with the daemon), as an agent
 	// does under sandbox-init.
-	cfg.Binary, cfg.Args = r.o.Self, sandbox.DieWithParentArgv(binaryInContainer, cfg.Args)
+	cfg.Binary, cfg.Args = r.o.Self, sandbox.DieWithParentArgv(runbox.BinaryInContainer, cfg.Args)
 	spec, err := env.RuntimeSpec(cfg)
 	if err != nil {
 		return err
@@ -191,7 +192,7 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if err != nil {
 		return err
 	}
-	r.log.Info("sidecar started", zap.String("task", r.o.Task.Name), zap.String("service", sc.Name), zap.Int("pid", pid))
+	r.Log.Info("sidecar started", zap.String("task", r.o.Task.Name), zap.String("service", sc.Name), zap.Int("pid", pid))
 	return nil
 }
 
@@ -245,7 +246,7 @@ func (r *runner) awaitHealthy(ctx context.Context, rs *runningSidecar) error {
 		}
 		if err == nil && code == 0 {
 			rs.healthy = true
-			r.log.Info("sidecar healthy", zap.String("service", rs.sc.Name), zap.Duration("after", time.Since(start)))
+			r.Log.Info("sidecar healthy", zap.String("service", rs.sc.Name), zap.Duration("after", time.Since(start)))
 			return nil
 		}
 		if time.Since(start) >= hc.StartPeriod {
@@ -435,13 +436,13 @@ func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskI
 		return nil, fmt.Errorf("%s: %w", dockerfile, err)
 	}
 	st := &tasks.Task{Name: t.Name + "-" + sc.Name, Dir: tmp, Dockerfile: df, Config: t.Config}
-	log, err := r.cappedLog(BuildLogFile, "build log", r.logLimit(), os.O_APPEND)
+	log, err := r.CappedLog(BuildLogFile, "build log", r.LogLimit(), os.O_APPEND)
 	if err != nil {
 		return nil, err
 	}
-	defer r.closeLog(log)
+	defer r.CloseLog(log)
 	// BuildTask builds the bases the sidecar's FROMs need, as for the task.
-	img, _, err := env.BuildTask(ctx, r.o.Images, st, r.buildOptions(log))
+	img, _, err := env.BuildTask(ctx, r.o.Images, st, r.BuildOptions(log))
 	return img, err
 }
 
@@ -463,7 +464,7 @@ func (r *runner) stopSidecars() {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // Wait kills the container at once
 			if _, err := rs.c.Wait(ctx); err != nil {
-				r.log.Warn("stop sidecar", zap.String("service", name), zap.Error(err))
+				r.Log.Warn("stop sidecar", zap.String("service", name), zap.Error(err))
 			}
 		}
 		if rs.log != nil {
@@ -474,13 +475,13 @@ func (r *runner) stopSidecars() {
 		}
 		if rs.rootfs != nil {
 			if err := rs.rootfs.Close(); err != nil {
-				r.log.Error("close sidecar rootfs", zap.String("service", name), zap.Error(err))
+				r.Log.Error("close sidecar rootfs", zap.String("service", name), zap.Error(err))
 			}
 		}
 	}
 	for i := len(cr.mounted) - 1; i >= 0; i-- {
 		if err := unix.Unmount(fdPath(cr.mounted[i]), unix.MNT_DETACH); err != nil {
-			r.log.Error("unmount volume", zap.String("at", cr.mounted[i].Name()), zap.Error(err))
+			r.Log.Error("unmount volume", zap.String("at", cr.mounted[i].Name()), zap.Error(err))
 		}
 		cr.mounted[i].Close()
 	}
@@ -504,25 +505,4 @@ func writeHosts(rootfs string, names []string) error {
 	_ = root.Remove("etc/hosts") // a link there is replaced, not followed
 	data := "127.0.0.1\tlocalhost " + strings.Join(names, " ") + "\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 	return root.WriteFile("etc/hosts", []byte(data), 0o644)
-}
-
-// resolveIn resolves a USER (root when empty) in rootfs.
-func resolveIn(rootfs, user string) (Identity, error) {
-	if strings.TrimSpace(user) == "" {
-		user = "root"
-	}
-	root, err := os.OpenRoot(rootfs)
-	if err != nil {
-		return Identity{}, err
-	}
-	defer root.Close()
-	passwd, err := readOptional(root, "etc/passwd")
-	if err != nil {
-		return Identity{}, err
-	}
-	group, err := readOptional(root, "etc/group")
-	if err != nil {
-		return Identity{}, err
-	}
-	return resolveUser(user, passwd, group)
 }

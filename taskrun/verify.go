@@ -12,6 +12,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -45,7 +46,7 @@ func (r *runner) verifyUtility(ctx context.Context) verdict {
 		if err != nil {
 			return verdict{err: err}
 		}
-		files, err := readRewardFiles(r.rootfs.Path)
+		files, err := readRewardFiles(r.Rootfs.Path)
 		if err != nil {
 			return verdict{err: fmt.Errorf("utility verifier: %w", err)}
 		}
@@ -86,11 +87,11 @@ func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
 // agent, so that what it loads is known.
 func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (env.RunResult, error) {
 	t := r.o.Task
-	timeout := seconds(t.Config.Verifier.TimeoutSec, defaultTimeout)
+	timeout := runbox.Seconds(t.Config.Verifier.TimeoutSec, defaultTimeout)
 	if err := r.prepareVerifierRootfs(); err != nil {
 		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
 	}
-	cfg := env.TaskRunConfig(t, r.image)
+	cfg := env.TaskRunConfig(t, r.Image)
 	dir := cfg.Cwd
 	if dir == "" {
 		dir = "/"
@@ -99,11 +100,11 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	cfg.AddCapabilities = caps
 	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), Dir: dir, CloseFDs: true,
 		DropCapabilities: true, Capabilities: caps}
-	log, err := r.cappedLog(VerifierLogFile(name), name+" verifier log", r.logLimit(), os.O_TRUNC)
+	log, err := r.CappedLog(VerifierLogFile(name), name+" verifier log", r.LogLimit(), os.O_TRUNC)
 	if err != nil {
 		return env.RunResult{}, err
 	}
-	defer r.closeLog(log)
+	defer r.CloseLog(log)
 	var rec *audit.Recording
 	var track func(context.Context, int) error
 	if r.o.Tracer != nil {
@@ -113,14 +114,14 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 			return err
 		}
 	}
-	g := r.runGated(ctx, gatedContainer{name: "verify-" + name, cfg: cfg, spec: spec,
-		stdio: env.Stdio{Stdout: log, Stderr: log}, timeout: timeout, track: track})
+	g := r.RunGated(ctx, runbox.Gated{Name: "verify-" + name, Config: cfg, Spec: spec,
+		Stdio: env.Stdio{Stdout: log, Stderr: log}, Timeout: timeout, Track: track})
 	r.finishVerifierTrace(name, rec)
 	switch {
-	case g.startErr != nil && !g.startTimedOut:
-		return g.RunResult, fmt.Errorf("%s verifier: %w", name, g.startErr)
-	case g.waitErr != nil:
-		return g.RunResult, fmt.Errorf("%s verifier: %w", name, g.waitErr)
+	case g.StartErr != nil && !g.StartTimedOut:
+		return g.RunResult, fmt.Errorf("%s verifier: %w", name, g.StartErr)
+	case g.WaitErr != nil:
+		return g.RunResult, fmt.Errorf("%s verifier: %w", name, g.WaitErr)
 	case g.TimedOut:
 		return g.RunResult, fmt.Errorf("%s verifier timed out after %v", name, timeout)
 	}
@@ -131,7 +132,7 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 // exec on in a trace session of its own, judging what it consumes
 // against what the agent left (tamperJudge).
 func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (*audit.Recording, error) {
-	root, err := policy.NewRoot(r.rootfs.Path)
+	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (
 		j.recheck()
 		note = func(ev *tracer.Event) { j.observe(name, ev) }
 	}
-	return r.traceContainer(ctx, pid, VerifierEventsFile(name), nil, root, note)
+	return r.TraceContainer(ctx, pid, VerifierEventsFile(name), nil, root, note)
 }
 
 // finishVerifierTrace ends a verifier's recording and records how
@@ -163,7 +164,7 @@ func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
 		vt.Error = err.Error()
 	}
 	if !vt.Traced {
-		r.log.Warn("verifier trace incomplete", zap.String("verifier", name), zap.Error(err), zap.Uint64("lost", vt.LostEvents))
+		r.Log.Warn("verifier trace incomplete", zap.String("verifier", name), zap.Error(err), zap.Uint64("lost", vt.LostEvents))
 	}
 }
 
@@ -171,14 +172,14 @@ func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
 // from the run's upper layer and its volumes, before the harness adds
 // the tests.
 func (r *runner) noteAgentWrites() {
-	root, err := policy.NewRoot(r.rootfs.Path)
+	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
-		r.log.Warn("files the agent wrote", zap.Error(err))
+		r.Log.Warn("files the agent wrote", zap.Error(err))
 		return
 	}
-	written, err := agentWrittenFiles(r.rootfs.Upper(), r.rootfs.Lower, root, r.agentStart)
+	written, err := agentWrittenFiles(r.Rootfs.Upper(), r.Rootfs.Lower, root, r.AgentStart)
 	if err != nil {
-		r.log.Warn("files the agent wrote", zap.Error(err))
+		r.Log.Warn("files the agent wrote", zap.Error(err))
 		return
 	}
 	r.noteVolumeWrites(written, root)
@@ -208,11 +209,4 @@ func mapEnv(m map[string]string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
-}
-
-func seconds(s float64, def time.Duration) time.Duration {
-	if s <= 0 {
-		return def
-	}
-	return time.Duration(s * float64(time.Second))
 }

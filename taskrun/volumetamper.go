@@ -161,9 +161,9 @@ func (r *runner) snapshotAgentVolumes() {
 	if r.compose == nil || len(r.compose.agentMounts) == 0 {
 		return
 	}
-	root, err := policy.NewRoot(r.rootfs.Path)
+	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
-		r.log.Warn("agent volumes", zap.Error(err))
+		r.Log.Warn("agent volumes", zap.Error(err))
 		return
 	}
 	for i, m := range r.compose.agentMounts {
@@ -208,5 +208,5 @@ func (r *runner) noteVolumeWrites(w *agentWrites, root *policy.Root) {
 		}
 		w.byID[f.id], w.byPath[p] = f, f
 	}
-	r.log.Info("agent volume writes", zap.Int("files", len(agent)), zap.Bool("changed", changed), zap.Bool("unknown", unknown))
+	r.Log.Info("agent volume writes", zap.Int("files", len(agent)), zap.Bool("changed", changed), zap.Bool("unknown", unknown))
 }

@@ -1,0 +1,79 @@
+// Package netproxy is a run's egress proxy: the only way out of the run's
+// private network namespace, to the host:port destinations the phase's
+// network policy allows, with every connection attempt recorded as an
+// Event.
+//
+// # Shape
+//
+//   - allow.go, mode.go (pure, table-tested): allow-list entries
+//     (ParseEntry: "host", "host:port", "host:*", "*.domain", "[v6]:port",
+//     an http(s) URL without a path; anything else is an EntryError naming
+//     its field), Harbor's network modes (public, no-network, allowlist)
+//     and the precedence that gives each phase its Policy (ResolvePhase).
+//   - proxy.go, httpproxy.go, relay.go, netns.go, pid.go: the server.
+//   - event.go: the events and a bounded Log sink.
+//
+// # How the namespace is bridged
+//
+// Start joins the run's namespace on one locked thread just long enough
+// to open the listener (127.0.0.1:P and [::1]:P), then returns it to the
+// host's namespace: the listening socket belongs to the run's namespace
+// for its life, while every outgoing connection is dialled from the
+// host's. The container gets no route and no interface besides lo: a
+// connection to any address outside 127/8 and ::1 fails at once with
+// ENETUNREACH, UDP included. An nftables rule in the namespace (nat
+// output, REDIRECT) sends every other TCP connection made there to P, so
+// a client that ignores HTTP_PROXY is still mediated, never routed
+// around; the proxy reads the original destination (SO_ORIGINAL_DST).
+// Its own sockets into the namespace carry a random mark the rule lets
+// through.
+//
+// On P the proxy serves, by the connection's original destination:
+//   - P itself: proxy clients. CONNECT host:port (HTTPS_PROXY, ALL_PROXY)
+//     is a tunnel; an absolute-URI request (HTTP_PROXY) is forwarded as
+//     origin-form, one event per request. A refusal is a 403 whose body
+//     says why; a failure to resolve or connect a 502 naming it.
+//   - a loopback address: a service of the run's own namespace (a compose
+//     sidecar) when one listens there, always allowed; else the host's
+//     loopback, if the policy allows it (tests use loopback servers).
+//   - a stand-in address 127.88.x.y: the allowed name HostsEntries maps
+//     to it in the run's /etc/hosts (clients that ignore the variables
+//     reach allowed names at their usual name and port). Wildcard entries
+//     and names not allowed have no stand-in: they are reached through
+//     the variables only, and resolving them in the container fails.
+//   - anything refused is reset at once (and recorded).
+//
+// # Model endpoint and key injection
+//
+// A run that has a model agent inside the container passes its endpoint
+// as Config.Model (ModelEndpoint{URL, Key}): ResolvePhase allows its
+// host:port for the agent phase, and the proxy sets `Authorization:
+// Bearer <Key>` on every plain-HTTP request to it (through the variables
+// or transparently), so the agent runs with Placeholder and the key never
+// enters the container. Over HTTPS the proxy only tunnels: it does not
+// intercept TLS, so it cannot inject there and the harness would need the
+// real key — the run should point the harness at a plain-HTTP endpoint
+// (a loopback gateway of the host) instead. Harness helpers use:
+//
+//	pol, err := netproxy.ResolvePhase(netproxy.PhaseInput{..., Model: m})
+//	p, err := netproxy.Start(ns, netproxy.Config{Phase: netproxy.PhaseAgent, Policy: pol, Model: m, Sink: log})
+//	env = append(env, p.Env()...) // plus OPENAI_API_KEY=netproxy.Placeholder
+//
+// # Events
+//
+// One Event per attempt (a CONNECT tunnel, a transparent connection, an
+// absolute-URI request): phase, pid, host, port, how it came, allowed or
+// refused and why, address dialled, bytes each way, duration, SNI seen,
+// whether the key was injected, whether the idle timeout closed it. The
+// pid is the process holding the client's socket, found through the
+// namespace's /proc/net/tcp{,6} and the /proc/PID/fd links of the
+// processes in that namespace (TCP has no SO_PEERCRED); 0 when the
+// process had gone. The schema is in docs/trace-events.md.
+//
+// # Bounds
+//
+// A relay holds two 32 KiB buffers whatever passes (gigabytes stay
+// bounded; byte counts are int64); a connection idle both ways for
+// IdleTimeout is closed; resolving and dialling take at most
+// DialTimeout; a Log keeps at most Max events and counts the rest.
+package netproxy

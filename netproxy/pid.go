@@ -1,0 +1,166 @@
+package netproxy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// pidFinder maps a client's connection in the run's network namespace to
+// the process holding its socket: the socket's inode from a sock_diag
+// query for the exact connection (a netlink socket made inside the
+// namespace: an O(1) lookup, where /proc/net/tcp walks every TCP socket
+// of the host), then the process among those in that namespace whose
+// descriptors include socket:[inode]. TCP has no SO_PEERCRED. A socket
+// passed to another process is found in the first one scanned.
+type pidFinder struct {
+	mu    sync.Mutex
+	diag  int    // NETLINK_SOCK_DIAG socket of the namespace
+	nsIno uint64 // the namespace's inode
+	proc  string // "/proc"
+	buf   []byte
+}
+
+// newPIDFinder opens a sock_diag socket in the calling thread's network
+// namespace (call it inside inNetNS).
+func newPIDFinder() (*pidFinder, error) {
+	f := &pidFinder{proc: "/proc", diag: -1, buf: make([]byte, 8192)}
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
+		return nil, err
+	}
+	f.nsIno = st.Ino
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return nil, fmt.Errorf("sock_diag socket: %w", err)
+	}
+	tv := unix.Timeval{Sec: 1}
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	f.diag = fd
+	return f, nil
+}
+
+func (f *pidFinder) close() {
+	if f.diag >= 0 {
+		unix.Close(f.diag)
+	}
+}
+
+// pid returns the process that holds the client end of the TCP
+// connection client → dst (dst as the client's socket sees it: the
+// original destination), 0 when none is found.
+func (f *pidFinder) pid(client, dst netip.AddrPort) int {
+	ino := f.inode(client, dst)
+	if ino == 0 {
+		return 0
+	}
+	return f.holder(ino)
+}
+
+// inode asks the kernel for the socket client → dst (AF_INET, else an
+// AF_INET6 socket with mapped addresses).
+func (f *pidFinder) inode(client, dst netip.AddrPort) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	families := []uint8{unix.AF_INET6}
+	if client.Addr().Is4() {
+		families = []uint8{unix.AF_INET, unix.AF_INET6}
+	}
+	for _, fam := range families {
+		if err := unix.Send(f.diag, diagRequest(fam, client, dst), 0); err != nil {
+			return 0
+		}
+		n, err := unix.Read(f.diag, f.buf)
+		if err != nil {
+			return 0
+		}
+		if ino := diagInode(f.buf[:n]); ino != 0 {
+			return ino
+		}
+	}
+	return 0
+}
+
+// diagAddr writes a as a sock_diag address of family fam (IPv4 in the
+// first word; IPv4-mapped for AF_INET6).
+func diagAddr(b []byte, fam uint8, a netip.Addr) {
+	if fam == unix.AF_INET {
+		a4 := a.Unmap().As4()
+		copy(b, a4[:])
+		return
+	}
+	a16 := a.As16()
+	copy(b, a16[:])
+}
+
+// diagRequest is a SOCK_DIAG_BY_FAMILY request (struct
+// inet_diag_req_v2) for the one TCP socket src → dst of family fam. It
+// is pure.
+func diagRequest(fam uint8, src, dst netip.AddrPort) []byte {
+	const hdr, req = unix.SizeofNlMsghdr, 56
+	b := make([]byte, hdr+req)
+	binary.NativeEndian.PutUint32(b[0:], hdr+req)
+	binary.NativeEndian.PutUint16(b[4:], unix.SOCK_DIAG_BY_FAMILY)
+	binary.NativeEndian.PutUint16(b[6:], unix.NLM_F_REQUEST)
+	r := b[hdr:]
+	r[0], r[1] = fam, unix.IPPROTO_TCP
+	binary.NativeEndian.PutUint32(r[4:], 0xffffffff) // every state
+	binary.BigEndian.PutUint16(r[8:], src.Port())
+	binary.BigEndian.PutUint16(r[10:], dst.Port())
+	diagAddr(r[12:28], fam, src.Addr())
+	diagAddr(r[28:44], fam, dst.Addr())
+	binary.NativeEndian.PutUint32(r[48:], 0xffffffff) // INET_DIAG_NOCOOKIE
+	binary.NativeEndian.PutUint32(r[52:], 0xffffffff)
+	return b
+}
+
+// diagInode reads the inode of a sock_diag answer (struct
+// inet_diag_msg), 0 for an error or nothing found. It is pure.
+func diagInode(b []byte) uint64 {
+	const hdr = unix.SizeofNlMsghdr
+	if len(b) < hdr+72 || binary.NativeEndian.Uint16(b[4:]) != unix.SOCK_DIAG_BY_FAMILY {
+		return 0
+	}
+	return uint64(binary.NativeEndian.Uint32(b[hdr+68:]))
+}
+
+// holder scans the processes in the finder's namespace for a descriptor
+// of socket inode ino.
+func (f *pidFinder) holder(ino uint64) int {
+	d, err := os.Open(f.proc)
+	if err != nil {
+		return 0
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	want := []byte("socket:[" + strconv.FormatUint(ino, 10) + "]")
+	nsLink := []byte("net:[" + strconv.FormatUint(f.nsIno, 10) + "]")
+	buf := make([]byte, 64)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		n, err := unix.Readlink(f.proc+"/"+name+"/ns/net", buf)
+		if err != nil || !bytes.Equal(buf[:n], nsLink) {
+			continue
+		}
+		fds, err := os.ReadDir(f.proc + "/" + name + "/fd")
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			n, err := unix.Readlink(f.proc+"/"+name+"/fd/"+fd.Name(), buf)
+			if err == nil && bytes.Equal(buf[:n], want) {
+				return pid
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,500 @@
+package netproxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/policy"
+)
+
+// Defaults of Config.
+const (
+	DefaultIdleTimeout = 5 * time.Minute
+	DefaultDialTimeout = 10 * time.Second
+)
+
+// mappedPrefix holds the loopback addresses that stand for allowed names
+// in a run's /etc/hosts (HostsEntries): a transparent connection to one
+// goes to its name.
+var mappedPrefix = netip.MustParsePrefix("127.88.0.0/16")
+
+// Config configures a run's proxy.
+type Config struct {
+	// Phase and Policy are the first phase's (SetPhase changes them).
+	Phase  Phase
+	Policy Policy
+	// Names are the allowed names (of every phase) that transparent
+	// clients reach through /etc/hosts (HostsEntries).
+	Names []string
+	// NoProxy are names clients should reach directly (the run's
+	// compose services): NO_PROXY. Direct connections are still
+	// mediated (redirected to the proxy, which passes a connection to a
+	// service of the run's own namespace).
+	NoProxy []string
+	// Model is the endpoint whose key the proxy injects (nil: none).
+	Model *ModelEndpoint
+	// Sink receives every connection attempt.
+	Sink Sink
+	// IdleTimeout closes a connection idle in both directions this long
+	// (DefaultIdleTimeout); DialTimeout bounds resolving and connecting
+	// (DefaultDialTimeout).
+	IdleTimeout, DialTimeout time.Duration
+	// Resolver resolves names on the daemon's host (nil: net's
+	// default).
+	Resolver *net.Resolver
+	Log      *zap.Logger
+}
+
+// Proxy is a run's egress proxy: it listens on loopback inside the run's
+// network namespace (sockets made on a thread that joined it) and dials
+// out from the host's, so the container needs no route; a redirect rule
+// in the namespace sends every other TCP connection to it too.
+type Proxy struct {
+	cfg      Config
+	ns, host *os.File
+	port     int
+	mark     uint32
+	lns      []net.Listener
+	addrs    []netip.AddrPort // the listeners' own addresses
+	pids     *pidFinder
+	names    map[netip.Addr]string
+	hosts    []hostEntry
+	model    *modelTarget
+
+	mu     sync.RWMutex
+	phase  Phase
+	policy Policy
+
+	connMu sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type hostEntry struct {
+	addr netip.Addr
+	name string
+}
+
+type modelTarget struct {
+	host  string
+	port  int
+	plain bool
+	key   string
+}
+
+// Start starts a proxy for the network namespace ns (held open by the
+// caller for the proxy's life).
+func Start(ns *os.File, cfg Config) (*Proxy, error) {
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = DefaultDialTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
+	}
+	p := &Proxy{cfg: cfg, ns: ns, phase: cfg.Phase, policy: cfg.Policy,
+		names: map[netip.Addr]string{}, conns: map[net.Conn]struct{}{}}
+	if cfg.Model != nil {
+		host, port, plain, err := cfg.Model.target()
+		if err != nil {
+			return nil, err
+		}
+		p.model = &modelTarget{host: host, port: port, plain: plain, key: cfg.Model.Key}
+	}
+	if err := p.mapNames(cfg.Names); err != nil {
+		return nil, err
+	}
+	var mark [4]byte
+	if _, err := rand.Read(mark[:]); err != nil {
+		return nil, err
+	}
+	p.mark = binary.NativeEndian.Uint32(mark[:]) | 1
+	host, err := os.Open("/proc/self/ns/net")
+	if err != nil {
+		return nil, err
+	}
+	p.host = host
+	if err := inNetNS(ns, host, p.listen); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if err := installRedirect(ns, uint16(p.port), p.mark); err != nil {
+		p.Close()
+		return nil, err
+	}
+	for _, l := range p.lns {
+		p.wg.Add(1)
+		go p.accept(l)
+	}
+	return p, nil
+}
+
+// mapNames gives each name an address of mappedPrefix.
+func (p *Proxy) mapNames(names []string) error {
+	next := mappedPrefix.Addr().Next()
+	seen := map[string]bool{}
+	for _, n := range names {
+		h, err := policy.NormaliseHost(n)
+		if err != nil {
+			return fmt.Errorf("proxy name %q: %w", n, err)
+		}
+		if seen[h] || h == "localhost" {
+			continue
+		}
+		if _, err := netip.ParseAddr(h); err == nil {
+			continue
+		}
+		if !mappedPrefix.Contains(next) {
+			return fmt.Errorf("more than %d allowed names", 1<<16-2)
+		}
+		seen[h] = true
+		p.names[next] = h
+		p.hosts = append(p.hosts, hostEntry{addr: next, name: h})
+		next = next.Next()
+	}
+	return nil
+}
+
+// listen runs inside the namespace: the listeners (127.0.0.1 and ::1,
+// one port) and the tables of the pid finder.
+func (p *Proxy) listen() error {
+	l4, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("proxy listener: %w", err)
+	}
+	p.lns = append(p.lns, l4)
+	p.port = l4.Addr().(*net.TCPAddr).Port
+	p.addrs = append(p.addrs, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(p.port)))
+	if l6, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(p.port))); err == nil {
+		p.lns = append(p.lns, l6)
+		p.addrs = append(p.addrs, netip.AddrPortFrom(netip.IPv6Loopback(), uint16(p.port)))
+	} else {
+		p.cfg.Log.Info("proxy: no IPv6 loopback listener", zap.Error(err))
+	}
+	if p.pids, err = newPIDFinder(); err != nil {
+		p.cfg.Log.Warn("proxy: connecting processes will not be named", zap.Error(err))
+		p.pids = nil
+	}
+	return nil
+}
+
+// Port is the proxy's port on the namespace's loopback.
+func (p *Proxy) Port() int { return p.port }
+
+// URL is the proxy's URL inside the namespace.
+func (p *Proxy) URL() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
+
+// Env is the environment a mediated phase's processes get: the proxy
+// variables in both cases (curl reads only the lower-case http_proxy),
+// NO_PROXY, and, with a model endpoint, nothing of its key.
+func (p *Proxy) Env() []string {
+	u := p.URL()
+	var env []string
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
+		env = append(env, k+"="+u)
+	}
+	for _, k := range []string{"http_proxy", "https_proxy", "all_proxy"} {
+		env = append(env, k+"="+u)
+	}
+	np := ""
+	for i, n := range p.cfg.NoProxy {
+		if i > 0 {
+			np += ","
+		}
+		np += n
+	}
+	return append(env, "NO_PROXY="+np, "no_proxy="+np)
+}
+
+// HostsEntries are the /etc/hosts lines that map each allowed name to
+// its stand-in address: a client that ignores the proxy variables
+// connects there, and the redirect brings it to the proxy, which knows
+// the name.
+func (p *Proxy) HostsEntries() string {
+	var s string
+	for _, h := range p.hosts {
+		s += h.addr.String() + "\t" + h.name + "\n"
+	}
+	return s
+}
+
+// SetPhase switches the policy (between the agent and the verifiers);
+// connections already open keep going.
+func (p *Proxy) SetPhase(ph Phase, pol Policy) {
+	p.mu.Lock()
+	p.phase, p.policy = ph, pol
+	p.mu.Unlock()
+}
+
+func (p *Proxy) current() (Phase, Policy) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.phase, p.policy
+}
+
+// Close stops the proxy: no new connection, every open one closed, its
+// goroutines ended (their events sent). The redirect rule stays in the
+// namespace, which the run discards: nothing there reaches anything then.
+func (p *Proxy) Close() error {
+	p.connMu.Lock()
+	p.closed = true
+	for _, l := range p.lns {
+		l.Close()
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	p.connMu.Unlock()
+	p.wg.Wait()
+	if p.pids != nil {
+		p.pids.close()
+	}
+	if p.host != nil {
+		p.host.Close()
+	}
+	return nil
+}
+
+// track registers c for Close; false once closed.
+func (p *Proxy) track(c net.Conn) bool {
+	p.connMu.Lock()
+	defer p.connMu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.conns[c] = struct{}{}
+	return true
+}
+
+func (p *Proxy) untrack(c net.Conn) {
+	p.connMu.Lock()
+	delete(p.conns, c)
+	p.connMu.Unlock()
+}
+
+func (p *Proxy) accept(l net.Listener) {
+	defer p.wg.Done()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			p.cfg.Log.Warn("proxy accept", zap.Error(err))
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if !p.track(c) {
+				c.Close()
+				return
+			}
+			defer p.untrack(c)
+			defer c.Close()
+			p.serve(c.(*net.TCPConn))
+		}()
+	}
+}
+
+// session is one accepted client connection.
+type session struct {
+	p     *Proxy
+	c     *net.TCPConn
+	start time.Time
+	pid   chan int
+	pidv  int
+}
+
+// clientPID is the connecting process, looked up once, concurrently with
+// the work of the first attempt: call it before answering the client,
+// which may exit as soon as it has its answer (a process's socket is
+// found only while it is open).
+func (s *session) clientPID() int {
+	if s.pid != nil {
+		s.pidv = <-s.pid
+		s.pid = nil
+	}
+	return s.pidv
+}
+
+func (p *Proxy) serve(c *net.TCPConn) {
+	s := &session{p: p, c: c, start: time.Now(), pid: make(chan int, 1)}
+	dst, err := originalDst(c)
+	if err != nil {
+		p.cfg.Log.Warn("proxy", zap.Error(err))
+		return
+	}
+	go func() {
+		pid := 0
+		if p.pids != nil {
+			if a, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
+				pid = p.pids.pid(a, dst)
+			}
+		}
+		s.pid <- pid
+	}()
+	for _, a := range p.addrs {
+		if dst == a {
+			s.serveProxyRequests(bufio.NewReader(c))
+			return
+		}
+	}
+	s.serveTransparent(dst)
+}
+
+// newEvent starts the event of an attempt at host:port.
+func (s *session) newEvent(via, host string, port int) Event {
+	ph, _ := s.p.current()
+	return Event{TS: time.Now().UnixNano(), Op: OpConnect, Phase: ph, Host: host, Port: port, Via: via}
+}
+
+// finish completes ev and sends it.
+func (s *session) finish(ev Event, start time.Time) {
+	ev.PID = s.clientPID()
+	ev.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	if s.p.cfg.Sink != nil {
+		s.p.cfg.Sink.Event(ev)
+	}
+}
+
+// isLoopback reports whether host names the run's own loopback (not a
+// stand-in address of an allowed name).
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback() && !mappedPrefix.Contains(a)
+}
+
+// open decides an attempt at host:port (host normalised or not) and
+// connects when allowed: to a service listening in the run's namespace
+// for a loopback destination (always allowed), else, when the phase's
+// policy allows it, to the destination resolved and dialled from the
+// host. ev is filled with the decision, address and error.
+func (s *session) open(ctx context.Context, ev *Event) (net.Conn, bool) {
+	p := s.p
+	h, err := policy.NormaliseHost(ev.Host)
+	if err != nil {
+		ev.Reason = "bad host: " + err.Error()
+		return nil, false
+	}
+	ev.Host = h
+	if isLoopback(h) {
+		if ev.Port == p.port {
+			ev.Reason = "the proxy itself"
+			return nil, false
+		}
+		if c, addr := s.dialLocal(ctx, h, ev.Port); c != nil {
+			ev.Allowed, ev.Local, ev.Addr = true, true, addr
+			return c, true
+		}
+	}
+	ph, pol := p.current()
+	if !pol.Allows(h, ev.Port) {
+		ev.Reason = fmt.Sprintf("%s is not allowed in the %s phase (network_mode %s)", ev.Target(), ph, pol.Mode)
+		return nil, false
+	}
+	ev.Allowed = true
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
+	defer cancel()
+	addrs, err := p.cfg.Resolver.LookupNetIP(ctx, "ip", h)
+	if err != nil {
+		ev.Error = "resolve: " + err.Error()
+		return nil, false
+	}
+	var d net.Dialer
+	var errs []error
+	for _, a := range addrs {
+		addr := netip.AddrPortFrom(a.Unmap(), uint16(ev.Port)).String()
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			ev.Addr = addr
+			return c, true
+		}
+		errs = append(errs, err)
+	}
+	ev.Error = "dial: " + errors.Join(errs...).Error()
+	return nil, false
+}
+
+// dialLocal connects to host:port inside the run's namespace, from a
+// socket carrying the proxy's mark (so the redirect lets it through);
+// nil when nothing listens there.
+func (s *session) dialLocal(ctx context.Context, host string, port int) (net.Conn, string) {
+	p := s.p
+	ip := host
+	if host == "localhost" {
+		ip = "127.0.0.1"
+	}
+	addr := net.JoinHostPort(ip, strconv.Itoa(port))
+	d := net.Dialer{Timeout: time.Second, Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_MARK, int(p.mark))
+		})
+		return errors.Join(err, serr)
+	}}
+	var c net.Conn
+	err := inNetNS(p.ns, p.host, func() error {
+		var err error
+		c, err = d.DialContext(ctx, "tcp", addr)
+		return err
+	})
+	if err != nil {
+		return nil, ""
+	}
+	return c, addr
+}
+
+// serveTransparent handles a connection redirected from dst: refused
+// with a reset, or relayed (HTTP to the model endpoint is served as
+// HTTP, to inject its key).
+func (s *session) serveTransparent(dst netip.AddrPort) {
+	host := dst.Addr().String()
+	if name, ok := s.p.names[dst.Addr()]; ok {
+		host = name
+	}
+	ev := s.newEvent(ViaTransparent, host, int(dst.Port()))
+	if m := s.p.model; m != nil && m.plain && ev.Host == m.host && ev.Port == m.port {
+		t := &fixedTarget{host: ev.Host, port: ev.Port}
+		s.serveHTTP(bufio.NewReader(s.c), t)
+		return
+	}
+	start := time.Now()
+	up, ok := s.open(context.Background(), &ev)
+	s.clientPID()
+	if !ok {
+		s.c.SetLinger(0) // a reset: the client fails at once
+		s.finish(ev, start)
+		return
+	}
+	res := relay(s.c, s.c, up, s.p.cfg.IdleTimeout)
+	ev.BytesOut, ev.BytesIn, ev.IdleClosed, ev.SNI = res.out, res.in, res.idleClosed, sniffSNI(res.firstOut)
+	if res.err != nil {
+		ev.Error = "relay: " + res.err.Error()
+	}
+	s.finish(ev, start)
+}

@@ -1,0 +1,163 @@
+package runbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/tracer"
+)
+
+// BinaryInContainer is where every container of a run has the authbench
+// binary (sandbox-init, the toolbox, die-with-parent).
+const BinaryInContainer = "/.authbench/authbench"
+
+// Files every kind of run writes in its directory.
+const (
+	EventsFile      = "events.jsonl"
+	AgentStdoutFile = "agent-stdout.log"
+	AgentStderrFile = "agent-stderr.log"
+	BuildLogFile    = "build.log"
+	PlanFile        = "plan.json"
+	// TrajectoryFile is a model agent's transcript (ATIF).
+	TrajectoryFile = "trajectory.json"
+)
+
+// RootfsDir is where in the run directory a run mounts its rootfs.
+const RootfsDir = "rootfs"
+
+// Box is one run's environment and the state its containers share. The
+// caller sets the collaborators (Task to OnIdentity) and calls New; the
+// run fills the rest as it goes.
+type Box struct {
+	// Task is the task whose environment this is.
+	Task *tasks.Task
+	// Self is the static authbench binary, mounted into each container.
+	Self string
+	// Images, Builder, BaseMap and Registries build the task's images.
+	Images     env.Store
+	Builder    env.Builder
+	BaseMap    env.BaseMap
+	Registries []env.Registry
+	// Runc runs the containers.
+	Runc env.Runc
+	// Tracer traces them; nil runs untraced.
+	Tracer *tracer.Tracer
+	// Dir receives the run's files.
+	Dir string
+	// MaxOutputBytes caps each stored log (0: DefaultMaxLogBytes).
+	MaxOutputBytes int64
+	// Log receives structured logs (never nil after New).
+	Log *zap.Logger
+	// OnIdentity, when set, is called with the agent's identity once it
+	// is resolved.
+	OnIdentity func(Identity)
+
+	// ID prefixes the run's container ids (New makes a fresh one).
+	ID string
+	// Image, Rootfs and Ident are the task image, the run's rootfs and
+	// the agent's identity in it.
+	Image  *env.TaskImage
+	Rootfs *env.Rootfs
+	Ident  Identity
+	// Plan is what confines the agent (nil: unconstrained).
+	Plan *policy.Plan
+	// Seccomp, when set, replaces the container seccomp filter of the
+	// agent's container (a generation runs under its own).
+	Seccomp *sandbox.Filter
+	// Caps are the capabilities the agent runs with (none for a
+	// generator).
+	Caps []string
+	// NetNS, when set, is the network namespace the run's containers
+	// share (compose services).
+	NetNS string
+	// AgentStart is when the agent's (first) container was started.
+	AgentStart time.Time
+}
+
+// New readies b for a run: a logger, a fresh container id prefix and
+// the run directory.
+func (b *Box) New() error {
+	if b.Log == nil {
+		b.Log = zap.NewNop()
+	}
+	var id [6]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return err
+	}
+	b.ID = "authbench-" + hex.EncodeToString(id[:])
+	if err := os.MkdirAll(b.Dir, 0o750); err != nil {
+		return fmt.Errorf("run %s: %w", b.Task.Name, err)
+	}
+	return nil
+}
+
+// BuildImage makes sure the task image (and the local bases it needs)
+// exist, logging the build to BuildLogFile.
+func (b *Box) BuildImage(ctx context.Context) (*env.TaskImage, error) {
+	log, err := b.CappedLog(BuildLogFile, "build log", b.LogLimit(), os.O_TRUNC)
+	if err != nil {
+		return nil, err
+	}
+	defer b.CloseLog(log)
+	img, built, err := env.BuildTask(ctx, b.Images, b.Task, b.BuildOptions(log))
+	if err != nil {
+		return nil, err
+	}
+	b.Log.Info("task image", zap.String("task", b.Task.Name), zap.Bool("built", built), zap.String("rootfs", img.Rootfs))
+	return img, nil
+}
+
+// BuildOptions are the image build options of the run's images.
+func (b *Box) BuildOptions(log io.Writer) env.BuildOptions {
+	return env.BuildOptions{Builder: b.Builder, BaseMap: b.BaseMap, Registries: b.Registries, Log: log}
+}
+
+// ImagePath is the PATH of the task's image (env.DefaultPath's when it
+// sets none).
+func (b *Box) ImagePath() string {
+	for _, kv := range env.TaskRunConfig(b.Task, b.Image).Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return v
+		}
+	}
+	return strings.TrimPrefix(env.DefaultPath, "PATH=")
+}
+
+// WriteJSON writes v, indented, to path.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// DefaultAgentTimeout is the agent's time when task.toml sets none.
+const DefaultAgentTimeout = 30 * time.Minute
+
+// AgentTimeout is the agent's time: task.toml's [agent] timeout_sec,
+// else DefaultAgentTimeout.
+func (b *Box) AgentTimeout() time.Duration {
+	return Seconds(b.Task.Config.Agent.TimeoutSec, DefaultAgentTimeout)
+}
+
+// Seconds is a task.toml timeout of s seconds, def when it sets none.
+func Seconds(s float64, def time.Duration) time.Duration {
+	if s <= 0 {
+		return def
+	}
+	return time.Duration(s * float64(time.Second))
+}

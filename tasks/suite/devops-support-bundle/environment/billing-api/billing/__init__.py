@@ -1,0 +1,1 @@
+"""billing-api: invoices for the subscription service."""
