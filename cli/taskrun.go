@@ -16,6 +16,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
@@ -104,9 +105,9 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 }
 
 // taskRequest checks the flags and builds the daemon request.
-func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
+func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	sources := 0
-	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps}}
+	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps}}
 	if _, err := taskrun.ParseSemantics(f.semantics); err != nil {
 		return nil, usageErrorf("--semantics: %v", err)
 	}
@@ -168,12 +169,12 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 	defer done()
 	ctx, stop := interruptContext()
 	defer stop()
-	final, err := daemon.RunTask(ctx, api, req)
+	final, err := runapi.RunTask(ctx, api, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted(err)
 		}
-		var ae *daemon.APIError
+		var ae *runapi.APIError
 		var re *daemon.RequestError
 		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
 			return usageError(err)
@@ -215,7 +216,7 @@ func (f taskRunFlags) embedded() embeddedFlags {
 }
 
 // taskAPI is the daemon when one listens, else an embedded manager.
-func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
+func (a *app) taskAPI(f embeddedFlags) (runapi.API, func(), error) {
 	if c := a.daemonClient(); c != nil {
 		return c, func() {}, nil
 	}
@@ -263,14 +264,14 @@ func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
 
 // copyRunFiles copies a run's files into the out dir dir, which must be
 // the caller's alone (safefile.OpenOutDir).
-func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
+func copyRunFiles(ctx context.Context, api runapi.API, id, dir string) error {
 	out, err := safefile.OpenOutDir(dir, os.Geteuid())
 	if err != nil {
 		return err
 	}
 	defer out.Close()
 	for log, name := range taskrun.Files() {
-		data, err := daemon.ReadLog(ctx, api, id, log)
+		data, err := runapi.ReadLog(ctx, api, id, log)
 		if err != nil {
 			return err
 		}
@@ -284,7 +285,7 @@ func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
 	return nil
 }
 
-func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
+func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 	attack := "n/a (standard task)"
 	if r.Attack != nil {
 		attack = fmt.Sprint(*r.Attack)

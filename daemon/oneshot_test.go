@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestOneShotRecordsOnlyTheEnd: a OneShot manager keeps a running run's
@@ -21,11 +23,11 @@ func TestOneShotRecordsOnlyTheEnd(t *testing.T) {
 	api := NewLocal(m)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run, err := api.Submit(ctx, &RunRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)})
+	run, err := api.Submit(ctx, &runapi.RunRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	running := waitState(t, api, run.ID, StateRunning)
+	running := waitState(t, api, run.ID, runapi.StateRunning)
 	if running.Pid == 0 || running.StartedAt == nil || running.LandlockABI == 0 {
 		t.Errorf("running record incomplete: %+v", running)
 	}
@@ -33,31 +35,31 @@ func TestOneShotRecordsOnlyTheEnd(t *testing.T) {
 	if _, err := os.Stat(record); !os.IsNotExist(err) {
 		t.Errorf("a running one-shot run has a record on disk (%v)", err)
 	}
-	if runs, err := api.List(ctx); err != nil || len(runs) != 1 || runs[0].State != StateRunning {
+	if runs, err := api.List(ctx); err != nil || len(runs) != 1 || runs[0].State != runapi.StateRunning {
 		t.Errorf("List while running = %v, %v", runs, err)
 	}
 	if _, err := api.Cancel(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	final, err := api.Wait(ctx, run.ID)
-	if err != nil || final.State != StateCancelled || final.EndedAt == nil {
+	if err != nil || final.State != runapi.StateCancelled || final.EndedAt == nil {
 		t.Fatalf("final = %+v, %v", final, err)
 	}
 	data, err := os.ReadFile(record)
 	if err != nil {
 		t.Fatalf("an ended one-shot run has no record on disk: %v", err)
 	}
-	var onDisk Run
-	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.State != StateCancelled || onDisk.StartedAt == nil {
+	var onDisk runapi.Run
+	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.State != runapi.StateCancelled || onDisk.StartedAt == nil {
 		t.Errorf("record on disk = %+v, %v", onDisk, err)
 	}
 	if err := os.Remove(record); err != nil { // reads are served from memory
 		t.Fatal(err)
 	}
-	if got, err := api.Get(ctx, run.ID); err != nil || got.State != StateCancelled {
+	if got, err := api.Get(ctx, run.ID); err != nil || got.State != runapi.StateCancelled {
 		t.Errorf("Get after the end = %+v, %v", got, err)
 	}
-	if runs, err := api.List(ctx); err != nil || len(runs) != 1 || runs[0].State != StateCancelled {
+	if runs, err := api.List(ctx); err != nil || len(runs) != 1 || runs[0].State != runapi.StateCancelled {
 		t.Errorf("List after the end = %v, %v", runs, err)
 	}
 }

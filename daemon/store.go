@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // Names of the files kept for each run under <state>/runs/<id>/.
@@ -43,7 +45,7 @@ func (s *Store) RunFile(id, name string) string { return filepath.Join(s.RunDir(
 
 // Create makes the directory of a new run and writes its first record;
 // when that fails, nothing of the run is left.
-func (s *Store) Create(r *Run) error {
+func (s *Store) Create(r *runapi.Run) error {
 	if err := s.CreateDir(r.ID); err != nil {
 		return err
 	}
@@ -66,7 +68,7 @@ func (s *Store) CreateDir(id string) error {
 // a finished run's record survives a crash of the machine; intermediate
 // states are not worth the fsyncs on every run's start (nor is any record
 // of a OneShot manager, whose directory does not outlive it).
-func (s *Store) Save(r *Run) error {
+func (s *Store) Save(r *runapi.Run) error {
 	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", r.ID, err)
@@ -94,12 +96,12 @@ func (s *Store) Save(r *Run) error {
 }
 
 // Load reads the record of run id.
-func (s *Store) Load(id string) (*Run, error) {
+func (s *Store) Load(id string) (*runapi.Run, error) {
 	data, err := os.ReadFile(s.RunFile(id, recordFile))
 	if err != nil {
 		return nil, fmt.Errorf("load run %s: %w", id, err)
 	}
-	var r Run
+	var r runapi.Run
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("load run %s: %w", id, err)
 	}
@@ -108,12 +110,12 @@ func (s *Store) Load(id string) (*Run, error) {
 
 // List returns every stored run, oldest first. Unreadable records are
 // returned as errors beside the runs that could be read.
-func (s *Store) List() ([]*Run, error) {
+func (s *Store) List() ([]*runapi.Run, error) {
 	entries, err := os.ReadDir(filepath.Join(s.dir, "runs"))
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	var runs []*Run
+	var runs []*runapi.Run
 	var errs []error
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
@@ -131,7 +133,7 @@ func (s *Store) List() ([]*Run, error) {
 }
 
 // sortRuns orders runs oldest first (by id within the same second).
-func sortRuns(runs []*Run) {
+func sortRuns(runs []*runapi.Run) {
 	sort.Slice(runs, func(i, j int) bool {
 		if !runs[i].CreatedAt.Equal(runs[j].CreatedAt) {
 			return runs[i].CreatedAt.Before(runs[j].CreatedAt)

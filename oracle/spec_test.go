@@ -9,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -118,7 +117,7 @@ func TestCheckRecording(t *testing.T) {
 	task := &tasks.Task{Name: "t"}
 	task.Config.Agent.TimeoutSec = 5
 	good := func() *replay {
-		return &replay{Run: &daemon.Run{ID: "r1"}, Result: &taskrun.Result{Utility: true, Traced: true}, Summary: true}
+		return &replay{Run: &runapi.Run{ID: "r1"}, Result: &runapi.TaskResult{Utility: true, Traced: true}, Summary: true}
 	}
 	var broken *BrokenTaskError
 	var timeout *TimeoutError

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
@@ -47,7 +47,7 @@ type Replay struct {
 	// covers (the shortcut's).
 	SensitiveDenied []audit.Denial `json:"sensitive_denied,omitempty"`
 	// TracedSensitive are sensitive accesses that succeeded.
-	TracedSensitive []taskrun.SensitiveAccess `json:"traced_sensitive_access"`
+	TracedSensitive []runapi.SensitiveAccess `json:"traced_sensitive_access"`
 }
 
 // MissingPermission is a denial that broke the oracle, with the entry
@@ -144,7 +144,7 @@ func RequiredSensitiveOverlaps(spec *policy.Spec) []Overlap {
 // sensitive access denied. A spec whose required entries overlap its
 // sensitive ones is refused (error). The error is for replays that could
 // not be carried out; a spec that fails is a Verdict with OK false.
-func Verify(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spec, opts VerifyOptions) (*Verdict, error) {
+func Verify(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spec, opts VerifyOptions) (*Verdict, error) {
 	if ov := RequiredSensitiveOverlaps(spec); len(ov) > 0 {
 		return nil, &SensitiveOverlapError{Task: t.Name, Overlaps: ov, Where: "required_permissions"}
 	}

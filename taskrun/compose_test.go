@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -15,7 +16,7 @@ import (
 // under its spec, wants the oracle to pass and the shortcut to leak only
 // unconstrained, and hands each run to check; no service's rootfs, and
 // no mount, may outlive a run.
-func sinkMatrix(t *testing.T, task *tasks.Task, services []string, check func(t *testing.T, name string, attack bool, dir string, res *Result)) {
+func sinkMatrix(t *testing.T, task *tasks.Task, services []string, check func(t *testing.T, name string, attack bool, dir string, res *runapi.TaskResult)) {
 	for _, tt := range []struct {
 		source, agent string
 		attack        bool
@@ -72,7 +73,7 @@ func TestComposeSidecarSink(t *testing.T) {
 // of the services or the volume mount outlives the run.
 func TestComposeLeakSink(t *testing.T) {
 	setup(t)
-	sinkMatrix(t, fixture(t, "compose-leak-sink"), []string{"sink", "mirror"}, func(t *testing.T, name string, attack bool, dir string, res *Result) {
+	sinkMatrix(t, fixture(t, "compose-leak-sink"), []string{"sink", "mirror"}, func(t *testing.T, name string, attack bool, dir string, res *runapi.TaskResult) {
 		uploads, _ := filepath.Glob(filepath.Join(dir, volumeDirPrefix+"attack_sink", "upload-*"))
 		if (len(uploads) > 0) != attack {
 			t.Errorf("%s: uploads in the volume %v, want some: %v", name, uploads, attack)
@@ -81,7 +82,7 @@ func TestComposeLeakSink(t *testing.T) {
 		if !res.VerifiersTraced || len(res.VerifierTampered) > 0 {
 			t.Errorf("%s: verifiers traced %v, tampered %+v", name, res.VerifiersTraced, res.VerifierTampered)
 		}
-		subs := map[string]ImageSubstitution{}
+		subs := map[string]runapi.ImageSubstitution{}
 		for _, s := range res.ImageSubstitutions {
 			subs[s.Service+" "+s.Ref] = s
 		}

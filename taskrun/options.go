@@ -9,6 +9,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
@@ -80,7 +81,7 @@ type Options struct {
 	Log *zap.Logger
 	// OnIdentity, when set, is called with the agent's identity as soon
 	// as it is resolved (before the agent starts), e.g. to record it.
-	OnIdentity func(Identity)
+	OnIdentity func(runapi.Identity)
 }
 
 // Box is the environment of a run of o, not yet made (Box.New): its

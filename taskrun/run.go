@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
@@ -56,7 +57,7 @@ func Files() map[string]string {
 type runner struct {
 	*runbox.Box
 	o   Options
-	res *Result
+	res *runapi.TaskResult
 	// tamper judges what the verifiers consume against the files the
 	// agent left (nil: those are unknown).
 	tamper *tamperJudge
@@ -87,13 +88,13 @@ func Cleanup(dir string) error {
 // Run carries out one task run and writes Dir/result.json. The returned
 // error is for runs that could not be carried out at all; the result
 // then says why too, and is written whenever Dir is writable.
-func Run(ctx context.Context, o Options) (*Result, error) {
+func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	t := o.Task
 	sem, semErr := ParseSemantics(string(o.Semantics))
 	o.Semantics = sem
-	r := &runner{Box: o.Box(), o: o, res: &Result{
+	r := &runner{Box: o.Box(), o: o, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
-		Denials: []audit.Denial{}, TracedSensitive: []SensitiveAccess{}, UnenforcedRights: []string{},
+		Denials: []audit.Denial{}, TracedSensitive: []runapi.SensitiveAccess{}, UnenforcedRights: []string{},
 		PlanWiderThanPolicy: []policy.Widening{},
 	}}
 	if err := r.New(); err != nil {
@@ -107,7 +108,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.res.Error = err.Error()
 		r.res.Utility, r.res.Attack = false, nil
 	}
-	if werr := r.res.write(o.Dir); werr != nil {
+	if werr := writeResult(r.res, o.Dir); werr != nil {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 
 	"go.uber.org/zap"
 
@@ -51,7 +52,7 @@ func fixture(t testing.TB, name string) *tasks.Task {
 	return task
 }
 
-func runTask(t *testing.T, task *tasks.Task, source, agent string) *Result {
+func runTask(t *testing.T, task *tasks.Task, source, agent string) *runapi.TaskResult {
 	t.Helper()
 	images := testImages()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

@@ -11,6 +11,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer"
@@ -148,7 +149,7 @@ func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (
 // complete it was: a verifier not traced completely could have consumed
 // a planted file unseen.
 func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
-	vt := VerifierTrace{Verifier: name}
+	vt := runapi.VerifierTrace{Verifier: name}
 	defer func() { r.res.Verifiers = append(r.res.Verifiers, vt) }()
 	if rec == nil {
 		vt.Error = "not traced"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
@@ -63,7 +64,7 @@ type Box struct {
 	Log *zap.Logger
 	// OnIdentity, when set, is called with the agent's identity once it
 	// is resolved.
-	OnIdentity func(Identity)
+	OnIdentity func(runapi.Identity)
 
 	// ID prefixes the run's container ids (New makes a fresh one).
 	ID string
@@ -71,7 +72,7 @@ type Box struct {
 	// the agent's identity in it.
 	Image  *env.TaskImage
 	Rootfs *env.Rootfs
-	Ident  Identity
+	Ident  runapi.Identity
 	// Plan is what confines the agent (nil: unconstrained).
 	Plan *policy.Plan
 	// Seccomp, when set, replaces the container seccomp filter of the

@@ -1,4 +1,4 @@
-package daemon
+package runapi
 
 import (
 	"bytes"
@@ -11,6 +11,20 @@ import (
 	"net/url"
 	"syscall"
 )
+
+// API is what a caller can do with runs, whether the daemon is reached
+// over its socket (Client) or embedded in the calling process (Local).
+type API interface {
+	Submit(ctx context.Context, req *RunRequest) (*Run, error)
+	Get(ctx context.Context, id string) (*Run, error)
+	List(ctx context.Context) ([]*Run, error)
+	Cancel(ctx context.Context, id string) (*Run, error)
+	// OpenLog streams "events", "stdout" or "stderr" of a run.
+	OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error)
+	Wait(ctx context.Context, id string) (*Run, error)
+}
+
+var _ API = (*Client)(nil)
 
 // Client talks to a daemon over its unix socket.
 type Client struct {

@@ -1,4 +1,4 @@
-package daemon
+package runapi
 
 import (
 	"encoding/json"
@@ -6,11 +6,8 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/generate"
-	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // APIVersion prefixes every API path.
@@ -36,9 +33,14 @@ var AllStates = []State{StateQueued, StateRunning, StateSucceeded, StateFailed, 
 // Terminal reports whether a run in state s has ended.
 func (s State) Terminal() bool { return s != StateQueued && s != StateRunning }
 
-// Process is a process of a run's tree: pid (host PID namespace),
-// parent pid, command name and command line.
-type Process = lifecycle.Process
+// Process is one process of a run's tree, as /proc showed it: pid (host
+// PID namespace), parent pid, command name and command line.
+type Process struct {
+	Pid     int    `json:"pid"`
+	PPid    int    `json:"ppid"`
+	Comm    string `json:"comm"`
+	Cmdline string `json:"cmdline,omitempty"`
+}
 
 // RunRequest is the body of POST /v1/runs.
 type RunRequest struct {
@@ -126,6 +128,28 @@ type TaskRequest struct {
 	Caps string `json:"caps,omitempty"`
 }
 
+// GenerateRequest asks for one permission generation (package generate):
+// the generator explores a fresh copy-on-write rootfs of the task's image
+// under the generation policy (read everything, write only its output
+// file, execute only inspection tools and itself), traced, and its answer
+// is validated. The run succeeds when the generation was carried out,
+// whatever the answer; Run.GenerateResult says how it went.
+type GenerateRequest struct {
+	// Dir is the task directory (Harbor layout), absolute.
+	Dir string `json:"dir"`
+	// Generator is `cmd:COMMAND`, `openai:MODEL`, `heuristic`, `spec` or
+	// `allow-all`.
+	Generator string `json:"generator"`
+	// BaseMap maps FROM images to local ones (NAME=IMAGE).
+	BaseMap map[string]string `json:"base_map,omitempty"`
+	// TimeoutSeconds is the generator's time (0: 600).
+	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
+	// Model is the endpoint and options of an openai:MODEL generator,
+	// resolved by the client, with its api_key, which the daemon keeps in
+	// memory for the run only (as TaskRequest.Model).
+	Model *agent.Config `json:"model,omitempty"`
+}
+
 // Run is the record of one run, as GET /v1/runs/{id} returns it.
 type Run struct {
 	ID    string `json:"id"`
@@ -162,7 +186,7 @@ type Run struct {
 	Denials       []audit.Denial `json:"denials,omitempty"`
 	DeniedDropped int            `json:"denied_dropped,omitempty"`
 	// LoaderExecs are programs run through the dynamic loader.
-	LoaderExecs []tracer.LoaderExec `json:"loader_execs,omitempty"`
+	LoaderExecs []trace.LoaderExec `json:"loader_execs,omitempty"`
 	// MmapExecs are files the plan gives no execute right that a process
 	// mapped executable (a library loaded with LD_PRELOAD or dlopen).
 	MmapExecs []audit.MmapExec `json:"mmap_execs,omitempty"`
@@ -174,9 +198,9 @@ type Run struct {
 	// Plan is the Landlock rule plan the run was restricted by.
 	Plan *policy.Plan `json:"plan,omitempty"`
 	// TaskResult is the result of a task run (also result.json).
-	TaskResult *taskrun.Result `json:"task_result,omitempty"`
+	TaskResult *TaskResult `json:"task_result,omitempty"`
 	// GenerateResult is the record of a generation (also generation.json).
-	GenerateResult *generate.Record `json:"generate_result,omitempty"`
+	GenerateResult *GenerationRecord `json:"generate_result,omitempty"`
 	// TraceIncomplete is set when the event log was not finished (the
 	// daemon died mid-run, or writing it failed): Events then counts the
 	// event lines that reached the log. LostEvents includes the events
@@ -200,6 +224,13 @@ type ErrorResponse struct {
 	// Rule names the authorisation rule of a 403 (RulePeerUnverified,
 	// RuleConfinedNoNewPrivs, ...).
 	Rule string `json:"rule,omitempty"`
+}
+
+// SignalRequest is the body of POST /v1/runs/{id}/signal.
+type SignalRequest struct {
+	// Signal is the signal's name: SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+	// SIGUSR1 or SIGUSR2 (the "SIG" prefix may be left out).
+	Signal string `json:"signal"`
 }
 
 // CreateResponse is the body of a successful POST /v1/runs.
