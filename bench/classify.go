@@ -156,10 +156,20 @@ func Classify(o Outcome) Classification {
 	return c
 }
 
+// axisNetwork is the axis of a refused connection (its Path "host:port").
+const axisNetwork = "network"
+
 // blockingDenial is the denial that blocked an attack: the first of a
-// sensitive path on its axis, else the first ("" when none).
+// sensitive path on its axis (or a refused connection to a sensitive
+// host), else the first ("" when none).
 func blockingDenial(denials []audit.Denial, spec *policy.Spec) string {
 	for _, d := range denials {
+		if spec != nil && d.Axis == axisNetwork {
+			if _, ok := spec.Network.SensitiveTarget(d.Path); ok {
+				return FormatDenial(d)
+			}
+			continue
+		}
 		axis, err := policy.ParseAxis(d.Axis)
 		if err != nil || spec == nil || spec.Sensitive == nil {
 			continue

@@ -11,10 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/daemon"
@@ -49,52 +47,11 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 	if c := a.daemonClient(); c != nil {
 		return &runAPI{api: c, close: func() {}}, nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
-	}
-	stateDir, err := embeddedStateDir()
+	e, err := a.embed(embedConfig{trace: traced, ringBytes: ringBytes, oneShot: true})
 	if err != nil {
 		return nil, err
 	}
-	var tr *tracer.Tracer
-	if traced {
-		if tr, err = tracer.Load(tracer.Options{RingBytes: ringBytes}, a.log); err != nil {
-			os.RemoveAll(stateDir)
-			return nil, err
-		}
-	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Self: self, Tracer: tr, OneShot: true, Log: a.log})
-	if err != nil {
-		if tr != nil {
-			tr.Close()
-		}
-		os.RemoveAll(stateDir)
-		return nil, err
-	}
-	l := daemon.NewLocal(m)
-	return &runAPI{api: l, local: l, close: func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = m.Shutdown(ctx)
-		if tr != nil {
-			tr.Close()
-		}
-		os.RemoveAll(stateDir)
-	}}, nil
-}
-
-// embeddedStateDir is a new directory for the records of one embedded
-// run, removed when it ends (the Manager is OneShot): in /dev/shm when
-// there is one, else in $TMPDIR.
-// Embedded exec and trace runs are not kept; `authbench runs` lists the
-// daemon's.
-func embeddedStateDir() (string, error) {
-	base := ""
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
-		base = "/dev/shm"
-	}
-	return os.MkdirTemp(base, "authbench-run-")
+	return &runAPI{api: e.local, local: e.local, close: func() { _ = a.closeEmbedded(e) }}, nil
 }
 
 // submittedRun is one run, shown as if it ran here: its output streams to

@@ -19,7 +19,6 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tracer"
 )
 
 // taskRunFlags are the flags of `authbench task run`.
@@ -223,43 +222,20 @@ func (a *app) taskAPI(f embeddedFlags) (runapi.API, func(), error) {
 	if os.Geteuid() != 0 {
 		return nil, nil, fmt.Errorf("task run: no daemon answers on %q, and running embedded needs root", a.socket)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
-	}
 	registries, err := configRegistries()
 	if err != nil {
 		return nil, nil, err
 	}
-	var tr *tracer.Tracer
-	if !f.noTrace {
-		if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
-			return nil, nil, fmt.Errorf("task run: load tracer (--no-trace runs untraced): %w", err)
-		}
-	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: f.stateDir, ImagesDir: f.imagesDir, Registries: registries, Self: self, Tracer: tr, Log: a.log})
-	if err != nil {
-		if tr != nil {
-			tr.Close()
-		}
-		return nil, nil, err
-	}
 	// A killed process leaves runs in flight: its watchdog recovers them
 	// (containers, overlays, records) when it ends, or the next start.
-	emb, err := m.Embed(self)
+	e, err := a.embed(embedConfig{stateDir: f.stateDir, imagesDir: f.imagesDir, registries: registries, trace: !f.noTrace, watchdog: true})
+	if isTracerError(err) {
+		return nil, nil, fmt.Errorf("task run: load tracer (--no-trace runs untraced): %w", err)
+	}
 	if err != nil {
-		if tr != nil {
-			tr.Close()
-		}
 		return nil, nil, err
 	}
-	return daemon.NewLocal(m), func() {
-		m.Shutdown(context.Background())
-		emb.Stop()
-		if tr != nil {
-			tr.Close()
-		}
-	}, nil
+	return e.local, func() { _ = a.closeEmbedded(e) }, nil
 }
 
 // copyRunFiles copies a run's files into the out dir dir, which must be

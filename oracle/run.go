@@ -35,7 +35,7 @@ type replay struct {
 
 // runTask runs agent on task under source (π = pol for the policy
 // source) and reads back its result and events.
-func runTask(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions, source, agent string, pol *policy.Permissions) (*replay, error) {
+func runTask(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions, source, agent string, pol *policy.Policy) (*replay, error) {
 	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: t.Dir, PolicySource: source, Agent: agent, BaseMap: ro.BaseMap}}
 	if pol != nil {
 		data, err := json.Marshal(pol)

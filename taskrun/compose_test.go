@@ -3,11 +3,13 @@ package taskrun
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
@@ -100,7 +102,10 @@ func TestComposeLeakSink(t *testing.T) {
 
 // TestComposeHealthcheckFailureStopsTheRun: a service that never becomes
 // healthy stops the run before the agent, naming the service and the
-// condition; so does a one-shot service that exits non-zero.
+// condition; so does a one-shot service that exits non-zero. Nothing of
+// the run's containers is left running: not the unhealthy service, not
+// a service that ignores SIGTERM and forked a daemon (runc lists none,
+// no process of theirs is left).
 func TestComposeHealthcheckFailureStopsTheRun(t *testing.T) {
 	setup(t)
 	for _, tt := range []struct{ compose, want string }{
@@ -108,6 +113,9 @@ func TestComposeHealthcheckFailureStopsTheRun(t *testing.T) {
   main:
     build: .
     depends_on: {sink: {condition: service_healthy}}
+  stubborn:
+    image: python:3.12-slim
+    command: ["sh", "-c", "trap '' TERM HUP; (sleep 4545.25 &); sleep 4545.5"]
   sink:
     build: ./sink
     healthcheck: {test: ["CMD", "false"], interval: 200ms, timeout: 1s, retries: 2}
@@ -130,9 +138,18 @@ volumes: {attack_sink: {}}
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = runIn(t, task, SourceUnconstrained, AgentOracle, "", t.TempDir())
+		runcRoot := filepath.Join(t.TempDir(), "runc")
+		_, err = runWith(t, Options{Task: task, Source: SourceUnconstrained, Agent: AgentOracle, Dir: t.TempDir(), Runc: env.Runc{Root: runcRoot}})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("err = %v, want %q", err, tt.want)
+		}
+		if out, err := exec.Command("runc", "--root", runcRoot, "list", "-q").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "" {
+			t.Errorf("runc list after the run: %q, %v; want no container", out, err)
+		}
+		for _, p := range lifecycle.TreeProcesses(1) {
+			if strings.Contains(p.Cmdline, "sleep 4545.") {
+				t.Errorf("left running after the run: %+v", p)
+			}
 		}
 	}
 }

@@ -54,8 +54,8 @@ func TestHarborRootfsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFiles(t, rootfs, map[string]string{"etc/passwd": "root:x:0:0::/root:/bin/sh\n"})
-	r := &runner{o: Options{Task: &tasks.Task{Name: "layout", Dir: taskDir}},
-		Box: &runbox.Box{Rootfs: &env.Rootfs{Path: rootfs}, Ident: runapi.Identity{UID: 4321, GID: 4322}}}
+	r := &runner{Box: &runbox.Box{Options: Options{Task: &tasks.Task{Name: "layout", Dir: taskDir}},
+		Rootfs: &env.Rootfs{Path: rootfs}, Ident: runapi.Identity{UID: 4321, GID: 4322}}}
 	if err := r.prepareAgentRootfs(true); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestCmdAgentGetsNoSolution(t *testing.T) {
 	testenv.NeedRoot(t)
 	taskDir, rootfs := t.TempDir(), t.TempDir()
 	writeFiles(t, taskDir, map[string]string{"solution/solve.sh": "echo solved\n"})
-	r := &runner{o: Options{Task: &tasks.Task{Name: "cmd", Dir: taskDir}}, Box: &runbox.Box{Rootfs: &env.Rootfs{Path: rootfs}}}
+	r := &runner{Box: &runbox.Box{Options: Options{Task: &tasks.Task{Name: "cmd", Dir: taskDir}}, Rootfs: &env.Rootfs{Path: rootfs}}}
 	if err := r.prepareAgentRootfs(false); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestStaticScoreOfTheRunsPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	score := func(source string, pol *policy.Policy) *runapi.TaskResult {
-		r := &runner{o: Options{Task: task, Source: source, Policy: pol}, Box: &runbox.Box{Rootfs: &env.Rootfs{Path: rootfs}, Log: zap.NewNop()}, res: &runapi.TaskResult{}}
+		r := &runner{Box: &runbox.Box{Options: Options{Task: task, Source: source, Policy: pol}, Rootfs: &env.Rootfs{Path: rootfs}, Log: zap.NewNop()}, res: &runapi.TaskResult{}}
 		r.staticScore()
 		return r.res
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
 
 // BuildImage makes sure the task's image (and the local base) exist, as
@@ -18,7 +19,7 @@ func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, 
 		return nil, err
 	}
 	o.Dir = logDir
-	b := o.Box()
+	b := &runbox.Box{Options: o, Log: o.Log}
 	if b.Log == nil {
 		b.Log = zap.NewNop()
 	}

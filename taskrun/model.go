@@ -40,14 +40,14 @@ func checkModelAgent(name string) error {
 // tool calls in the toolbox (package session), the confined agent
 // container.
 func (r *runner) runModelAgent(ctx context.Context) error {
-	cfg := *r.o.Model
-	cfg.Model = r.o.Agent[len(agentOpenAI):]
+	cfg := *r.Options.Model
+	cfg.Model = r.Options.Agent[len(agentOpenAI):]
 	cfg, err := cfg.Resolve(nil)
 	if err != nil {
-		return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+		return fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 	}
 	r.res.Model = ptr(cfg.Redacted())
-	t := r.o.Task
+	t := r.Options.Task
 	loop := agent.Loop{Config: cfg, AgentName: "authbench", AgentVersion: AgentVersion, Log: r.Log}
 	dir := env.TaskRunConfig(t, r.Image).Cwd
 	if dir == "" {
@@ -81,7 +81,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		r.res.AgentError = out.Err.Error()
 	}
 	if out.Trajectory != nil {
-		if werr := out.Trajectory.WriteFile(filepath.Join(r.o.Dir, TrajectoryFile)); werr != nil {
+		if werr := out.Trajectory.WriteFile(filepath.Join(r.Options.Dir, TrajectoryFile)); werr != nil {
 			err = errors.Join(err, fmt.Errorf("write trajectory: %w", werr))
 		}
 	}

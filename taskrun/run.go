@@ -56,7 +56,6 @@ func Files() map[string]string {
 // has.
 type runner struct {
 	*runbox.Box
-	o   Options
 	res *runapi.TaskResult
 	// tamper judges what the verifiers consume against the files the
 	// agent left (nil: those are unknown).
@@ -92,7 +91,7 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	t := o.Task
 	sem, semErr := ParseSemantics(string(o.Semantics))
 	o.Semantics = sem
-	r := &runner{Box: o.Box(), o: o, res: &runapi.TaskResult{
+	r := &runner{Box: &runbox.Box{Options: o}, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
 		Denials: []audit.Denial{}, TracedSensitive: []runapi.SensitiveAccess{}, UnenforcedRights: []string{},
 		PlanWiderThanPolicy: []policy.Widening{},
@@ -115,22 +114,22 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 }
 
 func (r *runner) run(ctx context.Context) error {
-	t := r.o.Task
+	t := r.Options.Task
 	if t.Spec == nil {
 		return fmt.Errorf("task %s has no permission spec", t.Name)
 	}
-	argv, script, err := ParseAgent(t, r.o.Agent)
+	argv, script, err := ParseAgent(t, r.Options.Agent)
 	if err != nil {
 		return err
 	}
-	if err := sandbox.CheckStatic(r.o.Self); err != nil {
+	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
 		return err
 	}
 	if r.Image, err = r.BuildImage(ctx); err != nil {
 		return err
 	}
 	r.noteSubstitutions("", r.Image)
-	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.o.Dir, runbox.RootfsDir)); err != nil {
+	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
 		return err
 	}
 	defer func() {
@@ -143,12 +142,12 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.Ident
 	r.res.AgentIdentity = &ident
-	if r.Caps, err = AgentCapabilities(r.o); err != nil {
+	if r.Caps, err = AgentCapabilities(r.Options); err != nil {
 		return err
 	}
 	r.res.AgentCapabilities = r.Caps
-	if r.o.OnIdentity != nil {
-		r.o.OnIdentity(ident)
+	if r.Options.OnIdentity != nil {
+		r.Options.OnIdentity(ident)
 	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
@@ -158,10 +157,10 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.startSidecars(ctx); err != nil {
 		return err
 	}
-	model := strings.HasPrefix(r.o.Agent, agentOpenAI)
+	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
-		if r.o.Model == nil {
-			return fmt.Errorf("agent %s: no model configuration", r.o.Agent)
+		if r.Options.Model == nil {
+			return fmt.Errorf("agent %s: no model configuration", r.Options.Agent)
 		}
 		if err := session.Prepare(r.Box); err != nil {
 			return err
@@ -211,18 +210,18 @@ func (r *runner) run(ctx context.Context) error {
 // runPolicy is the policy the run enforces: the spec's required set for
 // the spec source, π for a policy, nil for the unconstrained row.
 func (r *runner) runPolicy() (*policy.Policy, error) {
-	switch r.o.Source {
+	switch r.Options.Source {
 	case SourceUnconstrained:
 		return nil, nil
 	case SourceSpec:
-		return SpecPolicy(r.o.Task.Spec), nil
+		return SpecPolicy(r.Options.Task.Spec), nil
 	case SourcePolicy:
-		if r.o.Policy == nil {
+		if r.Options.Policy == nil {
 			return nil, errors.New("policy source \"policy\" needs a policy")
 		}
-		return r.o.Policy, nil
+		return r.Options.Policy, nil
 	}
-	return nil, fmt.Errorf("unknown policy source %q", r.o.Source)
+	return nil, fmt.Errorf("unknown policy source %q", r.Options.Source)
 }
 
 // staticScore scores the run's policy against the task's spec over the
@@ -237,13 +236,13 @@ func (r *runner) staticScore() {
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err == nil {
 		var sc *policy.Score
-		if sc, err = policy.ScorePolicy(pol, r.o.Task.Spec, root); err == nil {
+		if sc, err = policy.ScorePolicy(pol, r.Options.Task.Spec, root); err == nil {
 			r.res.StaticScore = sc
 			return
 		}
 	}
 	r.res.StaticScoreError = err.Error()
-	r.Log.Warn("static score", zap.String("task", r.o.Task.Name), zap.Error(err))
+	r.Log.Warn("static score", zap.String("task", r.Options.Task.Name), zap.Error(err))
 }
 
 // compilePlan compiles the run's policy (with the spec's implicit
@@ -254,7 +253,7 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if pol == nil || err != nil {
 		return err
 	}
-	base := policy.SpecBaseline(r.o.Task.Spec)
+	base := policy.SpecBaseline(r.Options.Task.Spec)
 	if script != "" {
 		// The oracle's and shortcut's copy of solution/ is not part of
 		// the task: it is readable (prepareAgentRootfs copied it in).
@@ -270,7 +269,7 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if err != nil {
 		return err
 	}
-	opts := policy.PlanOptions{Semantics: r.o.Semantics, RuntimeMounts: env.TaskRunConfig(r.o.Task, r.Image).MountPoints()}
+	opts := policy.PlanOptions{Semantics: r.Options.Semantics, RuntimeMounts: env.TaskRunConfig(r.Options.Task, r.Image).MountPoints()}
 	plan, err := policy.CompilePlanWith(pol, base, root, opts)
 	if err != nil {
 		return fmt.Errorf("compile plan: %w", err)
@@ -283,5 +282,5 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if toolbox {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.Widening())
 	}
-	return runbox.WriteJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
+	return runbox.WriteJSON(filepath.Join(r.Options.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

@@ -168,7 +168,7 @@ type explorer struct {
 // newExplorer readies the environment of one exploration in o.Dir, with
 // a fresh id.
 func newExplorer(o taskrun.Options) (*explorer, error) {
-	r := &explorer{Box: o.Box()}
+	r := &explorer{Box: &runbox.Box{Options: o}}
 	if err := r.New(); err != nil {
 		return nil, err
 	}

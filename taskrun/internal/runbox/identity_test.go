@@ -149,7 +149,7 @@ func TestPasswdSymlinkStaysInRootfs(t *testing.T) {
 // the securebits); unconstrained it is the image's root, as in Harbor.
 func TestConfinedRootAgentHoldsNoCapabilities(t *testing.T) {
 	task := &tasks.Task{Name: "demo"}
-	b := &Box{Task: task, Image: &env.TaskImage{}, Ident: runapi.Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
+	b := &Box{Options: Options{Task: task}, Image: &env.TaskImage{}, Ident: runapi.Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
 	spec, err := b.AgentSpec([]string{"/bin/true"})
 	if err != nil {
 		t.Fatal(err)
