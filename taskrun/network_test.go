@@ -202,11 +202,11 @@ env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	if strings.Count(string(out), `{"ok":true}`) != 2 {
 		t.Errorf("the agent did not reach the model twice:\n%s", out)
 	}
-	for _, f := range []string{AgentStdoutFile, AgentStderrFile, EventsFile, NetworkFile, ResultFile} {
+	for _, f := range []string{runapi.FileAgentStdout, runapi.FileAgentStderr, runapi.FileEvents, runapi.FileNetwork, runapi.FileResult} {
 		if b, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(b), key) {
 			t.Errorf("the real key is in %s", f)
 		}
