@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +22,7 @@ func TestBuildRequestsNameTheField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct{ body, field, msg string }{
+	tests := []badFieldCase{
 		{`{"build": {"dir": "relative"}}`, "build.dir", "absolute"},
 		{`{"build": {"dir": "/nonexistent/task"}}`, "build.dir", ""},
 		{`{"build": {"dir": "` + task + `", "family": "python-py313"}}`, "build.family", "takes its bases"},
@@ -34,14 +32,7 @@ func TestBuildRequestsNameTheField(t *testing.T) {
 		{`{"policy": {"read": [], "write": [], "execute": []}, "build": {}}`, "policy", "not confined"},
 		{`{"task": {"dir": "` + task + `"}, "build": {"dir": "` + task + `"}}`, "build", "one kind of run"},
 	}
-	for _, tt := range tests {
-		code, body := d.post(t, tt.body)
-		var er runapi.ErrorResponse
-		json.Unmarshal([]byte(body), &er)
-		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
-			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)
-		}
-	}
+	d.wantBadFields(t, tests)
 }
 
 // TestBuildNeedsRootForBasesAndBuilders: a caller that is not root may
