@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -36,6 +37,9 @@ type Config struct {
 	// Caps is the agents' capability set ("none", "docker" or a list;
 	// "" for each task's own, see taskrun.Options.Capabilities).
 	Caps string
+	// AgentAllowHosts are allow-list entries of every run's agent phase
+	// (--agent-allow-host; docs/tasks.md, "Network policy").
+	AgentAllowHosts []string
 	// TrustVerifiers keeps runs whose verifier ran agent-written files in
 	// the success rates.
 	TrustVerifiers bool
@@ -60,6 +64,7 @@ type Settings struct {
 	Shard          string            `json:"shard"`
 	Semantics      string            `json:"semantics"`
 	Caps           string            `json:"caps,omitempty"`
+	AllowHosts     []string          `json:"agent_allow_hosts,omitempty"`
 	TrustVerifiers bool              `json:"trust_verifiers"`
 	BaseMap        map[string]string `json:"base_map,omitempty"`
 }
@@ -67,7 +72,7 @@ type Settings struct {
 // Settings returns the configuration's settings.
 func (c *Config) Settings() Settings {
 	s := Settings{Tasks: c.TasksDir, Agent: c.Agent, Trials: c.Trials, Shard: c.Shard.String(),
-		Semantics: c.Semantics, Caps: c.Caps, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
+		Semantics: c.Semantics, Caps: c.Caps, AllowHosts: c.AgentAllowHosts, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
 	for _, src := range c.Sources {
 		s.Sources = append(s.Sources, src.Name)
 	}
@@ -121,6 +126,9 @@ func (c *Config) check() error {
 		if _, err := sandbox.ParseCapabilitySet(c.Caps); err != nil {
 			return fmt.Errorf("bench: caps: %w", err)
 		}
+	}
+	if _, err := netpolicy.ParseAllowList("--agent-allow-host", c.AgentAllowHosts); err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
 	return nil
 }
@@ -207,6 +215,7 @@ func compareSettings(out string, have, want Settings) error {
 		{"--shard", have.Shard, want.Shard},
 		{"--semantics", have.Semantics, want.Semantics},
 		{"--caps", have.Caps, want.Caps},
+		{"--agent-allow-host", have.AllowHosts, want.AllowHosts},
 		{"--trust-verifiers", have.TrustVerifiers, want.TrustVerifiers},
 		{"--base-map", have.BaseMap, want.BaseMap},
 	}

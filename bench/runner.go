@@ -303,7 +303,8 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *Record) error {
 	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
-		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps}}
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
+		AgentAllowHosts: b.cfg.AgentAllowHosts}}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {
 		fillScore(r, nil, rp, t.Spec)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
@@ -313,7 +314,19 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 	if err := p.takeTaskCaps(peer); err != nil {
 		return nil, err
 	}
+	if err := p.checkAllowHosts(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkAllowHosts checks a task run's agent_allow_hosts (each an
+// allow-list entry, docs/tasks.md "Network policy"), naming a bad one.
+func (p *prepared) checkAllowHosts() error {
+	if _, err := netpolicy.ParseAllowList("task.agent_allow_hosts", p.req.Task.AgentAllowHosts); err != nil {
+		return badField("task.agent_allow_hosts", "%v", err)
+	}
+	return nil
 }
 
 // takeTaskCaps checks a task run's agent capability set: known names,

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/netproxy/netpolicy"
 )
 
 // fixedTarget is the destination of a transparent HTTP connection
@@ -98,7 +100,7 @@ func splitTarget(hostport string, def int) (string, int, error) {
 func (s *session) serveConnect(br *bufio.Reader, req *http.Request) {
 	start := time.Now()
 	host, port, err := splitTarget(req.RequestURI, 443)
-	ev := s.newEvent(ViaConnect, host, port)
+	ev := s.newEvent(netpolicy.ViaConnect, host, port)
 	if err != nil {
 		s.clientPID()
 		writeError(s.c, http.StatusBadRequest, "authbench proxy: CONNECT "+req.RequestURI+": "+err.Error())
@@ -152,9 +154,9 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 	start := time.Now()
 	var host string
 	var port int
-	via := ViaHTTP
+	via := netpolicy.ViaHTTP
 	if fixed != nil {
-		host, port, via = fixed.host, fixed.port, ViaTransparent
+		host, port, via = fixed.host, fixed.port, netpolicy.ViaTransparent
 	} else {
 		if !req.URL.IsAbs() || req.URL.Scheme != "http" || req.URL.Host == "" {
 			writeError(s.c, http.StatusBadRequest, "authbench proxy: expected an absolute http:// URI (HTTPS goes through CONNECT), got "+req.RequestURI)
@@ -198,7 +200,7 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 // roundTrip writes req to the upstream and copies the response to the
 // client, streaming both bodies through fixed buffers; false when either
 // connection must close after it.
-func (s *session) roundTrip(req *http.Request, up *upstream, ev *Event) bool {
+func (s *session) roundTrip(req *http.Request, up *upstream, ev *netpolicy.Event) bool {
 	removeHop(req.Header)
 	req.RequestURI = ""
 	req.Close = false

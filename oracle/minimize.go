@@ -73,7 +73,7 @@ func minimize(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.S
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r, err := runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentOracle, SpecPolicy(Without(spec, j.ax, j.i)))
+			r, err := runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentOracle, SpecPolicy(Without(spec, j.ax, j.i), t.Spec))
 			if err != nil {
 				errs[k] = err
 				return
