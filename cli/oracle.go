@@ -281,8 +281,7 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 func refusal(err error) error {
 	var so *oracle.SensitiveOverlapError
 	var mr *oracle.MissingRootsError
-	var ae *runapi.APIError
-	if errors.As(err, &so) || errors.As(err, &mr) || errors.As(err, &ae) && ae.Status == 400 {
+	if errors.As(err, &so) || errors.As(err, &mr) || isBadRequest(err) {
 		return usageError(err)
 	}
 	return err
