@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/trial"
 )
 
 // Config is one benchmark: what to run and where to put the results.
@@ -144,23 +145,15 @@ const (
 // jobConfig is the out dir's config.json: Harbor's job config fields
 // that apply, and the bench's settings.
 type jobConfig struct {
-	JobName          string        `json:"job_name"`
-	JobsDir          string        `json:"jobs_dir"`
-	NAttempts        int           `json:"n_attempts"`
-	NConcurrent      int           `json:"n_concurrent_trials"`
-	Agents           []nameOnly    `json:"agents"`
-	Datasets         []datasetPath `json:"datasets"`
-	CreatedAt        time.Time     `json:"created_at"`
-	AuthbenchVersion string        `json:"authbench_version,omitempty"`
-	Authbench        Settings      `json:"authbench"`
-}
-
-type nameOnly struct {
-	Name string `json:"name"`
-}
-
-type datasetPath struct {
-	Path string `json:"path"`
+	JobName          string              `json:"job_name"`
+	JobsDir          string              `json:"jobs_dir"`
+	NAttempts        int                 `json:"n_attempts"`
+	NConcurrent      int                 `json:"n_concurrent_trials"`
+	Agents           []trial.Name        `json:"agents"`
+	Datasets         []trial.DatasetPath `json:"datasets"`
+	CreatedAt        time.Time           `json:"created_at"`
+	AuthbenchVersion string              `json:"authbench_version,omitempty"`
+	Authbench        Settings            `json:"authbench"`
 }
 
 // SettingsMismatchError is an out dir made with other settings.
@@ -188,7 +181,7 @@ func claimOutDir(c *Config, out *safefile.Dir, version string) error {
 	data, err := out.ReadFile(JobConfigFile)
 	if errors.Is(err, unix.ENOENT) {
 		jc := jobConfig{JobName: filepath.Base(c.Out), JobsDir: filepath.Dir(c.Out), NAttempts: c.Trials,
-			NConcurrent: c.Parallel, Agents: []nameOnly{{c.Agent}}, Datasets: []datasetPath{{c.TasksDir}},
+			NConcurrent: c.Parallel, Agents: []trial.Name{{Name: c.Agent}}, Datasets: []trial.DatasetPath{{Path: c.TasksDir}},
 			CreatedAt: time.Now().UTC(), AuthbenchVersion: version, Authbench: want}
 		return writeJSONFile(out, JobConfigFile, jc)
 	}

@@ -121,7 +121,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	}
 	if f.policy != "" {
 		sources++
-		req.Task.PolicySource = taskrun.SourcePolicy
+		req.Task.PolicySource = runapi.SourcePolicy
 		data, err := readFileArg("--policy", f.policy)
 		if err != nil {
 			return nil, err
@@ -130,11 +130,11 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	}
 	if f.unconstrained {
 		sources++
-		req.Task.PolicySource = taskrun.SourceUnconstrained
+		req.Task.PolicySource = runapi.SourceUnconstrained
 	}
 	if f.specPolicy {
 		sources++
-		req.Task.PolicySource = taskrun.SourceSpec
+		req.Task.PolicySource = runapi.SourceSpec
 	}
 	if sources != 1 {
 		return nil, usageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")

@@ -286,13 +286,13 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 	}
 	p.task = t // the agent's uid and gid are the image's user, known once it is built (executeTask)
 	switch tr.PolicySource {
-	case taskrun.SourceUnconstrained, taskrun.SourceSpec:
+	case runapi.SourceUnconstrained, runapi.SourceSpec:
 		if !isNull(req.Policy) {
-			return nil, badField("policy", "only policy source %q takes a policy", taskrun.SourcePolicy)
+			return nil, badField("policy", "only policy source %q takes a policy", runapi.SourcePolicy)
 		}
-	case taskrun.SourcePolicy:
+	case runapi.SourcePolicy:
 		if isNull(req.Policy) {
-			return nil, badField("policy", "policy source %q needs a policy", taskrun.SourcePolicy)
+			return nil, badField("policy", "policy source %q needs a policy", runapi.SourcePolicy)
 		}
 		pol, err := policy.ParsePolicyFor(req.Policy, "policy", t.Spec)
 		if err != nil {

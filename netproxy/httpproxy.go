@@ -111,12 +111,7 @@ func (s *session) serveConnect(br *bufio.Reader, req *http.Request) {
 	up, ok := s.open(req.Context(), &ev)
 	s.clientPID()
 	if !ok {
-		status, msg := http.StatusForbidden, "authbench proxy: refused: "+ev.Reason
-		if ev.Allowed {
-			status, msg = http.StatusBadGateway, "authbench proxy: "+ev.Target()+": "+ev.Error
-		}
-		writeError(s.c, status, msg)
-		s.finish(ev, start)
+		s.answerFailed(ev, start)
 		return
 	}
 	if _, err := io.WriteString(s.c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
@@ -130,6 +125,18 @@ func (s *session) serveConnect(br *bufio.Reader, req *http.Request) {
 	if res.err != nil {
 		ev.Error = "relay: " + res.err.Error()
 	}
+	s.finish(ev, start)
+}
+
+// answerFailed answers a proxy client whose attempt open refused (403,
+// the reason in the body) or could not connect (502 naming the
+// destination and the error), and sends the attempt's event.
+func (s *session) answerFailed(ev netpolicy.Event, start time.Time) {
+	status, msg := http.StatusForbidden, "authbench proxy: refused: "+ev.Reason
+	if ev.Allowed {
+		status, msg = http.StatusBadGateway, "authbench proxy: "+ev.Target()+": "+ev.Error
+	}
+	writeError(s.c, status, msg)
 	s.finish(ev, start)
 }
 
@@ -176,12 +183,7 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 		c, ok := s.open(req.Context(), &ev)
 		s.clientPID()
 		if !ok {
-			status, msg := http.StatusForbidden, "authbench proxy: refused: "+ev.Reason
-			if ev.Allowed {
-				status, msg = http.StatusBadGateway, "authbench proxy: "+ev.Target()+": "+ev.Error
-			}
-			writeError(s.c, status, msg)
-			s.finish(ev, start)
+			s.answerFailed(ev, start)
 			return false
 		}
 		up.key, up.c, up.br, up.local = key, c, bufio.NewReaderSize(c, 16<<10), ev.Local

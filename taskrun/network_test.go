@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -100,7 +102,7 @@ curl -sS --fail --max-time 10 http://127.0.0.1:%[2]d/c; echo " p2=$?"
 curl -sS --fail --max-time 10 --noproxy '*' http://127.0.0.1:%[2]d/d; echo " p2-direct=$?"
 env | grep -i _proxy= | sort`, p1, p2)
 	dir := t.TempDir()
-	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: SourceUnconstrained, Agent: "cmd:" + script,
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
 		AllowHosts: []string{fmt.Sprintf("127.0.0.1:%d", p1)}, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -173,4 +175,48 @@ func readNetworkEvents(t *testing.T, path string) []netpolicy.Event {
 		out = append(out, e)
 	}
 	return out
+}
+
+// TestModelEndpointKeyInjection: an agent given a model endpoint calls it
+// with the placeholder key, through the proxy variables and directly, and
+// the endpoint gets the real key; the key is nowhere in the agent's
+// environment, and the endpoint is allowed without any allow-host.
+func TestModelEndpointKeyInjection(t *testing.T) {
+	setup(t)
+	const key = "sk-real-key-7f3a9c"
+	var auths []string
+	var mu sync.Mutex
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer model.Close()
+	script := fmt.Sprintf(`curl -sS --fail -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/completions; echo
+curl -sS --fail --noproxy '*' -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/completions; echo
+env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
+	dir := t.TempDir()
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
+		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	if strings.Count(string(out), `{"ok":true}`) != 2 {
+		t.Errorf("the agent did not reach the model twice:\n%s", out)
+	}
+	for _, f := range []string{AgentStdoutFile, AgentStderrFile, EventsFile, NetworkFile, ResultFile} {
+		if b, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(b), key) {
+			t.Errorf("the real key is in %s", f)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auths) != 2 || auths[0] != "Bearer "+key || auths[1] != "Bearer "+key {
+		t.Errorf("the model endpoint saw Authorization %q", auths)
+	}
+	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 {
+		t.Errorf("network record %+v", n)
+	}
 }

@@ -225,11 +225,11 @@ func (r *runner) run(ctx context.Context) error {
 // the spec source, π for a policy, nil for the unconstrained row.
 func (r *runner) runPolicy() (*policy.Policy, error) {
 	switch r.Options.Source {
-	case SourceUnconstrained:
+	case runapi.SourceUnconstrained:
 		return nil, nil
-	case SourceSpec:
-		return SpecPolicy(r.Options.Task.Spec), nil
-	case SourcePolicy:
+	case runapi.SourceSpec:
+		return runapi.SpecPolicy(r.Options.Task.Spec), nil
+	case runapi.SourcePolicy:
 		if r.Options.Policy == nil {
 			return nil, errors.New("policy source \"policy\" needs a policy")
 		}

@@ -18,7 +18,7 @@ import (
 type Options struct {
 	// Task is the task whose environment the run is in.
 	Task *tasks.Task
-	// Source is taskrun's SourceUnconstrained, SourceSpec or
+	// Source is runapi.SourceUnconstrained, SourceSpec or
 	// SourcePolicy; Policy is π for SourcePolicy.
 	Source string
 	Policy *policy.Policy

@@ -1,4 +1,4 @@
-package bench
+package trial
 
 import (
 	"reflect"
@@ -7,8 +7,6 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tasks"
 )
 
 const classifySpec = `{
@@ -191,8 +189,7 @@ func TestExitSignal(t *testing.T) {
 // whose loop ended over its limits failed (not a permission failure).
 func TestFillResultVerdictFlags(t *testing.T) {
 	spec := mustSpec(t)
-	task := &tasks.Task{Name: "t", Spec: spec}
-	specRun := runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(spec), valid: true}
+	specRun := Policy{Source: runapi.SourceSpec, Policy: runapi.SpecPolicy(spec), Valid: true}
 	no := false
 	for _, tc := range []struct {
 		name    string
@@ -238,8 +235,8 @@ func TestFillResultVerdictFlags(t *testing.T) {
 			classes: []string{ClassWorkflowMismatch, ClassSpecGap}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Record{Agent: tc.agent, Source: SourceSpec}
-			fillResult(r, &tc.res, specRun, task)
+			r := &Record{Agent: tc.agent, Source: "spec"}
+			FromTaskResult(r, &tc.res, specRun, spec)
 			if !reflect.DeepEqual(r.Classes, tc.classes) || r.Excluded(false) != tc.exclude || r.Excluded(true) ||
 				r.AgentExitCode != tc.res.ExitCode || r.AgentTimedOut != tc.res.TimedOut || r.AgentSignal != tc.signal {
 				t.Fatalf("record %+v", r)

@@ -1,4 +1,4 @@
-package bench
+package trial
 
 import (
 	"slices"
@@ -214,6 +214,11 @@ func (r *Record) ExcludedFrom(verifier string, trustVerifiers bool) bool {
 // limits).
 func (r *Record) AgentFailed() bool {
 	return r.AgentExitCode != 0 || r.AgentTimedOut || (r.AgentStopReason != "" && r.AgentStopReason != string(agent.StopFinished))
+}
+
+// Started is when the run started: Finished less WallS.
+func (r *Record) Started() time.Time {
+	return r.Finished.Add(-time.Duration(r.WallS * float64(time.Second)))
 }
 
 // Has reports whether the run carries label.

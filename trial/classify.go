@@ -1,4 +1,4 @@
-package bench
+package trial
 
 import (
 	"fmt"
@@ -140,7 +140,7 @@ func Classify(o Outcome) Classification {
 			set(ClassSpecGap, FormatDenial(o.Denials[0]))
 		}
 		for _, d := range o.Denials {
-			set(denialClass(d, o.Policy, o.Spec), FormatDenial(d))
+			set(DenialClass(d, o.Policy, o.Spec), FormatDenial(d))
 		}
 	}
 	if len(o.MmapExecs) > 0 {
@@ -198,8 +198,8 @@ func blockingDenial(denials []audit.Denial, spec *policy.Spec) string {
 	return ""
 }
 
-// denialClass is the label of one denial of a failed run.
-func denialClass(d audit.Denial, pol *policy.Policy, spec *policy.Spec) string {
+// DenialClass is the label of one denial of a failed run.
+func DenialClass(d audit.Denial, pol *policy.Policy, spec *policy.Spec) string {
 	if audit.IsCapabilityDenial(d) {
 		return ClassCapabilityDenied
 	}
