@@ -278,14 +278,14 @@ func recordingRun(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOpti
 	if t.Spec.Network.Declared {
 		// Mediated runs have a network log; others made no connection
 		// the proxy saw.
-		if data, err := runapi.ReadLog(ctx, api, r.Run.ID, "network"); err == nil {
+		if data, err := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogNetwork); err == nil {
 			if r.Network, err = ParseNetworkEvents(data); err != nil {
 				return nil, fmt.Errorf("run %s: %w", r.Run.ID, err)
 			}
 		}
 	}
-	verifier, _ := runapi.ReadLog(ctx, api, r.Run.ID, "verifier-utility")
-	stderr, _ := runapi.ReadLog(ctx, api, r.Run.ID, "agent-stderr")
+	verifier, _ := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogVerifierUtility)
+	stderr, _ := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogAgentStderr)
 	if err := checkRecording(t, r, tail(string(verifier), 40), tail(string(stderr), 20)); err != nil {
 		return nil, err
 	}
