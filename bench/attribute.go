@@ -174,11 +174,11 @@ func withGrants(pol *policy.Policy, gs []grant) (*policy.Policy, []grant, error)
 // that run's deciding denial:
 //   - the permission of every denial the classifier labels
 //     *_insufficient (a path the task requires that pol does not grant);
-//   - for each refused exec of a program pol grants or the task requires,
-//     the interpreters of a "#!" script (interp: real paths, from the task
-//     image) that pol lacks on execute — the kernel refuses the script's
-//     exec when its interpreter may not run, and the denial names the
-//     script;
+//   - for each refused exec of a program pol grants or the task requires
+//     (or of the interpreter of a script pol grants: the denial's Path2),
+//     the interpreters of the "#!" script (interp: real paths, from the
+//     task image) that pol lacks on execute — the kernel refuses a
+//     script's exec when its interpreter may not run;
 //   - when neither adds anything, the deciding denial's permission (a
 //     held write of a refused O_RDWR open: read).
 //
@@ -201,13 +201,17 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 		if interp == nil || d.Op != "exec" || d.Axis != policy.Execute.String() {
 			return
 		}
-		prog := d.Path
-		if d.Real != "" {
-			prog = d.Real
-		}
-		for _, i := range interp(prog) {
-			if !matchesAny(pol.Get(policy.Execute), []string{i}) {
-				add(grant{policy.Execute.String(), i})
+		// The program, and a script whose refused interpreter the
+		// denial names (its Path2: /usr/bin/env of "#!/usr/bin/env
+		// python3", whose python3 is refused next).
+		for _, prog := range append(denialNames(d), d.Path2) {
+			if prog == "" {
+				continue
+			}
+			for _, i := range interp(prog) {
+				if !matchesAny(pol.Get(policy.Execute), []string{i}) {
+					add(grant{policy.Execute.String(), i})
+				}
 			}
 		}
 	}
@@ -222,8 +226,8 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 			continue
 		}
 		if ax, err := policy.ParseAxis(d.Axis); err == nil && ax == policy.Execute &&
-			matchesAny(pol.Get(ax), denialNames(d)) {
-			interpreters(d) // held and refused: its interpreter may be what is missing
+			matchesAny(pol.Get(ax), append(denialNames(d), d.Path2)) {
+			interpreters(d) // a held script refused: its interpreter is what is missing
 		}
 	}
 	if len(out) > 0 {

@@ -79,6 +79,8 @@ func TestRoundGrants(t *testing.T) {
 		switch prog {
 		case "/usr/bin/zcat", "/usr/local/bin/tool":
 			return []string{"/usr/bin/dash"}
+		case "/app/run.py":
+			return []string{"/usr/bin/env", "/usr/bin/python3.11"}
 		}
 		return nil
 	}
@@ -104,6 +106,9 @@ func TestRoundGrants(t *testing.T) {
 			[]string{"execute /usr/bin/dash"}},
 		{"a held script refused, no image: nothing", `{"read":[],"write":[],"execute":["/usr/local/bin/tool"]}`,
 			[]audit.Denial{den("exec", "execute", "/usr/local/bin/tool")}, "exec execute /usr/local/bin/tool", nil, []string{}},
+		{"a refused interpreter named by the auditor: with env's program", `{"read":[],"write":[],"execute":["/app/run.py"]}`,
+			[]audit.Denial{{Op: "exec", Axis: "execute", Path: "/usr/bin/env", Path2: "/app/run.py", Errno: "EACCES"}}, "exec execute /usr/bin/env", interp,
+			[]string{"execute /usr/bin/env", "execute /usr/bin/python3.11"}},
 		{"interpreter held already: nothing", `{"read":[],"write":[],"execute":["/usr/local/bin/tool","/usr/bin/dash"]}`,
 			[]audit.Denial{den("exec", "execute", "/usr/local/bin/tool")}, "exec execute /usr/local/bin/tool", interp, []string{}},
 		{"no required denial: the deciding one", `{"read":[],"write":[],"execute":[]}`,
