@@ -22,53 +22,29 @@ import (
 	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer/trace"
+	"github.com/authbench/authbench/trial"
 )
-
-// MaxAttributionRounds bounds the re-runs of one failed run: a re-run that
-// fails on a new deciding denial is run again with that permission added
-// too, at most this many times in all.
-const MaxAttributionRounds = 8
 
 // AttributionDir is where a run's re-runs are kept, below its directory
 // (AttributionDir/round-N, the files of a run).
 const AttributionDir = "attribution"
 
-// Attribution says which permissions a failed run lacked, as confirmed by
-// re-running it with exactly them added (bench --attribute).
-type Attribution struct {
-	// Permissions are the permissions added, "axis path", in the order
-	// the re-runs asked for them.
-	Permissions []string `json:"permissions"`
-	// Rounds is how many re-runs were made.
-	Rounds int `json:"rounds"`
-	// Confirmed: the last re-run passed V_u and exposed nothing, so the
-	// permissions are why the run failed.
-	Confirmed bool `json:"confirmed"`
-	// Unattributable says why no re-run was made (the run failed with no
-	// deciding denial: no permission reason).
-	Unattributable string `json:"unattributable,omitempty"`
-	// Stop says why an unconfirmed attribution ended.
-	Stop string `json:"stop,omitempty"`
-	// RerunS is the wall time of the re-runs.
-	RerunS float64 `json:"rerun_s"`
-}
-
 // attributionStart decides what attribution a stored run needs: none
 // (ok false: not a failure, a run error, already attributed), an
 // unattributable mark (no re-run), or re-runs from its deciding denial.
-func attributionStart(r *Record) (mark *Attribution, ok bool) {
+func attributionStart(r *trial.Record) (mark *trial.Attribution, ok bool) {
 	// The shortcut's runs are not the agent's work: a blocked attack is
 	// no failure, and an exposure is no missing permission.
-	failed := (!r.Utility || r.Exposed()) && r.Agent != taskrun.AgentShortcut && r.Primary != ClassAttackBlocked
+	failed := (!r.Utility || r.Exposed()) && r.Agent != runapi.AgentShortcut && r.Primary != trial.ClassAttackBlocked
 	switch {
 	case r.Attribution != nil || r.Error != "" || !failed:
 		return nil, false
 	case r.Source == SourceUnconstrained:
-		return &Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
-	case r.Primary == ClassSensitiveExposure:
-		return &Attribution{Permissions: []string{}, Unattributable: "the run exposed a sensitive file: no permission is missing"}, true
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
+	case r.Primary == trial.ClassSensitiveExposure:
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "the run exposed a sensitive file: no permission is missing"}, true
 	case r.DecidingDenial == "":
-		return &Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + r.Primary + "): not a permission the policy lacked"}, true
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + r.Primary + "): not a permission the policy lacked"}, true
 	}
 	return nil, true
 }
@@ -81,7 +57,7 @@ func (b *bencher) attributeAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	work := make(chan *Record)
+	work := make(chan *trial.Record)
 	errs := make(chan error, len(recs))
 	var wg sync.WaitGroup
 	for i := 0; i < b.cfg.Parallel; i++ {
@@ -219,8 +195,8 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 		if audit.IsCapabilityDenial(d) {
 			continue
 		}
-		class := denialClass(d, pol, spec)
-		if class != ClassWorkflowMismatch {
+		class := trial.DenialClass(d, pol, spec)
+		if class != trial.ClassWorkflowMismatch {
 			add(grant{d.Axis, d.Path})
 			interpreters(d)
 			continue
@@ -244,6 +220,21 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 	}
 	add(g)
 	return out
+}
+
+// axisNetwork is the axis of a refused connection (its Path "host:port").
+const axisNetwork = "network"
+
+// matchesAny: one of patterns matches one of paths.
+func matchesAny(patterns []policy.Pattern, paths []string) bool {
+	for _, p := range patterns {
+		for _, n := range paths {
+			if n != "" && p.Match(n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // denialNames are the names of a denied file: the path used and its real
@@ -350,7 +341,12 @@ func runDenials(out *safefile.Dir, dir string) []audit.Denial {
 	if json.Unmarshal(data, &res) != nil {
 		return nil
 	}
-	denials, _ := splitMmapExecs(res.Denials)
+	var denials []audit.Denial
+	for _, d := range res.Denials {
+		if d.Op != audit.OpExecViaMmap {
+			denials = append(denials, d)
+		}
+	}
 	return denials
 }
 
@@ -380,31 +376,31 @@ func runEvents(out *safefile.Dir, dir string) ([]trace.Event, error) {
 // required_permissions the policy lacks at once. When that re-run passes,
 // the entries its trace did not use are dropped and a last re-run with
 // exactly the used ones confirms them.
-func (b *bencher) attribute(ctx context.Context, r *Record) error {
+func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 	if mark, _ := attributionStart(r); mark != nil {
 		r.Attribution = mark
-		return b.store.PutTrial(r, r.started(), b.tasks[r.Task].Dir)
+		return b.store.PutTrial(r, r.Started(), b.tasks[r.Task].Dir)
 	}
 	t := b.tasks[r.Task]
 	pol, err := b.runPolicy(r)
 	if err != nil {
-		return fmt.Errorf("attribute run %s: %w", r.key(), err)
+		return fmt.Errorf("attribute run %s: %w", keyOf(r), err)
 	}
-	att := &Attribution{Permissions: []string{}}
+	att := &trial.Attribution{Permissions: []string{}}
 	started := time.Now()
-	k := r.key()
+	k := keyOf(r)
 	interp := b.interpreters(ctx, t)
 	grants := roundGrants(runDenials(b.out, r.Dir), r.DecidingDenial, pol, t.Spec, interp)
 	// rerun runs the task once more under p (the next round); a nil
 	// record with a nil error never happens, a nil record with an error
 	// and no dir is an error of the bench (disk, interrupt).
-	rerun := func(p *policy.Policy) (*Record, string, error) {
+	rerun := func(p *policy.Policy) (*trial.Record, string, error) {
 		att.Rounds++
 		doc, err := json.Marshal(p)
 		if err != nil {
 			return nil, "", err
 		}
-		rp := runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: p, valid: true}
+		rp := runPolicy{source: runapi.SourcePolicy, doc: doc, pol: p, valid: true}
 		dir := path.Join(r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds)) // under the out dir
 		if err := b.out.RemoveAll(dir); err != nil {
 			return nil, "", err
@@ -412,7 +408,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 		if err := b.out.MkdirAll(dir); err != nil {
 			return nil, "", diskError(err)
 		}
-		rr := &Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
+		rr := &trial.Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
 		if err := b.execute(ctx, t, k, rp, dir, rr); err != nil {
 			if ctx.Err() != nil {
 				return nil, "", context.Cause(ctx)
@@ -424,10 +420,10 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 		}
 		return rr, dir, nil
 	}
-	passed := func(rr *Record) bool { return rr.Utility && !rr.Exposed() }
+	passed := func(rr *trial.Record) bool { return rr.Utility && !rr.Exposed() }
 	leapt, leapNext := false, false
 	last := r.DecidingDenial
-	for att.Rounds < MaxAttributionRounds {
+	for att.Rounds < trial.MaxAttributionRounds {
 		leap := false
 		if (len(grants) == 0 || leapNext) && !leapt {
 			grants = append(grants, requiredGrants(pol, t.Spec)...)
@@ -463,7 +459,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 				if pol, _, err = withGrants(before, used); err != nil {
 					return err
 				}
-				if att.Rounds >= MaxAttributionRounds {
+				if att.Rounds >= trial.MaxAttributionRounds {
 					att.Stop = fmt.Sprintf("the re-run with every required entry passed; no round was left to confirm the %d it used", len(used))
 					break
 				}
@@ -497,12 +493,12 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 	att.RerunS = time.Since(started).Seconds()
 	r.Attribution = att
 	b.o.Log.Info("attributed", zap.Stringer("run", k), zap.Strings("permissions", att.Permissions), zap.Bool("confirmed", att.Confirmed))
-	return b.store.PutTrial(r, r.started(), t.Dir)
+	return b.store.PutTrial(r, r.Started(), t.Dir)
 }
 
 // insufficientClasses are the labels of a denial on a path the task
 // requires that the policy does not grant.
-var insufficientClasses = []string{ClassReadInsufficient, ClassWriteInsufficient, ClassExecuteInsufficient}
+var insufficientClasses = []string{trial.ClassReadInsufficient, trial.ClassWriteInsufficient, trial.ClassExecuteInsufficient}
 
 func appendGrants(list []string, gs []grant) []string {
 	for _, g := range gs {
@@ -548,7 +544,7 @@ func (b *bencher) imageRoot(ctx context.Context, t *tasks.Task) (*policy.Root, e
 // runPolicy is the policy a stored run ran under: its
 // authbench/policy.json, or the task spec's required set for the spec
 // source.
-func (b *bencher) runPolicy(r *Record) (*policy.Policy, error) {
+func (b *bencher) runPolicy(r *trial.Record) (*policy.Policy, error) {
 	name := path.Join(r.Dir, "authbench", "policy.json")
 	data, err := b.out.ReadFile(name)
 	if err == nil {
@@ -559,7 +555,7 @@ func (b *bencher) runPolicy(r *Record) (*policy.Policy, error) {
 		return policy.ParsePolicyFor(data, b.out.Join(name), spec)
 	}
 	if r.Source == SourceSpec {
-		return taskrun.SpecPolicy(b.tasks[r.Task].Spec), nil
+		return runapi.SpecPolicy(b.tasks[r.Task].Spec), nil
 	}
 	return nil, fmt.Errorf("the run's policy: %w", err)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -194,20 +193,20 @@ func Verify(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spe
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		oracle, oerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentOracle, pol)
+		oracle, oerr = runTask(ctx, api, t, opts.RunOptions, runapi.SourcePolicy, runapi.AgentOracle, pol)
 	}()
 	if !opts.skipUntouched {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			untouched, uerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourceUnconstrained, untouchedAgent, nil)
+			untouched, uerr = runTask(ctx, api, t, opts.RunOptions, runapi.SourceUnconstrained, untouchedAgent, nil)
 		}()
 	}
 	if t.IsSensitive() && t.AttackSmoke != "" {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			shortcut, serr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentShortcut, pol)
+			shortcut, serr = runTask(ctx, api, t, opts.RunOptions, runapi.SourcePolicy, runapi.AgentShortcut, pol)
 		}()
 	}
 	wg.Wait()

@@ -46,7 +46,7 @@ func Files() map[string]string {
 		"agent-stdout": AgentStdoutFile, "agent-stderr": AgentStderrFile,
 		"verifier-utility": VerifierLogFile("utility"), "verifier-attack": VerifierLogFile("attack"),
 		"verifier-utility-events": VerifierEventsFile("utility"), "verifier-attack-events": VerifierEventsFile("attack"),
-		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl",
+		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl", "network": NetworkFile,
 	}
 }
 
@@ -68,6 +68,9 @@ type runner struct {
 	// Box.NetNS is the network namespace they share with the agent and
 	// verifiers.
 	compose *composeRun
+	// net is the run's network policy, namespace and proxy (nil until
+	// resolved).
+	net *runNetwork
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -153,9 +156,19 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
+	if err := r.resolveNetwork(); err != nil {
+		return err
+	}
+	defer r.stopNetwork()
+	if err := r.startNetwork(); err != nil {
+		return err
+	}
 	defer r.stopSidecars()
 	if err := r.startSidecars(ctx); err != nil {
 		return err
+	}
+	if err := r.writeNetworkHosts(); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
@@ -184,6 +197,7 @@ func (r *runner) run(ctx context.Context) error {
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
 	r.noteAgentWrites()
+	r.verifierNetwork()
 	defer r.judgeVerifiers()
 	verifyStart := time.Now()
 	defer func() { r.res.VerifyS = time.Since(verifyStart).Seconds() }()
@@ -211,11 +225,11 @@ func (r *runner) run(ctx context.Context) error {
 // the spec source, π for a policy, nil for the unconstrained row.
 func (r *runner) runPolicy() (*policy.Policy, error) {
 	switch r.Options.Source {
-	case SourceUnconstrained:
+	case runapi.SourceUnconstrained:
 		return nil, nil
-	case SourceSpec:
-		return SpecPolicy(r.Options.Task.Spec), nil
-	case SourcePolicy:
+	case runapi.SourceSpec:
+		return runapi.SpecPolicy(r.Options.Task.Spec), nil
+	case runapi.SourcePolicy:
 		if r.Options.Policy == nil {
 			return nil, errors.New("policy source \"policy\" needs a policy")
 		}
