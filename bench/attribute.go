@@ -149,7 +149,8 @@ func withGrants(pol *policy.Policy, gs []grant) (*policy.Policy, []grant, error)
 // the run it follows (first-seen order, mapped-exec entries left out) and
 // that run's deciding denial:
 //   - the permission of every denial the classifier labels
-//     *_insufficient (a path the task requires that pol does not grant);
+//     *_insufficient (a path the task requires that pol does not grant),
+//     on the file it reached (its real path);
 //   - for each refused exec of a program pol grants or the task requires
 //     (or of the interpreter of a script pol grants: the denial's Path2),
 //     the interpreters of the "#!" script (interp: real paths, from the
@@ -197,7 +198,9 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 		}
 		class := trial.DenialClass(d, pol, spec)
 		if class != trial.ClassWorkflowMismatch {
-			add(grant{d.Axis, d.Path})
+			// The file reached (/usr/bin/git for /bin/git): one grant for
+			// the names a program was refused by.
+			add(grant{d.Axis, denialNames(d)[len(denialNames(d))-1]})
 			interpreters(d)
 			continue
 		}
