@@ -173,9 +173,24 @@ func TestRequiredAndUsedGrants(t *testing.T) {
 // kept below the run's directory.
 func TestBenchAttributeConfirmsTheMissingExecute(t *testing.T) {
 	bin := needBench(t)
-	b := newBenchCmd(t, bin, fixtureTasks(t, "hello-standard"))
-	pdir := t.TempDir()
 	pol := `{"read":["/app/input.txt"],"write":["/app/count.txt"],"execute":["/usr/bin/bash"]}`
+	out, rec := attributeHello(t, bin, fixtureTasks(t, "hello-standard"), pol)
+	a := rec.Attribution
+	if !reflect.DeepEqual(a.Permissions, []string{"execute /usr/bin/wc"}) || a.Rounds != 1 || !a.Confirmed {
+		t.Fatalf("attribution %+v, want execute /usr/bin/wc confirmed in 1 re-run", a)
+	}
+	if _, err := os.Stat(filepath.Join(out, rec.Dir, AttributionDir, "round-1", "record.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// attributeHello runs bench --attribute on the hello-standard task of
+// tasks under the policy pol and returns the out dir and the one record,
+// a failed run with an attribution.
+func attributeHello(t *testing.T, bin, tasks, pol string) (string, trial.Record) {
+	t.Helper()
+	b := newBenchCmd(t, bin, tasks)
+	pdir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(pdir, "hello-standard.json"), []byte(pol), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -185,20 +200,16 @@ func TestBenchAttributeConfirmsTheMissingExecute(t *testing.T) {
 	if len(recs) != 1 || recs[0].Utility || recs[0].Attribution == nil {
 		t.Fatalf("records %+v", recs)
 	}
-	a := recs[0].Attribution
-	if !reflect.DeepEqual(a.Permissions, []string{"execute /usr/bin/wc"}) || a.Rounds != 1 || !a.Confirmed {
-		t.Fatalf("attribution %+v, want execute /usr/bin/wc confirmed in 1 re-run", a)
-	}
-	if _, err := os.Stat(filepath.Join(out, recs[0].Dir, AttributionDir, "round-1", "record.json")); err != nil {
-		t.Fatal(err)
-	}
+	return out, recs[0]
 }
 
 // TestBenchAttributeFindsAScriptsInterpreter: the oracle runs zcat, a
 // "#!/bin/sh" script of the image, under a policy that holds zcat but not
-// the shell: the kernel refuses the exec and the denial names zcat, which
-// the policy already holds. Attribution reads zcat's "#!" line in the task
-// image and adds the shell's real path: one re-run, confirmed.
+// the shell: the kernel refuses zcat's exec, which the policy grants. The
+// run's audit reads zcat's "#!" line in the rootfs and names the refused
+// shell (its real path), and attribution adds it: one re-run, confirmed
+// (before, the refused exec was no denial at all, or named zcat, already
+// held).
 func TestBenchAttributeFindsAScriptsInterpreter(t *testing.T) {
 	bin := needBench(t)
 	tasks := fixtureTasks(t, "hello-standard")
@@ -217,19 +228,9 @@ func TestBenchAttributeFindsAScriptsInterpreter(t *testing.T) {
 	if err := os.WriteFile(spec, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := newBenchCmd(t, bin, tasks)
-	pdir := t.TempDir()
 	pol := `{"read":["/app/input.txt"],"write":["/app/count.txt"],"execute":["/usr/bin/bash","/usr/bin/gzip","/usr/bin/wc","/usr/bin/zcat"]}`
-	if err := os.WriteFile(filepath.Join(pdir, "hello-standard.json"), []byte(pol), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	b.mustRun(t, "--sources", "dir:"+pdir, "--out", out, "--attribute")
-	recs := loadOut(t, out)
-	if len(recs) != 1 || recs[0].Utility || recs[0].Attribution == nil {
-		t.Fatalf("records %+v", recs)
-	}
-	a := recs[0].Attribution
+	_, rec := attributeHello(t, bin, tasks, pol)
+	a := rec.Attribution
 	if !reflect.DeepEqual(a.Permissions, []string{"execute /usr/bin/dash"}) || a.Rounds != 1 || !a.Confirmed {
 		t.Fatalf("attribution %+v, want execute /usr/bin/dash confirmed in 1 re-run", a)
 	}
