@@ -18,7 +18,6 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer/trace"
@@ -336,7 +335,7 @@ func usedGrants(events []trace.Event, added []grant, before *policy.Policy) []gr
 // its authbench/result.json, mapped-exec entries left out; nil when it
 // cannot be read.
 func runDenials(out *safefile.Dir, dir string) []audit.Denial {
-	data, err := out.ReadFile(path.Join(dir, "authbench", taskrun.ResultFile))
+	data, err := out.ReadFile(path.Join(dir, "authbench", runapi.FileResult))
 	if err != nil {
 		return nil
 	}
@@ -355,7 +354,7 @@ func runDenials(out *safefile.Dir, dir string) []audit.Denial {
 
 // runEvents are the traced events of the run in dir (under the out dir).
 func runEvents(out *safefile.Dir, dir string) ([]trace.Event, error) {
-	data, err := out.ReadFile(path.Join(dir, "authbench", taskrun.EventsFile))
+	data, err := out.ReadFile(path.Join(dir, "authbench", runapi.FileEvents))
 	if err != nil {
 		return nil, err
 	}
