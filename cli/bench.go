@@ -196,7 +196,7 @@ func (a *app) runBench(f benchFlags) error {
 	if embedded {
 		// Attribution reads refused scripts' "#!" lines in the task image.
 		opts.ImageRoot = func(ctx context.Context, t *tasks.Task) (*policy.Root, error) {
-			root, _, err := oracle.ImageRoot(ctx, f.imagesDir, t, cfg.BaseMap, nil)
+			root, _, err := oracle.ImageRoot(ctx, api, t, cfg.BaseMap)
 			return root, err
 		}
 	}
