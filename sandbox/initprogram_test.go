@@ -176,3 +176,42 @@ func TestSpecRoundTrip(t *testing.T) {
 		t.Errorf("round trip lost fields: %+v", got)
 	}
 }
+
+// TestSpecWire: what goes through the gate keeps every rule's path,
+// kind, rights and run-time flag, drops the rest of the plan, and leaves
+// the launcher's spec as it was.
+func TestSpecWire(t *testing.T) {
+	plan := hostPlan(t, `{"read":["/etc/**","/usr/bin","/no/such/file"],"write":["/tmp/x/new"],"execute":["/bin/true"]}`, policy.DefaultBaseline())
+	if len(plan.Wider) == 0 || len(plan.Warnings) == 0 {
+		t.Fatalf("fixture: the plan should have widenings and warnings: %d, %d", len(plan.Wider), len(plan.Warnings))
+	}
+	plan.Rules[0].Runtime = true
+	spec := Spec{Path: "/bin/true"}.Confined(plan, nil)
+	w := spec.wire()
+	if w.Plan == plan || len(w.Plan.Rules) != len(plan.Rules) {
+		t.Fatalf("wire plan = %+v", w.Plan)
+	}
+	for i, r := range w.Plan.Rules {
+		o := plan.Rules[i]
+		if r.Path != o.Path || r.Dir != o.Dir || r.Access != o.Access || r.Runtime != o.Runtime || r.From != nil {
+			t.Errorf("rule %d: sent %+v, planned %+v", i, r, o)
+		}
+		if len(o.From) == 0 {
+			t.Errorf("rule %d: the launcher's plan lost its sources", i)
+		}
+	}
+	if w.Plan.Wider != nil || w.Plan.Warnings != nil || w.Plan.Root != plan.Root || w.Plan.Semantics != plan.Semantics {
+		t.Errorf("wire plan header = %+v", w.Plan)
+	}
+	if (Spec{Path: "/bin/true"}).wire().Plan != nil {
+		t.Error("a spec without a plan gained one")
+	}
+	data, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeSpec(bytes.NewReader(data))
+	if err != nil || len(got.Plan.Rules) != len(plan.Rules) || got.Plan.Rules[0].Access != plan.Rules[0].Access {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+}
