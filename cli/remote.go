@@ -75,9 +75,7 @@ func (a *app) submit(rt *runAPI, req *runapi.RunRequest, sigs <-chan os.Signal) 
 		run, err = rt.api.Submit(ctx, req)
 	}
 	if err != nil {
-		var ae *runapi.APIError
-		var re *daemon.RequestError
-		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
+		if isBadRequest(err) {
 			return nil, usageError(err)
 		}
 		return nil, &ExitError{Code: exitSandboxFailure, Err: err}

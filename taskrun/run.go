@@ -298,3 +298,8 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	}
 	return runbox.WriteJSON(filepath.Join(r.Options.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }
+
+// DefaultMaxLogBytes caps each log a run stores of what task code writes
+// (agent and verifier output, build log) when Options.MaxOutputBytes is
+// not set.
+const DefaultMaxLogBytes = runbox.DefaultMaxLogBytes
