@@ -181,7 +181,8 @@ func readNetworkEvents(t *testing.T, path string) []netpolicy.Event {
 // TestModelEndpointKeyInjection: an agent given a model endpoint calls it
 // with the placeholder key, through the proxy variables and directly, and
 // the endpoint gets the real key; the key is nowhere in the agent's
-// environment, and the endpoint is allowed without any allow-host.
+// environment, and the endpoint is allowed without any allow-host. An
+// allowed name that does not resolve is listed in the record.
 func TestModelEndpointKeyInjection(t *testing.T) {
 	setup(t)
 	const key = "sk-real-key-7f3a9c"
@@ -199,7 +200,8 @@ curl -sS --fail --noproxy '*' -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/com
 env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	dir := t.TempDir()
 	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
-		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir})
+		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir,
+		AllowHosts: []string{"no-such-host.invalid:80"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,8 @@ env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	if len(auths) != 2 || auths[0] != "Bearer "+key || auths[1] != "Bearer "+key {
 		t.Errorf("the model endpoint saw Authorization %q", auths)
 	}
-	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 {
+	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 ||
+		!reflect.DeepEqual(n.UnresolvedHosts, []string{"no-such-host.invalid"}) || !reflect.DeepEqual(n.Hosts, []string{"127.88.0.1 no-such-host.invalid"}) {
 		t.Errorf("network record %+v", n)
 	}
 }
