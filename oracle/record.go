@@ -256,8 +256,8 @@ func recordingRun(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOpti
 	if err != nil {
 		return nil, err
 	}
-	verifier, _ := runapi.ReadLog(ctx, api, r.Run.ID, "verifier-utility")
-	stderr, _ := runapi.ReadLog(ctx, api, r.Run.ID, "agent-stderr")
+	verifier, _ := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogVerifierUtility)
+	stderr, _ := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogAgentStderr)
 	if err := checkRecording(t, r, tail(string(verifier), 40), tail(string(stderr), 20)); err != nil {
 		return nil, err
 	}

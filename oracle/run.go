@@ -55,7 +55,7 @@ func runTask(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions, 
 		return nil, fmt.Errorf("task %s, agent %s, %s: run %s ended %s without a result: %s", t.Name, agent, source, run.ID, run.State, run.Error)
 	}
 	r := &replay{Run: run, Result: run.TaskResult}
-	data, err := runapi.ReadLog(ctx, api, run.ID, "events")
+	data, err := runapi.ReadLog(ctx, api, run.ID, runapi.LogEvents)
 	if err != nil {
 		return nil, err
 	}

@@ -23,10 +23,6 @@ import (
 	"github.com/authbench/authbench/tasks"
 )
 
-// NetworkFile holds a run's network events (docs/trace-events.md,
-// "Network events").
-const NetworkFile = "network.jsonl"
-
 // landlockTCPNote is what a mediated run records of Landlock's TCP rights
 // (docs/security.md, "Network").
 const landlockTCPNote = "not restricted: Landlock checks the port passed to connect() before the namespace's redirect to the proxy, " +
@@ -137,7 +133,7 @@ func (r *runner) startNetwork() error {
 		return fmt.Errorf("network namespace: %w", err)
 	}
 	r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), n.ns.Fd())
-	if n.file, err = os.OpenFile(filepath.Join(r.Options.Dir, NetworkFile), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
+	if n.file, err = os.OpenFile(filepath.Join(r.Options.Dir, runapi.FileNetwork), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
 		return err
 	}
 	n.log = &netproxy.Log{W: n.file}

@@ -108,7 +108,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	for _, want := range []string{"from-p1 p1=0", "from-p1 p1-direct=0", " p2=22", " p2-direct=", "HTTP_PROXY=http://127.0.0.1:", "NO_PROXY=hello-standard"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("agent output lacks %q:\n%s", want, out)
@@ -123,7 +123,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	if n := got1.Load(); n != 2 {
 		t.Errorf("the server on P1 accepted %d connections, want 2", n)
 	}
-	evs := readNetworkEvents(t, filepath.Join(dir, NetworkFile))
+	evs := readNetworkEvents(t, filepath.Join(dir, runapi.FileNetwork))
 	var refused []netpolicy.Event
 	for _, e := range evs {
 		if e.Port == p2 {
@@ -205,11 +205,11 @@ env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	if strings.Count(string(out), `{"ok":true}`) != 2 {
 		t.Errorf("the agent did not reach the model twice:\n%s", out)
 	}
-	for _, f := range []string{AgentStdoutFile, AgentStderrFile, EventsFile, NetworkFile, ResultFile} {
+	for _, f := range []string{runapi.FileAgentStdout, runapi.FileAgentStderr, runapi.FileEvents, runapi.FileNetwork, runapi.FileResult} {
 		if b, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(b), key) {
 			t.Errorf("the real key is in %s", f)
 		}
