@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,7 +136,8 @@ func TestDecodeSpecUnknownField(t *testing.T) {
 		{`{"path":"/bin/true","args":["true"],"env":[]}`, ""},
 		{`{"path":"/bin/true","args":["true"],"env":[],"no_new_privs":true,"close_fds":true}`, ""},
 		{`{"path":"/bin/true","args":["true"],"env":[],"future_restriction":true}`, `unknown field "future_restriction"`},
-		{`{"path":"/bin/true","seccomp":{"profile":"x","arch":"amd64","flags":1,"program":[],"extra":1}}`, `unknown field "extra"`},
+		{`{"path":"/bin/true","seccomp":{"profile":"x","arch":"amd64","flags":1,"program":"","extra":1}}`, `unknown field "extra"`},
+		{`{"path":"/bin/true","seccomp":{"profile":"x","arch":"amd64","flags":1,"program":"AAAA"}}`, "not a whole number of instructions"},
 		{`{"path":`, "unexpected EOF"},
 	}
 	for _, tc := range tests {
@@ -213,5 +215,35 @@ func TestSpecWire(t *testing.T) {
 	got, err := decodeSpec(bytes.NewReader(data))
 	if err != nil || len(got.Plan.Rules) != len(plan.Rules) || got.Plan.Rules[0].Access != plan.Rules[0].Access {
 		t.Fatalf("decoded %+v, %v", got, err)
+	}
+}
+
+// TestFilterJSONRoundTrip: a filter reads back exactly, whatever the
+// values of its instructions, and its program travels as base64.
+func TestFilterJSONRoundTrip(t *testing.T) {
+	def, err := DefaultFilter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := &Filter{Profile: "odd", Arch: "arm64", Flags: 3, Skipped: []string{"x"},
+		Program: [][4]uint32{{0, 0, 0, 0}, {0xffff, 300, 0x1ffff, 0xffffffff}, {6, 1, 2, 3}}}
+	for _, f := range []*Filter{def, odd, {Profile: "empty"}} {
+		data, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), `"program":[`) {
+			t.Errorf("%s: program as JSON numbers: %.80s", f.Profile, data)
+		}
+		var back Filter
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("%s: %v", f.Profile, err)
+		}
+		if len(f.Program) == 0 && len(back.Program) == 0 {
+			back.Program = f.Program
+		}
+		if !reflect.DeepEqual(&back, f) {
+			t.Errorf("%s: read back %+v, want %+v", f.Profile, back, *f)
+		}
 	}
 }
