@@ -20,6 +20,7 @@ import (
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -295,7 +296,7 @@ func (r *runner) stopNetwork() {
 	if n.ns != nil {
 		n.ns.Close()
 	}
-	r.res.Network.KernelNetABI = r.res.LandlockABI >= 4
+	r.res.Network.KernelNetABI = sandbox.KernelLandlockABI() >= 4
 	if r.res.Network.Mediated {
 		r.res.Network.LandlockTCP = landlockTCPNote
 	}

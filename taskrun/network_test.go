@@ -145,7 +145,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	}
 	n := res.Network
 	if n == nil || !n.Mediated || n.Agent.Mode != netpolicy.Allowlist || !reflect.DeepEqual(n.Agent.Hosts, []string{fmt.Sprintf("127.0.0.1:%d", p1)}) ||
-		n.Verifier.Mode != netpolicy.NoNetwork || n.Events.Attempts != 4 || n.Events.Refused != 2 || n.LandlockTCP == "" {
+		n.Verifier.Mode != netpolicy.NoNetwork || n.Events.Attempts != 4 || n.Events.Refused != 2 || n.LandlockTCP == "" || !n.KernelNetABI {
 		t.Errorf("network record %+v", n)
 	}
 }
