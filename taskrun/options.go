@@ -2,6 +2,7 @@ package taskrun
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/agent/installed"
 	"strings"
 
 	"go.uber.org/zap"
@@ -45,8 +46,12 @@ type Options struct {
 	// rules; the default for task runs, "" means it) or
 	// policy.SemanticsPrecise.
 	Semantics policy.Semantics
-	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
+	// Agent is "oracle", "shortcut", `cmd:COMMAND`, `openai:MODEL` or
+	// `installed:NAME[:MODEL]` (package agent/installed).
 	Agent string
+	// HarnessCache holds installed harnesses' layers and npm's download
+	// cache (installed.DefaultCacheDir when "").
+	HarnessCache string
 	// Capabilities, when not nil, are the capabilities the agent runs
 	// with (canonical names; empty for none), replacing the task's set
 	// (tasks.Environment.Capabilities: Docker's default set unless
@@ -54,7 +59,8 @@ type Options struct {
 	// effective and permitted, another uid in its bounding set only, as
 	// Docker gives them.
 	Capabilities []string
-	// Model is the endpoint and options of an openai:MODEL agent
+	// Model is the endpoint and options of an openai:MODEL or installed
+	// agent
 	// (resolved; its Model is the agent's MODEL).
 	Model *agent.Config
 	// Self is the static authbench binary, mounted into the container as
@@ -125,8 +131,13 @@ func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err 
 			return nil, "", fmt.Errorf("agent %q: %w", agent, err)
 		}
 		return session.Argv(runbox.DefaultAgentTimeout), "", nil
+	case strings.HasPrefix(agent, installed.Prefix):
+		if _, _, _, err := installed.ParseName(agent); err != nil {
+			return nil, "", err
+		}
+		return nil, "", nil // the harness's command is made for the run (installedRun)
 	}
-	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\" or openai:MODEL", agent)
+	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\", openai:MODEL or installed:NAME[:MODEL]", agent)
 }
 
 // AgentCapabilities is the set the agent of o runs with: o.Capabilities,

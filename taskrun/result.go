@@ -3,6 +3,7 @@ package taskrun
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/authbench/authbench/netproxy"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,6 +104,17 @@ type Result struct {
 	AgentTokens     *TokenCounts  `json:"agent_tokens,omitempty"`
 	AgentStopReason string        `json:"agent_stop_reason,omitempty"`
 	AgentError      string        `json:"agent_error,omitempty"`
+	// Harness is an installed agent's harness and version
+	// (installed:NAME); HarnessError says why its transcript could not be
+	// kept. Its own transcript is HarnessTranscriptFile, as ATIF
+	// TrajectoryFile.
+	Harness      string `json:"harness,omitempty"`
+	HarnessError string `json:"harness_error,omitempty"`
+	// Network is the agent phase's network policy when the run had an
+	// egress proxy (installed agents), NetworkSummary its connection
+	// attempts (each in NetworkEventsFile).
+	Network        *netproxy.Policy  `json:"network,omitempty"`
+	NetworkSummary *netproxy.Summary `json:"network_summary,omitempty"`
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`

@@ -46,6 +46,7 @@ func Files() map[string]string {
 		"verifier-utility": VerifierLogFile("utility"), "verifier-attack": VerifierLogFile("attack"),
 		"verifier-utility-events": VerifierEventsFile("utility"), "verifier-attack-events": VerifierEventsFile("attack"),
 		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl",
+		"harness-transcript": HarnessTranscriptFile, "network-events": NetworkEventsFile,
 	}
 }
 
@@ -68,6 +69,9 @@ type runner struct {
 	// Box.NetNS is the network namespace they share with the agent and
 	// verifiers.
 	compose *composeRun
+	// installed is an installed agent's harness, endpoint and proxy
+	// (nil for other agents).
+	installed *installedRun
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -122,6 +126,10 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	inst, err := r.prepareInstalled(ctx)
+	if err != nil {
+		return err
+	}
 	if err := sandbox.CheckStatic(r.o.Self); err != nil {
 		return err
 	}
@@ -129,7 +137,12 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	r.noteSubstitutions("", r.Image)
-	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.o.Dir, runbox.RootfsDir)); err != nil {
+	var layers []string
+	if inst != nil {
+		layers = append(layers, inst.layer)
+		r.res.Harness = inst.h.Name + " " + inst.h.Version
+	}
+	if r.Rootfs, err = env.NewRootfsLayers(r.Image.Rootfs, layers, filepath.Join(r.o.Dir, runbox.RootfsDir)); err != nil {
 		return err
 	}
 	defer func() {
@@ -166,10 +179,25 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if inst != nil {
+		if err := inst.writeFiles(r); err != nil {
+			return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+		}
+		if argv, err = inst.h.Argv(inst.endpoint, t.Instruction); err != nil {
+			return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+		}
+	}
+	r.installed = inst
 	if err := r.compilePlan(script, model); err != nil {
 		return err
 	}
 	r.snapshotAgentVolumes()
+	if inst != nil {
+		defer inst.finish(r)
+		if err := inst.startNetwork(r); err != nil {
+			return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+		}
+	}
 	if model {
 		err = r.runModelAgent(ctx)
 	} else {
@@ -265,6 +293,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 		p := policy.MustPattern(runbox.BinaryInContainer)
 		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
 	}
+	if r.installed != nil {
+		r.installed.baseline(&base)
+	}
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
@@ -281,6 +312,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
 	if toolbox {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.Widening())
+	}
+	if r.installed != nil {
+		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
 	}
 	return runbox.WriteJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

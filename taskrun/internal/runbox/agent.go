@@ -41,7 +41,7 @@ func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) {
 	}
 	uid, gid := b.Ident.UID, b.Ident.GID
 	spec := sandbox.Spec{
-		Path: argv[0], Args: argv, Env: agentEnv(cfg.Env, b.Ident), Dir: dir,
+		Path: argv[0], Args: argv, Env: env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentEnv), Dir: dir,
 		UID: &uid, GID: &gid, Groups: b.Ident.Groups, CloseFDs: true,
 		DropCapabilities: true, Capabilities: b.Caps,
 	}

@@ -83,6 +83,9 @@ type Box struct {
 	// NetNS, when set, is the network namespace the run's containers
 	// share (compose services).
 	NetNS string
+	// AgentEnv is added to the agent's environment (an installed
+	// harness's HOME, state and proxy variables), overriding the image's.
+	AgentEnv []string
 	// AgentStart is when the agent's (first) container was started.
 	AgentStart time.Time
 }
