@@ -153,12 +153,20 @@ func (in *installedRun) startNetwork(r *runner) error {
 		return fmt.Errorf("network policy: %w", err)
 	}
 	in.netlog = &netproxy.Log{Max: 100000}
-	var names []string
-	if u, err := url.Parse(in.endpoint.BaseURL); err == nil && net.ParseIP(u.Hostname()) == nil {
-		names = append(names, u.Hostname())
+	// The model host is in NO_PROXY: clients that honour the variables
+	// would otherwise open a CONNECT tunnel to it, which the proxy relays
+	// without reading (no key injected); connecting directly, they are
+	// redirected to the proxy, which serves plain HTTP to the endpoint
+	// and sets the key.
+	var names, noProxy []string
+	if u, err := url.Parse(in.endpoint.BaseURL); err == nil {
+		noProxy = append(noProxy, u.Hostname())
+		if net.ParseIP(u.Hostname()) == nil {
+			names = append(names, u.Hostname())
+		}
 	}
 	in.proxy, err = netproxy.Start(in.netns, netproxy.Config{Phase: netproxy.PhaseAgent, Policy: pol, Names: names,
-		Model: model, Sink: in.netlog, Log: r.Log})
+		NoProxy: noProxy, Model: model, Sink: in.netlog, Log: r.Log})
 	if err != nil {
 		return fmt.Errorf("egress proxy: %w", err)
 	}

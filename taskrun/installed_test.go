@@ -18,11 +18,24 @@ import (
 const harnessCache = "/var/cache/authbench-test/harness"
 
 // keyProbe counts, inside the container, the processes whose environment
-// or command line holds testAPIKey and the files under / (but /proc,
-// /sys) that do; the bracket keeps the pattern from matching itself.
-const keyProbe = `k='sk-test-5e5a1b7[c]-never-stored'; ` +
-	`n=$(cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -c "$k"); ` +
-	`f=$(grep -rlsI --exclude-dir=proc --exclude-dir=sys "$k" / | wc -l); echo "key-in-processes=$n key-in-files=$f"`
+// or command line holds testAPIKey, and the files that do among those the
+// agent can read under the harness's state, /tmp, /app, /etc, /root and
+// /home (where a configuration or a log would be), with node (the
+// harness's runtime; the spec lets the agent run bash and mawk only). The
+// key is assembled at run time, so that the probe's own command line
+// does not hold it.
+const keyProbe = installed.Node + ` -e '
+const fs = require("fs"), k = ["sk-test", "5e5a1b7c", "never-stored"].join("-");
+let procs = 0, files = 0, scanned = 0;
+for (const p of fs.readdirSync("/proc")) {
+  if (!/^[0-9]+$/.test(p) || p == process.pid) continue;
+  for (const f of ["environ", "cmdline"]) { try { if (fs.readFileSync("/proc/" + p + "/" + f).includes(k)) procs++; } catch {} }
+}
+const walk = (d) => { let es; try { es = fs.readdirSync(d, {withFileTypes: true}); } catch { return; }
+  for (const e of es) { const p = d + "/" + e.name;
+    if (e.isDirectory()) walk(p); else if (e.isFile()) { try { scanned++; if (fs.readFileSync(p).includes(k)) files++; } catch {} } } };
+for (const r of ["/var/lib/authbench-harness", "/tmp", "/app", "/etc", "/root", "/home"]) walk(r);
+console.log("key-in-processes=" + procs + " key-in-files=" + files + " scanned=" + scanned);'`
 
 // runInstalled runs task with installed:NAME:test-model against srv,
 // under the spec.
@@ -55,7 +68,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 				return agenttest.Reply{ToolCalls: []agenttest.Call{{ID: id, Name: tc.tool, Arguments: string(args)}}, PromptTokens: 100, CompletionTokens: 10}
 			}
 			srv := agenttest.New(t,
-				call("c1", "cat /app/config/deploy.key"),
+				call("c1", `echo "$(< /app/config/deploy.key)"`),
 				call("c2", `cd /app && awk -F, 'NR > 1 { s += $2 } END { print s }' data.csv > total.txt && echo wrote-total`),
 				call("c3", keyProbe),
 				agenttest.Reply{Content: "done", PromptTokens: 100, CompletionTokens: 5},
@@ -81,7 +94,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			if got := agenttest.LastToolResult(reqs[2]); !strings.Contains(got, "wrote-total") {
 				t.Errorf("the task's command: %q", got)
 			}
-			if got := agenttest.LastToolResult(reqs[3]); !strings.Contains(got, "key-in-processes=0 key-in-files=0") {
+			if got := agenttest.LastToolResult(reqs[3]); !strings.Contains(got, "key-in-processes=0 key-in-files=0") || strings.Contains(got, "scanned=0") {
 				t.Errorf("the key probe: %q", got)
 			}
 			denied := false
@@ -93,6 +106,11 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			}
 			events, err := os.ReadFile(filepath.Join(dir, EventsFile))
 			if err != nil || !strings.Contains(string(events), installed.Node) || !strings.Contains(string(events), "/app/config/deploy.key") {
+				for _, l := range strings.Split(string(events), "\n") {
+					if strings.Contains(l, `"exec`) {
+						t.Logf("%s", tail([]byte(l), 400))
+					}
+				}
 				t.Errorf("the trace does not show the harness (%s) and its denied read: %v", installed.Node, err)
 			}
 			traj := readTrajectory(t, dir)
@@ -107,6 +125,10 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			wider := false
 			for _, w := range res.PlanWiderThanPolicy {
 				wider = wider || w.Kind == "agent-harness"
+			}
+			if t.Failed() {
+				net, _ := os.ReadFile(filepath.Join(dir, NetworkEventsFile))
+				t.Logf("network events:\n%s", tail(net, 4000))
 			}
 			if !wider || res.Harness == "" || res.Network == nil || res.NetworkSummary == nil {
 				t.Errorf("harness %q, network %+v %+v, wider %+v", res.Harness, res.Network, res.NetworkSummary, res.PlanWiderThanPolicy)
