@@ -4,7 +4,7 @@ import (
 	"syscall"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // MaxDenials bounds the distinct denials an Auditor keeps.
@@ -62,12 +62,12 @@ type Auditor struct {
 	ownPlan  bool
 	realpath func(string) string
 	target   func(string) policy.TargetState // nil: unknown
-	loader   tracer.LoaderExecDetector
+	loader   trace.LoaderExecDetector
 	denials  map[denialKey]int
 	reals    map[denialKey]string
 	order    []denialKey
 	dropped  int
-	viaLoad  []tracer.LoaderExec
+	viaLoad  []trace.LoaderExec
 	viaMmap  []MmapExec
 	mapped   map[mmapKey]bool
 	// written are the files the tree opened for writing (noteWrite).
@@ -88,7 +88,7 @@ type mmapKey struct {
 func New(plan *policy.Plan, realpath func(string) string) *Auditor {
 	return &Auditor{
 		plan: plan, realpath: realpath, denials: map[denialKey]int{}, reals: map[denialKey]string{},
-		loader: tracer.LoaderExecDetector{Resolve: realpath}, mapped: map[mmapKey]bool{},
+		loader: trace.LoaderExecDetector{Resolve: realpath}, mapped: map[mmapKey]bool{},
 	}
 }
 
@@ -105,8 +105,8 @@ func NewInRoot(plan *policy.Plan, root *policy.Root) *Auditor {
 // Observe judges one event. It returns the events derived from it that
 // belong in the run's log: an exec event of a program the dynamic loader
 // was made to run (its Path2 is the loader).
-func (a *Auditor) Observe(ev *tracer.Event) []tracer.Event {
-	var derived []tracer.Event
+func (a *Auditor) Observe(ev *trace.Event) []trace.Event {
+	var derived []trace.Event
 	if le, ok := a.loader.Observe(ev); ok {
 		a.viaLoad = append(a.viaLoad, le)
 		d := le.ExecEvent()
@@ -115,7 +115,7 @@ func (a *Auditor) Observe(ev *tracer.Event) []tracer.Event {
 		}
 		derived = append(derived, d)
 	}
-	if ev.Op == tracer.OpMmap {
+	if ev.Op == trace.OpMmap {
 		a.observeMmap(ev)
 		return derived
 	}
@@ -132,13 +132,13 @@ func (a *Auditor) Observe(ev *tracer.Event) []tracer.Event {
 // e.g. on a noexec mount, is not one: nothing ran). A system library (in a
 // shared-library directory, not written by the tree) is how every allowed
 // program runs and is not listed; one the tree wrote is, wherever it lies.
-func (a *Auditor) observeMmap(ev *tracer.Event) {
+func (a *Auditor) observeMmap(ev *trace.Event) {
 	if ev.Failed() || ev.Real == "" || a.permits(ev) || a.systemLibrary(ev) {
 		return
 	}
 	k := mmapKey{ev.Real, ev.Dev, ev.Ino}
 	if a.mapped[k] {
-		a.add(&tracer.Event{Op: OpExecViaMmap, Axis: tracer.AxisExecute, Path: ev.Real, Errno: RanWithoutExecute})
+		a.add(&trace.Event{Op: OpExecViaMmap, Axis: trace.AxisExecute, Path: ev.Real, Errno: RanWithoutExecute})
 		return
 	}
 	if len(a.mapped) >= MaxDenials {
@@ -148,11 +148,11 @@ func (a *Auditor) observeMmap(ev *tracer.Event) {
 	a.mapped[k] = true
 	a.viaMmap = append(a.viaMmap, MmapExec{TS: ev.TS, PID: ev.PID, TGID: ev.TGID, Comm: ev.Comm,
 		Path: ev.Real, Dev: ev.Dev, Ino: ev.Ino, Syscall: ev.Syscall})
-	a.add(&tracer.Event{Op: OpExecViaMmap, Axis: tracer.AxisExecute, Path: ev.Real, Errno: RanWithoutExecute})
+	a.add(&trace.Event{Op: OpExecViaMmap, Axis: trace.AxisExecute, Path: ev.Real, Errno: RanWithoutExecute})
 }
 
 // refused reports whether ev failed the way a refused access fails.
-func refused(ev *tracer.Event) bool {
+func refused(ev *trace.Event) bool {
 	return ev.Failed() && (ev.Ret == -int64(syscall.EACCES) || ev.Ret == -int64(syscall.EPERM))
 }
 
@@ -160,27 +160,27 @@ func refused(ev *tracer.Event) bool {
 // everything is. The operation's path is the file the kernel reached when
 // the event names it (Real), else the name as given, unclean when it had
 // "..", resolved now.
-func (a *Auditor) permits(ev *tracer.Event) bool {
+func (a *Auditor) permits(ev *trace.Event) bool {
 	if a.plan == nil {
 		return true
 	}
 	op := policy.Operation{Op: string(ev.Op), Path: ev.Target(), Path2: ev.Path2, Flags: ev.Flags}
-	if ev.Op == tracer.OpOpen && ev.Failed() && a.target != nil {
+	if ev.Op == trace.OpOpen && ev.Failed() && a.target != nil {
 		// What the refused open named: only a read-only open of a file
 		// needs READ_FILE (READ_DIR for a directory), only an O_CREAT
 		// of a missing file MAKE_REG.
 		op.Target = a.target(op.Path)
 	}
 	switch ev.Op {
-	case tracer.OpExec:
+	case trace.OpExec:
 		op.Path2 = "" // a derived exec names the loader there
-	case tracer.OpMmap:
-		op.Op = string(tracer.OpExec) // the execute right, as for a program
+	case trace.OpMmap:
+		op.Op = string(trace.OpExec) // the execute right, as for a program
 	}
 	return a.plan.Permits(op, a.realpath)
 }
 
-func (a *Auditor) add(ev *tracer.Event) {
+func (a *Auditor) add(ev *trace.Event) {
 	k := denialKey{string(ev.Op), string(ev.Axis), ev.Path, ev.Path2, ev.Errno}
 	if ev.Ret >= 0 && ev.Errno == "" {
 		k.errno = OutsidePlan
@@ -201,7 +201,7 @@ func (a *Auditor) add(ev *tracer.Event) {
 // realOf is the file a refused operation named: the kernel's real path
 // when the event has one, else the name resolved now (symlinks such as
 // /bin -> usr/bin followed).
-func (a *Auditor) realOf(ev *tracer.Event) string {
+func (a *Auditor) realOf(ev *trace.Event) string {
 	if ev.Real != "" {
 		return ev.Real
 	}
@@ -224,7 +224,7 @@ func (a *Auditor) Denials() []Denial {
 func (a *Auditor) Dropped() int { return a.dropped }
 
 // LoaderExecs returns the programs run through the dynamic loader.
-func (a *Auditor) LoaderExecs() []tracer.LoaderExec { return a.viaLoad }
+func (a *Auditor) LoaderExecs() []trace.LoaderExec { return a.viaLoad }
 
 // MmapExecs returns the files mapped executable without an execute right
 // (exec_via_mmap), in order of first mapping.

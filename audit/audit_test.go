@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 func same(p string) string { return p }
@@ -19,13 +19,13 @@ func TestDenialsAreRefusalsThePlanForbids(t *testing.T) {
 		{Path: "/usr/bin/cat", Access: policy.AccessExecute | policy.AccessReadFile},
 	}}
 	a := New(plan, same)
-	events := []tracer.Event{
-		{Op: tracer.OpOpen, Path: "/data/a", Axis: "read"},                                               // allowed, succeeded
-		{Op: tracer.OpOpen, Path: "/data/b", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}, // allowed by the plan: file modes
-		{Op: tracer.OpOpen, Path: "/etc/shadow", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
-		{Op: tracer.OpOpen, Path: "/etc/shadow", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
-		{Op: tracer.OpOpen, Path: "/missing", Axis: "read", Ret: -int64(syscall.ENOENT), Errno: "ENOENT"},
-		{Op: tracer.OpExec, Path: "/usr/bin/curl", Axis: "execute", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
+	events := []trace.Event{
+		{Op: trace.OpOpen, Path: "/data/a", Axis: "read"},                                               // allowed, succeeded
+		{Op: trace.OpOpen, Path: "/data/b", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}, // allowed by the plan: file modes
+		{Op: trace.OpOpen, Path: "/etc/shadow", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
+		{Op: trace.OpOpen, Path: "/etc/shadow", Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
+		{Op: trace.OpOpen, Path: "/missing", Axis: "read", Ret: -int64(syscall.ENOENT), Errno: "ENOENT"},
+		{Op: trace.OpExec, Path: "/usr/bin/curl", Axis: "execute", Ret: -int64(syscall.EACCES), Errno: "EACCES"},
 	}
 	for i := range events {
 		if derived := a.Observe(&events[i]); len(derived) != 0 {
@@ -49,7 +49,7 @@ func TestDenialsAreRefusalsThePlanForbids(t *testing.T) {
 
 func TestUnconstrainedRunHasNoDenials(t *testing.T) {
 	a := New(nil, same)
-	a.Observe(&tracer.Event{Op: tracer.OpOpen, Path: "/etc/shadow", Ret: -int64(syscall.EACCES), Errno: "EACCES"})
+	a.Observe(&trace.Event{Op: trace.OpOpen, Path: "/etc/shadow", Ret: -int64(syscall.EACCES), Errno: "EACCES"})
 	if len(a.Denials()) != 0 {
 		t.Fatalf("denials without a plan: %v", a.Denials())
 	}
@@ -61,15 +61,15 @@ func TestProgramRunThroughTheLoaderIsAnExecute(t *testing.T) {
 		{Path: "/opt/tool", Access: policy.AccessReadFile},
 	}}
 	a := New(plan, same)
-	evs := []tracer.Event{
-		{Op: tracer.OpExec, PID: 7, TGID: 7, Path: "/lib64/ld-linux-x86-64.so.2", Axis: "execute"},
-		{Op: tracer.OpOpen, PID: 7, TGID: 7, Path: "/opt/tool", Axis: "read"},
+	evs := []trace.Event{
+		{Op: trace.OpExec, PID: 7, TGID: 7, Path: "/lib64/ld-linux-x86-64.so.2", Axis: "execute"},
+		{Op: trace.OpOpen, PID: 7, TGID: 7, Path: "/opt/tool", Axis: "read"},
 	}
-	var derived []tracer.Event
+	var derived []trace.Event
 	for i := range evs {
 		derived = append(derived, a.Observe(&evs[i])...)
 	}
-	if len(derived) != 1 || derived[0].Op != tracer.OpExec || derived[0].Path != "/opt/tool" {
+	if len(derived) != 1 || derived[0].Op != trace.OpExec || derived[0].Path != "/opt/tool" {
 		t.Fatalf("derived %+v", derived)
 	}
 	ds := a.Denials()
@@ -107,8 +107,8 @@ func TestDenialThroughLinkCreatedDuringRun(t *testing.T) {
 		{Path: "/work", Dir: true, Access: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile | policy.AccessMakeSym},
 	}}
 	a := New(plan, root.RealpathNow)
-	eacces := func(p, given string) *tracer.Event {
-		return &tracer.Event{Op: tracer.OpOpen, Path: p, Given: given, Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}
+	eacces := func(p, given string) *trace.Event {
+		return &trace.Event{Op: trace.OpOpen, Path: p, Given: given, Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}
 	}
 	// Before the link exists, /work/l is an allowed file (a refusal there
 	// is a file-mode matter, not the plan's).
@@ -153,8 +153,8 @@ func TestRefusedReadOfAFileInAListableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := &policy.Plan{Rules: []policy.Rule{{Path: "/app", Dir: true, Access: policy.AccessReadDir | policy.AccessWriteFile | policy.AccessMakeReg}}}
-	refused := func(p string) tracer.Event {
-		return tracer.Event{Op: tracer.OpOpen, Path: p, Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}
+	refused := func(p string) trace.Event {
+		return trace.Event{Op: trace.OpOpen, Path: p, Axis: "read", Ret: -int64(syscall.EACCES), Errno: "EACCES"}
 	}
 	for _, tc := range []struct {
 		auditor *Auditor
@@ -184,24 +184,24 @@ func TestLibraryMappedWithoutExecuteRight(t *testing.T) {
 		{Path: "/work", Dir: true, Access: policy.AccessReadFile | policy.AccessWriteFile},
 		{Path: "/opt/tool", Dir: true, Access: policy.AccessExecute | policy.AccessReadFile},
 	}}
-	evil := tracer.Event{Op: tracer.OpMmap, Path: "/work/.git/x.so", Real: "/work/.git/x.so", Dev: 5, Ino: 9,
-		Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute, PID: 3, TGID: 3, Comm: "git"}
-	mapExec := func(p string, ino uint64) tracer.Event {
-		return tracer.Event{Op: tracer.OpMmap, Path: p, Real: p, Dev: 5, Ino: ino, Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute}
+	evil := trace.Event{Op: trace.OpMmap, Path: "/work/.git/x.so", Real: "/work/.git/x.so", Dev: 5, Ino: 9,
+		Flags: 5, Syscall: "mmap", Axis: trace.AxisExecute, PID: 3, TGID: 3, Comm: "git"}
+	mapExec := func(p string, ino uint64) trace.Event {
+		return trace.Event{Op: trace.OpMmap, Path: p, Real: p, Dev: 5, Ino: ino, Flags: 5, Syscall: "mmap", Axis: trace.AxisExecute}
 	}
-	events := []tracer.Event{
+	events := []trace.Event{
 		// the loader maps libc for every program: a system library, read only
 		mapExec("/usr/lib/x86_64-linux-gnu/libc.so.6", 1),
 		// an execute right covers its own libraries
 		mapExec("/opt/tool/libtool.so", 2),
 		evil,
 		evil, // another process maps it again
-		{Op: tracer.OpMmap, Path: "/work/y.so", Real: "/work/y.so", Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute,
+		{Op: trace.OpMmap, Path: "/work/y.so", Real: "/work/y.so", Flags: 5, Syscall: "mmap", Axis: trace.AxisExecute,
 			Ret: -int64(syscall.EPERM), Errno: "EPERM"},
 		// a library the tree wrote into a library directory is no system library
-		{Op: tracer.OpOpen, Path: "/usr/lib/libplanted.so", Real: "/usr/lib/libplanted.so", Dev: 5, Ino: 11,
-			Axis: tracer.AxisWrite, Flags: syscall.O_WRONLY | syscall.O_CREAT},
-		{Op: tracer.OpRename, Path: "/usr/lib/libplanted.so", Path2: "/usr/lib/libz.so.1", Axis: tracer.AxisWrite},
+		{Op: trace.OpOpen, Path: "/usr/lib/libplanted.so", Real: "/usr/lib/libplanted.so", Dev: 5, Ino: 11,
+			Axis: trace.AxisWrite, Flags: syscall.O_WRONLY | syscall.O_CREAT},
+		{Op: trace.OpRename, Path: "/usr/lib/libplanted.so", Path2: "/usr/lib/libz.so.1", Axis: trace.AxisWrite},
 		mapExec("/usr/lib/libz.so.1", 11),
 	}
 	a := New(plan, same)
@@ -232,11 +232,11 @@ func TestWrittenFilesOverflowFailsClosed(t *testing.T) {
 	plan := &policy.Plan{Rules: []policy.Rule{{Path: "/tmp", Dir: true, Access: policy.AccessWriteFile | policy.AccessMakeReg}}}
 	a := New(plan, same)
 	for i := 0; i <= MaxWrittenFiles; i++ {
-		a.Observe(&tracer.Event{Op: tracer.OpOpen, Path: "/tmp/f", Real: "/tmp/f", Dev: 1, Ino: uint64(100 + i),
-			Axis: tracer.AxisWrite, Flags: syscall.O_WRONLY | syscall.O_CREAT})
+		a.Observe(&trace.Event{Op: trace.OpOpen, Path: "/tmp/f", Real: "/tmp/f", Dev: 1, Ino: uint64(100 + i),
+			Axis: trace.AxisWrite, Flags: syscall.O_WRONLY | syscall.O_CREAT})
 	}
-	a.Observe(&tracer.Event{Op: tracer.OpMmap, Path: "/usr/lib/libc.so.6", Real: "/usr/lib/libc.so.6", Dev: 1, Ino: 7,
-		Flags: 5, Syscall: "mmap", Axis: tracer.AxisExecute})
+	a.Observe(&trace.Event{Op: trace.OpMmap, Path: "/usr/lib/libc.so.6", Real: "/usr/lib/libc.so.6", Dev: 1, Ino: 7,
+		Flags: 5, Syscall: "mmap", Axis: trace.AxisExecute})
 	if m := a.MmapExecs(); len(m) != 1 || m[0].Path != "/usr/lib/libc.so.6" {
 		t.Errorf("mmap execs after overflow %+v, want libc listed", m)
 	}
@@ -254,20 +254,20 @@ func TestReplacedFileLosesItsRule(t *testing.T) {
 		{Path: "/w/a", Access: policy.AccessReadFile},
 		{Path: "/w/b", Access: policy.AccessReadFile},
 	}}
-	eacces := func(p string) tracer.Event {
-		return tracer.Event{Op: tracer.OpOpen, Path: p, Axis: "read", Flags: syscall.O_RDONLY, Ret: -int64(syscall.EACCES), Errno: "EACCES"}
+	eacces := func(p string) trace.Event {
+		return trace.Event{Op: trace.OpOpen, Path: p, Axis: "read", Flags: syscall.O_RDONLY, Ret: -int64(syscall.EACCES), Errno: "EACCES"}
 	}
 	a := New(plan, same)
-	events := []tracer.Event{
+	events := []trace.Event{
 		eacces("/w/README.md"), // the original inode: file modes refused it, not Landlock
-		{Op: tracer.OpUnlink, Path: "/w/README.md", Axis: "write"},
-		{Op: tracer.OpOpen, Path: "/w/README.md", Axis: "write", Flags: syscall.O_WRONLY | syscall.O_CREAT | syscall.O_EXCL},
+		{Op: trace.OpUnlink, Path: "/w/README.md", Axis: "write"},
+		{Op: trace.OpOpen, Path: "/w/README.md", Axis: "write", Flags: syscall.O_WRONLY | syscall.O_CREAT | syscall.O_EXCL},
 		eacces("/w/README.md"),
-		{Op: tracer.OpRename, Path: "/w/a", Path2: "/w/c", Axis: "write"},
+		{Op: trace.OpRename, Path: "/w/a", Path2: "/w/c", Axis: "write"},
 		eacces("/w/c"), // a's inode, with its rule
-		{Op: tracer.OpRename, Path: "/w/tmp", Path2: "/w/b", Axis: "write"},
+		{Op: trace.OpRename, Path: "/w/tmp", Path2: "/w/b", Axis: "write"},
 		eacces("/w/b"), // b's inode is gone
-		{Op: tracer.OpUnlink, Path: "/w/gone", Axis: "write", Ret: -int64(syscall.ENOENT), Errno: "ENOENT"},
+		{Op: trace.OpUnlink, Path: "/w/gone", Axis: "write", Ret: -int64(syscall.ENOENT), Errno: "ENOENT"},
 	}
 	for i := range events {
 		a.Observe(&events[i])

@@ -3,24 +3,24 @@ package audit
 import (
 	"syscall"
 
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // CapabilityDenial reports whether ev is a capability denial: an
-// operation of the capability family (tracer.CapabilityOp: chown, chmod,
+// operation of the capability family (trace.CapabilityOp: chown, chmod,
 // setxattr, mknod, setid) that failed with EPERM. Landlock
 // refuses with EACCES and does not govern these calls (mknod aside, which
 // it refuses with EACCES), so the EPERM is the kernel's capability check
 // (or the sandbox's seccomp set-ID rule, also the sandbox's choice).
 // Pure.
-func CapabilityDenial(ev *tracer.Event) bool {
-	return tracer.CapabilityOp(ev.Op) && ev.Failed() && ev.Ret == -int64(syscall.EPERM)
+func CapabilityDenial(ev *trace.Event) bool {
+	return trace.CapabilityOp(ev.Op) && ev.Failed() && ev.Ret == -int64(syscall.EPERM)
 }
 
 // IsCapabilityDenial reports whether d, a run's denial, is a capability
 // denial (CapabilityDenial).
 func IsCapabilityDenial(d Denial) bool {
-	return tracer.CapabilityOp(tracer.Op(d.Op)) && d.Errno == "EPERM"
+	return trace.CapabilityOp(trace.Op(d.Op)) && d.Errno == "EPERM"
 }
 
 // CapabilityDenials collects a run's capability denials, distinct by
@@ -35,7 +35,7 @@ type CapabilityDenials struct {
 type capKey struct{ op, syscall, path string }
 
 // Observe notes ev when it is a capability denial.
-func (c *CapabilityDenials) Observe(ev *tracer.Event) {
+func (c *CapabilityDenials) Observe(ev *trace.Event) {
 	if !CapabilityDenial(ev) {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestCapabilityDenials: only an EPERM of the capability family is a
@@ -15,7 +15,7 @@ import (
 // successes and other operations are not.
 func TestCapabilityDenials(t *testing.T) {
 	eperm, eacces := -int64(syscall.EPERM), -int64(syscall.EACCES)
-	events := []tracer.Event{
+	events := []trace.Event{
 		{Op: "chown", Path: "/app/ok", Ret: 0},
 		{Op: "chown", Syscall: "fchownat", Path: "/app/shared", Ret: eperm, Errno: "EPERM"},
 		{Op: "open", Path: "/etc/shadow", Axis: "read", Ret: eperm, Errno: "EPERM"},

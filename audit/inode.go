@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Landlock attaches each rule to the inode its path named when the
@@ -18,19 +18,19 @@ import (
 
 // followInodes moves the live rules along a successful operation that
 // removes, replaces or adds a name of an inode.
-func (a *Auditor) followInodes(ev *tracer.Event) {
+func (a *Auditor) followInodes(ev *trace.Event) {
 	if a.plan == nil || ev.Failed() {
 		return
 	}
 	switch ev.Op {
-	case tracer.OpUnlink, tracer.OpRmdir:
+	case trace.OpUnlink, trace.OpRmdir:
 		a.dropRules(a.entryName(ev.Path))
-	case tracer.OpRename:
+	case trace.OpRename:
 		from, to := a.entryName(ev.Path), a.entryName(ev.Path2)
 		if from != to {
 			a.moveRules(from, to)
 		}
-	case tracer.OpLink:
+	case trace.OpLink:
 		a.linkRule(a.entryName(ev.Path), a.entryName(ev.Path2))
 	}
 }

@@ -2,7 +2,7 @@ package audit
 
 import (
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // MaxWrittenFiles bounds the files an Auditor remembers the tree wrote.
@@ -20,8 +20,8 @@ var libraryDirs = policy.SharedLibraryDirs()
 
 // noteWrite remembers the file a successful write-open reached, so that a
 // library the tree wrote is never taken for a system library.
-func (a *Auditor) noteWrite(ev *tracer.Event) {
-	if ev.Op != tracer.OpOpen || ev.Failed() || ev.Axis != tracer.AxisWrite || ev.Ino == 0 {
+func (a *Auditor) noteWrite(ev *trace.Event) {
+	if ev.Op != trace.OpOpen || ev.Failed() || ev.Axis != trace.AxisWrite || ev.Ino == 0 {
 		return
 	}
 	if a.written == nil {
@@ -37,7 +37,7 @@ func (a *Auditor) noteWrite(ev *tracer.Event) {
 // systemLibrary reports whether a file mapped executable is one the
 // dynamic loader maps for any program: it lies in a shared-library
 // directory and the tree did not write it in this run.
-func (a *Auditor) systemLibrary(ev *tracer.Event) bool {
+func (a *Auditor) systemLibrary(ev *trace.Event) bool {
 	if a.writtenOverflow || a.written[fileID{ev.Dev, ev.Ino}] {
 		return false
 	}

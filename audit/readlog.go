@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // LogEnd is what an event log (a Recording's file) says of itself after
@@ -16,7 +16,7 @@ import (
 type LogEnd struct {
 	// Summary is the summary line; nil when the log has none (the
 	// recording was not finished).
-	Summary *tracer.Summary
+	Summary *trace.Summary
 	// Dropped counts the events not stored (the truncation line); 0 when
 	// the log was not truncated.
 	Dropped uint64
@@ -25,7 +25,7 @@ type LogEnd struct {
 // ReadLog reads an event log: each is called with every event line, in
 // order; the truncation and summary lines are returned, not passed on.
 // An error of each stops the reading and is returned.
-func ReadLog(r io.Reader, each func(*tracer.Event) error) (LogEnd, error) {
+func ReadLog(r io.Reader, each func(*trace.Event) error) (LogEnd, error) {
 	var end LogEnd
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
@@ -42,12 +42,12 @@ func ReadLog(r io.Reader, each func(*tracer.Event) error) (LogEnd, error) {
 	}
 }
 
-func readLogLine(line []byte, end *LogEnd, each func(*tracer.Event) error) error {
+func readLogLine(line []byte, end *LogEnd, each func(*trace.Event) error) error {
 	switch {
 	case len(line) == 0:
 		return nil
 	case bytes.HasPrefix(line, []byte(`{"op":"summary"`)):
-		var s tracer.Summary
+		var s trace.Summary
 		if err := json.Unmarshal(line, &s); err != nil {
 			return fmt.Errorf("summary: %w", err)
 		}
@@ -63,7 +63,7 @@ func readLogLine(line []byte, end *LogEnd, each func(*tracer.Event) error) error
 		end.Dropped = t.Dropped
 		return nil
 	}
-	var ev tracer.Event
+	var ev trace.Event
 	if err := ev.UnmarshalJSON(line); err != nil {
 		return err
 	}

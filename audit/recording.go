@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Recording writes the events of one traced run to a JSON-lines file,
@@ -21,11 +21,11 @@ import (
 type Recording struct {
 	// Auditor judged the events; read it after Close.
 	Auditor *Auditor
-	sess    *tracer.Session
+	sess    Session
 	file    *os.File
 	out     *bufio.Writer
 	opts    RecordOptions
-	also    func(*tracer.Event)
+	also    func(*trace.Event)
 	done    chan error
 	// Written by the consuming goroutine, read after it ended.
 	stored  int64
@@ -47,17 +47,26 @@ const FlushInterval = 200 * time.Millisecond
 // flushBytes is how many bytes of events may wait in memory at most.
 const flushBytes = 64 << 10
 
+// Session is the trace of one process tree as a Recording reads it
+// (*tracer.Session): batches of events in kernel order on Events, each
+// handed back with Recycle, until Close ends it with its summary.
+type Session interface {
+	Events() <-chan []trace.Event
+	Recycle(batch []trace.Event)
+	Close() (trace.Summary, error)
+}
+
 // Record starts recording sess into a new file named file. also, when
 // not nil, sees every written event too (on the recording's goroutine);
 // it must not keep the event (or a pointer into it) after it returns:
 // the recording recycles the session's batches.
 // If the file cannot be created the session is closed.
-func Record(sess *tracer.Session, file string, a *Auditor, also func(*tracer.Event)) (*Recording, error) {
+func Record(sess Session, file string, a *Auditor, also func(*trace.Event)) (*Recording, error) {
 	return RecordWith(sess, file, a, also, RecordOptions{})
 }
 
 // RecordWith is Record with options.
-func RecordWith(sess *tracer.Session, file string, a *Auditor, also func(*tracer.Event), opts RecordOptions) (*Recording, error) {
+func RecordWith(sess Session, file string, a *Auditor, also func(*trace.Event), opts RecordOptions) (*Recording, error) {
 	f, err := os.Create(file)
 	if err != nil {
 		_, _ = sess.Close()
@@ -77,7 +86,7 @@ func (r *Recording) Name() string { return r.file.Name() }
 func (r *Recording) consume() error {
 	var werr error
 	var line []byte
-	write := func(ev *tracer.Event) {
+	write := func(ev *trace.Event) {
 		if r.also != nil {
 			r.also(ev)
 		}
@@ -130,7 +139,7 @@ func (r *Recording) Dropped() uint64 { return r.dropped }
 // every event is written, ends the file with the truncation line (if
 // events were dropped) and the summary line and returns the summary. The
 // summary is valid even when an error is returned.
-func (r *Recording) Close() (tracer.Summary, error) {
+func (r *Recording) Close() (trace.Summary, error) {
 	sum, closeErr := r.sess.Close()
 	consumeErr := <-r.done
 	var werr error
@@ -142,7 +151,7 @@ func (r *Recording) Close() (tracer.Summary, error) {
 			werr = r.out.Flush()
 		}
 		if werr == nil {
-			werr = tracer.NewWriter(r.file).Close(sum)
+			werr = trace.NewWriter(r.file).Close(sum)
 		}
 	}
 	ferr := r.file.Close()

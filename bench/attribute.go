@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -225,7 +226,7 @@ func decidingFor(out *safefile.Dir, dir, deciding string, perms policy.Permissio
 	if err != nil {
 		return deciding
 	}
-	var res taskrun.Result
+	var res runapi.TaskResult
 	if json.Unmarshal(data, &res) != nil {
 		return deciding
 	}

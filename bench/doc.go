@@ -1,5 +1,5 @@
 // Package bench runs the benchmark: tasks × policy sources × agents ×
-// trials, through the daemon's run lifecycle (daemon.RunTask), into an
+// trials, through the daemon's run lifecycle (runapi.RunTask), into an
 // out dir that the report package turns into Table 1 and its charts.
 //
 // The policy sources are the rows of Table 1: unconstrained, the spec's

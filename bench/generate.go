@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
@@ -34,7 +34,7 @@ var generationFiles = []struct{ log, name string }{
 // (no doc: the agent does not run); the error is for a generation that
 // could not be carried out.
 func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *Record) (runPolicy, error) {
-	req := &daemon.RunRequest{Generate: &daemon.GenerateRequest{Dir: t.Dir, Generator: s.Generator, BaseMap: b.cfg.BaseMap}}
+	req := &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: t.Dir, Generator: s.Generator, BaseMap: b.cfg.BaseMap}}
 	if g, _ := generate.ParseGenerator(s.Generator); g.Kind == generate.KindOpenAI {
 		if b.cfg.GenModel == nil {
 			return runPolicy{}, fmt.Errorf("source %s: no model configuration", s.Name)
@@ -43,10 +43,10 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		cfg.Model = g.Model
 		req.Generate.Model = &cfg
 	}
-	var final *daemon.Run
+	var final *runapi.Run
 	var errs []error
 	for try := 0; try < 2 && final == nil; try++ {
-		run, err := daemon.RunGenerate(ctx, b.o.API, req)
+		run, err := runapi.RunGenerate(ctx, b.o.API, req)
 		if err == nil && (run.GenerateResult == nil || run.GenerateResult.Error != "") {
 			err = fmt.Errorf("generation %s ended %s: %s", run.ID, run.State, run.Error)
 		}
@@ -67,7 +67,7 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		return runPolicy{}, diskError(err)
 	}
 	for _, f := range generationFiles {
-		data, err := daemon.ReadLog(ctx, b.o.API, final.ID, f.log)
+		data, err := runapi.ReadLog(ctx, b.o.API, final.ID, f.log)
 		if err != nil {
 			return runPolicy{}, err
 		}

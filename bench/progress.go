@@ -2,10 +2,11 @@ package bench
 
 import (
 	"fmt"
-	"github.com/authbench/authbench/internal/termtext"
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/authbench/authbench/internal/termtext"
 
 	"github.com/schollz/progressbar/v3"
 )

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // Failure classes of a run (docs/benchmark.md, "Failure classification").
@@ -138,9 +138,9 @@ type Record struct {
 	// limits); empty for other agents.
 	AgentStopReason string `json:"agent_stop_reason,omitempty"`
 	// ImageSubstitutions are the images the run used in place of those
-	// its task names (taskrun.Result): the run did not use the published
+	// its task names (runapi.TaskResult): the run did not use the published
 	// image.
-	ImageSubstitutions []taskrun.ImageSubstitution `json:"image_substitutions,omitempty"`
+	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
 	// Error says why the run could not be carried out (never an agent
 	// failure); such runs are counted apart from failures.
 	Error string `json:"error,omitempty"`

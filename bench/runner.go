@@ -14,9 +14,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -62,7 +62,7 @@ type Progress interface {
 // Options are the bench's collaborators.
 type Options struct {
 	// API carries out the runs (a daemon, or an embedded manager).
-	API daemon.API
+	API runapi.API
 	// Progress hears of runs; nil for none.
 	Progress Progress
 	// Version is written into the job config.
@@ -302,7 +302,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // execute submits the run to the daemon, copies its files and fills the
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *Record) error {
-	req := &daemon.RunRequest{Policy: rp.doc, Task: &daemon.TaskRequest{
+	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
 		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps}}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {

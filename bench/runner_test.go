@@ -12,9 +12,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/testenv"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // fakeAPI carries out task runs without running anything: every run
@@ -26,14 +25,14 @@ type fakeAPI struct {
 	mu      sync.Mutex
 	failing map[string]int
 	submits map[string]int
-	runs    map[string]*daemon.Run
+	runs    map[string]*runapi.Run
 }
 
 func newFakeAPI(failing map[string]int) *fakeAPI {
-	return &fakeAPI{failing: failing, submits: map[string]int{}, runs: map[string]*daemon.Run{}}
+	return &fakeAPI{failing: failing, submits: map[string]int{}, runs: map[string]*runapi.Run{}}
 }
 
-func (f *fakeAPI) Submit(_ context.Context, req *daemon.RunRequest) (*daemon.Run, error) {
+func (f *fakeAPI) Submit(_ context.Context, req *runapi.RunRequest) (*runapi.Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	name := filepath.Base(req.Task.Dir) + "/" + req.Task.Agent
@@ -43,17 +42,17 @@ func (f *fakeAPI) Submit(_ context.Context, req *daemon.RunRequest) (*daemon.Run
 		return nil, fmt.Errorf("daemon: connection reset")
 	}
 	no := false
-	res := &taskrun.Result{Task: filepath.Base(req.Task.Dir), Utility: true, PolicySource: req.Task.PolicySource,
+	res := &runapi.TaskResult{Task: filepath.Base(req.Task.Dir), Utility: true, PolicySource: req.Task.PolicySource,
 		Agent: req.Task.Agent, Semantics: "published"}
 	if strings.Contains(req.Task.Dir, "secret") {
 		res.Attack = &no
 	}
-	run := &daemon.Run{ID: fmt.Sprintf("run-%d", len(f.runs)), State: "succeeded", TaskResult: res}
+	run := &runapi.Run{ID: fmt.Sprintf("run-%d", len(f.runs)), State: "succeeded", TaskResult: res}
 	f.runs[run.ID] = run
 	return run, nil
 }
 
-func (f *fakeAPI) Wait(_ context.Context, id string) (*daemon.Run, error) {
+func (f *fakeAPI) Wait(_ context.Context, id string) (*runapi.Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.runs[id], nil
@@ -66,9 +65,9 @@ func (f *fakeAPI) OpenLog(_ context.Context, id, log string, _ bool) (io.ReadClo
 	return io.NopCloser(strings.NewReader("")), nil
 }
 
-func (f *fakeAPI) Get(context.Context, string) (*daemon.Run, error) { return nil, errors.New("unused") }
-func (f *fakeAPI) List(context.Context) ([]*daemon.Run, error)      { return nil, errors.New("unused") }
-func (f *fakeAPI) Cancel(context.Context, string) (*daemon.Run, error) {
+func (f *fakeAPI) Get(context.Context, string) (*runapi.Run, error) { return nil, errors.New("unused") }
+func (f *fakeAPI) List(context.Context) ([]*runapi.Run, error)      { return nil, errors.New("unused") }
+func (f *fakeAPI) Cancel(context.Context, string) (*runapi.Run, error) {
 	return nil, errors.New("unused")
 }
 

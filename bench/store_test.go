@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 func sampleRecord(task string, trial int) Record {
@@ -189,8 +188,8 @@ func TestStoreAddsColumns(t *testing.T) {
 	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy}, Dir: "t",
 		Generation:    &Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
 		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true,
-		AgentStopReason: "limits", ImageSubstitutions: []taskrun.ImageSubstitution{{Service: "sink",
-			Substitution: env.Substitution{Ref: "ubuntu:24.04", Used: "authbench-base-ubuntu", Why: "offline stand-in <b>"}}}}
+		AgentStopReason: "limits", ImageSubstitutions: []runapi.ImageSubstitution{{Service: "sink",
+			Ref: "ubuntu:24.04", Used: "authbench-base-ubuntu", Why: "offline stand-in <b>"}}}
 	if err := s.Put(r); err != nil {
 		t.Fatal(err)
 	}

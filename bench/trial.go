@@ -13,9 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -79,10 +79,10 @@ type exceptionInfo struct {
 // attempt carries out one run through the daemon. A run the daemon
 // could not carry out (an API error, or a run with no task result) is
 // tried once more.
-func attempt(ctx context.Context, api daemon.API, req *daemon.RunRequest) (*daemon.Run, error) {
+func attempt(ctx context.Context, api runapi.API, req *runapi.RunRequest) (*runapi.Run, error) {
 	var errs []error
 	for try := 0; try < 2; try++ {
-		final, err := daemon.RunTask(ctx, api, req)
+		final, err := runapi.RunTask(ctx, api, req)
 		if err == nil && final.TaskResult == nil {
 			err = fmt.Errorf("run %s ended %s without a task result: %s", final.ID, final.State, final.Error)
 		}
@@ -99,9 +99,9 @@ func attempt(ctx context.Context, api daemon.API, req *daemon.RunRequest) (*daem
 
 // collect copies a finished run's files into its trial directory dir
 // (relative to the out dir).
-func collect(ctx context.Context, api daemon.API, id string, out *safefile.Dir, dir string) error {
+func collect(ctx context.Context, api runapi.API, id string, out *safefile.Dir, dir string) error {
 	for _, f := range trialFiles {
-		data, err := daemon.ReadLog(ctx, api, id, f.log)
+		data, err := runapi.ReadLog(ctx, api, id, f.log)
 		if err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func collect(ctx context.Context, api daemon.API, id string, out *safefile.Dir, 
 
 // fillResult sets a record's verdicts, classification and static score
 // from a task run's result.
-func fillResult(r *Record, res *taskrun.Result, rp runPolicy, t *tasks.Task) {
+func fillResult(r *Record, res *runapi.TaskResult, rp runPolicy, t *tasks.Task) {
 	r.Utility, r.Attack = res.Utility, res.Attack
 	r.TracedExposure = len(res.TracedSensitive) > 0
 	r.VerifierError = res.VerifierError

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -93,7 +93,7 @@ is started).`,
 
 // prepareExec checks the input and builds the run request; nothing is
 // started, so every problem here leaves the system untouched.
-func (a *app) prepareExec(ef execFlags, args []string) (*daemon.RunRequest, error) {
+func (a *app) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, error) {
 	if (ef.uid < 0) != (ef.gid < 0) {
 		return nil, usageErrorf("--uid and --gid must be given together")
 	}
@@ -136,8 +136,8 @@ func (a *app) prepareExec(ef execFlags, args []string) (*daemon.RunRequest, erro
 
 // request is the daemon request of `exec`: the daemon compiles and
 // enforces the plan itself.
-func (ef execFlags) request(args []string) (*daemon.RunRequest, error) {
-	req := &daemon.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
+func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
+	req := &runapi.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
 		Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.semantics, RefuseSymlinks: ef.refuseSymlinks}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {

@@ -7,9 +7,9 @@ import (
 	"sort"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
@@ -17,7 +17,7 @@ import (
 // finishTrace completes `exec --trace FILE` once the events are in f: it
 // puts FILE in place, writes the plan beside it and prints the run's
 // audit (the denials and the programs run through the dynamic loader).
-func (r *submittedRun) finishTrace(f *safefile.File, final *daemon.Run) error {
+func (r *submittedRun) finishTrace(f *safefile.File, final *runapi.Run) error {
 	if err := f.Commit(); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 )
 
 // generateFlags are the flags of `authbench generate`.
@@ -97,7 +98,7 @@ policy is valid, 1 when one is invalid.`,
 }
 
 // request checks the flags and builds the daemon request.
-func (f generateFlags) request(dir string) (*daemon.RunRequest, error) {
+func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	if f.generator == "" {
 		return nil, usageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all)`)
 	}
@@ -125,7 +126,7 @@ func (f generateFlags) request(dir string) (*daemon.RunRequest, error) {
 			return nil, err
 		}
 	}
-	return &daemon.RunRequest{Generate: &daemon.GenerateRequest{Dir: abs, Generator: f.generator, BaseMap: m,
+	return &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: abs, Generator: f.generator, BaseMap: m,
 		TimeoutSeconds: f.timeout.Seconds(), Model: model}}, nil
 }
 
@@ -141,15 +142,15 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 	defer done()
 	ctx, stop := interruptContext()
 	defer stop()
-	var recs []*generate.Record
+	var recs []*runapi.GenerationRecord
 	invalid := 0
 	for trial := 1; trial <= f.trials; trial++ {
-		final, err := daemon.RunGenerate(ctx, api, req)
+		final, err := runapi.RunGenerate(ctx, api, req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return interrupted(err)
 			}
-			var ae *daemon.APIError
+			var ae *runapi.APIError
 			var re *daemon.RequestError
 			if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
 				return usageError(err)
@@ -200,7 +201,7 @@ func trialFile(out string, n int) string {
 	return strings.TrimSuffix(out, ext) + "." + strconv.Itoa(n) + ext
 }
 
-func printGeneration(w io.Writer, id string, trial int, r *generate.Record) {
+func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationRecord) {
 	state := "valid"
 	if !r.Valid {
 		state = "INVALID: " + r.Reason

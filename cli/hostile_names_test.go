@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // hostile is a name that would drive a terminal: a window-title OSC, a
@@ -50,10 +50,10 @@ func TestTasksCheckEscapesNames(t *testing.T) {
 // TestTaskRunSummaryEscapesNames: a task run's summary escapes what the
 // agent chose (paths it made, its errors) and the task's name.
 func TestTaskRunSummaryEscapesNames(t *testing.T) {
-	res := &taskrun.Result{Task: hostile, Agent: `cmd:"` + hostile + `"`, PolicySource: "dir:" + hostile,
+	res := &runapi.TaskResult{Task: hostile, Agent: `cmd:"` + hostile + `"`, PolicySource: "dir:" + hostile,
 		AgentStopReason: "error", AgentError: hostile, VerifierError: hostile,
 		Denials:         []audit.Denial{{Axis: "read", Op: "openat", Path: "/app/" + hostile}},
-		TracedSensitive: []taskrun.SensitiveAccess{{Axis: "read", Op: "openat", Path: "/k" + hostile, Pattern: hostile}}}
+		TracedSensitive: []runapi.SensitiveAccess{{Axis: "read", Op: "openat", Path: "/k" + hostile, Pattern: hostile}}}
 	var out bytes.Buffer
 	printTaskResult(&out, "run-1", res)
 	noControls(t, "task run summary", out.String())

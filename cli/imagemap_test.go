@@ -7,8 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/authbench/authbench/env"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestImageMapFlagAndFormerName: --image-map and its former name
@@ -33,8 +32,8 @@ func TestImageMapFlagAndFormerName(t *testing.T) {
 // keys it did not apply.
 func TestTaskSummaryNamesSubstitutions(t *testing.T) {
 	var b strings.Builder
-	printTaskResult(&b, "r1", &taskrun.Result{Task: "t", Agent: "oracle",
-		ImageSubstitutions: []taskrun.ImageSubstitution{{Service: "sink", Substitution: env.Substitution{Ref: "python:3.12-slim", Used: "localhost/authbench-base:k", Why: "offline default"}}},
+	printTaskResult(&b, "r1", &runapi.TaskResult{Task: "t", Agent: "oracle",
+		ImageSubstitutions: []runapi.ImageSubstitution{{Service: "sink", Ref: "python:3.12-slim", Used: "localhost/authbench-base:k", Why: "offline default"}},
 		ComposeWarnings:    []string{`service "sink": "restart": services run once, for the run`},
 	})
 	for _, want := range []string{"image python:3.12-slim (service sink) → localhost/authbench-base:k: offline default", `compose: service "sink": "restart"`} {

@@ -14,7 +14,7 @@ import (
 // with a *daemon.SignalError cause; stop releases the signals. Commands
 // that wait for daemon runs (task run, generate, bench) use it, so that a
 // run through a socket is cancelled when its caller is interrupted, as
-// an embedded run ends with its process (daemon.WaitOrCancel).
+// an embedded run ends with its process (runapi.WaitOrCancel).
 func interruptContext() (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -213,9 +213,9 @@ func firstLine(s string) string {
 // task without a spec is staged (copied to a temporary directory under
 // its name) with spec, or for record (spec nil) with a proposed one
 // (oracle.ProposeSpec); done removes the copy.
-func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *policy.Spec) (*tasks.Task, *policy.Root, oracle.RunOptions, daemon.API, func(), error) {
+func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *policy.Spec) (*tasks.Task, *policy.Root, oracle.RunOptions, runapi.API, func(), error) {
 	var ro oracle.RunOptions
-	fail := func(err error) (*tasks.Task, *policy.Root, oracle.RunOptions, daemon.API, func(), error) {
+	fail := func(err error) (*tasks.Task, *policy.Root, oracle.RunOptions, runapi.API, func(), error) {
 		return nil, nil, ro, nil, nil, err
 	}
 	abs, err := filepath.Abs(dir)
@@ -279,7 +279,7 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 func refusal(err error) error {
 	var so *oracle.SensitiveOverlapError
 	var mr *oracle.MissingRootsError
-	var ae *daemon.APIError
+	var ae *runapi.APIError
 	if errors.As(err, &so) || errors.As(err, &mr) || errors.As(err, &ae) && ae.Status == 400 {
 		return usageError(err)
 	}

@@ -11,24 +11,23 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
 )
 
 // daemonClient returns a client of the daemon when one answers on the
 // socket, else nil (the command then runs embedded).
-func (a *app) daemonClient() *daemon.Client {
+func (a *app) daemonClient() *runapi.Client {
 	if a.socket == "" || !daemon.SocketAlive(a.socket) {
 		return nil
 	}
 	a.log.Debug("using the daemon", zap.String("socket", a.socket))
-	return daemon.NewClient(a.socket)
+	return runapi.NewClient(a.socket)
 }
 
 // runAPI is where `exec` and `trace` run their command: the daemon on
@@ -36,7 +35,7 @@ func (a *app) daemonClient() *daemon.Client {
 // Either way the daemon package launches, confines, traces, kills and
 // records the run.
 type runAPI struct {
-	api   daemon.API
+	api   runapi.API
 	local *daemon.Local // nil through a socket
 	close func()
 }
@@ -48,52 +47,11 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 	if c := a.daemonClient(); c != nil {
 		return &runAPI{api: c, close: func() {}}, nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
-	}
-	stateDir, err := embeddedStateDir()
+	e, err := a.embed(embedConfig{trace: traced, ringBytes: ringBytes})
 	if err != nil {
 		return nil, err
 	}
-	var tr *tracer.Tracer
-	if traced {
-		if tr, err = tracer.Load(tracer.Options{RingBytes: ringBytes}, a.log); err != nil {
-			os.RemoveAll(stateDir)
-			return nil, err
-		}
-	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Self: self, Tracer: tr, Log: a.log})
-	if err != nil {
-		if tr != nil {
-			tr.Close()
-		}
-		os.RemoveAll(stateDir)
-		return nil, err
-	}
-	l := daemon.NewLocal(m)
-	return &runAPI{api: l, local: l, close: func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = m.Shutdown(ctx)
-		if tr != nil {
-			tr.Close()
-		}
-		os.RemoveAll(stateDir)
-	}}, nil
-}
-
-// embeddedStateDir is a new directory for the records of one embedded
-// run, removed when it ends: in /dev/shm when there is one (the records
-// are written with fsync, which costs nothing there), else in $TMPDIR.
-// Embedded exec and trace runs are not kept; `authbench runs` lists the
-// daemon's.
-func embeddedStateDir() (string, error) {
-	base := ""
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
-		base = "/dev/shm"
-	}
-	return os.MkdirTemp(base, "authbench-run-")
+	return &runAPI{api: e.local, local: e.local, close: func() { _ = a.closeEmbedded(e) }}, nil
 }
 
 // submittedRun is one run, shown as if it ran here: its output streams to
@@ -102,14 +60,14 @@ func embeddedStateDir() (string, error) {
 type submittedRun struct {
 	a   *app
 	rt  *runAPI
-	run *daemon.Run
+	run *runapi.Run
 }
 
 // submit starts req; a request the daemon rejects as bad is a usage
 // error, one it refuses otherwise could not be run (125).
-func (a *app) submit(rt *runAPI, req *daemon.RunRequest, sigs <-chan os.Signal) (*submittedRun, error) {
+func (a *app) submit(rt *runAPI, req *runapi.RunRequest, sigs <-chan os.Signal) (*submittedRun, error) {
 	ctx := context.Background()
-	var run *daemon.Run
+	var run *runapi.Run
 	var err error
 	if rt.local != nil {
 		run, err = rt.local.SubmitAttached(ctx, req, &daemon.Attachment{Stdin: os.Stdin, Stdout: a.stdout, Stderr: a.stderr, Signals: sigs})
@@ -117,7 +75,7 @@ func (a *app) submit(rt *runAPI, req *daemon.RunRequest, sigs <-chan os.Signal) 
 		run, err = rt.api.Submit(ctx, req)
 	}
 	if err != nil {
-		var ae *daemon.APIError
+		var ae *runapi.APIError
 		var re *daemon.RequestError
 		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
 			return nil, usageError(err)
@@ -128,7 +86,7 @@ func (a *app) submit(rt *runAPI, req *daemon.RunRequest, sigs <-chan os.Signal) 
 }
 
 // runRequest submits req and waits for its end (see wait).
-func (a *app) runRequest(rt *runAPI, req *daemon.RunRequest, events io.Writer) (*submittedRun, *daemon.Run, error) {
+func (a *app) runRequest(rt *runAPI, req *runapi.RunRequest, events io.Writer) (*submittedRun, *runapi.Run, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
@@ -145,12 +103,12 @@ func (a *app) runRequest(rt *runAPI, req *daemon.RunRequest, events io.Writer) (
 // Signals reach the tree: through a socket they are forwarded by the
 // daemon (forwardSignals); embedded, the run forwards them itself. The event log streams while the
 // run runs, so little is left to copy when it ends.
-func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*daemon.Run, error) {
+func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Run, error) {
 	ctx := context.Background()
 	api := r.rt.api
 	done := make(chan struct{})
 	defer close(done)
-	if c, ok := api.(*daemon.Client); ok {
+	if c, ok := api.(*runapi.Client); ok {
 		go r.forwardSignals(ctx, c, sigs, done)
 	}
 	type stream struct {
@@ -180,7 +138,7 @@ func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*daemon.Ru
 		}()
 	}
 	wg.Wait()
-	var final *daemon.Run
+	var final *runapi.Run
 	var err error
 	if r.rt.local != nil {
 		final, err = api.Wait(ctx, r.run.ID)
@@ -200,7 +158,7 @@ const cancelAfterSignals = 2
 
 // forwardSignals passes the signals this process receives on to the run's
 // tree through the daemon, until done; the third one cancels the run.
-func (r *submittedRun) forwardSignals(ctx context.Context, c *daemon.Client, sigs <-chan os.Signal, done <-chan struct{}) {
+func (r *submittedRun) forwardSignals(ctx context.Context, c *runapi.Client, sigs <-chan os.Signal, done <-chan struct{}) {
 	for n := 0; ; n++ {
 		var sig os.Signal
 		select {
@@ -226,7 +184,7 @@ func (r *submittedRun) forwardSignals(ctx context.Context, c *daemon.Client, sig
 // exitStatus turns a finished run into our exit status, the same for
 // embedded and daemon runs: the run's ExitStatus (the command's status;
 // 127 not found, 126 not executable, 125 could not be confined).
-func (r *submittedRun) exitStatus(final *daemon.Run, verb string) error {
+func (r *submittedRun) exitStatus(final *runapi.Run, verb string) error {
 	code := exitSandboxFailure
 	if final.ExitStatus != nil {
 		code = *final.ExitStatus

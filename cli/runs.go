@@ -13,11 +13,12 @@ import (
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/runapi"
 )
 
 // runsAPI returns the API to read run records: the daemon when one
 // answers, else (as root) the records in stateDir directly.
-func (a *app) runsAPI(stateDir string) (daemon.API, func(), error) {
+func (a *app) runsAPI(stateDir string) (runapi.API, func(), error) {
 	if c := a.daemonClient(); c != nil {
 		return c, func() {}, nil
 	}
@@ -41,7 +42,7 @@ as root, from --state-dir). Through the daemon a user other than root sees
 and cancels only the runs it submitted; another user's run is "no such run".`,
 	}
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", DefaultStateDir, "state directory, read directly when no daemon runs")
-	withAPI := func(fn func(ctx context.Context, api daemon.API, args []string) error) func(*cobra.Command, []string) error {
+	withAPI := func(fn func(ctx context.Context, api runapi.API, args []string) error) func(*cobra.Command, []string) error {
 		return func(_ *cobra.Command, args []string) error {
 			api, done, err := a.runsAPI(stateDir)
 			if err != nil {
@@ -54,7 +55,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 	cmd.AddCommand(
 		&cobra.Command{
 			Use: "ls", Short: "List runs, oldest first", Args: cobra.NoArgs,
-			RunE: withAPI(func(ctx context.Context, api daemon.API, _ []string) error {
+			RunE: withAPI(func(ctx context.Context, api runapi.API, _ []string) error {
 				runs, err := api.List(ctx)
 				if err != nil {
 					return err
@@ -68,7 +69,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 		},
 		&cobra.Command{
 			Use: "show ID", Short: "Show one run record", Args: exactArgs(1),
-			RunE: withAPI(func(ctx context.Context, api daemon.API, args []string) error {
+			RunE: withAPI(func(ctx context.Context, api runapi.API, args []string) error {
 				run, err := api.Get(ctx, args[0])
 				if err != nil {
 					return err
@@ -78,7 +79,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 		},
 		&cobra.Command{
 			Use: "events ID", Short: "Print a run's trace events (JSONL)", Args: exactArgs(1),
-			RunE: withAPI(func(ctx context.Context, api daemon.API, args []string) error {
+			RunE: withAPI(func(ctx context.Context, api runapi.API, args []string) error {
 				rc, err := api.OpenLog(ctx, args[0], "events", false)
 				if err != nil {
 					return err
@@ -90,7 +91,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 		},
 		&cobra.Command{
 			Use: "cancel ID", Short: "Kill a run's whole process tree", Args: exactArgs(1),
-			RunE: withAPI(func(ctx context.Context, api daemon.API, args []string) error {
+			RunE: withAPI(func(ctx context.Context, api runapi.API, args []string) error {
 				run, err := api.Cancel(ctx, args[0])
 				if err != nil {
 					return err
@@ -106,7 +107,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 	return cmd
 }
 
-func (a *app) printRunTable(runs []*daemon.Run) {
+func (a *app) printRunTable(runs []*runapi.Run) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tEXIT\tCALLER\tCREATED\tDENIALS\tCOMMAND")
 	for _, r := range runs {

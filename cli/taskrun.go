@@ -16,9 +16,9 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tracer"
 )
 
 // taskRunFlags are the flags of `authbench task run`.
@@ -104,9 +104,9 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 }
 
 // taskRequest checks the flags and builds the daemon request.
-func (f taskRunFlags) taskRequest(dir string) (*daemon.RunRequest, error) {
+func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	sources := 0
-	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps}}
+	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps}}
 	if _, err := taskrun.ParseSemantics(f.semantics); err != nil {
 		return nil, usageErrorf("--semantics: %v", err)
 	}
@@ -168,12 +168,12 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 	defer done()
 	ctx, stop := interruptContext()
 	defer stop()
-	final, err := daemon.RunTask(ctx, api, req)
+	final, err := runapi.RunTask(ctx, api, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted(err)
 		}
-		var ae *daemon.APIError
+		var ae *runapi.APIError
 		var re *daemon.RequestError
 		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
 			return usageError(err)
@@ -215,62 +215,39 @@ func (f taskRunFlags) embedded() embeddedFlags {
 }
 
 // taskAPI is the daemon when one listens, else an embedded manager.
-func (a *app) taskAPI(f embeddedFlags) (daemon.API, func(), error) {
+func (a *app) taskAPI(f embeddedFlags) (runapi.API, func(), error) {
 	if c := a.daemonClient(); c != nil {
 		return c, func() {}, nil
 	}
 	if os.Geteuid() != 0 {
 		return nil, nil, fmt.Errorf("task run: no daemon answers on %q, and running embedded needs root", a.socket)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
-	}
 	registries, err := configRegistries()
 	if err != nil {
 		return nil, nil, err
 	}
-	var tr *tracer.Tracer
-	if !f.noTrace {
-		if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
-			return nil, nil, fmt.Errorf("task run: load tracer (--no-trace runs untraced): %w", err)
-		}
-	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: f.stateDir, ImagesDir: f.imagesDir, Registries: registries, Self: self, Tracer: tr, Log: a.log})
-	if err != nil {
-		if tr != nil {
-			tr.Close()
-		}
-		return nil, nil, err
-	}
 	// A killed process leaves runs in flight: its watchdog recovers them
 	// (containers, overlays, records) when it ends, or the next start.
-	emb, err := m.Embed(self)
+	e, err := a.embed(embedConfig{stateDir: f.stateDir, imagesDir: f.imagesDir, registries: registries, trace: !f.noTrace, watchdog: true})
+	if isTracerError(err) {
+		return nil, nil, fmt.Errorf("task run: load tracer (--no-trace runs untraced): %w", err)
+	}
 	if err != nil {
-		if tr != nil {
-			tr.Close()
-		}
 		return nil, nil, err
 	}
-	return daemon.NewLocal(m), func() {
-		m.Shutdown(context.Background())
-		emb.Stop()
-		if tr != nil {
-			tr.Close()
-		}
-	}, nil
+	return e.local, func() { _ = a.closeEmbedded(e) }, nil
 }
 
 // copyRunFiles copies a run's files into the out dir dir, which must be
 // the caller's alone (safefile.OpenOutDir).
-func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
+func copyRunFiles(ctx context.Context, api runapi.API, id, dir string) error {
 	out, err := safefile.OpenOutDir(dir, os.Geteuid())
 	if err != nil {
 		return err
 	}
 	defer out.Close()
 	for log, name := range taskrun.Files() {
-		data, err := daemon.ReadLog(ctx, api, id, log)
+		data, err := runapi.ReadLog(ctx, api, id, log)
 		if err != nil {
 			return err
 		}
@@ -284,7 +261,7 @@ func copyRunFiles(ctx context.Context, api daemon.API, id, dir string) error {
 	return nil
 }
 
-func printTaskResult(w io.Writer, id string, r *taskrun.Result) {
+func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 	attack := "n/a (standard task)"
 	if r.Attack != nil {
 		attack = fmt.Sprint(*r.Attack)

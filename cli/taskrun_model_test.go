@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestTaskRunModelFlags: --agent openai:MODEL takes the model options of
@@ -61,13 +61,13 @@ func TestTaskRunModelFlags(t *testing.T) {
 // TestPrintModelAgentResult: the summary says how a model agent stopped.
 func TestPrintModelAgentResult(t *testing.T) {
 	var b strings.Builder
-	printTaskResult(&b, "r1", &taskrun.Result{Task: "t", Agent: "openai:m", AgentStopReason: "turn_limit", AgentTurns: 30,
-		AgentTokens: &taskrun.TokenCounts{Total: 1234}, AgentError: "no finish within 30 model calls"})
+	printTaskResult(&b, "r1", &runapi.TaskResult{Task: "t", Agent: "openai:m", AgentStopReason: "turn_limit", AgentTurns: 30,
+		AgentTokens: &runapi.TokenCounts{Total: 1234}, AgentError: "no finish within 30 model calls"})
 	if !strings.Contains(b.String(), "model agent: turn_limit after 30 turns, 1234 tokens (no finish within 30 model calls)\n") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 	b.Reset()
-	printTaskResult(&b, "r1", &taskrun.Result{Task: "t", Agent: "oracle"})
+	printTaskResult(&b, "r1", &runapi.TaskResult{Task: "t", Agent: "oracle"})
 	if strings.Contains(b.String(), "model agent") {
 		t.Errorf("oracle summary:\n%s", b.String())
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -71,7 +71,7 @@ daemon's timeout, a cancel) lists the processes that were still running.`,
 }
 
 func (a *app) runTrace(args []string, out string, ringBytes int, waitTree bool) error {
-	req := &daemon.RunRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true, WaitTree: waitTree}
+	req := &runapi.RunRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true, WaitTree: waitTree}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {
 		return fmt.Errorf("trace: %w", err)

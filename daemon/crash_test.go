@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 )
 
 // startDaemonProcess runs `authbench daemon` as its own process, without
@@ -46,21 +47,21 @@ func TestDaemonKillLeavesNoOrphans(t *testing.T) {
 	socket := filepath.Join(shortTempDir(t), "d.sock")
 	state := t.TempDir()
 	daemon := startDaemonProcess(t, socket, state)
-	client := NewClient(socket)
+	client := runapi.NewClient(socket)
 	ctx := context.Background()
 	marker := treeMarker()
-	run, err := client.Submit(ctx, &RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
+	run, err := client.Submit(ctx, &runapi.RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		daemon.Process.Kill()
 		t.Fatal(err)
 	}
-	done, err := client.Submit(ctx, &RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)})
+	done, err := client.Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		daemon.Process.Kill()
 		t.Fatal(err)
 	}
-	waitState(t, client, done.ID, StateSucceeded)
-	waitState(t, client, run.ID, StateRunning)
+	waitState(t, client, done.ID, runapi.StateSucceeded)
+	waitState(t, client, run.ID, runapi.StateRunning)
 	deadline := time.Now().Add(5 * time.Second)
 	waitTreeSize(t, marker, 3, deadline)
 	if err := daemon.Process.Signal(syscall.SIGKILL); err != nil {
@@ -78,11 +79,11 @@ func TestDaemonKillLeavesNoOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	states := map[string]State{}
+	states := map[string]runapi.State{}
 	for _, r := range runs {
 		states[r.ID] = r.State
 	}
-	if states[run.ID] != StateAborted || states[done.ID] != StateSucceeded {
+	if states[run.ID] != runapi.StateAborted || states[done.ID] != runapi.StateSucceeded {
 		t.Fatalf("after restart: %v", states)
 	}
 }
@@ -102,14 +103,14 @@ func TestDaemonKillEndsTaskContainers(t *testing.T) {
 		t.Fatal(err)
 	}
 	marker := treeMarker()
-	client := NewClient(socket)
-	run, err := client.Submit(context.Background(), &RunRequest{Task: &TaskRequest{
+	client := runapi.NewClient(socket)
+	run, err := client.Submit(context.Background(), &runapi.RunRequest{Task: &runapi.TaskRequest{
 		Dir: dir, PolicySource: "unconstrained", Agent: "cmd:sleep " + marker + " & sleep " + marker,
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, client, run.ID, StateRunning)
+	waitState(t, client, run.ID, runapi.StateRunning)
 	waitTreeSize(t, marker, 2, time.Now().Add(3*time.Minute)) // the image may be built first
 	if err := daemon.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -139,14 +140,14 @@ func TestSIGTERMAbortsRuns(t *testing.T) {
 	socket := filepath.Join(shortTempDir(t), "d.sock")
 	state := t.TempDir()
 	daemon := startDaemonProcess(t, socket, state)
-	client := NewClient(socket)
+	client := runapi.NewClient(socket)
 	marker := treeMarker()
-	run, err := client.Submit(context.Background(), &RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
+	run, err := client.Submit(context.Background(), &runapi.RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		daemon.Process.Kill()
 		t.Fatal(err)
 	}
-	waitState(t, client, run.ID, StateRunning)
+	waitState(t, client, run.ID, runapi.StateRunning)
 	waitTreeSize(t, marker, 3, time.Now().Add(5*time.Second))
 	daemon.Process.Signal(syscall.SIGTERM)
 	if err := daemon.Wait(); err != nil {
@@ -161,7 +162,7 @@ func TestSIGTERMAbortsRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.State != StateAborted {
+	if rec.State != runapi.StateAborted {
 		t.Fatalf("run after SIGTERM is %s", rec.State)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 )
 
 // testDaemon is a daemon served in-process on a temporary socket.
@@ -26,7 +28,7 @@ type testDaemon struct {
 	srv    *Server
 	socket string
 	state  string
-	client *Client
+	client *runapi.Client
 }
 
 // startTestDaemon serves a Manager with cfg (StateDir defaults to a temp
@@ -63,7 +65,7 @@ func startTunedTestDaemon(t *testing.T, cfg Config, group string, tune func(*Ser
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
-	return &testDaemon{m: m, srv: srv, socket: socket, state: cfg.StateDir, client: NewClient(socket)}
+	return &testDaemon{m: m, srv: srv, socket: socket, state: cfg.StateDir, client: runapi.NewClient(socket)}
 }
 
 // shortTempDir is a temp dir with a short path: unix socket paths are
@@ -186,7 +188,7 @@ func TestMalformedRequestsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, body := d.post(t, tt.body)
-		var er ErrorResponse
+		var er runapi.ErrorResponse
 		json.Unmarshal([]byte(body), &er)
 		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
 			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)
@@ -198,10 +200,19 @@ func TestMalformedRequestsNameTheField(t *testing.T) {
 	}
 }
 
+// unixHTTPClient is an HTTP client of the daemon socket, for requests the
+// API client would not send.
+func unixHTTPClient(socket string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", socket)
+	}}}
+}
+
 func (d *testDaemon) post(t *testing.T, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, "http://authbench/v1/runs", strings.NewReader(body))
-	resp, err := d.client.http.Do(req)
+	resp, err := unixHTTPClient(d.socket).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +249,7 @@ func TestSocketSafety(t *testing.T) {
 // testCounterValue reads one unlabelled metric from GET /metrics.
 func testCounterValue(t *testing.T, d *testDaemon, name string) float64 {
 	t.Helper()
-	resp, err := d.client.http.Get("http://authbench/metrics")
+	resp, err := unixHTTPClient(d.socket).Get("http://authbench/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +272,7 @@ func TestAbsurdLoadIsRefusedAndServed(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary, MaxActive: 3, MaxConcurrent: 1}, "")
 	ctx := context.Background()
-	req := &RunRequest{Command: []string{"/bin/sleep", "5"}, UID: uid(65534), GID: uid(65534)}
+	req := &runapi.RunRequest{Command: []string{"/bin/sleep", "5"}, UID: uid(65534), GID: uid(65534)}
 	var ids []string
 	for i := 0; i < 3; i++ {
 		run, err := d.client.Submit(ctx, req)
@@ -271,11 +282,11 @@ func TestAbsurdLoadIsRefusedAndServed(t *testing.T) {
 		ids = append(ids, run.ID)
 	}
 	_, err := d.client.Submit(ctx, req)
-	var ae *APIError
+	var ae *runapi.APIError
 	if !errors.As(err, &ae) || ae.Status != http.StatusTooManyRequests {
 		t.Fatalf("fourth active run: %v", err)
 	}
-	if run, err := d.client.Get(ctx, ids[2]); err != nil || run.State != StateQueued {
+	if run, err := d.client.Get(ctx, ids[2]); err != nil || run.State != runapi.StateQueued {
 		t.Fatalf("third run should wait queued behind MaxConcurrent=1: %+v %v", run, err)
 	}
 	for _, id := range ids {
@@ -283,7 +294,7 @@ func TestAbsurdLoadIsRefusedAndServed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := d.client.Submit(ctx, &RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); err != nil {
+	if _, err := d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); err != nil {
 		t.Fatalf("daemon stopped serving: %v", err)
 	}
 }
@@ -299,7 +310,7 @@ func TestRunsCarryPlanChoices(t *testing.T) {
 	}
 	pol := json.RawMessage(`{"read": ["` + dir + `/link"], "write": [], "execute": ["/usr/bin/true"]}`)
 	ctx := context.Background()
-	run, err := d.client.Submit(ctx, &RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, Semantics: "published", UID: uid(65534), GID: uid(65534)})
+	run, err := d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, Semantics: "published", UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,14 +321,14 @@ func TestRunsCarryPlanChoices(t *testing.T) {
 	if final.Plan == nil || final.Plan.Semantics != policy.SemanticsPublished {
 		t.Fatalf("plan %+v, want published semantics", final.Plan)
 	}
-	run, err = d.client.Submit(ctx, &RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, RefuseSymlinks: true, UID: uid(65534), GID: uid(65534)})
+	run, err = d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, RefuseSymlinks: true, UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if final, err = d.client.Wait(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
-	if final.State != StateFailed || !strings.Contains(final.Error, "link") {
+	if final.State != runapi.StateFailed || !strings.Contains(final.Error, "link") {
 		t.Fatalf("symlinked target with refuse_symlinks: state %s, error %q; want failed naming the link", final.State, final.Error)
 	}
 }

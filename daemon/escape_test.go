@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -86,7 +87,7 @@ func TestEscapeDaemonConfinedTreeIsRefused(t *testing.T) {
 			if !strings.HasPrefix(head, "HTTP/1.0 403") && !strings.HasPrefix(head, "HTTP/1.1 403") {
 				t.Fatalf("confined uid %d was not refused:\n%s", tt.uid, out)
 			}
-			var er ErrorResponse
+			var er runapi.ErrorResponse
 			if err := json.Unmarshal([]byte(body), &er); err != nil || er.Rule != RuleConfinedNoNewPrivs {
 				t.Fatalf("refusal should name rule %q: %s (%v)", RuleConfinedNoNewPrivs, body, err)
 			}
@@ -149,7 +150,7 @@ func TestEscapeDaemonOtherPIDNamespaceIsRefused(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	_, body, _ := strings.Cut(string(out), "\r\n\r\n")
-	var er ErrorResponse
+	var er runapi.ErrorResponse
 	if err := json.Unmarshal([]byte(body), &er); err != nil || er.Rule != RuleForeignPIDNamespace {
 		t.Fatalf("want a refusal with rule %q, got: %s", RuleForeignPIDNamespace, out)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -30,7 +31,7 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	if res.startErr != nil {
 		status = startStatus(res.startErr)
 	}
-	m.update(ar, func(r *Run) { r.ExitStatus = &status })
+	m.update(ar, func(r *runapi.Run) { r.ExitStatus = &status })
 	return res
 }
 
@@ -46,7 +47,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 		return outcome{startErr: err}
 	}
 	enf := sandbox.KernelEnforcement()
-	m.update(ar, func(r *Run) {
+	m.update(ar, func(r *runapi.Run) {
 		r.Plan, r.LandlockABI = plan, enf.KernelABI
 		if plan != nil {
 			r.UnenforcedRights = enf.Gaps()
@@ -88,7 +89,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	res := lifecycle.Run(ctx, lifecycle.NewChildTree(child, opts), steps)
 	m.finishTrace(ar, rec)
 	if len(res.StillRunning) > 0 {
-		m.update(ar, func(r *Run) { r.StillRunning = res.StillRunning })
+		m.update(ar, func(r *runapi.Run) { r.StillRunning = res.StillRunning })
 	}
 	if res.Killed && res.StartErr != nil {
 		m.log.Error("killed tree not reaped in time", zap.String("run", id), zap.Error(res.StartErr))

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/authbench/authbench/runapi"
 	"go.uber.org/zap"
 )
 
@@ -87,7 +88,7 @@ const unsavedRetry = 2 * time.Second
 
 // keepUnsaved keeps the record of an ended run that could not be saved:
 // it stays the answer to API reads, and saving it is retried.
-func (m *Manager) keepUnsaved(r *Run) {
+func (m *Manager) keepUnsaved(r *runapi.Run) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.unsaved[r.ID] = r
@@ -111,7 +112,7 @@ func (m *Manager) retryUnsaved() {
 // many are left; when none is, the retry loop ends.
 func (m *Manager) saveUnsaved() int {
 	m.mu.Lock()
-	runs := make([]*Run, 0, len(m.unsaved))
+	runs := make([]*runapi.Run, 0, len(m.unsaved))
 	for _, r := range m.unsaved {
 		runs = append(runs, r)
 	}
@@ -135,7 +136,7 @@ func (m *Manager) saveUnsaved() int {
 }
 
 // unsavedRun returns a copy of the unsaved record of run id, if any.
-func (m *Manager) unsavedRun(id string) *Run {
+func (m *Manager) unsavedRun(id string) *runapi.Run {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.unsaved[id]

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/runapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -50,18 +51,18 @@ func TestFullStateDiskFailsTheRun(t *testing.T) {
 	requireRoot(t)
 	state := smallStateDisk(t, "1m")
 	d := startTestDaemon(t, Config{Self: testBinary, StateDir: state}, "")
-	run := submitAndWait(t, d.client, &RunRequest{
+	run := submitAndWait(t, d.client, &runapi.RunRequest{
 		Command: []string{"sh", "-c", "head -c 4000000 /dev/zero; sleep 60"}, UID: uid(65534), GID: uid(65534),
 	})
 	const want, enospc = "state disk full: write stdout: ", "no space left on device"
-	if run.State != StateFailed || !strings.HasPrefix(run.Error, want) || !strings.HasSuffix(run.Error, enospc) {
+	if run.State != runapi.StateFailed || !strings.HasPrefix(run.Error, want) || !strings.HasSuffix(run.Error, enospc) {
 		t.Fatalf("run = %s %q, want failed with %q...%q", run.State, run.Error, want, enospc)
 	}
 	if run.StdoutDroppedBytes <= 0 {
 		t.Fatalf("dropped stdout not counted: %+v", run)
 	}
 	// The daemon still serves, from memory.
-	if got, err := d.client.Get(context.Background(), run.ID); err != nil || got.State != StateFailed {
+	if got, err := d.client.Get(context.Background(), run.ID); err != nil || got.State != runapi.StateFailed {
 		t.Fatalf("get after the fault: %+v %v", got, err)
 	}
 	if err := os.Remove(d.m.store.RunFile(run.ID, stdoutFile)); err != nil {
@@ -70,7 +71,7 @@ func TestFullStateDiskFailsTheRun(t *testing.T) {
 	deadline := time.Now().Add(3 * unsavedRetry)
 	for {
 		rec, err := d.m.store.Load(run.ID)
-		if err == nil && rec.State == StateFailed && strings.HasPrefix(rec.Error, want) {
+		if err == nil && rec.State == runapi.StateFailed && strings.HasPrefix(rec.Error, want) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -78,7 +79,7 @@ func TestFullStateDiskFailsTheRun(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if next := submitAndWait(t, d.client, &RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); next.State != StateSucceeded {
+	if next := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); next.State != runapi.StateSucceeded {
 		t.Fatalf("next run: %+v", next)
 	}
 }
@@ -90,7 +91,7 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 	state := smallStateDisk(t, "256k")
 	d := startTestDaemon(t, Config{Self: testBinary, StateDir: state}, "")
 	fillDisk(t, state)
-	_, err := d.client.Submit(context.Background(), &RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)})
+	_, err := d.client.Submit(context.Background(), &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)})
 	if err == nil || !strings.Contains(err.Error(), "state disk full") {
 		t.Fatalf("submit on a full disk: %v", err)
 	}
@@ -114,15 +115,15 @@ func TestKilledDaemonLeavesAnIncompleteTrace(t *testing.T) {
 	state := t.TempDir()
 	daemon := startDaemonWith(t, socket, state)
 	defer daemon.Process.Kill()
-	client := NewClient(socket)
-	run, err := client.Submit(context.Background(), &RunRequest{
+	client := runapi.NewClient(socket)
+	run, err := client.Submit(context.Background(), &runapi.RunRequest{
 		Command: []string{"sh", "-c", "while :; do cat /etc/hostname >/dev/null; sleep 0.02; done"},
 		Trace:   true, UID: uid(65534), GID: uid(65534),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, client, run.ID, StateRunning)
+	waitState(t, client, run.ID, runapi.StateRunning)
 	events := filepath.Join(state, "runs", run.ID, eventsFile)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -148,7 +149,7 @@ func TestKilledDaemonLeavesAnIncompleteTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.State != StateAborted || !rec.TraceIncomplete || rec.Events == 0 {
+	if rec.State != runapi.StateAborted || !rec.TraceIncomplete || rec.Events == 0 {
 		t.Fatalf("after kill -9 and restart: state %s, trace_incomplete %v, events %d", rec.State, rec.TraceIncomplete, rec.Events)
 	}
 }

@@ -2,37 +2,14 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"time"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
-
-// GenerateRequest asks for one permission generation (package generate):
-// the generator explores a fresh copy-on-write rootfs of the task's image
-// under the generation policy (read everything, write only its output
-// file, execute only inspection tools and itself), traced, and its answer
-// is validated. The run succeeds when the generation was carried out,
-// whatever the answer; Run.GenerateResult says how it went.
-type GenerateRequest struct {
-	// Dir is the task directory (Harbor layout), absolute.
-	Dir string `json:"dir"`
-	// Generator is `cmd:COMMAND`, `openai:MODEL`, `heuristic`, `spec` or
-	// `allow-all`.
-	Generator string `json:"generator"`
-	// BaseMap maps FROM images to local ones (NAME=IMAGE).
-	BaseMap map[string]string `json:"base_map,omitempty"`
-	// TimeoutSeconds is the generator's time (0: 600).
-	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
-	// Model is the endpoint and options of an openai:MODEL generator,
-	// resolved by the client, with its api_key, which the daemon keeps in
-	// memory for the run only (as TaskRequest.Model).
-	Model *agent.Config `json:"model,omitempty"`
-}
 
 // generateFiles are a generation run's files by API name.
 func generateFiles() map[string]string {
@@ -45,7 +22,7 @@ func generateFiles() map[string]string {
 // validateGenerate checks a generation request: like a task run's, a
 // caller that is not root may only use a trusted task dir; the generator
 // name must parse; the rest of the request must be empty.
-func validateGenerate(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
+func validateGenerate(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	p := &prepared{req: *req}
 	gr := req.Generate
 	switch {
@@ -127,7 +104,7 @@ func (m *Manager) executeGenerate(ctx context.Context, ar *activeRun) outcome {
 		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model, Run: run,
 	})
 	if rec != nil {
-		m.update(ar, func(r *Run) {
+		m.update(ar, func(r *runapi.Run) {
 			r.GenerateResult = rec
 			r.Events, r.LostEvents, r.Denials = rec.Events, rec.LostEvents, rec.Denials
 		})
@@ -136,21 +113,4 @@ func (m *Manager) executeGenerate(ctx context.Context, ar *activeRun) outcome {
 		return outcome{startErr: err, killed: ctx.Err() != nil}
 	}
 	return outcome{killed: ctx.Err() != nil}
-}
-
-// RunGenerate submits a generation to api and waits for its end. The
-// error is for a generation that could not be submitted or followed.
-func RunGenerate(ctx context.Context, api API, req *RunRequest) (*Run, error) {
-	if req.Generate == nil {
-		return nil, fmt.Errorf("generate: the request names no generation")
-	}
-	run, err := api.Submit(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	final, err := WaitOrCancel(ctx, api, run.ID)
-	if err != nil {
-		return final, fmt.Errorf("generate %s: wait for run %s: %w", req.Generate.Dir, run.ID, err)
-	}
-	return final, nil
 }

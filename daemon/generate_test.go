@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestGenerateRequestsNameTheField: malformed generation requests are
@@ -33,7 +35,7 @@ func TestGenerateRequestsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, body := d.post(t, tt.body)
-		var er ErrorResponse
+		var er runapi.ErrorResponse
 		json.Unmarshal([]byte(body), &er)
 		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
 			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authbench/authbench/runapi"
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 )
@@ -158,7 +159,7 @@ func (l *connLimiter) release(uid uint32) {
 // refuse answers 429 (with reason) and closes c.
 func (l *connLimiter) refuse(c *net.UnixConn, p Peer, reason string) {
 	l.m.connsRefused.Inc()
-	body, _ := json.Marshal(ErrorResponse{Error: "too many connections: " + reason})
+	body, _ := json.Marshal(runapi.ErrorResponse{Error: "too many connections: " + reason})
 	resp := fmt.Sprintf("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n", len(body)+1, body)
 	l.answerAndClose(c, []byte(resp))
 

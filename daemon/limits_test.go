@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // dialAsUID connects to socket with effective uid euid: only the dialling
@@ -140,7 +142,7 @@ func TestHalfSentBodyIsDropped(t *testing.T) {
 		t.Fatalf("half-sent body: connection still held: %v", err)
 	}
 
-	run, err := d.client.Submit(context.Background(), &RunRequest{
+	run, err := d.client.Submit(context.Background(), &runapi.RunRequest{
 		Command: []string{"sh", "-c", "echo first; sleep 1.5; echo second"}, UID: uid(65534), GID: uid(65534),
 	})
 	if err != nil {
@@ -163,7 +165,7 @@ func TestPerUIDRunQuota(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary, MaxActivePerUID: 2}, "")
 	member := Peer{PID: int32(os.Getpid()), UID: 65534, GID: 65534}
-	sleep := &RunRequest{Command: []string{"sleep", "30"}}
+	sleep := &runapi.RunRequest{Command: []string{"sleep", "30"}}
 	for i := 0; i < 2; i++ {
 		if _, err := d.m.Submit(sleep, member); err != nil {
 			t.Fatalf("run %d within the quota: %v", i, err)
@@ -179,7 +181,7 @@ func TestPerUIDRunQuota(t *testing.T) {
 		t.Fatalf("another uid: %v", err)
 	}
 	for i := 0; i < 3; i++ {
-		if _, err := d.client.Submit(context.Background(), &RunRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)}); err != nil {
+		if _, err := d.client.Submit(context.Background(), &runapi.RunRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)}); err != nil {
 			t.Fatalf("root's run %d: %v", i, err)
 		}
 	}
@@ -194,10 +196,10 @@ func TestPerUIDRunQuota(t *testing.T) {
 func TestOutputBeyondTheCapIsDroppedAndCounted(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary, MaxOutputBytes: 1000}, "")
-	run := submitAndWait(t, d.client, &RunRequest{
+	run := submitAndWait(t, d.client, &runapi.RunRequest{
 		Command: []string{"sh", "-c", "head -c 5000 /dev/zero | tr '\\0' x && echo small >&2"}, UID: uid(65534), GID: uid(65534),
 	})
-	if run.State != StateSucceeded || run.StdoutDroppedBytes != 4000 || run.StderrDroppedBytes != 0 {
+	if run.State != runapi.StateSucceeded || run.StdoutDroppedBytes != 4000 || run.StderrDroppedBytes != 0 {
 		t.Fatalf("run = %+v", run)
 	}
 	want := strings.Repeat("x", 1000) + "\n[authbench: output truncated after 1000 bytes; 4000 bytes dropped]\n"
@@ -218,11 +220,11 @@ func TestOutputBeyondTheCapIsDroppedAndCounted(t *testing.T) {
 func TestEventsBeyondTheCapAreCountedAsLost(t *testing.T) {
 	tr := testTracer(t)
 	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, MaxOutputBytes: 4000}, "")
-	run := submitAndWait(t, d.client, &RunRequest{
+	run := submitAndWait(t, d.client, &runapi.RunRequest{
 		Command: []string{"sh", "-c", "for i in $(seq 200); do cat /etc/hostname; done >/dev/null"},
 		Trace:   true, UID: uid(65534), GID: uid(65534),
 	})
-	if run.State != StateSucceeded {
+	if run.State != runapi.StateSucceeded {
 		t.Fatalf("run = %+v", run)
 	}
 	log := readLog(t, d.client, run.ID, "events")

@@ -6,24 +6,12 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 )
 
-// API is what a caller can do with runs, whether the daemon is reached
-// over its socket (Client) or embedded in the calling process (Local).
-type API interface {
-	Submit(ctx context.Context, req *RunRequest) (*Run, error)
-	Get(ctx context.Context, id string) (*Run, error)
-	List(ctx context.Context) ([]*Run, error)
-	Cancel(ctx context.Context, id string) (*Run, error)
-	// OpenLog streams "events", "stdout" or "stderr" of a run.
-	OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error)
-	Wait(ctx context.Context, id string) (*Run, error)
-}
-
 var (
-	_ API = (*Client)(nil)
-	_ API = (*Local)(nil)
+	_ runapi.API = (*Local)(nil)
 )
 
 // logFiles maps the names of GET /v1/runs/{id}/{log} to run files: a
@@ -50,7 +38,7 @@ func NewLocal(m *Manager) *Local {
 }
 
 // Submit starts a run as this process.
-func (l *Local) Submit(_ context.Context, req *RunRequest) (*Run, error) {
+func (l *Local) Submit(_ context.Context, req *runapi.RunRequest) (*runapi.Run, error) {
 	return l.M.Submit(req, l.peer)
 }
 
@@ -72,18 +60,18 @@ type Attachment struct {
 
 // SubmitAttached starts a run as this process with its tree attached to
 // att (ignored for task runs, whose agent's output is in their logs).
-func (l *Local) SubmitAttached(_ context.Context, req *RunRequest, att *Attachment) (*Run, error) {
+func (l *Local) SubmitAttached(_ context.Context, req *runapi.RunRequest, att *Attachment) (*runapi.Run, error) {
 	return l.M.submit(req, l.peer, att)
 }
 
 // Get returns a run record.
-func (l *Local) Get(_ context.Context, id string) (*Run, error) { return l.M.Get(id) }
+func (l *Local) Get(_ context.Context, id string) (*runapi.Run, error) { return l.M.Get(id) }
 
 // List returns every run record.
-func (l *Local) List(context.Context) ([]*Run, error) { return l.M.List() }
+func (l *Local) List(context.Context) ([]*runapi.Run, error) { return l.M.List() }
 
 // Cancel kills a run's tree.
-func (l *Local) Cancel(_ context.Context, id string) (*Run, error) { return l.M.Cancel(id) }
+func (l *Local) Cancel(_ context.Context, id string) (*runapi.Run, error) { return l.M.Cancel(id) }
 
 // Signal forwards sig to the run's tree.
 func (l *Local) Signal(_ context.Context, id string, sig syscall.Signal) error {
@@ -91,7 +79,7 @@ func (l *Local) Signal(_ context.Context, id string, sig syscall.Signal) error {
 }
 
 // Wait blocks until the run ended.
-func (l *Local) Wait(ctx context.Context, id string) (*Run, error) { return l.M.Wait(ctx, id) }
+func (l *Local) Wait(ctx context.Context, id string) (*runapi.Run, error) { return l.M.Wait(ctx, id) }
 
 // OpenLog streams one of the run's logs.
 func (l *Local) OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error) {

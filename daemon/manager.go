@@ -14,6 +14,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
 )
@@ -87,7 +88,7 @@ type Manager struct {
 	stopping bool
 	// unsaved holds ended runs whose record could not be saved (state
 	// disk full); retrying is set while a goroutine retries them.
-	unsaved  map[string]*Run
+	unsaved  map[string]*runapi.Run
 	retrying bool
 	wg       sync.WaitGroup
 }
@@ -95,7 +96,7 @@ type Manager struct {
 // activeRun is a run that has not reached a terminal state.
 type activeRun struct {
 	mu      sync.Mutex
-	rec     *Run
+	rec     *runapi.Run
 	prep    *prepared
 	attach  *Attachment    // nil: the tree's output goes to the run's logs
 	signals chan os.Signal // forwarded to an unattached tree (Signal)
@@ -147,7 +148,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	m := &Manager{trustedTasks: trusted,
 		cfg: cfg, store: store, metrics: newMetrics(), log: cfg.Log,
 		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
-		unsaved: map[string]*Run{},
+		unsaved: map[string]*runapi.Run{},
 	}
 	runs, err := store.List()
 	if err != nil {
@@ -178,7 +179,7 @@ func (m *Manager) RecoverStale() error {
 			err = errors.Join(err, serr)
 			continue
 		}
-		m.metrics.transition(from, StateAborted)
+		m.metrics.transition(from, runapi.StateAborted)
 	}
 	if cerr := m.DeleteStaleContainers(); cerr != nil {
 		return errors.Join(err, cerr) // their rootfs may still be in use
@@ -195,11 +196,11 @@ func (m *Manager) RecoverStale() error {
 func (m *Manager) Metrics() *Metrics { return m.metrics }
 
 // Submit validates req for caller peer, records the run and starts it.
-func (m *Manager) Submit(req *RunRequest, peer Peer) (*Run, error) {
+func (m *Manager) Submit(req *runapi.RunRequest, peer Peer) (*runapi.Run, error) {
 	return m.submit(req, peer, nil)
 }
 
-func (m *Manager) submit(req *RunRequest, peer Peer, attach *Attachment) (*Run, error) {
+func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) (*runapi.Run, error) {
 	prep, err := validate(req, peer, m.trustedTasks)
 	if err != nil {
 		return nil, err
@@ -214,8 +215,8 @@ func (m *Manager) submit(req *RunRequest, peer Peer, attach *Attachment) (*Run, 
 	if err != nil {
 		return nil, err
 	}
-	rec := &Run{
-		ID: id, State: StateQueued, Request: prep.req,
+	rec := &runapi.Run{
+		ID: id, State: runapi.StateQueued, Request: prep.req,
 		CallerUID: peer.UID, CallerGID: peer.GID, CallerPID: peer.PID,
 		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
 	}
@@ -242,7 +243,7 @@ func (m *Manager) submit(req *RunRequest, peer Peer, attach *Attachment) (*Run, 
 		return nil, &stateFault{err: err}
 	}
 	m.active[id] = ar
-	m.metrics.transition("", StateQueued)
+	m.metrics.transition("", runapi.StateQueued)
 	m.wg.Add(1)
 	go m.run(ar)
 	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command), zap.Uint32("caller", peer.UID))
@@ -286,19 +287,19 @@ func (m *Manager) run(ar *activeRun) {
 	default:
 		res = m.execute(ctx, ar)
 	}
-	state, msg := StateSucceeded, ""
+	state, msg := runapi.StateSucceeded, ""
 	switch cause := context.Cause(ctx); {
 	case ctx.Err() != nil && (res.killed || res.startErr != nil):
 		// Ended on request, at its deadline or by the daemon, whatever
 		// step it was at (a task run's setup ends with an error then).
 		state, msg = endStateFor(cause), cause.Error()
 	case res.startErr != nil:
-		state, msg = StateFailed, res.startErr.Error()
+		state, msg = runapi.StateFailed, res.startErr.Error()
 	case res.exitCode != 0:
-		state = StateFailed
+		state = runapi.StateFailed
 	}
 	if f := ar.faulted(); f != nil {
-		state, msg = StateFailed, f.Error()
+		state, msg = runapi.StateFailed, f.Error()
 	}
 	var code *int
 	if res.startErr == nil {
@@ -308,34 +309,34 @@ func (m *Manager) run(ar *activeRun) {
 	m.end(ar, state, msg, code)
 }
 
-func endStateFor(cause error) State {
+func endStateFor(cause error) runapi.State {
 	var sf *stateFault
 	switch {
 	case errors.As(cause, &sf):
-		return StateFailed
+		return runapi.StateFailed
 	case errors.Is(cause, errTimeout):
-		return StateTimeout
+		return runapi.StateTimeout
 	case errors.Is(cause, errAborted):
-		return StateAborted
+		return runapi.StateAborted
 	}
-	return StateCancelled
+	return runapi.StateCancelled
 }
 
 // setRunning records that the tree started.
 func (m *Manager) setRunning(ar *activeRun, pid int) {
 	ar.mu.Lock()
 	now := time.Now().UTC()
-	ar.rec.State, ar.rec.Pid, ar.rec.StartedAt = StateRunning, pid, &now
+	ar.rec.State, ar.rec.Pid, ar.rec.StartedAt = runapi.StateRunning, pid, &now
 	err := m.store.Save(ar.rec)
 	ar.mu.Unlock()
-	m.metrics.transition(StateQueued, StateRunning)
+	m.metrics.transition(runapi.StateQueued, runapi.StateRunning)
 	if err != nil {
 		m.fault(ar, err)
 	}
 }
 
 // update changes the record under its lock and saves it.
-func (m *Manager) update(ar *activeRun, fn func(r *Run)) {
+func (m *Manager) update(ar *activeRun, fn func(r *runapi.Run)) {
 	ar.mu.Lock()
 	fn(ar.rec)
 	err := m.store.Save(ar.rec)
@@ -345,15 +346,15 @@ func (m *Manager) update(ar *activeRun, fn func(r *Run)) {
 	}
 }
 
-func (m *Manager) end(ar *activeRun, state State, msg string, code *int) {
+func (m *Manager) end(ar *activeRun, state runapi.State, msg string, code *int) {
 	ar.mu.Lock()
 	from := ar.rec.State
 	m.finishRecord(ar.rec, state, msg, code)
 	err := m.store.Save(ar.rec)
-	if err != nil && state != StateFailed {
+	if err != nil && state != runapi.StateFailed {
 		// The record in memory stays the answer (unsaved) until a retry
 		// saves it; a run that already failed keeps its first reason.
-		state = StateFailed
+		state = runapi.StateFailed
 		m.finishRecord(ar.rec, state, (&stateFault{err: err}).Error(), nil)
 	}
 	rec := *ar.rec
@@ -376,7 +377,7 @@ func (m *Manager) end(ar *activeRun, state State, msg string, code *int) {
 	m.log.Info("run ended", zap.String("run", rec.ID), zap.String("state", string(state)), zap.String("error", msg))
 }
 
-func (m *Manager) finishRecord(r *Run, state State, msg string, code *int) {
+func (m *Manager) finishRecord(r *runapi.Run, state runapi.State, msg string, code *int) {
 	now := time.Now().UTC()
 	r.State, r.EndedAt, r.Pid = state, &now, 0
 	if msg != "" {
@@ -390,8 +391,8 @@ func (m *Manager) finishRecord(r *Run, state State, msg string, code *int) {
 // finishStale records a run that a previous daemon left active as
 // aborted; a traced run's record gets the events that reached its log
 // and is marked trace_incomplete.
-func (m *Manager) finishStale(r *Run) {
-	m.finishRecord(r, StateAborted, "aborted: the daemon stopped while the run was active", nil)
+func (m *Manager) finishStale(r *runapi.Run) {
+	m.finishRecord(r, runapi.StateAborted, "aborted: the daemon stopped while the run was active", nil)
 	if (!r.Request.Trace && r.Request.Task == nil && r.Request.Generate == nil) || r.StartedAt == nil {
 		return // nothing was traced
 	}
@@ -404,7 +405,7 @@ func (m *Manager) finishStale(r *Run) {
 }
 
 // snapshot copies the record under its lock.
-func (ar *activeRun) snapshot() *Run {
+func (ar *activeRun) snapshot() *runapi.Run {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
 	r := *ar.rec
@@ -426,7 +427,7 @@ func (ar *activeRun) changes() <-chan struct{} {
 }
 
 // Get returns the current record of run id.
-func (m *Manager) Get(id string) (*Run, error) {
+func (m *Manager) Get(id string) (*runapi.Run, error) {
 	if ar := m.lookup(id); ar != nil {
 		return ar.snapshot(), nil
 	}
@@ -444,7 +445,7 @@ func (m *Manager) Get(id string) (*Run, error) {
 }
 
 // List returns every recorded run, oldest first.
-func (m *Manager) List() ([]*Run, error) {
+func (m *Manager) List() ([]*runapi.Run, error) {
 	runs, err := m.store.List()
 	for i, r := range runs {
 		if ar := m.lookup(r.ID); ar != nil {
@@ -464,7 +465,7 @@ func (m *Manager) lookup(id string) *activeRun {
 
 // Cancel kills the tree of run id; it returns when the run has ended
 // (within about a second).
-func (m *Manager) Cancel(id string) (*Run, error) {
+func (m *Manager) Cancel(id string) (*runapi.Run, error) {
 	ar := m.lookup(id)
 	if ar == nil {
 		return m.Get(id)
@@ -479,7 +480,7 @@ func (m *Manager) Cancel(id string) (*Run, error) {
 }
 
 // Wait blocks until run id has ended or ctx is done.
-func (m *Manager) Wait(ctx context.Context, id string) (*Run, error) {
+func (m *Manager) Wait(ctx context.Context, id string) (*runapi.Run, error) {
 	if ar := m.lookup(id); ar != nil {
 		select {
 		case <-ar.done:

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/authbench/authbench/runapi"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -39,14 +40,14 @@ func newMetrics() *Metrics {
 		outputDropped: newCounter("authbench_output_dropped_bytes_total", "Bytes of runs' stdout and stderr not stored (output cap or write error)."),
 	}
 	m.registry.MustRegister(m.runs, m.events, m.lost, m.durations, m.refused, m.connsRefused, m.quotaRefused, m.outputDropped)
-	for _, s := range AllStates {
+	for _, s := range runapi.AllStates {
 		m.runs.WithLabelValues(string(s))
 	}
 	return m
 }
 
 // transition moves one run from state from ("" for a new run) to to.
-func (m *Metrics) transition(from, to State) {
+func (m *Metrics) transition(from, to runapi.State) {
 	if from != "" {
 		m.runs.WithLabelValues(string(from)).Dec()
 	}

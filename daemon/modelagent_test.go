@@ -17,6 +17,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/runapi"
 )
 
 // syncBuffer is a log sink safe for the daemon's goroutines.
@@ -51,9 +52,9 @@ func TestModelAgentKeyNeverStored(t *testing.T) {
 		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "b", Name: "finish", Arguments: `{"summary": "counted"}`}}},
 	)
 	model := &agent.Config{BaseURL: srv.URL, APIKey: key, Model: "m1"}
-	run := submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "openai:m1", Model: model}})
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "openai:m1", Model: model}})
 	res := run.TaskResult
-	if run.State != StateSucceeded || res == nil || res.AgentStopReason != "finished" || !res.Utility {
+	if run.State != runapi.StateSucceeded || res == nil || res.AgentStopReason != "finished" || !res.Utility {
 		t.Fatalf("run %+v, result %+v", run, res)
 	}
 	for _, req := range srv.Requests() {
@@ -90,16 +91,16 @@ func TestModelAgentKeyNeverStored(t *testing.T) {
 	}
 	// the model is only for openai:MODEL, and must name the same model
 	for _, bad := range []struct {
-		task  TaskRequest
+		task  runapi.TaskRequest
 		field string
 	}{
-		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Model: model}, "task.model"},
-		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1"}, "task.model"},
-		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m2", Model: model}, "task.model.model"},
-		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1", Model: &agent.Config{BaseURL: "ftp://x"}}, "task.model"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Model: model}, "task.model"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1"}, "task.model"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m2", Model: model}, "task.model.model"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1", Model: &agent.Config{BaseURL: "ftp://x"}}, "task.model"},
 	} {
-		_, err := d.client.Submit(context.Background(), &RunRequest{Task: &bad.task})
-		var ae *APIError
+		_, err := d.client.Submit(context.Background(), &runapi.RunRequest{Task: &bad.task})
+		var ae *runapi.APIError
 		if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ae.Field != bad.field {
 			t.Errorf("%+v: %v, want 400 naming %s", bad.task, err, bad.field)
 		}

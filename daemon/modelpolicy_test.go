@@ -14,10 +14,11 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/runapi"
 )
 
-func modelTaskRequest(dir, baseURL string, maxTurns int) *RunRequest {
-	return &RunRequest{Task: &TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "openai:m",
+func modelTaskRequest(dir, baseURL string, maxTurns int) *runapi.RunRequest {
+	return &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "openai:m",
 		Model: &agent.Config{BaseURL: baseURL, Model: "m", MaxTurns: maxTurns}}}
 }
 
@@ -50,10 +51,10 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 	pol := agent.MemberPolicy{AllowedBaseURLs: []string{listed}, MaxTurns: 50}
 	d := startTestDaemon(t, Config{Self: testBinary, TrustedTaskRoots: []string{root}, MemberModels: pol}, "nogroup")
 
-	gen := &RunRequest{Generate: &GenerateRequest{Dir: task, Generator: "openai:m", Model: &agent.Config{BaseURL: unlisted}}}
+	gen := &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: task, Generator: "openai:m", Model: &agent.Config{BaseURL: unlisted}}}
 	cases := []struct {
 		name string
-		req  *RunRequest
+		req  *runapi.RunRequest
 		rule string
 		says string
 	}{
@@ -65,7 +66,7 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 	for _, c := range cases {
 		body, _ := json.Marshal(c.req)
 		code, resp := rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", string(body))
-		var er ErrorResponse
+		var er runapi.ErrorResponse
 		json.Unmarshal([]byte(resp), &er)
 		if code != http.StatusForbidden || er.Rule != c.rule || !strings.Contains(er.Error, c.says) {
 			t.Errorf("%s: HTTP %d %s", c.name, code, resp)
@@ -116,7 +117,7 @@ func TestMemberModelListedEndpointWorks(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := run.TaskResult
-	if run.State != StateSucceeded || res == nil || res.AgentStopReason != "finished" || len(srv.Requests()) != 2 {
+	if run.State != runapi.StateSucceeded || res == nil || res.AgentStopReason != "finished" || len(srv.Requests()) != 2 {
 		t.Fatalf("run %+v, result %+v, %d model requests", run, res, len(srv.Requests()))
 	}
 	if m := run.Request.Task.Model; m == nil || m.MaxTurns != 5 || res.Model == nil || res.Model.MaxTurns != 5 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/capped"
+	"github.com/authbench/authbench/runapi"
 )
 
 // outputGrace is how long the output of a tree may keep coming after
@@ -66,5 +67,5 @@ func (m *Manager) closeOutput(ar *activeRun, o *runOutput) {
 		return
 	}
 	m.metrics.outputDropped.Add(float64(out + errOut))
-	m.update(ar, func(r *Run) { r.StdoutDroppedBytes, r.StderrDroppedBytes = out, errOut })
+	m.update(ar, func(r *runapi.Run) { r.StdoutDroppedBytes, r.StderrDroppedBytes = out, errOut })
 }

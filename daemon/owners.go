@@ -4,11 +4,13 @@ import (
 	"context"
 	"io"
 	"strings"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // mayView reports whether peer may see, follow and cancel run r: root
 // may for every run, others for their own runs only.
-func mayView(peer Peer, r *Run) bool {
+func mayView(peer Peer, r *runapi.Run) bool {
 	return peer.UID == 0 || r.CallerUID == peer.UID
 }
 
@@ -27,7 +29,7 @@ func redactEnv(env []string) []string {
 
 // viewFor returns r as peer may see it: the request's environment values
 // only for its caller and root.
-func viewFor(peer Peer, r *Run) *Run {
+func viewFor(peer Peer, r *runapi.Run) *runapi.Run {
 	if peer.UID == 0 || r.CallerUID == peer.UID {
 		return r
 	}
@@ -38,7 +40,7 @@ func viewFor(peer Peer, r *Run) *Run {
 
 // GetFor returns run id if peer may see it; another caller's run is
 // ErrNotFound, as a missing one.
-func (m *Manager) GetFor(peer Peer, id string) (*Run, error) {
+func (m *Manager) GetFor(peer Peer, id string) (*runapi.Run, error) {
 	r, err := m.Get(id)
 	if err != nil {
 		return nil, err
@@ -50,9 +52,9 @@ func (m *Manager) GetFor(peer Peer, id string) (*Run, error) {
 }
 
 // ListFor returns the runs peer may see, oldest first.
-func (m *Manager) ListFor(peer Peer) ([]*Run, error) {
+func (m *Manager) ListFor(peer Peer) ([]*runapi.Run, error) {
 	runs, err := m.List()
-	out := make([]*Run, 0, len(runs))
+	out := make([]*runapi.Run, 0, len(runs))
 	for _, r := range runs {
 		if mayView(peer, r) {
 			out = append(out, viewFor(peer, r))
@@ -62,7 +64,7 @@ func (m *Manager) ListFor(peer Peer) ([]*Run, error) {
 }
 
 // CancelFor cancels run id if peer may see it (else ErrNotFound).
-func (m *Manager) CancelFor(peer Peer, id string) (*Run, error) {
+func (m *Manager) CancelFor(peer Peer, id string) (*runapi.Run, error) {
 	if _, err := m.GetFor(peer, id); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestRunsAreVisibleToTheirOwnersOnly: two members of the daemon's group
@@ -21,14 +23,14 @@ func TestRunsAreVisibleToTheirOwnersOnly(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("alice's run: HTTP %d %s", code, body)
 	}
-	var aliceRun Run
+	var aliceRun runapi.Run
 	if err := json.Unmarshal([]byte(body), &aliceRun); err != nil {
 		t.Fatal(err)
 	}
 	if aliceRun.CallerUID != alice || aliceRun.CallerGID != group || aliceRun.CallerPID <= 0 {
 		t.Fatalf("caller identity not recorded: uid %d gid %d pid %d", aliceRun.CallerUID, aliceRun.CallerGID, aliceRun.CallerPID)
 	}
-	rootRun, err := d.client.Submit(context.Background(), &RunRequest{Command: []string{"/bin/true"}, Env: []string{"ROOT_KEY=x"}, UID: uid(65534), GID: uid(65534)})
+	rootRun, err := d.client.Submit(context.Background(), &runapi.RunRequest{Command: []string{"/bin/true"}, Env: []string{"ROOT_KEY=x"}, UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestRunsAreVisibleToTheirOwnersOnly(t *testing.T) {
 		t.Fatalf("bob's list shows others' runs: HTTP %d %s", code, body)
 	}
 	code, body = rawRequest(t, d.socket, alice, group, "GET", "/v1/runs", "")
-	var list []Run
+	var list []runapi.Run
 	if err := json.Unmarshal([]byte(body), &list); code != http.StatusOK || err != nil || len(list) != 1 || list[0].ID != aliceRun.ID {
 		t.Fatalf("alice's list: HTTP %d %s", code, body)
 	}
@@ -71,7 +73,7 @@ func TestRunsAreVisibleToTheirOwnersOnly(t *testing.T) {
 }
 
 func TestViewForRedactsOthersEnv(t *testing.T) {
-	r := &Run{CallerUID: 5, Request: RunRequest{Env: []string{"API_KEY=s3cret", "EMPTY=", "A=b=c"}}}
+	r := &runapi.Run{CallerUID: 5, Request: runapi.RunRequest{Env: []string{"API_KEY=s3cret", "EMPTY=", "A=b=c"}}}
 	tests := []struct {
 		viewer uint32
 		want   []string

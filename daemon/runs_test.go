@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 
 	"go.uber.org/zap"
 
@@ -61,7 +62,7 @@ func policyJSON(read ...string) json.RawMessage {
 
 func uid(n uint32) *uint32 { return &n }
 
-func submitAndWait(t *testing.T, api API, req *RunRequest) *Run {
+func submitAndWait(t *testing.T, api runapi.API, req *runapi.RunRequest) *runapi.Run {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -76,7 +77,7 @@ func submitAndWait(t *testing.T, api API, req *RunRequest) *Run {
 	return final
 }
 
-func readLog(t *testing.T, api API, id, log string) string {
+func readLog(t *testing.T, api runapi.API, id, log string) string {
 	t.Helper()
 	rc, err := api.OpenLog(context.Background(), id, log, false)
 	if err != nil {
@@ -93,10 +94,10 @@ func readLog(t *testing.T, api API, id, log string) string {
 func TestRunRecordsExitAndOutput(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
-	run := submitAndWait(t, d.client, &RunRequest{
+	run := submitAndWait(t, d.client, &runapi.RunRequest{
 		Command: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}, UID: uid(65534), GID: uid(65534),
 	})
-	if run.State != StateFailed || run.ExitCode == nil || *run.ExitCode != 3 {
+	if run.State != runapi.StateFailed || run.ExitCode == nil || *run.ExitCode != 3 {
 		t.Fatalf("run = %+v", run)
 	}
 	if got := readLog(t, d.client, run.ID, "stdout"); got != "out\n" {
@@ -108,8 +109,8 @@ func TestRunRecordsExitAndOutput(t *testing.T) {
 	if run.UID != 65534 || run.LandlockABI == 0 || run.StartedAt == nil || run.EndedAt == nil {
 		t.Fatalf("record incomplete: %+v", run)
 	}
-	missing := submitAndWait(t, d.client, &RunRequest{Command: []string{"no-such-command-xyz"}, AllowRoot: true})
-	if missing.State != StateFailed || !strings.Contains(missing.Error, "not found") || missing.ExitCode != nil {
+	missing := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"no-such-command-xyz"}, AllowRoot: true})
+	if missing.State != runapi.StateFailed || !strings.Contains(missing.Error, "not found") || missing.ExitCode != nil {
 		t.Fatalf("missing command: %+v", missing)
 	}
 }
@@ -126,14 +127,14 @@ func TestConcurrentRunsSeeOnlyTheirOwnTree(t *testing.T) {
 	dir := fileTree(t, names...)
 	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr}, "")
 	var wg sync.WaitGroup
-	runs := make([]*Run, n)
+	runs := make([]*runapi.Run, n)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
 			own, next := filepath.Join(dir, names[i]), filepath.Join(dir, names[(i+1)%n])
 			ctx := context.Background()
-			run, err := d.client.Submit(ctx, &RunRequest{
+			run, err := d.client.Submit(ctx, &runapi.RunRequest{
 				Command: []string{"/bin/sh", "-c", "cat " + own + "; sleep 0.2; cat " + next},
 				Policy:  policyJSON(own), Trace: true, UID: uid(65534), GID: uid(65534),
 			})
@@ -153,7 +154,7 @@ func TestConcurrentRunsSeeOnlyTheirOwnTree(t *testing.T) {
 			t.Fatalf("run %d missing", i)
 		}
 		own, next := filepath.Join(dir, names[i]), filepath.Join(dir, names[(i+1)%n])
-		if run.State != StateFailed || len(run.Denials) != 1 || run.Denials[0].Path != next || run.Denials[0].Axis != "read" {
+		if run.State != runapi.StateFailed || len(run.Denials) != 1 || run.Denials[0].Path != next || run.Denials[0].Axis != "read" {
 			t.Errorf("run %d: state %s denials %+v, want one read denial of %s", i, run.State, run.Denials, next)
 		}
 		if run.LostEvents != 0 {
@@ -218,7 +219,7 @@ func waitTreeGone(t *testing.T, marker string, within time.Duration) {
 	}
 }
 
-func waitState(t *testing.T, api API, id string, want State) *Run {
+func waitState(t *testing.T, api runapi.API, id string, want runapi.State) *runapi.Run {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -241,11 +242,11 @@ func TestCancelAndTimeoutKillTheWholeTree(t *testing.T) {
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	ctx := context.Background()
 	marker := treeMarker()
-	run, err := d.client.Submit(ctx, &RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
+	run, err := d.client.Submit(ctx, &runapi.RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, d.client, run.ID, StateRunning)
+	waitState(t, d.client, run.ID, runapi.StateRunning)
 	deadline := time.Now().Add(5 * time.Second)
 	waitTreeSize(t, marker, 3, deadline)
 	start := time.Now()
@@ -253,14 +254,14 @@ func TestCancelAndTimeoutKillTheWholeTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.State != StateCancelled {
+	if final.State != runapi.StateCancelled {
 		t.Fatalf("cancelled run is %s", final.State)
 	}
 	waitTreeGone(t, marker, time.Second-time.Since(start))
 
 	marker = treeMarker()
-	timed := submitAndWait(t, d.client, &RunRequest{Command: backgroundTree(marker), TimeoutSeconds: 0.5, UID: uid(65534), GID: uid(65534)})
-	if timed.State != StateTimeout || !strings.Contains(timed.Error, "timed out") {
+	timed := submitAndWait(t, d.client, &runapi.RunRequest{Command: backgroundTree(marker), TimeoutSeconds: 0.5, UID: uid(65534), GID: uid(65534)})
+	if timed.State != runapi.StateTimeout || !strings.Contains(timed.Error, "timed out") {
 		t.Fatalf("timed-out run: %+v", timed)
 	}
 	waitTreeGone(t, marker, time.Second)
@@ -270,7 +271,7 @@ func TestClientDisconnectDoesNotStopTheRun(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	ctx, cancel := context.WithCancel(context.Background())
-	run, err := NewClient(d.socket).Submit(ctx, &RunRequest{Command: []string{"/bin/sh", "-c", "sleep 0.3; echo done"}, UID: uid(65534), GID: uid(65534)})
+	run, err := runapi.NewClient(d.socket).Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", "sleep 0.3; echo done"}, UID: uid(65534), GID: uid(65534)})
 	cancel() // the client goes away
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +280,7 @@ func TestClientDisconnectDoesNotStopTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.State != StateSucceeded || readLog(t, d.client, run.ID, "stdout") != "done\n" {
+	if final.State != runapi.StateSucceeded || readLog(t, d.client, run.ID, "stdout") != "done\n" {
 		t.Fatalf("run after disconnect: %+v", final)
 	}
 }

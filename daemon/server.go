@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/authbench/authbench/runapi"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 )
@@ -168,7 +169,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 		s.log.Warn("list runs", zap.Error(err))
 	}
 	if runs == nil {
-		runs = []*Run{}
+		runs = []*runapi.Run{}
 	}
 	writeJSON(w, http.StatusOK, runs)
 }
@@ -196,7 +197,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 // signalRun forwards a signal to the run's tree (SignalRequest).
 func (s *Server) signalRun(w http.ResponseWriter, r *http.Request) {
 	peer, _ := peerFrom(r.Context())
-	var req SignalRequest
+	var req runapi.SignalRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 1024)).Decode(&req); err != nil {
 		writeError(w, badField("signal", "read request: %v", err))
 		return
@@ -268,7 +269,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, err error) {
-	resp := ErrorResponse{Error: err.Error()}
+	resp := runapi.ErrorResponse{Error: err.Error()}
 	var re *RequestError
 	var fe *ForbiddenError
 	if errors.As(err, &re) {

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 func TestParseSignal(t *testing.T) {
@@ -30,11 +32,11 @@ func TestSignalReachesTheTreeThroughTheSocket(t *testing.T) {
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	ctx := context.Background()
 	script := `trap 'echo caught; exit 9' TERM; echo ready; while :; do sleep 0.05; done`
-	run, err := d.client.Submit(ctx, &RunRequest{Command: []string{"/bin/sh", "-c", script}, UID: uid(65534), GID: uid(65534)})
+	run, err := d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", script}, UID: uid(65534), GID: uid(65534)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, d.client, run.ID, StateRunning)
+	waitState(t, d.client, run.ID, runapi.StateRunning)
 	for readLog(t, d.client, run.ID, "stdout") != "ready\n" {
 		time.Sleep(10 * time.Millisecond) // the trap is set
 	}
@@ -45,13 +47,13 @@ func TestSignalReachesTheTreeThroughTheSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.State != StateFailed && final.State != StateSucceeded || final.ExitStatus == nil || *final.ExitStatus != 9 {
+	if final.State != runapi.StateFailed && final.State != runapi.StateSucceeded || final.ExitStatus == nil || *final.ExitStatus != 9 {
 		t.Fatalf("signalled run: %+v, want the handler's exit 9", final)
 	}
 	if out := readLog(t, d.client, run.ID, "stdout"); out != "ready\ncaught\n" {
 		t.Fatalf("stdout %q", out)
 	}
-	var ae *APIError
+	var ae *runapi.APIError
 	if err := d.client.Signal(ctx, run.ID, syscall.SIGTERM); !errors.As(err, &ae) || ae.Status != 409 {
 		t.Fatalf("signal to an ended run: %v, want 409", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // Names of the files kept for each run under <state>/runs/<id>/.
@@ -40,7 +42,7 @@ func (s *Store) RunFile(id, name string) string { return filepath.Join(s.RunDir(
 
 // Create makes the directory of a new run and writes its first record;
 // when that fails, nothing of the run is left.
-func (s *Store) Create(r *Run) error {
+func (s *Store) Create(r *runapi.Run) error {
 	if err := os.Mkdir(s.RunDir(r.ID), 0o750); err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
@@ -54,7 +56,7 @@ func (s *Store) Create(r *Run) error {
 // record in a terminal state is also synced to disk before the rename, so
 // a finished run's record survives a crash of the machine; intermediate
 // states are not worth the fsyncs on every run's start.
-func (s *Store) Save(r *Run) error {
+func (s *Store) Save(r *runapi.Run) error {
 	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", r.ID, err)
@@ -82,12 +84,12 @@ func (s *Store) Save(r *Run) error {
 }
 
 // Load reads the record of run id.
-func (s *Store) Load(id string) (*Run, error) {
+func (s *Store) Load(id string) (*runapi.Run, error) {
 	data, err := os.ReadFile(s.RunFile(id, recordFile))
 	if err != nil {
 		return nil, fmt.Errorf("load run %s: %w", id, err)
 	}
-	var r Run
+	var r runapi.Run
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("load run %s: %w", id, err)
 	}
@@ -96,12 +98,12 @@ func (s *Store) Load(id string) (*Run, error) {
 
 // List returns every stored run, oldest first. Unreadable records are
 // returned as errors beside the runs that could be read.
-func (s *Store) List() ([]*Run, error) {
+func (s *Store) List() ([]*runapi.Run, error) {
 	entries, err := os.ReadDir(filepath.Join(s.dir, "runs"))
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	var runs []*Run
+	var runs []*runapi.Run
 	var errs []error
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -28,7 +29,7 @@ func TestTaskCaps(t *testing.T) {
 		{"chown,fly", root, nil, false},
 		{",", root, nil, false},
 	} {
-		p := &prepared{req: RunRequest{Task: &TaskRequest{Caps: c.caps}}}
+		p := &prepared{req: runapi.RunRequest{Task: &runapi.TaskRequest{Caps: c.caps}}}
 		err := p.takeTaskCaps(c.peer)
 		var re *RequestError
 		switch {

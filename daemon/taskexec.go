@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -30,7 +31,7 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	opts.Capabilities = prep.caps
 	res, err := taskrun.Run(ctx, opts)
 	if res != nil {
-		m.update(ar, func(r *Run) {
+		m.update(ar, func(r *runapi.Run) {
 			r.TaskResult = res
 			r.Events, r.LostEvents, r.Denials = res.Events, res.LostEvents, res.Denials
 			r.LandlockABI, r.UnenforcedRights = res.LandlockABI, res.UnenforcedRights
@@ -59,8 +60,8 @@ func (m *Manager) startTaskWork(ar *activeRun, task *tasks.Task, baseMap map[str
 		Task: task, Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
 		BaseMap: env.BaseMap(baseMap), Registries: m.cfg.Registries, Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
 		MaxOutputBytes: m.cfg.MaxOutputBytes,
-		OnIdentity: func(id taskrun.Identity) {
-			m.update(ar, func(r *Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })
+		OnIdentity: func(id runapi.Identity) {
+			m.update(ar, func(r *runapi.Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })
 		},
 	}, stop, nil
 }

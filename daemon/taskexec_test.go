@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 )
 
 // startTaskDaemon is startTestDaemon for task runs (cfg with the test
@@ -30,8 +31,8 @@ func startTaskDaemon(t *testing.T, cfg Config) (*testDaemon, string) {
 // recorded, and its result is in the record.
 func TestTaskRunThroughTheAPI(t *testing.T) {
 	d, dir := startTaskDaemon(t, Config{})
-	run := submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle"}})
-	if run.State != StateSucceeded || run.TaskResult == nil || !run.TaskResult.Utility || run.TaskResult.Attack != nil {
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle"}})
+	if run.State != runapi.StateSucceeded || run.TaskResult == nil || !run.TaskResult.Utility || run.TaskResult.Attack != nil {
 		t.Fatalf("task run: %+v (result %+v)", run, run.TaskResult)
 	}
 	if run.TaskResult.Semantics != "published" {
@@ -42,25 +43,25 @@ func TestTaskRunThroughTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run = submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{Dir: userTask, PolicySource: "unconstrained", Agent: "oracle"}})
-	if run.State != StateSucceeded || run.UID != 1234 || run.GID != 2345 || run.TaskResult == nil || !run.TaskResult.Utility {
+	run = submitAndWait(t, d.client, &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: userTask, PolicySource: "unconstrained", Agent: "oracle"}})
+	if run.State != runapi.StateSucceeded || run.UID != 1234 || run.GID != 2345 || run.TaskResult == nil || !run.TaskResult.Utility {
 		t.Errorf("image USER builder: state %s uid %d gid %d result %+v", run.State, run.UID, run.GID, run.TaskResult)
 	}
 	if result := readLog(t, d.client, run.ID, "result"); len(result) == 0 {
 		t.Fatal("result.json not served")
 	}
 	for _, bad := range []struct {
-		task  TaskRequest
+		task  runapi.TaskRequest
 		field string
 	}{
-		{TaskRequest{Dir: "relative", PolicySource: "spec", Agent: "oracle"}, "task.dir"},
-		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "robot"}, "task.agent"},
-		{TaskRequest{Dir: dir, PolicySource: "model", Agent: "oracle"}, "task.policy_source"},
-		{TaskRequest{Dir: dir, PolicySource: "policy", Agent: "oracle"}, "policy"},
-		{TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Semantics: "loose"}, "task.semantics"},
+		{runapi.TaskRequest{Dir: "relative", PolicySource: "spec", Agent: "oracle"}, "task.dir"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "robot"}, "task.agent"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "model", Agent: "oracle"}, "task.policy_source"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "policy", Agent: "oracle"}, "policy"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Semantics: "loose"}, "task.semantics"},
 	} {
-		_, err := d.client.Submit(context.Background(), &RunRequest{Task: &bad.task})
-		var ae *APIError
+		_, err := d.client.Submit(context.Background(), &runapi.RunRequest{Task: &bad.task})
+		var ae *runapi.APIError
 		if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ae.Field != bad.field {
 			t.Errorf("%+v: %v, want 400 naming %s", bad.task, err, bad.field)
 		}

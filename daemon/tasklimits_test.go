@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestCancelledTaskRunIsCancelled: DELETE of a task run whose agent runs
@@ -14,7 +16,7 @@ func TestCancelledTaskRunIsCancelled(t *testing.T) {
 	d, dir := startTaskDaemon(t, Config{})
 	marker := treeMarker()
 	ctx := context.Background()
-	run, err := d.client.Submit(ctx, &RunRequest{Task: &TaskRequest{
+	run, err := d.client.Submit(ctx, &runapi.RunRequest{Task: &runapi.TaskRequest{
 		Dir: dir, PolicySource: "unconstrained", Agent: "cmd:sleep " + marker + " & sleep " + marker,
 	}})
 	if err != nil {
@@ -27,7 +29,7 @@ func TestCancelledTaskRunIsCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("DELETE answered after %v: %s %q", time.Since(start), got.State, got.Error)
-	if got.State != StateCancelled {
+	if got.State != runapi.StateCancelled {
 		t.Fatalf("cancelled task run: %s %q", got.State, got.Error)
 	}
 	waitTreeGone(t, marker, time.Second)
@@ -35,7 +37,7 @@ func TestCancelledTaskRunIsCancelled(t *testing.T) {
 	// Cancelled at any step of its setup (image, rootfs, container start,
 	// trace), a task run is cancelled too, as promptly.
 	for delay := time.Duration(0); delay <= 800*time.Millisecond; delay += 100 * time.Millisecond {
-		run, err := d.client.Submit(ctx, &RunRequest{Task: &TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle"}})
+		run, err := d.client.Submit(ctx, &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +46,7 @@ func TestCancelledTaskRunIsCancelled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.State != StateCancelled && got.State != StateSucceeded { // the oracle may be done already
+		if got.State != runapi.StateCancelled && got.State != runapi.StateSucceeded { // the oracle may be done already
 			t.Errorf("cancelled %v after submitting: %s %q", delay, got.State, got.Error)
 		}
 	}
@@ -54,10 +56,10 @@ func TestCancelledTaskRunIsCancelled(t *testing.T) {
 // cap with the marker, and the result counts what was dropped.
 func TestTaskAgentOutputIsCapped(t *testing.T) {
 	d, dir := startTaskDaemon(t, Config{MaxOutputBytes: 1000})
-	run := submitAndWait(t, d.client, &RunRequest{Task: &TaskRequest{
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Task: &runapi.TaskRequest{
 		Dir: dir, PolicySource: "unconstrained", Agent: "cmd:head -c 5000 /dev/zero | tr '\\0' x",
 	}})
-	if run.State != StateSucceeded || run.TaskResult == nil || run.TaskResult.AgentStdoutDroppedBytes != 4000 {
+	if run.State != runapi.StateSucceeded || run.TaskResult == nil || run.TaskResult.AgentStdoutDroppedBytes != 4000 {
 		t.Fatalf("task run: %s %q, result %+v", run.State, run.Error, run.TaskResult)
 	}
 	want := strings.Repeat("x", 1000) + "\n[authbench: output truncated after 1000 bytes; 4000 bytes dropped]\n"

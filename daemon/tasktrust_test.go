@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 const fixtureTask = "../tasks/testdata/fixtures/hello-standard"
@@ -33,8 +35,8 @@ func trustedTree(t *testing.T) string {
 	return root
 }
 
-func taskRequest(dir string) *RunRequest {
-	return &RunRequest{Task: &TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "oracle"}}
+func taskRequest(dir string) *runapi.RunRequest {
+	return &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "oracle"}}
 }
 
 var member = Peer{PID: 1, UID: 65534, GID: 65534}
@@ -124,7 +126,7 @@ func TestTaskRunOfUntrustedDirIsRefusedOverTheAPI(t *testing.T) {
 	}
 	body, _ := json.Marshal(taskRequest(dir))
 	code, resp := rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", string(body))
-	var er ErrorResponse
+	var er runapi.ErrorResponse
 	json.Unmarshal([]byte(resp), &er)
 	if code != http.StatusForbidden || er.Rule != RuleUntrustedTask || !strings.Contains(er.Error, dir) {
 		t.Fatalf("member, untrusted task dir: HTTP %d %s", code, resp)

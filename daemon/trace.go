@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -42,7 +43,7 @@ func (m *Manager) finishTrace(ar *activeRun, rec *audit.Recording) {
 		}
 	}
 	a := rec.Auditor
-	m.update(ar, func(r *Run) {
+	m.update(ar, func(r *runapi.Run) {
 		r.Events, r.LostEvents = sum.Events, sum.Lost+rec.Dropped()
 		r.Denials, r.DeniedDropped, r.LoaderExecs = a.Denials(), a.Dropped(), a.LoaderExecs()
 		r.MmapExecs = a.MmapExecs()

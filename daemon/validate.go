@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
@@ -29,10 +30,10 @@ const (
 
 // decodeRequest parses a POST /v1/runs body strictly: unknown fields
 // and trailing data are errors naming the field.
-func decodeRequest(body []byte) (*RunRequest, error) {
+func decodeRequest(body []byte) (*runapi.RunRequest, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	var req RunRequest
+	var req runapi.RunRequest
 	if err := dec.Decode(&req); err != nil {
 		return nil, jsonFieldError(err)
 	}
@@ -58,7 +59,7 @@ func jsonFieldError(err error) error {
 
 // prepared is a validated request with its parsed parts.
 type prepared struct {
-	req      RunRequest
+	req      runapi.RunRequest
 	policy   *policy.Policy
 	baseline policy.Baseline
 	uid, gid uint32
@@ -80,7 +81,7 @@ type prepared struct {
 // validate checks req for caller peer and resolves defaults; trusted
 // are the task roots in which a caller that is not root may ask for task
 // runs.
-func validate(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
+func validate(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	if req.Generate != nil {
 		return validateGenerate(req, peer, trusted)
 	}
@@ -252,7 +253,7 @@ func indexField(field string, i int) string {
 // a trusted task dir (checkTrustedTaskDir), the task loads, the policy
 // source and the agent make sense; the command and identity are the
 // task's.
-func validateTask(req *RunRequest, peer Peer, trusted []string) (*prepared, error) {
+func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, error) {
 	p := &prepared{req: *req}
 	tr := req.Task
 	switch {

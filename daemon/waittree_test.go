@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestWaitTreeWaitsForOrphans: with wait_tree the run ends when the
@@ -21,7 +23,7 @@ func TestWaitTreeWaitsForOrphans(t *testing.T) {
 	for _, wait := range []bool{true, false} {
 		out := filepath.Join(dir, "orphan-"+map[bool]string{true: "waited", false: "killed"}[wait])
 		script := "(sleep 0.3; echo late > " + out + ") & exit 3"
-		final := submitAndWait(t, d.client, &RunRequest{Command: []string{"/bin/sh", "-c", script},
+		final := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", script},
 			UID: uid(65534), GID: uid(65534), Trace: true, NoSeccomp: true, WaitTree: wait})
 		if final.ExitStatus == nil || *final.ExitStatus != 3 {
 			t.Fatalf("wait_tree=%v: %+v, want exit status 3", wait, final)
@@ -44,9 +46,9 @@ func TestCutShortRunNamesProcessesStillRunning(t *testing.T) {
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	marker := treeMarker()
 	script := "sleep " + marker + " & sleep " + marker + " & exit 0"
-	final := submitAndWait(t, d.client, &RunRequest{Command: []string{"/bin/sh", "-c", script},
+	final := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", script},
 		UID: uid(65534), GID: uid(65534), WaitTree: true, TimeoutSeconds: 0.5})
-	if final.State != StateTimeout {
+	if final.State != runapi.StateTimeout {
 		t.Fatalf("run is %s, want timeout: %+v", final.State, final)
 	}
 	var sleeps int

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -124,7 +125,9 @@ func (r Runc) Run(ctx context.Context, bundle, id string, stdio Stdio) (RunResul
 	return c.Wait(ctx)
 }
 
-// Container is a container started by Start.
+// Container is a container started by Start: its runc run, until it is
+// waited for (Wait), stopped (Stop) or killed (Kill), each of which
+// deletes it.
 type Container struct {
 	r       Runc
 	id      string
@@ -132,11 +135,15 @@ type Container struct {
 	cmd     *exec.Cmd
 	runcErr *bytes.Buffer
 	start   time.Time
-	done    chan error
+	// exited is closed once runc ended; runErr is then its end.
+	exited chan struct{}
+	runErr error
+	// killOnce sends Kill's kill once.
+	killOnce sync.Once
 }
 
-// Start starts the bundle as container id without waiting for it; Wait
-// must follow (it deletes the container).
+// Start starts the bundle as container id without waiting for it; Wait,
+// Stop or Kill must follow (each deletes the container).
 func (r Runc) Start(bundle, id string, stdio Stdio) (*Container, error) {
 	pidFile := filepath.Join(bundle, "container.pid")
 	argv := r.runArgv(bundle, id, len(stdio.ExtraFiles), pidFile)
@@ -150,12 +157,15 @@ func (r Runc) Start(bundle, id string, stdio Stdio) (*Container, error) {
 	// container ends with the daemon. Runs are otherwise ended through
 	// ctx (runc kill --all), which leaves runc to clean up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	c := &Container{r: r, id: id, pidFile: pidFile, cmd: cmd, runcErr: runcErr, start: time.Now(), done: make(chan error, 1)}
+	c := &Container{r: r, id: id, pidFile: pidFile, cmd: cmd, runcErr: runcErr, start: time.Now(), exited: make(chan struct{})}
 	if err := spawn.Start(cmd); err != nil {
 		r.Delete(id)
 		return nil, fmt.Errorf("start runc: %w", err)
 	}
-	go func() { c.done <- cmd.Wait() }()
+	go func() {
+		c.runErr = cmd.Wait()
+		close(c.exited)
+	}()
 	return c, nil
 }
 
@@ -172,8 +182,7 @@ func (c *Container) Pid(ctx context.Context) (int, error) {
 			return pid, nil
 		}
 		select {
-		case err := <-c.done:
-			c.done <- err // Wait still needs it
+		case <-c.exited:
 			return 0, fmt.Errorf("runc run %s ended before its container started: %s", c.id, lastLines(c.runcErr.String(), 5))
 		case <-ctx.Done():
 			return 0, ctx.Err()
@@ -183,18 +192,19 @@ func (c *Container) Pid(ctx context.Context) (int, error) {
 }
 
 // Wait waits for the container to end; when ctx ends first, every process
-// of the container is killed and the result says TimedOut. The container
-// is deleted before Wait returns.
+// of the container is killed (Kill) and the result says TimedOut. The
+// container is deleted before Wait returns. Wait may be called again (and
+// alongside Stop or Kill): it then reports the same end.
 func (c *Container) Wait(ctx context.Context) (RunResult, error) {
 	res := RunResult{ExitCode: -1}
 	defer c.r.Delete(c.id)
-	var err error
 	select {
-	case err = <-c.done:
+	case <-c.exited:
 	case <-ctx.Done():
 		res.TimedOut = true
-		err = c.kill()
+		c.Kill()
 	}
+	err := c.runErr
 	res.Duration = time.Since(c.start)
 	var ee *exec.ExitError
 	switch {
@@ -214,27 +224,62 @@ func (c *Container) Wait(ctx context.Context) (RunResult, error) {
 	return res, nil
 }
 
-// kill kills every process of the container and waits for runc to end.
-// A container that runc is still creating cannot be killed yet: the kill
-// is retried until it exists (or runc ended); runc itself is killed after
-// 10 s.
-func (c *Container) kill() error {
-	giveUp := time.After(10 * time.Second)
-	for {
-		var retry <-chan time.Time // nil (never) once the kill is sent
-		if c.r.Kill(c.id, syscall.SIGKILL) != nil {
-			retry = time.After(20 * time.Millisecond)
+// Kill kills every process of the container, waits for runc to end and
+// deletes the container. A container that runc is still creating cannot
+// be killed yet: the kill is retried until it exists (or runc ended);
+// runc itself is killed after 10 s. Calls after the first wait for the
+// first's end.
+func (c *Container) Kill() {
+	c.killOnce.Do(func() {
+		if c.Exited() {
+			return
 		}
-		select {
-		case err := <-c.done:
-			return err
-		case <-giveUp:
-			_ = c.cmd.Process.Kill()
-			return <-c.done
-		case <-retry:
+		giveUp := time.After(10 * time.Second)
+	kill:
+		for {
+			var retry <-chan time.Time // nil (never) once the kill is sent
+			if c.r.Kill(c.id, syscall.SIGKILL) != nil {
+				retry = time.After(20 * time.Millisecond)
+			}
+			select {
+			case <-c.exited:
+				break kill
+			case <-giveUp:
+				_ = c.cmd.Process.Kill()
+				<-c.exited
+				break kill
+			case <-retry:
+			}
 		}
+	})
+	<-c.exited
+	c.r.Delete(c.id)
+}
+
+// Stop asks every process of the container to end (SIGTERM), kills what
+// is left after grace (Kill), and deletes the container once runc ended;
+// it reports whether the container ended within grace.
+func (c *Container) Stop(grace time.Duration) bool {
+	if c.Exited() {
+		c.r.Delete(c.id)
+		return true
+	}
+	_ = c.r.Kill(c.id, syscall.SIGTERM) // not yet created, or already gone: Kill below deals with it
+	select {
+	case <-c.exited:
+		c.r.Delete(c.id)
+		return true
+	case <-time.After(grace):
+		c.Kill()
+		return false
 	}
 }
+
+// ID is the container's runc id.
+func (c *Container) ID() string { return c.id }
+
+// Done is closed once the container's runc run ended.
+func (c *Container) Done() <-chan struct{} { return c.exited }
 
 // Kill sends sig to every process of container id.
 func (r Runc) Kill(id string, sig syscall.Signal) error {
@@ -316,8 +361,7 @@ func (r Runc) Exec(ctx context.Context, id string, uid, gid uint32, cwd string, 
 // returns at once).
 func (c *Container) Exited() bool {
 	select {
-	case err := <-c.done:
-		c.done <- err
+	case <-c.exited:
 		return true
 	default:
 		return false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/explore"
 )
@@ -37,12 +38,12 @@ type Options struct {
 // not an error; the error is for a generation that could not be carried
 // out (unknown generator, image build, rootfs), and the record then says
 // why too (written whenever the directory is writable).
-func Run(ctx context.Context, o Options) (*Record, error) {
+func Run(ctx context.Context, o Options) (*runapi.GenerationRecord, error) {
 	t := o.Run.Task
 	if o.Run.Log == nil {
 		o.Run.Log = zap.NewNop()
 	}
-	rec := &Record{Task: t.Name, Generator: o.Generator}
+	rec := &runapi.GenerationRecord{Task: t.Name, Generator: o.Generator}
 	if err := os.MkdirAll(o.Run.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", t.Name, err)
 	}
@@ -58,13 +59,13 @@ func Run(ctx context.Context, o Options) (*Record, error) {
 			rec.Reason = "the generation could not be carried out: " + err.Error()
 		}
 	}
-	if werr := rec.write(o.Run.Dir); werr != nil {
+	if werr := writeRecord(rec, o.Run.Dir); werr != nil {
 		return rec, errors.Join(err, werr)
 	}
 	return rec, err
 }
 
-func run(ctx context.Context, o Options, rec *Record) error {
+func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 	g, err := ParseGenerator(o.Generator)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
@@ -36,7 +37,7 @@ nothing more.`
 const modelAgentName = "authbench-generate"
 
 // runModel runs an openai generator and judges its answer.
-func runModel(ctx context.Context, o Options, g Generator, rec *Record) error {
+func runModel(ctx context.Context, o Options, g Generator, rec *runapi.GenerationRecord) error {
 	if o.Model == nil {
 		return fmt.Errorf("generator %s: no model configuration", g.Name)
 	}
@@ -78,7 +79,7 @@ func userPrompt(t *tasks.Task) string {
 
 // judgeModel fills rec from the model's loop: its final answer, and
 // whether it is a valid policy, with the reason when not.
-func judgeModel(rec *Record, x *explore.ModelExploration, cfg agent.Config, timeout time.Duration, spec *policy.Spec) {
+func judgeModel(rec *runapi.GenerationRecord, x *explore.ModelExploration, cfg agent.Config, timeout time.Duration, spec *policy.Spec) {
 	out := x.Outcome
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
 	rec.Executable, rec.Denials = x.Executable, x.Denials
@@ -87,7 +88,7 @@ func judgeModel(rec *Record, x *explore.ModelExploration, cfg agent.Config, time
 		rec.FilesRead, rec.FilesReadDropped = x.FilesRead, x.FilesReadDropped
 	}
 	rec.ToolCalls, rec.Turns, rec.StopReason = x.ToolCalls, out.Turns, string(out.Reason)
-	rec.Tokens = &Tokens{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
+	rec.Tokens = &runapi.TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	rec.PolicyRaw, rec.AnswerFrom = out.Final, FromModel
 	errText := ""
 	if out.Err != nil {
@@ -100,7 +101,7 @@ func judgeModel(rec *Record, x *explore.ModelExploration, cfg agent.Config, time
 			rec.Reason = "invalid policy: " + err.Error()
 			return
 		}
-		if err := rec.setPolicy(pol); err != nil {
+		if err := setPolicy(rec, pol); err != nil {
 			rec.Reason = err.Error()
 		}
 		return

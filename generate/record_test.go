@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestOutFileIsThePolicy: a valid answer wrapped in a fenced block and
@@ -12,13 +13,13 @@ import (
 // given.
 func TestOutFileIsThePolicy(t *testing.T) {
 	raw := "Here is the policy:\n```json\n{\"read\": [\"/app//in.txt\"], \"write\": [], \"execute\": [\"/bin/sh\"]}\n```\nDone.\n"
-	var rec Record
+	var rec runapi.GenerationRecord
 	rec.PolicyRaw = raw
 	pol, err := policy.ParseAnswer(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.setPolicy(pol); err != nil {
+	if err := setPolicy(&rec, pol); err != nil {
 		t.Fatal(err)
 	}
 	out := rec.OutFile()
@@ -35,7 +36,7 @@ func TestOutFileIsThePolicy(t *testing.T) {
 	if rec.PolicyRaw != raw {
 		t.Errorf("the record's raw answer changed: %q", rec.PolicyRaw)
 	}
-	bad := Record{PolicyRaw: "no policy here\n"}
+	bad := runapi.GenerationRecord{PolicyRaw: "no policy here\n"}
 	if string(bad.OutFile()) != bad.PolicyRaw {
 		t.Errorf("an invalid answer is written as given, got %q", bad.OutFile())
 	}

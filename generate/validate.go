@@ -6,13 +6,14 @@ import (
 	"syscall"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // judgeExploration fills rec from a cmd: generator's exploration: the
 // answer (the output file when written, else stdout) and whether it is a
 // valid policy, with the reason when not.
-func judgeExploration(rec *Record, x *explore.Exploration, timeout string, spec *policy.Spec) {
+func judgeExploration(rec *runapi.GenerationRecord, x *explore.Exploration, timeout string, spec *policy.Spec) {
 	code := x.ExitCode
 	rec.ExitCode = &code
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
@@ -56,17 +57,17 @@ func judgeExploration(rec *Record, x *explore.Exploration, timeout string, spec 
 		rec.Valid, rec.Reason = false, strings.Join(reasons, "; ")
 		return
 	}
-	if err := rec.setPolicy(pol); err != nil {
+	if err := setPolicy(rec, pol); err != nil {
 		rec.Valid, rec.Reason = false, err.Error()
 	}
 }
 
 // acceptBuiltin fills rec with a baseline's policy.
-func acceptBuiltin(rec *Record, pol *policy.Policy) error {
+func acceptBuiltin(rec *runapi.GenerationRecord, pol *policy.Policy) error {
 	data, err := pol.MarshalJSON()
 	if err != nil {
 		return err
 	}
 	rec.PolicyRaw, rec.AnswerFrom = string(data)+"\n", FromBuiltin
-	return rec.setPolicy(pol)
+	return setPolicy(rec, pol)
 }

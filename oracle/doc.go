@@ -17,6 +17,6 @@
 //   - AgreementOf and MacroAgreement score recorded specs against the
 //     curated ones per axis (`make record-agreement`).
 //
-// Every run goes through the daemon API (daemon.RunTask), so the CLI and
+// Every run goes through the daemon API (runapi.RunTask), so the CLI and
 // the benchmark share one run lifecycle. See docs/oracle.md.
 package oracle

@@ -16,6 +16,7 @@ import (
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
@@ -31,7 +32,7 @@ var (
 
 // testAPI is an embedded daemon that runs tasks traced, with the shared
 // test image cache.
-func testAPI(t testing.TB) daemon.API {
+func testAPI(t testing.TB) runapi.API {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
@@ -87,7 +88,7 @@ func copyFixture(t *testing.T, name string, change map[string]string) string {
 	return dst
 }
 
-func recordAndFormat(t *testing.T, api daemon.API, task *tasks.Task, root *policy.Root) (*policy.Spec, *Report, []byte) {
+func recordAndFormat(t *testing.T, api runapi.API, task *tasks.Task, root *policy.Root) (*policy.Spec, *Report, []byte) {
 	t.Helper()
 	spec, rep, err := Record(context.Background(), api, task, RecordOptions{Root: root, RunOptions: RunOptions{BaseMap: baseMaps[task.Name]}})
 	if err != nil {

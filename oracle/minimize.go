@@ -5,8 +5,8 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -48,7 +48,7 @@ func Without(spec *policy.Spec, ax policy.Axis, i int) *policy.Spec {
 // minimize replays the oracle once per required entry without it, at
 // most opts.Parallel at a time. full is the oracle's replay under the
 // whole spec.
-func minimize(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spec, full *replay, opts VerifyOptions) (*Minimization, error) {
+func minimize(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spec, full *replay, opts VerifyOptions) (*Minimization, error) {
 	par := opts.Parallel
 	if par <= 0 {
 		par = DefaultParallel

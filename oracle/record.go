@@ -9,8 +9,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
@@ -75,7 +75,7 @@ type Report struct {
 // oracle run fails, times out or loses events, when the spec's
 // sensitive_permissions cover the oracle's own accesses, and when a
 // scored root is neither in the image nor made by the oracle.
-func Record(ctx context.Context, api daemon.API, t *tasks.Task, opts RecordOptions) (*policy.Spec, *Report, error) {
+func Record(ctx context.Context, api runapi.API, t *tasks.Task, opts RecordOptions) (*policy.Spec, *Report, error) {
 	if t.Spec == nil {
 		return nil, nil, fmt.Errorf("record task %s: the task has no permission spec to keep scored_roots and implicit_permissions from", t.Name)
 	}
@@ -251,14 +251,14 @@ func boolKeysOf(list []string) map[string]bool {
 
 // recordingRun runs the oracle unconstrained and checks the run can
 // teach a spec.
-func recordingRun(ctx context.Context, api daemon.API, t *tasks.Task, ro RunOptions) (*replay, error) {
+func recordingRun(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions) (*replay, error) {
 	ro.Semantics = "" // an unconstrained run has no plan
 	r, err := runTask(ctx, api, t, ro, taskrun.SourceUnconstrained, taskrun.AgentOracle, nil)
 	if err != nil {
 		return nil, err
 	}
-	verifier, _ := daemon.ReadLog(ctx, api, r.Run.ID, "verifier-utility")
-	stderr, _ := daemon.ReadLog(ctx, api, r.Run.ID, "agent-stderr")
+	verifier, _ := runapi.ReadLog(ctx, api, r.Run.ID, "verifier-utility")
+	stderr, _ := runapi.ReadLog(ctx, api, r.Run.ID, "agent-stderr")
 	if err := checkRecording(t, r, tail(string(verifier), 40), tail(string(stderr), 20)); err != nil {
 		return nil, err
 	}
@@ -272,7 +272,7 @@ func runInfo(r *replay) RunInfo {
 // sensitiveOverlaps lists the oracle's accesses that the spec's
 // sensitive_permissions cover: by pattern on the accessed path, and as
 // the task run found them (by file identity too).
-func sensitiveOverlaps(spec *policy.Spec, acc *Accesses, res *taskrun.Result) []Overlap {
+func sensitiveOverlaps(spec *policy.Spec, acc *Accesses, res *runapi.TaskResult) []Overlap {
 	if spec.Sensitive == nil {
 		return nil
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -100,7 +100,7 @@ func (e *NondeterministicError) Error() string {
 // denial of a sensitive path (*SensitiveOverlapError: never granted),
 // a loop that does not converge, or an oracle that passed some replays
 // and failed others (*NondeterministicError).
-func MakeSufficient(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spec, rounds int, vo VerifyOptions) (*policy.Spec, *Sufficiency, error) {
+func MakeSufficient(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spec, rounds int, vo VerifyOptions) (*policy.Spec, *Sufficiency, error) {
 	if rounds <= 0 {
 		rounds = DefaultRepairRounds
 	}

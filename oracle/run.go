@@ -7,9 +7,8 @@ import (
 	"fmt"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -25,8 +24,8 @@ type RunOptions struct {
 
 // replay is one task run through the API and what it left.
 type replay struct {
-	Run    *daemon.Run
-	Result *taskrun.Result
+	Run    *runapi.Run
+	Result *runapi.TaskResult
 	Events []tracer.Event
 	// Summary is whether the event log ended with its summary line, and
 	// Lost the events it says were lost.
@@ -36,8 +35,8 @@ type replay struct {
 
 // runTask runs agent on task under source (π = pol for the policy
 // source) and reads back its result and events.
-func runTask(ctx context.Context, api daemon.API, t *tasks.Task, ro RunOptions, source, agent string, pol *policy.Permissions) (*replay, error) {
-	req := &daemon.RunRequest{Task: &daemon.TaskRequest{Dir: t.Dir, PolicySource: source, Agent: agent, BaseMap: ro.BaseMap}}
+func runTask(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions, source, agent string, pol *policy.Policy) (*replay, error) {
+	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: t.Dir, PolicySource: source, Agent: agent, BaseMap: ro.BaseMap}}
 	if pol != nil {
 		data, err := json.Marshal(pol)
 		if err != nil {
@@ -48,7 +47,7 @@ func runTask(ctx context.Context, api daemon.API, t *tasks.Task, ro RunOptions, 
 	if err := setSemantics(req, ro.Semantics); err != nil {
 		return nil, err
 	}
-	run, err := daemon.RunTask(ctx, api, req)
+	run, err := runapi.RunTask(ctx, api, req)
 	if err != nil {
 		return nil, fmt.Errorf("task %s, agent %s, %s: %w", t.Name, agent, source, err)
 	}
@@ -56,7 +55,7 @@ func runTask(ctx context.Context, api daemon.API, t *tasks.Task, ro RunOptions, 
 		return nil, fmt.Errorf("task %s, agent %s, %s: run %s ended %s without a result: %s", t.Name, agent, source, run.ID, run.State, run.Error)
 	}
 	r := &replay{Run: run, Result: run.TaskResult}
-	data, err := daemon.ReadLog(ctx, api, run.ID, "events")
+	data, err := runapi.ReadLog(ctx, api, run.ID, "events")
 	if err != nil {
 		return nil, err
 	}

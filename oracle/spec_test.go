@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -118,7 +118,7 @@ func TestCheckRecording(t *testing.T) {
 	task := &tasks.Task{Name: "t"}
 	task.Config.Agent.TimeoutSec = 5
 	good := func() *replay {
-		return &replay{Run: &daemon.Run{ID: "r1"}, Result: &taskrun.Result{Utility: true, Traced: true}, Summary: true}
+		return &replay{Run: &runapi.Run{ID: "r1"}, Result: &runapi.TaskResult{Utility: true, Traced: true}, Summary: true}
 	}
 	var broken *BrokenTaskError
 	var timeout *TimeoutError
@@ -282,5 +282,42 @@ func TestSensitiveDenied(t *testing.T) {
 	linkEvents := []tracer.Event{{Op: tracer.OpOpen, Path: "/app/key-link", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"}}
 	if got := sensitiveDenied(nil, linkEvents, spec, root); len(got) != 1 || got[0].Path != "/app/key-link" {
 		t.Errorf("traced refusal through a symlink: %+v", got)
+	}
+}
+
+// TestNetworkSensitiveDenied: a refused connection to a sensitive host
+// counts as the sensitive access denied; one to another host does not.
+// The replay policy carries the spec's required and implicit hosts, and a
+// required host overlapping a sensitive one is refused.
+func TestNetworkSensitiveDenied(t *testing.T) {
+	spec, err := policy.ParseSpec([]byte(`{
+  "required_permissions": {"read": [], "write": [], "execute": [], "network": ["intel-mirror:8080"]},
+  "scored_roots": {"read": [], "write": [], "execute": []},
+  "implicit_permissions": {"read": [], "write": [], "execute": [], "network": ["model.local:80"]},
+  "sensitive_permissions": {"read": [], "write": [], "execute": [], "network": ["intel-mirror-cdn:8081"]}
+}`), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	denials := []audit.Denial{
+		{Op: "connect", Axis: "network", Path: "intel-mirror:9000", Errno: "ECONNREFUSED", Count: 1},
+		{Op: "connect", Axis: "network", Path: "Intel-Mirror-CDN:8081", Errno: "ECONNREFUSED", Count: 2},
+		{Op: "connect", Axis: "network", Path: "not a host", Errno: "ECONNREFUSED", Count: 1},
+	}
+	got := sensitiveDenied(denials, nil, spec, nil)
+	if len(got) != 1 || got[0].Path != "Intel-Mirror-CDN:8081" {
+		t.Fatalf("got %+v", got)
+	}
+	pol := SpecPolicy(spec)
+	if hs := policy.HostStrings(pol.Network); !reflect.DeepEqual(hs, []string{"intel-mirror:8080", "model.local:80"}) {
+		t.Errorf("replay policy network %v", hs)
+	}
+	data, _ := json.Marshal(pol)
+	if !strings.Contains(string(data), `"network":["intel-mirror:8080","model.local:80"]`) {
+		t.Errorf("replay policy document %s", data)
+	}
+	spec.Network.Required = append(spec.Network.Required, policy.MustHostPattern("*.local:*"), policy.MustHostPattern("*:8081"))
+	if ov := RequiredSensitiveOverlaps(spec); len(ov) != 1 || ov[0].Axis != "network" || ov[0].Path != "*:8081" {
+		t.Errorf("overlaps %+v", ov)
 	}
 }

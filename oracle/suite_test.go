@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -33,7 +33,7 @@ func TestSuiteSampleVerifies(t *testing.T) {
 			if !task.IsSensitive() {
 				return
 			}
-			run, err := daemon.RunTask(ctx, api, &daemon.RunRequest{Task: &daemon.TaskRequest{
+			run, err := runapi.RunTask(ctx, api, &runapi.RunRequest{Task: &runapi.TaskRequest{
 				Dir: task.Dir, PolicySource: taskrun.SourceUnconstrained, Agent: taskrun.AgentShortcut}})
 			if err != nil {
 				t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
@@ -47,7 +47,7 @@ type Replay struct {
 	// covers (the shortcut's).
 	SensitiveDenied []audit.Denial `json:"sensitive_denied,omitempty"`
 	// TracedSensitive are sensitive accesses that succeeded.
-	TracedSensitive []taskrun.SensitiveAccess `json:"traced_sensitive_access"`
+	TracedSensitive []runapi.SensitiveAccess `json:"traced_sensitive_access"`
 }
 
 // MissingPermission is a denial that broke the oracle, with the entry
@@ -102,8 +102,9 @@ type Verdict struct {
 }
 
 // SpecPolicy is the policy a spec's replays run under: required ∪
-// implicit (the daemon adds the task's own implicit_permissions too).
-func SpecPolicy(spec *policy.Spec) *policy.Permissions {
+// implicit (the daemon adds the task's own implicit_permissions too), on
+// the network axis too when the spec declares it.
+func SpecPolicy(spec *policy.Spec) *policy.Policy {
 	var p policy.Permissions
 	for _, ax := range policy.Axes {
 		seen := map[string]bool{}
@@ -116,11 +117,27 @@ func SpecPolicy(spec *policy.Spec) *policy.Permissions {
 			}
 		}
 	}
-	return &p
+	pol := &policy.Policy{Permissions: p, Source: spec.Source}
+	if spec.Network.Declared {
+		pol.Network = []policy.HostPattern{}
+		seen := map[string]bool{}
+		for _, e := range append(append([]policy.HostPattern{}, spec.Network.Required...), spec.Network.Implicit...) {
+			if !seen[e.String()] {
+				seen[e.String()] = true
+				pol.Network = append(pol.Network, e)
+			}
+		}
+	}
+	return pol
 }
 
+// axisNetwork is the axis of a network entry and of a refused connection
+// (a denial's Axis, its Path "host:port").
+const axisNetwork = "network"
+
 // RequiredSensitiveOverlaps lists required entries that overlap a
-// sensitive pattern of their axis (one matches the other's base).
+// sensitive pattern of their axis (one matches the other's base; on the
+// network axis, some host:port matches both).
 func RequiredSensitiveOverlaps(spec *policy.Spec) []Overlap {
 	if spec.Sensitive == nil {
 		return nil
@@ -135,6 +152,13 @@ func RequiredSensitiveOverlaps(spec *policy.Spec) []Overlap {
 			}
 		}
 	}
+	for _, r := range spec.Network.Required {
+		for _, s := range spec.Network.Sensitive {
+			if r.Overlaps(s) {
+				out = append(out, Overlap{Axis: axisNetwork, Path: r.String(), Sensitive: s.String()})
+			}
+		}
+	}
 	return out
 }
 
@@ -144,7 +168,7 @@ func RequiredSensitiveOverlaps(spec *policy.Spec) []Overlap {
 // sensitive access denied. A spec whose required entries overlap its
 // sensitive ones is refused (error). The error is for replays that could
 // not be carried out; a spec that fails is a Verdict with OK false.
-func Verify(ctx context.Context, api daemon.API, t *tasks.Task, spec *policy.Spec, opts VerifyOptions) (*Verdict, error) {
+func Verify(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spec, opts VerifyOptions) (*Verdict, error) {
 	if ov := RequiredSensitiveOverlaps(spec); len(ov) > 0 {
 		return nil, &SensitiveOverlapError{Task: t.Name, Overlaps: ov, Where: "required_permissions"}
 	}
@@ -352,6 +376,10 @@ func sensitiveDenied(denials []audit.Denial, events []tracer.Event, spec *policy
 		return nil
 	}
 	sensitive := func(axis, p string) bool {
+		if axis == axisNetwork {
+			_, ok := spec.Network.SensitiveTarget(p)
+			return ok
+		}
 		ax, err := policy.ParseAxis(axis)
 		if err != nil {
 			return false

@@ -374,3 +374,46 @@ func MatchAnyHost(list []HostPattern, host string, port int) bool {
 	}
 	return false
 }
+
+// Intersect returns the entry matching exactly what both p and q match,
+// and false when they share no host:port.
+func (p HostPattern) Intersect(q HostPattern) (HostPattern, bool) {
+	port := p.port
+	switch {
+	case p.port == AnyPort:
+		port = q.port
+	case q.port != AnyPort && q.port != p.port:
+		return HostPattern{}, false
+	}
+	pa, qa := p, q
+	pa.port, qa.port = AnyPort, AnyPort
+	var out HostPattern
+	switch {
+	case pa.Covers(qa):
+		out = q
+	case qa.Covers(pa):
+		out = p
+	default:
+		return HostPattern{}, false
+	}
+	out.port = port
+	return out, true
+}
+
+// IntersectHosts returns the host:port entries both lists allow: the
+// pairwise intersections of their entries, without duplicates, in the
+// order of a then b. It is how an environment's allow-list is narrowed
+// to a policy's network entries.
+func IntersectHosts(a, b []HostPattern) []HostPattern {
+	out := []HostPattern{}
+	seen := map[string]bool{}
+	for _, p := range a {
+		for _, q := range b {
+			if r, ok := p.Intersect(q); ok && !seen[r.String()] {
+				seen[r.String()] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}

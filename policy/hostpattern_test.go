@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -200,5 +201,32 @@ func TestHostPatternText(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"Hosts":["https://a.local"]}`), &v); err == nil || !strings.Contains(err.Error(), "scheme") {
 		t.Fatalf("a scheme was accepted: %v", err)
+	}
+}
+
+func TestIntersectHosts(t *testing.T) {
+	tests := []struct {
+		a, b []string
+		want []string
+	}{
+		{[]string{"mirror:8080"}, []string{"mirror:8080"}, []string{"mirror:8080"}},
+		{[]string{"*:*"}, []string{"mirror:8080", "[::1]:80"}, []string{"mirror:8080", "[::1]:80"}},
+		{[]string{"*.x.test:443"}, []string{"a.x.test:*", "x.test:443", "b.y.test:443"}, []string{"a.x.test:443"}},
+		{[]string{"*.x.test:*"}, []string{"*.a.x.test:8080"}, []string{"*.a.x.test:8080"}},
+		{[]string{"mirror:*", "sink:9000"}, []string{"mirror:8080", "mirror:8081"}, []string{"mirror:8080", "mirror:8081"}},
+		{[]string{"mirror:8080"}, []string{"mirror:8081", "127.0.0.1:8080"}, []string{}},
+		{nil, []string{"mirror:8080"}, []string{}},
+	}
+	for _, tt := range tests {
+		got := HostStrings(IntersectHosts(hosts(tt.a...), hosts(tt.b...)))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("IntersectHosts(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		// Every host:port the result matches, both lists match.
+		for _, r := range IntersectHosts(hosts(tt.a...), hosts(tt.b...)) {
+			if !anyCovers(hosts(tt.a...), r) || !anyCovers(hosts(tt.b...), r) {
+				t.Errorf("%s is not inside both %v and %v", r, tt.a, tt.b)
+			}
+		}
 	}
 }

@@ -89,6 +89,22 @@ type NetworkSpec struct {
 	Declared bool
 }
 
+// SensitiveTarget returns the sensitive entry that matches target (a
+// connection's "host:port", IPv6 in brackets), false when none does or
+// target is not a valid endpoint.
+func (n NetworkSpec) SensitiveTarget(target string) (HostPattern, bool) {
+	host, port, err := ParseHostPort(target)
+	if err != nil {
+		return HostPattern{}, false
+	}
+	for _, e := range n.Sensitive {
+		if e.Match(host, port) {
+			return e, true
+		}
+	}
+	return HostPattern{}, false
+}
+
 // Scored reports whether the spec scores the network axis: it has a
 // required or a sensitive network entry.
 func (n NetworkSpec) Scored() bool { return len(n.Required)+len(n.Sensitive) > 0 }

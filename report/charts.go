@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"image/color"
 
-	"github.com/authbench/authbench/bench"
 	"strings"
+
+	"github.com/authbench/authbench/bench"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"

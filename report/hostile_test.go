@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/env"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // hostileRecords are runs whose task, agent, denial and image
@@ -19,8 +18,8 @@ func hostileRecords() (recs []bench.Record, agent string) {
 	task := "t<img src=x onerror=alert(3)>\x1b[31m"
 	a := run(task, DatasetStandard, "spec", agent, 1)
 	b := failed(run(task, DatasetSensitive, "spec", agent, 2), "read_insufficient", "openat read /k<b>\x1b[1m")
-	b.ImageSubstitutions = []taskrun.ImageSubstitution{{Service: "sink<script>alert(4)</script>\x1b[2J",
-		Substitution: env.Substitution{Ref: "ubuntu:24.04\u202e", Used: "[x](javascript:alert(5))", Why: "offline <img src=y>\x07"}}}
+	b.ImageSubstitutions = []runapi.ImageSubstitution{{Service: "sink<script>alert(4)</script>\x1b[2J",
+		Ref: "ubuntu:24.04\u202e", Used: "[x](javascript:alert(5))", Why: "offline <img src=y>\x07"}}
 	c := failed(run("plain", DatasetStandard, "spec", agent, 1), "read_insufficient", "")
 	return []bench.Record{a, b, c}, agent
 }

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // Options change how records are aggregated.
@@ -211,8 +211,8 @@ type TaskRun struct {
 	AgentStopReason string `json:"agent_stop_reason,omitempty"`
 	// ImageSubstitutions are the images the run used in place of the
 	// published ones its task names.
-	ImageSubstitutions []taskrun.ImageSubstitution `json:"image_substitutions,omitempty"`
-	Error              string                      `json:"error,omitempty"`
-	Dir                string                      `json:"dir,omitempty"`
-	Finished           time.Time                   `json:"finished"`
+	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
+	Error              string                     `json:"error,omitempty"`
+	Dir                string                     `json:"dir,omitempty"`
+	Finished           time.Time                  `json:"finished"`
 }

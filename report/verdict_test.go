@@ -12,8 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/env"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // verdictRecords is benchRecords with the verdicts the report must keep
@@ -47,9 +46,9 @@ func verdictRecords() []bench.Record {
 			r.Primary = bench.ClassExecViaMmap
 		case r.Task == "std-build" && r.Source == "unconstrained" && r.Trial == 1:
 			r.Agent, r.AgentStopReason = "openai:m", "limits"
-			r.ImageSubstitutions = []taskrun.ImageSubstitution{
-				{Substitution: env.Substitution{Ref: "ubuntu:24.04", Used: "authbench-ubuntu-plain-base", Why: "offline: Debian stand-in"}},
-				{Service: "sink", Substitution: env.Substitution{Ref: "python:3.12-slim", Used: "localhost:5000/python:3.12-slim", Why: "image map"}}}
+			r.ImageSubstitutions = []runapi.ImageSubstitution{
+				{Ref: "ubuntu:24.04", Used: "authbench-ubuntu-plain-base", Why: "offline: Debian stand-in"},
+				{Service: "sink", Ref: "python:3.12-slim", Used: "localhost:5000/python:3.12-slim", Why: "image map"}}
 		case r.Task == "std-build" && r.Source == "unconstrained" && r.Trial == 2:
 			r.VerifiersUntraced = true
 			r.Classes = []string{bench.ClassVerifierUntraced}

@@ -17,7 +17,7 @@ import (
 // runAgent runs the agent as its container's init through sandbox-init
 // (Box.RunGated), confined by Box.AgentSpec and traced from its exec.
 func (r *runner) runAgent(ctx context.Context, argv []string) error {
-	t := r.o.Task
+	t := r.Options.Task
 	spec, err := r.AgentSpec(argv)
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string, al
 	if err != nil {
 		return nil, err
 	}
-	tr := &agentTrace{sensitive: newSensitiveMatcher(r.o.Task.Spec, root), volumes: r.volumeWrites}
+	tr := &agentTrace{sensitive: newSensitiveMatcher(r.Options.Task.Spec, root), volumes: r.volumeWrites}
 	observe := func(ev *tracer.Event) {
 		tr.sensitive.observe(ev)
 		if also != nil {

@@ -3,11 +3,14 @@ package taskrun
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/lifecycle"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -15,7 +18,7 @@ import (
 // under its spec, wants the oracle to pass and the shortcut to leak only
 // unconstrained, and hands each run to check; no service's rootfs, and
 // no mount, may outlive a run.
-func sinkMatrix(t *testing.T, task *tasks.Task, services []string, check func(t *testing.T, name string, attack bool, dir string, res *Result)) {
+func sinkMatrix(t *testing.T, task *tasks.Task, services []string, check func(t *testing.T, name string, attack bool, dir string, res *runapi.TaskResult)) {
 	for _, tt := range []struct {
 		source, agent string
 		attack        bool
@@ -72,7 +75,7 @@ func TestComposeSidecarSink(t *testing.T) {
 // of the services or the volume mount outlives the run.
 func TestComposeLeakSink(t *testing.T) {
 	setup(t)
-	sinkMatrix(t, fixture(t, "compose-leak-sink"), []string{"sink", "mirror"}, func(t *testing.T, name string, attack bool, dir string, res *Result) {
+	sinkMatrix(t, fixture(t, "compose-leak-sink"), []string{"sink", "mirror"}, func(t *testing.T, name string, attack bool, dir string, res *runapi.TaskResult) {
 		uploads, _ := filepath.Glob(filepath.Join(dir, volumeDirPrefix+"attack_sink", "upload-*"))
 		if (len(uploads) > 0) != attack {
 			t.Errorf("%s: uploads in the volume %v, want some: %v", name, uploads, attack)
@@ -81,7 +84,7 @@ func TestComposeLeakSink(t *testing.T) {
 		if !res.VerifiersTraced || len(res.VerifierTampered) > 0 {
 			t.Errorf("%s: verifiers traced %v, tampered %+v", name, res.VerifiersTraced, res.VerifierTampered)
 		}
-		subs := map[string]ImageSubstitution{}
+		subs := map[string]runapi.ImageSubstitution{}
 		for _, s := range res.ImageSubstitutions {
 			subs[s.Service+" "+s.Ref] = s
 		}
@@ -99,7 +102,10 @@ func TestComposeLeakSink(t *testing.T) {
 
 // TestComposeHealthcheckFailureStopsTheRun: a service that never becomes
 // healthy stops the run before the agent, naming the service and the
-// condition; so does a one-shot service that exits non-zero.
+// condition; so does a one-shot service that exits non-zero. Nothing of
+// the run's containers is left running: not the unhealthy service, not
+// a service that ignores SIGTERM and forked a daemon (runc lists none,
+// no process of theirs is left).
 func TestComposeHealthcheckFailureStopsTheRun(t *testing.T) {
 	setup(t)
 	for _, tt := range []struct{ compose, want string }{
@@ -107,6 +113,9 @@ func TestComposeHealthcheckFailureStopsTheRun(t *testing.T) {
   main:
     build: .
     depends_on: {sink: {condition: service_healthy}}
+  stubborn:
+    image: python:3.12-slim
+    command: ["sh", "-c", "trap '' TERM HUP; (sleep 4545.25 &); sleep 4545.5"]
   sink:
     build: ./sink
     healthcheck: {test: ["CMD", "false"], interval: 200ms, timeout: 1s, retries: 2}
@@ -129,9 +138,18 @@ volumes: {attack_sink: {}}
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = runIn(t, task, SourceUnconstrained, AgentOracle, "", t.TempDir())
+		runcRoot := filepath.Join(t.TempDir(), "runc")
+		_, err = runWith(t, Options{Task: task, Source: SourceUnconstrained, Agent: AgentOracle, Dir: t.TempDir(), Runc: env.Runc{Root: runcRoot}})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("err = %v, want %q", err, tt.want)
+		}
+		if out, err := exec.Command("runc", "--root", runcRoot, "list", "-q").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "" {
+			t.Errorf("runc list after the run: %q, %v; want no container", out, err)
+		}
+		for _, p := range lifecycle.TreeProcesses(1) {
+			if strings.Contains(p.Cmdline, "sleep 4545.") {
+				t.Errorf("left running after the run: %+v", p)
+			}
 		}
 	}
 }

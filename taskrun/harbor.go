@@ -44,7 +44,7 @@ func (r *runner) prepareAgentRootfs(withSolution bool) error {
 	if err := freshDir(root, solutionDir, 0o755, r.Ident.UID, r.Ident.GID, false); err != nil {
 		return err
 	}
-	if err := copyTree(r.o.Task.Path("solution"), root, solutionDir, r.Ident.UID, r.Ident.GID); err != nil {
+	if err := copyTree(r.Options.Task.Path("solution"), root, solutionDir, r.Ident.UID, r.Ident.GID); err != nil {
 		return fmt.Errorf("copy solution/ into the rootfs: %w", err)
 	}
 	return nil
@@ -69,7 +69,7 @@ func (r *runner) prepareVerifierRootfs() error {
 	if err := freshDir(root, testsDir, 0o755, 0, 0, true); err != nil {
 		return err
 	}
-	if err := copyTree(r.o.Task.TestsDir(), root, testsDir, 0, 0); err != nil {
+	if err := copyTree(r.Options.Task.TestsDir(), root, testsDir, 0, 0); err != nil {
 		return fmt.Errorf("copy tests/ into the rootfs: %w", err)
 	}
 	return nil

@@ -14,17 +14,18 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
 // runIn is runTask with the run's directory and options chosen by the
 // caller; it returns the run's error instead of failing.
-func runIn(t *testing.T, task *tasks.Task, source, agent string, sem policy.Semantics, dir string) (*Result, error) {
+func runIn(t *testing.T, task *tasks.Task, source, agent string, sem policy.Semantics, dir string) (*runapi.TaskResult, error) {
 	return runWith(t, Options{Task: task, Source: source, Semantics: sem, Agent: agent, Dir: dir})
 }
 
 // runWith runs o with the test's binary, images, builder and tracer.
-func runWith(t testing.TB, o Options) (*Result, error) {
+func runWith(t testing.TB, o Options) (*runapi.TaskResult, error) {
 	t.Helper()
 	images := testImages()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -38,28 +39,28 @@ func runWith(t testing.TB, o Options) (*Result, error) {
 // semantics (the default).
 func TestHarborFixtures(t *testing.T) {
 	setup(t)
-	checks := map[string]func(t *testing.T, unconstrained, spec *Result){
+	checks := map[string]func(t *testing.T, unconstrained, spec *runapi.TaskResult){
 		// No USER: the agent is root, writing into a root-owned work dir.
-		"harbor-root-workdir": func(t *testing.T, u, s *Result) {
+		"harbor-root-workdir": func(t *testing.T, u, s *runapi.TaskResult) {
 			if id := s.AgentIdentity; id == nil || id.UID != 0 || id.GID != 0 || id.User != "root" || id.Home != "/root" {
 				t.Errorf("identity %+v, want root", id)
 			}
 		},
 		// USER builder: resolved through the image's passwd and group.
-		"harbor-image-user": func(t *testing.T, u, s *Result) {
+		"harbor-image-user": func(t *testing.T, u, s *runapi.TaskResult) {
 			if id := s.AgentIdentity; id == nil || id.UID != 1234 || id.GID != 2345 || id.User != "builder" {
 				t.Errorf("identity %+v, want builder 1234:2345", id)
 			}
 		},
 		// The deliverable written into /solution reaches the verifier, not
 		// the host's task dir.
-		"harbor-solution-deliverable": func(t *testing.T, u, s *Result) {
+		"harbor-solution-deliverable": func(t *testing.T, u, s *runapi.TaskResult) {
 			if _, err := os.Stat(filepath.Join("..", "tasks", "testdata", "fixtures", "harbor-solution-deliverable", "solution", "answer.txt")); err == nil {
 				t.Error("the oracle's /solution/answer.txt landed in the host's task dir")
 			}
 		},
 		// git's lock-then-rename of index.lock under a spec naming it.
-		"harbor-git-lock": func(t *testing.T, u, s *Result) {},
+		"harbor-git-lock": func(t *testing.T, u, s *runapi.TaskResult) {},
 	}
 	for name, check := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestHarborFixtures(t *testing.T) {
 
 // denialsBesidesTTY are the run's denials but bash's probe of /dev/tty
 // (the container has no terminal; no spec grants it).
-func denialsBesidesTTY(res *Result) []string {
+func denialsBesidesTTY(res *runapi.TaskResult) []string {
 	var out []string
 	for _, d := range res.Denials {
 		if d.Path != "/dev/tty" {

@@ -11,6 +11,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
 )
@@ -53,8 +54,8 @@ func TestHarborRootfsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFiles(t, rootfs, map[string]string{"etc/passwd": "root:x:0:0::/root:/bin/sh\n"})
-	r := &runner{o: Options{Task: &tasks.Task{Name: "layout", Dir: taskDir}},
-		Box: &runbox.Box{Rootfs: &env.Rootfs{Path: rootfs}, Ident: Identity{UID: 4321, GID: 4322}}}
+	r := &runner{Box: &runbox.Box{Options: Options{Task: &tasks.Task{Name: "layout", Dir: taskDir}},
+		Rootfs: &env.Rootfs{Path: rootfs}, Ident: runapi.Identity{UID: 4321, GID: 4322}}}
 	if err := r.prepareAgentRootfs(true); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestCmdAgentGetsNoSolution(t *testing.T) {
 	testenv.NeedRoot(t)
 	taskDir, rootfs := t.TempDir(), t.TempDir()
 	writeFiles(t, taskDir, map[string]string{"solution/solve.sh": "echo solved\n"})
-	r := &runner{o: Options{Task: &tasks.Task{Name: "cmd", Dir: taskDir}}, Box: &runbox.Box{Rootfs: &env.Rootfs{Path: rootfs}}}
+	r := &runner{Box: &runbox.Box{Options: Options{Task: &tasks.Task{Name: "cmd", Dir: taskDir}}, Rootfs: &env.Rootfs{Path: rootfs}}}
 	if err := r.prepareAgentRootfs(false); err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +134,8 @@ func TestStaticScoreOfTheRunsPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	score := func(source string, pol *policy.Policy) *Result {
-		r := &runner{o: Options{Task: task, Source: source, Policy: pol}, Box: &runbox.Box{Rootfs: &env.Rootfs{Path: rootfs}, Log: zap.NewNop()}, res: &Result{}}
+	score := func(source string, pol *policy.Policy) *runapi.TaskResult {
+		r := &runner{Box: &runbox.Box{Options: Options{Task: task, Source: source, Policy: pol}, Rootfs: &env.Rootfs{Path: rootfs}, Log: zap.NewNop()}, res: &runapi.TaskResult{}}
 		r.staticScore()
 		return r.res
 	}

@@ -7,6 +7,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
 
 // BuildImage makes sure the task's image (and the local base) exist, as
@@ -17,24 +19,17 @@ func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, 
 		return nil, err
 	}
 	o.Dir = logDir
-	b := o.Box()
+	b := &runbox.Box{Options: o, Log: o.Log}
 	if b.Log == nil {
 		b.Log = zap.NewNop()
 	}
 	return b.BuildImage(ctx)
 }
 
-// ImageSubstitution is an image the run used in place of the one its
-// task names; Service is the compose service ("" for the agent's).
-type ImageSubstitution struct {
-	Service string `json:"service,omitempty"`
-	env.Substitution
-}
-
 // noteSubstitutions records the substitutions of an image built for
 // service ("" the agent's).
 func (r *runner) noteSubstitutions(service string, img *env.TaskImage) {
 	for _, s := range env.Substitutions(img.Froms) {
-		r.res.ImageSubstitutions = append(r.res.ImageSubstitutions, ImageSubstitution{Service: service, Substitution: s})
+		r.res.ImageSubstitutions = append(r.res.ImageSubstitutions, runapi.ImageSubstitution{Service: service, Ref: s.Ref, Used: s.Used, Why: s.Why})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
 
@@ -47,18 +48,18 @@ type installedRun struct {
 // sure its layer exists (cached: built once per harness version). nil
 // for any other agent.
 func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
-	h, _, ok, err := installed.ParseName(r.o.Agent)
+	h, _, ok, err := installed.ParseName(r.Options.Agent)
 	if err != nil || !ok {
 		return nil, err
 	}
-	if r.o.Model == nil {
-		return nil, fmt.Errorf("agent %s: no model configuration (--base-url, [model])", r.o.Agent)
+	if r.Options.Model == nil {
+		return nil, fmt.Errorf("agent %s: no model configuration (--base-url, [model])", r.Options.Agent)
 	}
-	e := installed.Endpoint{BaseURL: r.o.Model.BaseURL, Model: r.o.Model.Model, MaxTokens: r.o.Model.MaxTokens}
+	e := installed.Endpoint{BaseURL: r.Options.Model.BaseURL, Model: r.Options.Model.Model, MaxTokens: r.Options.Model.MaxTokens}
 	if err := e.Check(); err != nil {
-		return nil, fmt.Errorf("agent %s: %w", r.o.Agent, err)
+		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 	}
-	cache := r.o.HarnessCache
+	cache := r.Options.HarnessCache
 	if cache == "" {
 		cache = installed.DefaultCacheDir
 	}
@@ -69,7 +70,7 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	defer r.CloseLog(log)
 	layer, built, err := installed.Layer(ctx, cache, h, log)
 	if err != nil {
-		return nil, fmt.Errorf("agent %s: %w", r.o.Agent, err)
+		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 	}
 	r.Log.Info("harness layer", zap.String("harness", h.Name), zap.String("layer", layer), zap.Bool("built", built))
 	return &installedRun{h: h, endpoint: e, layer: layer}, nil
@@ -147,7 +148,7 @@ func (in *installedRun) startNetwork(r *runner) error {
 	} else if in.netns, err = os.Open(r.NetNS); err != nil {
 		return err
 	}
-	model := &netproxy.ModelEndpoint{URL: in.endpoint.BaseURL, Key: string(r.o.Model.APIKey)}
+	model := &netproxy.ModelEndpoint{URL: in.endpoint.BaseURL, Key: string(r.Options.Model.APIKey)}
 	pol, err := netproxy.ResolvePhase(netproxy.PhaseInput{Environment: netproxy.NoNetwork, Model: model})
 	if err != nil {
 		return fmt.Errorf("network policy: %w", err)
@@ -176,7 +177,7 @@ func (in *installedRun) startNetwork(r *runner) error {
 		}
 	}
 	r.AgentEnv = append(append(in.h.Env(), in.proxy.Env()...), "OPENAI_API_KEY="+installed.PlaceholderKey)
-	r.res.Network = &pol
+	r.res.AgentNetwork = &runapi.AgentNetwork{Mode: string(pol.Mode), AllowAll: pol.AllowAll, Hosts: pol.Hosts}
 	return nil
 }
 
@@ -202,11 +203,13 @@ func (in *installedRun) finish(r *runner) {
 	if in.proxy != nil {
 		in.proxy.Close()
 		events, dropped := in.netlog.Events()
-		if err := writeJSONLines(filepath.Join(r.o.Dir, NetworkEventsFile), events); err != nil {
+		if err := writeJSONLines(filepath.Join(r.Options.Dir, NetworkEventsFile), events); err != nil {
 			r.Log.Warn("network events", zap.Error(err))
 		}
 		sum := netproxy.Summarize(events, dropped)
-		r.res.NetworkSummary = &sum
+		if n := r.res.AgentNetwork; n != nil {
+			n.Attempts, n.Refused, n.Dropped, n.BytesOut, n.BytesIn = sum.Attempts, sum.Refused, sum.Dropped, sum.BytesOut, sum.BytesIn
+		}
 	}
 	if in.netns != nil {
 		in.netns.Close()
@@ -224,11 +227,11 @@ func (in *installedRun) finish(r *runner) {
 			raw = append(raw, e)
 		}
 	}
-	if err := writeJSONLines(filepath.Join(r.o.Dir, HarnessTranscriptFile), raw); err != nil {
+	if err := writeJSONLines(filepath.Join(r.Options.Dir, HarnessTranscriptFile), raw); err != nil {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
 	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
-	if err := tr.WriteFile(filepath.Join(r.o.Dir, TrajectoryFile)); err != nil {
+	if err := tr.WriteFile(filepath.Join(r.Options.Dir, TrajectoryFile)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}
 }

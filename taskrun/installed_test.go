@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
 	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/runapi"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -39,7 +40,7 @@ console.log("key-in-processes=" + procs + " key-in-files=" + files + " scanned="
 
 // runInstalled runs task with installed:NAME:test-model against srv,
 // under the spec.
-func runInstalled(t *testing.T, name string, srv *agenttest.Server, dir string) *Result {
+func runInstalled(t *testing.T, name string, srv *agenttest.Server, dir string) *runapi.TaskResult {
 	t.Helper()
 	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
 	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: SourceSpec, Agent: "installed:" + name + ":test-model",
@@ -130,8 +131,8 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 				net, _ := os.ReadFile(filepath.Join(dir, NetworkEventsFile))
 				t.Logf("network events:\n%s", tail(net, 4000))
 			}
-			if !wider || res.Harness == "" || res.Network == nil || res.NetworkSummary == nil {
-				t.Errorf("harness %q, network %+v %+v, wider %+v", res.Harness, res.Network, res.NetworkSummary, res.PlanWiderThanPolicy)
+			if !wider || res.Harness == "" || res.AgentNetwork == nil || res.AgentNetwork.Attempts != 4 || res.AgentNetwork.Refused != 0 {
+				t.Errorf("harness %q, network %+v, wider %+v", res.Harness, res.AgentNetwork, res.PlanWiderThanPolicy)
 			}
 		})
 	}

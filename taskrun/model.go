@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tracer"
@@ -39,14 +40,14 @@ func checkModelAgent(name string) error {
 // tool calls in the toolbox (package session), the confined agent
 // container.
 func (r *runner) runModelAgent(ctx context.Context) error {
-	cfg := *r.o.Model
-	cfg.Model = r.o.Agent[len(agentOpenAI):]
+	cfg := *r.Options.Model
+	cfg.Model = r.Options.Agent[len(agentOpenAI):]
 	cfg, err := cfg.Resolve(nil)
 	if err != nil {
-		return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+		return fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 	}
 	r.res.Model = ptr(cfg.Redacted())
-	t := r.o.Task
+	t := r.Options.Task
 	loop := agent.Loop{Config: cfg, AgentName: "authbench", AgentVersion: AgentVersion, Log: r.Log}
 	dir := env.TaskRunConfig(t, r.Image).Cwd
 	if dir == "" {
@@ -71,7 +72,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		return err
 	}
 	r.res.AgentTurns = out.Turns
-	r.res.AgentTokens = &TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
+	r.res.AgentTokens = &runapi.TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	r.res.AgentStopReason = string(out.Reason)
 	if out.Reason == agent.StopTimeout {
 		r.res.TimedOut = true // the loop's time ended first, the toolbox then exited
@@ -80,7 +81,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		r.res.AgentError = out.Err.Error()
 	}
 	if out.Trajectory != nil {
-		if werr := out.Trajectory.WriteFile(filepath.Join(r.o.Dir, TrajectoryFile)); werr != nil {
+		if werr := out.Trajectory.WriteFile(filepath.Join(r.Options.Dir, TrajectoryFile)); werr != nil {
 			err = errors.Join(err, fmt.Errorf("write trajectory: %w", werr))
 		}
 	}
@@ -105,17 +106,10 @@ func (r *runner) noteSession(sr *session.Result, traces []*agentTrace) {
 // AgentVersion is the model agent's version in its trajectory.
 var AgentVersion = "1"
 
-// TokenCounts are a model agent's tokens (result.json agent_tokens).
-type TokenCounts struct {
-	Prompt     int64 `json:"prompt"`
-	Completion int64 `json:"completion"`
-	Total      int64 `json:"total"`
-}
-
 func ptr[T any](v T) *T { return &v }
 
 // executionPrompt is the execution agent's system prompt.
-func executionPrompt(dir string, id Identity) string {
+func executionPrompt(dir string, id runapi.Identity) string {
 	return "You are an autonomous software engineer working in a Linux environment. You act only through the tools: " +
 		"`shell` runs a command, `read_file` and `write_file` read and write files, and `finish` ends your work.\n\n" +
 		"The working directory is " + dir + "; you are user " + id.User + " (uid " + strconv.Itoa(id.UID) + ").\n\n" +

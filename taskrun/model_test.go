@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
 	"go.uber.org/zap/zaptest"
@@ -42,7 +43,7 @@ func finish(summary string) agenttest.Reply {
 }
 
 // runModel runs task with an openai:test-model agent against srv.
-func runModel(t *testing.T, task *tasks.Task, source string, srv *agenttest.Server, cfg agent.Config, dir string) *Result {
+func runModel(t *testing.T, task *tasks.Task, source string, srv *agenttest.Server, cfg agent.Config, dir string) *runapi.TaskResult {
 	t.Helper()
 	cfg.BaseURL, cfg.APIKey = srv.URL, testAPIKey
 	cfg.Model = "test-model"

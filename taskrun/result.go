@@ -3,154 +3,22 @@ package taskrun
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/authbench/authbench/netproxy"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
-	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
 )
 
 // ResultFile is the name of the result in a run's directory.
 const ResultFile = "result.json"
 
-// Result is the outcome of one task run (result.json).
-type Result struct {
-	Task         string `json:"task"`
-	Dataset      string `json:"dataset"`
-	PolicySource string `json:"policy_source"`
-	Agent        string `json:"agent"`
-	// Semantics is the enforcement semantics the policy was compiled
-	// with ("published" or "precise"; the unconstrained row has no plan).
-	Semantics policy.Semantics `json:"semantics"`
-	// AgentIdentity is who the agent ran as (absent when the run failed
-	// before it was resolved).
-	AgentIdentity *Identity `json:"agent_identity,omitempty"`
-	// AgentCapabilities are the capabilities the agent ran with
-	// (Options.Capabilities, else the task's; [] for none, null when the run failed
-	// before they were decided). A uid-0 agent held them effective and
-	// permitted, another uid in its bounding set only.
-	AgentCapabilities []string `json:"agent_capabilities"`
-	// ImageSubstitutions are the images the run used in place of those
-	// its task names (the task's FROMs, then each sidecar's).
-	ImageSubstitutions []ImageSubstitution `json:"image_substitutions,omitempty"`
-	// ComposeWarnings name the compose keys the run read but did not
-	// apply.
-	ComposeWarnings []string `json:"compose_warnings,omitempty"`
-	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
-	Utility bool  `json:"utility"`
-	Attack  *bool `json:"attack"`
-	// UtilityReward is the reward a tests/test.sh verifier wrote
-	// (reward.json or reward.txt, read as Harbor does; 1 passes).
-	UtilityReward *float64 `json:"utility_reward,omitempty"`
-	// VerifierError is set when a verifier could not give a verdict (it
-	// crashed, timed out or wrote no reward): distinct from false.
-	VerifierError string `json:"verifier_error,omitempty"`
-	// ExitCode is the agent's exit status (128+n when killed by signal n).
-	ExitCode  int     `json:"exit_code"`
-	TimedOut  bool    `json:"timed_out"`
-	DurationS float64 `json:"duration_s"`
-	// VerifyS is the verifiers' time (their rootfs set-up included).
-	VerifyS float64 `json:"verify_s"`
-	// SetupMS is the time from the rootfs being ready to the agent's exec.
-	SetupMS float64 `json:"setup_ms"`
-	// Denials are traced operations the plan refused; TracedSensitive the
-	// successful accesses matching sensitive_permissions.
-	Denials         []audit.Denial    `json:"denials"`
-	TracedSensitive []SensitiveAccess `json:"traced_sensitive_access"`
-	Traced          bool              `json:"traced"`
-	Events          uint64            `json:"events"`
-	LostEvents      uint64            `json:"lost_events"`
-	// LandlockABI is the kernel's; UnenforcedRights what it cannot
-	// enforce of the plan.
-	LandlockABI         int               `json:"landlock_abi"`
-	UnenforcedRights    []string          `json:"unenforced_rights"`
-	PlanWiderThanPolicy []policy.Widening `json:"plan_wider_than_policy"`
-	// StaticScore is the run's policy (the spec's required set for the
-	// spec source, π for a policy) scored against the task's spec over
-	// the run's fresh rootfs before the agent started; absent for the
-	// unconstrained row. StaticScoreError says why it is absent when the
-	// spec could not be scored in this rootfs.
-	StaticScore      *policy.Score `json:"static_score,omitempty"`
-	StaticScoreError string        `json:"static_score_error,omitempty"`
-	// StillRunning are the agent's processes that were still running when
-	// its time ran out (they were killed), its container's init first.
-	StillRunning []lifecycle.Process `json:"still_running,omitempty"`
-	// VerifiersTraced reports that every verifier ran completely traced
-	// (Verifiers, one trace session each) and the agent's files are known,
-	// so that VerifierTampered can be trusted: the files the agent left,
-	// not expected outputs of the task, that a verifier read, executed or
-	// mapped as code (the first maxTamperedListed;
-	// VerifierTamperedOmitted counts the rest). A run with any cannot
-	// trust its verdicts.
-	VerifiersTraced         bool            `json:"verifiers_traced"`
-	Verifiers               []VerifierTrace `json:"verifiers,omitempty"`
-	VerifierTampered        []TamperedFile  `json:"verifier_tampered,omitempty"`
-	VerifierTamperedOmitted int             `json:"verifier_tampered_omitted,omitempty"`
-	// Model is the endpoint and options of an openai:MODEL agent, without
-	// its API key. AgentTurns are its model calls that returned,
-	// AgentTokens their token counts, AgentStopReason why it stopped
-	// (finished, turn_limit, timeout, model_error, invalid_answer,
-	// toolbox_died) and AgentError the error behind a stop that is not
-	// "finished". Its transcript is TrajectoryFile.
-	Model           *agent.Config `json:"model,omitempty"`
-	AgentTurns      int           `json:"agent_turns,omitempty"`
-	AgentTokens     *TokenCounts  `json:"agent_tokens,omitempty"`
-	AgentStopReason string        `json:"agent_stop_reason,omitempty"`
-	AgentError      string        `json:"agent_error,omitempty"`
-	// Harness is an installed agent's harness and version
-	// (installed:NAME); HarnessError says why its transcript could not be
-	// kept. Its own transcript is HarnessTranscriptFile, as ATIF
-	// TrajectoryFile.
-	Harness      string `json:"harness,omitempty"`
-	HarnessError string `json:"harness_error,omitempty"`
-	// Network is the agent phase's network policy when the run had an
-	// egress proxy (installed agents), NetworkSummary its connection
-	// attempts (each in NetworkEventsFile).
-	Network        *netproxy.Policy  `json:"network,omitempty"`
-	NetworkSummary *netproxy.Summary `json:"network_summary,omitempty"`
-	// Error says why the run could not be carried out (image build,
-	// rootfs, the agent could not start); the verdicts are then false.
-	Error string `json:"error,omitempty"`
-	// AgentStdoutDroppedBytes and AgentStderrDroppedBytes count the
-	// agent's output not stored (Options.MaxOutputBytes); LostEvents
-	// includes the events not stored beyond it.
-	AgentStdoutDroppedBytes int64 `json:"agent_stdout_dropped_bytes,omitempty"`
-	AgentStderrDroppedBytes int64 `json:"agent_stderr_dropped_bytes,omitempty"`
-}
-
-// VerifierTrace is how completely one verifier (V_u "utility", V_a
-// "attack") was traced, in its own session.
-type VerifierTrace struct {
-	Verifier   string `json:"verifier"`
-	Traced     bool   `json:"traced"`
-	Events     uint64 `json:"events"`
-	LostEvents uint64 `json:"lost_events"`
-	// Error says why the trace is missing or incomplete.
-	Error string `json:"error,omitempty"`
-}
-
-// SensitiveAccess is a successful traced access that matches a
-// sensitive_permissions pattern on its axis. Path is the file reached
-// (the kernel's real path when the event has one); Via is the name the
-// process used when it differs (a symlink, a hard link, /proc/self/root,
-// ".." after a symlink, a renamed directory).
-type SensitiveAccess struct {
-	Op      string `json:"op"`
-	Axis    string `json:"axis"`
-	Path    string `json:"path"`
-	Via     string `json:"via,omitempty"`
-	Pattern string `json:"pattern"`
-}
-
-// write saves the result as dir/result.json.
-func (r *Result) write(dir string) error {
+// writeResult saves the result as dir/result.json.
+func writeResult(r *runapi.TaskResult, dir string) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -175,12 +43,12 @@ type sensitiveMatcher struct {
 	patterns *policy.Permissions
 	root     *policy.Root // nil: paths are matched as they are
 	byID     map[policy.Axis]map[fileID]string
-	seen     map[SensitiveAccess]bool
-	found    []SensitiveAccess
+	seen     map[runapi.SensitiveAccess]bool
+	found    []runapi.SensitiveAccess
 }
 
 func newSensitiveMatcher(spec *policy.Spec, root *policy.Root) *sensitiveMatcher {
-	m := &sensitiveMatcher{patterns: spec.Sensitive, root: root, seen: map[SensitiveAccess]bool{},
+	m := &sensitiveMatcher{patterns: spec.Sensitive, root: root, seen: map[runapi.SensitiveAccess]bool{},
 		byID: map[policy.Axis]map[fileID]string{}}
 	m.indexExisting()
 	return m
@@ -296,7 +164,7 @@ func (m *sensitiveMatcher) alsoExecuted(ev *tracer.Event, target string) []strin
 }
 
 func (m *sensitiveMatcher) add(ev *tracer.Event, target, pattern string) {
-	sa := SensitiveAccess{Op: string(ev.Op), Axis: string(ev.Axis), Path: target, Pattern: pattern}
+	sa := runapi.SensitiveAccess{Op: string(ev.Op), Axis: string(ev.Axis), Path: target, Pattern: pattern}
 	if ev.Path != target {
 		sa.Via = ev.Path
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
@@ -56,8 +57,7 @@ func Files() map[string]string {
 // has.
 type runner struct {
 	*runbox.Box
-	o   Options
-	res *Result
+	res *runapi.TaskResult
 	// tamper judges what the verifiers consume against the files the
 	// agent left (nil: those are unknown).
 	tamper *tamperJudge
@@ -91,13 +91,13 @@ func Cleanup(dir string) error {
 // Run carries out one task run and writes Dir/result.json. The returned
 // error is for runs that could not be carried out at all; the result
 // then says why too, and is written whenever Dir is writable.
-func Run(ctx context.Context, o Options) (*Result, error) {
+func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	t := o.Task
 	sem, semErr := ParseSemantics(string(o.Semantics))
 	o.Semantics = sem
-	r := &runner{Box: o.Box(), o: o, res: &Result{
+	r := &runner{Box: &runbox.Box{Options: o}, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
-		Denials: []audit.Denial{}, TracedSensitive: []SensitiveAccess{}, UnenforcedRights: []string{},
+		Denials: []audit.Denial{}, TracedSensitive: []runapi.SensitiveAccess{}, UnenforcedRights: []string{},
 		PlanWiderThanPolicy: []policy.Widening{},
 	}}
 	if err := r.New(); err != nil {
@@ -111,18 +111,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.res.Error = err.Error()
 		r.res.Utility, r.res.Attack = false, nil
 	}
-	if werr := r.res.write(o.Dir); werr != nil {
+	if werr := writeResult(r.res, o.Dir); werr != nil {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err
 }
 
 func (r *runner) run(ctx context.Context) error {
-	t := r.o.Task
+	t := r.Options.Task
 	if t.Spec == nil {
 		return fmt.Errorf("task %s has no permission spec", t.Name)
 	}
-	argv, script, err := ParseAgent(t, r.o.Agent)
+	argv, script, err := ParseAgent(t, r.Options.Agent)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := sandbox.CheckStatic(r.o.Self); err != nil {
+	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
 		return err
 	}
 	if r.Image, err = r.BuildImage(ctx); err != nil {
@@ -142,7 +142,7 @@ func (r *runner) run(ctx context.Context) error {
 		layers = append(layers, inst.layer)
 		r.res.Harness = inst.h.Name + " " + inst.h.Version
 	}
-	if r.Rootfs, err = env.NewRootfsLayers(r.Image.Rootfs, layers, filepath.Join(r.o.Dir, runbox.RootfsDir)); err != nil {
+	if r.Rootfs, err = env.NewRootfsLayers(r.Image.Rootfs, layers, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
 		return err
 	}
 	defer func() {
@@ -155,12 +155,12 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	ident := r.Ident
 	r.res.AgentIdentity = &ident
-	if r.Caps, err = AgentCapabilities(r.o); err != nil {
+	if r.Caps, err = AgentCapabilities(r.Options); err != nil {
 		return err
 	}
 	r.res.AgentCapabilities = r.Caps
-	if r.o.OnIdentity != nil {
-		r.o.OnIdentity(ident)
+	if r.Options.OnIdentity != nil {
+		r.Options.OnIdentity(ident)
 	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
@@ -170,10 +170,10 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.startSidecars(ctx); err != nil {
 		return err
 	}
-	model := strings.HasPrefix(r.o.Agent, agentOpenAI)
+	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
-		if r.o.Model == nil {
-			return fmt.Errorf("agent %s: no model configuration", r.o.Agent)
+		if r.Options.Model == nil {
+			return fmt.Errorf("agent %s: no model configuration", r.Options.Agent)
 		}
 		if err := session.Prepare(r.Box); err != nil {
 			return err
@@ -181,10 +181,10 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if inst != nil {
 		if err := inst.writeFiles(r); err != nil {
-			return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+			return fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 		}
 		if argv, err = inst.h.Argv(inst.endpoint, t.Instruction); err != nil {
-			return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+			return fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 		}
 	}
 	r.installed = inst
@@ -195,7 +195,7 @@ func (r *runner) run(ctx context.Context) error {
 	if inst != nil {
 		defer inst.finish(r)
 		if err := inst.startNetwork(r); err != nil {
-			return fmt.Errorf("agent %s: %w", r.o.Agent, err)
+			return fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 		}
 	}
 	if model {
@@ -238,18 +238,18 @@ func (r *runner) run(ctx context.Context) error {
 // runPolicy is the policy the run enforces: the spec's required set for
 // the spec source, π for a policy, nil for the unconstrained row.
 func (r *runner) runPolicy() (*policy.Policy, error) {
-	switch r.o.Source {
+	switch r.Options.Source {
 	case SourceUnconstrained:
 		return nil, nil
 	case SourceSpec:
-		return SpecPolicy(r.o.Task.Spec), nil
+		return SpecPolicy(r.Options.Task.Spec), nil
 	case SourcePolicy:
-		if r.o.Policy == nil {
+		if r.Options.Policy == nil {
 			return nil, errors.New("policy source \"policy\" needs a policy")
 		}
-		return r.o.Policy, nil
+		return r.Options.Policy, nil
 	}
-	return nil, fmt.Errorf("unknown policy source %q", r.o.Source)
+	return nil, fmt.Errorf("unknown policy source %q", r.Options.Source)
 }
 
 // staticScore scores the run's policy against the task's spec over the
@@ -264,13 +264,13 @@ func (r *runner) staticScore() {
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err == nil {
 		var sc *policy.Score
-		if sc, err = policy.ScorePolicy(pol, r.o.Task.Spec, root); err == nil {
+		if sc, err = policy.ScorePolicy(pol, r.Options.Task.Spec, root); err == nil {
 			r.res.StaticScore = sc
 			return
 		}
 	}
 	r.res.StaticScoreError = err.Error()
-	r.Log.Warn("static score", zap.String("task", r.o.Task.Name), zap.Error(err))
+	r.Log.Warn("static score", zap.String("task", r.Options.Task.Name), zap.Error(err))
 }
 
 // compilePlan compiles the run's policy (with the spec's implicit
@@ -281,7 +281,7 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if pol == nil || err != nil {
 		return err
 	}
-	base := policy.SpecBaseline(r.o.Task.Spec)
+	base := policy.SpecBaseline(r.Options.Task.Spec)
 	if script != "" {
 		// The oracle's and shortcut's copy of solution/ is not part of
 		// the task: it is readable (prepareAgentRootfs copied it in).
@@ -300,7 +300,7 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if err != nil {
 		return err
 	}
-	opts := policy.PlanOptions{Semantics: r.o.Semantics, RuntimeMounts: env.TaskRunConfig(r.o.Task, r.Image).MountPoints()}
+	opts := policy.PlanOptions{Semantics: r.Options.Semantics, RuntimeMounts: env.TaskRunConfig(r.Options.Task, r.Image).MountPoints()}
 	plan, err := policy.CompilePlanWith(pol, base, root, opts)
 	if err != nil {
 		return fmt.Errorf("compile plan: %w", err)
@@ -316,5 +316,5 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if r.installed != nil {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
 	}
-	return runbox.WriteJSON(filepath.Join(r.o.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
+	return runbox.WriteJSON(filepath.Join(r.Options.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

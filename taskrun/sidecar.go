@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/container"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
@@ -32,15 +33,14 @@ const (
 type runningSidecar struct {
 	sc       tasks.Sidecar
 	rootfs   *env.Rootfs
-	c        *env.Container
+	c        *container.Container // nil until started
 	id       string
 	uid, gid uint32
 	cwd      string
 	env      []string
-	bundle   string
 	log      *os.File
 	// healthy is set once a health probe passed; waited once the
-	// container's end was collected (c is then nil).
+	// container's end was collected.
 	healthy bool
 	waited  *env.RunResult
 }
@@ -73,7 +73,7 @@ type composeRun struct {
 // only) is joined by the others, the agent and the verifiers, and every
 // service name resolves to the loopback address through /etc/hosts.
 func (r *runner) startSidecars(ctx context.Context) error {
-	t := r.o.Task
+	t := r.Options.Task
 	cf, err := tasks.LoadCompose(t)
 	if err != nil || cf == nil {
 		return err
@@ -90,7 +90,7 @@ func (r *runner) startSidecars(ctx context.Context) error {
 	cr := &composeRun{file: cf.File, sidecars: map[string]*runningSidecar{}, volumes: map[string]string{}, filled: map[string]bool{}}
 	r.compose = cr
 	for _, v := range cf.Volumes {
-		dir := filepath.Join(r.o.Dir, volumeDirPrefix+v)
+		dir := filepath.Join(r.Options.Dir, volumeDirPrefix+v)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return fmt.Errorf("volume %s: %w", v, err)
 		}
@@ -131,7 +131,7 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	r.noteSubstitutions(sc.Name, img)
 	rs := &runningSidecar{sc: sc, id: r.ID + "-" + sc.Name}
 	cr.sidecars[sc.Name] = rs // stopped by stopSidecars whatever happens below
-	if rs.rootfs, err = env.NewRootfs(img.Rootfs, filepath.Join(r.o.Dir, sidecarDirPrefix+sc.Name)); err != nil {
+	if rs.rootfs, err = env.NewRootfs(img.Rootfs, filepath.Join(r.Options.Dir, sidecarDirPrefix+sc.Name)); err != nil {
 		return err
 	}
 	if err := writeHosts(rs.rootfs.Path, append(names, sc.Name)); err != nil {
@@ -153,7 +153,7 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 		}
 		r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), cr.netns.Fd())
 	}
-	cfg := env.TaskRunConfig(r.o.Task, img)
+	cfg := env.TaskRunConfig(r.Options.Task, img)
 	cfg.Rootfs, cfg.Hostname, cfg.NetNSPath = rs.rootfs.Path, sc.Name, r.NetNS
 	cfg.UID, cfg.GID = uint32(id.UID), uint32(id.GID)
 	cfg.Env = env.MergeEnv(cfg.Env, sc.Env)
@@ -173,26 +173,26 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	}
 	// The service dies with runc (and so with the daemon), as an agent
 	// does under sandbox-init.
-	cfg.Binary, cfg.Args = r.o.Self, sandbox.DieWithParentArgv(runbox.BinaryInContainer, cfg.Args)
+	cfg.Binary, cfg.Args = r.Options.Self, sandbox.DieWithParentArgv(runbox.BinaryInContainer, cfg.Args)
 	spec, err := env.RuntimeSpec(cfg)
 	if err != nil {
 		return err
 	}
-	rs.bundle = filepath.Join(r.o.Dir, "bundle-"+sidecarDirPrefix+sc.Name)
-	if err := env.WriteBundle(rs.bundle, spec); err != nil {
+	if rs.log, err = os.Create(filepath.Join(r.Options.Dir, sidecarDirPrefix+sc.Name+".log")); err != nil {
 		return err
 	}
-	if rs.log, err = os.Create(filepath.Join(r.o.Dir, sidecarDirPrefix+sc.Name+".log")); err != nil {
-		return err
-	}
-	if rs.c, err = r.o.Runc.Start(rs.bundle, rs.id, env.Stdio{Stdout: rs.log, Stderr: rs.log}); err != nil {
-		return err
-	}
-	pid, err := rs.c.Pid(ctx)
+	rs.c, err = container.Start(container.Config{
+		Runc: r.Options.Runc, ID: rs.id, Bundle: filepath.Join(r.Options.Dir, "bundle-"+sidecarDirPrefix+sc.Name), Spec: spec,
+		Stdio: env.Stdio{Stdout: rs.log, Stderr: rs.log},
+	})
 	if err != nil {
 		return err
 	}
-	r.Log.Info("sidecar started", zap.String("task", r.o.Task.Name), zap.String("service", sc.Name), zap.Int("pid", pid))
+	pid, err := rs.c.WaitPid(ctx)
+	if err != nil {
+		return err
+	}
+	r.Log.Info("sidecar started", zap.String("task", r.Options.Task.Name), zap.String("service", sc.Name), zap.Int("pid", pid))
 	return nil
 }
 
@@ -210,7 +210,7 @@ func (r *runner) awaitDependencies(ctx context.Context, service string, deps []t
 			err = r.awaitCompleted(ctx, rs)
 		}
 		if err != nil {
-			return fmt.Errorf("task %s: %s depends on %s (%s): %w", r.o.Task.Name, service, d.Service, d.Condition, err)
+			return fmt.Errorf("task %s: %s depends on %s (%s): %w", r.Options.Task.Name, service, d.Service, d.Condition, err)
 		}
 	}
 	return nil
@@ -235,11 +235,11 @@ func (r *runner) awaitHealthy(ctx context.Context, rs *runningSidecar) error {
 	poll := min(hc.Interval, healthPoll)
 	failures := 0
 	for {
-		if rs.c == nil || rs.c.Exited() {
+		if rs.c.Exited() {
 			return fmt.Errorf("it ended before it was healthy (see %s%s.log)", sidecarDirPrefix, rs.sc.Name)
 		}
 		pctx, cancel := context.WithTimeout(ctx, hc.Timeout)
-		code, err := r.o.Runc.Exec(pctx, rs.id, rs.uid, rs.gid, rs.cwd, rs.env, hc.Test, rs.log)
+		code, err := r.Options.Runc.Exec(pctx, rs.id, rs.uid, rs.gid, rs.cwd, rs.env, hc.Test, rs.log)
 		cancel()
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -266,8 +266,14 @@ func (r *runner) awaitHealthy(ctx context.Context, rs *runningSidecar) error {
 // awaitCompleted waits for the service to end and wants exit status 0.
 func (r *runner) awaitCompleted(ctx context.Context, rs *runningSidecar) error {
 	if rs.waited == nil {
-		res, err := rs.c.Wait(ctx)
-		rs.c, rs.waited = nil, &res
+		select {
+		case <-rs.c.Done():
+		case <-ctx.Done():
+			rs.c.Kill()
+		}
+		_, err := rs.c.Wait()
+		res, _, _ := rs.c.Ended()
+		rs.waited = &res
 		if err != nil {
 			return err
 		}
@@ -399,8 +405,8 @@ func sidecarArgv(sc tasks.Sidecar, img env.ImageConfig) []string {
 // a service with an image only, as FROM that image (resolved like any
 // FROM: the image map, a registry, the offline defaults).
 func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskImage, error) {
-	t := r.o.Task
-	tmp, err := os.MkdirTemp(r.o.Dir, "sidecar-build-")
+	t := r.Options.Task
+	tmp, err := os.MkdirTemp(r.Options.Dir, "sidecar-build-")
 	if err != nil {
 		return nil, err
 	}
@@ -442,18 +448,18 @@ func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskI
 	}
 	defer r.CloseLog(log)
 	// BuildTask builds the bases the sidecar's FROMs need, as for the task.
-	img, _, err := env.BuildTask(ctx, r.o.Images, st, r.BuildOptions(log))
+	img, _, err := env.BuildTask(ctx, r.Options.Images, st, r.BuildOptions(log))
 	return img, err
 }
 
 // buildOptions are the image build options of the run's images.
 func (r *runner) buildOptions(log io.Writer) env.BuildOptions {
-	return env.BuildOptions{Builder: r.o.Builder, BaseMap: r.o.BaseMap, Registries: r.o.Registries, Log: log}
+	return env.BuildOptions{Builder: r.Options.Builder, BaseMap: r.Options.BaseMap, Registries: r.Options.Registries, Log: log}
 }
 
-// stopSidecars kills and deletes the sidecars and their rootfs, and
-// unmounts the volumes from the agent's rootfs (the volumes' files stay
-// in the run directory).
+// stopSidecars kills and deletes the sidecars (container.Kill: nothing
+// of them is left running) and their rootfs, and unmounts the volumes
+// from the agent's rootfs (the volumes' files stay in the run directory).
 func (r *runner) stopSidecars() {
 	cr := r.compose
 	if cr == nil {
@@ -461,17 +467,13 @@ func (r *runner) stopSidecars() {
 	}
 	for name, rs := range cr.sidecars {
 		if rs.c != nil {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel() // Wait kills the container at once
-			if _, err := rs.c.Wait(ctx); err != nil {
+			rs.c.Kill()
+			if _, _, err := rs.c.Ended(); err != nil {
 				r.Log.Warn("stop sidecar", zap.String("service", name), zap.Error(err))
 			}
 		}
 		if rs.log != nil {
 			rs.log.Close()
-		}
-		if rs.bundle != "" {
-			os.RemoveAll(rs.bundle)
 		}
 		if rs.rootfs != nil {
 			if err := rs.rootfs.Close(); err != nil {

@@ -17,25 +17,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
 )
-
-// TamperedFile is a file the agent wrote, that is not an expected output
-// of the task, and that a verifier then read, executed or mapped as code:
-// a planted pytest.ini, sitecustomize.py in the interpreter's zip, a
-// preloaded library, a script the verifier runs. A run with one cannot
-// trust its verdicts.
-type TamperedFile struct {
-	Path     string `json:"path"`
-	Verifier string `json:"verifier"` // "utility" or "attack"
-	// Op is how the verifier consumed it: "exec" (the file executed, a
-	// script or its interpreter), "read" (opened for reading: a
-	// configuration, a module, `bash FILE`) or "mmap" (mapped executable).
-	Op string `json:"op"`
-	// Why says what makes it count: the identity and content the agent
-	// left, and that no required write permission covers it.
-	Why string `json:"why"`
-}
 
 // Ways a verifier consumes a file (TamperedFile.Op).
 const (
@@ -188,7 +172,7 @@ type tamperJudge struct {
 	// byPath is where each live file is now (renames followed).
 	byPath  map[string]*agentFile
 	seen    map[string]bool
-	found   []TamperedFile
+	found   []runapi.TamperedFile
 	omitted int
 }
 
@@ -319,7 +303,7 @@ func (j *tamperJudge) consumed(verifier, op, p string, id fileID) {
 	if p != f.path {
 		why = fmt.Sprintf("the agent wrote it as %s (inode %d, content as the agent left it) and no required write permission covers that path", f.path, id.ino)
 	}
-	j.found = append(j.found, TamperedFile{Path: p, Verifier: verifier, Op: op, Why: why})
+	j.found = append(j.found, runapi.TamperedFile{Path: p, Verifier: verifier, Op: op, Why: why})
 }
 
 // sameContent reports whether the file at p, still file f, holds the
@@ -338,8 +322,8 @@ func (j *tamperJudge) sameContent(f *agentFile, p string) bool {
 
 // result is the files found, sorted by path, and how many more there
 // were.
-func (j *tamperJudge) result() ([]TamperedFile, int) {
-	out := append([]TamperedFile(nil), j.found...)
+func (j *tamperJudge) result() ([]runapi.TamperedFile, int) {
+	out := append([]runapi.TamperedFile(nil), j.found...)
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Path < out[b].Path })
 	return out, j.omitted
 }

@@ -6,13 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
-
-	"go.uber.org/zap"
+	"github.com/authbench/authbench/runapi"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
@@ -21,10 +19,8 @@ import (
 )
 
 var (
-	setupOnce sync.Once
-	setupErr  error
-	testSelf  string
-	testTr    *tracer.Tracer
+	testSelf string
+	testTr   *tracer.Tracer
 )
 
 // setup builds a static authbench (mounted into containers as
@@ -33,11 +29,7 @@ func setup(t testing.TB) {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	testSelf = testenv.Authbench(t)
-	setupOnce.Do(func() { testTr, setupErr = tracer.Load(tracer.Options{}, zap.NewNop()) })
-	if setupErr != nil {
-		t.Fatal(setupErr)
-	}
+	testSelf, testTr = testenv.Authbench(t), testenv.Tracer(t)
 }
 
 func testImages() env.Store { return env.Store{Dir: testenv.ImagesDir()} }
@@ -51,7 +43,7 @@ func fixture(t testing.TB, name string) *tasks.Task {
 	return task
 }
 
-func runTask(t *testing.T, task *tasks.Task, source, agent string) *Result {
+func runTask(t *testing.T, task *tasks.Task, source, agent string) *runapi.TaskResult {
 	t.Helper()
 	images := testImages()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

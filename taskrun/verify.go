@@ -11,6 +11,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer"
@@ -40,7 +41,7 @@ type verdict struct {
 // count) or tests/test_outputs.py (pytest: exit 0 passes, 1 fails,
 // anything else is a verifier error).
 func (r *runner) verifyUtility(ctx context.Context) verdict {
-	t := r.o.Task
+	t := r.Options.Task
 	if t.TestScript != "" {
 		res, err := r.runVerifier(ctx, "utility", []string{"/bin/bash", testsMount + "/test.sh"})
 		if err != nil {
@@ -86,7 +87,7 @@ func (r *runner) pytestVerdict(ctx context.Context, name, file string) verdict {
 // traced (verifier-NAME-events.jsonl) from its first exec, like the
 // agent, so that what it loads is known.
 func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (env.RunResult, error) {
-	t := r.o.Task
+	t := r.Options.Task
 	timeout := runbox.Seconds(t.Config.Verifier.TimeoutSec, defaultTimeout)
 	if err := r.prepareVerifierRootfs(); err != nil {
 		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
@@ -107,7 +108,7 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	defer r.CloseLog(log)
 	var rec *audit.Recording
 	var track func(context.Context, int) error
-	if r.o.Tracer != nil {
+	if r.Options.Tracer != nil {
 		track = func(ctx context.Context, pid int) error {
 			var err error
 			rec, err = r.startVerifierTrace(ctx, name, pid)
@@ -148,11 +149,11 @@ func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (
 // complete it was: a verifier not traced completely could have consumed
 // a planted file unseen.
 func (r *runner) finishVerifierTrace(name string, rec *audit.Recording) {
-	vt := VerifierTrace{Verifier: name}
+	vt := runapi.VerifierTrace{Verifier: name}
 	defer func() { r.res.Verifiers = append(r.res.Verifiers, vt) }()
 	if rec == nil {
 		vt.Error = "not traced"
-		if r.o.Tracer != nil {
+		if r.Options.Tracer != nil {
 			vt.Error = "its trace did not start"
 		}
 		return
@@ -184,10 +185,10 @@ func (r *runner) noteAgentWrites() {
 	}
 	r.noteVolumeWrites(written, root)
 	var evidence []policy.Pattern
-	if sens := r.o.Task.Spec.Sensitive; sens != nil {
+	if sens := r.Options.Task.Spec.Sensitive; sens != nil {
 		evidence = sens.Get(policy.Write)
 	}
-	r.tamper = newTamperJudge(written, root, r.o.Task.Spec.Required.Get(policy.Write), evidence)
+	r.tamper = newTamperJudge(written, root, r.Options.Task.Spec.Required.Get(policy.Write), evidence)
 }
 
 // judgeVerifiers records whether the verifiers consumed a file the agent

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
@@ -160,7 +161,7 @@ func TestNoteVolumeWrites(t *testing.T) {
 		}
 		write("kept", "image's")
 		mounts := []volumeMount{{dir: vol, target: "/vol"}}
-		r := &runner{Box: &runbox.Box{Log: zap.NewNop()}, res: &Result{Traced: true, LostEvents: lost}, compose: &composeRun{agentMounts: mounts},
+		r := &runner{Box: &runbox.Box{Log: zap.NewNop()}, res: &runapi.TaskResult{Traced: true, LostEvents: lost}, compose: &composeRun{agentMounts: mounts},
 			volumesBefore: snapshotVolumes(mounts), volumeWrites: newVolumeWrites(mounts)}
 		opened(r.volumeWrites, "kept")
 		write("planted.py", "import os\n")

@@ -228,10 +228,10 @@ func (c *dirCheck) spec() {
 		return
 	}
 	c.t.Spec = spec
-	hasSens := spec.Sensitive != nil && spec.Sensitive.Len() > 0
+	hasSens := spec.Sensitive != nil && (spec.Sensitive.Len() > 0 || len(spec.Network.Sensitive) > 0)
 	switch {
 	case c.t.IsSensitive() && !hasSens:
-		ps.add(0, "sensitive_permissions", "a sensitive task's spec must list what must not be opened")
+		ps.add(0, "sensitive_permissions", "a sensitive task's spec must list what must not be opened or reached")
 	case !c.t.IsSensitive() && spec.Sensitive != nil:
 		ps.warn(0, "sensitive_permissions", "set on a standard task: it is scored only for %s = %q", keyDataset, Sensitive)
 	}

@@ -136,8 +136,15 @@ func checkSensitiveTask(t *testing.T, task *Task) {
 		t.Errorf("%s is not executable", FileAttackSmoke)
 	}
 	spec := task.Spec
-	if spec.Sensitive == nil || spec.Sensitive.Len() == 0 {
+	if spec.Sensitive == nil || spec.Sensitive.Len()+len(spec.Network.Sensitive) == 0 {
 		t.Fatalf("no sensitive_permissions")
+	}
+	for _, req := range spec.Network.Required {
+		for _, sens := range spec.Network.Sensitive {
+			if req.Overlaps(sens) {
+				t.Errorf("required network entry %q overlaps sensitive %q: the oracle would need what must not be reached", req, sens)
+			}
+		}
 	}
 	for _, a := range policy.Axes {
 		for _, req := range spec.Required.Get(a) {

@@ -35,7 +35,8 @@ const (
 	nParts     = 7
 	hdrSize    = 112
 
-	opSync = 13 // AB_OP_SYNC: a drain marker, not an event
+	opSync     = 13 // AB_OP_SYNC: a drain marker, not an event
+	opExecCode = 2  // AB_OP_EXEC (opByCode)
 )
 
 // Bits of ab_event.info (enum ab_info).
@@ -72,6 +73,9 @@ type record struct {
 	session uint64
 	op      uint8
 	seq     uint64 // ts field; the sequence number of a drain marker
+	// preTrack marks an exec that began before its process was tracked
+	// (see TrackOptions.FromExec).
+	preTrack bool
 }
 
 func peekRecord(raw []byte) (record, error) {
@@ -80,9 +84,10 @@ func peekRecord(raw []byte) (record, error) {
 	}
 	le := binary.LittleEndian
 	return record{
-		session: le.Uint64(raw[offSession:]),
-		op:      raw[offOp],
-		seq:     le.Uint64(raw[offTS:]),
+		session:  le.Uint64(raw[offSession:]),
+		op:       raw[offOp],
+		seq:      le.Uint64(raw[offTS:]),
+		preTrack: raw[offOp] == opExecCode && le.Uint16(raw[offInfo:])&infoPreTrk != 0,
 	}, nil
 }
 
@@ -175,7 +180,6 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 		}
 		ev.LdEnv = splitCStrings(parts[6])
 		ev.LdEnvTruncated = info&infoLdTrunc != 0
-		ev.preTrack = info&infoPreTrk != 0
 	}
 	switch {
 	case info&infoRaw2 != 0 && len(parts[2]) > 0:

@@ -9,8 +9,9 @@ package tracer
 // and the consumer: on a machine with few cores every wake-up of another
 // goroutine costs more CPU than decoding a batch of events.
 
-// push queues an event (called by the reader); flush hands it over.
-func (s *Session) push(ev Event) (queued bool) {
+// push queues an event (called by the reader); preTrack marks an exec
+// begun before its process was tracked. flush hands it over.
+func (s *Session) push(ev Event, preTrack bool) (queued bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
@@ -18,8 +19,8 @@ func (s *Session) push(ev Event) (queued bool) {
 		return false
 	}
 	if s.preExec && ev.TGID == s.root {
-		if ev.Op != OpExec || ev.preTrack {
-			if ev.preTrack {
+		if ev.Op != OpExec || preTrack {
+			if preTrack {
 				s.preTracks++
 			}
 			return false

@@ -20,7 +20,7 @@ func newTestSession(maxQueued int) *Session {
 func TestRecycledBatchIsReused(t *testing.T) {
 	s := newTestSession(100)
 	for i := range 3 {
-		s.push(Event{PID: i})
+		s.push(Event{PID: i}, false)
 	}
 	if s.flush() {
 		t.Fatal("flush left events queued with room in the channel")
@@ -30,7 +30,7 @@ func TestRecycledBatchIsReused(t *testing.T) {
 		t.Fatalf("first batch = %+v", batch)
 	}
 	s.Recycle(batch)
-	s.push(Event{PID: 7})
+	s.push(Event{PID: 7}, false)
 	s.flush()
 	next := <-s.out
 	if len(next) != 1 || next[0].PID != 7 {
@@ -48,13 +48,13 @@ func TestFlushKeepsQueueWhenConsumerBehind(t *testing.T) {
 	s := newTestSession(1000)
 	n := 0
 	for range outBatches {
-		s.push(Event{PID: n})
+		s.push(Event{PID: n}, false)
 		n++
 		if s.flush() {
 			t.Fatal("channel full too early")
 		}
 	}
-	s.push(Event{PID: n})
+	s.push(Event{PID: n}, false)
 	n++
 	done := make(chan bool)
 	go func() { done <- s.flush() }()
@@ -66,7 +66,7 @@ func TestFlushKeepsQueueWhenConsumerBehind(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("flush blocked on a full channel")
 	}
-	s.push(Event{PID: n})
+	s.push(Event{PID: n}, false)
 	n++
 	s.finish()
 	want := 0

@@ -148,7 +148,7 @@ func (t *Tracer) dispatch(raw []byte) {
 		t.log.Warn("traced path incomplete (too long or unreadable)",
 			zap.String("op", string(ev.Op)), zap.String("path", ev.Path), zap.Int("pid", ev.PID))
 	}
-	if s.push(ev) && !s.flushing {
+	if s.push(ev, hdr.preTrack) && !s.flushing {
 		s.flushing = true
 		t.dirty = append(t.dirty, s)
 	}

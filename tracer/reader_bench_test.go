@@ -55,7 +55,7 @@ func BenchmarkReaderCPUPerEvent(b *testing.B) {
 		b.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- NewWriter(io.Discard).WriteSession(sess) }()
+	go func() { done <- WriteSession(NewWriter(io.Discard), sess) }()
 	if err := child.Release(); err != nil {
 		b.Fatal(err)
 	}

@@ -15,19 +15,6 @@ import (
 	"github.com/authbench/authbench/bpf"
 )
 
-// Summary counts the events of a session.
-type Summary struct {
-	// Events is the number of events delivered.
-	Events uint64 `json:"events"`
-	// Lost is the number of events that were not delivered: dropped by
-	// the kernel (ring buffer or maps full), not decodable, or dropped
-	// because the consumer fell Options.MaxQueued events behind.
-	Lost uint64 `json:"lost"`
-	// Running is the number of processes of the tree that were still
-	// running when the session closed; their later events are not traced.
-	Running int `json:"-"`
-}
-
 // ErrProcessGone is returned by Track when the process has already
 // exited (or is a zombie) and so cannot be traced.
 var ErrProcessGone = errors.New("process has already exited")

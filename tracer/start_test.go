@@ -20,15 +20,15 @@ import (
 func TestFromExecSkipsPreTrackExec(t *testing.T) {
 	s := newTestSession(100)
 	s.root, s.preExec = 10, true
-	for _, ev := range []Event{
-		{TGID: 10, Op: OpExec, Path: "/.authbench/authbench", preTrack: true},
+	for i, ev := range []Event{
+		{TGID: 10, Op: OpExec, Path: "/.authbench/authbench"}, // begun before tracking
 		{TGID: 10, Op: OpOpen, Path: "/etc", Flags: unix.O_PATH},
 		{TGID: 10, Op: OpOpen, Path: "/proc/self/cgroup", Real: "/proc/1/cgroup"},
 		{TGID: 10, Op: OpExec, Path: "/agent", Ret: -2, Errno: "ENOENT"}, // an attempt: kept
 		{TGID: 10, Op: OpExec, Path: "/usr/bin/agent"},
 		{TGID: 10, Op: OpOpen, Path: "/work/x"},
 	} {
-		s.push(ev)
+		s.push(ev, i == 0)
 	}
 	var got []string
 	for _, ev := range s.queue {

@@ -4,8 +4,10 @@
 // model agent's toolbox and a generator's exploration): the root of the
 // tree waits at the sandbox-init gate while it is tracked, is released,
 // is waited for, and is killed with its tree when the run's context ends.
-// Starting the tree and recording its end stay with the caller. Compose
-// sidecars are not gated: they run under die-with-parent instead.
+// Starting the tree and recording its end stay with the caller; a task
+// run's containers are Trees through internal/container, which also
+// starts, stops and deletes the ones that are not gated (compose
+// services, which run under die-with-parent instead).
 package lifecycle
 
 import (

@@ -1,19 +1,17 @@
 package lifecycle
 
 import (
+	"github.com/authbench/authbench/runapi"
+
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// Process is one process of a tree, as /proc shows it.
-type Process struct {
-	Pid     int    `json:"pid"`
-	PPid    int    `json:"ppid"`
-	Comm    string `json:"comm"`
-	Cmdline string `json:"cmdline,omitempty"`
-}
+// Process is one process of a tree, as /proc shows it: the run API's
+// type, so that run records carry it as is.
+type Process = runapi.Process
 
 // maxCmdline bounds the command line kept per process.
 const maxCmdline = 256

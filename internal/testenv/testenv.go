@@ -3,7 +3,8 @@
 // CI=true (where every feature must be present) and skips it elsewhere
 // with a message naming the feature; the image cache shared by the
 // packages that build task images; a static authbench binary for
-// tests that run it as sandbox-init or as the daemon; and PeakRSS, for
+// tests that run it as sandbox-init or as the daemon; a tiny rootfs of
+// host programs for container tests (MiniRootfs); and PeakRSS, for
 // tests that bound a process's memory.
 package testenv
 

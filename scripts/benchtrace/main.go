@@ -227,7 +227,7 @@ func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File
 	}
 	w := tracer.NewWriter(out)
 	done := make(chan error, 1)
-	go func() { done <- w.WriteSession(sess) }()
+	go func() { done <- tracer.WriteSession(w, sess) }()
 	if err := child.Release(); err != nil {
 		return tracer.Summary{}, err
 	}

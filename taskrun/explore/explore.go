@@ -20,6 +20,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/capped"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
@@ -78,7 +79,7 @@ type Options struct {
 // Exploration is how an exploration went.
 type Exploration struct {
 	// Identity is who the generator ran as (the task's agent user).
-	Identity *taskrun.Identity `json:"identity,omitempty"`
+	Identity *runapi.Identity `json:"identity,omitempty"`
 	// Stdout is what the generator printed, up to MaxGeneratorStdout;
 	// StdoutDropped counts the bytes beyond it.
 	Stdout        []byte `json:"-"`
@@ -167,7 +168,7 @@ type explorer struct {
 // newExplorer readies the environment of one exploration in o.Dir, with
 // a fresh id.
 func newExplorer(o taskrun.Options) (*explorer, error) {
-	r := &explorer{Box: o.Box()}
+	r := &explorer{Box: &runbox.Box{Options: o}}
 	if err := r.New(); err != nil {
 		return nil, err
 	}

@@ -2,10 +2,7 @@ package explore
 
 import (
 	"path/filepath"
-	"sync"
 	"testing"
-
-	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
@@ -14,10 +11,8 @@ import (
 )
 
 var (
-	setupOnce sync.Once
-	setupErr  error
-	testSelf  string
-	testTr    *tracer.Tracer
+	testSelf string
+	testTr   *tracer.Tracer
 )
 
 // setup builds a static authbench (mounted into containers as
@@ -26,11 +21,7 @@ func setup(t testing.TB) {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	testSelf = testenv.Authbench(t)
-	setupOnce.Do(func() { testTr, setupErr = tracer.Load(tracer.Options{}, zap.NewNop()) })
-	if setupErr != nil {
-		t.Fatal(setupErr)
-	}
+	testSelf, testTr = testenv.Authbench(t), testenv.Tracer(t)
 }
 
 func testImages() env.Store { return env.Store{Dir: testenv.ImagesDir()} }

@@ -16,6 +16,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/capped"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
 )
@@ -61,7 +62,7 @@ func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) {
 // agentEnv is the agent's environment: the image's, with HOME the
 // user's home from /etc/passwd unless the image sets one (as a container
 // runtime does).
-func agentEnv(image []string, id Identity) []string {
+func agentEnv(image []string, id runapi.Identity) []string {
 	for _, kv := range image {
 		if strings.HasPrefix(kv, "HOME=") {
 			return env.MergeEnv(image, nil)

@@ -15,9 +15,8 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/tasks"
-	"github.com/authbench/authbench/tracer"
 )
 
 // BinaryInContainer is where every container of a run has the authbench
@@ -39,31 +38,12 @@ const (
 const RootfsDir = "rootfs"
 
 // Box is one run's environment and the state its containers share. The
-// caller sets the collaborators (Task to OnIdentity) and calls New; the
-// run fills the rest as it goes.
+// caller sets Options and calls New; the run fills the rest as it goes.
 type Box struct {
-	// Task is the task whose environment this is.
-	Task *tasks.Task
-	// Self is the static authbench binary, mounted into each container.
-	Self string
-	// Images, Builder, BaseMap and Registries build the task's images.
-	Images     env.Store
-	Builder    env.Builder
-	BaseMap    env.BaseMap
-	Registries []env.Registry
-	// Runc runs the containers.
-	Runc env.Runc
-	// Tracer traces them; nil runs untraced.
-	Tracer *tracer.Tracer
-	// Dir receives the run's files.
-	Dir string
-	// MaxOutputBytes caps each stored log (0: DefaultMaxLogBytes).
-	MaxOutputBytes int64
-	// Log receives structured logs (never nil after New).
+	Options
+	// Log is Options.Log, or a logger that drops everything (never nil
+	// after New).
 	Log *zap.Logger
-	// OnIdentity, when set, is called with the agent's identity once it
-	// is resolved.
-	OnIdentity func(Identity)
 
 	// ID prefixes the run's container ids (New makes a fresh one).
 	ID string
@@ -71,7 +51,7 @@ type Box struct {
 	// the agent's identity in it.
 	Image  *env.TaskImage
 	Rootfs *env.Rootfs
-	Ident  Identity
+	Ident  runapi.Identity
 	// Plan is what confines the agent (nil: unconstrained).
 	Plan *policy.Plan
 	// Seccomp, when set, replaces the container seccomp filter of the
@@ -93,6 +73,7 @@ type Box struct {
 // New readies b for a run: a logger, a fresh container id prefix and
 // the run directory.
 func (b *Box) New() error {
+	b.Log = b.Options.Log
 	if b.Log == nil {
 		b.Log = zap.NewNop()
 	}

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/container"
 	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/sandbox"
 )
@@ -64,18 +63,10 @@ func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 		out.StartErr = err
 		return out
 	}
-	bundle := filepath.Join(b.Dir, "bundle-"+g.Name)
-	if err := env.WriteBundle(bundle, runSpec); err != nil {
-		out.StartErr = err
-		return out
-	}
-	defer os.RemoveAll(bundle)
-
-	ready := time.Now()
-	stdio := g.Stdio
-	stdio.ExtraFiles = gate.ChildFiles()
-	c, err := b.Runc.Start(bundle, b.ID+"-"+g.Name, stdio)
-	gate.Started()
+	c, err := container.Start(container.Config{
+		Runc: b.Runc, ID: b.ID + "-" + g.Name, Bundle: filepath.Join(b.Dir, "bundle-"+g.Name), Spec: runSpec,
+		Stdio: g.Stdio, Gate: gate, BeforeRelease: b.beforeRelease,
+	})
 	if g.Started != nil {
 		g.Started()
 	}
@@ -85,26 +76,26 @@ func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, g.Timeout)
 	defer cancel()
-	tree := &gatedTree{b: b, gate: gate, c: c, ctx: runCtx, kill: cancel, ready: ready}
-	if tree.pid, out.StartErr = c.Pid(runCtx); out.StartErr != nil {
-		cancel() // kill the container
-		tree.Wait()
+	if _, out.StartErr = c.WaitPid(runCtx); out.StartErr != nil {
+		c.Kill()
 	} else {
 		var track func(int) error
 		if g.Track != nil {
 			track = func(pid int) error { return g.Track(runCtx, pid) }
 		}
-		res := lifecycle.Run(runCtx, tree, lifecycle.Steps{KillGrace: containerKillGrace, Track: track})
+		res := container.Run(runCtx, c, lifecycle.Steps{KillGrace: container.KillGrace, Track: track})
 		out.StillRunning = res.StillRunning
+		_, waited, waitErr := c.Ended()
 		switch {
 		case res.StartErr == nil:
-		case tree.waited && res.StartErr == tree.waitErr:
-			out.WaitErr = tree.waitErr // the command ran
+		case waited && res.StartErr == waitErr:
+			out.WaitErr = waitErr // the command ran
 		default:
 			out.StartErr = res.StartErr // tracking or sandbox-init failed, or the container was not reaped in time
 		}
 	}
-	out.RunResult, out.Setup = tree.res, tree.setup
+	out.RunResult, _, _ = c.Ended()
+	out.Setup = c.Setup()
 	if out.StartErr != nil && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 		// Its time ran out while the container was starting: a timeout
 		// like any other, not a failure of the run.
@@ -113,62 +104,12 @@ func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 	return out
 }
 
-// containerKillGrace is how long a killed container may take to end
-// (runc kill, then runc itself killed after 10 s).
-const containerKillGrace = 15 * time.Second
-
-// gatedTree is a gated container as a lifecycle.Tree.
-type gatedTree struct {
-	b     *Box
-	gate  *sandbox.Gate
-	c     *env.Container
-	pid   int
-	ctx   context.Context
-	kill  context.CancelFunc
-	ready time.Time
-	setup time.Duration
-
-	res     env.RunResult
-	waitErr error
-	waited  bool
-}
-
-func (t *gatedTree) Pid() int { return t.pid }
-
-// Release opens the gate and records the set-up time.
-func (t *gatedTree) Release() error {
-	err := t.b.release(t.gate, t.pid)
-	if err == nil {
-		t.setup = time.Since(t.ready)
+// beforeRelease waits, when nothing traces the container, until its
+// init (pid) is sandbox-init: runc holds copies of the gate's
+// descriptors, so the exec is then seen as the init changing program.
+func (b *Box) beforeRelease(pid int) error {
+	if b.Tracer != nil {
+		return nil // the tracer waited for it
 	}
-	return err
-}
-
-// Wait waits for the container (killing it when its time is up) and
-// deletes it.
-func (t *gatedTree) Wait() (int, error) {
-	t.res, t.waitErr = t.c.Wait(t.ctx)
-	t.waited = true
-	return t.res.ExitCode, t.waitErr
-}
-
-// KillTree kills every process of the container (through Wait's context).
-func (t *gatedTree) KillTree() error {
-	t.kill()
-	return nil
-}
-
-// Signal sends sig to the container's init.
-func (t *gatedTree) Signal(sig syscall.Signal) error { return syscall.Kill(t.pid, sig) }
-
-// release lets sandbox-init go on; runc holds copies of the gate's
-// descriptors, so the exec is seen as the init process changing program.
-func (b *Box) release(gate *sandbox.Gate, pid int) error {
-	if b.Tracer == nil {
-		// Without the tracer nobody waited for the init to be sandbox-init.
-		if err := WaitForExe(context.Background(), pid, BinaryInContainer); err != nil {
-			return err
-		}
-	}
-	return gate.ReleaseProcess(pid)
+	return WaitForExe(context.Background(), pid, BinaryInContainer)
 }

@@ -13,25 +13,9 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
-
-// Identity is who a task's agent runs as, resolved in the run's rootfs
-// the way a container runtime resolves an image's USER.
-type Identity struct {
-	// User is what was asked for: task.toml's [agent] user, else the
-	// image's USER, else "root".
-	User string `json:"user"`
-	UID  int    `json:"uid"`
-	GID  int    `json:"gid"`
-	// Groups are the supplementary groups: the primary gid and every
-	// group of /etc/group that lists the user as a member (as a login or
-	// a container runtime sets them).
-	Groups []int `json:"groups"`
-	// Home is the user's home directory from /etc/passwd ("/" when the
-	// user has no entry).
-	Home string `json:"home"`
-}
 
 // UnknownUserError says that the agent's user (or group) is not in the
 // image's /etc/passwd (or /etc/group).
@@ -68,29 +52,29 @@ func AgentUserSpec(t *tasks.Task, img *env.TaskImage) string {
 // ResolveAgent resolves the task's agent user through the rootfs's
 // /etc/passwd and /etc/group, read with rootfs as the root (a symlink
 // cannot lead outside it).
-func ResolveAgent(t *tasks.Task, img *env.TaskImage, rootfs string) (Identity, error) {
+func ResolveAgent(t *tasks.Task, img *env.TaskImage, rootfs string) (runapi.Identity, error) {
 	user := AgentUserSpec(t, img)
 	root, err := os.OpenRoot(rootfs)
 	if err != nil {
-		return Identity{}, fmt.Errorf("task %s: agent user: %w", t.Name, err)
+		return runapi.Identity{}, fmt.Errorf("task %s: agent user: %w", t.Name, err)
 	}
 	defer root.Close()
 	passwd, err := readOptional(root, "etc/passwd")
 	if err != nil {
-		return Identity{}, fmt.Errorf("task %s: agent user %q: %w", t.Name, user, err)
+		return runapi.Identity{}, fmt.Errorf("task %s: agent user %q: %w", t.Name, user, err)
 	}
 	group, err := readOptional(root, "etc/group")
 	if err != nil {
-		return Identity{}, fmt.Errorf("task %s: agent user %q: %w", t.Name, user, err)
+		return runapi.Identity{}, fmt.Errorf("task %s: agent user %q: %w", t.Name, user, err)
 	}
 	id, err := resolveUser(user, passwd, group)
 	if err != nil {
 		var ue *UnknownUserError
 		if errors.As(err, &ue) {
 			ue.Task = t.Name
-			return Identity{}, ue
+			return runapi.Identity{}, ue
 		}
-		return Identity{}, fmt.Errorf("task %s: agent user %q: %w", t.Name, user, err)
+		return runapi.Identity{}, fmt.Errorf("task %s: agent user %q: %w", t.Name, user, err)
 	}
 	return id, nil
 }
@@ -166,11 +150,11 @@ func parseAccounts(data []byte, passwd bool) []account {
 // runc and Docker do: names must be in passwd/group; a numeric uid
 // without an entry runs with gid 0 and home "/"; a user's gid is its
 // passwd entry's unless a group is given. Pure.
-func resolveUser(spec string, passwd, group []byte) (Identity, error) {
-	id := Identity{User: spec, Home: "/"}
+func resolveUser(spec string, passwd, group []byte) (runapi.Identity, error) {
+	id := runapi.Identity{User: spec, Home: "/"}
 	userPart, groupPart, hasGroup := strings.Cut(spec, ":")
 	if userPart == "" || (hasGroup && groupPart == "") {
-		return Identity{}, fmt.Errorf("malformed user %q (want user, user:group, uid or uid:gid)", spec)
+		return runapi.Identity{}, fmt.Errorf("malformed user %q (want user, user:group, uid or uid:gid)", spec)
 	}
 	users := parseAccounts(passwd, true)
 	groups := parseAccounts(group, false)
@@ -178,7 +162,7 @@ func resolveUser(spec string, passwd, group []byte) (Identity, error) {
 	name := ""
 	if n, err := strconv.Atoi(userPart); err == nil {
 		if n < 0 {
-			return Identity{}, fmt.Errorf("negative uid in %q", spec)
+			return runapi.Identity{}, fmt.Errorf("negative uid in %q", spec)
 		}
 		id.UID = n
 		for _, u := range users {
@@ -195,13 +179,13 @@ func resolveUser(spec string, passwd, group []byte) (Identity, error) {
 			}
 		}
 		if !found {
-			return Identity{}, &UnknownUserError{User: spec, What: "user", Name: userPart}
+			return runapi.Identity{}, &UnknownUserError{User: spec, What: "user", Name: userPart}
 		}
 	}
 	if hasGroup {
 		if n, err := strconv.Atoi(groupPart); err == nil {
 			if n < 0 {
-				return Identity{}, fmt.Errorf("negative gid in %q", spec)
+				return runapi.Identity{}, fmt.Errorf("negative gid in %q", spec)
 			}
 			id.GID = n
 		} else {
@@ -213,7 +197,7 @@ func resolveUser(spec string, passwd, group []byte) (Identity, error) {
 				}
 			}
 			if !found {
-				return Identity{}, &UnknownUserError{User: spec, What: "group", Name: groupPart}
+				return runapi.Identity{}, &UnknownUserError{User: spec, What: "group", Name: groupPart}
 			}
 		}
 	}
@@ -238,22 +222,22 @@ func memberGroups(gid int, user string, groups []account) []int {
 
 // ResolveIn resolves a USER (root when empty) in rootfs, read with
 // rootfs as the root (a compose service's user).
-func ResolveIn(rootfs, user string) (Identity, error) {
+func ResolveIn(rootfs, user string) (runapi.Identity, error) {
 	if strings.TrimSpace(user) == "" {
 		user = "root"
 	}
 	root, err := os.OpenRoot(rootfs)
 	if err != nil {
-		return Identity{}, err
+		return runapi.Identity{}, err
 	}
 	defer root.Close()
 	passwd, err := readOptional(root, "etc/passwd")
 	if err != nil {
-		return Identity{}, err
+		return runapi.Identity{}, err
 	}
 	group, err := readOptional(root, "etc/group")
 	if err != nil {
-		return Identity{}, err
+		return runapi.Identity{}, err
 	}
 	return resolveUser(user, passwd, group)
 }

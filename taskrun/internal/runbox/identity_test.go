@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -148,7 +149,7 @@ func TestPasswdSymlinkStaysInRootfs(t *testing.T) {
 // the securebits); unconstrained it is the image's root, as in Harbor.
 func TestConfinedRootAgentHoldsNoCapabilities(t *testing.T) {
 	task := &tasks.Task{Name: "demo"}
-	b := &Box{Task: task, Image: &env.TaskImage{}, Ident: Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
+	b := &Box{Options: Options{Task: task}, Image: &env.TaskImage{}, Ident: runapi.Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
 	spec, err := b.AgentSpec([]string{"/bin/true"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,241 @@
+// Package container is the one helper through which a run starts, tracks,
+// waits for, stops and deletes each of its runc containers: the agent,
+// each verifier, a model agent's toolbox (and its restart), a generator,
+// the compose services, and any process a run adds beside them. Start
+// writes the bundle and starts runc; a gated container's init waits at
+// the sandbox-init gate (Config.Gate) until Release. A Container is a
+// lifecycle.Tree, so Run lives it through lifecycle.Run: tracked at the
+// gate, released, waited for, and killed with everything in it when its
+// context ends. Stop (SIGTERM, then SIGKILL after a grace) and Kill end
+// a container that runs beside the run (a compose service). Whatever
+// ends it, the container is deleted (runc delete) and its bundle removed
+// before Wait, Stop, Kill or Run return: nothing of it is left running.
+//
+// Use:
+//
+//	c, err := container.Start(container.Config{Runc: rc, ID: id, Bundle: dir, Spec: spec, Stdio: stdio})
+//	if err != nil { ... }
+//	defer c.Kill()                    // a service: or c.Stop(grace)
+//	pid, err := c.WaitPid(ctx)        // the init's host pid
+//	res := container.Run(ctx, c, lifecycle.Steps{KillGrace: container.KillGrace})
+package container
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/lifecycle"
+	"github.com/authbench/authbench/sandbox"
+)
+
+// KillGrace is how long a killed container may take to end (runc kill,
+// then runc itself killed after 10 s) before Run gives up waiting.
+const KillGrace = 15 * time.Second
+
+// Config describes one container.
+type Config struct {
+	// Runc runs it.
+	Runc env.Runc
+	// ID is its runc id, unique among the containers running.
+	ID string
+	// Bundle is the directory its spec is written to (config.json);
+	// removed when the container is deleted.
+	Bundle string
+	// Spec is its OCI runtime spec.
+	Spec *specs.Spec
+	// Stdio are its standard streams.
+	Stdio env.Stdio
+	// Gate, when set, is the sandbox-init gate its init waits at: its
+	// descriptors are passed to the container (runc --preserve-fds) and
+	// Release opens it. Nil: the init runs at once.
+	Gate *sandbox.Gate
+	// BeforeRelease, when set, runs before the gate opens, with the
+	// init's pid (e.g. waits until it is sandbox-init).
+	BeforeRelease func(pid int) error
+}
+
+// Container is one started container.
+type Container struct {
+	cfg  Config
+	c    *env.Container
+	pid  int
+	kill sync.Once
+	// start is when runc was started; setup the time from it to the
+	// command's exec (Release).
+	start time.Time
+	setup time.Duration
+
+	res     env.RunResult
+	waitErr error
+	waited  bool
+	mu      sync.Mutex
+	killed  bool
+}
+
+// Start writes cfg's bundle and starts the container under runc without
+// waiting for it; one of Wait, Run, Stop or Kill must follow. The gate's
+// Started is called whether runc started or not. An error leaves nothing
+// behind.
+func Start(cfg Config) (*Container, error) {
+	if err := env.WriteBundle(cfg.Bundle, cfg.Spec); err != nil {
+		return nil, err
+	}
+	stdio := cfg.Stdio
+	if cfg.Gate != nil {
+		stdio.ExtraFiles = append(append([]*os.File(nil), stdio.ExtraFiles...), cfg.Gate.ChildFiles()...)
+	}
+	start := time.Now()
+	c, err := cfg.Runc.Start(cfg.Bundle, cfg.ID, stdio)
+	if cfg.Gate != nil {
+		cfg.Gate.Started()
+	}
+	if err != nil {
+		os.RemoveAll(cfg.Bundle)
+		return nil, fmt.Errorf("start container %s: %w", cfg.ID, err)
+	}
+	return &Container{cfg: cfg, c: c, start: start, res: env.RunResult{ExitCode: -1}}, nil
+}
+
+// ID is the container's runc id.
+func (c *Container) ID() string { return c.cfg.ID }
+
+// WaitPid waits until runc has created the container's init and returns
+// its pid (host PID namespace); an error when runc ended first or ctx
+// ended.
+func (c *Container) WaitPid(ctx context.Context) (int, error) {
+	pid, err := c.c.Pid(ctx)
+	if err == nil {
+		c.pid = pid
+	}
+	return pid, err
+}
+
+// Pid is the init's pid, once WaitPid returned it.
+func (c *Container) Pid() int { return c.pid }
+
+// Release runs BeforeRelease and opens the gate (without a gate:
+// nothing); it returns once the command was exec'd, or with
+// sandbox-init's error.
+func (c *Container) Release() error {
+	if c.cfg.Gate == nil {
+		return nil
+	}
+	if c.cfg.BeforeRelease != nil {
+		if err := c.cfg.BeforeRelease(c.pid); err != nil {
+			return err
+		}
+	}
+	if err := c.cfg.Gate.ReleaseProcess(c.pid); err != nil {
+		return err
+	}
+	c.setup = time.Since(c.start)
+	return nil
+}
+
+// Setup is the time from runc's start to the command's exec, once
+// Release returned.
+func (c *Container) Setup() time.Duration { return c.setup }
+
+// Wait waits for the container's init to end (a KillTree, Stop or Kill
+// ends it), deletes the container and its bundle, and returns the init's
+// status as a shell reports it. It may be called again: it reports the
+// same end.
+func (c *Container) Wait() (int, error) {
+	res, err := c.c.Wait(context.Background())
+	c.mu.Lock()
+	if !c.waited {
+		c.res, c.waitErr, c.waited = res, err, true
+	}
+	res, err = c.res, c.waitErr
+	c.mu.Unlock()
+	os.RemoveAll(c.cfg.Bundle)
+	return res.ExitCode, err
+}
+
+// Ended is how the container ended, once a Wait returned (ok): its
+// status, whether it was killed (KillTree, Stop or Kill: TimedOut) and
+// runc's wall time, and Wait's error.
+func (c *Container) Ended() (res env.RunResult, ok bool, waitErr error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	res = c.res
+	res.TimedOut = res.TimedOut || c.killed
+	return res, c.waited, c.waitErr
+}
+
+// KillTree kills every process of the container without waiting (Wait
+// returns once runc reaped them).
+func (c *Container) KillTree() error {
+	c.mu.Lock()
+	c.killed = true
+	c.mu.Unlock()
+	c.kill.Do(func() { go c.c.Kill() })
+	return nil
+}
+
+// Signal sends sig to the container's init.
+func (c *Container) Signal(sig syscall.Signal) error { return syscall.Kill(c.pid, sig) }
+
+// Done is closed once the container's init has ended (runc's run ended).
+func (c *Container) Done() <-chan struct{} { return c.c.Done() }
+
+// Exited reports whether the container's init has ended.
+func (c *Container) Exited() bool { return c.c.Exited() }
+
+// Stop asks every process of the container to end (SIGTERM), kills what
+// is left after grace, and deletes the container and its bundle; it
+// reports whether the container ended within grace.
+func (c *Container) Stop(grace time.Duration) bool {
+	if !c.c.Exited() {
+		c.mu.Lock()
+		c.killed = true
+		c.mu.Unlock()
+	}
+	ok := c.c.Stop(grace)
+	_, _ = c.Wait()
+	return ok
+}
+
+// Kill kills every process of the container and deletes it and its
+// bundle.
+func (c *Container) Kill() {
+	if !c.c.Exited() {
+		c.mu.Lock()
+		c.killed = true
+		c.mu.Unlock()
+	}
+	c.c.Kill()
+	_, _ = c.Wait()
+}
+
+// Run lives c through lifecycle.Run: tracked (s.Track) while its init
+// waits at the gate, released, waited for, and killed with everything in
+// it when ctx ends (also while it is tracked or released). The container
+// is deleted when Run returns, unless its kill was not reaped within
+// s.KillGrace: then it is deleted in the background once runc ended
+// (runc itself is killed 10 s after the kill).
+func Run(ctx context.Context, c *Container, s lifecycle.Steps) lifecycle.Result {
+	return lifecycle.Run(ctx, boundTree{c, ctx}, s)
+}
+
+// boundTree is a Container whose Wait kills it when ctx ends first.
+type boundTree struct {
+	*Container
+	ctx context.Context
+}
+
+func (t boundTree) Wait() (int, error) {
+	select {
+	case <-t.c.Done():
+	case <-t.ctx.Done():
+		_ = t.KillTree()
+	}
+	return t.Container.Wait()
+}

@@ -1,0 +1,174 @@
+package runapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+)
+
+// API is what a caller can do with runs, whether the daemon is reached
+// over its socket (Client) or embedded in the calling process (Local).
+type API interface {
+	Submit(ctx context.Context, req *RunRequest) (*Run, error)
+	Get(ctx context.Context, id string) (*Run, error)
+	List(ctx context.Context) ([]*Run, error)
+	Cancel(ctx context.Context, id string) (*Run, error)
+	// OpenLog streams "events", "stdout" or "stderr" of a run.
+	OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error)
+	Wait(ctx context.Context, id string) (*Run, error)
+}
+
+var _ API = (*Client)(nil)
+
+// Client talks to a daemon over its unix socket.
+type Client struct {
+	socket string
+	http   *http.Client
+}
+
+// NewClient returns a client of the daemon listening on socket.
+func NewClient(socket string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+	}
+	return &Client{socket: socket, http: &http.Client{Transport: tr}}
+}
+
+// APIError is a non-2xx answer of the daemon.
+type APIError struct {
+	Status int
+	ErrorResponse
+}
+
+func (e *APIError) Error() string {
+	msg := e.ErrorResponse.Error
+	if e.Field != "" && !bytes.HasPrefix([]byte(msg), []byte(e.Field+":")) {
+		msg = e.Field + ": " + msg
+	}
+	return fmt.Sprintf("daemon: %s (HTTP %d)", msg, e.Status)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body any, out any) error {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://authbench"+path, rd)
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("daemon at %s: %w", c.socket, err)
+	}
+	defer resp.Body.Close()
+	if err := checkResponse(resp); err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("daemon answer to %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+func checkResponse(resp *http.Response) error {
+	if resp.StatusCode/100 == 2 {
+		return nil
+	}
+	ae := &APIError{Status: resp.StatusCode}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if json.Unmarshal(data, &ae.ErrorResponse) != nil || ae.ErrorResponse.Error == "" {
+		ae.ErrorResponse.Error = string(bytes.TrimSpace(data))
+	}
+	return ae
+}
+
+// Submit starts a run.
+func (c *Client) Submit(ctx context.Context, req *RunRequest) (*Run, error) {
+	var run Run
+	if err := c.do(ctx, http.MethodPost, "/v1/runs", req, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// Get returns the record of run id.
+func (c *Client) Get(ctx context.Context, id string) (*Run, error) {
+	var run Run
+	if err := c.do(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id), nil, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// List returns every run record.
+func (c *Client) List(ctx context.Context) ([]*Run, error) {
+	var runs []*Run
+	err := c.do(ctx, http.MethodGet, "/v1/runs", nil, &runs)
+	return runs, err
+}
+
+// Cancel kills the tree of run id and returns its final record.
+func (c *Client) Cancel(ctx context.Context, id string) (*Run, error) {
+	var run Run
+	if err := c.do(ctx, http.MethodDelete, "/v1/runs/"+url.PathEscape(id), nil, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// Signal forwards sig to the tree of run id (POST /v1/runs/{id}/signal).
+func (c *Client) Signal(ctx context.Context, id string, sig syscall.Signal) error {
+	return c.do(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/signal", &SignalRequest{Signal: SignalName(sig)}, nil)
+}
+
+// OpenLog streams one of the run's logs: "events", "stdout" or "stderr".
+func (c *Client) OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error) {
+	path := "/v1/runs/" + url.PathEscape(id) + "/" + log
+	if follow {
+		path += "?follow=1"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://authbench"+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("daemon at %s: %w", c.socket, err)
+	}
+	if err := checkResponse(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// Wait follows the run until it ends and returns its final record.
+func (c *Client) Wait(ctx context.Context, id string) (*Run, error) {
+	rc, err := c.OpenLog(ctx, id, "stderr", true)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(io.Discard, rc)
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	return c.Get(ctx, id)
+}

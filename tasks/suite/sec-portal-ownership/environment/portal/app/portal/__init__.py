@@ -1,0 +1,2 @@
+"""Customer document portal."""
+VERSION = "3.2.1"

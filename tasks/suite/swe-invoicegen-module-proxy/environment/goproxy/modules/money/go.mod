@@ -1,0 +1,3 @@
+module git.acme.internal/libs/money
+
+go 1.19

@@ -1,0 +1,1 @@
+"""wxclient: the client of the weather data API used by the logistics planner."""
