@@ -68,7 +68,7 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 		return nil, err
 	}
 	defer r.CloseLog(log)
-	layer, built, err := installed.Layer(ctx, cache, h, log)
+	layer, built, err := installed.Layer(ctx, cache, h, r.Options.Self, log)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 	}

@@ -144,3 +144,62 @@ func tail(b []byte, n int) string {
 	}
 	return string(b)
 }
+
+// TestInstalledAgentBadInput: a harness (pi, unconstrained) whose shell
+// forks a daemon that would write a file 8 s later and ends; whose final
+// answer is 3 MiB of output against a 1 MiB cap; and whose shell ignores
+// the proxy variables to reach a second loopback server. The run ends
+// with the harness (its container, and the daemon with it, killed: the
+// file is never written), the output is capped with the rest counted,
+// and the direct connection is refused and recorded while that server
+// receives nothing.
+func TestInstalledAgentBadInput(t *testing.T) {
+	setup(t)
+	other := agenttest.New(t)
+	port := strings.TrimSuffix(other.URL[strings.LastIndex(other.URL, ":")+1:], "/v1")
+	call := func(id, cmd string) agenttest.Reply {
+		args, _ := json.Marshal(map[string]any{"command": cmd})
+		return agenttest.Reply{ToolCalls: []agenttest.Call{{ID: id, Name: "bash", Arguments: string(args)}}}
+	}
+	srv := agenttest.New(t,
+		call("c1", `setsid bash -c 'sleep 8; echo late > /app/late.txt' </dev/null >/dev/null 2>&1 & echo forked`),
+		call("c2", `unset http_proxy HTTP_PROXY all_proxy ALL_PROXY; (exec 3<>/dev/tcp/127.0.0.1/`+port+` && printf 'GET /v1/models HTTP/1.0\r\n\r\n' >&3 && cat <&3) 2>&1; echo "status=$?"`),
+		agenttest.Reply{Content: strings.Repeat("0123456789abcdef", 3<<16)},
+	)
+	dir := t.TempDir()
+	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
+	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: SourceUnconstrained, Agent: "installed:pi:test-model",
+		Model: &cfg, Dir: dir, HarnessCache: harnessCache, MaxOutputBytes: 1 << 20, Log: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+		t.Fatalf("%d model requests, want 3:\n%s", len(reqs), tail(stderr, 3000))
+	}
+	if got := agenttest.LastToolResult(reqs[2]); strings.Contains(got, "status=0") || strings.Contains(got, "200 OK") {
+		t.Errorf("the direct connection to the second server: %q", got)
+	}
+	if n := len(other.Requests()); n != 0 {
+		t.Errorf("the second server got %d requests", n)
+	}
+	if res.DurationS >= 8 {
+		t.Errorf("the run took %.1f s: it waited for the daemon", res.DurationS)
+	}
+	events, _ := os.ReadFile(filepath.Join(dir, EventsFile))
+	if strings.Contains(string(events), "/app/late.txt") {
+		t.Errorf("the daemon outlived the harness: its write is in the trace")
+	}
+	if st, err := os.Stat(filepath.Join(dir, AgentStdoutFile)); err != nil || st.Size() > 1<<20+4096 || res.AgentStdoutDroppedBytes < 2<<20 {
+		t.Errorf("stdout: %v, dropped %d", err, res.AgentStdoutDroppedBytes)
+	}
+	net, _ := os.ReadFile(filepath.Join(dir, NetworkEventsFile))
+	refused := false
+	for _, l := range strings.Split(string(net), "\n") {
+		refused = refused || strings.Contains(l, `"port":`+port) && strings.Contains(l, `"allowed":false`)
+	}
+	if !refused || res.AgentNetwork == nil || res.AgentNetwork.Refused == 0 {
+		t.Errorf("no refused attempt to port %s recorded: %+v\n%s", port, res.AgentNetwork, net)
+	}
+}

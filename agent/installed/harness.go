@@ -50,6 +50,10 @@ type Harness struct {
 	// Sandbox says what becomes of the harness's own sandbox under
 	// authbench (docs/agents.md).
 	Sandbox string
+	// Complete, when set, are the arguments of a run of the harness that
+	// completes its package's install (what its install scripts would
+	// have done), made once when its layer is built, confined.
+	Complete []string
 }
 
 // NodeVersion is the Node.js every layer carries (from the npm
@@ -58,7 +62,7 @@ const NodeVersion = "24.22.3"
 
 // Harnesses are the known harnesses, by name.
 var Harnesses = map[string]Harness{
-	"openclaw": {Name: "openclaw", Package: "openclaw", Version: "2026.9.6", Entry: "openclaw.mjs",
+	"openclaw": {Name: "openclaw", Package: "openclaw", Version: "2026.9.6", Entry: "openclaw.mjs", Complete: []string{"--version"},
 		Sandbox: "off (agents.defaults.sandbox.mode \"off\"): its sandbox runs tools in Docker containers, which do not exist inside a task container; the tools run in authbench's confinement instead"},
 	"pi": {Name: "pi", Package: "@earendil-works/pi-coding-agent", Version: "1.6.0", Entry: "dist/bundle/cli.js",
 		Sandbox: "none: pi has no sandbox of its own; its tools run in authbench's confinement"},

@@ -4,8 +4,11 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -18,6 +21,9 @@ import (
 
 // DefaultCacheDir holds harness layers and npm's download cache.
 const DefaultCacheDir = "/var/cache/authbench/harness"
+
+// layerFormat changes whenever the way a layer is made changes.
+const layerFormat = 2
 
 // completeMark marks a finished layer directory.
 const completeMark = ".authbench-layer-complete"
@@ -36,7 +42,7 @@ func nodeArch(goarch string) (string, error) {
 // LayerKey names a harness's layer for this machine: harness, version,
 // Node.js version and architecture.
 func (h Harness) LayerKey() string {
-	return fmt.Sprintf("%s-%s-node%s-%s", h.Name, strings.ReplaceAll(h.Version, "/", "_"), NodeVersion, runtime.GOARCH)
+	return fmt.Sprintf("%s-%s-node%s-%s-l%d", h.Name, strings.ReplaceAll(h.Version, "/", "_"), NodeVersion, runtime.GOARCH, layerFormat)
 }
 
 // Layer returns the harness's layer directory under cacheDir (its
@@ -47,7 +53,14 @@ func (h Harness) LayerKey() string {
 // nothing from the registry runs on the host. Concurrent callers wait
 // for one another (a lock per layer); a half-made layer is never used.
 // built says whether it was made now.
-func Layer(ctx context.Context, cacheDir string, h Harness, log io.Writer) (dir string, built bool, err error) {
+//
+// A harness that completes its install on its first run (OpenClaw: its
+// package lifecycle, which writes into its package directory) is run
+// once, with Complete, by self (the authbench binary) as sandbox-init:
+// as root without capabilities, no_new_privs, the default seccomp
+// profile, Landlock letting it read everything and write and execute
+// under the new layer only.
+func Layer(ctx context.Context, cacheDir string, h Harness, self string, log io.Writer) (dir string, built bool, err error) {
 	if log == nil {
 		log = io.Discard
 	}
@@ -77,7 +90,7 @@ func Layer(ctx context.Context, cacheDir string, h Harness, log io.Writer) (dir 
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", false, err
 	}
-	if err := makeLayer(ctx, cacheDir, tmp, h, log); err != nil {
+	if err := makeLayer(ctx, cacheDir, tmp, h, self, log); err != nil {
 		return "", false, fmt.Errorf("harness layer %s: %w", key, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, completeMark), nil, 0o644); err != nil {
@@ -90,7 +103,7 @@ func Layer(ctx context.Context, cacheDir string, h Harness, log io.Writer) (dir 
 }
 
 // makeLayer fills dir with Root's contents for h.
-func makeLayer(ctx context.Context, cacheDir, dir string, h Harness, log io.Writer) error {
+func makeLayer(ctx context.Context, cacheDir, dir string, h Harness, self string, log io.Writer) error {
 	arch, err := nodeArch(runtime.GOARCH)
 	if err != nil {
 		return err
@@ -125,6 +138,11 @@ func makeLayer(ctx context.Context, cacheDir, dir string, h Harness, log io.Writ
 	}
 	if _, err := os.Stat(filepath.Join(dir, strings.TrimPrefix(h.EntryPath(), "/"))); err != nil {
 		return fmt.Errorf("install %s: no %s: %w", spec, h.EntryPath(), err)
+	}
+	if h.Complete != nil {
+		if err := complete(ctx, dir, h, self, log); err != nil {
+			return fmt.Errorf("complete the install of %s: %w", spec, err)
+		}
 	}
 	// Everyone may read and run what is in the layer (npm honours the
 	// umask); nobody but root may change it.
@@ -198,4 +216,58 @@ func extractFile(archive, name, dst string, mode os.FileMode, max int64) error {
 		}
 		return out.Close()
 	}
+}
+
+// complete runs h's install completion in the layer being made (dir),
+// confined (see Layer).
+func complete(ctx context.Context, dir string, h Harness, self string, log io.Writer) error {
+	home := filepath.Join(dir, ".home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	doc, err := json.Marshal(map[string][]string{"read": {"/**"}, "write": {dir + "/**"}, "execute": {dir + "/**"}})
+	if err != nil {
+		return err
+	}
+	pol, err := policy.ParsePolicy(doc, "harness install")
+	if err != nil {
+		return err
+	}
+	root, err := policy.NewRoot("/")
+	if err != nil {
+		return err
+	}
+	plan, err := policy.CompilePlan(pol, policy.DefaultBaseline(), root)
+	if err != nil {
+		return err
+	}
+	filter, err := sandbox.DefaultFilter()
+	if err != nil {
+		return err
+	}
+	node := filepath.Join(dir, strings.TrimPrefix(Node, "/"))
+	entry := filepath.Join(dir, strings.TrimPrefix(h.EntryPath(), "/"))
+	uid, gid := 0, 0
+	spec := sandbox.Spec{Path: node, Args: append([]string{"node", entry}, h.Complete...), Dir: home, UID: &uid, GID: &gid,
+		Env: []string{"HOME=" + home, "PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "NO_COLOR=1", "CI=1"}}.Confined(plan, filter)
+	child, err := sandbox.StartWith(self, spec, sandbox.LaunchOptions{OwnPIDNamespace: true}, nil, log, log)
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = child.Kill() })
+	defer stop()
+	if err := child.Release(); err != nil {
+		_ = child.Kill()
+		_, _ = child.Wait()
+		return err
+	}
+	status, err := child.Wait()
+	if err != nil {
+		return err
+	}
+	if status != 0 {
+		return fmt.Errorf("%s %s: exit status %d", h.Name, strings.Join(h.Complete, " "), status)
+	}
+	return nil
 }
