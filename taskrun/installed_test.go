@@ -147,7 +147,7 @@ func tail(b []byte, n int) string {
 
 // TestInstalledAgentBadInput: a harness (pi, unconstrained) whose shell
 // forks a daemon that would write a file 8 s later and ends; whose final
-// answer is 3 MiB of output against a 1 MiB cap; and whose shell ignores
+// answer is 640 KiB of output against a 256 KiB cap; and whose shell ignores
 // the proxy variables to reach a second loopback server. The run ends
 // with the harness (its container, and the daemon with it, killed: the
 // file is never written), the output is capped with the rest counted,
@@ -164,12 +164,12 @@ func TestInstalledAgentBadInput(t *testing.T) {
 	srv := agenttest.New(t,
 		call("c1", `setsid bash -c 'sleep 8; echo late > /app/late.txt' </dev/null >/dev/null 2>&1 & echo forked`),
 		call("c2", `unset http_proxy HTTP_PROXY all_proxy ALL_PROXY; (exec 3<>/dev/tcp/127.0.0.1/`+port+` && printf 'GET /v1/models HTTP/1.0\r\n\r\n' >&3 && cat <&3) 2>&1; echo "status=$?"`),
-		agenttest.Reply{Content: strings.Repeat("0123456789abcdef", 3<<16)},
+		agenttest.Reply{Content: strings.Repeat("0123456789abcdef", 40<<10)},
 	)
 	dir := t.TempDir()
 	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
 	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: SourceUnconstrained, Agent: "installed:pi:test-model",
-		Model: &cfg, Dir: dir, HarnessCache: harnessCache, MaxOutputBytes: 1 << 20, Log: zaptest.NewLogger(t)})
+		Model: &cfg, Dir: dir, HarnessCache: harnessCache, MaxOutputBytes: 256 << 10, Log: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestInstalledAgentBadInput(t *testing.T) {
 	if strings.Contains(string(events), "/app/late.txt") {
 		t.Errorf("the daemon outlived the harness: its write is in the trace")
 	}
-	if st, err := os.Stat(filepath.Join(dir, AgentStdoutFile)); err != nil || st.Size() > 1<<20+4096 || res.AgentStdoutDroppedBytes < 2<<20 {
+	if st, err := os.Stat(filepath.Join(dir, AgentStdoutFile)); err != nil || st.Size() > 256<<10+4096 || res.AgentStdoutDroppedBytes < 300<<10 {
 		t.Errorf("stdout: %v, dropped %d", err, res.AgentStdoutDroppedBytes)
 	}
 	net, _ := os.ReadFile(filepath.Join(dir, NetworkEventsFile))

@@ -16,7 +16,9 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 || os.Args[1] != sandbox.InitCommand {
+	// sandbox-init starts its openat2 agent as "sandbox-init openat2-agent"
+	// (sandbox.RunInit tells them apart).
+	if len(os.Args) < 2 || len(os.Args) > 3 || os.Args[1] != sandbox.InitCommand {
 		os.Stderr.WriteString("authbench-sandbox-init: started by authbench only (argument " + sandbox.InitCommand + ")\n")
 		os.Exit(2)
 	}
