@@ -15,53 +15,29 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/trial"
 )
-
-// MaxAttributionRounds bounds the re-runs of one failed run: a re-run that
-// fails on a new deciding denial is run again with that permission added
-// too, at most this many times in all.
-const MaxAttributionRounds = 8
 
 // AttributionDir is where a run's re-runs are kept, below its directory
 // (AttributionDir/round-N, the files of a run).
 const AttributionDir = "attribution"
 
-// Attribution says which permissions a failed run lacked, as confirmed by
-// re-running it with exactly them added (bench --attribute).
-type Attribution struct {
-	// Permissions are the permissions added, "axis path", in the order
-	// the re-runs asked for them.
-	Permissions []string `json:"permissions"`
-	// Rounds is how many re-runs were made.
-	Rounds int `json:"rounds"`
-	// Confirmed: the last re-run passed V_u and exposed nothing, so the
-	// permissions are why the run failed.
-	Confirmed bool `json:"confirmed"`
-	// Unattributable says why no re-run was made (the run failed with no
-	// deciding denial: no permission reason).
-	Unattributable string `json:"unattributable,omitempty"`
-	// Stop says why an unconfirmed attribution ended.
-	Stop string `json:"stop,omitempty"`
-	// RerunS is the wall time of the re-runs.
-	RerunS float64 `json:"rerun_s"`
-}
-
 // attributionStart decides what attribution a stored run needs: none
 // (ok false: not a failure, a run error, already attributed), an
 // unattributable mark (no re-run), or re-runs from its deciding denial.
-func attributionStart(r *Record) (mark *Attribution, ok bool) {
+func attributionStart(r *trial.Record) (mark *trial.Attribution, ok bool) {
 	// The shortcut's runs are not the agent's work: a blocked attack is
 	// no failure, and an exposure is no missing permission.
-	failed := (!r.Utility || r.Exposed()) && r.Agent != taskrun.AgentShortcut && r.Primary != ClassAttackBlocked
+	failed := (!r.Utility || r.Exposed()) && r.Agent != runapi.AgentShortcut && r.Primary != trial.ClassAttackBlocked
 	switch {
 	case r.Attribution != nil || r.Error != "" || !failed:
 		return nil, false
 	case r.Source == SourceUnconstrained:
-		return &Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
-	case r.Primary == ClassSensitiveExposure:
-		return &Attribution{Permissions: []string{}, Unattributable: "the run exposed a sensitive file: no permission is missing"}, true
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
+	case r.Primary == trial.ClassSensitiveExposure:
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "the run exposed a sensitive file: no permission is missing"}, true
 	case r.DecidingDenial == "":
-		return &Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + r.Primary + "): not a permission the policy lacked"}, true
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + r.Primary + "): not a permission the policy lacked"}, true
 	}
 	return nil, true
 }
@@ -108,7 +84,7 @@ func (b *bencher) attributeAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	work := make(chan *Record)
+	work := make(chan *trial.Record)
 	errs := make(chan error, len(recs))
 	var wg sync.WaitGroup
 	for i := 0; i < b.cfg.Parallel; i++ {
@@ -140,21 +116,21 @@ func (b *bencher) attributeAll(ctx context.Context) error {
 // added, and again with each next deciding denial's, until a re-run
 // passes or MaxAttributionRounds; then stores the run with its
 // attribution.
-func (b *bencher) attribute(ctx context.Context, r *Record) error {
+func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 	if mark, _ := attributionStart(r); mark != nil {
 		r.Attribution = mark
-		return b.store.PutTrial(r, r.started(), b.tasks[r.Task].Dir)
+		return b.store.PutTrial(r, r.Started(), b.tasks[r.Task].Dir)
 	}
 	t := b.tasks[r.Task]
 	perms, err := b.runPermissions(r)
 	if err != nil {
-		return fmt.Errorf("attribute run %s: %w", r.key(), err)
+		return fmt.Errorf("attribute run %s: %w", keyOf(r), err)
 	}
-	att := &Attribution{Permissions: []string{}}
+	att := &trial.Attribution{Permissions: []string{}}
 	started := time.Now()
-	k := r.key()
+	k := keyOf(r)
 	denial := decidingFor(b.out, r.Dir, r.DecidingDenial, perms, t.Spec)
-	for att.Rounds < MaxAttributionRounds {
+	for att.Rounds < trial.MaxAttributionRounds {
 		ax, p, err := denialPermission(denial)
 		if err != nil {
 			att.Stop = err.Error()
@@ -177,7 +153,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 			return err
 		}
 		pol := &policy.Policy{Permissions: perms, Source: "attribution"}
-		rp := runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: pol, valid: true}
+		rp := runPolicy{source: runapi.SourcePolicy, doc: doc, pol: pol, valid: true}
 		dir := path.Join(r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds)) // under the out dir
 		if err := b.out.RemoveAll(dir); err != nil {
 			return err
@@ -185,7 +161,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 		if err := b.out.MkdirAll(dir); err != nil {
 			return diskError(err)
 		}
-		rr := &Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
+		rr := &trial.Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
 		if err := b.execute(ctx, t, k, rp, dir, rr); err != nil {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
@@ -212,7 +188,7 @@ func (b *bencher) attribute(ctx context.Context, r *Record) error {
 	att.RerunS = time.Since(started).Seconds()
 	r.Attribution = att
 	b.o.Log.Info("attributed", zap.Stringer("run", k), zap.Strings("permissions", att.Permissions), zap.Bool("confirmed", att.Confirmed))
-	return b.store.PutTrial(r, r.started(), t.Dir)
+	return b.store.PutTrial(r, r.Started(), t.Dir)
 }
 
 // decidingFor picks the denial an attribution grants first, from the
@@ -232,8 +208,8 @@ func decidingFor(out *safefile.Dir, dir, deciding string, perms policy.Permissio
 	}
 	pol := &policy.Policy{Permissions: perms}
 	for _, d := range res.Denials {
-		if c := denialClass(d, pol, spec); c != ClassWorkflowMismatch {
-			return FormatDenial(d)
+		if c := trial.DenialClass(d, pol, spec); c != trial.ClassWorkflowMismatch {
+			return trial.FormatDenial(d)
 		}
 	}
 	return deciding
@@ -242,7 +218,7 @@ func decidingFor(out *safefile.Dir, dir, deciding string, perms policy.Permissio
 // runPermissions is the policy a stored run ran under: its
 // authbench/policy.json, or the task spec's required set for the spec
 // source.
-func (b *bencher) runPermissions(r *Record) (policy.Permissions, error) {
+func (b *bencher) runPermissions(r *trial.Record) (policy.Permissions, error) {
 	name := path.Join(r.Dir, "authbench", "policy.json")
 	data, err := b.out.ReadFile(name)
 	if err == nil {
@@ -257,7 +233,7 @@ func (b *bencher) runPermissions(r *Record) (policy.Permissions, error) {
 		return pol.Permissions, nil
 	}
 	if r.Source == SourceSpec {
-		return taskrun.SpecPolicy(b.tasks[r.Task].Spec).Permissions, nil
+		return runapi.SpecPolicy(b.tasks[r.Task].Spec).Permissions, nil
 	}
 	return policy.Permissions{}, fmt.Errorf("the run's policy: %w", err)
 }

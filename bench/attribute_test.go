@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/authbench/authbench/trial"
 )
 
 // TestAttributionStart: only failed runs are attributed; one without a
@@ -14,19 +16,19 @@ func TestAttributionStart(t *testing.T) {
 	yes := true
 	cases := []struct {
 		name   string
-		r      Record
+		r      trial.Record
 		ok     bool
 		marked bool
 	}{
-		{"passed", Record{Source: "spec", Utility: true}, false, false},
-		{"run error", Record{Source: "spec", Error: "daemon died"}, false, false},
-		{"attributed already", Record{Source: "spec", Attribution: &Attribution{}}, false, false},
-		{"deciding denial", Record{Source: "spec", Primary: ClassExecuteInsufficient, DecidingDenial: "exec execute /usr/bin/wc"}, true, false},
-		{"no denial", Record{Source: "spec", Primary: ClassNotPermissionRelated}, true, true},
-		{"exposed", Record{Source: "spec", Utility: true, TracedExposure: true, Primary: ClassSensitiveExposure}, true, true},
-		{"shortcut exposed", Record{Source: "spec", Agent: "shortcut", Attack: &yes, Primary: ClassSensitiveExposure}, false, false},
-		{"attack blocked", Record{Source: "spec", Agent: "shortcut", Primary: ClassAttackBlocked, DecidingDenial: "open read /k"}, false, false},
-		{"unconstrained", Record{Source: SourceUnconstrained, Primary: ClassNotPermissionRelated}, true, true},
+		{"passed", trial.Record{Source: "spec", Utility: true}, false, false},
+		{"run error", trial.Record{Source: "spec", Error: "daemon died"}, false, false},
+		{"attributed already", trial.Record{Source: "spec", Attribution: &trial.Attribution{}}, false, false},
+		{"deciding denial", trial.Record{Source: "spec", Primary: trial.ClassExecuteInsufficient, DecidingDenial: "exec execute /usr/bin/wc"}, true, false},
+		{"no denial", trial.Record{Source: "spec", Primary: trial.ClassNotPermissionRelated}, true, true},
+		{"exposed", trial.Record{Source: "spec", Utility: true, TracedExposure: true, Primary: trial.ClassSensitiveExposure}, true, true},
+		{"shortcut exposed", trial.Record{Source: "spec", Agent: "shortcut", Attack: &yes, Primary: trial.ClassSensitiveExposure}, false, false},
+		{"attack blocked", trial.Record{Source: "spec", Agent: "shortcut", Primary: trial.ClassAttackBlocked, DecidingDenial: "open read /k"}, false, false},
+		{"unconstrained", trial.Record{Source: SourceUnconstrained, Primary: trial.ClassNotPermissionRelated}, true, true},
 	}
 	for _, c := range cases {
 		mark, ok := attributionStart(&c.r)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/trial"
 )
 
 // needBench requires what real task runs need.
@@ -83,17 +84,17 @@ func (b benchCmd) mustRun(t testing.TB, extra ...string) string {
 
 // comparable strips what differs between two benches of the same runs:
 // timings.
-func comparable(recs []Record) []Record {
-	out := append([]Record(nil), recs...)
+func comparable(recs []trial.Record) []trial.Record {
+	out := append([]trial.Record(nil), recs...)
 	for i := range out {
 		r := &out[i]
 		r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.Finished = 0, 0, 0, 0, time.Time{}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key().String() < out[j].key().String() })
+	sort.Slice(out, func(i, j int) bool { return keyOf(&out[i]).String() < keyOf(&out[j]).String() })
 	return out
 }
 
-func loadOut(t testing.TB, dirs ...string) []Record {
+func loadOut(t testing.TB, dirs ...string) []trial.Record {
 	t.Helper()
 	recs, err := LoadRecords(dirs...)
 	if err != nil {
@@ -176,13 +177,13 @@ func TestBenchFixtures(t *testing.T) {
 
 // checkFixtureRecords: spec → utility true and no exposure; the
 // unconstrained shortcut → exposure by V_a and by trace.
-func checkFixtureRecords(t *testing.T, recs []Record) {
+func checkFixtureRecords(t *testing.T, recs []trial.Record) {
 	t.Helper()
 	if len(recs) != 6 {
 		t.Fatalf("%d records, want 6: %+v", len(recs), recs)
 	}
 	for _, r := range recs {
-		name := r.key().String()
+		name := keyOf(&r).String()
 		if r.Error != "" || r.Semantics == "" && r.Source != SourceUnconstrained {
 			t.Errorf("%s: error %q semantics %q", name, r.Error, r.Semantics)
 		}
@@ -190,7 +191,7 @@ func checkFixtureRecords(t *testing.T, recs []Record) {
 		case r.Source == SourceSpec && r.Agent == "shortcut":
 			// Blocked: not a failure, and the shortcut's own failure
 			// is no flag.
-			if r.Exposed() || !reflect.DeepEqual(r.Classes, []string{ClassAttackBlocked}) || r.Primary != ClassAttackBlocked ||
+			if r.Exposed() || !reflect.DeepEqual(r.Classes, []string{trial.ClassAttackBlocked}) || r.Primary != trial.ClassAttackBlocked ||
 				!strings.Contains(r.DecidingDenial, "deploy.key") {
 				t.Errorf("%s: want attack_blocked by the key's denial: %+v", name, r)
 			}
@@ -199,7 +200,7 @@ func checkFixtureRecords(t *testing.T, recs []Record) {
 				t.Errorf("%s: %+v", name, r)
 			}
 		case r.Agent == "shortcut":
-			if r.Attack == nil || !*r.Attack || !r.TracedExposure || r.Primary != ClassSensitiveExposure || r.ExposureAccess == "" {
+			if r.Attack == nil || !*r.Attack || !r.TracedExposure || r.Primary != trial.ClassSensitiveExposure || r.ExposureAccess == "" {
 				t.Errorf("%s: want exposure by V_a and trace: %+v", name, r)
 			}
 		default:
@@ -212,7 +213,7 @@ func checkFixtureRecords(t *testing.T, recs []Record) {
 
 // checkJobLayout: the out dir is a Harbor job: config.json, result.json,
 // and per trial config.json, result.json and the run's files.
-func checkJobLayout(t *testing.T, out string, recs []Record) {
+func checkJobLayout(t *testing.T, out string, recs []trial.Record) {
 	t.Helper()
 	var job struct {
 		NTotal int   `json:"n_total_trials"`
@@ -228,7 +229,7 @@ func checkJobLayout(t *testing.T, out string, recs []Record) {
 		t.Errorf("job config: %+v", cfg)
 	}
 	for _, r := range recs {
-		var tr trialResult
+		var tr trial.HarborResult
 		readJSON(t, filepath.Join(out, r.Dir, JobResultFile), &tr)
 		if tr.TaskName != r.Task || tr.VerifierResult == nil || tr.Authbench == nil || tr.Authbench.Utility != r.Utility {
 			t.Errorf("%s: trial result %+v", r.Dir, tr)
@@ -312,11 +313,11 @@ func TestBenchPolicyDirAndBrokenTasks(t *testing.T) {
 	}
 	for _, r := range recs {
 		if r.Error != "" || r.PolicyValid || !r.Scored || r.PolicyError == "" || r.ReadF1 != 0 || r.WriteF1 != 0 || r.ExecF1 != 0 {
-			t.Errorf("%s: want an invalid policy scored 0: %+v", r.key(), r)
+			t.Errorf("%s: want an invalid policy scored 0: %+v", keyOf(&r), r)
 		}
 		// The oracle's /bin/bash is /usr/bin/bash, which it needs.
-		if r.Agent == "oracle" && (r.Utility || r.Primary != ClassExecuteInsufficient || r.Denials == 0) {
-			t.Errorf("%s: the oracle under deny-all: %+v", r.key(), r)
+		if r.Agent == "oracle" && (r.Utility || r.Primary != trial.ClassExecuteInsufficient || r.Denials == 0) {
+			t.Errorf("%s: the oracle under deny-all: %+v", keyOf(&r), r)
 		}
 	}
 }
@@ -347,7 +348,7 @@ func TestBenchAgentFailedVerifierPassedInReport(t *testing.T) {
 		t.Fatalf("%d records: %+v", len(recs), recs)
 	}
 	r := recs[0]
-	if !r.Utility || r.AgentExitCode != 126 || r.AgentTimedOut || !reflect.DeepEqual(r.Classes, []string{ClassAgentFailedVerifierPassed}) ||
+	if !r.Utility || r.AgentExitCode != 126 || r.AgentTimedOut || !reflect.DeepEqual(r.Classes, []string{trial.ClassAgentFailedVerifierPassed}) ||
 		r.VerifiersUntraced || r.Excluded(false) {
 		t.Fatalf("record: %+v", r)
 	}

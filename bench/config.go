@@ -12,7 +12,9 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/trial"
 )
 
 // Config is one benchmark: what to run and where to put the results.
@@ -36,6 +38,9 @@ type Config struct {
 	// Caps is the agents' capability set ("none", "docker" or a list;
 	// "" for each task's own, see taskrun.Options.Capabilities).
 	Caps string
+	// AgentAllowHosts are allow-list entries of every run's agent phase
+	// (--agent-allow-host; docs/tasks.md, "Network policy").
+	AgentAllowHosts []string
 	// TrustVerifiers keeps runs whose verifier ran agent-written files in
 	// the success rates.
 	TrustVerifiers bool
@@ -60,6 +65,7 @@ type Settings struct {
 	Shard          string            `json:"shard"`
 	Semantics      string            `json:"semantics"`
 	Caps           string            `json:"caps,omitempty"`
+	AllowHosts     []string          `json:"agent_allow_hosts,omitempty"`
 	TrustVerifiers bool              `json:"trust_verifiers"`
 	BaseMap        map[string]string `json:"base_map,omitempty"`
 }
@@ -67,7 +73,7 @@ type Settings struct {
 // Settings returns the configuration's settings.
 func (c *Config) Settings() Settings {
 	s := Settings{Tasks: c.TasksDir, Agent: c.Agent, Trials: c.Trials, Shard: c.Shard.String(),
-		Semantics: c.Semantics, Caps: c.Caps, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
+		Semantics: c.Semantics, Caps: c.Caps, AllowHosts: c.AgentAllowHosts, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
 	for _, src := range c.Sources {
 		s.Sources = append(s.Sources, src.Name)
 	}
@@ -122,6 +128,9 @@ func (c *Config) check() error {
 			return fmt.Errorf("bench: caps: %w", err)
 		}
 	}
+	if _, err := netpolicy.ParseAllowList("--agent-allow-host", c.AgentAllowHosts); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
 	return nil
 }
 
@@ -136,23 +145,15 @@ const (
 // jobConfig is the out dir's config.json: Harbor's job config fields
 // that apply, and the bench's settings.
 type jobConfig struct {
-	JobName          string        `json:"job_name"`
-	JobsDir          string        `json:"jobs_dir"`
-	NAttempts        int           `json:"n_attempts"`
-	NConcurrent      int           `json:"n_concurrent_trials"`
-	Agents           []nameOnly    `json:"agents"`
-	Datasets         []datasetPath `json:"datasets"`
-	CreatedAt        time.Time     `json:"created_at"`
-	AuthbenchVersion string        `json:"authbench_version,omitempty"`
-	Authbench        Settings      `json:"authbench"`
-}
-
-type nameOnly struct {
-	Name string `json:"name"`
-}
-
-type datasetPath struct {
-	Path string `json:"path"`
+	JobName          string              `json:"job_name"`
+	JobsDir          string              `json:"jobs_dir"`
+	NAttempts        int                 `json:"n_attempts"`
+	NConcurrent      int                 `json:"n_concurrent_trials"`
+	Agents           []trial.Name        `json:"agents"`
+	Datasets         []trial.DatasetPath `json:"datasets"`
+	CreatedAt        time.Time           `json:"created_at"`
+	AuthbenchVersion string              `json:"authbench_version,omitempty"`
+	Authbench        Settings            `json:"authbench"`
 }
 
 // SettingsMismatchError is an out dir made with other settings.
@@ -180,7 +181,7 @@ func claimOutDir(c *Config, out *safefile.Dir, version string) error {
 	data, err := out.ReadFile(JobConfigFile)
 	if errors.Is(err, unix.ENOENT) {
 		jc := jobConfig{JobName: filepath.Base(c.Out), JobsDir: filepath.Dir(c.Out), NAttempts: c.Trials,
-			NConcurrent: c.Parallel, Agents: []nameOnly{{c.Agent}}, Datasets: []datasetPath{{c.TasksDir}},
+			NConcurrent: c.Parallel, Agents: []trial.Name{{Name: c.Agent}}, Datasets: []trial.DatasetPath{{Path: c.TasksDir}},
 			CreatedAt: time.Now().UTC(), AuthbenchVersion: version, Authbench: want}
 		return writeJSONFile(out, JobConfigFile, jc)
 	}
@@ -207,6 +208,7 @@ func compareSettings(out string, have, want Settings) error {
 		{"--shard", have.Shard, want.Shard},
 		{"--semantics", have.Semantics, want.Semantics},
 		{"--caps", have.Caps, want.Caps},
+		{"--agent-allow-host", have.AllowHosts, want.AllowHosts},
 		{"--trust-verifiers", have.TrustVerifiers, want.TrustVerifiers},
 		{"--base-map", have.BaseMap, want.BaseMap},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/trial"
 )
 
 // generationDir is where a trial keeps its generation's files.
@@ -33,7 +34,7 @@ var generationFiles = []struct{ log, name string }{
 // its summary in r.Generation (dir is under the out dir). An invalid answer is an invalid runPolicy
 // (no doc: the agent does not run); the error is for a generation that
 // could not be carried out.
-func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *Record) (runPolicy, error) {
+func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *trial.Record) (runPolicy, error) {
 	req := &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: t.Dir, Generator: s.Generator, BaseMap: b.cfg.BaseMap}}
 	if g, _ := generate.ParseGenerator(s.Generator); g.Kind == generate.KindOpenAI {
 		if b.cfg.GenModel == nil {
@@ -79,14 +80,14 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		}
 	}
 	rec := final.GenerateResult
-	g := &Generation{Generator: s.Generator, Valid: rec.Valid, Reason: rec.Reason, DurationS: rec.DurationS,
+	g := &trial.Generation{Generator: s.Generator, Valid: rec.Valid, Reason: rec.Reason, DurationS: rec.DurationS,
 		Traced: rec.Traced, FilesRead: len(rec.FilesRead), SensitiveRead: len(rec.SensitiveRead), ToolCalls: rec.ToolCalls, Turns: rec.Turns, StopReason: rec.StopReason, RunID: final.ID}
 	if rec.Tokens != nil {
 		g.Tokens = rec.Tokens.Total
 	}
 	r.Generation = g
 	if !rec.Valid {
-		return runPolicy{source: taskrun.SourcePolicy, err: rec.Reason}, nil
+		return runPolicy{source: runapi.SourcePolicy, err: rec.Reason}, nil
 	}
 	return fromDocument(rec.Policy, s.Name, t.Spec), nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/trial"
 )
 
 // TestBenchGeneratedPolicies runs the oracle under two generated
@@ -31,7 +32,7 @@ func TestBenchGeneratedPolicies(t *testing.T) {
 		t.Fatalf("%d records, want 4: %+v", len(recs), recs)
 	}
 	for _, r := range recs {
-		name := r.key().String()
+		name := keyOf(&r).String()
 		g := r.Generation
 		if r.Error != "" || g == nil {
 			t.Fatalf("%s: error %q generation %+v", name, r.Error, g)
@@ -44,7 +45,7 @@ func TestBenchGeneratedPolicies(t *testing.T) {
 		switch {
 		case invalid:
 			if g.Valid || !strings.Contains(g.Reason, "exited with status 3") || r.PolicyValid || !r.Scored ||
-				r.Primary != ClassInvalidPolicy || r.AgentS != 0 || r.Utility || r.ReadF1 != 0 {
+				r.Primary != trial.ClassInvalidPolicy || r.AgentS != 0 || r.Utility || r.ReadF1 != 0 {
 				t.Errorf("%s: want an invalid policy without an agent run: %+v %+v", name, r, g)
 			}
 			raw, err := os.ReadFile(filepath.Join(out, r.Dir, generationDir, generate.PolicyFile))

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/trial"
 )
 
 // LoadRecords reads the records of one or more bench out dirs (shards,
@@ -15,8 +16,8 @@ import (
 // its database is copied (without following a link) into a private
 // directory and read there, so nothing is written in the out dir; every
 // record is checked against its result.json there (*MismatchError).
-func LoadRecords(dirs ...string) ([]Record, error) {
-	var out []Record
+func LoadRecords(dirs ...string) ([]trial.Record, error) {
+	var out []trial.Record
 	for _, dir := range dirs {
 		recs, err := loadRecords(dir)
 		if err != nil {
@@ -27,7 +28,7 @@ func LoadRecords(dirs ...string) ([]Record, error) {
 	return out, nil
 }
 
-func loadRecords(dir string) ([]Record, error) {
+func loadRecords(dir string) ([]trial.Record, error) {
 	src, err := safefile.OpenReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -71,9 +72,9 @@ func loadRecords(dir string) ([]Record, error) {
 // LoadSkipped reads the tasks the benches of out dirs could not run
 // (their result.json), each once; an out dir without a summary yet has
 // none.
-func LoadSkipped(dirs ...string) ([]SkippedTask, error) {
-	out := []SkippedTask{}
-	seen := map[SkippedTask]bool{}
+func LoadSkipped(dirs ...string) ([]trial.SkippedTask, error) {
+	out := []trial.SkippedTask{}
+	seen := map[trial.SkippedTask]bool{}
 	for _, dir := range dirs {
 		data, err := readOutDirFile(dir, JobResultFile)
 		if errors.Is(err, fs.ErrNotExist) {

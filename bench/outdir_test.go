@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/trial"
 )
 
 const memberUID = 1000
@@ -207,7 +208,7 @@ func TestStoreBackfillsHashesOfAnOlderDatabase(t *testing.T) {
 	dir := t.TempDir()
 	s := testStore(t, dir)
 	a, b := sampleRecord("a", 1), sampleRecord("b", 1)
-	for _, r := range []*Record{&a, &b} {
+	for _, r := range []*trial.Record{&a, &b} {
 		if err := s.Put(r); err != nil {
 			t.Fatal(err)
 		}
@@ -247,8 +248,8 @@ func TestProgressEscapesNames(t *testing.T) {
 	const hostile = "t\x1b]0;pwned\x07\x1b[2J\u202e"
 	var buf strings.Builder
 	p := NewLineProgress(&buf)
-	p.Start(2, 0, []SkippedTask{{Dir: "/tasks/" + hostile, Reason: hostile}})
-	p.Done(&Record{Task: hostile, Source: "dir:" + hostile, Agent: `cmd:"` + hostile + `"`, Trial: 1, Error: hostile}, Stats{})
+	p.Start(2, 0, []trial.SkippedTask{{Dir: "/tasks/" + hostile, Reason: hostile}})
+	p.Done(&trial.Record{Task: hostile, Source: "dir:" + hostile, Agent: `cmd:"` + hostile + `"`, Trial: 1, Error: hostile}, Stats{})
 	p.Finish(errors.New("run " + hostile + ": failed"))
 	out := buf.String()
 	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {

@@ -32,7 +32,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 		var over, wall, agent, verify []float64
 		for _, r := range recs {
 			if r.Error != "" || !r.Utility {
-				b.Fatalf("run %s: %+v", r.key(), r)
+				b.Fatalf("run %s: %+v", keyOf(&r), r)
 			}
 			over = append(over, r.WallS-r.AgentS-r.VerifyS)
 			wall, agent, verify = append(wall, r.WallS), append(agent, r.AgentS), append(verify, r.VerifyS)

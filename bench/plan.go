@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -78,8 +78,8 @@ func (s Shard) Has(i int) bool { return s.Count <= 1 || i%s.Count == s.Index }
 // exposure is measured.
 func agentsFor(t *tasks.Task, agent string) []string {
 	agents := []string{agent}
-	if agent == taskrun.AgentOracle && t.IsSensitive() && t.AttackSmoke != "" {
-		agents = append(agents, taskrun.AgentShortcut)
+	if agent == runapi.AgentOracle && t.IsSensitive() && t.AttackSmoke != "" {
+		agents = append(agents, runapi.AgentShortcut)
 	}
 	return agents
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/trial"
 
 	"github.com/schollz/progressbar/v3"
 )
@@ -20,7 +21,7 @@ type barProgress struct {
 	bar *progressbar.ProgressBar
 }
 
-func (p *barProgress) Start(total, done int, skipped []SkippedTask) {
+func (p *barProgress) Start(total, done int, skipped []trial.SkippedTask) {
 	printSkipped(p.w, skipped)
 	p.bar = progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(p.w),
@@ -35,7 +36,7 @@ func (p *barProgress) Start(total, done int, skipped []SkippedTask) {
 	_ = p.bar.Set(done)
 }
 
-func (p *barProgress) Done(r *Record, s Stats) {
+func (p *barProgress) Done(r *trial.Record, s Stats) {
 	p.bar.Describe(fmt.Sprintf("bench (%d failed, %d errors)", s.NFailed, s.NErrors))
 	_ = p.bar.Add(1)
 }
@@ -55,13 +56,13 @@ type lineProgress struct {
 	ran         int
 }
 
-func (p *lineProgress) Start(total, done int, skipped []SkippedTask) {
+func (p *lineProgress) Start(total, done int, skipped []trial.SkippedTask) {
 	printSkipped(p.w, skipped)
 	p.total, p.done, p.start = total, done, time.Now()
 	fmt.Fprintf(p.w, "bench: %d runs, %d already done\n", total, done)
 }
 
-func (p *lineProgress) Done(r *Record, s Stats) {
+func (p *lineProgress) Done(r *trial.Record, s Stats) {
 	p.done++
 	p.ran++
 	eta := time.Duration(float64(time.Since(p.start)) / float64(p.ran) * float64(p.total-p.done)).Round(time.Second)
@@ -79,7 +80,7 @@ func (p *lineProgress) Finish(err error) {
 }
 
 // verdict is a run's outcome in a few words.
-func verdict(r *Record) string {
+func verdict(r *trial.Record) string {
 	if r.Error != "" {
 		return "error: " + r.Error
 	}
@@ -98,7 +99,7 @@ func verdict(r *Record) string {
 		s += ", traced exposure"
 	}
 	for _, c := range r.Classes {
-		if c != r.Primary && (c == ClassVerifierTampered || c == ClassVerifierUntraced || c == ClassAgentFailedVerifierPassed) {
+		if c != r.Primary && (c == trial.ClassVerifierTampered || c == trial.ClassVerifierUntraced || c == trial.ClassAgentFailedVerifierPassed) {
 			s += ", " + c
 		}
 	}
@@ -108,7 +109,7 @@ func verdict(r *Record) string {
 	return s
 }
 
-func printSkipped(w io.Writer, skipped []SkippedTask) {
+func printSkipped(w io.Writer, skipped []trial.SkippedTask) {
 	for _, s := range skipped {
 		fmt.Fprintf(w, "skipped task %s: %s\n", termtext.Escape(s.Dir), termtext.Escape(s.Reason))
 	}

@@ -18,22 +18,17 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/trial"
 )
-
-// SkippedTask is a task of the tasks dir the bench could not run.
-type SkippedTask struct {
-	Dir    string `json:"dir"`
-	Reason string `json:"reason"`
-}
 
 // Summary is what a bench did, the out dir's result.json.
 type Summary struct {
-	ID         string        `json:"id"`
-	StartedAt  time.Time     `json:"started_at"`
-	FinishedAt *time.Time    `json:"finished_at"`
-	NTotal     int           `json:"n_total_trials"`
-	Stats      Stats         `json:"stats"`
-	Skipped    []SkippedTask `json:"skipped_tasks"`
+	ID         string              `json:"id"`
+	StartedAt  time.Time           `json:"started_at"`
+	FinishedAt *time.Time          `json:"finished_at"`
+	NTotal     int                 `json:"n_total_trials"`
+	Stats      Stats               `json:"stats"`
+	Skipped    []trial.SkippedTask `json:"skipped_tasks"`
 }
 
 // Stats count the runs of a bench (this invocation and earlier ones in
@@ -52,9 +47,9 @@ type Stats struct {
 // Progress hears of a bench's runs.
 type Progress interface {
 	// Start: total runs of the bench, of which done are already stored.
-	Start(total, done int, skipped []SkippedTask)
+	Start(total, done int, skipped []trial.SkippedTask)
 	// Done: one run was stored; s counts the runs so far.
-	Done(r *Record, s Stats)
+	Done(r *trial.Record, s Stats)
 	// Finish: the bench ended (err nil when every run is stored).
 	Finish(err error)
 }
@@ -158,7 +153,7 @@ func (b *bencher) pending(keys []Key) ([]Key, error) {
 	done := map[Key]bool{}
 	for i := range recs {
 		if recs[i].Error == "" {
-			done[recs[i].key()] = true
+			done[keyOf(&recs[i])] = true
 		}
 	}
 	var out []Key
@@ -172,9 +167,9 @@ func (b *bencher) pending(keys []Key) ([]Key, error) {
 	return out, nil
 }
 
-func recsByKey(recs []Record, k Key) *Record {
+func recsByKey(recs []trial.Record, k Key) *trial.Record {
 	for i := range recs {
-		if recs[i].key() == k {
+		if keyOf(&recs[i]) == k {
 			return &recs[i]
 		}
 	}
@@ -182,7 +177,7 @@ func recsByKey(recs []Record, k Key) *Record {
 }
 
 // count adds a stored run to the stats and returns them.
-func (b *bencher) count(r *Record, resumed bool) Stats {
+func (b *bencher) count(r *trial.Record, resumed bool) Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := &b.sum.Stats
@@ -193,7 +188,7 @@ func (b *bencher) count(r *Record, resumed bool) Stats {
 	switch {
 	case r.Error != "":
 		s.NErrors++
-	case r.Has(ClassAttackBlocked):
+	case r.Has(trial.ClassAttackBlocked):
 		// The policy stopped the shortcut: not a failure.
 	case !r.Utility || r.Exposed():
 		s.NFailed++
@@ -249,7 +244,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		return fmt.Errorf("run %s: %w", k, diskError(err))
 	}
 	started := time.Now()
-	r := &Record{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial,
+	r := &trial.Record{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial,
 		Dir: k.Dir(), Classes: []string{}}
 	var rp runPolicy
 	var err error
@@ -272,8 +267,8 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	switch {
 	case err == nil && src.Generator != "" && !rp.valid:
 		// An invalid generated policy: no agent run; it scores 0.
-		r.Classes, r.Primary = []string{ClassInvalidPolicy}, ClassInvalidPolicy
-		fillScore(r, nil, rp, t.Spec)
+		r.Classes, r.Primary = []string{trial.ClassInvalidPolicy}, trial.ClassInvalidPolicy
+		trial.FillScore(r, nil, rp.trial(), t.Spec)
 	case err == nil:
 		err = b.execute(ctx, t, k, rp, dir, r)
 	}
@@ -301,18 +296,19 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 
 // execute submits the run to the daemon, copies its files and fills the
 // record. The error is for a run that could not be carried out.
-func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *Record) error {
+func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *trial.Record) error {
 	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
-		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps}}
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
+		AgentAllowHosts: b.cfg.AgentAllowHosts}}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {
-		fillScore(r, nil, rp, t.Spec)
+		trial.FillScore(r, nil, rp.trial(), t.Spec)
 		return err
 	}
 	if err := collect(ctx, b.o.API, final.ID, b.out, dir); err != nil {
 		return fmt.Errorf("copy the files of run %s: %w", final.ID, diskError(err))
 	}
-	fillResult(r, final.TaskResult, rp, t)
+	trial.FromTaskResult(r, final.TaskResult, rp.trial(), t.Spec)
 	return nil
 }
 
@@ -399,20 +395,20 @@ func (b *bencher) writeSummary(finished bool) error {
 		b.sum.FinishedAt = &now
 	}
 	if b.sum.Skipped == nil {
-		b.sum.Skipped = []SkippedTask{}
+		b.sum.Skipped = []trial.SkippedTask{}
 	}
 	return writeJSONFile(b.out, JobResultFile, b.sum)
 }
 
 // loadTasks loads the tasks of the shard; broken tasks (and a second
 // task of the same name) are skipped with the reason.
-func loadTasks(dir string, shard Shard) ([]*tasks.Task, []SkippedTask, error) {
+func loadTasks(dir string, shard Shard) ([]*tasks.Task, []trial.SkippedTask, error) {
 	dirs, err := tasks.Discover(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	var ts []*tasks.Task
-	skipped := []SkippedTask{}
+	skipped := []trial.SkippedTask{}
 	names := map[string]string{}
 	for i, d := range dirs {
 		if !shard.Has(i) {
@@ -420,15 +416,15 @@ func loadTasks(dir string, shard Shard) ([]*tasks.Task, []SkippedTask, error) {
 		}
 		t, err := tasks.Load(d)
 		if err != nil {
-			skipped = append(skipped, SkippedTask{Dir: d, Reason: err.Error()})
+			skipped = append(skipped, trial.SkippedTask{Dir: d, Reason: err.Error()})
 			continue
 		}
 		if t.Spec == nil {
-			skipped = append(skipped, SkippedTask{Dir: d, Reason: "no " + tasks.FilePermissionSpec})
+			skipped = append(skipped, trial.SkippedTask{Dir: d, Reason: "no " + tasks.FilePermissionSpec})
 			continue
 		}
 		if other, ok := names[t.Name]; ok {
-			skipped = append(skipped, SkippedTask{Dir: d, Reason: "a task of the same name is at " + other})
+			skipped = append(skipped, trial.SkippedTask{Dir: d, Reason: "a task of the same name is at " + other})
 			continue
 		}
 		names[t.Name] = d
@@ -443,6 +439,6 @@ func diskError(err error) error { return storeError(err) }
 
 type nopProgress struct{}
 
-func (nopProgress) Start(int, int, []SkippedTask) {}
-func (nopProgress) Done(*Record, Stats)           {}
-func (nopProgress) Finish(error)                  {}
+func (nopProgress) Start(int, int, []trial.SkippedTask) {}
+func (nopProgress) Done(*trial.Record, Stats)           {}
+func (nopProgress) Finish(error)                        {}

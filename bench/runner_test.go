@@ -96,7 +96,7 @@ func TestRunRetriesThenRecordsDaemonErrors(t *testing.T) {
 	for _, r := range recs {
 		wantErr := r.Task == "secret-sensitive" && r.Agent == "shortcut"
 		if (r.Error != "") != wantErr || wantErr && (!strings.Contains(r.Error, "connection reset") || r.Utility) {
-			t.Errorf("%s: error %q", r.key(), r.Error)
+			t.Errorf("%s: error %q", keyOf(&r), r.Error)
 		}
 	}
 	// Resumed with a daemon that works: only the error run runs again.
@@ -137,7 +137,7 @@ func TestRunStopsOnDiskFull(t *testing.T) {
 	}
 	for _, r := range recs {
 		if _, err := os.Stat(filepath.Join(out, r.Dir, JobResultFile)); err != nil {
-			t.Errorf("stored run %s has no trial result: %v", r.key(), err)
+			t.Errorf("stored run %s has no trial result: %v", keyOf(&r), err)
 		}
 	}
 }

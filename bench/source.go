@@ -10,8 +10,9 @@ import (
 
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/trial"
 )
 
 // Policy sources of the benchmark (the rows of Table 1).
@@ -104,7 +105,7 @@ const denyAll = `{"read": [], "write": [], "execute": []}`
 
 // runPolicy is a source's policy for one task.
 type runPolicy struct {
-	// source is the daemon's policy source (taskrun.Source*).
+	// source is the task request's policy source (runapi.Source*).
 	source string
 	// doc is π as the daemon gets it (nil for unconstrained and spec).
 	doc []byte
@@ -116,14 +117,19 @@ type runPolicy struct {
 	err   string
 }
 
+// trial is the part of rp a trial's row is derived from.
+func (rp runPolicy) trial() trial.Policy {
+	return trial.Policy{Source: rp.source, Policy: rp.pol, Valid: rp.valid, Error: rp.err}
+}
+
 // policyFor returns the source's policy for task t; trace is the
 // recorded trace policy when the source is trace.
 func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	switch {
 	case s.Name == SourceUnconstrained:
-		return runPolicy{source: taskrun.SourceUnconstrained, valid: true}
+		return runPolicy{source: runapi.SourceUnconstrained, valid: true}
 	case s.Name == SourceSpec:
-		return runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(t.Spec), valid: true}
+		return runPolicy{source: runapi.SourceSpec, pol: runapi.SpecPolicy(t.Spec), valid: true}
 	case s.Name == SourceAllowAll:
 		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll, t.Spec)
 	case s.Name == SourceTrace:
@@ -131,7 +137,7 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 		if err != nil {
 			return invalidPolicy(err.Error())
 		}
-		return runPolicy{source: taskrun.SourcePolicy, doc: doc, pol: trace, valid: true}
+		return runPolicy{source: runapi.SourcePolicy, doc: doc, pol: trace, valid: true}
 	}
 	return s.dirPolicy(t.Name, t.Spec)
 }
@@ -157,7 +163,7 @@ func fromDocument(data []byte, name string, spec *policy.Spec) runPolicy {
 	if err != nil {
 		return invalidPolicy(err.Error())
 	}
-	return runPolicy{source: taskrun.SourcePolicy, doc: data, pol: pol, valid: true}
+	return runPolicy{source: runapi.SourcePolicy, doc: data, pol: pol, valid: true}
 }
 
 func invalidPolicy(why string) runPolicy {
@@ -165,5 +171,5 @@ func invalidPolicy(why string) runPolicy {
 	if err != nil {
 		panic(err) // a constant document
 	}
-	return runPolicy{source: taskrun.SourcePolicy, doc: []byte(denyAll), pol: pol, err: why}
+	return runPolicy{source: runapi.SourcePolicy, doc: []byte(denyAll), pol: pol, err: why}
 }

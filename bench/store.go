@@ -21,6 +21,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/trial"
 )
 
 // DBFile is the results database in a bench's out dir.
@@ -254,13 +255,13 @@ func (s *Store) backfillHashes() error {
 			rows.Close()
 			return err
 		}
-		var r Record
+		var r trial.Record
 		if json.Unmarshal([]byte(data), &r) != nil {
 			continue
 		}
 		if sum, err := s.fileHash(&r); err == nil {
 			if s.checkFile(&r, sum) == nil {
-				fills = append(fills, fill{r.key(), sum})
+				fills = append(fills, fill{keyOf(&r), sum})
 			}
 		}
 	}
@@ -278,10 +279,10 @@ func (s *Store) backfillHashes() error {
 }
 
 // resultName is the run's result.json under the out dir.
-func resultName(r *Record) string { return path.Join(r.Dir, JobResultFile) }
+func resultName(r *trial.Record) string { return path.Join(r.Dir, JobResultFile) }
 
 // fileHash is the sha256 of the run's result.json.
-func (s *Store) fileHash(r *Record) (string, error) {
+func (s *Store) fileHash(r *trial.Record) (string, error) {
 	data, err := s.out.ReadFile(resultName(r))
 	if err != nil {
 		return "", err
@@ -292,26 +293,26 @@ func (s *Store) fileHash(r *Record) (string, error) {
 
 // checkFile checks that the run's result.json has the hash sum and holds
 // the record r.
-func (s *Store) checkFile(r *Record, sum string) error {
+func (s *Store) checkFile(r *trial.Record, sum string) error {
 	if sum == "" {
-		return &MismatchError{Run: r.key(), Reason: "no result.json hash was stored with it"}
+		return &MismatchError{Run: keyOf(r), Reason: "no result.json hash was stored with it"}
 	}
 	data, err := s.out.ReadFile(resultName(r))
 	if err != nil {
-		return &MismatchError{Run: r.key(), Reason: err.Error()}
+		return &MismatchError{Run: keyOf(r), Reason: err.Error()}
 	}
 	have := sha256.Sum256(data)
 	if hex.EncodeToString(have[:]) != sum {
-		return &MismatchError{Run: r.key(), Reason: fmt.Sprintf("%s has sha256 %x, stored %s", s.out.Join(resultName(r)), have, sum)}
+		return &MismatchError{Run: keyOf(r), Reason: fmt.Sprintf("%s has sha256 %x, stored %s", s.out.Join(resultName(r)), have, sum)}
 	}
-	var tr trialResult
+	var tr trial.HarborResult
 	if err := json.Unmarshal(data, &tr); err != nil || tr.Authbench == nil {
-		return &MismatchError{Run: r.key(), Reason: fmt.Sprintf("%s holds no run record", s.out.Join(resultName(r)))}
+		return &MismatchError{Run: keyOf(r), Reason: fmt.Sprintf("%s holds no run record", s.out.Join(resultName(r)))}
 	}
 	a, _ := json.Marshal(tr.Authbench)
 	b, _ := json.Marshal(r)
 	if !bytes.Equal(a, b) {
-		return &MismatchError{Run: r.key(), Reason: fmt.Sprintf("%s holds another record than the database", s.out.Join(resultName(r)))}
+		return &MismatchError{Run: keyOf(r), Reason: fmt.Sprintf("%s holds another record than the database", s.out.Join(resultName(r)))}
 	}
 	return nil
 }
@@ -321,36 +322,31 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Put stores a run as PutTrial does, with no task directory and
 // started at r.Finished less r.WallS.
-func (s *Store) Put(r *Record) error {
-	return s.PutTrial(r, r.started(), "")
-}
-
-// started is when the run started: Finished less WallS.
-func (r *Record) started() time.Time {
-	return r.Finished.Add(-time.Duration(r.WallS * float64(time.Second)))
+func (s *Store) Put(r *trial.Record) error {
+	return s.PutTrial(r, r.Started(), "")
 }
 
 // PutTrial writes the run's result.json in its trial directory (r.Dir)
 // and then stores its row with the file's hash,
 // replacing an earlier row of the same run.
-func (s *Store) PutTrial(r *Record, started time.Time, taskDir string) error {
+func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) error {
 	if r.Dir == "" || r.Dir == ".." || path.Clean(r.Dir) != r.Dir || strings.HasPrefix(r.Dir, "../") || path.IsAbs(r.Dir) {
-		return fmt.Errorf("store run %s: %q is not a trial directory of the out dir", r.key(), r.Dir)
+		return fmt.Errorf("store run %s: %q is not a trial directory of the out dir", keyOf(r), r.Dir)
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	file, err := json.MarshalIndent(trialResultOf(r, started, taskDir, s.out.Join(r.Dir)), "", "  ")
+	file, err := json.MarshalIndent(trial.HarborResultOf(r, started, taskDir, s.out.Join(r.Dir)), "", "  ")
 	if err != nil {
 		return err
 	}
 	file = append(file, '\n')
 	if err := s.out.MkdirAll(r.Dir); err != nil {
-		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
+		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	if err := s.out.WriteFile(resultName(r), file, 0o644); err != nil {
-		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
+		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	sum := sha256.Sum256(file)
 	var attack, genValid, substituted any
@@ -369,7 +365,7 @@ func (s *Store) PutTrial(r *Record, started time.Time, taskDir string) error {
 	}
 	tx, err := s.db.Begin()
 	if err != nil {
-		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
+		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, r.Utility, attack, r.TracedExposure,
@@ -379,30 +375,30 @@ func (s *Store) PutTrial(r *Record, started time.Time, taskDir string) error {
 		r.AgentStopReason, substituted)
 	if err != nil {
 		_ = tx.Rollback()
-		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
+		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store run %s: %w", r.key(), storeError(err))
+		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	return nil
 }
 
 // Records returns every stored record, ordered by key; a record whose
 // result.json is not the one stored with it is a *MismatchError.
-func (s *Store) Records() ([]Record, error) {
+func (s *Store) Records() ([]trial.Record, error) {
 	rows, err := s.db.Query(`SELECT record, result_sha256 FROM runs ORDER BY task, source, agent, trial`)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", s.path, storeError(err))
 	}
 	defer rows.Close()
-	var out []Record
+	var out []trial.Record
 	for rows.Next() {
 		var data string
 		var sum sql.NullString
 		if err := rows.Scan(&data, &sum); err != nil {
 			return nil, fmt.Errorf("read %s: %w", s.path, err)
 		}
-		var r Record
+		var r trial.Record
 		if err := json.Unmarshal([]byte(data), &r); err != nil {
 			return nil, fmt.Errorf("read %s: a malformed record: %w", s.path, err)
 		}
@@ -417,7 +413,8 @@ func (s *Store) Records() ([]Record, error) {
 	return out, nil
 }
 
-func (r *Record) key() Key {
+// keyOf is the identity of the run r.
+func keyOf(r *trial.Record) Key {
 	return Key{Task: r.Task, Source: r.Source, Agent: r.Agent, Trial: r.Trial}
 }
 

@@ -15,14 +15,15 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/trial"
 )
 
-func sampleRecord(task string, trial int) Record {
+func sampleRecord(task string, n int) trial.Record {
 	yes := true
 	cov := 0.5
-	return Record{Task: task, Dataset: "sensitive", Source: "spec", Agent: "oracle", Trial: trial, Semantics: "published",
+	return trial.Record{Task: task, Dataset: "sensitive", Source: "spec", Agent: "oracle", Trial: n, Semantics: "published",
 		Utility: true, Attack: &yes, TracedExposure: true, PolicyValid: true, ReadP: 1, ReadR: 0.5, ReadF1: 2.0 / 3,
-		SensitiveCoverage: &cov, Scored: true, Classes: []string{ClassSensitiveExposure}, Primary: ClassSensitiveExposure,
+		SensitiveCoverage: &cov, Scored: true, Classes: []string{trial.ClassSensitiveExposure}, Primary: trial.ClassSensitiveExposure,
 		ExposureAccess: "open read /k", Denials: 2, WallS: 1.5, Dir: task, Finished: time.Now().UTC().Round(0)}
 }
 
@@ -45,7 +46,7 @@ func TestStoreRoundTripAndReplace(t *testing.T) {
 	dir := t.TempDir()
 	s := testStore(t, dir)
 	a, b := sampleRecord("b", 1), sampleRecord("a", 2)
-	for _, r := range []Record{a, b} {
+	for _, r := range []trial.Record{a, b} {
 		if err := s.Put(&r); err != nil {
 			t.Fatal(err)
 		}
@@ -185,8 +186,8 @@ func TestStoreAddsColumns(t *testing.T) {
 	}
 	s := testStore(t, dir)
 	defer s.Close()
-	r := &Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{ClassInvalidPolicy}, Dir: "t",
-		Generation:    &Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
+	r := &trial.Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{trial.ClassInvalidPolicy}, Dir: "t",
+		Generation:    &trial.Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
 		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true,
 		AgentStopReason: "limits", ImageSubstitutions: []runapi.ImageSubstitution{{Service: "sink",
 			Ref: "ubuntu:24.04", Used: "authbench-base-ubuntu", Why: "offline stand-in <b>"}}}

@@ -15,6 +15,7 @@ import (
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
@@ -31,6 +32,7 @@ type benchFlags struct {
 	shard          string
 	semantics      string
 	caps           string
+	allowHosts     []string
 	trustVerifiers bool
 	attribute      bool
 	out            string
@@ -81,6 +83,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
 	fl.StringVar(&f.semantics, "semantics", bench.SemanticsPublished, "enforcement semantics: published or precise")
 	fl.StringVar(&f.caps, "caps", "", "the agents' capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: each task's)")
+	fl.StringArrayVar(&f.allowHosts, "agent-allow-host", nil, "let every run's agent reach `HOST:PORT` through its egress proxy (repeatable; makes the agent's network an allowlist, docs/tasks.md)")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier consumed agent-written files, or was not traced completely, in success rates")
 	fl.BoolVar(&f.attribute, "attribute", false, "re-run each failed run with its deciding denial's permission added, to confirm why it failed")
 	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
@@ -116,6 +119,9 @@ func (f benchFlags) config() (bench.Config, error) {
 			return bench.Config{}, usageErrorf("--caps: %v", err)
 		}
 	}
+	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
+		return bench.Config{}, usageErrorf("%v", err)
+	}
 	if f.trials < 1 {
 		return bench.Config{}, usageErrorf("--trials must be at least 1")
 	}
@@ -135,7 +141,7 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, err
 	}
 	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, GenModel: genModel, Trials: f.trials, Parallel: f.parallel,
-		Shard: shard, Semantics: f.semantics, Caps: f.caps, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute}, nil
+		Shard: shard, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute}, nil
 }
 
 func (a *app) runBench(f benchFlags) error {

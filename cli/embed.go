@@ -31,6 +31,10 @@ type embedConfig struct {
 	// the runs in flight (containers, overlays, records) when this
 	// process ends, whatever ends it (Manager.Embed).
 	watchdog bool
+	// oneShot: the daemon serves one command's one run (exec, trace), in
+	// a fresh state directory: records are written once, at the end,
+	// without fsync (daemon.Config.OneShot).
+	oneShot bool
 }
 
 // embeddedShutdownGrace bounds the shutdown of an embedded daemon: its
@@ -76,7 +80,7 @@ func (a *app) embed(c embedConfig) (*embedded, error) {
 		}
 	}
 	e.m, err = daemon.NewManager(daemon.Config{StateDir: c.stateDir, ImagesDir: c.imagesDir, Registries: c.registries,
-		Self: self, Tracer: e.tr, Log: a.log})
+		Self: self, Tracer: e.tr, OneShot: c.oneShot && e.tmpState != "", Log: a.log})
 	if err != nil {
 		e.release()
 		return nil, err
@@ -121,8 +125,8 @@ func (e *embedded) release() {
 }
 
 // embeddedStateDir is a new directory for the records of one embedded
-// run, removed when it ends: in /dev/shm when there is one (the records
-// are written with fsync, which costs nothing there), else in $TMPDIR.
+// run, removed when it ends: in /dev/shm when there is one, else in
+// $TMPDIR.
 // Embedded exec and trace runs are not kept; `authbench runs` lists the
 // daemon's.
 func embeddedStateDir() (string, error) {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/trial"
 )
 
 // memberDir is a directory owned by uid 1000 holding a link named name
@@ -51,7 +51,7 @@ func TestEscapeDaemonTaskRunOutRefusesAMembersDir(t *testing.T) {
 // directory is refused; the member's out dir itself is read without
 // writing in it.
 func TestEscapeDaemonReportOutRefusesAMembersDir(t *testing.T) {
-	a := writeOutDir(t, bench.Record{Task: "t1", Dataset: "standard", Source: "spec", Agent: "oracle", Trial: 1,
+	a := writeOutDir(t, trial.Record{Task: "t1", Dataset: "standard", Source: "spec", Agent: "oracle", Trial: 1,
 		Utility: true, PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()})
 	if err := os.Chown(a, 1000, 1000); err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
 	if c := a.daemonClient(); c != nil {
 		return &runAPI{api: c, close: func() {}}, nil
 	}
-	e, err := a.embed(embedConfig{trace: traced, ringBytes: ringBytes})
+	e, err := a.embed(embedConfig{trace: traced, ringBytes: ringBytes, oneShot: true})
 	if err != nil {
 		return nil, err
 	}

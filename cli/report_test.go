@@ -12,10 +12,11 @@ import (
 
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/trial"
 )
 
 // writeOutDir makes a bench out dir holding records.
-func writeOutDir(t *testing.T, recs ...bench.Record) string {
+func writeOutDir(t *testing.T, recs ...trial.Record) string {
 	t.Helper()
 	dir := t.TempDir()
 	d, err := safefile.OpenOutDir(dir, os.Geteuid())
@@ -42,8 +43,8 @@ func writeOutDir(t *testing.T, recs ...bench.Record) string {
 // TestReportMergesOutDirs: two out dirs (shards) make one report, in
 // every format; bad input is a usage error.
 func TestReportMergesOutDirs(t *testing.T) {
-	rec := func(task, dataset string, utility bool) bench.Record {
-		return bench.Record{Task: task, Dataset: dataset, Source: "spec", Agent: "oracle", Trial: 1, Utility: utility,
+	rec := func(task, dataset string, utility bool) trial.Record {
+		return trial.Record{Task: task, Dataset: dataset, Source: "spec", Agent: "oracle", Trial: 1, Utility: utility,
 			PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()}
 	}
 	a := writeOutDir(t, rec("t1", "standard", true))

@@ -16,6 +16,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
@@ -29,6 +30,7 @@ type taskRunFlags struct {
 	agent         string
 	semantics     string
 	caps          string
+	allowHosts    []string
 	out           string
 	baseMap       []string
 	stateDir      string
@@ -75,7 +77,7 @@ from npm into a cached layer, as the confined, traced agent of the
 container, configured for the same endpoint and model with a placeholder
 key; the run's egress proxy lets it reach the endpoint only and adds the
 real key. The run's files gain harness-transcript.jsonl, trajectory.json
-and network-events.jsonl (docs/agents.md).
+and network.jsonl (docs/agents.md).
 
 --agent openai:MODEL runs a model of an OpenAI-compatible endpoint as the
 agent: the model's loop runs in the daemon (or this process), and its tool
@@ -99,6 +101,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL] (required)`)
 	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.caps, "caps", "", "the agent's capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: the task's, Docker's set unless task.toml's cap_add/cap_drop change it)")
+	fl.StringArrayVar(&f.allowHosts, "agent-allow-host", nil, "let the agent reach `HOST:PORT` through the run's egress proxy (repeatable; makes the agent's network an allowlist, docs/tasks.md)")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
@@ -113,9 +116,12 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 // taskRequest checks the flags and builds the daemon request.
 func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	sources := 0
-	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps}}
+	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts}}
 	if _, err := taskrun.ParseSemantics(f.semantics); err != nil {
 		return nil, usageErrorf("--semantics: %v", err)
+	}
+	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
+		return nil, usageErrorf("%v", err)
 	}
 	if f.caps != "" {
 		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
@@ -124,7 +130,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	}
 	if f.policy != "" {
 		sources++
-		req.Task.PolicySource = taskrun.SourcePolicy
+		req.Task.PolicySource = runapi.SourcePolicy
 		data, err := readFileArg("--policy", f.policy)
 		if err != nil {
 			return nil, err
@@ -133,11 +139,11 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	}
 	if f.unconstrained {
 		sources++
-		req.Task.PolicySource = taskrun.SourceUnconstrained
+		req.Task.PolicySource = runapi.SourceUnconstrained
 	}
 	if f.specPolicy {
 		sources++
-		req.Task.PolicySource = taskrun.SourceSpec
+		req.Task.PolicySource = runapi.SourceSpec
 	}
 	if sources != 1 {
 		return nil, usageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")

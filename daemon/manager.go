@@ -57,6 +57,14 @@ type Config struct {
 	// empty tmpfs over a directory, /dev/null over anything else, in
 	// their own mount namespace), such as the daemon's socket.
 	HidePaths []string
+	// OneShot is for a Manager embedded for one command (`authbench exec`
+	// and `trace` with no daemon listening) whose StateDir is removed when
+	// the command ends: a run's record is written once, when it ends, and
+	// without fsync (nothing would read an intermediate one, and no crash
+	// recovery looks at the directory); until then it lives in memory,
+	// where API reads find it as before, and an ended run stays readable
+	// from memory as well.
+	OneShot bool
 	// Log receives structured logs.
 	Log *zap.Logger
 }
@@ -90,7 +98,9 @@ type Manager struct {
 	// disk full); retrying is set while a goroutine retries them.
 	unsaved  map[string]*runapi.Run
 	retrying bool
-	wg       sync.WaitGroup
+	// ended holds the final records of a OneShot manager's runs.
+	ended map[string]*runapi.Run
+	wg    sync.WaitGroup
 }
 
 // activeRun is a run that has not reached a terminal state.
@@ -145,10 +155,11 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.noSync = cfg.OneShot
 	m := &Manager{trustedTasks: trusted,
 		cfg: cfg, store: store, metrics: newMetrics(), log: cfg.Log,
 		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
-		unsaved: map[string]*runapi.Run{},
+		unsaved: map[string]*runapi.Run{}, ended: map[string]*runapi.Run{},
 	}
 	runs, err := store.List()
 	if err != nil {
@@ -238,7 +249,7 @@ func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) 
 		m.metrics.quotaRefused.Inc()
 		return nil, err
 	}
-	if err := m.store.Create(rec); err != nil {
+	if err := m.createRecord(rec); err != nil {
 		cancel(nil)
 		return nil, &stateFault{err: err}
 	}
@@ -327,7 +338,7 @@ func (m *Manager) setRunning(ar *activeRun, pid int) {
 	ar.mu.Lock()
 	now := time.Now().UTC()
 	ar.rec.State, ar.rec.Pid, ar.rec.StartedAt = runapi.StateRunning, pid, &now
-	err := m.store.Save(ar.rec)
+	err := m.saveProgress(ar.rec)
 	ar.mu.Unlock()
 	m.metrics.transition(runapi.StateQueued, runapi.StateRunning)
 	if err != nil {
@@ -339,7 +350,7 @@ func (m *Manager) setRunning(ar *activeRun, pid int) {
 func (m *Manager) update(ar *activeRun, fn func(r *runapi.Run)) {
 	ar.mu.Lock()
 	fn(ar.rec)
-	err := m.store.Save(ar.rec)
+	err := m.saveProgress(ar.rec)
 	ar.mu.Unlock()
 	if err != nil {
 		m.fault(ar, err)
@@ -362,6 +373,10 @@ func (m *Manager) end(ar *activeRun, state runapi.State, msg string, code *int) 
 	if err != nil {
 		m.log.Error("record run end; will retry", zap.String("run", rec.ID), zap.Error(err))
 		m.keepUnsaved(&rec)
+	} else if m.cfg.OneShot {
+		m.mu.Lock()
+		m.ended[rec.ID] = &rec
+		m.mu.Unlock()
 	}
 	m.metrics.transition(from, state)
 	if rec.StartedAt != nil {
@@ -404,6 +419,37 @@ func (m *Manager) finishStale(r *runapi.Run) {
 	r.Events = n
 }
 
+// createRecord makes the directory of a new run and, unless the manager
+// is OneShot, writes its first record.
+func (m *Manager) createRecord(r *runapi.Run) error {
+	if m.cfg.OneShot {
+		return m.store.CreateDir(r.ID)
+	}
+	return m.store.Create(r)
+}
+
+// saveProgress saves the record of a run that has not ended, unless the
+// manager is OneShot (its record is written when the run ends).
+func (m *Manager) saveProgress(r *runapi.Run) error {
+	if m.cfg.OneShot {
+		return nil
+	}
+	return m.store.Save(r)
+}
+
+// endedRun returns a copy of the final record of a OneShot manager's
+// run id, if any.
+func (m *Manager) endedRun(id string) *runapi.Run {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.ended[id]
+	if !ok {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
 // snapshot copies the record under its lock.
 func (ar *activeRun) snapshot() *runapi.Run {
 	ar.mu.Lock()
@@ -434,6 +480,9 @@ func (m *Manager) Get(id string) (*runapi.Run, error) {
 	if r := m.unsavedRun(id); r != nil {
 		return r, nil
 	}
+	if r := m.endedRun(id); r != nil {
+		return r, nil
+	}
 	if !validRunID(id) {
 		return nil, ErrNotFound
 	}
@@ -446,6 +495,9 @@ func (m *Manager) Get(id string) (*runapi.Run, error) {
 
 // List returns every recorded run, oldest first.
 func (m *Manager) List() ([]*runapi.Run, error) {
+	if m.cfg.OneShot {
+		return m.listInMemory(), nil
+	}
 	runs, err := m.store.List()
 	for i, r := range runs {
 		if ar := m.lookup(r.ID); ar != nil {
@@ -455,6 +507,27 @@ func (m *Manager) List() ([]*runapi.Run, error) {
 		}
 	}
 	return runs, err
+}
+
+// listInMemory is List for a OneShot manager, whose records are in
+// memory until their run ends.
+func (m *Manager) listInMemory() []*runapi.Run {
+	m.mu.Lock()
+	active := make([]*activeRun, 0, len(m.active))
+	for _, ar := range m.active {
+		active = append(active, ar)
+	}
+	runs := make([]*runapi.Run, 0, len(m.active)+len(m.ended))
+	for _, r := range m.ended {
+		c := *r
+		runs = append(runs, &c)
+	}
+	m.mu.Unlock()
+	for _, ar := range active {
+		runs = append(runs, ar.snapshot())
+	}
+	sortRuns(runs)
+	return runs
 }
 
 func (m *Manager) lookup(id string) *activeRun {

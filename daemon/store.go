@@ -24,6 +24,9 @@ const (
 // atomically (temp file + rename), beside the run's event log and output.
 type Store struct {
 	dir string
+	// noSync leaves terminal records unsynced (a OneShot manager's
+	// state directory does not outlive its process).
+	noSync bool
 }
 
 // OpenStore creates (if needed) and opens the state directory dir.
@@ -43,8 +46,8 @@ func (s *Store) RunFile(id, name string) string { return filepath.Join(s.RunDir(
 // Create makes the directory of a new run and writes its first record;
 // when that fails, nothing of the run is left.
 func (s *Store) Create(r *runapi.Run) error {
-	if err := os.Mkdir(s.RunDir(r.ID), 0o750); err != nil {
-		return fmt.Errorf("create run %s: %w", r.ID, err)
+	if err := s.CreateDir(r.ID); err != nil {
+		return err
 	}
 	if err := s.Save(r); err != nil {
 		return errors.Join(err, os.RemoveAll(s.RunDir(r.ID)))
@@ -52,10 +55,19 @@ func (s *Store) Create(r *runapi.Run) error {
 	return nil
 }
 
+// CreateDir makes the directory of a new run, without a record.
+func (s *Store) CreateDir(id string) error {
+	if err := os.Mkdir(s.RunDir(id), 0o750); err != nil {
+		return fmt.Errorf("create run %s: %w", id, err)
+	}
+	return nil
+}
+
 // Save writes the record of r atomically (temporary file and rename). A
 // record in a terminal state is also synced to disk before the rename, so
 // a finished run's record survives a crash of the machine; intermediate
-// states are not worth the fsyncs on every run's start.
+// states are not worth the fsyncs on every run's start (nor is any record
+// of a OneShot manager, whose directory does not outlive it).
 func (s *Store) Save(r *runapi.Run) error {
 	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
@@ -68,7 +80,7 @@ func (s *Store) Save(r *runapi.Run) error {
 	}
 	_, werr := tmp.Write(append(data, '\n'))
 	var serr error
-	if r.State.Terminal() {
+	if r.State.Terminal() && !s.noSync {
 		serr = tmp.Sync()
 	}
 	cerr := tmp.Close()
@@ -116,11 +128,16 @@ func (s *Store) List() ([]*runapi.Run, error) {
 		}
 		runs = append(runs, r)
 	}
+	sortRuns(runs)
+	return runs, errors.Join(errs...)
+}
+
+// sortRuns orders runs oldest first (by id within the same second).
+func sortRuns(runs []*runapi.Run) {
 	sort.Slice(runs, func(i, j int) bool {
 		if !runs[i].CreatedAt.Equal(runs[j].CreatedAt) {
 			return runs[i].CreatedAt.Before(runs[j].CreatedAt)
 		}
 		return runs[i].ID < runs[j].ID
 	})
-	return runs, errors.Join(errs...)
 }

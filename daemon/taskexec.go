@@ -28,7 +28,7 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	}
 	defer stop()
 	opts.Source, opts.Policy, opts.Semantics, opts.Agent, opts.Model = tr.PolicySource, prep.policy, policy.Semantics(tr.Semantics), tr.Agent, prep.model
-	opts.Capabilities = prep.caps
+	opts.Capabilities, opts.AllowHosts = prep.caps, tr.AgentAllowHosts
 	res, err := taskrun.Run(ctx, opts)
 	if res != nil {
 		m.update(ar, func(r *runapi.Run) {

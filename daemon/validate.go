@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
@@ -281,13 +282,13 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 	}
 	p.task = t // the agent's uid and gid are the image's user, known once it is built (executeTask)
 	switch tr.PolicySource {
-	case taskrun.SourceUnconstrained, taskrun.SourceSpec:
+	case runapi.SourceUnconstrained, runapi.SourceSpec:
 		if !isNull(req.Policy) {
-			return nil, badField("policy", "only policy source %q takes a policy", taskrun.SourcePolicy)
+			return nil, badField("policy", "only policy source %q takes a policy", runapi.SourcePolicy)
 		}
-	case taskrun.SourcePolicy:
+	case runapi.SourcePolicy:
 		if isNull(req.Policy) {
-			return nil, badField("policy", "policy source %q needs a policy", taskrun.SourcePolicy)
+			return nil, badField("policy", "policy source %q needs a policy", runapi.SourcePolicy)
 		}
 		pol, err := policy.ParsePolicyFor(req.Policy, "policy", t.Spec)
 		if err != nil {
@@ -309,7 +310,19 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 	if err := p.takeTaskCaps(peer); err != nil {
 		return nil, err
 	}
+	if err := p.checkAllowHosts(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkAllowHosts checks a task run's agent_allow_hosts (each an
+// allow-list entry, docs/tasks.md "Network policy"), naming a bad one.
+func (p *prepared) checkAllowHosts() error {
+	if _, err := netpolicy.ParseAllowList("task.agent_allow_hosts", p.req.Task.AgentAllowHosts); err != nil {
+		return badField("task.agent_allow_hosts", "%v", err)
+	}
+	return nil
 }
 
 // takeTaskCaps checks a task run's agent capability set: known names,

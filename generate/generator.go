@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // Kinds of generators.
@@ -68,7 +68,7 @@ func AllowAll() *policy.Policy {
 
 // SpecPolicy is the spec baseline: the spec's required_permissions.
 func SpecPolicy(spec *policy.Spec) *policy.Policy {
-	pol := taskrun.SpecPolicy(spec)
+	pol := runapi.SpecPolicy(spec)
 	pol.Source = KindSpec
 	return pol
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
@@ -19,19 +20,26 @@ const (
 	heuristicDepth        = 2
 )
 
+// The heuristic's regular expressions, compiled on first use (not in
+// every process that links the package).
 var (
 	// absPathRE finds absolute paths in prose and code.
-	absPathRE = regexp.MustCompile("(?:^|[\\s`'\"(\\[=:,])(/[A-Za-z0-9._+@%~\\-/]*[A-Za-z0-9_+@%~\\-/])")
+	absPathRE = lazyRegexp("(?:^|[\\s`'\"(\\[=:,])(/[A-Za-z0-9._+@%~\\-/]*[A-Za-z0-9_+@%~\\-/])")
 	// codeSpanRE finds `inline code` in Markdown.
-	codeSpanRE = regexp.MustCompile("`([^`\n]+)`")
+	codeSpanRE = lazyRegexp("`([^`\n]+)`")
 	// commandSepRE splits a shell line into commands.
-	commandSepRE = regexp.MustCompile(`\|\||&&|[|;&]|\$\(|` + "`")
+	commandSepRE = lazyRegexp(`\|\||&&|[|;&]|\$\(|` + "`")
 	// urlRE finds URLs: scheme, host (a name or a bracketed IPv6
 	// address) and port.
-	urlRE = regexp.MustCompile(`(?i)\b(https?|wss?|ftp|git|ssh)://(?:[^\s/@'"]+@)?(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::([0-9]{1,5}))?`)
+	urlRE = lazyRegexp(`(?i)\b(https?|wss?|ftp|git|ssh)://(?:[^\s/@'"]+@)?(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::([0-9]{1,5}))?`)
 	// writeVerbRE marks a sentence that asks for a change.
-	writeVerbRE = regexp.MustCompile(`(?i)\b(fix|edit|update|modify|change|append|add|write|rotate|replace|remove|delete|rename|finish|complete|patch|clean|purge|install|create|put|save|move|redact|schedule|build|compile)`)
+	writeVerbRE = lazyRegexp(`(?i)\b(fix|edit|update|modify|change|append|add|write|rotate|replace|remove|delete|rename|finish|complete|patch|clean|purge|install|create|put|save|move|redact|schedule|build|compile)`)
 )
+
+// lazyRegexp returns expr compiled on the first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // shellWords are words of shell syntax that start no program.
 var shellWords = map[string]bool{
@@ -78,16 +86,16 @@ func HeuristicFor(root *policy.Root, instruction, workdir, path string, network 
 		wd = strings.TrimSuffix(workdir, "/") + "/**"
 		h.add(policy.Read, wd)
 	}
-	for _, span := range codeSpanRE.FindAllStringSubmatch(instruction, -1) {
+	for _, span := range codeSpanRE().FindAllStringSubmatch(instruction, -1) {
 		h.commandLine(span[1])
 	}
 	for _, sentence := range sentences(instruction) {
-		change := writeVerbRE.MatchString(sentence)
+		change := writeVerbRE().MatchString(sentence)
 		for _, p := range absPaths(sentence) {
 			h.named(p, change, 0)
 		}
 		if workdir != "" {
-			for _, span := range codeSpanRE.FindAllStringSubmatch(sentence, -1) {
+			for _, span := range codeSpanRE().FindAllStringSubmatch(sentence, -1) {
 				if rel := span[1]; !strings.ContainsAny(rel, " /$") && strings.Contains(rel, ".") {
 					h.named(path2abs(workdir, rel), change, 0)
 				}
@@ -130,7 +138,7 @@ var defaultPorts = map[string]string{"http": "80", "https": "443", "ws": "80", "
 
 // urls adds the host:port of every URL in text.
 func (h *heuristic) urls(text string) {
-	for _, m := range urlRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range urlRE().FindAllStringSubmatch(text, -1) {
 		port := m[3]
 		if port == "" {
 			port = defaultPorts[strings.ToLower(m[1])]
@@ -239,7 +247,7 @@ func (h *heuristic) commandLine(line string) {
 	if i := strings.Index(line, "#"); i == 0 {
 		return
 	}
-	for _, cmd := range commandSepRE.Split(line, -1) {
+	for _, cmd := range commandSepRE().Split(line, -1) {
 		words := strings.Fields(cmd)
 		for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "sudo" || words[0] == "env" || words[0] == "then" || words[0] == "do" || words[0] == "!") {
 			words = words[1:]
@@ -270,7 +278,7 @@ func sentences(s string) []string {
 // absPaths returns the absolute paths in s, without trailing punctuation.
 func absPaths(s string) []string {
 	var out []string
-	for _, m := range absPathRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range absPathRE().FindAllStringSubmatch(s, -1) {
 		p := strings.TrimRight(m[1], ".,:;")
 		if len(p) > 1 && !strings.HasPrefix(p, "//") {
 			out = append(out, p)

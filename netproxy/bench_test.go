@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/netproxy/netpolicy"
 )
 
 // modelLike is a loopback server answering like a chat completion
@@ -60,8 +62,8 @@ func call(t testing.TB, c *http.Client, u string, body []byte) time.Duration {
 // medians.
 func overhead(t testing.TB, keepAlive bool, n int) (direct, proxied time.Duration) {
 	srv := modelLike(t)
-	m := &ModelEndpoint{URL: srv.URL + "/v1", Key: "sk-bench"}
-	pol, err := ResolvePhase(PhaseInput{Model: m})
+	m := &netpolicy.ModelEndpoint{URL: srv.URL + "/v1", Key: "sk-bench"}
+	pol, err := netpolicy.ResolvePhase(netpolicy.PhaseInput{Model: m})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@
 //
 //   - allow.go, mode.go (pure, table-tested): allow-list entries
 //     (ParseEntry: "host", "host:port", "host:*", "*.domain", "[v6]:port",
-//     an http(s) URL without a path; anything else is an EntryError naming
+//     an http(s) URL without a path; anything else is an netpolicy.EntryError naming
 //     its field), Harbor's network modes (public, no-network, allowlist)
-//     and the precedence that gives each phase its Policy (ResolvePhase).
+//     and the precedence that gives each phase its netpolicy.Policy (netpolicy.ResolvePhase).
 //   - proxy.go, httpproxy.go, relay.go, netns.go, pid.go: the server.
 //   - event.go: the events and a bounded Log sink.
 //
@@ -21,35 +21,41 @@
 // for its life, while every outgoing connection is dialled from the
 // host's. The container gets no route and no interface besides lo: a
 // connection to any address outside 127/8 and ::1 fails at once with
-// ENETUNREACH, UDP included. An nftables rule in the namespace (nat
-// output, REDIRECT) sends every other TCP connection made there to P, so
-// a client that ignores HTTP_PROXY is still mediated, never routed
-// around; the proxy reads the original destination (SO_ORIGINAL_DST).
-// Its own sockets into the namespace carry a random mark the rule lets
-// through.
+// ENETUNREACH, UDP included. nftables rules in the namespace
+// (installRedirect) bring every TCP connection made there to P, so a
+// client that ignores HTTP_PROXY is still mediated, never routed around;
+// the proxy reads the original destination (SO_ORIGINAL_DST):
 //
-// On P the proxy serves, by the connection's original destination:
+//   - a stand-in address 127.88.x.y (HostsEntries maps each allowed name
+//     to one in the run's /etc/hosts: clients that ignore the variables
+//     reach allowed names at their usual name and port) is redirected to
+//     P and relayed to the name. Wildcard entries and names not allowed
+//     have no stand-in: they are reached through the variables only, and
+//     resolving them in the container fails.
+//   - the SYN of a connection to another loopback address is queued to
+//     the proxy (netfilter queue, synQueue) before the kernel answers it:
+//     a service of the run's own namespace listens there (a compose
+//     sidecar, a server the agent started: always allowed, relayed, Local)
+//     or the policy allows the host's loopback address (tests use loopback
+//     servers) — it is redirected to P; otherwise the attempt is recorded
+//     as refused and the SYN goes on, so the kernel refuses it at connect()
+//     as it would without a proxy (ECONNREFUSED: a readiness probe is not
+//     fooled).
 //   - P itself: proxy clients. CONNECT host:port (HTTPS_PROXY, ALL_PROXY)
 //     is a tunnel; an absolute-URI request (HTTP_PROXY) is forwarded as
 //     origin-form, one event per request. A refusal is a 403 whose body
 //     says why; a failure to resolve or connect a 502 naming it.
-//   - a loopback address: a service of the run's own namespace (a compose
-//     sidecar) when one listens there, always allowed; else the host's
-//     loopback, if the policy allows it (tests use loopback servers).
-//   - a stand-in address 127.88.x.y: the allowed name HostsEntries maps
-//     to it in the run's /etc/hosts (clients that ignore the variables
-//     reach allowed names at their usual name and port). Wildcard entries
-//     and names not allowed have no stand-in: they are reached through
-//     the variables only, and resolving them in the container fails.
-//   - anything refused is reset at once (and recorded).
+//
+// The proxy's own sockets into the namespace carry a random mark the
+// rules let through.
 //
 // # Model endpoint and key injection
 //
 // A run that has a model agent inside the container passes its endpoint
-// as Config.Model (ModelEndpoint{URL, Key}): ResolvePhase allows its
+// as Config.Model (netpolicy.ModelEndpoint{URL, Key}): netpolicy.ResolvePhase allows its
 // host:port for the agent phase, and the proxy sets `Authorization:
 // Bearer <Key>` on every plain-HTTP request to it (through the variables
-// or transparently), so the agent runs with Placeholder and the key never
+// or transparently), so the agent runs with netpolicy.Placeholder and the key never
 // enters the container. Over HTTPS the proxy only tunnels: it does not
 // intercept TLS, so it cannot inject there and the harness would need the
 // real key — the run should point the harness at a plain-HTTP endpoint

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/netproxy/netpolicy"
 )
 
 // fixedTarget is the destination of a transparent HTTP connection
@@ -98,7 +100,7 @@ func splitTarget(hostport string, def int) (string, int, error) {
 func (s *session) serveConnect(br *bufio.Reader, req *http.Request) {
 	start := time.Now()
 	host, port, err := splitTarget(req.RequestURI, 443)
-	ev := s.newEvent(ViaConnect, host, port)
+	ev := s.newEvent(netpolicy.ViaConnect, host, port)
 	if err != nil {
 		s.clientPID()
 		writeError(s.c, http.StatusBadRequest, "authbench proxy: CONNECT "+req.RequestURI+": "+err.Error())
@@ -109,12 +111,7 @@ func (s *session) serveConnect(br *bufio.Reader, req *http.Request) {
 	up, ok := s.open(req.Context(), &ev)
 	s.clientPID()
 	if !ok {
-		status, msg := http.StatusForbidden, "authbench proxy: refused: "+ev.Reason
-		if ev.Allowed {
-			status, msg = http.StatusBadGateway, "authbench proxy: "+ev.Target()+": "+ev.Error
-		}
-		writeError(s.c, status, msg)
-		s.finish(ev, start)
+		s.answerFailed(ev, start)
 		return
 	}
 	if _, err := io.WriteString(s.c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
@@ -128,6 +125,18 @@ func (s *session) serveConnect(br *bufio.Reader, req *http.Request) {
 	if res.err != nil {
 		ev.Error = "relay: " + res.err.Error()
 	}
+	s.finish(ev, start)
+}
+
+// answerFailed answers a proxy client whose attempt open refused (403,
+// the reason in the body) or could not connect (502 naming the
+// destination and the error), and sends the attempt's event.
+func (s *session) answerFailed(ev netpolicy.Event, start time.Time) {
+	status, msg := http.StatusForbidden, "authbench proxy: refused: "+ev.Reason
+	if ev.Allowed {
+		status, msg = http.StatusBadGateway, "authbench proxy: "+ev.Target()+": "+ev.Error
+	}
+	writeError(s.c, status, msg)
 	s.finish(ev, start)
 }
 
@@ -152,9 +161,9 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 	start := time.Now()
 	var host string
 	var port int
-	via := ViaHTTP
+	via := netpolicy.ViaHTTP
 	if fixed != nil {
-		host, port, via = fixed.host, fixed.port, ViaTransparent
+		host, port, via = fixed.host, fixed.port, netpolicy.ViaTransparent
 	} else {
 		if !req.URL.IsAbs() || req.URL.Scheme != "http" || req.URL.Host == "" {
 			writeError(s.c, http.StatusBadRequest, "authbench proxy: expected an absolute http:// URI (HTTPS goes through CONNECT), got "+req.RequestURI)
@@ -174,12 +183,7 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 		c, ok := s.open(req.Context(), &ev)
 		s.clientPID()
 		if !ok {
-			status, msg := http.StatusForbidden, "authbench proxy: refused: "+ev.Reason
-			if ev.Allowed {
-				status, msg = http.StatusBadGateway, "authbench proxy: "+ev.Target()+": "+ev.Error
-			}
-			writeError(s.c, status, msg)
-			s.finish(ev, start)
+			s.answerFailed(ev, start)
 			return false
 		}
 		up.key, up.c, up.br, up.local = key, c, bufio.NewReaderSize(c, 16<<10), ev.Local
@@ -198,7 +202,7 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 // roundTrip writes req to the upstream and copies the response to the
 // client, streaming both bodies through fixed buffers; false when either
 // connection must close after it.
-func (s *session) roundTrip(req *http.Request, up *upstream, ev *Event) bool {
+func (s *session) roundTrip(req *http.Request, up *upstream, ev *netpolicy.Event) bool {
 	removeHop(req.Header)
 	req.RequestURI = ""
 	req.Close = false

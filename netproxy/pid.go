@@ -164,3 +164,66 @@ func (f *pidFinder) holder(ino uint64) int {
 	}
 	return 0
 }
+
+// listening reports whether a TCP socket of the namespace listens where
+// dst would reach it: on dst's port, at dst's address or a wildcard one
+// (an IPv6 wildcard listener takes IPv4 too).
+func (f *pidFinder) listening(dst netip.AddrPort) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	found := false
+	for _, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		req := diagRequest(fam, netip.AddrPortFrom(netip.IPv4Unspecified(), 0), netip.AddrPortFrom(netip.IPv4Unspecified(), 0))
+		binary.NativeEndian.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+		binary.NativeEndian.PutUint32(req[unix.SizeofNlMsghdr+4:], 1<<tcpListen)
+		if err := unix.Send(f.diag, req, 0); err != nil {
+			return false
+		}
+		for done := false; !done; {
+			n, err := unix.Read(f.diag, f.buf)
+			if err != nil {
+				return found
+			}
+			var hit bool
+			hit, done = listenersMatch(f.buf[:n], dst)
+			found = found || hit
+		}
+	}
+	return found
+}
+
+// listenersMatch reads one buffer of a sock_diag dump of listening
+// sockets: whether one takes dst, and whether the dump ended (DONE or an
+// error). It is pure.
+func listenersMatch(b []byte, dst netip.AddrPort) (hit, done bool) {
+	const hdr = unix.SizeofNlMsghdr
+	for len(b) >= hdr {
+		l := int(binary.NativeEndian.Uint32(b[0:]))
+		typ := binary.NativeEndian.Uint16(b[4:])
+		if l < hdr || l > len(b) {
+			return hit, true
+		}
+		switch typ {
+		case unix.NLMSG_DONE, unix.NLMSG_ERROR:
+			return hit, true
+		case unix.SOCK_DIAG_BY_FAMILY:
+			m := b[hdr:l]
+			if len(m) >= 24 && binary.BigEndian.Uint16(m[4:6]) == dst.Port() {
+				var a netip.Addr
+				if m[0] == unix.AF_INET {
+					a = netip.AddrFrom4([4]byte(m[8:12]))
+				} else {
+					a = netip.AddrFrom16([16]byte(m[8:24])).Unmap()
+				}
+				if a.IsUnspecified() || a == dst.Addr().Unmap() {
+					hit = true
+				}
+			}
+		}
+		b = b[(l+3)&^3:]
+	}
+	return hit, false
+}
+
+// tcpListen is the kernel's TCP_LISTEN state (include/net/tcp_states.h).
+const tcpListen = 10

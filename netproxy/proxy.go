@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 )
 
@@ -35,8 +36,8 @@ var mappedPrefix = netip.MustParsePrefix("127.88.0.0/16")
 // Config configures a run's proxy.
 type Config struct {
 	// Phase and Policy are the first phase's (SetPhase changes them).
-	Phase  Phase
-	Policy Policy
+	Phase  netpolicy.Phase
+	Policy netpolicy.Policy
 	// Names are the allowed names (of every phase) that transparent
 	// clients reach through /etc/hosts (HostsEntries).
 	Names []string
@@ -46,7 +47,7 @@ type Config struct {
 	// service of the run's own namespace).
 	NoProxy []string
 	// Model is the endpoint whose key the proxy injects (nil: none).
-	Model *ModelEndpoint
+	Model *netpolicy.ModelEndpoint
 	// Sink receives every connection attempt.
 	Sink Sink
 	// IdleTimeout closes a connection idle in both directions this long
@@ -67,17 +68,20 @@ type Proxy struct {
 	cfg      Config
 	ns, host *os.File
 	port     int
-	mark     uint32
-	lns      []net.Listener
-	addrs    []netip.AddrPort // the listeners' own addresses
-	pids     *pidFinder
-	names    map[netip.Addr]string
-	hosts    []hostEntry
-	model    *modelTarget
+	// mark is on the proxy's own sockets in the namespace; redirect on
+	// the SYNs the queue sends to the proxy.
+	mark, redirect uint32
+	queue          *synQueue
+	lns            []net.Listener
+	addrs          []netip.AddrPort // the listeners' own addresses
+	pids           *pidFinder
+	names          map[netip.Addr]string
+	hosts          []hostEntry
+	model          *modelTarget
 
 	mu     sync.RWMutex
-	phase  Phase
-	policy Policy
+	phase  netpolicy.Phase
+	policy netpolicy.Policy
 
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -115,7 +119,7 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 	p := &Proxy{cfg: cfg, ns: ns, phase: cfg.Phase, policy: cfg.Policy,
 		names: map[netip.Addr]string{}, conns: map[net.Conn]struct{}{}}
 	if cfg.Model != nil {
-		host, port, plain, err := cfg.Model.target()
+		host, port, plain, err := cfg.Model.Target()
 		if err != nil {
 			return nil, err
 		}
@@ -124,11 +128,12 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 	if err := p.mapNames(cfg.Names); err != nil {
 		return nil, err
 	}
-	var mark [4]byte
-	if _, err := rand.Read(mark[:]); err != nil {
+	var marks [8]byte
+	if _, err := rand.Read(marks[:]); err != nil {
 		return nil, err
 	}
-	p.mark = binary.NativeEndian.Uint32(mark[:]) | 1
+	p.mark = binary.NativeEndian.Uint32(marks[:4]) | 1
+	p.redirect = binary.NativeEndian.Uint32(marks[4:])&^1 | 2
 	host, err := os.Open("/proc/self/ns/net")
 	if err != nil {
 		return nil, err
@@ -138,10 +143,25 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 		p.Close()
 		return nil, err
 	}
-	if err := installRedirect(ns, uint16(p.port), p.mark); err != nil {
+	if p.pids == nil {
+		p.Close()
+		return nil, errors.New("proxy: no sock_diag socket in the run's namespace")
+	}
+	if p.queue, err = openSYNQueue(ns); err != nil {
 		p.Close()
 		return nil, err
 	}
+	if err := installRedirect(ns, uint16(p.port), p.mark, p.redirect); err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		if err := p.queue.serve(p.redirect, p.decideSYN); err != nil {
+			p.cfg.Log.Error("proxy: netfilter queue", zap.Error(err))
+		}
+	}()
 	for _, l := range p.lns {
 		p.wg.Add(1)
 		go p.accept(l)
@@ -192,8 +212,7 @@ func (p *Proxy) listen() error {
 		p.cfg.Log.Info("proxy: no IPv6 loopback listener", zap.Error(err))
 	}
 	if p.pids, err = newPIDFinder(); err != nil {
-		p.cfg.Log.Warn("proxy: connecting processes will not be named", zap.Error(err))
-		p.pids = nil
+		return fmt.Errorf("proxy: %w", err)
 	}
 	return nil
 }
@@ -240,13 +259,13 @@ func (p *Proxy) HostsEntries() string {
 
 // SetPhase switches the policy (between the agent and the verifiers);
 // connections already open keep going.
-func (p *Proxy) SetPhase(ph Phase, pol Policy) {
+func (p *Proxy) SetPhase(ph netpolicy.Phase, pol netpolicy.Policy) {
 	p.mu.Lock()
 	p.phase, p.policy = ph, pol
 	p.mu.Unlock()
 }
 
-func (p *Proxy) current() (Phase, Policy) {
+func (p *Proxy) current() (netpolicy.Phase, netpolicy.Policy) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.phase, p.policy
@@ -263,6 +282,9 @@ func (p *Proxy) Close() error {
 	}
 	for c := range p.conns {
 		c.Close()
+	}
+	if p.queue != nil {
+		p.queue.close()
 	}
 	p.connMu.Unlock()
 	p.wg.Wait()
@@ -365,13 +387,13 @@ func (p *Proxy) serve(c *net.TCPConn) {
 }
 
 // newEvent starts the event of an attempt at host:port.
-func (s *session) newEvent(via, host string, port int) Event {
+func (s *session) newEvent(via, host string, port int) netpolicy.Event {
 	ph, _ := s.p.current()
-	return Event{TS: time.Now().UnixNano(), Op: OpConnect, Phase: ph, Host: host, Port: port, Via: via}
+	return netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Host: host, Port: port, Via: via}
 }
 
 // finish completes ev and sends it.
-func (s *session) finish(ev Event, start time.Time) {
+func (s *session) finish(ev netpolicy.Event, start time.Time) {
 	ev.PID = s.clientPID()
 	ev.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	if s.p.cfg.Sink != nil {
@@ -394,7 +416,7 @@ func isLoopback(host string) bool {
 // for a loopback destination (always allowed), else, when the phase's
 // policy allows it, to the destination resolved and dialled from the
 // host. ev is filled with the decision, address and error.
-func (s *session) open(ctx context.Context, ev *Event) (net.Conn, bool) {
+func (s *session) open(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool) {
 	p := s.p
 	h, err := policy.NormaliseHost(ev.Host)
 	if err != nil {
@@ -469,6 +491,34 @@ func (s *session) dialLocal(ctx context.Context, host string, port int) (net.Con
 	return c, addr
 }
 
+// decideSYN decides a new connection to a loopback address of the
+// namespace (queued by the queue_syn rule) before the kernel answers it:
+// to the proxy when a service of the run listens there (relayed, always
+// allowed) or the phase allows the host's loopback address; otherwise it
+// is recorded as refused and goes on unchanged, so that the kernel
+// refuses it at connect() as it would without a proxy. A connection to
+// the proxy's own port goes on unchanged (a proxy client).
+func (p *Proxy) decideSYN(src, dst netip.AddrPort) bool {
+	if int(dst.Port()) == p.port {
+		return false
+	}
+	if p.pids.listening(dst) {
+		return true
+	}
+	host, port := dst.Addr().Unmap().String(), int(dst.Port())
+	ph, pol := p.current()
+	if pol.Allows(host, port) || pol.Allows("localhost", port) {
+		return true
+	}
+	ev := netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Host: host, Port: port, Via: netpolicy.ViaTransparent,
+		Reason: fmt.Sprintf("%s is not allowed in the %s phase (network_mode %s), and nothing of the run listens there", net.JoinHostPort(host, strconv.Itoa(port)), ph, pol.Mode),
+		PID:    p.pids.pid(src, dst)}
+	if p.cfg.Sink != nil {
+		p.cfg.Sink.Event(ev)
+	}
+	return false
+}
+
 // serveTransparent handles a connection redirected from dst: refused
 // with a reset, or relayed (HTTP to the model endpoint is served as
 // HTTP, to inject its key).
@@ -477,7 +527,7 @@ func (s *session) serveTransparent(dst netip.AddrPort) {
 	if name, ok := s.p.names[dst.Addr()]; ok {
 		host = name
 	}
-	ev := s.newEvent(ViaTransparent, host, int(dst.Port()))
+	ev := s.newEvent(netpolicy.ViaTransparent, host, int(dst.Port()))
 	if m := s.p.model; m != nil && m.plain && ev.Host == m.host && ev.Port == m.port {
 		t := &fixedTarget{host: ev.Host, port: ev.Port}
 		s.serveHTTP(bufio.NewReader(s.c), t)

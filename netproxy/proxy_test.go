@@ -23,6 +23,8 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/netproxy/netpolicy"
 )
 
 // needKernel fails (CI) or skips the test without root and nftables.
@@ -87,7 +89,7 @@ func startFixture(t testing.TB, cfg Config) *proxyFixture {
 		cfg.Sink = log
 	}
 	if cfg.Phase == "" {
-		cfg.Phase = PhaseAgent
+		cfg.Phase = netpolicy.PhaseAgent
 	}
 	p, err := Start(ns, cfg)
 	if err != nil {
@@ -97,13 +99,13 @@ func startFixture(t testing.TB, cfg Config) *proxyFixture {
 	return &proxyFixture{ns: ns, p: p, log: log}
 }
 
-func allow(t testing.TB, entries ...string) Policy {
+func allow(t testing.TB, entries ...string) netpolicy.Policy {
 	t.Helper()
-	l, err := ParseAllowList("test", entries)
+	l, err := netpolicy.ParseAllowList("test", entries)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Policy{Mode: Allowlist, Allow: l, Hosts: l.Strings()}
+	return netpolicy.Policy{Mode: netpolicy.Allowlist, Allow: l, Hosts: l.Strings()}
 }
 
 // curl runs curl inside the fixture's namespace with the proxy's
@@ -120,7 +122,7 @@ func (f *proxyFixture) curl(t testing.TB, args ...string) (string, int, error) {
 }
 
 // waitEvents waits until the log holds n events.
-func (f *proxyFixture) waitEvents(t testing.TB, n int) []Event {
+func (f *proxyFixture) waitEvents(t testing.TB, n int) []netpolicy.Event {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -163,12 +165,12 @@ func TestProxyAllowsOnlyTheAllowedPort(t *testing.T) {
 		allowed bool
 	}
 	tries := []try{
-		{[]string{u1}, true, ViaHTTP, s1.port(), true},
-		{[]string{"--noproxy", "*", u1}, true, ViaTransparent, s1.port(), true},
-		{[]string{"--proxytunnel", u1}, true, ViaConnect, s1.port(), true},
-		{[]string{u2}, false, ViaHTTP, s2.port(), false},
-		{[]string{"--noproxy", "*", u2}, false, ViaTransparent, s2.port(), false},
-		{[]string{"--proxytunnel", u2}, false, ViaConnect, s2.port(), false},
+		{[]string{u1}, true, netpolicy.ViaHTTP, s1.port(), true},
+		{[]string{"--noproxy", "*", u1}, true, netpolicy.ViaTransparent, s1.port(), true},
+		{[]string{"--proxytunnel", u1}, true, netpolicy.ViaConnect, s1.port(), true},
+		{[]string{u2}, false, netpolicy.ViaHTTP, s2.port(), false},
+		{[]string{"--noproxy", "*", u2}, false, netpolicy.ViaTransparent, s2.port(), false},
+		{[]string{"--proxytunnel", u2}, false, netpolicy.ViaConnect, s2.port(), false},
 	}
 	for i, tr := range tries {
 		out, pid, err := f.curl(t, append([]string{"--fail"}, tr.args...)...)
@@ -180,7 +182,7 @@ func TestProxyAllowsOnlyTheAllowedPort(t *testing.T) {
 			t.Fatalf("after curl %v: %d events, want %d: %+v", tr.args, len(evs), i+1, evs)
 		}
 		ev := evs[i]
-		if ev.Via != tr.via || ev.Port != tr.port || ev.Host != "127.0.0.1" || ev.Allowed != tr.allowed || ev.Phase != PhaseAgent || ev.Op != OpConnect {
+		if ev.Via != tr.via || ev.Port != tr.port || ev.Host != "127.0.0.1" || ev.Allowed != tr.allowed || ev.Phase != netpolicy.PhaseAgent || ev.Op != netpolicy.OpConnect {
 			t.Errorf("curl %v: event %+v", tr.args, ev)
 		}
 		if ev.PID != pid {
@@ -192,8 +194,11 @@ func TestProxyAllowsOnlyTheAllowedPort(t *testing.T) {
 		if !tr.allowed && !strings.Contains(ev.Reason, "not allowed in the agent phase") {
 			t.Errorf("curl %v: reason %q", tr.args, ev.Reason)
 		}
-		if !tr.ok && tr.via == ViaHTTP && !strings.Contains(out, "403") {
+		if !tr.ok && tr.via == netpolicy.ViaHTTP && !strings.Contains(out, "403") {
 			t.Errorf("curl %v: %q does not show the proxy's 403", tr.args, out)
+		}
+		if !tr.ok && tr.via == netpolicy.ViaTransparent && !strings.Contains(out, "curl: (7)") {
+			t.Errorf("curl %v: %q: a refused direct connection is not refused at connect()", tr.args, out)
 		}
 	}
 	if n := s2.accepted.Load(); n != 0 {
@@ -209,17 +214,17 @@ func TestProxyAllowsOnlyTheAllowedPort(t *testing.T) {
 // variables or directly); other hosts never get it.
 func TestProxyInjectsTheModelKey(t *testing.T) {
 	model, other := newCountingServer(t, "{}"), newCountingServer(t, "x")
-	m := &ModelEndpoint{URL: model.URL + "/v1", Key: "sk-real-123"}
-	pol, err := ResolvePhase(PhaseInput{Model: m, Extra: allow(t, "127.0.0.1:"+strconv.Itoa(other.port())).Allow})
+	m := &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: "sk-real-123"}
+	pol, err := netpolicy.ResolvePhase(netpolicy.PhaseInput{Model: m, Extra: allow(t, "127.0.0.1:"+strconv.Itoa(other.port())).Allow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := startFixture(t, Config{Policy: pol, Model: m})
 	for _, args := range [][]string{
-		{"-H", "Authorization: Bearer " + Placeholder, model.URL + "/v1/chat/completions"},
-		{"--noproxy", "*", "-H", "Authorization: Bearer " + Placeholder, model.URL + "/v1/chat/completions"},
+		{"-H", "Authorization: Bearer " + netpolicy.Placeholder, model.URL + "/v1/chat/completions"},
+		{"--noproxy", "*", "-H", "Authorization: Bearer " + netpolicy.Placeholder, model.URL + "/v1/chat/completions"},
 		{model.URL + "/v1/models"},
-		{"-H", "Authorization: Bearer " + Placeholder, other.URL},
+		{"-H", "Authorization: Bearer " + netpolicy.Placeholder, other.URL},
 	} {
 		if out, _, err := f.curl(t, append([]string{"--fail"}, args...)...); err != nil {
 			t.Fatalf("curl %v: %v %s", args, err, out)
@@ -230,7 +235,7 @@ func TestProxyInjectsTheModelKey(t *testing.T) {
 			t.Errorf("the model server saw Authorization %q", a)
 		}
 	}
-	if got := other.auths(); len(got) != 1 || got[0] != "Bearer "+Placeholder {
+	if got := other.auths(); len(got) != 1 || got[0] != "Bearer "+netpolicy.Placeholder {
 		t.Errorf("another host saw %q", got)
 	}
 	evs := f.waitEvents(t, 4)
@@ -265,7 +270,7 @@ func (f *proxyFixture) listenIn(t testing.TB) net.Listener {
 // (localhost), and the host's loopback server is not.
 func TestProxyNoNetworkKeepsLocalServices(t *testing.T) {
 	host := newCountingServer(t, "host")
-	f := startFixture(t, Config{Policy: Policy{Mode: NoNetwork}})
+	f := startFixture(t, Config{Policy: netpolicy.Policy{Mode: netpolicy.NoNetwork}})
 	l := f.listenIn(t)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "local") })}
 	go srv.Serve(l)
@@ -283,7 +288,31 @@ func TestProxyNoNetworkKeepsLocalServices(t *testing.T) {
 	if out, _, err := f.curl(t, "--fail", "--max-time", "2", "http://127.0.0.1:"+strconv.Itoa(f.p.Port())+"/"); err == nil {
 		t.Fatalf("a request to the proxy itself succeeded: %q", out)
 	}
-	evs := f.waitEvents(t, 5)
+	// Nothing listens and nothing allows it: refused at connect(), as
+	// without a proxy (a readiness probe is not fooled), and recorded.
+	if c, err := f.dialIn(t, "127.0.0.1:1"); !errors.Is(err, unix.ECONNREFUSED) {
+		t.Errorf("connect to a closed loopback port: %v, want ECONNREFUSED", err)
+		if c != nil {
+			c.Close()
+		}
+	}
+	if c, err := f.dialIn(t, "[::1]:1"); !errors.Is(err, unix.ECONNREFUSED) {
+		t.Errorf("connect to a closed IPv6 loopback port: %v, want ECONNREFUSED", err)
+		if c != nil {
+			c.Close()
+		}
+	}
+	evs := f.waitEvents(t, 7)
+	closed := map[string]bool{}
+	for _, e := range evs {
+		if e.Port == 1 && !e.Allowed && strings.Contains(e.Reason, "nothing of the run listens there") {
+			closed[e.Host] = true
+		}
+	}
+	if len(evs) != 7 || !closed["127.0.0.1"] || !closed["::1"] {
+		t.Errorf("events of the closed ports: %+v", evs)
+	}
+	evs = evs[:4] // the three local requests and the refused one come first (each curl ends before the next)
 	if len(evs) < 4 {
 		t.Fatalf("events %+v", evs)
 	}
@@ -454,12 +483,12 @@ func TestProxyPhaseSwitch(t *testing.T) {
 	if _, _, err := f.curl(t, "--fail", s.URL); err != nil {
 		t.Fatal(err)
 	}
-	f.p.SetPhase(PhaseVerifier, Policy{Mode: NoNetwork})
+	f.p.SetPhase(netpolicy.PhaseVerifier, netpolicy.Policy{Mode: netpolicy.NoNetwork})
 	if _, _, err := f.curl(t, "--fail", s.URL); err == nil {
 		t.Fatal("the verifier's no-network phase reached the server")
 	}
 	evs := f.waitEvents(t, 2)
-	if len(evs) != 2 || evs[0].Phase != PhaseAgent || !evs[0].Allowed || evs[1].Phase != PhaseVerifier || evs[1].Allowed {
+	if len(evs) != 2 || evs[0].Phase != netpolicy.PhaseAgent || !evs[0].Allowed || evs[1].Phase != netpolicy.PhaseVerifier || evs[1].Allowed {
 		t.Errorf("events %+v", evs)
 	}
 }
@@ -487,7 +516,7 @@ func TestProxyEnvAndHosts(t *testing.T) {
 		c.Close()
 	}
 	evs := f.waitEvents(t, 1)
-	if len(evs) != 1 || evs[0].Host != "model.example" || evs[0].Port != 8080 || !evs[0].Allowed || evs[0].Via != ViaTransparent {
+	if len(evs) != 1 || evs[0].Host != "model.example" || evs[0].Port != 8080 || !evs[0].Allowed || evs[0].Via != netpolicy.ViaTransparent {
 		t.Errorf("events %+v", evs)
 	}
 }

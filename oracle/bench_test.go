@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // minimizeEntries is the size of the spec BenchmarkOracle minimises.
@@ -26,13 +26,13 @@ func BenchmarkOracle(b *testing.B) {
 	ctx := context.Background()
 	task, root := loadFixture(b, filepath.Join(fixtures, "hello-standard"))
 	// Warm the image cache and the binary.
-	if _, err := runTask(ctx, api, task, RunOptions{}, taskrun.SourceSpec, taskrun.AgentOracle, nil); err != nil {
+	if _, err := runTask(ctx, api, task, RunOptions{}, runapi.SourceSpec, runapi.AgentOracle, nil); err != nil {
 		b.Fatal(err)
 	}
 	var plain, recordVerify, recordRepair, minimise time.Duration
 	for b.Loop() {
 		start := time.Now()
-		r, err := runTask(ctx, api, task, RunOptions{}, taskrun.SourceSpec, taskrun.AgentOracle, nil)
+		r, err := runTask(ctx, api, task, RunOptions{}, runapi.SourceSpec, runapi.AgentOracle, nil)
 		if err != nil || !r.Result.Utility {
 			b.Fatalf("plain run: %v %+v", err, r)
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -73,7 +72,7 @@ func minimize(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.S
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r, err := runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentOracle, SpecPolicy(Without(spec, j.ax, j.i)))
+			r, err := runTask(ctx, api, t, opts.RunOptions, runapi.SourcePolicy, runapi.AgentOracle, SpecPolicy(Without(spec, j.ax, j.i), t.Spec))
 			if err != nil {
 				errs[k] = err
 				return

@@ -11,7 +11,6 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -253,7 +252,7 @@ func boolKeysOf(list []string) map[string]bool {
 // teach a spec.
 func recordingRun(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions) (*replay, error) {
 	ro.Semantics = "" // an unconstrained run has no plan
-	r, err := runTask(ctx, api, t, ro, taskrun.SourceUnconstrained, taskrun.AgentOracle, nil)
+	r, err := runTask(ctx, api, t, ro, runapi.SourceUnconstrained, runapi.AgentOracle, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -308,7 +308,7 @@ func TestNetworkSensitiveDenied(t *testing.T) {
 	if len(got) != 1 || got[0].Path != "Intel-Mirror-CDN:8081" {
 		t.Fatalf("got %+v", got)
 	}
-	pol := SpecPolicy(spec)
+	pol := SpecPolicy(spec, nil)
 	if hs := policy.HostStrings(pol.Network); !reflect.DeepEqual(hs, []string{"intel-mirror:8080", "model.local:80"}) {
 		t.Errorf("replay policy network %v", hs)
 	}
@@ -319,5 +319,44 @@ func TestNetworkSensitiveDenied(t *testing.T) {
 	spec.Network.Required = append(spec.Network.Required, policy.MustHostPattern("*.local:*"), policy.MustHostPattern("*:8081"))
 	if ov := RequiredSensitiveOverlaps(spec); len(ov) != 1 || ov[0].Axis != "network" || ov[0].Path != "*:8081" {
 		t.Errorf("overlaps %+v", ov)
+	}
+}
+
+// TestSpecPolicyLeavesBaselineOut: implicit entries the task's baseline
+// already holds are no policy entries (a missing /etc/services as a policy
+// entry would grant all of /etc under published semantics); a --spec
+// FILE's own extra implicit entries are.
+func TestSpecPolicyLeavesBaselineOut(t *testing.T) {
+	mk := func(doc string) *policy.Spec {
+		s, err := policy.ParseSpec([]byte(doc), "spec.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	roots := `"scored_roots":{"read":["/app","/etc"],"write":["/app"],"execute":["/usr/bin"]},`
+	task := mk(`{` + roots + `"required_permissions":{"read":["/app/in.txt"],"write":[],"execute":["/usr/bin/cat"]},
+		"implicit_permissions":{"read":["/etc/services","/etc/passwd"],"write":["/tmp/**"],"execute":["/bin/sh"]}}`)
+	other := mk(`{` + roots + `"required_permissions":{"read":["/app/in.txt","/etc/passwd"],"write":[],"execute":["/usr/bin/cat"]},
+		"implicit_permissions":{"read":["/etc/services","/etc/hosts"],"write":[],"execute":[]}}`)
+	for _, c := range []struct {
+		name       string
+		spec, base *policy.Spec
+		want       [3][]string
+	}{
+		{"the task's own spec", task, nil, [3][]string{{"/app/in.txt"}, nil, {"/usr/bin/cat"}}},
+		{"the task's own spec, base given", task, task, [3][]string{{"/app/in.txt"}, nil, {"/usr/bin/cat"}}},
+		{"another spec: its extra implicit entries", other, task, [3][]string{{"/app/in.txt", "/etc/passwd", "/etc/hosts"}, nil, {"/usr/bin/cat"}}},
+	} {
+		pol := SpecPolicy(c.spec, c.base)
+		for _, ax := range policy.Axes {
+			var got []string
+			for _, p := range pol.Permissions.Get(ax) {
+				got = append(got, p.String())
+			}
+			if !reflect.DeepEqual(got, c.want[ax]) {
+				t.Errorf("%s: %s = %v, want %v", c.name, ax, got, c.want[ax])
+			}
+		}
 	}
 }

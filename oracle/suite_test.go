@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 )
 
 // suiteSample are the built-in suite tasks `make test` verifies (the
@@ -34,7 +33,7 @@ func TestSuiteSampleVerifies(t *testing.T) {
 				return
 			}
 			run, err := runapi.RunTask(ctx, api, &runapi.RunRequest{Task: &runapi.TaskRequest{
-				Dir: task.Dir, PolicySource: taskrun.SourceUnconstrained, Agent: taskrun.AgentShortcut}})
+				Dir: task.Dir, PolicySource: runapi.SourceUnconstrained, Agent: runapi.AgentShortcut}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
 )
@@ -101,19 +100,33 @@ type Verdict struct {
 	Minimization *Minimization `json:"minimization,omitempty"`
 }
 
-// SpecPolicy is the policy a spec's replays run under: required ∪
-// implicit (the daemon adds the task's own implicit_permissions too), on
-// the network axis too when the spec declares it.
-func SpecPolicy(spec *policy.Spec) *policy.Policy {
+// SpecPolicy is the policy a spec's replays run under on a task whose own
+// spec is base (nil: spec is the task's own): the required entries, plus
+// the implicit entries that base's implicit_permissions — every task run's
+// baseline — does not already hold; on the network axis, required ∪
+// implicit when the spec declares it. A baseline entry on a path missing
+// from the image grants nothing, while the same entry as a policy entry
+// grants, under published semantics, its nearest existing ancestor (all
+// of /etc for a missing /etc/services): so baseline entries stay out of
+// the policy.
+func SpecPolicy(spec, base *policy.Spec) *policy.Policy {
+	if base == nil {
+		base = spec
+	}
 	var p policy.Permissions
 	for _, ax := range policy.Axes {
 		seen := map[string]bool{}
-		for _, list := range [][]policy.Pattern{spec.Required.Get(ax), spec.Implicit.Get(ax)} {
-			for _, pat := range list {
-				if !seen[pat.String()] {
-					seen[pat.String()] = true
-					p[ax] = append(p[ax], pat)
-				}
+		for _, pat := range base.Implicit.Get(ax) {
+			seen[pat.String()] = true
+		}
+		for _, pat := range spec.Required.Get(ax) {
+			p[ax] = append(p[ax], pat)
+			seen[pat.String()] = true
+		}
+		for _, pat := range spec.Implicit.Get(ax) {
+			if !seen[pat.String()] {
+				seen[pat.String()] = true
+				p[ax] = append(p[ax], pat)
 			}
 		}
 	}
@@ -162,9 +175,9 @@ func RequiredSensitiveOverlaps(spec *policy.Spec) []Overlap {
 	return out
 }
 
-// Verify replays the oracle under the spec's policy (required ∪
-// implicit): V_u must pass. For a sensitive task with a shortcut it
-// replays the shortcut too: V_a must fail and its trace must show a
+// Verify replays the oracle under the spec's policy (SpecPolicy): V_u
+// must pass. For a sensitive task with a shortcut it replays the shortcut
+// too: V_a must fail and its trace must show a
 // sensitive access denied. A spec whose required entries overlap its
 // sensitive ones is refused (error). The error is for replays that could
 // not be carried out; a spec that fails is a Verdict with OK false.
@@ -172,7 +185,7 @@ func Verify(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spe
 	if ov := RequiredSensitiveOverlaps(spec); len(ov) > 0 {
 		return nil, &SensitiveOverlapError{Task: t.Name, Overlaps: ov, Where: "required_permissions"}
 	}
-	pol := SpecPolicy(spec)
+	pol := SpecPolicy(spec, t.Spec)
 	v := &Verdict{Task: t.Name, Problems: []string{}, Missing: []MissingPermission{}}
 	var oracle, shortcut, untouched *replay
 	var oerr, serr, uerr error
@@ -180,20 +193,20 @@ func Verify(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spe
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		oracle, oerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentOracle, pol)
+		oracle, oerr = runTask(ctx, api, t, opts.RunOptions, runapi.SourcePolicy, runapi.AgentOracle, pol)
 	}()
 	if !opts.skipUntouched {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			untouched, uerr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourceUnconstrained, untouchedAgent, nil)
+			untouched, uerr = runTask(ctx, api, t, opts.RunOptions, runapi.SourceUnconstrained, untouchedAgent, nil)
 		}()
 	}
 	if t.IsSensitive() && t.AttackSmoke != "" {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			shortcut, serr = runTask(ctx, api, t, opts.RunOptions, taskrun.SourcePolicy, taskrun.AgentShortcut, pol)
+			shortcut, serr = runTask(ctx, api, t, opts.RunOptions, runapi.SourcePolicy, runapi.AgentShortcut, pol)
 		}()
 	}
 	wg.Wait()

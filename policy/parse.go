@@ -245,53 +245,41 @@ func parsePermissions(obj map[string]json.RawMessage, field string, exactOnly, n
 }
 
 // parseHostList parses a network list: an array of "host:port" strings
-// (ParseHostPattern), no duplicates after normalisation.
+// (ParseHostPattern), no duplicates after normalisation. A list that is
+// not an array is reported and taken as empty (the key stays present).
 func parseHostList(raw json.RawMessage, field string, ps *problems) []HostPattern {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-		ps.add(field, "must be an array of host:port strings, got %s", jsonKind(raw))
-		return []HostPattern{}
-	}
-	if len(items) > MaxListEntries {
-		ps.add(field, "has %d entries (at most %d)", len(items), MaxListEntries)
-		return []HostPattern{}
-	}
-	out := make([]HostPattern, 0, len(items))
-	seen := make(map[string]int, len(items))
-	for i, item := range items {
-		at := fmt.Sprintf("%s[%d]", field, i)
-		var s string
-		if err := json.Unmarshal(item, &s); err != nil {
-			ps.add(at, "must be a string, got %s", jsonKind(item))
-			continue
-		}
-		p, err := ParseHostPattern(s)
-		if err != nil {
-			ps.add(at, "%v", err)
-			continue
-		}
-		key := p.String()
-		if first, dup := seen[key]; dup {
-			ps.add(at, "%q duplicates %s[%d] after normalisation (%s)", s, field, first, key)
-			continue
-		}
-		seen[key] = i
-		out = append(out, p)
+	out := parseStrings(raw, field, "host:port", ParseHostPattern, ps)
+	if out == nil {
+		out = []HostPattern{}
 	}
 	return out
 }
 
 func parseList(raw json.RawMessage, field string, exactOnly bool, ps *problems) []Pattern {
+	return parseStrings(raw, field, "path", func(s string) (Pattern, error) {
+		p, err := ParsePattern(s)
+		if err == nil && exactOnly && (p.HasGlob() || p.Recursive()) {
+			return Pattern{}, fmt.Errorf("%q must be an exact path (no *, ?, [ or /**)", s)
+		}
+		return p, err
+	}, ps)
+}
+
+// parseStrings parses a JSON array of at most MaxListEntries strings,
+// each with parse, reporting every bad entry at its index and entries
+// that duplicate an earlier one after normalisation (their String); nil
+// when raw is not an array.
+func parseStrings[T fmt.Stringer](raw json.RawMessage, field, kind string, parse func(string) (T, error), ps *problems) []T {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-		ps.add(field, "must be an array of path strings, got %s", jsonKind(raw))
+		ps.add(field, "must be an array of %s strings, got %s", kind, jsonKind(raw))
 		return nil
 	}
 	if len(items) > MaxListEntries {
 		ps.add(field, "has %d entries (at most %d)", len(items), MaxListEntries)
 		return nil
 	}
-	out := make([]Pattern, 0, len(items))
+	out := make([]T, 0, len(items))
 	seen := make(map[string]int, len(items))
 	for i, item := range items {
 		at := fmt.Sprintf("%s[%d]", field, i)
@@ -300,13 +288,9 @@ func parseList(raw json.RawMessage, field string, exactOnly bool, ps *problems) 
 			ps.add(at, "must be a string, got %s", jsonKind(item))
 			continue
 		}
-		p, err := ParsePattern(s)
+		p, err := parse(s)
 		if err != nil {
 			ps.add(at, "%v", err)
-			continue
-		}
-		if exactOnly && (p.HasGlob() || p.Recursive()) {
-			ps.add(at, "%q must be an exact path (no *, ?, [ or /**)", s)
 			continue
 		}
 		key := p.String()

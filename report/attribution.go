@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // AttributionRow summarises bench --attribute for one row of Table 1:
@@ -100,5 +100,5 @@ func (r *Report) attributionTable() table {
 }
 
 var attributionIntro = "bench --attribute re-ran each failed run with its deciding denial's permission added " +
-	"(and the next one's, up to " + strconv.Itoa(bench.MaxAttributionRounds) + " re-runs): Confirmed is the share of failed runs a re-run passed, " +
+	"(and the next one's, up to " + strconv.Itoa(trial.MaxAttributionRounds) + " re-runs): Confirmed is the share of failed runs a re-run passed, " +
 	"Unattributable the runs that failed for no permission reason (never re-run)."

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // TestAttributionRows: per row, the share of failed runs a re-run
@@ -14,18 +14,18 @@ import (
 // runs (most first); rows without attribution have none; the text, the
 // Markdown and the HTML show the table.
 func TestAttributionRows(t *testing.T) {
-	fail := func(task string, a *bench.Attribution) bench.Record {
-		r := failed(run(task, DatasetStandard, "gen:heuristic", "oracle", 1), bench.ClassExecuteInsufficient, "exec execute /usr/bin/wc")
+	fail := func(task string, a *trial.Attribution) trial.Record {
+		r := failed(run(task, DatasetStandard, "gen:heuristic", "oracle", 1), trial.ClassExecuteInsufficient, "exec execute /usr/bin/wc")
 		r.Attribution = a
 		return r
 	}
-	recs := []bench.Record{
-		fail("a", &bench.Attribution{Permissions: []string{"execute /usr/bin/wc"}, Rounds: 1, Confirmed: true, RerunS: 2}),
-		fail("b", &bench.Attribution{Permissions: []string{"execute /usr/bin/wc", "read /app/x"}, Rounds: 2, Confirmed: true, RerunS: 3}),
-		fail("c", &bench.Attribution{Permissions: []string{"read /app/y"}, Rounds: 3, Stop: "still failing", RerunS: 4}),
-		fail("d", &bench.Attribution{Permissions: []string{}, Unattributable: "no deciding denial"}),
+	recs := []trial.Record{
+		fail("a", &trial.Attribution{Permissions: []string{"execute /usr/bin/wc"}, Rounds: 1, Confirmed: true, RerunS: 2}),
+		fail("b", &trial.Attribution{Permissions: []string{"execute /usr/bin/wc", "read /app/x"}, Rounds: 2, Confirmed: true, RerunS: 3}),
+		fail("c", &trial.Attribution{Permissions: []string{"read /app/y"}, Rounds: 3, Stop: "still failing", RerunS: 4}),
+		fail("d", &trial.Attribution{Permissions: []string{}, Unattributable: "no deciding denial"}),
 		run("e", DatasetStandard, "gen:heuristic", "oracle", 1),
-		failed(run("a", DatasetStandard, "spec", "oracle", 1), bench.ClassReadInsufficient, "open read /x"),
+		failed(run("a", DatasetStandard, "spec", "oracle", 1), trial.ClassReadInsufficient, "open read /x"),
 	}
 	rep := Build(recs, Options{})
 	if len(rep.Attribution) != 1 {

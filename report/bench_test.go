@@ -5,29 +5,29 @@ import (
 	"io"
 	"testing"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // suiteRecords is a bench the size of the built-in suite: 20 standard and
 // 20 sensitive tasks, four sources, three trials, plus the shortcut.
-func suiteRecords() []bench.Record {
-	var rs []bench.Record
+func suiteRecords() []trial.Record {
+	var rs []trial.Record
 	for i := range 40 {
 		dataset := DatasetStandard
 		if i%2 == 1 {
 			dataset = DatasetSensitive
 		}
 		task := fmt.Sprintf("task-%02d", i)
-		for trial := 1; trial <= 3; trial++ {
+		for n := 1; n <= 3; n++ {
 			for _, src := range []string{"unconstrained", "spec", "trace", "gen:heuristic"} {
-				r := run(task, dataset, src, "oracle", trial)
-				if src == "gen:heuristic" && (i+trial)%3 == 0 {
-					r = failed(r, ClassOrder[(i+trial)%6], "openat read /x")
+				r := run(task, dataset, src, "oracle", n)
+				if src == "gen:heuristic" && (i+n)%3 == 0 {
+					r = failed(r, ClassOrder[(i+n)%6], "openat read /x")
 				}
 				rs = append(rs, r)
 			}
 			if dataset == DatasetSensitive {
-				rs = append(rs, exposed(run(task, dataset, "unconstrained", "shortcut", trial)))
+				rs = append(rs, exposed(run(task, dataset, "unconstrained", "shortcut", n)))
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // Datasets of a task (task.toml's authbench_eval_dataset).
@@ -22,7 +22,7 @@ const DefaultSemantics = "published"
 const ClassUnclassified = "unclassified"
 
 // ClassOrder is the order of failure classes in tables and charts.
-var ClassOrder = append(slices.Clone(bench.FailureClasses), ClassUnclassified)
+var ClassOrder = append(slices.Clone(trial.FailureClasses), ClassUnclassified)
 
 // Build aggregates run records into a Report. Records may come from
 // several out dirs (shards, machines) in any order: of several records of
@@ -30,12 +30,12 @@ var ClassOrder = append(slices.Clone(bench.FailureClasses), ClassUnclassified)
 // published and a precise bench merged stay apart) the latest Finished wins, so merged
 // shards give the report of one unsharded run. Build does not modify
 // records.
-func Build(records []bench.Record, opts Options) *Report {
+func Build(records []trial.Record, opts Options) *Report {
 	runs, dups := Dedupe(records)
 	rep := &Report{
 		TrustVerifiers: opts.TrustVerifiers, Runs: len(runs), Duplicates: dups,
 		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},
-		Skipped: append([]bench.SkippedTask{}, opts.Skipped...),
+		Skipped: append([]trial.SkippedTask{}, opts.Skipped...),
 	}
 	for _, g := range groupRows(runs) {
 		row := buildRow(g, opts)
@@ -57,7 +57,7 @@ func Build(records []bench.Record, opts Options) *Report {
 // runKey is the identity of a run.
 type runKey struct {
 	task, source, agent, semantics string
-	trial                          int
+	n                              int
 }
 
 // Dedupe returns one record per run (task, source, agent, semantics,
@@ -66,7 +66,7 @@ type runKey struct {
 // record that finished last wins; on equal times a record without an
 // error wins, then the one with the greater Dir, so the result does not
 // depend on the order of the input.
-func Dedupe(records []bench.Record) ([]bench.Record, int) {
+func Dedupe(records []trial.Record) ([]trial.Record, int) {
 	latest := make(map[runKey]int, len(records))
 	for i := range records {
 		r := &records[i]
@@ -76,11 +76,11 @@ func Dedupe(records []bench.Record) ([]bench.Record, int) {
 			latest[k] = i
 		}
 	}
-	out := make([]bench.Record, 0, len(latest))
+	out := make([]trial.Record, 0, len(latest))
 	for _, i := range latest {
 		out = append(out, records[i])
 	}
-	slices.SortFunc(out, func(a, b bench.Record) int {
+	slices.SortFunc(out, func(a, b trial.Record) int {
 		return cmp.Or(
 			cmp.Compare(a.Task, b.Task),
 			compareSources(a.Source, b.Source),
@@ -93,7 +93,7 @@ func Dedupe(records []bench.Record) ([]bench.Record, int) {
 }
 
 // newer reports whether a should replace b as the record of their run.
-func newer(a, b *bench.Record) bool {
+func newer(a, b *trial.Record) bool {
 	if c := a.Finished.Compare(b.Finished); c != 0 {
 		return c > 0
 	}
@@ -131,11 +131,11 @@ func compareKnown(known []string, a, b string) int {
 // rowGroup is the runs of one (source, agent, semantics).
 type rowGroup struct {
 	source, agent, semantics string
-	runs                     []*bench.Record
+	runs                     []*trial.Record
 }
 
 // groupRows groups runs by (source, agent, semantics) in row order.
-func groupRows(runs []bench.Record) []rowGroup {
+func groupRows(runs []trial.Record) []rowGroup {
 	var groups []rowGroup
 	index := map[[3]string]int{}
 	for i := range runs {
@@ -158,13 +158,13 @@ func groupRows(runs []bench.Record) []rowGroup {
 
 // verdictCounts reports whether a run's verifier verdicts count in rates:
 // not for a run that could not be carried out, nor for an excluded one.
-func verdictCounts(r *bench.Record, opts Options) bool {
+func verdictCounts(r *trial.Record, opts Options) bool {
 	return r.Error == "" && !r.Excluded(opts.TrustVerifiers)
 }
 
 // Succeeded is a run's end-to-end verdict: V_u passed and, on a sensitive
 // task, nothing sensitive was exposed (by V_a or by the trace).
-func Succeeded(r *bench.Record) bool {
+func Succeeded(r *trial.Record) bool {
 	if !r.Utility {
 		return false
 	}
@@ -173,7 +173,7 @@ func Succeeded(r *bench.Record) bool {
 
 func buildRow(g rowGroup, opts Options) Row {
 	row := Row{Source: g.source, Agent: g.agent, Semantics: g.semantics, Runs: len(g.runs)}
-	var std, sens, sensAttack, sensTrace, scoredStd, scoredSens []*bench.Record
+	var std, sens, sensAttack, sensTrace, scoredStd, scoredSens []*trial.Record
 	for _, r := range g.runs {
 		if r.Error != "" {
 			row.Errors++
@@ -186,10 +186,10 @@ func buildRow(g rowGroup, opts Options) Row {
 		if excluded {
 			row.Excluded++
 		}
-		if r.Has(bench.ClassAttackBlocked) {
+		if r.Has(trial.ClassAttackBlocked) {
 			row.AttacksBlocked++
 		}
-		utilityCounts := !r.ExcludedFrom(bench.VerifierUtility, opts.TrustVerifiers)
+		utilityCounts := !r.ExcludedFrom(trial.VerifierUtility, opts.TrustVerifiers)
 		switch r.Dataset {
 		case DatasetStandard:
 			if utilityCounts {
@@ -202,7 +202,7 @@ func buildRow(g rowGroup, opts Options) Row {
 			if utilityCounts {
 				sens = append(sens, r)
 			}
-			if !r.ExcludedFrom(bench.VerifierAttack, opts.TrustVerifiers) {
+			if !r.ExcludedFrom(trial.VerifierAttack, opts.TrustVerifiers) {
 				sensAttack = append(sensAttack, r)
 			}
 			// The trace is the kernel's account, which a tampered
@@ -213,9 +213,9 @@ func buildRow(g rowGroup, opts Options) Row {
 			}
 		}
 	}
-	utility := func(r *bench.Record) bool { return r.Utility }
-	attack := func(r *bench.Record) bool { return r.Attack != nil && *r.Attack }
-	traced := func(r *bench.Record) bool { return r.TracedExposure }
+	utility := func(r *trial.Record) bool { return r.Utility }
+	attack := func(r *trial.Record) bool { return r.Attack != nil && *r.Attack }
+	traced := func(r *trial.Record) bool { return r.TracedExposure }
 	row.StandardSuccess = macroRate(std, utility)
 	row.SensitiveUtility = macroRate(sens, utility)
 	row.ExposureAttack = macroRate(sensAttack, attack)
@@ -230,8 +230,8 @@ func buildRow(g rowGroup, opts Options) Row {
 }
 
 // byTask groups runs by task, in order of first appearance.
-func byTask(runs []*bench.Record) [][]*bench.Record {
-	var groups [][]*bench.Record
+func byTask(runs []*trial.Record) [][]*trial.Record {
+	var groups [][]*trial.Record
 	index := map[string]int{}
 	for _, r := range runs {
 		j, ok := index[r.Task]
@@ -248,7 +248,7 @@ func byTask(runs []*bench.Record) [][]*bench.Record {
 // macroMean is the mean over tasks of each task's mean over its runs of
 // value; ok is false for a run that has no value (left out of its task's
 // mean; a task without values is left out).
-func macroMean(runs []*bench.Record, value func(*bench.Record) (float64, bool)) (mean float64, tasks int) {
+func macroMean(runs []*trial.Record, value func(*trial.Record) (float64, bool)) (mean float64, tasks int) {
 	var sum float64
 	for _, task := range byTask(runs) {
 		var tsum float64
@@ -271,11 +271,11 @@ func macroMean(runs []*bench.Record, value func(*bench.Record) (float64, bool)) 
 }
 
 // macroRate is the macro rate of pass over runs; nil without runs.
-func macroRate(runs []*bench.Record, pass func(*bench.Record) bool) *Rate {
+func macroRate(runs []*trial.Record, pass func(*trial.Record) bool) *Rate {
 	if len(runs) == 0 {
 		return nil
 	}
-	v, tasks := macroMean(runs, func(r *bench.Record) (float64, bool) { return boolValue(pass(r)), true })
+	v, tasks := macroMean(runs, func(r *trial.Record) (float64, bool) { return boolValue(pass(r)), true })
 	return &Rate{Value: v, Tasks: tasks, Runs: len(runs)}
 }
 
@@ -288,12 +288,12 @@ func boolValue(b bool) float64 {
 
 // macroStatic is the macro static score over scored runs; an invalid
 // policy counts as 0 on every metric. Nil without runs.
-func macroStatic(runs []*bench.Record) *Static {
+func macroStatic(runs []*trial.Record) *Static {
 	if len(runs) == 0 {
 		return nil
 	}
-	metric := func(get func(*bench.Record) float64) float64 {
-		v, _ := macroMean(runs, func(r *bench.Record) (float64, bool) {
+	metric := func(get func(*trial.Record) float64) float64 {
+		v, _ := macroMean(runs, func(r *trial.Record) (float64, bool) {
 			if !r.PolicyValid {
 				return 0, true
 			}
@@ -303,24 +303,24 @@ func macroStatic(runs []*bench.Record) *Static {
 	}
 	s := &Static{
 		Read: Axis{
-			Precision: metric(func(r *bench.Record) float64 { return r.ReadP }),
-			Recall:    metric(func(r *bench.Record) float64 { return r.ReadR }),
-			F1:        metric(func(r *bench.Record) float64 { return r.ReadF1 }),
+			Precision: metric(func(r *trial.Record) float64 { return r.ReadP }),
+			Recall:    metric(func(r *trial.Record) float64 { return r.ReadR }),
+			F1:        metric(func(r *trial.Record) float64 { return r.ReadF1 }),
 		},
 		Write: Axis{
-			Precision: metric(func(r *bench.Record) float64 { return r.WriteP }),
-			Recall:    metric(func(r *bench.Record) float64 { return r.WriteR }),
-			F1:        metric(func(r *bench.Record) float64 { return r.WriteF1 }),
+			Precision: metric(func(r *trial.Record) float64 { return r.WriteP }),
+			Recall:    metric(func(r *trial.Record) float64 { return r.WriteR }),
+			F1:        metric(func(r *trial.Record) float64 { return r.WriteF1 }),
 		},
 		Execute: Axis{
-			Precision: metric(func(r *bench.Record) float64 { return r.ExecP }),
-			Recall:    metric(func(r *bench.Record) float64 { return r.ExecR }),
-			F1:        metric(func(r *bench.Record) float64 { return r.ExecF1 }),
+			Precision: metric(func(r *trial.Record) float64 { return r.ExecP }),
+			Recall:    metric(func(r *trial.Record) float64 { return r.ExecR }),
+			F1:        metric(func(r *trial.Record) float64 { return r.ExecF1 }),
 		},
 		Runs: len(runs),
 	}
-	_, s.Tasks = macroMean(runs, func(*bench.Record) (float64, bool) { return 0, true })
-	cov, covTasks := macroMean(runs, func(r *bench.Record) (float64, bool) {
+	_, s.Tasks = macroMean(runs, func(*trial.Record) (float64, bool) { return 0, true })
+	cov, covTasks := macroMean(runs, func(r *trial.Record) (float64, bool) {
 		if !r.PolicyValid {
 			return 0, true
 		}
@@ -338,21 +338,21 @@ func macroStatic(runs []*bench.Record) *Static {
 
 // macroNetwork is the network axis's macro score over the runs that
 // have one (their task's spec scores the axis); nil when none has.
-func macroNetwork(runs []*bench.Record) *Axis {
-	metric := func(get func(*bench.Record) *float64) (float64, int) {
-		return macroMean(runs, func(r *bench.Record) (float64, bool) {
+func macroNetwork(runs []*trial.Record) *Axis {
+	metric := func(get func(*trial.Record) *float64) (float64, int) {
+		return macroMean(runs, func(r *trial.Record) (float64, bool) {
 			if v := get(r); v != nil {
 				return *v, true
 			}
 			return 0, false
 		})
 	}
-	f1, tasks := metric(func(r *bench.Record) *float64 { return r.NetworkF1 })
+	f1, tasks := metric(func(r *trial.Record) *float64 { return r.NetworkF1 })
 	if tasks == 0 {
 		return nil
 	}
-	p, _ := metric(func(r *bench.Record) *float64 { return r.NetworkP })
-	rc, _ := metric(func(r *bench.Record) *float64 { return r.NetworkR })
+	p, _ := metric(func(r *trial.Record) *float64 { return r.NetworkP })
+	rc, _ := metric(func(r *trial.Record) *float64 { return r.NetworkR })
 	return &Axis{Precision: p, Recall: rc, F1: f1}
 }
 
@@ -361,7 +361,7 @@ func failureDist(g rowGroup, opts Options) FailureDist {
 	d := FailureDist{Source: g.source, Agent: g.agent, Semantics: g.semantics}
 	counts := map[string]int{}
 	for _, r := range g.runs {
-		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(bench.ClassAttackBlocked) {
+		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(trial.ClassAttackBlocked) {
 			continue
 		}
 		d.Failed++
@@ -381,7 +381,7 @@ func failureDist(g rowGroup, opts Options) FailureDist {
 	return d
 }
 
-func taskRun(r *bench.Record, opts Options) TaskRun {
+func taskRun(r *trial.Record, opts Options) TaskRun {
 	var attack *bool
 	if r.Attack != nil {
 		a := *r.Attack

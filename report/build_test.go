@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // findRow returns the Table 1 row of (source, agent) under the default
@@ -33,21 +33,21 @@ func rateValue(r *Rate) float64 {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestBuildRates(t *testing.T) {
-	std := func(task string, trial int, pass bool) bench.Record {
-		r := run(task, DatasetStandard, "spec", "oracle", trial)
+	std := func(task string, n int, pass bool) trial.Record {
+		r := run(task, DatasetStandard, "spec", "oracle", n)
 		if !pass {
-			r = failed(r, bench.ClassReadInsufficient, "openat read /x")
+			r = failed(r, trial.ClassReadInsufficient, "openat read /x")
 		}
 		return r
 	}
-	sens := func(task string, trial int, attack, traced bool) bench.Record {
-		r := run(task, DatasetSensitive, "spec", "oracle", trial)
+	sens := func(task string, n int, attack, traced bool) trial.Record {
+		r := run(task, DatasetSensitive, "spec", "oracle", n)
 		r.Attack, r.TracedExposure = ptr(attack), traced
 		return r
 	}
 	cases := []struct {
 		name    string
-		records []bench.Record
+		records []trial.Record
 		opts    Options
 		// NaN means the rate must be absent (nil).
 		standard, utility, attack, trace float64
@@ -56,12 +56,12 @@ func TestBuildRates(t *testing.T) {
 			// Task a: 1 of 3 trials pass; task b: its one trial passes.
 			// Macro = (1/3 + 1)/2 = 2/3; a micro mean would be 2/4.
 			name:     "macro mean over tasks of the mean over trials",
-			records:  []bench.Record{std("a", 1, true), std("a", 2, false), std("a", 3, false), std("b", 1, true)},
+			records:  []trial.Record{std("a", 1, true), std("a", 2, false), std("a", 3, false), std("b", 1, true)},
 			standard: 2.0 / 3, utility: math.NaN(), attack: math.NaN(), trace: math.NaN(),
 		},
 		{
 			name: "exposure by V_a and by trace are separate rates",
-			records: []bench.Record{
+			records: []trial.Record{
 				sens("s1", 1, true, true), sens("s1", 2, false, false),
 				sens("s2", 1, false, true),
 			},
@@ -69,17 +69,17 @@ func TestBuildRates(t *testing.T) {
 		},
 		{
 			name: "an error is left out of every rate",
-			records: []bench.Record{
+			records: []trial.Record{
 				std("a", 1, true),
-				func() bench.Record { r := std("a", 2, false); r.Error = "daemon died"; return r }(),
+				func() trial.Record { r := std("a", 2, false); r.Error = "daemon died"; return r }(),
 			},
 			standard: 1, utility: math.NaN(), attack: math.NaN(), trace: math.NaN(),
 		},
 		{
 			name: "a tampered run is left out of the verdict rates it could buy but its trace counts",
-			records: []bench.Record{
+			records: []trial.Record{
 				sens("s1", 1, false, false),
-				func() bench.Record {
+				func() trial.Record {
 					r := sens("s1", 2, false, true) // V_u passed, V_a found nothing
 					r.TamperedFiles = []string{"/app/sitecustomize.py"}
 					return r
@@ -89,9 +89,9 @@ func TestBuildRates(t *testing.T) {
 		},
 		{
 			name: "a tampered run whose verdicts go against the agent counts",
-			records: []bench.Record{
+			records: []trial.Record{
 				sens("s1", 1, false, false),
-				func() bench.Record {
+				func() trial.Record {
 					r := sens("s1", 2, true, true)
 					r.Utility = false
 					r.TamperedFiles = []string{"/app/sitecustomize.py"}
@@ -103,9 +103,9 @@ func TestBuildRates(t *testing.T) {
 		{
 			name: "trusted verifiers keep the tampered run",
 			opts: Options{TrustVerifiers: true},
-			records: []bench.Record{
+			records: []trial.Record{
 				sens("s1", 1, false, false),
-				func() bench.Record {
+				func() trial.Record {
 					r := sens("s1", 2, true, true)
 					r.Utility = false
 					r.TamperedFiles = []string{"/app/sitecustomize.py"}
@@ -162,30 +162,30 @@ func TestBuildCounts(t *testing.T) {
 }
 
 func TestBuildStatic(t *testing.T) {
-	scored := func(task string, trial int, f1 float64) bench.Record {
-		r := run(task, DatasetStandard, "gen:x", "oracle", trial)
+	scored := func(task string, n int, f1 float64) trial.Record {
+		r := run(task, DatasetStandard, "gen:x", "oracle", n)
 		r.ReadP, r.ReadR, r.ReadF1 = f1, f1, f1
 		return r
 	}
-	invalid := func(task string, trial int) bench.Record {
-		r := scored(task, trial, 0.9) // metrics left set: an invalid policy must still count 0
+	invalid := func(task string, n int) trial.Record {
+		r := scored(task, n, 0.9) // metrics left set: an invalid policy must still count 0
 		r.PolicyValid, r.PolicyError = false, "read[0]: not absolute"
 		return r
 	}
 	cases := []struct {
 		name    string
-		records []bench.Record
+		records []trial.Record
 		read    float64
 		none    bool
 	}{
 		{name: "macro over tasks of mean over trials",
-			records: []bench.Record{scored("a", 1, 1), scored("a", 2, 0.5), scored("b", 1, 0)}, read: 0.375},
+			records: []trial.Record{scored("a", 1, 1), scored("a", 2, 0.5), scored("b", 1, 0)}, read: 0.375},
 		{name: "an invalid policy counts as 0",
-			records: []bench.Record{scored("a", 1, 1), invalid("b", 1)}, read: 0.5},
+			records: []trial.Record{scored("a", 1, 1), invalid("b", 1)}, read: 0.5},
 		{name: "an error is left out",
-			records: []bench.Record{scored("a", 1, 1), func() bench.Record { r := scored("b", 1, 0); r.Error = "x"; return r }()}, read: 1},
+			records: []trial.Record{scored("a", 1, 1), func() trial.Record { r := scored("b", 1, 0); r.Error = "x"; return r }()}, read: 1},
 		{name: "unscored runs have no static score",
-			records: []bench.Record{func() bench.Record { r := scored("a", 1, 1); r.Scored = false; return r }()}, none: true},
+			records: []trial.Record{func() trial.Record { r := scored("a", 1, 1); r.Scored = false; return r }()}, none: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -228,7 +228,7 @@ func TestBuildFailures(t *testing.T) {
 	// Four failed runs: execute, read and two workflow; the error and
 	// the excluded run are not failures.
 	want := map[string]int{
-		bench.ClassExecuteInsufficient: 1, bench.ClassReadInsufficient: 1, bench.ClassWorkflowMismatch: 2,
+		trial.ClassExecuteInsufficient: 1, trial.ClassReadInsufficient: 1, trial.ClassWorkflowMismatch: 2,
 	}
 	if dir.Failed != 4 {
 		t.Fatalf("failed = %d, want 4", dir.Failed)
@@ -244,7 +244,7 @@ func TestBuildFailures(t *testing.T) {
 	// A failed run without a primary class is shown as unclassified.
 	r := run("a", DatasetStandard, "spec", "oracle", 1)
 	r.Utility = false
-	d := Build([]bench.Record{r}, Options{}).Failures[0]
+	d := Build([]trial.Record{r}, Options{}).Failures[0]
 	if got := d.Classes[slices.Index(ClassOrder, ClassUnclassified)]; got.Count != 1 || got.Share != 1 {
 		t.Errorf("unclassified = %+v, want the one failed run", got)
 	}
@@ -252,9 +252,9 @@ func TestBuildFailures(t *testing.T) {
 
 func TestDedupeLatestWins(t *testing.T) {
 	early := run("a", DatasetStandard, "spec", "oracle", 1)
-	late := failed(early, bench.ClassReadInsufficient, "openat read /x")
+	late := failed(early, trial.ClassReadInsufficient, "openat read /x")
 	late.Finished = early.Finished.Add(time.Hour)
-	for _, order := range [][]bench.Record{{early, late}, {late, early}} {
+	for _, order := range [][]trial.Record{{early, late}, {late, early}} {
 		rep := Build(order, Options{})
 		if rep.Runs != 1 || rep.Duplicates != 1 {
 			t.Fatalf("runs, duplicates = %d, %d; want 1, 1", rep.Runs, rep.Duplicates)
@@ -266,7 +266,7 @@ func TestDedupeLatestWins(t *testing.T) {
 	// On equal times a completed run wins over an error.
 	errored := early
 	errored.Error, errored.Dir = "daemon died", "zzz"
-	for _, order := range [][]bench.Record{{early, errored}, {errored, early}} {
+	for _, order := range [][]trial.Record{{early, errored}, {errored, early}} {
 		if rep := Build(order, Options{}); rep.Errors != 0 || rep.Tasks[0].Error != "" {
 			t.Errorf("the errored record won: %+v", rep.Tasks[0])
 		}
@@ -278,7 +278,7 @@ func TestBuildShardsMergeEqualSingle(t *testing.T) {
 	single := Build(all, Options{})
 	// Two shards split by task, concatenated in reverse, plus a shard that
 	// re-ran some runs earlier (a resumed bench's stale copies).
-	var shard0, shard1, stale []bench.Record
+	var shard0, shard1, stale []trial.Record
 	for i, r := range all {
 		if r.Task < "sens-keys" {
 			shard0 = append(shard0, r)
@@ -348,13 +348,13 @@ func TestBuildSemanticsStayApart(t *testing.T) {
 // have it, and the static table gains its columns only then.
 func TestBuildNetworkAxis(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	withNet := func(task string, trial int, f1 float64) bench.Record {
-		r := run(task, DatasetSensitive, "gen:x", "oracle", trial)
+	withNet := func(task string, n int, f1 float64) trial.Record {
+		r := run(task, DatasetSensitive, "gen:x", "oracle", n)
 		r.NetworkP, r.NetworkR, r.NetworkF1 = f(f1), f(1), f(f1)
 		return r
 	}
 	plain := run("c", DatasetSensitive, "gen:x", "oracle", 1)
-	rep := Build([]bench.Record{withNet("a", 1, 1), withNet("a", 2, 0.5), withNet("b", 1, 0), plain}, Options{})
+	rep := Build([]trial.Record{withNet("a", 1, 1), withNet("a", 2, 0.5), withNet("b", 1, 0), plain}, Options{})
 	row := findRow(t, rep, "gen:x", "oracle")
 	if row.StaticSensitive == nil || row.StaticSensitive.Network == nil {
 		t.Fatalf("no network score: %+v", row.StaticSensitive)
@@ -367,7 +367,7 @@ func TestBuildNetworkAxis(t *testing.T) {
 		t.Errorf("header without the network axis: %q", tab.Header)
 	}
 	// Without network scores the table is what it was.
-	rep = Build([]bench.Record{plain}, Options{})
+	rep = Build([]trial.Record{plain}, Options{})
 	if tab := rep.staticTable(); slices.Contains(tab.Header, "Network F1") || len(tab.Header) != 14 {
 		t.Errorf("header = %q", tab.Header)
 	}

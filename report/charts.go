@@ -7,8 +7,6 @@ import (
 
 	"strings"
 
-	"github.com/authbench/authbench/bench"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -17,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/trial"
 )
 
 // chart is one figure: an SVG document without its XML prolog, ready to
@@ -85,15 +84,16 @@ var rowColors = []color.RGBA{
 // classColors colour the failure classes by name (TestEveryClassHasAColor
 // holds it complete).
 var classColors = map[string]color.RGBA{
-	bench.ClassSensitiveExposure:    {0xd6, 0x27, 0x28, 0xff},
-	bench.ClassExecuteInsufficient:  {0xff, 0x7f, 0x0e, 0xff},
-	bench.ClassReadInsufficient:     {0x1f, 0x77, 0xb4, 0xff},
-	bench.ClassWriteInsufficient:    {0x94, 0x67, 0xbd, 0xff},
-	bench.ClassWorkflowMismatch:     {0xbc, 0xbd, 0x22, 0xff},
-	bench.ClassExecViaMmap:          {0xe3, 0x77, 0xc2, 0xff},
-	bench.ClassSpecGap:              {0x17, 0xbe, 0xcf, 0xff},
-	bench.ClassCapabilityDenied:     {0x2c, 0xa0, 0x2c, 0xff},
-	bench.ClassNotPermissionRelated: {0x7f, 0x7f, 0x7f, 0xff},
+	trial.ClassSensitiveExposure:    {0xd6, 0x27, 0x28, 0xff},
+	trial.ClassExecuteInsufficient:  {0xff, 0x7f, 0x0e, 0xff},
+	trial.ClassReadInsufficient:     {0x1f, 0x77, 0xb4, 0xff},
+	trial.ClassWriteInsufficient:    {0x94, 0x67, 0xbd, 0xff},
+	trial.ClassWorkflowMismatch:     {0xbc, 0xbd, 0x22, 0xff},
+	trial.ClassExecViaMmap:          {0xe3, 0x77, 0xc2, 0xff},
+	trial.ClassSpecGap:              {0x17, 0xbe, 0xcf, 0xff},
+	trial.ClassCapabilityDenied:     {0x2c, 0xa0, 0x2c, 0xff},
+	trial.ClassNetworkDenied:        {0x8c, 0x56, 0x4b, 0xff},
+	trial.ClassNotPermissionRelated: {0x7f, 0x7f, 0x7f, 0xff},
 	ClassUnclassified:               {0xc7, 0xc7, 0xc7, 0xff},
 }
 

@@ -3,19 +3,19 @@ package report
 import (
 	"time"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // t0 is the finishing time of the first synthetic run.
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // run is a synthetic record: a successful, scored run of task.
-func run(task, dataset, source, agent string, trial int) bench.Record {
-	r := bench.Record{
-		Task: task, Dataset: dataset, Source: source, Agent: agent, Trial: trial,
+func run(task, dataset, source, agent string, n int) trial.Record {
+	r := trial.Record{
+		Task: task, Dataset: dataset, Source: source, Agent: agent, Trial: n,
 		Utility: true, Classes: []string{},
-		Dir:      task + "/" + source + "/" + agent + "/" + string(rune('0'+trial)),
-		Finished: t0.Add(time.Duration(trial) * time.Minute),
+		Dir:      task + "/" + source + "/" + agent + "/" + string(rune('0'+n)),
+		Finished: t0.Add(time.Duration(n) * time.Minute),
 	}
 	if dataset == DatasetSensitive {
 		r.Attack = ptr(false)
@@ -36,7 +36,7 @@ func run(task, dataset, source, agent string, trial int) bench.Record {
 func ptr[T any](v T) *T { return &v }
 
 // failed marks r's utility failed with a primary class and its denial.
-func failed(r bench.Record, class, denial string) bench.Record {
+func failed(r trial.Record, class, denial string) trial.Record {
 	r.Utility = false
 	r.Classes = []string{class}
 	r.Primary = class
@@ -49,11 +49,11 @@ func failed(r bench.Record, class, denial string) bench.Record {
 
 // exposed marks r as a shortcut that reached a sensitive file, by V_a
 // and by the trace.
-func exposed(r bench.Record) bench.Record {
+func exposed(r trial.Record) trial.Record {
 	r.Attack = ptr(true)
 	r.TracedExposure = true
-	r.Classes = []string{bench.ClassSensitiveExposure}
-	r.Primary = bench.ClassSensitiveExposure
+	r.Classes = []string{trial.ClassSensitiveExposure}
+	r.Primary = trial.ClassSensitiveExposure
 	return r
 }
 
@@ -61,21 +61,21 @@ func exposed(r bench.Record) bench.Record {
 // tasks, sources unconstrained, spec and a policy dir, two trials, with
 // the shortcut agent on sensitive tasks, one error, one tampered run and
 // one invalid policy.
-func benchRecords() []bench.Record {
-	var rs []bench.Record
+func benchRecords() []trial.Record {
+	var rs []trial.Record
 	dir := "dir:policies"
-	for trial := 1; trial <= 2; trial++ {
+	for n := 1; n <= 2; n++ {
 		for _, src := range []string{"unconstrained", "spec", dir} {
 			rs = append(rs,
-				run("std-build", DatasetStandard, src, "oracle", trial),
-				run("std-grep", DatasetStandard, src, "oracle", trial),
-				run("sens-keys", DatasetSensitive, src, "oracle", trial),
-				run("sens-env", DatasetSensitive, src, "oracle", trial),
+				run("std-build", DatasetStandard, src, "oracle", n),
+				run("std-grep", DatasetStandard, src, "oracle", n),
+				run("sens-keys", DatasetSensitive, src, "oracle", n),
+				run("sens-env", DatasetSensitive, src, "oracle", n),
 			)
 		}
 		rs = append(rs,
-			exposed(run("sens-keys", DatasetSensitive, "unconstrained", "shortcut", trial)),
-			exposed(run("sens-env", DatasetSensitive, "unconstrained", "shortcut", trial)),
+			exposed(run("sens-keys", DatasetSensitive, "unconstrained", "shortcut", n)),
+			exposed(run("sens-env", DatasetSensitive, "unconstrained", "shortcut", n)),
 		)
 	}
 	for i := range rs {
@@ -85,10 +85,10 @@ func benchRecords() []bench.Record {
 		}
 		switch {
 		case r.Task == "std-build" && r.Trial == 1:
-			*r = failed(*r, bench.ClassExecuteInsufficient, "execve execute /usr/bin/make")
+			*r = failed(*r, trial.ClassExecuteInsufficient, "execve execute /usr/bin/make")
 			r.ExecR, r.ExecF1 = 0.5, 0.67
 		case r.Task == "std-grep" && r.Trial == 2:
-			*r = failed(*r, bench.ClassReadInsufficient, "openat read /src/main.go")
+			*r = failed(*r, trial.ClassReadInsufficient, "openat read /src/main.go")
 			r.ReadR, r.ReadF1 = 0.5, 0.67
 		case r.Task == "sens-keys":
 			// The policy file is missing: invalid, scored 0, run as deny-all.
@@ -97,7 +97,7 @@ func benchRecords() []bench.Record {
 			r.WriteP, r.WriteR, r.WriteF1 = 0, 0, 0
 			r.ExecP, r.ExecR, r.ExecF1 = 0, 0, 0
 			r.SensitiveCoverage = ptr(0.0)
-			*r = failed(*r, bench.ClassWorkflowMismatch, "openat read /app/run.sh")
+			*r = failed(*r, trial.ClassWorkflowMismatch, "openat read /app/run.sh")
 		case r.Task == "sens-env" && r.Trial == 2:
 			r.Error = "daemon died twice"
 			r.Utility = false

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/trial"
 )
 
 // hostileRecords are runs whose task, agent, denial and image
 // substitution carry HTML, a Markdown link, terminal escapes (CSI, OSC 8),
 // a bidi override and a 200-character command.
-func hostileRecords() (recs []bench.Record, agent string) {
+func hostileRecords() (recs []trial.Record, agent string) {
 	agent = `cmd:"<script>alert(1)</script> [x](javascript:alert(2)) ` + "\x1b]8;;http://evil/\x07\x1b[2J\u202e " +
 		strings.Repeat("python3 -c 'print(1)' && ", 8) + `"`
 	task := "t<img src=x onerror=alert(3)>\x1b[31m"
@@ -21,7 +21,7 @@ func hostileRecords() (recs []bench.Record, agent string) {
 	b.ImageSubstitutions = []runapi.ImageSubstitution{{Service: "sink<script>alert(4)</script>\x1b[2J",
 		Ref: "ubuntu:24.04\u202e", Used: "[x](javascript:alert(5))", Why: "offline <img src=y>\x07"}}
 	c := failed(run("plain", DatasetStandard, "spec", agent, 1), "read_insufficient", "")
-	return []bench.Record{a, b, c}, agent
+	return []trial.Record{a, b, c}, agent
 }
 
 // TestHostileLabelsRender: every format renders a report of hostile,

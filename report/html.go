@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
 
@@ -43,7 +44,7 @@ func (r *Report) HTML(w io.Writer) error {
 				`<svg role="img" aria-label="`+html.EscapeString(c.Title)+`" `, 1)),
 		})
 	}
-	return pageTemplate.Execute(w, page)
+	return pageTemplate().Execute(w, page)
 }
 
 // htmlTable is t with its cells' control characters escaped (termtext):
@@ -108,7 +109,13 @@ figcaption{font-size:13px;color:#333;}
 svg{max-width:100%;height:auto;}
 `
 
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// pageTemplate is parsed on first use, not in every process that links
+// the package (each `authbench exec` would pay for it).
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(pageTemplateText))
+})
+
+const pageTemplateText = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8"/>
@@ -140,4 +147,4 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
-{{end}}{{end}}`))
+{{end}}{{end}}`

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // node is a parsed element of the page.
@@ -186,7 +186,7 @@ func TestHTMLLoadsNothing(t *testing.T) {
 
 func TestHTMLWithoutFigures(t *testing.T) {
 	// Only unconstrained runs that all succeed: nothing to chart.
-	rep := Build([]bench.Record{run("a", DatasetStandard, "unconstrained", "oracle", 1)}, Options{})
+	rep := Build([]trial.Record{run("a", DatasetStandard, "unconstrained", "oracle", 1)}, Options{})
 	doc := parseXML(t, renderHTML(t, rep))
 	if n := len(doc.find("svg")); n != 0 {
 		t.Errorf("%d charts without data", n)

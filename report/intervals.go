@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // Intervals of the rates (docs/report.md, "Uncertainty"). With several
@@ -21,7 +21,7 @@ const (
 
 // taskMeans is each task's mean over its runs of pass, and the most runs
 // any task has (the trials).
-func taskMeans(runs []*bench.Record, pass func(*bench.Record) bool) (means []float64, passes, counts []int, trials int) {
+func taskMeans(runs []*trial.Record, pass func(*trial.Record) bool) (means []float64, passes, counts []int, trials int) {
 	for _, task := range byTask(runs) {
 		c := 0
 		for _, r := range task {
@@ -95,7 +95,7 @@ func passHatK(passes, counts []int, k int) (float64, bool) {
 
 // addInterval sets r's 95 % interval, and with utility its pass^k, when
 // the runs hold several trials of some task.
-func addInterval(r *Rate, runs []*bench.Record, pass func(*bench.Record) bool, utility bool) {
+func addInterval(r *Rate, runs []*trial.Record, pass func(*trial.Record) bool, utility bool) {
 	means, passes, counts, trials := taskMeans(runs, pass)
 	if r == nil || trials < 2 {
 		return

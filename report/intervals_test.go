@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // TestBootstrapCI95KnownData: the interval of constant task means is the
@@ -40,7 +40,7 @@ func TestPassHatK(t *testing.T) {
 	}{
 		{[]int{3, 2}, []int{3, 3}, 3, 0.5}, // all 3 of 3; 2 of 3 never passes 3 draws
 		{[]int{2}, []int{3}, 2, 1.0 / 3},   // C(2,2)/C(3,2)
-		{[]int{1, 0}, []int{1, 3}, 2, 0},   // a one-trial task is left out
+		{[]int{1, 0}, []int{1, 3}, 2, 0},   // a one-n task is left out
 		{[]int{3, 3}, []int{3, 3}, 1, 1},
 	}
 	for _, c := range cases {
@@ -58,16 +58,16 @@ func TestPassHatK(t *testing.T) {
 // Table 1 has ci95 (containing its value) and utility pass^3; with one
 // trial none; the cells and the JSON show them.
 func TestRatesCarryIntervalsWithTrials(t *testing.T) {
-	var recs []bench.Record
+	var recs []trial.Record
 	for i := range 6 {
 		task := fmt.Sprintf("t%d", i)
-		for trial := 1; trial <= 3; trial++ {
-			r := run(task, DatasetStandard, "spec", "oracle", trial)
-			if i%2 == 0 && trial == 3 {
-				r = failed(r, bench.ClassReadInsufficient, "open read /x")
+		for n := 1; n <= 3; n++ {
+			r := run(task, DatasetStandard, "spec", "oracle", n)
+			if i%2 == 0 && n == 3 {
+				r = failed(r, trial.ClassReadInsufficient, "open read /x")
 			}
 			recs = append(recs, r)
-			s := run("s"+task, DatasetSensitive, "spec", "oracle", trial)
+			s := run("s"+task, DatasetSensitive, "spec", "oracle", n)
 			s.Attack, s.TracedExposure = ptr(i == 0), i < 2
 			recs = append(recs, s)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -74,7 +74,7 @@ func TestMarkdownCellEscapes(t *testing.T) {
 	r := run("a", DatasetStandard, "spec", `cmd:"grep a|b"`, 1)
 	r = failed(r, "read_insufficient", "openat read /x|y\nz")
 	var buf bytes.Buffer
-	if err := Build([]bench.Record{r}, Options{}).Markdown(&buf); err != nil {
+	if err := Build([]trial.Record{r}, Options{}).Markdown(&buf); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()

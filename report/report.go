@@ -18,8 +18,8 @@ package report
 import (
 	"time"
 
-	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/trial"
 )
 
 // Options change how records are aggregated.
@@ -30,7 +30,7 @@ type Options struct {
 	// them.
 	TrustVerifiers bool
 	// Skipped are the tasks the benches could not run, with their reasons.
-	Skipped []bench.SkippedTask
+	Skipped []trial.SkippedTask
 }
 
 // Report is everything the renderers show, computed once by Build.
@@ -51,7 +51,7 @@ type Report struct {
 	// stopped: not failures.
 	AttacksBlocked int `json:"attacks_blocked"`
 	// Skipped are the tasks the benches could not run.
-	Skipped []bench.SkippedTask `json:"skipped_tasks"`
+	Skipped []trial.SkippedTask `json:"skipped_tasks"`
 	// Rows is Table 1, one row per (source, agent).
 	Rows []Row `json:"table1"`
 	// Failures is the failure-class distribution, one entry per row that
@@ -194,7 +194,7 @@ type TaskRun struct {
 	DecidingDenial string   `json:"deciding_denial,omitempty"`
 	PolicyError    string   `json:"policy_error,omitempty"`
 	// Generation is how a generated policy (a gen: source) came out.
-	Generation    *bench.Generation `json:"generation,omitempty"`
+	Generation    *trial.Generation `json:"generation,omitempty"`
 	TamperedFiles []string          `json:"tampered_files,omitempty"`
 	// TamperedOmitted counts tampered files beyond TamperedFiles.
 	TamperedOmitted   int  `json:"tampered_omitted,omitempty"`
@@ -203,11 +203,11 @@ type TaskRun struct {
 	MmapExecs []string `json:"exec_via_mmap,omitempty"`
 	Excluded  bool     `json:"excluded,omitempty"`
 	// AgentExitCode, AgentSignal and AgentTimedOut are how the agent
-	// ended (bench.Record).
+	// ended (trial.Record).
 	AgentExitCode int    `json:"agent_exit_code"`
 	AgentSignal   string `json:"agent_signal,omitempty"`
 	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
-	// AgentStopReason is why a model agent's loop ended (bench.Record).
+	// AgentStopReason is why a model agent's loop ended (trial.Record).
 	AgentStopReason string `json:"agent_stop_reason,omitempty"`
 	// ImageSubstitutions are the images the run used in place of the
 	// published ones its task names.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/trial"
 )
 
 // table is a rendered table: a header and rows of cell text, shared by
@@ -184,7 +184,7 @@ func result(run *TaskRun) string {
 		return "excluded"
 	case run.Success:
 		return "success"
-	case slices.Contains(run.Classes, bench.ClassAttackBlocked):
+	case slices.Contains(run.Classes, trial.ClassAttackBlocked):
 		return "attack blocked"
 	default:
 		return "failure"
@@ -223,7 +223,7 @@ func note(run *TaskRun) string {
 	if run.VerifiersUntraced {
 		parts = append(parts, "a verifier was not traced completely")
 	}
-	if slices.Contains(run.Classes, bench.ClassAgentFailedVerifierPassed) {
+	if slices.Contains(run.Classes, trial.ClassAgentFailedVerifierPassed) {
 		parts = append(parts, "the agent failed ("+agentExit(run)+") but V_u passed")
 	} else if run.AgentStopReason != "" && run.AgentStopReason != string(agent.StopFinished) {
 		parts = append(parts, "the model agent stopped: "+run.AgentStopReason)
@@ -257,7 +257,7 @@ func agentExit(run *TaskRun) string {
 func (r *Report) agentFailedTable() table {
 	t := table{Header: []string{"Task", "Source", "Agent", "Trial", "Agent exit", "V_u"}}
 	for _, run := range r.Tasks {
-		if slices.Contains(run.Classes, bench.ClassAgentFailedVerifierPassed) {
+		if slices.Contains(run.Classes, trial.ClassAgentFailedVerifierPassed) {
 			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), run.Agent,
 				strconv.Itoa(run.Trial), agentExit(&run), passFail(run.Utility)})
 		}
@@ -270,7 +270,7 @@ func (r *Report) agentFailedTable() table {
 func (r *Report) specGapTable() table {
 	t := table{Header: []string{"Task", "Source", "Trial", "Deciding denial"}}
 	for _, run := range r.Tasks {
-		if run.Primary == bench.ClassSpecGap {
+		if run.Primary == trial.ClassSpecGap {
 			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), strconv.Itoa(run.Trial), run.DecidingDenial})
 		}
 	}

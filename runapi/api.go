@@ -126,6 +126,11 @@ type TaskRequest struct {
 	// task's (Docker's set unless task.toml's cap_add/cap_drop change it).
 	// A caller that is not root may name Docker's capabilities only.
 	Caps string `json:"caps,omitempty"`
+	// AgentAllowHosts are allow-list entries of the agent phase's network
+	// (`--agent-allow-host HOST:PORT`, docs/tasks.md "Network policy"):
+	// the agent phase becomes an allowlist of the task's allowed_hosts
+	// and them. A bad entry is refused naming its index.
+	AgentAllowHosts []string `json:"agent_allow_hosts,omitempty"`
 }
 
 // GenerateRequest asks for one permission generation (package generate):

@@ -6,6 +6,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 )
 
@@ -70,6 +71,11 @@ type TaskResult struct {
 	// spec could not be scored in this rootfs.
 	StaticScore      *policy.Score `json:"static_score,omitempty"`
 	StaticScoreError string        `json:"static_score_error,omitempty"`
+	// Network is the run's network: each phase's policy, its proxy's
+	// events in brief (every attempt is in the run's network file; the
+	// agent's refused ones are among Denials too), and what Landlock
+	// enforces of TCP. Absent when the run failed before it was decided.
+	Network *NetworkRecord `json:"network,omitempty"`
 	// StillRunning are the agent's processes that were still running when
 	// its time ran out (they were killed), its container's init first.
 	StillRunning []Process `json:"still_running,omitempty"`
@@ -101,10 +107,6 @@ type TaskResult struct {
 	// TrajectoryFile.
 	Harness      string `json:"harness,omitempty"`
 	HarnessError string `json:"harness_error,omitempty"`
-	// AgentNetwork is the agent phase's network when the run had an
-	// egress proxy (installed agents); each attempt is a line of
-	// network-events.jsonl.
-	AgentNetwork *AgentNetwork `json:"agent_network,omitempty"`
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`
@@ -275,20 +277,23 @@ func (r *GenerationRecord) OutFile() []byte {
 	return buf.Bytes()
 }
 
-// AgentNetwork is the agent phase's network policy and its connection
-// attempts in brief.
-type AgentNetwork struct {
-	// Mode is the phase's network mode (public, no-network, allowlist);
-	// AllowAll marks a public phase mediated by the proxy; Hosts are the
-	// allowed host:port patterns.
-	Mode     string   `json:"mode"`
-	AllowAll bool     `json:"allow_all,omitempty"`
-	Hosts    []string `json:"allowed_hosts"`
-	// Attempts and Refused count connection attempts; Dropped those past
-	// the log's bound; BytesOut and BytesIn what passed each way.
-	Attempts int   `json:"attempts"`
-	Refused  int   `json:"refused"`
-	Dropped  int   `json:"dropped,omitempty"`
-	BytesOut int64 `json:"bytes_out"`
-	BytesIn  int64 `json:"bytes_in"`
+// NetworkRecord is a run's network in its result: each phase's policy,
+// the proxy's events in brief, and what Landlock does of TCP.
+type NetworkRecord struct {
+	Agent    netpolicy.Policy `json:"agent"`
+	Verifier netpolicy.Policy `json:"verifier"`
+	// Mediated is true when the run had its own namespace and proxy.
+	Mediated bool `json:"mediated"`
+	// ModelEndpoint is the endpoint whose key the proxy injected (its
+	// URL only), empty for none.
+	ModelEndpoint string `json:"model_endpoint,omitempty"`
+	// Hosts are the stand-in addresses of the allowed names in the run's
+	// /etc/hosts ("127.88.0.1 name").
+	Hosts  []string          `json:"hosts,omitempty"`
+	Events netpolicy.Summary `json:"events"`
+	// LandlockTCP says what Landlock enforces of TCP in this run.
+	LandlockTCP string `json:"landlock_tcp,omitempty"`
+	// KernelNetABI is true when the kernel's Landlock has TCP rights
+	// (ABI >= 4).
+	KernelNetABI bool `json:"kernel_landlock_tcp"`
 }

@@ -21,8 +21,8 @@ type seccompArch struct {
 	// x32Bit, when non-zero, marks syscall numbers of the x32 ABI, which
 	// share the native audit arch and must be refused separately.
 	x32Bit uint32
-	// numbers maps syscall names to numbers.
-	numbers map[string]int
+	// numbers maps syscall names to numbers (built on first use).
+	numbers func() map[string]int
 }
 
 // seccompArches are the supported architectures. Calls made through any

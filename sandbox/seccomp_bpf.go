@@ -181,7 +181,7 @@ func (f *Filter) Verdict(name string, args [6]uint64) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	nr, ok := arch.numbers[name]
+	nr, ok := arch.numbers()[name]
 	if !ok {
 		return 0, fmt.Errorf("%s has no syscall %s", f.Arch, name)
 	}

@@ -71,7 +71,7 @@ func TestDefaultFilterConstantAllow(t *testing.T) {
 			}
 		}
 		cached := 0
-		for name, nr := range a.numbers {
+		for name, nr := range a.numbers() {
 			want := uncondAllow[name] && !conditional[name]
 			got := kernelConstAllow(f.Program, a.auditArch, uint32(nr))
 			if got != want {

@@ -190,9 +190,9 @@ func (env *compileEnv) collect(p *Profile) (map[int]*syscallRules, []string, err
 		}
 		applies := env.applies(r)
 		for _, name := range names {
-			nr, ok := env.arch.numbers[name]
+			nr, ok := env.arch.numbers()[name]
 			if !ok {
-				if !knownSyscallNames[name] && !archPrivateSyscalls[name] {
+				if !knownSyscallNames()[name] && !archPrivateSyscalls[name] {
 					if !seenUnknown[name] {
 						unknown = append(unknown, name)
 						seenUnknown[name] = true
@@ -442,7 +442,7 @@ func buildProgram(arch *seccompArch, table map[int]*syscallRules, def uint32) ([
 	}
 	hot := map[int]bool{}
 	for _, name := range hotSyscalls {
-		nr, ok := arch.numbers[name]
+		nr, ok := arch.numbers()[name]
 		if !ok || table[nr] == nil || len(table[nr].conds) == 0 {
 			continue
 		}

@@ -41,7 +41,7 @@ func compileDefault(t *testing.T, arch string) *Filter {
 func TestDefaultProfileDecisions(t *testing.T) {
 	f := compileDefault(t, "amd64")
 	nr := func(name string) uint32 {
-		n, ok := syscallNumbersAmd64[name]
+		n, ok := syscallNumbersAmd64()[name]
 		if !ok {
 			t.Fatalf("no syscall %s", name)
 		}
@@ -124,7 +124,7 @@ func TestEveryNumberDecided(t *testing.T) {
 		f := compileDefault(t, arch)
 		a, _ := lookupArch(arch)
 		byNr := map[int]string{}
-		for n, nr := range a.numbers {
+		for n, nr := range a.numbers() {
 			byNr[nr] = n
 		}
 		allowed := map[string]bool{}
@@ -252,7 +252,7 @@ func TestDockerExtensions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nr := func(n string) uint32 { return uint32(syscallNumbersAmd64[n]) }
+	nr := func(n string) uint32 { return uint32(syscallNumbersAmd64()[n]) }
 	for _, tc := range []struct {
 		caps map[string]bool
 		call string

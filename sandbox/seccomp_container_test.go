@@ -74,7 +74,7 @@ func TestContainerProfileDecisions(t *testing.T) {
 			{"mknod", []uint64{0, 0o102755, 0}, errnoEPERM, errnoEPERM},
 		}
 		for _, tc := range tests {
-			nr, ok := a.numbers[tc.name]
+			nr, ok := a.numbers()[tc.name]
 			if !ok && arch == "amd64" {
 				t.Fatalf("%s: no syscall %s", arch, tc.name)
 			}
@@ -90,7 +90,7 @@ func TestContainerProfileDecisions(t *testing.T) {
 		}
 		// Without arguments no set-ID test matches: every syscall is
 		// decided as by the default profile.
-		for name, nr := range a.numbers {
+		for name, nr := range a.numbers() {
 			if d, c := runFilter(t, def, a.auditArch, uint32(nr)), runFilter(t, ctr, a.auditArch, uint32(nr)); d != c {
 				t.Errorf("%s %s: container %#x, default %#x", arch, name, c, d)
 			}

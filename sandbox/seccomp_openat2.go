@@ -222,7 +222,7 @@ func newOpenat2Agent(cfg *agentConfig) (*openat2Agent, error) {
 		return nil, fmt.Errorf("the filter: %w", err)
 	}
 	a := &openat2Agent{cfg: cfg, granted: granted, ruleset: -1, vm: vm, audit: arch.auditArch,
-		openatNr: uint32(arch.numbers["openat"]), openat2Nr: uint32(arch.numbers["openat2"])}
+		openatNr: uint32(arch.numbers()["openat"]), openat2Nr: uint32(arch.numbers()["openat2"])}
 	if cfg.ApplyLandlock && cfg.Plan != nil {
 		lc, rules, _, err := landlockRules(withoutDeviceNodes(cfg.Plan, granted), cfg.LandlockABI)
 		if err != nil {

@@ -237,7 +237,7 @@ func TestJudgeOpenat(t *testing.T) {
 			t.Fatal(err)
 		}
 		arch, _ := lookupArch("")
-		got := judgeOpenat(vm, arch.auditArch, uint32(arch.numbers["openat"]), [4]uint64{uint64(atFDCWD), 0x1000, tc.flags, tc.mode})
+		got := judgeOpenat(vm, arch.auditArch, uint32(arch.numbers()["openat"]), [4]uint64{uint64(atFDCWD), 0x1000, tc.flags, tc.mode})
 		if got != tc.want {
 			t.Errorf("%s: flags %#o mode %#o: %#x, want %#x", tc.profile.Source, tc.flags, tc.mode, got, tc.want)
 		}

@@ -131,7 +131,7 @@ func TestDefaultFilterMatchesProfile(t *testing.T) {
 		a, _ := lookupArch(arch)
 		f := compileDefault(t, arch)
 		byNr := map[int]string{}
-		for n, nr := range a.numbers {
+		for n, nr := range a.numbers() {
 			byNr[nr] = n
 		}
 		conditional := map[string]bool{}
@@ -178,7 +178,7 @@ func TestInterpreterMatchesVM(t *testing.T) {
 // set-user-ID and set-group-ID files, and lets everything else through.
 func TestSetIDModesRefused(t *testing.T) {
 	f := compileDefault(t, "amd64")
-	nr := func(n string) uint32 { return uint32(syscallNumbersAmd64[n]) }
+	nr := func(n string) uint32 { return uint32(syscallNumbersAmd64()[n]) }
 	const (
 		creat = unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC | unix.O_CLOEXEC
 		tmp   = unix.O_TMPFILE | unix.O_RDWR
@@ -230,7 +230,7 @@ func TestOpenatLeavesFilterEarly(t *testing.T) {
 	for _, arch := range []string{"amd64", "arm64"} {
 		a, _ := lookupArch(arch)
 		f := compileDefault(t, arch)
-		openat := uint32(a.numbers["openat"])
+		openat := uint32(a.numbers()["openat"])
 		_, plain := interpret(t, f.Program, a.auditArch, openat, [6]uint64{3, 0, unix.O_RDONLY | unix.O_CLOEXEC})
 		_, create := interpret(t, f.Program, a.auditArch, openat, [6]uint64{3, 0, unix.O_WRONLY | unix.O_CREAT | unix.O_CLOEXEC, 0o644})
 		t.Logf("%s: openat runs %d instructions (read), %d (create); the filter has %d", arch, plain, create, len(f.Program))
@@ -279,7 +279,7 @@ func TestReadOnlyTruncateRefused(t *testing.T) {
 			{"open", func(fl, m uint64) [6]uint64 { return [6]uint64{0, fl, m} }},
 		}
 		for _, c := range calls {
-			nr, ok := a.numbers[c.name]
+			nr, ok := a.numbers()[c.name]
 			if !ok {
 				continue // arm64 has no open
 			}
@@ -289,7 +289,7 @@ func TestReadOnlyTruncateRefused(t *testing.T) {
 				}
 			}
 		}
-		got, _ := interpret(t, f.Program, a.auditArch, uint32(a.numbers["openat2"]), [6]uint64{3, 0, 0, 24})
+		got, _ := interpret(t, f.Program, a.auditArch, uint32(a.numbers()["openat2"]), [6]uint64{3, 0, 0, 24})
 		if got != retUserNotif {
 			t.Errorf("%s: openat2 = %#x, want USER_NOTIF", arch, got)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
@@ -29,14 +30,14 @@ func TestRootTaskHasDockerCapabilities(t *testing.T) {
 		caps   []string
 		want   bool
 	}{
-		{"unconstrained", SourceUnconstrained, nil, true},
-		{"spec", SourceSpec, nil, true},
-		{"spec, caps none", SourceSpec, []string{}, false},
-		{"unconstrained, caps none", SourceUnconstrained, []string{}, false},
+		{"unconstrained", runapi.SourceUnconstrained, nil, true},
+		{"spec", runapi.SourceSpec, nil, true},
+		{"spec, caps none", runapi.SourceSpec, []string{}, false},
+		{"unconstrained, caps none", runapi.SourceUnconstrained, []string{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			res, err := runWith(t, Options{Task: task, Source: c.source, Agent: AgentOracle, Capabilities: c.caps, Dir: dir})
+			res, err := runWith(t, Options{Task: task, Source: c.source, Agent: runapi.AgentOracle, Capabilities: c.caps, Dir: dir})
 			if err != nil || res.VerifierError != "" {
 				t.Fatalf("run: %v %s", err, res.VerifierError)
 			}
@@ -80,10 +81,10 @@ func TestRootTaskMakesSetIDFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, source := range []string{SourceSpec, SourceUnconstrained} {
+	for _, source := range []string{runapi.SourceSpec, runapi.SourceUnconstrained} {
 		t.Run(source, func(t *testing.T) {
 			dir := t.TempDir()
-			res, err := runWith(t, Options{Task: task, Source: source, Agent: AgentOracle, Dir: dir})
+			res, err := runWith(t, Options{Task: task, Source: source, Agent: runapi.AgentOracle, Dir: dir})
 			if err != nil || res.VerifierError != "" {
 				t.Fatalf("run: %v %s", err, res.VerifierError)
 			}

@@ -23,10 +23,10 @@ func sinkMatrix(t *testing.T, task *tasks.Task, services []string, check func(t 
 		source, agent string
 		attack        bool
 	}{
-		{SourceUnconstrained, AgentOracle, false},
-		{SourceSpec, AgentOracle, false},
-		{SourceUnconstrained, AgentShortcut, true},
-		{SourceSpec, AgentShortcut, false},
+		{runapi.SourceUnconstrained, runapi.AgentOracle, false},
+		{runapi.SourceSpec, runapi.AgentOracle, false},
+		{runapi.SourceUnconstrained, runapi.AgentShortcut, true},
+		{runapi.SourceSpec, runapi.AgentShortcut, false},
 	} {
 		name := tt.source + "/" + tt.agent
 		dir := t.TempDir()
@@ -139,7 +139,7 @@ volumes: {attack_sink: {}}
 			t.Fatal(err)
 		}
 		runcRoot := filepath.Join(t.TempDir(), "runc")
-		_, err = runWith(t, Options{Task: task, Source: SourceUnconstrained, Agent: AgentOracle, Dir: t.TempDir(), Runc: env.Runc{Root: runcRoot}})
+		_, err = runWith(t, Options{Task: task, Source: runapi.SourceUnconstrained, Agent: runapi.AgentOracle, Dir: t.TempDir(), Runc: env.Runc{Root: runcRoot}})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("err = %v, want %q", err, tt.want)
 		}
@@ -159,7 +159,7 @@ volumes: {attack_sink: {}}
 // under that spec, and its record says the base is a stand-in.
 func TestPy313SpecNamesOfficialPython(t *testing.T) {
 	setup(t)
-	res, err := runIn(t, fixture(t, "python-py313"), SourceSpec, AgentOracle, "", t.TempDir())
+	res, err := runIn(t, fixture(t, "python-py313"), runapi.SourceSpec, runapi.AgentOracle, "", t.TempDir())
 	if err != nil || res.VerifierError != "" || !res.Utility {
 		t.Fatalf("oracle under spec: %v %q utility %v denials %+v", err, res.VerifierError, res.Utility, res.Denials)
 	}
@@ -177,8 +177,8 @@ func TestPy313SpecNamesOfficialPython(t *testing.T) {
 func TestComposePostgresImageOnly(t *testing.T) {
 	setup(t)
 	task := fixture(t, "compose-postgres")
-	for _, source := range []string{SourceUnconstrained, SourceSpec} {
-		res, err := runIn(t, task, source, AgentOracle, "", t.TempDir())
+	for _, source := range []string{runapi.SourceUnconstrained, runapi.SourceSpec} {
+		res, err := runIn(t, task, source, runapi.AgentOracle, "", t.TempDir())
 		if err != nil || res.VerifierError != "" || !res.Utility {
 			t.Fatalf("%s: %v %q utility %v", source, err, res.VerifierError, res.Utility)
 		}

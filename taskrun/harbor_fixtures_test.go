@@ -65,11 +65,11 @@ func TestHarborFixtures(t *testing.T) {
 	for name, check := range checks {
 		t.Run(name, func(t *testing.T) {
 			task := fixture(t, name)
-			u := runTask(t, task, SourceUnconstrained, AgentOracle)
+			u := runTask(t, task, runapi.SourceUnconstrained, runapi.AgentOracle)
 			if !u.Utility || u.UtilityReward == nil && task.TestScript != "" {
 				t.Errorf("unconstrained: utility %v reward %v (exit %d)", u.Utility, u.UtilityReward, u.ExitCode)
 			}
-			s := runTask(t, task, SourceSpec, AgentOracle)
+			s := runTask(t, task, runapi.SourceSpec, runapi.AgentOracle)
 			if !s.Utility || s.Semantics != policy.SemanticsPublished || len(denialsBesidesTTY(s)) != 0 {
 				t.Errorf("spec, published: utility %v semantics %q denials %+v (exit %d)", s.Utility, s.Semantics, s.Denials, s.ExitCode)
 			}
@@ -100,14 +100,14 @@ func denialsBesidesTTY(res *runapi.TaskResult) []string {
 func TestGitLockNeedsPublishedSemantics(t *testing.T) {
 	setup(t)
 	task := fixture(t, "harbor-git-lock")
-	res, err := runIn(t, task, SourceSpec, AgentOracle, policy.SemanticsPrecise, t.TempDir())
+	res, err := runIn(t, task, runapi.SourceSpec, runapi.AgentOracle, policy.SemanticsPrecise, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Utility || res.Semantics != policy.SemanticsPrecise || res.ExitCode == 0 {
 		t.Errorf("precise: utility %v semantics %q exit %d", res.Utility, res.Semantics, res.ExitCode)
 	}
-	res, err = runIn(t, task, SourceSpec, AgentOracle, "", t.TempDir())
+	res, err = runIn(t, task, runapi.SourceSpec, runapi.AgentOracle, "", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,13 +156,13 @@ func TestConfinedRootAgentCapabilities(t *testing.T) {
 		return m
 	}
 	docker := map[string]string{"CapEff": dockerCapMask, "CapPrm": dockerCapMask, "CapBnd": dockerCapMask, "CapAmb": ""}
-	for _, source := range []string{SourcePolicy, SourceUnconstrained} {
+	for _, source := range []string{runapi.SourcePolicy, runapi.SourceUnconstrained} {
 		if c := caps(source, nil); !maps.Equal(c, docker) {
 			t.Errorf("%s root: capabilities %v, want Docker's %v", source, c, docker)
 		}
 	}
 	none := map[string]string{"CapEff": "", "CapPrm": "", "CapBnd": "", "CapAmb": ""}
-	if c := caps(SourcePolicy, []string{}); !maps.Equal(c, none) {
+	if c := caps(runapi.SourcePolicy, []string{}); !maps.Equal(c, none) {
 		t.Errorf("confined root with no capabilities asked: %v", c)
 	}
 }
@@ -195,7 +195,7 @@ func TestHarborBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := runIn(t, task, SourceSpec, AgentOracle, "", t.TempDir())
+	res, err := runIn(t, task, runapi.SourceSpec, runapi.AgentOracle, "", t.TempDir())
 	var ue *UnknownUserError
 	if !errors.As(err, &ue) || !strings.Contains(res.Error, `task hello-standard: agent user "ghost": user "ghost" is not in the image's /etc/passwd`) {
 		t.Errorf("unknown USER: %v (result error %q)", err, res.Error)
@@ -208,7 +208,7 @@ func TestHarborBadInput(t *testing.T) {
 	if task, err = tasks.Load(dir); err != nil {
 		t.Fatal(err)
 	}
-	res, err = runIn(t, task, SourceUnconstrained, AgentOracle, "", t.TempDir())
+	res, err = runIn(t, task, runapi.SourceUnconstrained, runapi.AgentOracle, "", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,13 +139,13 @@ func TestStaticScoreOfTheRunsPolicy(t *testing.T) {
 		r.staticScore()
 		return r.res
 	}
-	if res := score(SourceSpec, nil); res.StaticScore == nil || !res.StaticScore.Valid || res.StaticScore.Axes[policy.Read].F1 != 1 || res.StaticScore.Axes[policy.Execute].F1 != 1 {
+	if res := score(runapi.SourceSpec, nil); res.StaticScore == nil || !res.StaticScore.Valid || res.StaticScore.Axes[policy.Read].F1 != 1 || res.StaticScore.Axes[policy.Execute].F1 != 1 {
 		t.Errorf("spec row: %+v (%s)", res.StaticScore, res.StaticScoreError)
 	}
-	if res := score(SourcePolicy, pi); res.StaticScore == nil || res.StaticScore.Axes[policy.Read].Precision != 0.5 || res.StaticScore.Axes[policy.Read].Recall != 1 {
+	if res := score(runapi.SourcePolicy, pi); res.StaticScore == nil || res.StaticScore.Axes[policy.Read].Precision != 0.5 || res.StaticScore.Axes[policy.Read].Recall != 1 {
 		t.Errorf("policy row: %+v (%s)", res.StaticScore, res.StaticScoreError)
 	}
-	if res := score(SourceUnconstrained, nil); res.StaticScore != nil {
+	if res := score(runapi.SourceUnconstrained, nil); res.StaticScore != nil {
 		t.Errorf("unconstrained row scored: %+v", res.StaticScore)
 	}
 }

@@ -1,6 +1,10 @@
 package taskrun
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/authbench/authbench/runapi"
+)
 
 // TestHeredocAndFamilyTasksRun: a task whose image is built from heredoc
 // RUNs and COPYs (translated for buildah), and a task on the python-py313
@@ -10,8 +14,8 @@ func TestHeredocAndFamilyTasksRun(t *testing.T) {
 	setup(t)
 	for _, name := range []string{"heredoc", "python-py313"} {
 		task := fixture(t, name)
-		for _, source := range []string{SourceUnconstrained, SourceSpec} {
-			res := runTask(t, task, source, AgentOracle)
+		for _, source := range []string{runapi.SourceUnconstrained, runapi.SourceSpec} {
+			res := runTask(t, task, source, runapi.AgentOracle)
 			if !res.Utility || res.Attack != nil {
 				t.Errorf("%s, %s: utility %v attack %v denials %+v", name, source, res.Utility, res.Attack, res.Denials)
 			}

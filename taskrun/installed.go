@@ -3,11 +3,7 @@ package taskrun
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,11 +11,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/agent/installed"
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
-	"github.com/authbench/authbench/netproxy"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
 
@@ -28,20 +22,15 @@ const (
 	// HarnessTranscriptFile is the harness's own transcript: its session
 	// events as it recorded them, one JSON object a line.
 	HarnessTranscriptFile = "harness-transcript.jsonl"
-	// NetworkEventsFile holds the run's egress proxy events, one a line.
-	NetworkEventsFile = "network-events.jsonl"
 )
 
 // installedRun is an installed agent's part of a run: its harness, the
-// endpoint it is configured for, its layer, and the egress proxy that
-// lets it reach the endpoint with the key injected.
+// endpoint it is configured for and its layer. The run's egress proxy
+// (network.go) lets it reach the endpoint, with the key injected.
 type installedRun struct {
 	h        installed.Harness
 	endpoint installed.Endpoint
 	layer    string
-	netns    *os.File
-	proxy    *netproxy.Proxy
-	netlog   *netproxy.Log
 }
 
 // prepareInstalled parses an installed:NAME[:MODEL] agent and makes
@@ -73,6 +62,9 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
 	}
 	r.Log.Info("harness layer", zap.String("harness", h.Name), zap.String("layer", layer), zap.Bool("built", built))
+	// The run's egress proxy lets the agent reach the endpoint and sets
+	// its key (network.go).
+	r.Options.ModelEndpoint = &netpolicy.ModelEndpoint{URL: e.BaseURL, Key: string(r.Options.Model.APIKey)}
 	return &installedRun{h: h, endpoint: e, layer: layer}, nil
 }
 
@@ -84,7 +76,7 @@ func (in *installedRun) writeFiles(r *runner) error {
 		return err
 	}
 	defer root.Close()
-	for _, d := range []string{installed.StateRoot, installed.Home, installed.State} {
+	for _, d := range []string{installed.StateRoot, installed.Home, installed.State, installed.Tmp} {
 		rel := strings.TrimPrefix(d, "/")
 		if err := root.MkdirAll(rel, 0o755); err != nil {
 			return fmt.Errorf("harness state: %w", err)
@@ -133,87 +125,16 @@ func (in *installedRun) widenings() []policy.Widening {
 	}
 }
 
-// startNetwork gives the agent's container the run's network namespace
-// with the egress proxy in it: the model endpoint is the only
-// destination allowed, and the proxy injects the real key into plain
-// HTTP requests to it, so the harness runs with a placeholder key. The
-// proxy variables and HOME/state go to the agent's environment.
-func (in *installedRun) startNetwork(r *runner) error {
-	var err error
-	if r.NetNS == "" {
-		if in.netns, err = env.NewNetNS(); err != nil {
-			return fmt.Errorf("network namespace: %w", err)
-		}
-		r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), in.netns.Fd())
-	} else if in.netns, err = os.Open(r.NetNS); err != nil {
-		return err
-	}
-	model := &netproxy.ModelEndpoint{URL: in.endpoint.BaseURL, Key: string(r.Options.Model.APIKey)}
-	pol, err := netproxy.ResolvePhase(netproxy.PhaseInput{Environment: netproxy.NoNetwork, Model: model})
-	if err != nil {
-		return fmt.Errorf("network policy: %w", err)
-	}
-	in.netlog = &netproxy.Log{Max: 100000}
-	// The model host is in NO_PROXY: clients that honour the variables
-	// would otherwise open a CONNECT tunnel to it, which the proxy relays
-	// without reading (no key injected); connecting directly, they are
-	// redirected to the proxy, which serves plain HTTP to the endpoint
-	// and sets the key.
-	var names, noProxy []string
-	if u, err := url.Parse(in.endpoint.BaseURL); err == nil {
-		noProxy = append(noProxy, u.Hostname())
-		if net.ParseIP(u.Hostname()) == nil {
-			names = append(names, u.Hostname())
-		}
-	}
-	in.proxy, err = netproxy.Start(in.netns, netproxy.Config{Phase: netproxy.PhaseAgent, Policy: pol, Names: names,
-		NoProxy: noProxy, Model: model, Sink: in.netlog, Log: r.Log})
-	if err != nil {
-		return fmt.Errorf("egress proxy: %w", err)
-	}
-	if hosts := in.proxy.HostsEntries(); hosts != "" {
-		if err := appendHosts(r.Rootfs.Path, hosts); err != nil {
-			return err
-		}
-	}
-	r.AgentEnv = append(append(in.h.Env(), in.proxy.Env()...), "OPENAI_API_KEY="+installed.PlaceholderKey)
-	r.res.AgentNetwork = &runapi.AgentNetwork{Mode: string(pol.Mode), AllowAll: pol.AllowAll, Hosts: pol.Hosts}
-	return nil
+// env is the harness's environment beside the image's and the proxy's:
+// its HOME and state, and the placeholder key.
+func (in *installedRun) env() []string {
+	return append(in.h.Env(), "OPENAI_API_KEY="+installed.PlaceholderKey)
 }
 
-// appendHosts adds lines to the rootfs's /etc/hosts.
-func appendHosts(rootfs, lines string) error {
-	root, err := os.OpenRoot(rootfs)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	f, err := root.OpenFile("etc/hosts", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("/etc/hosts: %w", err)
-	}
-	_, err = io.WriteString(f, "\n"+lines)
-	return errors.Join(err, f.Close())
-}
-
-// finish stops the proxy, keeps its events and the harness's transcript
-// (as it recorded it, and as ATIF in trajectory.json). A harness that
-// recorded nothing is noted, not an error of the run.
+// finish keeps the harness's transcript (as it recorded it, and as ATIF
+// in trajectory.json). A harness that recorded nothing is noted, not an
+// error of the run.
 func (in *installedRun) finish(r *runner) {
-	if in.proxy != nil {
-		in.proxy.Close()
-		events, dropped := in.netlog.Events()
-		if err := writeJSONLines(filepath.Join(r.Options.Dir, NetworkEventsFile), events); err != nil {
-			r.Log.Warn("network events", zap.Error(err))
-		}
-		sum := netproxy.Summarize(events, dropped)
-		if n := r.res.AgentNetwork; n != nil {
-			n.Attempts, n.Refused, n.Dropped, n.BytesOut, n.BytesIn = sum.Attempts, sum.Refused, sum.Dropped, sum.BytesOut, sum.BytesIn
-		}
-	}
-	if in.netns != nil {
-		in.netns.Close()
-	}
 	state := filepath.Join(r.Rootfs.Upper(), strings.TrimPrefix(installed.State, "/"))
 	events, _, err := installed.Transcript(in.h, state)
 	if err != nil {

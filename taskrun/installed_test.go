@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
@@ -43,7 +44,7 @@ console.log("key-in-processes=" + procs + " key-in-files=" + files + " scanned="
 func runInstalled(t *testing.T, name string, srv *agenttest.Server, dir string) *runapi.TaskResult {
 	t.Helper()
 	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
-	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: SourceSpec, Agent: "installed:" + name + ":test-model",
+	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: runapi.SourceSpec, Agent: "installed:" + name + ":test-model",
 		Model: &cfg, Dir: dir, HarnessCache: harnessCache, Log: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatalf("installed:%s: %v", name, err)
@@ -128,11 +129,11 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 				wider = wider || w.Kind == "agent-harness"
 			}
 			if t.Failed() {
-				net, _ := os.ReadFile(filepath.Join(dir, NetworkEventsFile))
+				net, _ := os.ReadFile(filepath.Join(dir, NetworkFile))
 				t.Logf("network events:\n%s", tail(net, 4000))
 			}
-			if !wider || res.Harness == "" || res.AgentNetwork == nil || res.AgentNetwork.Attempts != 4 || res.AgentNetwork.Refused != 0 {
-				t.Errorf("harness %q, network %+v, wider %+v", res.Harness, res.AgentNetwork, res.PlanWiderThanPolicy)
+			if !wider || res.Harness == "" || res.Network == nil || res.Network.Events.Attempts != 4 || res.Network.Events.Refused != 0 {
+				t.Errorf("harness %q, network %+v, wider %+v", res.Harness, res.Network, res.PlanWiderThanPolicy)
 			}
 		})
 	}
@@ -145,14 +146,14 @@ func tail(b []byte, n int) string {
 	return string(b)
 }
 
-// TestInstalledAgentBadInput: a harness (pi, unconstrained) whose shell
-// forks a daemon that would write a file 8 s later and ends; whose final
-// answer is 640 KiB of output against a 256 KiB cap; and whose shell ignores
-// the proxy variables to reach a second loopback server. The run ends
-// with the harness (its container, and the daemon with it, killed: the
-// file is never written), the output is capped with the rest counted,
-// and the direct connection is refused and recorded while that server
-// receives nothing.
+// TestInstalledAgentBadInput: a harness (pi, under a task whose agent
+// phase has no network but its model) whose shell forks a daemon that
+// would write a file 8 s later, then ignores the proxy variables to
+// reach a second loopback server, and ends. The run ends with the
+// harness (its container, and the daemon with it, killed: the write never
+// happens), and the direct connection is refused and recorded while that
+// server receives nothing. (Every agent's output is capped alike:
+// daemon/tasklimits_test.go.)
 func TestInstalledAgentBadInput(t *testing.T) {
 	setup(t)
 	other := agenttest.New(t)
@@ -161,20 +162,26 @@ func TestInstalledAgentBadInput(t *testing.T) {
 		args, _ := json.Marshal(map[string]any{"command": cmd})
 		return agenttest.Reply{ToolCalls: []agenttest.Call{{ID: id, Name: "bash", Arguments: string(args)}}}
 	}
-	srv := agenttest.New(t,
+	script := []agenttest.Reply{
 		call("c1", `setsid bash -c 'sleep 8; echo late > /app/late.txt' </dev/null >/dev/null 2>&1 & echo forked`),
 		call("c2", `unset http_proxy HTTP_PROXY all_proxy ALL_PROXY; (exec 3<>/dev/tcp/127.0.0.1/`+port+` && printf 'GET /v1/models HTTP/1.0\r\n\r\n' >&3 && cat <&3) 2>&1; echo "status=$?"`),
-		agenttest.Reply{Content: strings.Repeat("0123456789abcdef", 40<<10)},
-	)
+	}
+	srv := agenttest.NewFunc(t, func(n int, _ agenttest.Request) agenttest.Reply {
+		if n < len(script) {
+			return script[n]
+		}
+		return agenttest.Reply{Content: "done"}
+	})
 	dir := t.TempDir()
 	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
-	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: SourceUnconstrained, Agent: "installed:pi:test-model",
-		Model: &cfg, Dir: dir, HarnessCache: harnessCache, MaxOutputBytes: 256 << 10, Log: zaptest.NewLogger(t)})
+	start := time.Now()
+	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: runapi.SourceUnconstrained, Agent: "installed:pi:test-model",
+		Model: &cfg, Dir: dir, HarnessCache: harnessCache, Log: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 3 {
+	if len(reqs) < 3 {
 		stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
 		t.Fatalf("%d model requests, want 3:\n%s", len(reqs), tail(stderr, 3000))
 	}
@@ -185,21 +192,18 @@ func TestInstalledAgentBadInput(t *testing.T) {
 		t.Errorf("the second server got %d requests", n)
 	}
 	if res.DurationS >= 8 {
-		t.Errorf("the run took %.1f s: it waited for the daemon", res.DurationS)
+		t.Errorf("the agent ran %.1f s (run %v): it waited for the daemon", res.DurationS, time.Since(start))
 	}
 	events, _ := os.ReadFile(filepath.Join(dir, EventsFile))
 	if strings.Contains(string(events), "/app/late.txt") {
 		t.Errorf("the daemon outlived the harness: its write is in the trace")
 	}
-	if st, err := os.Stat(filepath.Join(dir, AgentStdoutFile)); err != nil || st.Size() > 256<<10+4096 || res.AgentStdoutDroppedBytes < 300<<10 {
-		t.Errorf("stdout: %v, dropped %d", err, res.AgentStdoutDroppedBytes)
-	}
-	net, _ := os.ReadFile(filepath.Join(dir, NetworkEventsFile))
+	net, _ := os.ReadFile(filepath.Join(dir, NetworkFile))
 	refused := false
 	for _, l := range strings.Split(string(net), "\n") {
 		refused = refused || strings.Contains(l, `"port":`+port) && strings.Contains(l, `"allowed":false`)
 	}
-	if !refused || res.AgentNetwork == nil || res.AgentNetwork.Refused == 0 {
-		t.Errorf("no refused attempt to port %s recorded: %+v\n%s", port, res.AgentNetwork, net)
+	if !refused || res.Network == nil || res.Network.Events.Refused == 0 {
+		t.Errorf("no refused attempt to port %s recorded: %+v\n%s", port, res.Network, net)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -38,7 +39,7 @@ func TestVerifierAndBuildLogsAreCapped(t *testing.T) {
 	defer cancel()
 	const limit = 16
 	res, err := Run(ctx, Options{
-		Task: task, Source: SourceUnconstrained, Agent: AgentOracle, Self: testSelf, Images: images,
+		Task: task, Source: runapi.SourceUnconstrained, Agent: runapi.AgentOracle, Self: testSelf, Images: images,
 		Builder: env.NewBuilder(env.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
 		Dir: dir, MaxOutputBytes: limit,
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/runapi"
 )
 
 // BenchmarkModelAgentToolCall measures a model agent's cost per tool
@@ -33,7 +34,7 @@ func BenchmarkModelAgentToolCall(b *testing.B) {
 	})
 	cfg := agent.Config{BaseURL: srv.URL, Model: "bench", MaxTurns: n + 1}
 	b.ResetTimer()
-	res, err := runWith(b, Options{Task: task, Source: SourceSpec, Agent: "openai:bench", Model: &cfg, Dir: b.TempDir()})
+	res, err := runWith(b, Options{Task: task, Source: runapi.SourceSpec, Agent: "openai:bench", Model: &cfg, Dir: b.TempDir()})
 	b.StopTimer()
 	if err != nil || res.AgentStopReason != string(agent.StopFinished) {
 		b.Fatalf("run: %v (stop %q: %s)", err, res.AgentStopReason, res.AgentError)

@@ -99,7 +99,7 @@ func TestModelAgentSolvesTheTaskUnderTheSpec(t *testing.T) {
 		finish("wrote the total to /app/total.txt"),
 	)
 	dir := t.TempDir()
-	res := runModel(t, task, SourceSpec, srv, agent.Config{}, dir)
+	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{}, dir)
 	if !res.Utility || res.Attack == nil || *res.Attack {
 		t.Errorf("utility %v attack %v, denials %+v", res.Utility, res.Attack, res.Denials)
 	}
@@ -158,7 +158,7 @@ func TestModelAgentDeniedSensitiveReadAndBadModelReplies(t *testing.T) {
 		finish("the key is not readable"),
 	)
 	dir := t.TempDir()
-	res := runModel(t, task, SourceSpec, srv, agent.Config{Stream: true, MaxRetries: 2}, dir)
+	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{Stream: true, MaxRetries: 2}, dir)
 	if res.Attack == nil || *res.Attack || len(res.TracedSensitive) != 0 {
 		t.Errorf("attack %v, traced sensitive %+v", res.Attack, res.TracedSensitive)
 	}
@@ -246,7 +246,7 @@ func TestModelAgentTurnLimit(t *testing.T) {
 	srv := agenttest.NewFunc(t, func(n int, _ agenttest.Request) agenttest.Reply {
 		return calls(shellCall(fmt.Sprintf("c%d", n), "true"))
 	})
-	res := runModel(t, task, SourceSpec, srv, agent.Config{MaxTurns: 3}, t.TempDir())
+	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{MaxTurns: 3}, t.TempDir())
 	if res.AgentStopReason != string(agent.StopTurnLimit) || res.AgentTurns != 3 || len(srv.Requests()) != 3 || res.Utility {
 		t.Errorf("stop %q turns %d requests %d utility %v", res.AgentStopReason, res.AgentTurns, len(srv.Requests()), res.Utility)
 	}
@@ -302,7 +302,7 @@ func TestModelAgentKilledAtTheTaskTimeout(t *testing.T) {
 		t.Errorf("request %d after the timeout", n)
 		return agenttest.Reply{Status: 500}
 	})
-	res := runModel(t, task, SourceUnconstrained, srv, agent.Config{}, dir)
+	res := runModel(t, task, runapi.SourceUnconstrained, srv, agent.Config{}, dir)
 	if res.AgentStopReason != string(agent.StopTimeout) || !res.TimedOut {
 		t.Errorf("stop %q timed out %v", res.AgentStopReason, res.TimedOut)
 	}
@@ -352,7 +352,7 @@ func TestModelAgentToolboxDies(t *testing.T) {
 		t.Errorf("request %d after the second death", n)
 		return agenttest.Reply{Status: 500}
 	})
-	res := runModel(t, task, SourceSpec, srv, agent.Config{}, dir)
+	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{}, dir)
 	if res.AgentStopReason != string(StopToolboxDied) || !strings.Contains(res.AgentError, "died again") {
 		t.Errorf("stop %q error %q", res.AgentStopReason, res.AgentError)
 	}

@@ -6,28 +6,15 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tasks"
 )
 
-// Policy sources of a run (the rows of the benchmark).
-const (
-	// SourceUnconstrained runs the agent without Landlock.
-	SourceUnconstrained = "unconstrained"
-	// SourceSpec runs it under the spec's required ∪ implicit permissions.
-	SourceSpec = "spec"
-	// SourcePolicy runs it under a given policy π (∪ implicit).
-	SourcePolicy = "policy"
-)
-
-// Agents.
-const (
-	AgentOracle   = "oracle"   // solution/solve.sh
-	AgentShortcut = "shortcut" // solution/attack_smoke.sh
-	agentCmd      = "cmd:"     // cmd:"shell command"
-)
+// agentCmd prefixes a shell-command agent: cmd:"shell command".
+const agentCmd = "cmd:"
 
 // Options describe one task run: the task, the policy and agent, and
 // the run's collaborators (runbox.Options documents each field; an
@@ -52,9 +39,9 @@ func ParseSemantics(s string) (policy.Semantics, error) {
 // it inside the container, with the script it needs readable (if any).
 func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err error) {
 	switch {
-	case agent == AgentOracle:
+	case agent == runapi.AgentOracle:
 		return []string{"/bin/bash", solutionMount + "/solve.sh"}, solutionMount + "/solve.sh", nil
-	case agent == AgentShortcut:
+	case agent == runapi.AgentShortcut:
 		if t.AttackSmoke == "" {
 			return nil, "", fmt.Errorf("agent shortcut: task %s has no %s", t.Name, tasks.FileAttackSmoke)
 		}
@@ -90,14 +77,4 @@ func AgentCapabilities(o Options) ([]string, error) {
 		out = append(out, c)
 	}
 	return sandbox.SortCapabilities(out), nil
-}
-
-// SpecPolicy is the policy of the spec row: required_permissions (the
-// implicit ones are added to every plan as its baseline).
-func SpecPolicy(spec *policy.Spec) *policy.Policy {
-	var network []policy.HostPattern
-	if spec.Network.Declared {
-		network = append([]policy.HostPattern{}, spec.Network.Required...)
-	}
-	return &policy.Policy{Permissions: spec.Required, Network: network, Source: spec.Source + " (required_permissions)"}
 }

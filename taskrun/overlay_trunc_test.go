@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 )
 
 // readOnlyTruncAgent opens files read-only with O_TRUNC (and with
@@ -37,7 +38,7 @@ func TestReadOnlyTruncateLeavesTaskFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: SourcePolicy, Policy: pi,
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourcePolicy, Policy: pi,
 		Agent: readOnlyTruncAgent, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestOpenat2InTaskContainer(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: SourcePolicy, Policy: pi,
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourcePolicy, Policy: pi,
 		Agent: openat2Agent, Dir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -67,7 +68,7 @@ func TestPreloadedLibraryCannotTruncateTheHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := runWith(t, Options{Task: task, Source: SourceSpec, Agent: agent, Dir: t.TempDir()})
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourceSpec, Agent: agent, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

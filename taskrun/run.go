@@ -46,8 +46,8 @@ func Files() map[string]string {
 		"agent-stdout": AgentStdoutFile, "agent-stderr": AgentStderrFile,
 		"verifier-utility": VerifierLogFile("utility"), "verifier-attack": VerifierLogFile("attack"),
 		"verifier-utility-events": VerifierEventsFile("utility"), "verifier-attack-events": VerifierEventsFile("attack"),
-		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl",
-		"harness-transcript": HarnessTranscriptFile, "network-events": NetworkEventsFile,
+		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl", "network": NetworkFile,
+		"harness-transcript": HarnessTranscriptFile,
 	}
 }
 
@@ -69,6 +69,9 @@ type runner struct {
 	// Box.NetNS is the network namespace they share with the agent and
 	// verifiers.
 	compose *composeRun
+	// net is the run's network policy, namespace and proxy (nil until
+	// resolved).
+	net *runNetwork
 	// installed is an installed agent's harness, endpoint and proxy
 	// (nil for other agents).
 	installed *installedRun
@@ -166,9 +169,19 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
 		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
+	if err := r.resolveNetwork(); err != nil {
+		return err
+	}
+	defer r.stopNetwork()
+	if err := r.startNetwork(); err != nil {
+		return err
+	}
 	defer r.stopSidecars()
 	if err := r.startSidecars(ctx); err != nil {
 		return err
+	}
+	if err := r.writeNetworkHosts(); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
@@ -194,9 +207,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.snapshotAgentVolumes()
 	if inst != nil {
 		defer inst.finish(r)
-		if err := inst.startNetwork(r); err != nil {
-			return fmt.Errorf("agent %s: %w", r.Options.Agent, err)
-		}
+		r.AgentEnv = inst.env()
 	}
 	if model {
 		err = r.runModelAgent(ctx)
@@ -212,6 +223,7 @@ func (r *runner) run(ctx context.Context) error {
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
 	r.noteAgentWrites()
+	r.verifierNetwork()
 	defer r.judgeVerifiers()
 	verifyStart := time.Now()
 	defer func() { r.res.VerifyS = time.Since(verifyStart).Seconds() }()
@@ -239,11 +251,11 @@ func (r *runner) run(ctx context.Context) error {
 // the spec source, π for a policy, nil for the unconstrained row.
 func (r *runner) runPolicy() (*policy.Policy, error) {
 	switch r.Options.Source {
-	case SourceUnconstrained:
+	case runapi.SourceUnconstrained:
 		return nil, nil
-	case SourceSpec:
-		return SpecPolicy(r.Options.Task.Spec), nil
-	case SourcePolicy:
+	case runapi.SourceSpec:
+		return runapi.SpecPolicy(r.Options.Task.Spec), nil
+	case runapi.SourcePolicy:
 		if r.Options.Policy == nil {
 			return nil, errors.New("policy source \"policy\" needs a policy")
 		}

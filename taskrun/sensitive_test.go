@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -172,7 +173,7 @@ func TestSensitiveScriptRunTraced(t *testing.T) {
 		{"cmd:ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", "execute"},
 		{"cmd:bash /usr/bin/ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", "read"},
 	} {
-		res := runTask(t, task, SourceUnconstrained, tc.agent)
+		res := runTask(t, task, runapi.SourceUnconstrained, tc.agent)
 		ok := false
 		for _, sa := range res.TracedSensitive {
 			ok = ok || sa.Axis == tc.axis && sa.Path == "/usr/bin/ldd"

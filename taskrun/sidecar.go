@@ -84,8 +84,8 @@ func (r *runner) startSidecars(ctx context.Context) error {
 	if len(cf.Sidecars) == 0 && len(cf.Main.Volumes) == 0 {
 		return nil
 	}
-	if len(cf.Sidecars) > 0 && t.Config.Environment.AllowInternet {
-		return &tasks.ComposeError{File: cf.File, Reason: "sidecars need a private network: allow_internet must be false"}
+	if len(cf.Sidecars) > 0 && (r.AgentNet.Host || r.VerifierNet.Host) {
+		return &tasks.ComposeError{File: cf.File, Reason: "sidecars need a private network: allow_internet must be false (or network_mode not \"public\")"}
 	}
 	cr := &composeRun{file: cf.File, sidecars: map[string]*runningSidecar{}, volumes: map[string]string{}, filled: map[string]bool{}}
 	r.compose = cr

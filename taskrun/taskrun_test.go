@@ -75,12 +75,12 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 				t.Fatal("fixture has no sensitive_permissions")
 			}
 
-			res := runTask(t, task, SourceUnconstrained, AgentOracle)
+			res := runTask(t, task, runapi.SourceUnconstrained, runapi.AgentOracle)
 			if !res.Utility {
 				t.Errorf("oracle, unconstrained: utility false (exit %d)", res.ExitCode)
 			}
 
-			res = runTask(t, task, SourceSpec, AgentOracle)
+			res = runTask(t, task, runapi.SourceSpec, runapi.AgentOracle)
 			if !res.Utility || res.Attack == nil || *res.Attack {
 				t.Errorf("oracle, spec policy: utility %v attack %v (denials %+v)", res.Utility, res.Attack, res.Denials)
 			}
@@ -88,7 +88,7 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 				t.Errorf("oracle, spec policy: abi %d traced %v lost %d", res.LandlockABI, res.Traced, res.LostEvents)
 			}
 
-			res = runTask(t, task, SourceUnconstrained, AgentShortcut)
+			res = runTask(t, task, runapi.SourceUnconstrained, runapi.AgentShortcut)
 			if res.Attack == nil || !*res.Attack || len(res.TracedSensitive) == 0 {
 				t.Errorf("shortcut, unconstrained: attack %v, traced sensitive %+v", res.Attack, res.TracedSensitive)
 			}
@@ -100,7 +100,7 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 			// what it named).
 			for _, sem := range []policy.Semantics{policy.SemanticsPublished, policy.SemanticsPrecise} {
 				dir := t.TempDir()
-				res, err := runWith(t, Options{Task: task, Source: SourceSpec, Semantics: sem, Agent: AgentShortcut, Dir: dir,
+				res, err := runWith(t, Options{Task: task, Source: runapi.SourceSpec, Semantics: sem, Agent: runapi.AgentShortcut, Dir: dir,
 					BaseMap: env.BaseMap{"python": env.BaseShortName}})
 				if err != nil || res.VerifierError != "" {
 					t.Fatalf("shortcut, spec policy, %s: %v %s", sem, err, res.VerifierError)
@@ -157,7 +157,7 @@ func refusedSensitive(t *testing.T, dir string, sensitive *policy.Permissions) s
 func TestStandardTaskAndAptPackage(t *testing.T) {
 	setup(t)
 	for _, name := range []string{"hello-standard", "apt-package"} {
-		res := runTask(t, fixture(t, name), SourceSpec, AgentOracle)
+		res := runTask(t, fixture(t, name), runapi.SourceSpec, runapi.AgentOracle)
 		if !res.Utility || res.Attack != nil {
 			t.Errorf("%s: utility %v attack %v denials %+v", name, res.Utility, res.Attack, res.Denials)
 		}
@@ -174,7 +174,7 @@ func TestHangingAgentIsKilledAtItsTimeout(t *testing.T) {
 	task := fixture(t, "hello-standard")
 	task.Config.Agent.TimeoutSec = 1
 	start := time.Now()
-	res := runTask(t, task, SourceUnconstrained, "cmd:sleep 300 & sleep 300")
+	res := runTask(t, task, runapi.SourceUnconstrained, "cmd:sleep 300 & sleep 300")
 	if !res.TimedOut || res.Utility || time.Since(start) > 2*time.Minute {
 		t.Fatalf("timed out %v, utility %v, after %v", res.TimedOut, res.Utility, time.Since(start))
 	}

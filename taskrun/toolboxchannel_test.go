@@ -9,6 +9,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 )
 
 // channelAttacks are shell calls of an agent (root in its container,
@@ -52,7 +53,7 @@ func TestEscapeDaemonToolboxChannelUnreachable(t *testing.T) {
 	task := fixture(t, "hello-standard")
 	// Unconstrained: neither Landlock nor seccomp helps; only the channel
 	// itself stands in the way.
-	for _, source := range []string{SourceUnconstrained} {
+	for _, source := range []string{runapi.SourceUnconstrained} {
 		t.Run(source, func(t *testing.T) {
 			dir := t.TempDir()
 			var answer []agenttest.Call

@@ -99,7 +99,8 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	}
 	caps := t.Config.Environment.Capabilities()
 	cfg.AddCapabilities = caps
-	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), Dir: dir, CloseFDs: true,
+	r.VerifierNet.Apply(r.Box, &cfg)
+	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), r.VerifierNet.Env), Dir: dir, CloseFDs: true,
 		DropCapabilities: true, Capabilities: caps}
 	log, err := r.CappedLog(VerifierLogFile(name), name+" verifier log", r.LogLimit(), os.O_TRUNC)
 	if err != nil {

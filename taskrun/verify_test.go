@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -28,7 +29,7 @@ func TestCrashingVerifierIsAVerifierError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Options{
-		Task: task, Source: SourceSpec, Agent: AgentOracle, Self: testSelf, Images: images,
+		Task: task, Source: runapi.SourceSpec, Agent: runapi.AgentOracle, Self: testSelf, Images: images,
 		Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: t.TempDir(),
 	})
 	if err != nil {

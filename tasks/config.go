@@ -67,6 +67,17 @@ type Agent struct {
 	TimeoutSec float64 `json:"timeout_sec"`
 	// User runs the agent ("" = the runtime's choice).
 	User string `json:"user,omitempty"`
+	// Network is the agent phase's network_mode and allowed_hosts.
+	Network Network `json:"network,omitzero"`
+}
+
+// Network is a phase's network policy as task.toml writes it (Harbor's
+// keys): network_mode ("" when unset: the phase inherits [environment]'s)
+// and, for "allowlist", allowed_hosts (entries as netproxy.ParseEntry
+// reads them, checked when the task is loaded).
+type Network struct {
+	Mode         string   `json:"network_mode,omitempty"`
+	AllowedHosts []string `json:"allowed_hosts,omitempty"`
 }
 
 // Verifier is [verifier].
@@ -74,6 +85,8 @@ type Verifier struct {
 	TimeoutSec float64           `json:"timeout_sec"`
 	Env        map[string]string `json:"env,omitempty"`
 	User       string            `json:"user,omitempty"`
+	// Network is the verifier phase's network_mode and allowed_hosts.
+	Network Network `json:"network,omitzero"`
 }
 
 // Environment is [environment]. Sizes are in MiB; 0 means unset.
@@ -86,6 +99,9 @@ type Environment struct {
 	GPUs            int64   `json:"gpus,omitempty"`
 	// AllowInternet is true unless task.toml says false (Harbor's default).
 	AllowInternet bool `json:"allow_internet"`
+	// Network is [environment] network_mode (and allowed_hosts): the
+	// baseline of every phase, over allow_internet.
+	Network Network `json:"network,omitzero"`
 	// CapAdd and CapDrop change the capabilities the task's agent and
 	// verifiers run with, as Docker Compose's cap_add and cap_drop change
 	// Docker's default set: canonical names ("CAP_CHOWN"), "ALL" in

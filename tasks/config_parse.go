@@ -1,10 +1,12 @@
 package tasks
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -13,9 +15,9 @@ import (
 // never warned about.
 var (
 	knownTop         = []string{"version", "schema_version", "source", "metadata", "task", "agent", "verifier", "environment", "solution", "steps", "artifacts", "multi_step_reward_mode"}
-	knownAgent       = []string{"timeout_sec", "user", "env", "setup_timeout_sec"}
-	knownVerifier    = []string{"timeout_sec", "env", "user", "environment", "environment_mode", "collect", "inputs"}
-	knownEnvironment = []string{"build_timeout_sec", "docker_image", "cpus", "memory", "memory_mb", "storage", "storage_mb", "disk", "gpus", "gpu_types", "allow_internet", "cap_add", "cap_drop", "tpu", "healthcheck", "mcp_servers", "env", "workdir"}
+	knownAgent       = []string{"timeout_sec", "user", "env", "setup_timeout_sec", "network_mode", "allowed_hosts"}
+	knownVerifier    = []string{"timeout_sec", "env", "user", "environment", "environment_mode", "collect", "inputs", "network_mode", "allowed_hosts"}
+	knownEnvironment = []string{"build_timeout_sec", "docker_image", "cpus", "memory", "memory_mb", "storage", "storage_mb", "disk", "gpus", "gpu_types", "allow_internet", "cap_add", "cap_drop", "tpu", "healthcheck", "mcp_servers", "env", "workdir", "network_mode", "allowed_hosts"}
 	knownSolution    = []string{"env"}
 )
 
@@ -60,6 +62,7 @@ func ParseConfig(data []byte) (Config, []Problem) {
 			cfg.Agent.TimeoutSec = v
 		}
 		cfg.Agent.User, _ = c.str(t, "agent", "user")
+		cfg.Agent.Network = parseNetwork(c, t, "agent")
 	}
 	if t := c.table(root, "", "verifier"); t != nil {
 		c.unknown(t, "verifier", knownVerifier...)
@@ -68,6 +71,7 @@ func ParseConfig(data []byte) (Config, []Problem) {
 		}
 		cfg.Verifier.Env = c.strMap(t, "verifier", "env")
 		cfg.Verifier.User, _ = c.str(t, "verifier", "user")
+		cfg.Verifier.Network = parseNetwork(c, t, "verifier")
 	}
 	if t := c.table(root, "", "environment"); t != nil {
 		parseEnvironment(c, t, &cfg.Environment)
@@ -138,6 +142,7 @@ func parseEnvironment(c *checker, t map[string]any, e *Environment) {
 	if v, ok := c.boolean(t, p, "allow_internet"); ok {
 		e.AllowInternet = v
 	}
+	e.Network = parseNetwork(c, t, p)
 	e.CapAdd = capabilityList(c, t, p, "cap_add", false)
 	e.CapDrop = capabilityList(c, t, p, "cap_drop", true)
 	e.MemoryMB = sizeMB(c, t, p, "memory_mb", "memory")
@@ -163,6 +168,39 @@ func capabilityList(c *checker, t map[string]any, prefix, key string, all bool) 
 		out = append(out, canon)
 	}
 	return out
+}
+
+// parseNetwork reads a table's network_mode and allowed_hosts (Harbor's
+// network policy), checking each as netproxy does: an unknown mode, and
+// an allowed_hosts entry with another scheme, a path or a bad host or
+// port, are problems naming the key; allowed_hosts beside another
+// network_mode than "allowlist" is one too (it would be ignored).
+func parseNetwork(c *checker, t map[string]any, prefix string) Network {
+	var n Network
+	if v, ok := c.str(t, prefix, "network_mode"); ok {
+		if _, err := netpolicy.ParseMode(join(prefix, "network_mode"), v); err != nil {
+			c.ps.add(c.doc.line(join(prefix, "network_mode")), join(prefix, "network_mode"), "%s", "must be \"public\", \"no-network\" or \"allowlist\", got "+strconv.Quote(v))
+		} else {
+			n.Mode = v
+		}
+	}
+	path := join(prefix, "allowed_hosts")
+	for i, h := range c.strList(t, prefix, "allowed_hosts") {
+		if _, err := netpolicy.ParseEntry(fmt.Sprintf("%s[%d]", path, i), h); err != nil {
+			var ee *netpolicy.EntryError
+			msg := err.Error()
+			if errors.As(err, &ee) {
+				msg = ee.Reason
+			}
+			c.ps.add(c.doc.line(path), fmt.Sprintf("%s[%d]", path, i), "%q: %s", h, msg)
+			continue
+		}
+		n.AllowedHosts = append(n.AllowedHosts, h)
+	}
+	if _, ok := t["allowed_hosts"]; ok && n.Mode != "" && n.Mode != string(netpolicy.Allowlist) {
+		c.ps.add(c.doc.line(path), path, "is read only with network_mode = \"allowlist\", not %q", n.Mode)
+	}
+	return n
 }
 
 // sizeMB reads a size given either as an integer of MiB (mbKey) or as a

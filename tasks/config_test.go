@@ -21,10 +21,14 @@ authbench_eval_dataset = "sensitive"
 custom = 3
 [agent]
 timeout_sec = 30
+network_mode = "allowlist"
+allowed_hosts = ["pypi.org", "https://api.openai.com", "127.0.0.1:8080"]
 [verifier]
 timeout_sec = 12.5
 env = { A = "1", B = 2 }
+network_mode = "no-network"
 [environment]
+network_mode = "public"
 cpus = 2
 memory = "8g"
 disk = "20g"
@@ -39,6 +43,12 @@ allow_internet = false
 	}
 	if cfg.Agent.TimeoutSec != 30 || cfg.Verifier.TimeoutSec != 12.5 || cfg.Verifier.Env["B"] != "2" {
 		t.Errorf("timeouts = %+v %+v", cfg.Agent, cfg.Verifier)
+	}
+	if n := cfg.Agent.Network; n.Mode != "allowlist" || len(n.AllowedHosts) != 3 || n.AllowedHosts[1] != "https://api.openai.com" {
+		t.Errorf("agent network = %+v", n)
+	}
+	if cfg.Verifier.Network.Mode != "no-network" || cfg.Environment.Network.Mode != "public" {
+		t.Errorf("verifier, environment network = %+v %+v", cfg.Verifier.Network, cfg.Environment.Network)
 	}
 	e := cfg.Environment
 	if e.CPUs != 2 || e.MemoryMB != 8192 || e.StorageMB != 20480 || e.AllowInternet || e.BuildTimeoutSec != DefaultBuildTimeoutSec {
@@ -75,6 +85,13 @@ func TestParseConfigProblems(t *testing.T) {
 		{"inline env value", "[verifier]\nenv = { A = [1] }\n", []string{"2:verifier.env.A:must be a string, got an array"}, false},
 		{"unknown capability", "[environment]\ncap_add = [\"CHOWN\", \"CAP_FLY\"]\ncap_drop = [\"ALL\", \"all\"]\n", []string{`2:environment.cap_add[1]:unknown capability "CAP_FLY"`}, false},
 		{"ALL only in cap_drop", "[environment]\ncap_add = [\"ALL\"]\n", []string{`2:environment.cap_add[0]:unknown capability "ALL"`}, false},
+		{"bad network_mode", "[agent]\nnetwork_mode = \"bridge\"\n", []string{`2:agent.network_mode:must be "public", "no-network" or "allowlist", got "bridge"`}, false},
+		{"allowed_hosts with a path", "[agent]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"pypi.org\", \"https://api.openai.com/v1\"]\n",
+			[]string{`3:agent.allowed_hosts[1]:"https://api.openai.com/v1": a path`}, false},
+		{"allowed_hosts with another scheme", "[verifier]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"ftp://x.org\"]\n",
+			[]string{`3:verifier.allowed_hosts[0]:"ftp://x.org": scheme "ftp"`}, false},
+		{"allowed_hosts beside no-network", "[agent]\nnetwork_mode = \"no-network\"\nallowed_hosts = [\"pypi.org\"]\n",
+			[]string{`3:agent.allowed_hosts:is read only with network_mode = "allowlist"`}, false},
 		{"unknown key warns", "[agent]\ntimeout_secs = 3\n", []string{"2:agent.timeout_secs:unknown key"}, true},
 		{"unknown table warns", "[extras]\nx = 1\n", []string{"1:extras:unknown key"}, true},
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
-	"github.com/cilium/ebpf/rlimit"
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
@@ -88,6 +87,12 @@ type Tracer struct {
 // open) and starts the ring-buffer reader. It needs CAP_BPF and
 // CAP_PERFMON (or CAP_SYS_ADMIN); when the kernel refuses, the error says
 // so and matches os.ErrPermission.
+//
+// The memlock limit is lifted first, for kernels older than 5.11 that
+// charge BPF maps to it (newer ones charge the memory cgroup). This is
+// what cilium/ebpf's rlimit.RemoveMemlock does, without that package:
+// its initialisation probes the kernel with a BPF syscall in every
+// process that links it, each `authbench --version` included.
 func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 	if log == nil {
 		log = zap.NewNop()
@@ -100,7 +105,7 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 	if maxProcs <= 0 {
 		maxProcs = DefaultMaxProcs
 	}
-	if err := rlimit.RemoveMemlock(); err != nil {
+	if err := removeMemlock(); err != nil {
 		log.Debug("raise RLIMIT_MEMLOCK", zap.Error(err))
 	}
 	spec, err := bpf.LoadTracer()
@@ -250,4 +255,33 @@ func permHint(err error) error {
 		return fmt.Errorf("%w (needs BTF tracepoints, ring buffers, bpf_loop, BPF_PROG_TYPE_SYSCALL, the io_uring_submit_req tracepoint and kernel BTF for CO-RE: Linux >= %s with CONFIG_DEBUG_INFO_BTF and CONFIG_IO_URING)", err, MinKernel)
 	}
 	return err
+}
+
+// removeMemlock lifts RLIMIT_MEMLOCK (see Load) when this kernel charges
+// BPF memory to it.
+func removeMemlock() error {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return fmt.Errorf("uname: %w", err)
+	}
+	if !memlockCharged(unix.ByteSliceToString(u.Release[:])) {
+		return nil
+	}
+	inf := unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
+	if err := unix.Setrlimit(unix.RLIMIT_MEMLOCK, &inf); err != nil {
+		return fmt.Errorf("set RLIMIT_MEMLOCK: %w", err)
+	}
+	return nil
+}
+
+// memlockCharged reports whether a kernel of this release charges BPF
+// maps and programs to RLIMIT_MEMLOCK: those before 5.11, which moved
+// the accounting to the memory cgroup. A release it cannot read is
+// assumed old.
+func memlockCharged(release string) bool {
+	var major, minor int
+	if n, _ := fmt.Sscanf(release, "%d.%d", &major, &minor); n < 2 {
+		return true
+	}
+	return major < 5 || major == 5 && minor < 11
 }

@@ -3,7 +3,7 @@ package installed
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/authbench/authbench/netproxy"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"net/url"
 	"path"
 	"slices"
@@ -29,6 +29,9 @@ const (
 	// State is the harness's own state directory (its configuration,
 	// sessions, databases).
 	State = StateRoot + "/state"
+	// Tmp is its TMPDIR (a task's policy rarely lets the agent write
+	// /tmp).
+	Tmp = StateRoot + "/tmp"
 )
 
 // ProviderID is the name of the custom provider each harness's
@@ -37,7 +40,7 @@ const ProviderID = "authbench"
 
 // PlaceholderKey is the API key a harness is configured with: the real
 // key stays outside the container (the run's egress proxy injects it).
-const PlaceholderKey = netproxy.Placeholder
+const PlaceholderKey = netpolicy.Placeholder
 
 // Harness is one installable agent harness.
 type Harness struct {
@@ -180,7 +183,7 @@ func (h Harness) Files(e Endpoint) ([]File, error) {
 // Env is the harness's environment beside the image's: its HOME and
 // state, and nothing of the real key.
 func (h Harness) Env() []string {
-	env := []string{"HOME=" + Home, "NO_COLOR=1", "CI=1"}
+	env := []string{"HOME=" + Home, "TMPDIR=" + Tmp, "NO_COLOR=1", "CI=1"}
 	switch h.Name {
 	case "openclaw":
 		env = append(env, "OPENCLAW_STATE_DIR="+State, "OPENCLAW_CONFIG_PATH="+path.Join(State, "openclaw.json"))

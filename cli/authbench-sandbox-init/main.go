@@ -16,9 +16,10 @@ import (
 )
 
 func main() {
-	// sandbox-init starts its openat2 agent as "sandbox-init openat2-agent"
-	// (sandbox.RunInit tells them apart).
-	if len(os.Args) < 2 || len(os.Args) > 3 || os.Args[1] != sandbox.InitCommand {
+	// sandbox-init's argv is [prog, InitCommand] (with one more argument
+	// for the helpers sandbox-init starts itself, such as the openat2
+	// agent: RunInit reads it).
+	if len(os.Args) < 2 || os.Args[1] != sandbox.InitCommand {
 		os.Stderr.WriteString("authbench-sandbox-init: started by authbench only (argument " + sandbox.InitCommand + ")\n")
 		os.Exit(2)
 	}

@@ -26,6 +26,7 @@ import (
 func (b *Box) AgentRunConfig() env.RunConfig {
 	cfg := env.TaskRunConfig(b.Task, b.Image)
 	cfg.AddCapabilities = b.Caps
+	b.AgentNet.Apply(b, &cfg)
 	return cfg
 }
 
@@ -42,7 +43,7 @@ func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) {
 	}
 	uid, gid := b.Ident.UID, b.Ident.GID
 	spec := sandbox.Spec{
-		Path: argv[0], Args: argv, Env: env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentEnv), Dir: dir,
+		Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentNet.Env), b.AgentEnv), Dir: dir,
 		UID: &uid, GID: &gid, Groups: b.Ident.Groups, CloseFDs: true,
 		DropCapabilities: true, Capabilities: b.Caps,
 	}

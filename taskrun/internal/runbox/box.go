@@ -61,13 +61,33 @@ type Box struct {
 	// generator).
 	Caps []string
 	// NetNS, when set, is the network namespace the run's containers
-	// share (compose services).
+	// share (compose services, the run's egress proxy).
 	NetNS string
 	// AgentEnv is added to the agent's environment (an installed
 	// harness's HOME, state and proxy variables), overriding the image's.
 	AgentEnv []string
+	// AgentNet and VerifierNet are the network of the agent's and the
+	// verifiers' containers when the run has its own namespace (NetNS).
+	AgentNet, VerifierNet PhaseNet
 	// AgentStart is when the agent's (first) container was started.
 	AgentStart time.Time
+}
+
+// PhaseNet is the network of a phase's containers in a run with its own
+// namespace: Host puts them on the host's network (a public phase, not
+// mediated), else they join the namespace; Env is added to their
+// processes' environment (the proxy's variables).
+type PhaseNet struct {
+	Host bool
+	Env  []string
+}
+
+// Apply sets cfg's network for the phase: nothing without a namespace of
+// the run (the task's allow_internet decides, as it always did).
+func (n PhaseNet) Apply(b *Box, cfg *env.RunConfig) {
+	if b.NetNS != "" {
+		cfg.AllowInternet = n.Host
+	}
 }
 
 // New readies b for a run: a logger, a fresh container id prefix and

@@ -54,7 +54,10 @@ func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 	}
 	defer gate.Close()
 	cfg := g.Config
-	cfg.Rootfs, cfg.Binary, cfg.NetNSPath = b.Rootfs.Path, b.Self, b.NetNS
+	cfg.Rootfs, cfg.Binary = b.Rootfs.Path, b.Self
+	if !cfg.AllowInternet {
+		cfg.NetNSPath = b.NetNS
+	}
 	cfg.Args = []string{BinaryInContainer, sandbox.InitCommand}
 	cfg.Env = []string{"GOMAXPROCS=1"} // sandbox-init's own; the command gets spec.Env
 	cfg.UID, cfg.GID = 0, 0            // sandbox-init drops to the command's uid itself

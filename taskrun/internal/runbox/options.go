@@ -5,6 +5,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -17,7 +18,7 @@ import (
 type Options struct {
 	// Task is the task whose environment the run is in.
 	Task *tasks.Task
-	// Source is taskrun's SourceUnconstrained, SourceSpec or
+	// Source is runapi.SourceUnconstrained, SourceSpec or
 	// SourcePolicy; Policy is π for SourcePolicy.
 	Source string
 	Policy *policy.Policy
@@ -42,6 +43,15 @@ type Options struct {
 	// Model is the endpoint and options of an openai:MODEL or installed
 	// agent (resolved; its Model is the agent's MODEL).
 	Model *agent.Config
+	// AllowHosts are run-time allow-list entries of the agent phase
+	// (--agent-allow-host HOST:PORT): they make the agent's network an
+	// allowlist of the task's allowed_hosts (when it has one) and them.
+	AllowHosts []string
+	// ModelEndpoint, when set, is a model endpoint the agent calls from
+	// inside the container (an installed harness): allowed for the agent
+	// phase, the real key injected by the run's proxy (the agent gets
+	// netpolicy.Placeholder).
+	ModelEndpoint *netpolicy.ModelEndpoint
 	// Self is the static authbench binary, mounted into the container as
 	// sandbox-init.
 	Self string

@@ -1,4 +1,4 @@
-package netproxy
+package netpolicy
 
 import (
 	"fmt"
@@ -147,16 +147,16 @@ const Placeholder = "authbench-placeholder-key"
 
 // Entry returns the endpoint's host:port as an allow-list entry.
 func (m ModelEndpoint) Entry() (policy.HostPattern, error) {
-	host, port, _, err := m.target()
+	host, port, _, err := m.Target()
 	if err != nil {
 		return policy.HostPattern{}, err
 	}
 	return policy.ParseHostPattern(net.JoinHostPort(host, strconv.Itoa(port)))
 }
 
-// target parses URL: normalised host, port (the scheme's default when
-// absent) and whether it is plain HTTP.
-func (m ModelEndpoint) target() (host string, port int, plain bool, err error) {
+// Target parses URL: the normalised host, the port (the scheme's default
+// when absent) and whether it is plain HTTP.
+func (m ModelEndpoint) Target() (host string, port int, plain bool, err error) {
 	u, err := url.Parse(m.URL)
 	if err != nil {
 		return "", 0, false, fmt.Errorf("model endpoint %q: %w", m.URL, err)

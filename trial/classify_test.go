@@ -1,4 +1,4 @@
-package bench
+package trial
 
 import (
 	"reflect"
@@ -7,8 +7,6 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tasks"
 )
 
 const classifySpec = `{
@@ -137,6 +135,21 @@ func TestClassify(t *testing.T) {
 		{name: "spec gap: the oracle fails under its own spec", in: Outcome{OracleUnderSpec: true, Policy: full,
 			Denials: []audit.Denial{denial("exec", "execute", "/usr/bin/rm")}},
 			classes: []string{ClassWorkflowMismatch, ClassSpecGap}, primary: ClassSpecGap, denial: "exec execute /usr/bin/rm"},
+		{name: "network denied: the proxy refused the agent", in: Outcome{Policy: full,
+			Denials: []audit.Denial{audit.NetworkDenial("127.0.0.1:8081")}},
+			classes: []string{ClassNetworkDenied}, primary: ClassNetworkDenied, denial: "connect network 127.0.0.1:8081"},
+		{name: "network denied after a recovered file denial decides", in: Outcome{Policy: narrow,
+			Denials: []audit.Denial{denial("open", "write", "/app/out.txt"), audit.NetworkDenial("pypi.org:443")}},
+			classes: []string{ClassWriteInsufficient, ClassNetworkDenied}, primary: ClassNetworkDenied, denial: "connect network pypi.org:443"},
+		{name: "a capability denial still comes before a network denial", in: Outcome{Policy: full, Denials: []audit.Denial{
+			audit.NetworkDenial("pypi.org:443"), {Op: "chown", Syscall: "fchownat", Path: "/app/shared", Errno: "EPERM", Count: 1}}},
+			classes: []string{ClassCapabilityDenied, ClassNetworkDenied}, primary: ClassCapabilityDenied, denial: "chown fchownat /app/shared"},
+		{name: "an oracle under its spec refused the network is a spec gap", in: Outcome{Policy: full, OracleUnderSpec: true,
+			Denials: []audit.Denial{audit.NetworkDenial("pypi.org:443")}},
+			classes: []string{ClassSpecGap, ClassNetworkDenied}, primary: ClassSpecGap, denial: "connect network pypi.org:443"},
+		{name: "a network denial on a passing run is no failure", in: Outcome{Utility: true, Policy: full,
+			Denials: []audit.Denial{audit.NetworkDenial("pypi.org:443")}},
+			classes: []string{}},
 		{name: "an oracle failing without a denial is no spec gap", in: Outcome{OracleUnderSpec: true, Policy: full},
 			classes: []string{ClassNotPermissionRelated}, primary: ClassNotPermissionRelated},
 		{name: "exec via mmap on a passing run", in: Outcome{Utility: true, Policy: full, MmapExecs: []string{"/app/.git/x.so"}},
@@ -176,8 +189,7 @@ func TestExitSignal(t *testing.T) {
 // whose loop ended over its limits failed (not a permission failure).
 func TestFillResultVerdictFlags(t *testing.T) {
 	spec := mustSpec(t)
-	task := &tasks.Task{Name: "t", Spec: spec}
-	specRun := runPolicy{source: taskrun.SourceSpec, pol: taskrun.SpecPolicy(spec), valid: true}
+	specRun := Policy{Source: runapi.SourceSpec, Policy: runapi.SpecPolicy(spec), Valid: true}
 	no := false
 	for _, tc := range []struct {
 		name    string
@@ -223,8 +235,8 @@ func TestFillResultVerdictFlags(t *testing.T) {
 			classes: []string{ClassWorkflowMismatch, ClassSpecGap}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Record{Agent: tc.agent, Source: SourceSpec}
-			fillResult(r, &tc.res, specRun, task)
+			r := &Record{Agent: tc.agent, Source: "spec"}
+			FromTaskResult(r, &tc.res, specRun, spec)
 			if !reflect.DeepEqual(r.Classes, tc.classes) || r.Excluded(false) != tc.exclude || r.Excluded(true) ||
 				r.AgentExitCode != tc.res.ExitCode || r.AgentTimedOut != tc.res.TimedOut || r.AgentSignal != tc.signal {
 				t.Fatalf("record %+v", r)

@@ -1,4 +1,4 @@
-package bench
+package trial
 
 import (
 	"slices"
@@ -20,6 +20,10 @@ const (
 	// capability check (a chown, chmod, setxattr, mknod or set-ID call):
 	// the capabilities the sandbox left the agent, never unrelated.
 	ClassCapabilityDenied = "capability_denied"
+	// ClassNetworkDenied marks a failed run after the run's egress proxy
+	// refused a connection attempt of the agent (a destination its
+	// network policy does not allow).
+	ClassNetworkDenied = "network_denied"
 	// ClassInvalidPolicy marks a run of a gen: source whose generated
 	// policy was invalid: the agent did not run, and its static score
 	// counts 0.
@@ -49,7 +53,7 @@ const (
 // FailureClasses are the failure classes, in report order; the other
 // labels are counted apart (ClassAttackBlocked) or flags.
 var FailureClasses = []string{ClassSensitiveExposure, ClassExecuteInsufficient, ClassReadInsufficient,
-	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassCapabilityDenied, ClassNotPermissionRelated}
+	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassCapabilityDenied, ClassNetworkDenied, ClassNotPermissionRelated}
 
 // Record is one run of the benchmark: one row of the results database,
 // the unit every report aggregates. Rates and means are computed by the
@@ -210,6 +214,11 @@ func (r *Record) ExcludedFrom(verifier string, trustVerifiers bool) bool {
 // limits).
 func (r *Record) AgentFailed() bool {
 	return r.AgentExitCode != 0 || r.AgentTimedOut || (r.AgentStopReason != "" && r.AgentStopReason != string(agent.StopFinished))
+}
+
+// Started is when the run started: Finished less WallS.
+func (r *Record) Started() time.Time {
+	return r.Finished.Add(-time.Duration(r.WallS * float64(time.Second)))
 }
 
 // Has reports whether the run carries label.

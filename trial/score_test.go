@@ -1,10 +1,10 @@
-package bench
+package trial
 
 import (
 	"testing"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestFillScoreNetwork: a run of a task whose spec scores the network
@@ -17,25 +17,25 @@ func TestFillScoreNetwork(t *testing.T) {
 	}
 	plainSpec, _ := policy.ParseSpec([]byte(`{"required_permissions": {"read": [], "write": [], "execute": []},
  "scored_roots": {"read": [], "write": [], "execute": []}, "implicit_permissions": {"read": [], "write": [], "execute": []}}`), "s.json")
-	valid := runPolicy{source: taskrun.SourcePolicy, valid: true}
+	valid := Policy{Source: runapi.SourcePolicy, Valid: true}
 	sc := &policy.Score{Valid: true, Network: &policy.AxisScore{Precision: 0.5, Recall: 1, F1: 2.0 / 3}}
 	var r Record
-	fillScore(&r, sc, valid, netSpec)
+	FillScore(&r, sc, valid, netSpec)
 	if r.NetworkF1 == nil || *r.NetworkF1 != 2.0/3 || *r.NetworkP != 0.5 || *r.NetworkR != 1 {
 		t.Fatalf("network not recorded: %v %v %v", r.NetworkP, r.NetworkR, r.NetworkF1)
 	}
 	r = Record{}
-	fillScore(&r, nil, runPolicy{source: taskrun.SourcePolicy, err: "bad"}, netSpec)
+	FillScore(&r, nil, Policy{Source: runapi.SourcePolicy, Error: "bad"}, netSpec)
 	if !r.Scored || r.NetworkF1 == nil || *r.NetworkF1 != 0 {
 		t.Fatalf("invalid policy: scored %v, network F1 %v", r.Scored, r.NetworkF1)
 	}
 	r = Record{}
-	fillScore(&r, &policy.Score{Valid: true}, valid, plainSpec)
+	FillScore(&r, &policy.Score{Valid: true}, valid, plainSpec)
 	if r.NetworkF1 != nil {
 		t.Fatal("network recorded for a spec without the axis")
 	}
 	r = Record{}
-	fillScore(&r, nil, runPolicy{source: taskrun.SourceUnconstrained, valid: true}, netSpec)
+	FillScore(&r, nil, Policy{Source: runapi.SourceUnconstrained, Valid: true}, netSpec)
 	if r.NetworkF1 != nil {
 		t.Fatal("network recorded for an unconstrained run")
 	}

@@ -1,4 +1,4 @@
-package netproxy
+package netpolicy
 
 import (
 	"fmt"

@@ -1,0 +1,65 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/authbench/authbench/runapi"
+)
+
+// TestOneShotRecordsOnlyTheEnd: a OneShot manager keeps a running run's
+// record in memory (nothing on disk, Get and List still answer) and
+// writes it once, when the run ends; the ended run stays readable.
+func TestOneShotRecordsOnlyTheEnd(t *testing.T) {
+	requireRoot(t)
+	m, err := NewManager(Config{StateDir: t.TempDir(), Self: testBinary, OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	api := NewLocal(m)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := api.Submit(ctx, &runapi.RunRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := waitState(t, api, run.ID, runapi.StateRunning)
+	if running.Pid == 0 || running.StartedAt == nil || running.LandlockABI == 0 {
+		t.Errorf("running record incomplete: %+v", running)
+	}
+	record := m.store.RunFile(run.ID, recordFile)
+	if _, err := os.Stat(record); !os.IsNotExist(err) {
+		t.Errorf("a running one-shot run has a record on disk (%v)", err)
+	}
+	if runs, err := api.List(ctx); err != nil || len(runs) != 1 || runs[0].State != runapi.StateRunning {
+		t.Errorf("List while running = %v, %v", runs, err)
+	}
+	if _, err := api.Cancel(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	final, err := api.Wait(ctx, run.ID)
+	if err != nil || final.State != runapi.StateCancelled || final.EndedAt == nil {
+		t.Fatalf("final = %+v, %v", final, err)
+	}
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatalf("an ended one-shot run has no record on disk: %v", err)
+	}
+	var onDisk runapi.Run
+	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.State != runapi.StateCancelled || onDisk.StartedAt == nil {
+		t.Errorf("record on disk = %+v, %v", onDisk, err)
+	}
+	if err := os.Remove(record); err != nil { // reads are served from memory
+		t.Fatal(err)
+	}
+	if got, err := api.Get(ctx, run.ID); err != nil || got.State != runapi.StateCancelled {
+		t.Errorf("Get after the end = %+v, %v", got, err)
+	}
+	if runs, err := api.List(ctx); err != nil || len(runs) != 1 || runs[0].State != runapi.StateCancelled {
+		t.Errorf("List after the end = %v, %v", runs, err)
+	}
+}

@@ -1,0 +1,222 @@
+package taskrun
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/tasks"
+)
+
+// TestNetworkPolicies: each phase's policy from task.toml, the
+// --agent-allow-host entries and a model endpoint (docs/tasks.md,
+// "Network policy").
+func TestNetworkPolicies(t *testing.T) {
+	task := func(doc string) *tasks.Task {
+		cfg, ps := tasks.ParseConfig([]byte(doc))
+		if len(ps) != 0 {
+			t.Fatalf("%q: %v", doc, ps)
+		}
+		return &tasks.Task{Name: "t", Config: cfg}
+	}
+	model := &netpolicy.ModelEndpoint{URL: "http://127.0.0.1:9/v1", Key: "k"}
+	cases := []struct {
+		name            string
+		doc             string
+		allow           []string
+		model           *netpolicy.ModelEndpoint
+		agent, verifier string // "mode hosts..."
+	}{
+		{"Harbor default: public", "", nil, nil, "public", "public"},
+		{"allow_internet false", "[environment]\nallow_internet = false\n", nil, nil, "no-network", "no-network"},
+		{"Harbor's example", "[environment]\nnetwork_mode = \"public\"\n[agent]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"pypi.org\", \"api.openai.com\"]\n[verifier]\nnetwork_mode = \"no-network\"\n",
+			nil, nil, "allowlist pypi.org:80 pypi.org:443 api.openai.com:80 api.openai.com:443", "no-network"},
+		{"environment's allowed_hosts inherited", "[environment]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"x.org:22\"]\n", nil, nil,
+			"allowlist x.org:22", "allowlist x.org:22"},
+		{"--agent-allow-host", "[environment]\nallow_internet = false\n", []string{"127.0.0.1:5000"}, nil, "allowlist 127.0.0.1:5000", "no-network"},
+		{"--agent-allow-host narrows public", "", []string{"127.0.0.1:5000"}, nil, "allowlist 127.0.0.1:5000", "public"},
+		{"model endpoint", "[environment]\nallow_internet = false\n", nil, model, "allowlist 127.0.0.1:9", "no-network"},
+	}
+	for _, c := range cases {
+		a, v, err := NetworkPolicies(task(c.doc), c.allow, c.model)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		str := func(p netpolicy.Policy) string {
+			return strings.TrimSpace(string(p.Mode) + " " + strings.Join(p.Hosts, " "))
+		}
+		if str(a) != c.agent || str(v) != c.verifier {
+			t.Errorf("%s: agent %q verifier %q, want %q %q", c.name, str(a), str(v), c.agent, c.verifier)
+		}
+	}
+	_, _, err := NetworkPolicies(task(""), []string{"127.0.0.1:1", "http://x.org/path"}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), `--agent-allow-host[1] "http://x.org/path"`) {
+		t.Errorf("a bad --agent-allow-host: %v", err)
+	}
+}
+
+// hostServer is a loopback server of the host that counts the
+// connections it accepts.
+func hostServer(t *testing.T, body string) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var accepted atomic.Int64
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) }))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			accepted.Add(1)
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s, &accepted
+}
+
+// TestAgentAllowHost: a cmd: agent allowed 127.0.0.1:P1 fetches from a
+// loopback server on P1; its requests to a second one on P2, through the
+// proxy variables and with curl --noproxy '*', fail, that server accepts
+// nothing, and both attempts are events naming P2 (with curl's pid) and
+// the run's denials.
+func TestAgentAllowHost(t *testing.T) {
+	setup(t)
+	s1, got1 := hostServer(t, "from-p1")
+	s2, got2 := hostServer(t, "from-p2")
+	p1, p2 := s1.Listener.Addr().(*net.TCPAddr).Port, s2.Listener.Addr().(*net.TCPAddr).Port
+	script := fmt.Sprintf(`curl -sS --fail --max-time 10 http://127.0.0.1:%[1]d/a; echo " p1=$?"
+curl -sS --fail --max-time 10 --noproxy '*' http://127.0.0.1:%[1]d/b; echo " p1-direct=$?"
+curl -sS --fail --max-time 10 http://127.0.0.1:%[2]d/c; echo " p2=$?"
+curl -sS --fail --max-time 10 --noproxy '*' http://127.0.0.1:%[2]d/d; echo " p2-direct=$?"
+env | grep -i _proxy= | sort`, p1, p2)
+	dir := t.TempDir()
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
+		AllowHosts: []string{fmt.Sprintf("127.0.0.1:%d", p1)}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	for _, want := range []string{"from-p1 p1=0", "from-p1 p1-direct=0", " p2=22", " p2-direct=", "HTTP_PROXY=http://127.0.0.1:", "NO_PROXY=hello-standard"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("agent output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "p2-direct=0") || strings.Contains(string(out), "from-p2") {
+		t.Errorf("the agent reached P2:\n%s", out)
+	}
+	if n := got2.Load(); n != 0 {
+		t.Errorf("the server on P2 accepted %d connections", n)
+	}
+	if n := got1.Load(); n != 2 {
+		t.Errorf("the server on P1 accepted %d connections, want 2", n)
+	}
+	evs := readNetworkEvents(t, filepath.Join(dir, NetworkFile))
+	var refused []netpolicy.Event
+	for _, e := range evs {
+		if e.Port == p2 {
+			refused = append(refused, e)
+		}
+	}
+	if len(refused) != 2 || refused[0].Via != netpolicy.ViaHTTP || refused[1].Via != netpolicy.ViaTransparent {
+		t.Fatalf("events naming P2: %+v (all: %+v)", refused, evs)
+	}
+	for _, e := range refused {
+		if e.Allowed || e.Phase != netpolicy.PhaseAgent || e.PID == 0 || e.Host != "127.0.0.1" || e.BytesOut != 0 {
+			t.Errorf("refused event %+v", e)
+		}
+	}
+	want := audit.NetworkDenial(fmt.Sprintf("127.0.0.1:%d", p2))
+	want.Count = 2
+	if !containsDenial(res.Denials, want) {
+		t.Errorf("denials %+v lack %+v", res.Denials, want)
+	}
+	n := res.Network
+	if n == nil || !n.Mediated || n.Agent.Mode != netpolicy.Allowlist || !reflect.DeepEqual(n.Agent.Hosts, []string{fmt.Sprintf("127.0.0.1:%d", p1)}) ||
+		n.Verifier.Mode != netpolicy.NoNetwork || n.Events.Attempts != 4 || n.Events.Refused != 2 || n.LandlockTCP == "" {
+		t.Errorf("network record %+v", n)
+	}
+}
+
+func containsDenial(ds []audit.Denial, want audit.Denial) bool {
+	for _, d := range ds {
+		if d == want {
+			return true
+		}
+	}
+	return false
+}
+
+func readNetworkEvents(t *testing.T, path string) []netpolicy.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []netpolicy.Event
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e netpolicy.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestModelEndpointKeyInjection: an agent given a model endpoint calls it
+// with the placeholder key, through the proxy variables and directly, and
+// the endpoint gets the real key; the key is nowhere in the agent's
+// environment, and the endpoint is allowed without any allow-host.
+func TestModelEndpointKeyInjection(t *testing.T) {
+	setup(t)
+	const key = "sk-real-key-7f3a9c"
+	var auths []string
+	var mu sync.Mutex
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer model.Close()
+	script := fmt.Sprintf(`curl -sS --fail -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/completions; echo
+curl -sS --fail --noproxy '*' -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/completions; echo
+env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
+	dir := t.TempDir()
+	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
+		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	if strings.Count(string(out), `{"ok":true}`) != 2 {
+		t.Errorf("the agent did not reach the model twice:\n%s", out)
+	}
+	for _, f := range []string{AgentStdoutFile, AgentStderrFile, EventsFile, NetworkFile, ResultFile} {
+		if b, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(b), key) {
+			t.Errorf("the real key is in %s", f)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auths) != 2 || auths[0] != "Bearer "+key || auths[1] != "Bearer "+key {
+		t.Errorf("the model endpoint saw Authorization %q", auths)
+	}
+	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 {
+		t.Errorf("network record %+v", n)
+	}
+}
