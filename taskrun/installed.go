@@ -112,17 +112,26 @@ func (in *installedRun) baseline(base *policy.Baseline) {
 	add(policy.Execute, installed.Root+"/**")
 	add(policy.Read, installed.StateRoot+"/**")
 	add(policy.Write, installed.StateRoot+"/**")
+	for _, p := range in.h.Scratch {
+		add(policy.Read, p)
+		add(policy.Write, p)
+	}
 }
 
 // widenings record what the harness's runtime adds to the plan.
 func (in *installedRun) widenings() []policy.Widening {
 	detail := "the installed harness's runtime (" + in.h.Name + " " + in.h.Version + ", node " + installed.NodeVersion + "): not the task's, never scored"
-	return []policy.Widening{
+	w := []policy.Widening{
 		{Kind: "agent-harness", Axis: policy.Execute.String(), Pattern: installed.Root + "/**", Path: installed.Root,
 			Extra: policy.AccessExecute | policy.AccessReadFile | policy.AccessReadDir, Detail: detail},
 		{Kind: "agent-harness", Axis: policy.Write.String(), Pattern: installed.StateRoot + "/**", Path: installed.StateRoot,
 			Extra: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile, Detail: detail + "; its state and home"},
 	}
+	for _, p := range in.h.Scratch {
+		w = append(w, policy.Widening{Kind: "agent-harness", Axis: policy.Write.String(), Pattern: p, Path: strings.TrimSuffix(p, "/**"),
+			Extra: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile, Detail: detail + "; scratch it writes whatever TMPDIR says"})
+	}
+	return w
 }
 
 // env is the harness's environment beside the image's and the proxy's:

@@ -57,6 +57,10 @@ type Harness struct {
 	// completes its package's install (what its install scripts would
 	// have done), made once when its layer is built, confined.
 	Complete []string
+	// Scratch are patterns outside its state the harness writes
+	// whatever its environment says (OpenClaw's locks under /tmp): the
+	// plan lets it read and write them, listed as wider than π.
+	Scratch []string
 }
 
 // NodeVersion is the Node.js every layer carries (from the npm
@@ -65,7 +69,7 @@ const NodeVersion = "24.22.3"
 
 // Harnesses are the known harnesses, by name.
 var Harnesses = map[string]Harness{
-	"openclaw": {Name: "openclaw", Package: "openclaw", Version: "2026.9.6", Entry: "openclaw.mjs", Complete: []string{"--version"},
+	"openclaw": {Name: "openclaw", Package: "openclaw", Version: "2026.9.6", Entry: "openclaw.mjs", Complete: []string{"--version"}, Scratch: []string{"/tmp/**"},
 		Sandbox: "off (agents.defaults.sandbox.mode \"off\"): its sandbox runs tools in Docker containers, which do not exist inside a task container; the tools run in authbench's confinement instead"},
 	"pi": {Name: "pi", Package: "@earendil-works/pi-coding-agent", Version: "1.6.0", Entry: "dist/bundle/cli.js",
 		Sandbox: "none: pi has no sandbox of its own; its tools run in authbench's confinement"},
