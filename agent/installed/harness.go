@@ -190,7 +190,12 @@ func (h Harness) Env() []string {
 	env := []string{"HOME=" + Home, "TMPDIR=" + Tmp, "NO_COLOR=1", "CI=1"}
 	switch h.Name {
 	case "openclaw":
-		env = append(env, "OPENCLAW_STATE_DIR="+State, "OPENCLAW_CONFIG_PATH="+path.Join(State, "openclaw.json"))
+		// Its exec tool runs commands with $SHELL (else sh), and wraps
+		// each child in /bin/sh to set its OOM score unless
+		// OPENCLAW_CHILD_OOM_SCORE_ADJ is off: bash, the shell task
+		// specs name (an oracle's solve.sh runs in it), does both.
+		env = append(env, "OPENCLAW_STATE_DIR="+State, "OPENCLAW_CONFIG_PATH="+path.Join(State, "openclaw.json"),
+			"SHELL=/bin/bash", "OPENCLAW_CHILD_OOM_SCORE_ADJ=0")
 	case "pi":
 		env = append(env, "PI_CODING_AGENT_DIR="+State)
 	}
