@@ -131,7 +131,8 @@ bench-exec: build
 # from inside its network namespace, interleaved, medians side by side:
 # kept-alive and a new connection per call (target: overhead <= 2 ms).
 bench-netproxy:
-	$(GO) test -count=1 -timeout 10m ./netproxy -run '^$$' -bench '^BenchmarkModelCall$$' -benchtime 2000x
+	AUTHBENCH_BENCH_NETPROXY=1 $(GO) test -count=1 -timeout 10m ./netproxy -run '^TestProxyOverheadPerModelCall$$' -v \
+		-bench '^BenchmarkModelCall$$' -benchtime 2000x
 
 # bench-oracle times, on a fixture task, one plain task run, record +
 # verify, and verify --minimize of a 20-entry spec, and prints each as a

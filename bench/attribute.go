@@ -14,7 +14,6 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -198,7 +197,7 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 // first in time, which may be one the agent recovers from: bash's
 // /dev/tty).
 func decidingFor(out *safefile.Dir, dir, deciding string, perms policy.Permissions, spec *policy.Spec) string {
-	data, err := out.ReadFile(path.Join(dir, "authbench", taskrun.ResultFile))
+	data, err := out.ReadFile(path.Join(dir, "authbench", runapi.FileResult))
 	if err != nil {
 		return deciding
 	}

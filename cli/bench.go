@@ -160,7 +160,7 @@ func (a *app) runBench(f benchFlags) error {
 	recordTrace := func(ctx context.Context, t *tasks.Task) (*policy.Policy, error) {
 		opts := oracle.RecordOptions{RunOptions: oracle.RunOptions{BaseMap: cfg.BaseMap, Semantics: cfg.Semantics}}
 		if embedded {
-			root, _, err := oracle.ImageRoot(ctx, f.imagesDir, t, cfg.BaseMap, nil)
+			root, _, err := oracle.ImageRoot(ctx, api, t, cfg.BaseMap)
 			if err != nil {
 				return nil, err
 			}

@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -125,14 +121,12 @@ func (a *app) envCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			img, built, imported, err := a.ensureBase(ctx, s)
+			res, err := a.ensureBase(s, baseFlags.family)
 			if err != nil {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(map[string]any{"base": img, "built": built, "imported": imported, "image": img.Config.Tag()})
+				return a.printJSON(map[string]any{"base": res.Image, "built": res.Built, "imported": res.Imported, "image": res.Tag})
 			}
 			return nil
 		},
@@ -160,9 +154,7 @@ func (a *app) envCmd() *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return a.buildTask(ctx, s, t)
+			return a.buildTask(s, t)
 		},
 	}
 	buildFlags.add(build, true)
@@ -179,48 +171,43 @@ func (a *app) toolLog() io.Writer {
 	return nil
 }
 
-func (a *app) ensureBase(ctx context.Context, s *envSetup) (*env.BaseImage, bool, bool, error) {
+// ensureBase builds the base of s (family "": authbench-base), or finds
+// it up to date, and imports it into the builder's storage, through the
+// daemon API (buildImage).
+func (a *app) ensureBase(s *envSetup, family string) (*runapi.BuildResult, error) {
 	key := s.base.Key()
 	a.log.Info("base image", zap.String("key", key), zap.String("mirror", s.base.Mirror), zap.String("images_dir", s.store.Dir))
-	img, built, err := env.BuildBase(ctx, s.store, s.base, a.toolLog())
+	res, err := a.buildImage(&runapi.BuildRequest{Family: family, Mirror: s.bases.Mirror, Builder: string(s.builder.Kind)}, s.store, s.registries)
 	if err != nil {
-		return nil, false, false, err
-	}
-	imported, err := env.ImportBase(ctx, s.store, s.builder, img, a.toolLog())
-	if err != nil {
-		return nil, built, false, err
+		return nil, err
 	}
 	switch {
-	case built:
-		fmt.Fprintf(a.stderr, "built base image %s in %.1fs: %s\n", key, img.BuildSeconds, img.Rootfs)
+	case res.Built:
+		fmt.Fprintf(a.stderr, "built base image %s in %.1fs: %s\n", res.Key, res.BuildSeconds, res.Rootfs)
 	default:
-		fmt.Fprintf(a.stderr, "base image %s is up to date (built %s), nothing to do: %s\n", key, img.BuiltAt.Format("2006-01-02 15:04:05Z"), img.Rootfs)
+		fmt.Fprintf(a.stderr, "base image %s is up to date (built %s), nothing to do: %s\n", res.Key, res.BuiltAt.Format("2006-01-02 15:04:05Z"), res.Rootfs)
 	}
-	if imported {
-		fmt.Fprintf(a.stderr, "imported it into %s as %s\n", s.builder.Kind, img.Config.Tag())
+	if res.Imported {
+		fmt.Fprintf(a.stderr, "imported it into %s as %s\n", s.builder.Kind, res.Tag)
 	}
-	return img, built, imported, nil
+	return res, nil
 }
 
-func (a *app) buildTask(ctx context.Context, s *envSetup, t *tasks.Task) error {
-	img, built, err := env.BuildTask(ctx, s.store, t, env.BuildOptions{
-		Builder: s.builder, Bases: s.bases, BaseMap: s.baseMap, Registries: s.registries, BuildArgs: s.args, Log: a.toolLog(),
-	})
-	var ue *env.UnresolvedError
-	var he *tasks.HeredocError
-	if errors.As(err, &ue) || errors.As(err, &he) {
-		return usageError(err)
-	}
+// buildTask builds t's image with s, or finds it up to date, through the
+// daemon API (buildImage).
+func (a *app) buildTask(s *envSetup, t *tasks.Task) error {
+	res, err := a.buildImage(&runapi.BuildRequest{Dir: t.Dir, Mirror: s.bases.Mirror, Builder: string(s.builder.Kind),
+		BaseMap: s.baseMap, BuildArgs: s.args}, s.store, s.registries)
 	if err != nil {
 		return err
 	}
-	if built {
-		fmt.Fprintf(a.stderr, "built %s in %.1fs: %s\n", t.Name, img.BuildSeconds, img.Rootfs)
+	if res.Built {
+		fmt.Fprintf(a.stderr, "built %s in %.1fs: %s\n", t.Name, res.BuildSeconds, res.Rootfs)
 	} else {
-		fmt.Fprintf(a.stderr, "%s is up to date, nothing to do: %s\n", t.Name, img.Rootfs)
+		fmt.Fprintf(a.stderr, "%s is up to date, nothing to do: %s\n", t.Name, res.Rootfs)
 	}
 	if a.jsonOut {
-		return a.printJSON(map[string]any{"image": img, "built": built})
+		return a.printJSON(map[string]any{"image": res.Image, "built": res.Built})
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/internal/safefile"
@@ -147,15 +145,7 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 	for trial := 1; trial <= f.trials; trial++ {
 		final, err := runapi.RunGenerate(ctx, api, req)
 		if err != nil {
-			if ctx.Err() != nil {
-				return interrupted(err)
-			}
-			var ae *runapi.APIError
-			var re *daemon.RequestError
-			if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
-				return usageError(err)
-			}
-			return err
+			return runFailed(ctx, err)
 		}
 		rec := final.GenerateResult
 		if rec == nil {

@@ -251,8 +251,14 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 		cleanup()
 		return fail(usageError(err))
 	}
-	root, img, err := oracle.ImageRoot(ctx, f.imagesDir, t, m, nil)
+	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir})
 	if err != nil {
+		cleanup()
+		return fail(err)
+	}
+	root, img, err := oracle.ImageRoot(ctx, api, t, m)
+	if err != nil {
+		done()
 		cleanup()
 		return fail(fmt.Errorf("oracle: the task's image root (--images-dir): %w", err))
 	}
@@ -262,15 +268,11 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 			t, err = oracle.StageWithSpec(abs, filepath.Dir(t.Dir), proposed)
 		}
 		if err != nil {
+			done()
 			cleanup()
 			return fail(usageErrorf("task %s has no %s, and none can be proposed: %v", abs, tasks.FilePermissionSpec, err))
 		}
 		fmt.Fprintf(a.stderr, "task %s has no %s: recording with proposed scored_roots and the default implicit baseline\n", abs, tasks.FilePermissionSpec)
-	}
-	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir})
-	if err != nil {
-		cleanup()
-		return fail(err)
 	}
 	return t, root, ro, api, func() { done(); cleanup() }, nil
 }
@@ -279,8 +281,7 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 func refusal(err error) error {
 	var so *oracle.SensitiveOverlapError
 	var mr *oracle.MissingRootsError
-	var ae *runapi.APIError
-	if errors.As(err, &so) || errors.As(err, &mr) || errors.As(err, &ae) && ae.Status == 400 {
+	if errors.As(err, &so) || errors.As(err, &mr) || isBadRequest(err) {
 		return usageError(err)
 	}
 	return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -100,20 +99,10 @@ func (a *app) scoreTarget(f scoreFlags) (*policy.Spec, *policy.Root, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil, fmt.Errorf("score --task: building or reading task images needs root")
 	}
-	logDir, err := os.MkdirTemp("", "authbench-score-")
+	img, err := a.buildImage(&runapi.BuildRequest{Dir: t.Dir, BaseMap: m}, env.Store{Dir: f.imagesDir}, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("score --task %s: image: %w", t.Name, err)
 	}
-	images := env.Store{Dir: f.imagesDir}
-	if err := os.MkdirAll(images.Dir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	img, err := taskrun.BuildImage(context.Background(), taskrun.Options{Task: t, Images: images,
-		Builder: env.NewBuilder(env.Buildah, images), BaseMap: m, Log: a.log}, logDir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("score --task %s: image (build log in %s): %w", t.Name, logDir, err)
-	}
-	os.RemoveAll(logDir)
 	root, err := policy.NewRoot(img.Rootfs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("score --task %s: %w", t.Name, err)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/termtext"
@@ -183,15 +181,7 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 	defer stop()
 	final, err := runapi.RunTask(ctx, api, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted(err)
-		}
-		var ae *runapi.APIError
-		var re *daemon.RequestError
-		if errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400 {
-			return usageError(err)
-		}
-		return err
+		return runFailed(ctx, err)
 	}
 	if f.out != "" {
 		if err := copyRunFiles(ctx, api, final.ID, f.out); err != nil {
@@ -259,15 +249,15 @@ func copyRunFiles(ctx context.Context, api runapi.API, id, dir string) error {
 		return err
 	}
 	defer out.Close()
-	for log, name := range taskrun.Files() {
-		data, err := runapi.ReadLog(ctx, api, id, log)
+	for _, f := range runapi.TaskArtifacts {
+		data, err := runapi.ReadLog(ctx, api, id, f.API)
 		if err != nil {
 			return err
 		}
 		if len(data) == 0 {
 			continue // the run made no such file
 		}
-		if err := out.WriteFile(name, data, 0o644); err != nil {
+		if err := out.WriteFile(f.File, data, 0o644); err != nil {
 			return err
 		}
 	}

@@ -169,7 +169,7 @@ func TestRefusesCallersOutsideRootAndGroup(t *testing.T) {
 func TestMalformedRequestsNameTheField(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{}, "")
-	tests := []struct{ body, field, msg string }{
+	tests := []badFieldCase{
 		{`{"command": ["/bin/true"], "bogus": 1}`, "bogus", "unknown field"},
 		{`{"command": "true"}`, "command", "must be []string"},
 		{`{"command": []}`, "command", "non-empty"},
@@ -186,14 +186,7 @@ func TestMalformedRequestsNameTheField(t *testing.T) {
 		{`{"command": ["/bin/true"], "semantics": "published"}`, "semantics", "need a policy"},
 		{`{"command": ["/bin/true"], "refuse_symlinks": true}`, "refuse_symlinks", "needs a policy"},
 	}
-	for _, tt := range tests {
-		code, body := d.post(t, tt.body)
-		var er runapi.ErrorResponse
-		json.Unmarshal([]byte(body), &er)
-		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
-			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)
-		}
-	}
+	d.wantBadFields(t, tests)
 	// The daemon keeps serving.
 	if _, err := d.client.List(context.Background()); err != nil {
 		t.Fatal(err)
@@ -207,6 +200,23 @@ func unixHTTPClient(socket string) *http.Client {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", socket)
 	}}}
+}
+
+// badFieldCase is a request body the daemon refuses with a 400 naming
+// field, its message containing msg.
+type badFieldCase struct{ body, field, msg string }
+
+// wantBadFields posts each case's body and wants its 400.
+func (d *testDaemon) wantBadFields(t *testing.T, cases []badFieldCase) {
+	t.Helper()
+	for _, tt := range cases {
+		code, body := d.post(t, tt.body)
+		var er runapi.ErrorResponse
+		json.Unmarshal([]byte(body), &er)
+		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
+			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)
+		}
+	}
 }
 
 func (d *testDaemon) post(t *testing.T, body string) (int, string) {

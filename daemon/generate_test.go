@@ -1,13 +1,8 @@
 package daemon
 
 import (
-	"encoding/json"
-	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/authbench/authbench/runapi"
 )
 
 // TestGenerateRequestsNameTheField: malformed generation requests are
@@ -20,7 +15,7 @@ func TestGenerateRequestsNameTheField(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen := func(extra string) string { return `{"generate": {"dir": "` + task + `"` + extra + `}}` }
-	tests := []struct{ body, field, msg string }{
+	tests := []badFieldCase{
 		{gen(`, "generator": "magic"`), "generate.generator", "unknown generator"},
 		{gen(`, "generator": "cmd:"`), "generate.generator", "needs a command"},
 		{`{"generate": {"dir": "relative", "generator": "spec"}}`, "generate.dir", "absolute"},
@@ -33,12 +28,5 @@ func TestGenerateRequestsNameTheField(t *testing.T) {
 		{`{"task": {"dir": "` + task + `"}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "generate", "not both"},
 		{`{"generate": {"dir": "/nonexistent/task", "generator": "spec"}}`, "generate.dir", ""},
 	}
-	for _, tt := range tests {
-		code, body := d.post(t, tt.body)
-		var er runapi.ErrorResponse
-		json.Unmarshal([]byte(body), &er)
-		if code != http.StatusBadRequest || er.Field != tt.field || !strings.Contains(er.Error, tt.msg) {
-			t.Errorf("%s: HTTP %d %s; want 400 field %q containing %q", tt.body, code, body, tt.field, tt.msg)
-		}
-	}
+	d.wantBadFields(t, tests)
 }

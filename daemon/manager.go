@@ -281,8 +281,8 @@ func (m *Manager) run(ar *activeRun) {
 		return
 	}
 	timeout := m.cfg.DefaultTimeout
-	if ar.prep.task != nil || ar.prep.generate != nil {
-		timeout = maxTimeoutSecond * time.Second // the task's own timeouts apply
+	if ar.prep.task != nil || ar.prep.generate != nil || ar.prep.req.Build != nil {
+		timeout = maxTimeoutSecond * time.Second // the task's own timeouts apply; a build takes its time
 	}
 	if t := ar.prep.req.TimeoutSeconds; t > 0 {
 		timeout = time.Duration(t * float64(time.Second))
@@ -291,6 +291,8 @@ func (m *Manager) run(ar *activeRun) {
 	defer stop()
 	var res outcome
 	switch {
+	case ar.prep.req.Build != nil:
+		res = m.executeBuild(ctx, ar)
 	case ar.prep.generate != nil:
 		res = m.executeGenerate(ctx, ar)
 	case ar.prep.task != nil:

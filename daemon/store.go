@@ -15,9 +15,9 @@ import (
 // Names of the files kept for each run under <state>/runs/<id>/.
 const (
 	recordFile = "run.json"
-	eventsFile = "events.jsonl"
-	stdoutFile = "stdout.log"
-	stderrFile = "stderr.log"
+	eventsFile = runapi.FileEvents
+	stdoutFile = runapi.FileStdout
+	stderrFile = runapi.FileStderr
 )
 
 // Store keeps run records as files: <dir>/runs/<id>/run.json, written

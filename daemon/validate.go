@@ -69,6 +69,7 @@ type prepared struct {
 	planOptions policy.PlanOptions
 	task        *tasks.Task // set for task runs
 	generate    *tasks.Task // set for generations
+	build       *tasks.Task // set for task image builds (nil for a base's)
 	// model is an openai:MODEL task agent's model, with its API key
 	// (req.Task.Model has none).
 	model *agent.Config
@@ -83,6 +84,9 @@ type prepared struct {
 // are the task roots in which a caller that is not root may ask for task
 // runs.
 func validate(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, error) {
+	if req.Build != nil {
+		return validateBuild(req, peer, trusted)
+	}
 	if req.Generate != nil {
 		return validateGenerate(req, peer, trusted)
 	}

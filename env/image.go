@@ -132,42 +132,83 @@ type importedBaseKey struct {
 var importedBases sync.Map
 
 func importBuildah(ctx context.Context, b Builder, rootfs, tag string, log io.Writer) (err error) {
-	out, err := runTool(ctx, log, nil, b.FromScratchArgv()...)
+	c, err := newWorkingContainer(ctx, b, b.FromScratchArgv(), log)
 	if err != nil {
 		return err
 	}
-	ctr := strings.TrimSpace(out)
-	defer func() {
-		if _, rmErr := runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...); rmErr != nil && err == nil {
-			err = rmErr
-		}
-	}()
-	mnt, err := mountContainer(ctx, b, ctr)
+	defer c.remove(&err)
+	mnt, err := c.mount(ctx)
 	if err != nil {
 		return err
 	}
 	_, cpErr := runTool(ctx, log, nil, "cp", "-a", rootfs+"/.", mnt+"/")
-	_, umErr := runTool(ctx, nil, nil, b.UnmountArgv(ctr)...)
+	umErr := c.unmount(ctx)
 	if cpErr != nil {
 		return cpErr
 	}
 	if umErr != nil {
 		return umErr
 	}
-	_, err = runTool(ctx, log, nil, b.CommitArgv(ctr, tag)...)
+	_, err = runTool(ctx, log, nil, b.CommitArgv(c.id, tag)...)
 	return err
 }
 
-func mountContainer(ctx context.Context, b Builder, ctr string) (string, error) {
-	out, err := runTool(ctx, nil, nil, b.MountArgv(ctr)...)
+// workingContainer is a builder's working container, made from an image
+// (Builder.CreateArgv) or from scratch (Builder.FromScratchArgv), and,
+// with buildah, its rootfs mounted on the host.
+type workingContainer struct {
+	b   Builder
+	id  string
+	mnt string // the mount's host path; "" when not mounted
+}
+
+// newWorkingContainer makes a working container with argv, which prints
+// its id last; remove must follow.
+func newWorkingContainer(ctx context.Context, b Builder, argv []string, log io.Writer) (*workingContainer, error) {
+	out, err := runTool(ctx, log, nil, argv...)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return &workingContainer{b: b, id: strings.TrimSpace(lines[len(lines)-1])}, nil
+}
+
+// mount mounts the container's rootfs (buildah mount) and returns its
+// host path.
+func (c *workingContainer) mount(ctx context.Context) (string, error) {
+	out, err := runTool(ctx, nil, nil, c.b.MountArgv(c.id)...)
 	if err != nil {
 		return "", err
 	}
 	mnt := strings.TrimSpace(out)
 	if !filepath.IsAbs(mnt) {
-		return "", fmt.Errorf("buildah mount %s printed %q, not a path", ctr, mnt)
+		return "", fmt.Errorf("buildah mount %s printed %q, not a path", c.id, mnt)
 	}
+	c.mnt = mnt
 	return mnt, nil
+}
+
+// unmount releases mount (nothing when not mounted).
+func (c *workingContainer) unmount(ctx context.Context) error {
+	if c.mnt == "" {
+		return nil
+	}
+	if _, err := runTool(ctx, nil, nil, c.b.UnmountArgv(c.id)...); err != nil {
+		return err
+	}
+	c.mnt = ""
+	return nil
+}
+
+// remove unmounts the container if it is mounted and removes it; *err,
+// when nil, becomes the first failure.
+func (c *workingContainer) remove(err *error) {
+	if umErr := c.unmount(context.Background()); umErr != nil && *err == nil {
+		*err = umErr
+	}
+	if _, rmErr := runTool(context.Background(), nil, nil, c.b.RemoveContainerArgv(c.id)...); rmErr != nil && *err == nil {
+		*err = rmErr
+	}
 }
 
 // importTar pipes `tar -C rootfs -c .` into `docker|podman import - tag`.
@@ -195,19 +236,14 @@ func importTar(ctx context.Context, b Builder, rootfs, tag string, log io.Writer
 // exportImage writes the root filesystem of image ref into dst (which
 // must exist and be empty).
 func exportImage(ctx context.Context, b Builder, ref, dst string, log io.Writer) (err error) {
-	out, err := runTool(ctx, log, nil, b.CreateArgv(ref)...)
+	c, err := newWorkingContainer(ctx, b, b.CreateArgv(ref), log)
 	if err != nil {
 		return err
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	ctr := strings.TrimSpace(lines[len(lines)-1])
-	defer func() {
-		if _, rmErr := runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...); rmErr != nil && err == nil {
-			err = rmErr
-		}
-	}()
+	defer c.remove(&err)
+	ctr := c.id
 	if b.Kind == Buildah {
-		mnt, err := mountContainer(ctx, b, ctr)
+		mnt, err := c.mount(ctx)
 		if err != nil {
 			return err
 		}
@@ -220,7 +256,7 @@ func exportImage(ctx context.Context, b Builder, ref, dst string, log io.Writer)
 				_, cpErr = runTool(ctx, log, nil, "cp", "-a", mnt+"/.", dst+"/")
 			}
 		}
-		if _, umErr := runTool(ctx, nil, nil, b.UnmountArgv(ctr)...); umErr != nil && cpErr == nil {
+		if umErr := c.unmount(ctx); umErr != nil && cpErr == nil {
 			return umErr
 		}
 		if cpErr != nil {
@@ -303,25 +339,15 @@ func exportOverBase(ctx context.Context, b Builder, ref string, inspect []byte, 
 			return fmt.Errorf("%s is not built on %s (layer %d differs)", ref, base.Config.Tag(), i)
 		}
 	}
-	if out, err = runTool(ctx, log, nil, b.CreateArgv(ref)...); err != nil {
-		return err
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	ctr := strings.TrimSpace(lines[len(lines)-1])
-	defer func() {
-		if _, rmErr := runTool(context.Background(), nil, nil, b.RemoveContainerArgv(ctr)...); rmErr != nil && err == nil {
-			err = rmErr
-		}
-	}()
-	mnt, err := mountContainer(ctx, b, ctr)
+	c, err := newWorkingContainer(ctx, b, b.CreateArgv(ref), log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if _, umErr := runTool(context.Background(), nil, nil, b.UnmountArgv(ctr)...); umErr != nil && err == nil {
-			err = umErr
-		}
-	}()
+	defer c.remove(&err)
+	mnt, err := c.mount(ctx)
+	if err != nil {
+		return err
+	}
 	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return err

@@ -1,17 +1,20 @@
 // Package netproxy is a run's egress proxy: the only way out of the run's
 // private network namespace, to the host:port destinations the phase's
-// network policy allows, with every connection attempt recorded as an
-// Event.
+// network policy allows, with every connection attempt recorded as a
+// netpolicy.Event.
 //
 // # Shape
 //
-//   - allow.go, mode.go (pure, table-tested): allow-list entries
+//   - netpolicy/ (pure, table-tested, no kernel): allow-list entries
 //     (ParseEntry: "host", "host:port", "host:*", "*.domain", "[v6]:port",
-//     an http(s) URL without a path; anything else is an netpolicy.EntryError naming
-//     its field), Harbor's network modes (public, no-network, allowlist)
-//     and the precedence that gives each phase its netpolicy.Policy (netpolicy.ResolvePhase).
-//   - proxy.go, httpproxy.go, relay.go, netns.go, pid.go: the server.
-//   - event.go: the events and a bounded Log sink.
+//     an http(s) URL without a path; anything else is an EntryError naming
+//     its field) matched by policy.HostPattern, Harbor's network modes
+//     (public, no-network, allowlist), the precedence that gives each phase
+//     its Policy (ResolvePhase), the model endpoint, the event schema.
+//   - proxy.go, httpproxy.go, relay.go: the server; netns.go, nfqueue.go,
+//     pid.go: the namespace's listener, redirect rules, SYN queue and the
+//     connecting process.
+//   - event.go: a bounded Log sink of the events.
 //
 // # How the namespace is bridged
 //
@@ -51,30 +54,38 @@
 //
 // # Model endpoint and key injection
 //
-// A run that has a model agent inside the container passes its endpoint
-// as Config.Model (netpolicy.ModelEndpoint{URL, Key}): netpolicy.ResolvePhase allows its
-// host:port for the agent phase, and the proxy sets `Authorization:
-// Bearer <Key>` on every plain-HTTP request to it (through the variables
-// or transparently), so the agent runs with netpolicy.Placeholder and the key never
-// enters the container. Over HTTPS the proxy only tunnels: it does not
-// intercept TLS, so it cannot inject there and the harness would need the
-// real key — the run should point the harness at a plain-HTTP endpoint
-// (a loopback gateway of the host) instead. Harness helpers use:
+// A model agent that runs inside the container (an installed harness)
+// calls its model through the proxy: the proxy sets `Authorization:
+// Bearer <Key>` on every plain-HTTP request to the endpoint's host and
+// port (through the variables or directly), so the agent runs with
+// netpolicy.Placeholder and the key never enters the container. Over
+// HTTPS the proxy only tunnels: it does not intercept TLS, so it cannot
+// inject there and the harness would need the real key — point the
+// harness at a plain-HTTP endpoint (a loopback gateway of the host)
+// instead. A task run takes the endpoint as one option and does the
+// rest (its agent phase allows the endpoint, its proxy injects the key):
 //
-//	pol, err := netproxy.ResolvePhase(netproxy.PhaseInput{..., Model: m})
-//	p, err := netproxy.Start(ns, netproxy.Config{Phase: netproxy.PhaseAgent, Policy: pol, Model: m, Sink: log})
-//	env = append(env, p.Env()...) // plus OPENAI_API_KEY=netproxy.Placeholder
+//	opts.ModelEndpoint = &netpolicy.ModelEndpoint{URL: cfg.BaseURL, Key: cfg.APIKey.Reveal()}
+//	// the harness's config: base URL cfg.BaseURL, API key netpolicy.Placeholder
+//
+// Used directly:
+//
+//	pol, err := netpolicy.ResolvePhase(netpolicy.PhaseInput{..., Model: m})
+//	p, err := netproxy.Start(ns, netproxy.Config{Phase: netpolicy.PhaseAgent, Policy: pol, Model: m, Sink: log})
+//	env = append(env, p.Env()...)
 //
 // # Events
 //
-// One Event per attempt (a CONNECT tunnel, a transparent connection, an
-// absolute-URI request): phase, pid, host, port, how it came, allowed or
-// refused and why, address dialled, bytes each way, duration, SNI seen,
-// whether the key was injected, whether the idle timeout closed it. The
-// pid is the process holding the client's socket, found through the
-// namespace's /proc/net/tcp{,6} and the /proc/PID/fd links of the
-// processes in that namespace (TCP has no SO_PEERCRED); 0 when the
-// process had gone. The schema is in docs/trace-events.md.
+// One netpolicy.Event per attempt (a CONNECT tunnel, a transparent
+// connection, an absolute-URI request, a refused loopback SYN): phase,
+// pid, host, port, how it came, allowed or refused and why, address
+// dialled, bytes each way, duration, SNI seen, whether the key was
+// injected, whether the idle timeout closed it. The pid is the process
+// holding the client's socket, found by a sock_diag query for the exact
+// connection inside the namespace and the /proc/PID/fd links of the
+// processes in that namespace (TCP has no SO_PEERCRED), looked up before
+// the client gets an answer; 0 when it could not be found. The schema is
+// in docs/trace-events.md.
 //
 // # Bounds
 //

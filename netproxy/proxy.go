@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -46,6 +47,13 @@ type Config struct {
 	// mediated (redirected to the proxy, which passes a connection to a
 	// service of the run's own namespace).
 	NoProxy []string
+	// Services are the run's own services (compose sidecars) to be
+	// reached by name through stand-in addresses too, so that the
+	// proxy knows which service a connection is for and the phase's
+	// Policy.Services decides (a run whose agent a policy's network
+	// axis governs). A connection to a service so named goes to the
+	// port in the run's namespace when allowed.
+	Services []string
 	// Model is the endpoint whose key the proxy injects (nil: none).
 	Model *netpolicy.ModelEndpoint
 	// Sink receives every connection attempt.
@@ -76,6 +84,7 @@ type Proxy struct {
 	addrs          []netip.AddrPort // the listeners' own addresses
 	pids           *pidFinder
 	names          map[netip.Addr]string
+	services       map[string]bool
 	hosts          []hostEntry
 	model          *modelTarget
 
@@ -117,7 +126,7 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 		cfg.Resolver = net.DefaultResolver
 	}
 	p := &Proxy{cfg: cfg, ns: ns, phase: cfg.Phase, policy: cfg.Policy,
-		names: map[netip.Addr]string{}, conns: map[net.Conn]struct{}{}}
+		names: map[netip.Addr]string{}, services: map[string]bool{}, conns: map[net.Conn]struct{}{}}
 	if cfg.Model != nil {
 		host, port, plain, err := cfg.Model.Target()
 		if err != nil {
@@ -125,8 +134,13 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 		}
 		p.model = &modelTarget{host: host, port: port, plain: plain, key: cfg.Model.Key}
 	}
-	if err := p.mapNames(cfg.Names); err != nil {
+	if err := p.mapNames(slices.Concat(cfg.Names, cfg.Services)); err != nil {
 		return nil, err
+	}
+	for _, s := range cfg.Services {
+		if h, err := policy.NormaliseHost(s); err == nil {
+			p.services[h] = true
+		}
 	}
 	var marks [8]byte
 	if _, err := rand.Read(marks[:]); err != nil {
@@ -424,6 +438,9 @@ func (s *session) open(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool
 		return nil, false
 	}
 	ev.Host = h
+	if p.services[h] {
+		return s.openService(ctx, ev)
+	}
 	if isLoopback(h) {
 		if ev.Port == p.port {
 			ev.Reason = "the proxy itself"
@@ -460,6 +477,24 @@ func (s *session) open(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool
 	}
 	ev.Error = "dial: " + errors.Join(errs...).Error()
 	return nil, false
+}
+
+// openService decides an attempt at a service of the run named by its
+// stand-in (Config.Services): the phase's Policy.Services decides, and
+// an allowed one is connected to the port in the run's namespace.
+func (s *session) openService(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool) {
+	ph, pol := s.p.current()
+	if !pol.AllowsService(ev.Host, ev.Port) {
+		ev.Reason = fmt.Sprintf("%s: the run's policy does not allow this service in the %s phase", ev.Target(), ph)
+		return nil, false
+	}
+	c, addr := s.dialLocal(ctx, "127.0.0.1", ev.Port)
+	if c == nil {
+		ev.Reason = fmt.Sprintf("%s: nothing of the run listens on port %d", ev.Target(), ev.Port)
+		return nil, false
+	}
+	ev.Allowed, ev.Local, ev.Addr = true, true, addr
+	return c, true
 }
 
 // dialLocal connects to host:port inside the run's namespace, from a

@@ -47,6 +47,20 @@ func testAPI(t testing.TB) runapi.API {
 	return daemon.NewLocal(m)
 }
 
+// buildAPI is an embedded daemon that builds images in the shared test
+// image cache.
+func buildAPI(t testing.TB) runapi.API {
+	t.Helper()
+	testenv.NeedRoot(t)
+	testenv.NeedTools(t, "buildah", "debootstrap")
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), ImagesDir: testenv.ImagesDir(), Log: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
+	return daemon.NewLocal(m)
+}
+
 // loadFixture loads a fixture task and its image root.
 func loadFixture(t testing.TB, dir string) (*tasks.Task, *policy.Root) {
 	return loadFixtureMapped(t, dir, nil)
@@ -65,7 +79,7 @@ func loadFixtureMapped(t testing.TB, dir string, baseMap map[string]string) (*ta
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, _, err := ImageRoot(context.Background(), testenv.ImagesDir(), task, baseMap, nil)
+	root, _, err := ImageRoot(context.Background(), buildAPI(t), task, baseMap)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,32 +2,41 @@ package oracle
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
+	"path/filepath"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
-// ImageRoot builds the task's image in the store at imagesDir (or finds
-// it there already built) and returns its root filesystem: the
-// environment the oracle's paths are resolved in and scored over. The
-// root is only read.
-func ImageRoot(ctx context.Context, imagesDir string, t *tasks.Task, baseMap map[string]string, log io.Writer) (*policy.Root, *env.TaskImage, error) {
-	if log == nil {
-		log = io.Discard
-	}
-	store := env.Store{Dir: imagesDir}
-	// BuildTask builds the local bases the Dockerfile's FROMs need (the
-	// default one, or a family's), as a task run does.
-	img, _, err := env.BuildTask(ctx, store, t, env.BuildOptions{Builder: env.NewBuilder(env.Buildah, store), BaseMap: env.BaseMap(baseMap), Log: log})
+// ImageRoot has api build the task's image (an image build run of the
+// daemon: its image store, with the local bases the Dockerfile's FROMs
+// need, as a task run does) or find it built, and returns its root
+// filesystem: the environment the oracle's paths are resolved in and
+// scored over. The root is only read.
+func ImageRoot(ctx context.Context, api runapi.API, t *tasks.Task, baseMap map[string]string) (*policy.Root, *env.TaskImage, error) {
+	dir, err := filepath.Abs(t.Dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	final, err := runapi.RunBuild(ctx, api, &runapi.RunRequest{Build: &runapi.BuildRequest{Dir: dir, BaseMap: baseMap}})
+	if err != nil {
+		return nil, nil, err
+	}
+	res := final.BuildResult
+	if final.State != runapi.StateSucceeded || res == nil {
+		return nil, nil, fmt.Errorf("image of task %s: build %s: %s", t.Name, final.State, final.Error)
+	}
+	var img env.TaskImage
+	if err := json.Unmarshal(res.Image, &img); err != nil {
+		return nil, nil, fmt.Errorf("image of task %s: %w", t.Name, err)
 	}
 	root, err := policy.NewRoot(img.Rootfs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("image of task %s: %w", t.Name, err)
 	}
-	return root, img, nil
+	return root, &img, nil
 }

@@ -96,6 +96,8 @@ type RunRequest struct {
 	// Generate, when set, makes this a permission generation: see
 	// GenerateRequest.
 	Generate *GenerateRequest `json:"generate,omitempty"`
+	// Build, when set, makes this an image build: see BuildRequest.
+	Build *BuildRequest `json:"build,omitempty"`
 }
 
 // TaskRequest asks for one task run: the task's agent runs in a fresh
@@ -206,6 +208,8 @@ type Run struct {
 	TaskResult *TaskResult `json:"task_result,omitempty"`
 	// GenerateResult is the record of a generation (also generation.json).
 	GenerateResult *GenerationRecord `json:"generate_result,omitempty"`
+	// BuildResult says how an image build went.
+	BuildResult *BuildResult `json:"build_result,omitempty"`
 	// TraceIncomplete is set when the event log was not finished (the
 	// daemon died mid-run, or writing it failed): Events then counts the
 	// event lines that reached the log. LostEvents includes the events

@@ -291,6 +291,10 @@ type NetworkRecord struct {
 	// /etc/hosts ("127.88.0.1 name").
 	Hosts  []string          `json:"hosts,omitempty"`
 	Events netpolicy.Summary `json:"events"`
+	// UnresolvedHosts are the allowed names (of either phase) that did
+	// not resolve on the daemon's host when the run started (checked
+	// alongside the run, 3 s each): attempts to them fail with "resolve".
+	UnresolvedHosts []string `json:"unresolved_hosts,omitempty"`
 	// LandlockTCP says what Landlock enforces of TCP in this run.
 	LandlockTCP string `json:"landlock_tcp,omitempty"`
 	// KernelNetABI is true when the kernel's Landlock has TCP rights

@@ -15,13 +15,19 @@ func RunTask(ctx context.Context, api API, req *RunRequest) (*Run, error) {
 	if req.Task == nil {
 		return nil, fmt.Errorf("run task: the request names no task")
 	}
+	return submitAndWait(ctx, api, req, "run task "+req.Task.Dir)
+}
+
+// submitAndWait submits req to api and waits for its end (WaitOrCancel);
+// what names the run in the error of a wait that failed.
+func submitAndWait(ctx context.Context, api API, req *RunRequest, what string) (*Run, error) {
 	run, err := api.Submit(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	final, err := WaitOrCancel(ctx, api, run.ID)
 	if err != nil {
-		return final, fmt.Errorf("run task %s: wait for run %s: %w", req.Task.Dir, run.ID, err)
+		return final, fmt.Errorf("%s: wait for run %s: %w", what, run.ID, err)
 	}
 	return final, nil
 }
@@ -47,15 +53,7 @@ func RunGenerate(ctx context.Context, api API, req *RunRequest) (*Run, error) {
 	if req.Generate == nil {
 		return nil, fmt.Errorf("generate: the request names no generation")
 	}
-	run, err := api.Submit(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	final, err := WaitOrCancel(ctx, api, run.ID)
-	if err != nil {
-		return final, fmt.Errorf("generate %s: wait for run %s: %w", req.Generate.Dir, run.ID, err)
-	}
-	return final, nil
+	return submitAndWait(ctx, api, req, "generate "+req.Generate.Dir)
 }
 
 // cancelGrace bounds how long WaitOrCancel waits for a cancelled run to

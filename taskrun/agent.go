@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer"
@@ -30,7 +31,7 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	var rec *agentTrace
 	track := func(ctx context.Context, pid int) error {
 		var err error
-		rec, err = r.startAgentTraceTo(ctx, pid, EventsFile, nil)
+		rec, err = r.startAgentTraceTo(ctx, pid, runapi.FileEvents, nil)
 		return err
 	}
 	if r.Tracer == nil {

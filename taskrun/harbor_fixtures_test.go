@@ -145,7 +145,7 @@ func TestConfinedRootAgentCapabilities(t *testing.T) {
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("%s: %v (exit %d)", source, err, res.ExitCode)
 		}
-		out, err := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+		out, err := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 		if err != nil || !strings.HasPrefix(string(out), "0\n") {
 			t.Fatalf("%s: the agent is not root: %q %v", source, out, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
 
@@ -21,7 +22,7 @@ import (
 const (
 	// HarnessTranscriptFile is the harness's own transcript: its session
 	// events as it recorded them, one JSON object a line.
-	HarnessTranscriptFile = "harness-transcript.jsonl"
+	HarnessTranscriptFile = runapi.FileHarnessTranscript
 )
 
 // installedRun is an installed agent's part of a run: its harness, the
@@ -161,7 +162,7 @@ func (in *installedRun) finish(r *runner) {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
 	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
-	if err := tr.WriteFile(filepath.Join(r.Options.Dir, TrajectoryFile)); err != nil {
+	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}
 }

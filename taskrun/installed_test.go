@@ -82,7 +82,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			}
 			reqs := srv.Requests()
 			if len(reqs) != 4 {
-				stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+				stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
 				t.Fatalf("%d model requests, want 4; agent stderr:\n%s", len(reqs), tail(stderr, 3000))
 			}
 			for i, req := range reqs {
@@ -106,7 +106,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			if !denied {
 				t.Errorf("no read denial of the key: %+v", res.Denials)
 			}
-			events, err := os.ReadFile(filepath.Join(dir, EventsFile))
+			events, err := os.ReadFile(filepath.Join(dir, runapi.FileEvents))
 			if err != nil || !strings.Contains(string(events), installed.Node) || !strings.Contains(string(events), "/app/config/deploy.key") {
 				for _, l := range strings.Split(string(events), "\n") {
 					if strings.Contains(l, `"exec`) {
@@ -121,7 +121,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 					t.Errorf("trajectory lacks %s", want)
 				}
 			}
-			if st, err := os.Stat(filepath.Join(dir, HarnessTranscriptFile)); err != nil || st.Size() == 0 {
+			if st, err := os.Stat(filepath.Join(dir, runapi.FileHarnessTranscript)); err != nil || st.Size() == 0 {
 				t.Errorf("harness transcript: %v", err)
 			}
 			wider := false
@@ -129,7 +129,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 				wider = wider || w.Kind == "agent-harness"
 			}
 			if t.Failed() {
-				net, _ := os.ReadFile(filepath.Join(dir, NetworkFile))
+				net, _ := os.ReadFile(filepath.Join(dir, runapi.FileNetwork))
 				t.Logf("network events:\n%s", tail(net, 4000))
 			}
 			if !wider || res.Harness == "" || res.Network == nil || res.Network.Events.Attempts != 4 || res.Network.Events.Refused != 0 {
@@ -182,7 +182,7 @@ func TestInstalledAgentBadInput(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	if len(reqs) < 3 {
-		stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+		stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
 		t.Fatalf("%d model requests, want 3:\n%s", len(reqs), tail(stderr, 3000))
 	}
 	if got := agenttest.LastToolResult(reqs[2]); strings.Contains(got, "status=0") || strings.Contains(got, "200 OK") {
@@ -194,11 +194,11 @@ func TestInstalledAgentBadInput(t *testing.T) {
 	if res.DurationS >= 8 {
 		t.Errorf("the agent ran %.1f s (run %v): it waited for the daemon", res.DurationS, time.Since(start))
 	}
-	events, _ := os.ReadFile(filepath.Join(dir, EventsFile))
+	events, _ := os.ReadFile(filepath.Join(dir, runapi.FileEvents))
 	if strings.Contains(string(events), "/app/late.txt") {
 		t.Errorf("the daemon outlived the harness: its write is in the trace")
 	}
-	net, _ := os.ReadFile(filepath.Join(dir, NetworkFile))
+	net, _ := os.ReadFile(filepath.Join(dir, runapi.FileNetwork))
 	refused := false
 	for _, l := range strings.Split(string(net), "\n") {
 		refused = refused || strings.Contains(l, `"port":`+port) && strings.Contains(l, `"allowed":false`)

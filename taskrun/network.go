@@ -1,12 +1,16 @@
 package taskrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -14,13 +18,11 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/netproxy"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
-
-// NetworkFile holds a run's network events (docs/trace-events.md,
-// "Network events").
-const NetworkFile = "network.jsonl"
 
 // landlockTCPNote is what a mediated run records of Landlock's TCP rights
 // (docs/security.md, "Network").
@@ -36,6 +38,8 @@ type runNetwork struct {
 	proxy *netproxy.Proxy
 	log   *netproxy.Log
 	file  *os.File
+	// unresolved receives the allowed names that did not resolve.
+	unresolved chan []string
 }
 
 // NetworkPolicies resolves the agent's and the verifiers' network of a
@@ -44,12 +48,23 @@ type runNetwork struct {
 // its model from inside the container. Bad entries are errors naming
 // their field.
 func NetworkPolicies(t *tasks.Task, allowHosts []string, model *netpolicy.ModelEndpoint) (agent, verifier netpolicy.Policy, err error) {
+	return NetworkPoliciesUnder(t, allowHosts, model, nil)
+}
+
+// NetworkPoliciesUnder is NetworkPolicies for a run under the policy pol
+// (nil: unconstrained). When t's spec declares the network axis, pol
+// governs the agent's network: only what both the task's network and
+// pol's network entries (with the spec's implicit ones) allow, and of
+// the run's own services only those they name (docs/scoring.md, "The
+// network axis"; netpolicy.ResolvePhase).
+func NetworkPoliciesUnder(t *tasks.Task, allowHosts []string, model *netpolicy.ModelEndpoint, pol *policy.Policy) (agent, verifier netpolicy.Policy, err error) {
 	c := t.Config
+	governed, network := governedNetwork(t, pol)
 	extra, err := netpolicy.ParseAllowList("--agent-allow-host", allowHosts)
 	if err != nil {
 		return agent, verifier, err
 	}
-	phase := func(name string, n tasks.Network, extra netpolicy.AllowList, model *netpolicy.ModelEndpoint) (netpolicy.Policy, error) {
+	phase := func(name string, n tasks.Network, extra netpolicy.AllowList, model *netpolicy.ModelEndpoint, governed bool, network []policy.HostPattern) (netpolicy.Policy, error) {
 		field, hosts := "["+name+"] allowed_hosts", n.AllowedHosts
 		if len(hosts) == 0 {
 			field, hosts = "[environment] allowed_hosts", c.Environment.Network.AllowedHosts
@@ -61,18 +76,38 @@ func NetworkPolicies(t *tasks.Task, allowHosts []string, model *netpolicy.ModelE
 		return netpolicy.ResolvePhase(netpolicy.PhaseInput{
 			Legacy: c.Environment.AllowInternet, Environment: netpolicy.Mode(c.Environment.Network.Mode),
 			Phase: netpolicy.Mode(n.Mode), AllowedHosts: allowed, Extra: extra, Model: model,
+			Governed: governed, Network: network,
 		})
 	}
-	if agent, err = phase("agent", c.Agent.Network, extra, model); err != nil {
+	if agent, err = phase("agent", c.Agent.Network, extra, model, governed, network); err != nil {
 		return agent, verifier, err
 	}
-	verifier, err = phase("verifier", c.Verifier.Network, netpolicy.AllowList{}, nil)
+	verifier, err = phase("verifier", c.Verifier.Network, netpolicy.AllowList{}, nil, false, nil)
 	return agent, verifier, err
 }
 
+// governedNetwork reports whether pol governs the agent's network in a
+// run of t (t's spec declares the network axis) and with which entries:
+// pol's network list and the spec's implicit network entries.
+func governedNetwork(t *tasks.Task, pol *policy.Policy) (bool, []policy.HostPattern) {
+	if pol == nil || t.Spec == nil || !t.Spec.Network.Declared {
+		return false, nil
+	}
+	return true, slices.Concat(pol.Network, t.Spec.Network.Implicit)
+}
+
+// namesServices reports whether the run's services are reached by name
+// through the proxy's stand-in addresses (so that its events name them):
+// in runs of a task whose spec declares the network axis.
+func namesServices(t *tasks.Task) bool { return t.Spec != nil && t.Spec.Network.Declared }
+
 // resolveNetwork decides the run's network before anything starts.
 func (r *runner) resolveNetwork() error {
-	agent, verifier, err := NetworkPolicies(r.Options.Task, r.Options.AllowHosts, r.Options.ModelEndpoint)
+	pol, err := r.runPolicy()
+	if err != nil {
+		return err
+	}
+	agent, verifier, err := NetworkPoliciesUnder(r.Options.Task, r.Options.AllowHosts, r.Options.ModelEndpoint, pol)
 	if err != nil {
 		return err
 	}
@@ -99,7 +134,7 @@ func (r *runner) startNetwork() error {
 		return fmt.Errorf("network namespace: %w", err)
 	}
 	r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), n.ns.Fd())
-	if n.file, err = os.OpenFile(filepath.Join(r.Options.Dir, NetworkFile), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
+	if n.file, err = os.OpenFile(filepath.Join(r.Options.Dir, runapi.FileNetwork), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
 		return err
 	}
 	n.log = &netproxy.Log{W: n.file}
@@ -119,11 +154,17 @@ func (r *runner) startNetwork() error {
 	if !n.agent.Mediated() {
 		first, pol = netpolicy.PhaseVerifier, n.verifier
 	}
-	n.proxy, err = netproxy.Start(n.ns, netproxy.Config{Phase: first, Policy: pol, Names: names,
+	var services []string
+	if namesServices(r.Options.Task) {
+		services = r.sidecarNames()
+	}
+	n.proxy, err = netproxy.Start(n.ns, netproxy.Config{Phase: first, Policy: pol, Names: names, Services: services,
 		NoProxy: noProxy, Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log})
 	if err != nil {
 		return fmt.Errorf("network proxy: %w", err)
 	}
+	n.unresolved = make(chan []string, 1)
+	go func() { n.unresolved <- unresolvable(names) }()
 	if n.agent.Mediated() {
 		r.AgentNet.Env = n.proxy.Env()
 	}
@@ -137,11 +178,22 @@ func (r *runner) startNetwork() error {
 // name: NO_PROXY, reached directly (and still mediated).
 func (r *runner) composeNames() []string {
 	names := []string{env.TaskRunConfig(r.Options.Task, r.Image).Hostname}
-	if cf, err := tasks.LoadCompose(r.Options.Task); err == nil && cf != nil {
-		names = append(names, tasks.MainService)
-		for _, sc := range cf.Sidecars {
-			names = append(names, sc.Name)
-		}
+	if sidecars := r.sidecarNames(); sidecars != nil {
+		names = append(append(names, tasks.MainService), sidecars...)
+	}
+	return names
+}
+
+// sidecarNames are the run's compose services besides the agent's (nil
+// without a compose file).
+func (r *runner) sidecarNames() []string {
+	cf, err := tasks.LoadCompose(r.Options.Task)
+	if err != nil || cf == nil {
+		return nil
+	}
+	names := []string{}
+	for _, sc := range cf.Sidecars {
+		names = append(names, sc.Name)
 	}
 	return names
 }
@@ -176,8 +228,38 @@ func (r *runner) writeNetworkHosts() error {
 		return err
 	}
 	_ = root.Remove("etc/hosts") // a link there is replaced, not followed
+	if namesServices(r.Options.Task) {
+		old = []byte(withoutNames(string(old), r.sidecarNames()))
+	}
 	data := strings.TrimRight(string(old), "\n") + "\n# authbench: allowed names, reached through the run's proxy\n" + entries
 	return root.WriteFile("etc/hosts", []byte(data), 0o644)
+}
+
+// withoutNames is the hosts file hosts without the names given (so that
+// their stand-in entries, appended after, are what they resolve to): a
+// line left without a name is dropped; comments and other lines stay.
+func withoutNames(hosts string, names []string) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimRight(hosts, "\n"), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			out = append(out, line)
+			continue
+		}
+		kept := []string{f[0]}
+		for _, n := range f[1:] {
+			if strings.HasPrefix(n, "#") || !slices.Contains(names, n) {
+				kept = append(kept, n)
+			}
+		}
+		switch {
+		case len(kept) == len(f):
+			out = append(out, line) // nothing removed: as it was
+		case len(kept) > 1:
+			out = append(out, strings.Join(kept, "\t"))
+		}
+	}
+	return strings.Join(out, "\n") + "\n"
 }
 
 // verifierNetwork switches the proxy to the verifiers' phase.
@@ -200,8 +282,18 @@ func (r *runner) stopNetwork() {
 		events, dropped := n.log.Events()
 		r.res.Network.Events = netpolicy.Summarize(events, dropped)
 		r.res.Denials = append(r.res.Denials, NetworkDenials(events)...)
+		if spec := r.Options.Task.Spec; spec != nil {
+			r.res.TracedSensitive = append(r.res.TracedSensitive, SensitiveConnections(events, spec.Network)...)
+		}
 		if err := n.log.Err(); err != nil {
 			r.Log.Error("network events", zap.Error(err))
+		}
+	}
+	if n.unresolved != nil {
+		select {
+		case r.res.Network.UnresolvedHosts = <-n.unresolved:
+		case <-time.After(resolveTimeout):
+			r.Log.Warn("the allowed names were not all resolved by the run's end")
 		}
 	}
 	if n.file != nil {
@@ -210,10 +302,61 @@ func (r *runner) stopNetwork() {
 	if n.ns != nil {
 		n.ns.Close()
 	}
-	r.res.Network.KernelNetABI = r.res.LandlockABI >= 4
+	r.res.Network.KernelNetABI = sandbox.KernelLandlockABI() >= 4
 	if r.res.Network.Mediated {
 		r.res.Network.LandlockTCP = landlockTCPNote
 	}
+}
+
+// resolveTimeout bounds resolving one allowed name.
+const resolveTimeout = 3 * time.Second
+
+// unresolvable returns the names (once each) that do not resolve on the
+// daemon's host, resolving them at once.
+func unresolvable(names []string) []string {
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
+	bad := make([]bool, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+			defer cancel()
+			_, err := net.DefaultResolver.LookupNetIP(ctx, "ip", name)
+			bad[i] = err != nil
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i, name := range names {
+		if bad[i] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// SensitiveConnections are the agent phase's connections to a sensitive
+// host of the spec that went through (allowed and connected), one per
+// destination in first-seen order: a sensitive host reached is exposure
+// as a sensitive file opened is.
+func SensitiveConnections(events []netpolicy.Event, spec policy.NetworkSpec) []runapi.SensitiveAccess {
+	var out []runapi.SensitiveAccess
+	seen := map[string]bool{}
+	for _, e := range events {
+		if !e.Allowed || e.Error != "" || e.Phase != netpolicy.PhaseAgent {
+			continue
+		}
+		t := e.Target()
+		entry, ok := spec.SensitiveTarget(t)
+		if !ok || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, runapi.SensitiveAccess{Op: audit.OpConnect, Axis: audit.AxisNetwork, Path: t, Pattern: entry.String()})
+	}
+	return out
 }
 
 // NetworkDenials are the agent phase's refused attempts as denials (one

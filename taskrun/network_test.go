@@ -18,6 +18,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
@@ -107,7 +108,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	for _, want := range []string{"from-p1 p1=0", "from-p1 p1-direct=0", " p2=22", " p2-direct=", "HTTP_PROXY=http://127.0.0.1:", "NO_PROXY=hello-standard"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("agent output lacks %q:\n%s", want, out)
@@ -122,7 +123,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	if n := got1.Load(); n != 2 {
 		t.Errorf("the server on P1 accepted %d connections, want 2", n)
 	}
-	evs := readNetworkEvents(t, filepath.Join(dir, NetworkFile))
+	evs := readNetworkEvents(t, filepath.Join(dir, runapi.FileNetwork))
 	var refused []netpolicy.Event
 	for _, e := range evs {
 		if e.Port == p2 {
@@ -144,7 +145,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	}
 	n := res.Network
 	if n == nil || !n.Mediated || n.Agent.Mode != netpolicy.Allowlist || !reflect.DeepEqual(n.Agent.Hosts, []string{fmt.Sprintf("127.0.0.1:%d", p1)}) ||
-		n.Verifier.Mode != netpolicy.NoNetwork || n.Events.Attempts != 4 || n.Events.Refused != 2 || n.LandlockTCP == "" {
+		n.Verifier.Mode != netpolicy.NoNetwork || n.Events.Attempts != 4 || n.Events.Refused != 2 || n.LandlockTCP == "" || !n.KernelNetABI {
 		t.Errorf("network record %+v", n)
 	}
 }
@@ -180,7 +181,8 @@ func readNetworkEvents(t *testing.T, path string) []netpolicy.Event {
 // TestModelEndpointKeyInjection: an agent given a model endpoint calls it
 // with the placeholder key, through the proxy variables and directly, and
 // the endpoint gets the real key; the key is nowhere in the agent's
-// environment, and the endpoint is allowed without any allow-host.
+// environment, and the endpoint is allowed without any allow-host. An
+// allowed name that does not resolve is listed in the record.
 func TestModelEndpointKeyInjection(t *testing.T) {
 	setup(t)
 	const key = "sk-real-key-7f3a9c"
@@ -198,15 +200,16 @@ curl -sS --fail --noproxy '*' -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/com
 env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	dir := t.TempDir()
 	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
-		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir})
+		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir,
+		AllowHosts: []string{"no-such-host.invalid:80"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	if strings.Count(string(out), `{"ok":true}`) != 2 {
 		t.Errorf("the agent did not reach the model twice:\n%s", out)
 	}
-	for _, f := range []string{AgentStdoutFile, AgentStderrFile, EventsFile, NetworkFile, ResultFile} {
+	for _, f := range []string{runapi.FileAgentStdout, runapi.FileAgentStderr, runapi.FileEvents, runapi.FileNetwork, runapi.FileResult} {
 		if b, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(b), key) {
 			t.Errorf("the real key is in %s", f)
 		}
@@ -216,7 +219,83 @@ env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	if len(auths) != 2 || auths[0] != "Bearer "+key || auths[1] != "Bearer "+key {
 		t.Errorf("the model endpoint saw Authorization %q", auths)
 	}
-	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 {
+	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 ||
+		!reflect.DeepEqual(n.UnresolvedHosts, []string{"no-such-host.invalid"}) || !reflect.DeepEqual(n.Hosts, []string{"127.88.0.1 no-such-host.invalid"}) {
 		t.Errorf("network record %+v", n)
+	}
+}
+
+// TestNetworkPoliciesUnderPolicy: a policy governs the agent's network
+// only for a task whose spec declares the network axis — its entries
+// (with the spec's implicit ones) narrow the task's network and name the
+// services the agent may reach; the verifiers are not governed.
+func TestNetworkPoliciesUnderPolicy(t *testing.T) {
+	cfg, ps := tasks.ParseConfig([]byte("[environment]\nallow_internet = false\n"))
+	if len(ps) != 0 {
+		t.Fatal(ps)
+	}
+	spec, err := policy.ParseSpec([]byte(`{
+  "required_permissions": {"read": [], "write": [], "execute": [], "network": ["intel-mirror:8080"]},
+  "scored_roots": {"read": [], "write": [], "execute": []},
+  "implicit_permissions": {"read": [], "write": [], "execute": [], "network": ["127.0.0.1:9"]},
+  "sensitive_permissions": {"read": [], "write": [], "execute": [], "network": ["intel-mirror-cdn:8081"]}
+}`), "spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := &tasks.Task{Name: "t", Config: cfg, Spec: spec}
+	under := runapi.SpecPolicy(spec)
+	a, v, err := NetworkPoliciesUnder(task, nil, nil, under)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Mode != netpolicy.Allowlist || !reflect.DeepEqual(a.ServiceHosts, []string{"intel-mirror:8080", "127.0.0.1:9"}) {
+		t.Errorf("agent under the spec: %+v", a)
+	}
+	if !a.AllowsService("intel-mirror", 8080) || a.AllowsService("intel-mirror-cdn", 8081) {
+		t.Error("services: the spec's required host refused or its sensitive one allowed")
+	}
+	if v.Services != nil || !v.AllowsService("intel-mirror-cdn", 8081) {
+		t.Errorf("verifier governed: %+v", v)
+	}
+	// Unconstrained, and any run of a task in the published format: not
+	// governed.
+	if a, _, _ := NetworkPoliciesUnder(task, nil, nil, nil); a.Services != nil {
+		t.Errorf("unconstrained run governed: %+v", a)
+	}
+	published := &tasks.Task{Name: "p", Config: cfg, Spec: &policy.Spec{}}
+	if a, _, _ := NetworkPoliciesUnder(published, nil, nil, &policy.Policy{}); a.Services != nil || a.Mode != netpolicy.NoNetwork {
+		t.Errorf("published task governed: %+v", a)
+	}
+}
+
+func TestWithoutNames(t *testing.T) {
+	in := "127.0.0.1\tlocalhost intel-mirror intel-mirror-cdn box\n::1\tlocalhost ip6-localhost\n# a comment intel-mirror\n127.0.0.2 intel-mirror\n"
+	want := "127.0.0.1\tlocalhost\tbox\n::1\tlocalhost ip6-localhost\n# a comment intel-mirror\n"
+	if got := withoutNames(in, []string{"intel-mirror", "intel-mirror-cdn"}); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestSensitiveConnections: the agent's connections that went through to
+// a sensitive host are traced exposure; refused, failed, other hosts'
+// and the verifiers' are not.
+func TestSensitiveConnections(t *testing.T) {
+	spec := policy.NetworkSpec{Sensitive: []policy.HostPattern{policy.MustHostPattern("intel-mirror-cdn:8081")}}
+	ev := func(host string, port int, allowed bool, errText string, phase netpolicy.Phase) netpolicy.Event {
+		return netpolicy.Event{Op: netpolicy.OpConnect, Phase: phase, Host: host, Port: port, Allowed: allowed, Error: errText}
+	}
+	events := []netpolicy.Event{
+		ev("intel-mirror", 8080, true, "", netpolicy.PhaseAgent),
+		ev("intel-mirror-cdn", 8081, false, "", netpolicy.PhaseAgent),
+		ev("intel-mirror-cdn", 8081, true, "dial: refused", netpolicy.PhaseAgent),
+		ev("intel-mirror-cdn", 8081, true, "", netpolicy.PhaseVerifier),
+		ev("intel-mirror-cdn", 8081, true, "", netpolicy.PhaseAgent),
+		ev("intel-mirror-cdn", 8081, true, "", netpolicy.PhaseAgent),
+	}
+	got := SensitiveConnections(events, spec)
+	want := []runapi.SensitiveAccess{{Op: "connect", Axis: "network", Path: "intel-mirror-cdn:8081", Pattern: "intel-mirror-cdn:8081"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 }

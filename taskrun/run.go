@@ -23,34 +23,6 @@ import (
 // solutionMount is where the oracle and the shortcut find solution/.
 const solutionMount = "/solution"
 
-// Files of a run besides result.json.
-const (
-	EventsFile      = runbox.EventsFile
-	AgentStdoutFile = runbox.AgentStdoutFile
-	AgentStderrFile = runbox.AgentStderrFile
-	BuildLogFile    = runbox.BuildLogFile
-	PlanFile        = runbox.PlanFile
-)
-
-// VerifierLogFile is the output of verifier name ("utility", "attack").
-func VerifierLogFile(name string) string { return "verifier-" + name + ".log" }
-
-// VerifierEventsFile is the trace of verifier name.
-func VerifierEventsFile(name string) string { return "verifier-" + name + "-events.jsonl" }
-
-// Files are a task run's files, by the names the daemon API serves them
-// under (GET /v1/runs/{id}/{name}).
-func Files() map[string]string {
-	return map[string]string{
-		"result": ResultFile, "events": EventsFile, "plan": PlanFile, "build": BuildLogFile,
-		"agent-stdout": AgentStdoutFile, "agent-stderr": AgentStderrFile,
-		"verifier-utility": VerifierLogFile("utility"), "verifier-attack": VerifierLogFile("attack"),
-		"verifier-utility-events": VerifierEventsFile("utility"), "verifier-attack-events": VerifierEventsFile("attack"),
-		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl", "network": NetworkFile,
-		"harness-transcript": HarnessTranscriptFile,
-	}
-}
-
 // runner carries one run's state: its environment and containers
 // (runbox.Box: Caps are AgentCapabilities; files the upper layer changed
 // since AgentStart were written by the agent) and what only a task run
@@ -328,5 +300,10 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if r.installed != nil {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
 	}
-	return runbox.WriteJSON(filepath.Join(r.Options.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
+	return runbox.WriteJSON(filepath.Join(r.Options.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }
+
+// DefaultMaxLogBytes caps each log a run stores of what task code writes
+// (agent and verifier output, build log) when Options.MaxOutputBytes is
+// not set.
+const DefaultMaxLogBytes = runbox.DefaultMaxLogBytes

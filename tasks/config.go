@@ -73,7 +73,7 @@ type Agent struct {
 
 // Network is a phase's network policy as task.toml writes it (Harbor's
 // keys): network_mode ("" when unset: the phase inherits [environment]'s)
-// and, for "allowlist", allowed_hosts (entries as netproxy.ParseEntry
+// and, for "allowlist", allowed_hosts (entries as netpolicy.ParseEntry
 // reads them, checked when the task is loaded).
 type Network struct {
 	Mode         string   `json:"network_mode,omitempty"`

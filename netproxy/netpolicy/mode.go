@@ -55,6 +55,19 @@ type Policy struct {
 	AllowAll bool      `json:"allow_all,omitempty"`
 	// Hosts is Allow as host:port strings, for the run record.
 	Hosts []string `json:"allowed_hosts"`
+	// Services, when not nil, are the run's own services (compose
+	// sidecars, reached by name) the phase may connect to: a policy π
+	// whose task's spec declares the network axis governs them by its
+	// network entries. Nil: every service of the run (the default).
+	Services *AllowList `json:"-"`
+	// ServiceHosts is Services as host:port strings, for the run record.
+	ServiceHosts []string `json:"services_allowed,omitempty"`
+}
+
+// AllowsService reports whether the phase may connect to the run's own
+// service name on port.
+func (p Policy) AllowsService(name string, port int) bool {
+	return p.Services == nil || p.Services.Allows(name, port)
 }
 
 // Mediated reports whether the phase runs in the run's private network
@@ -83,6 +96,11 @@ type PhaseInput struct {
 	// Model is the model endpoint the phase must reach (a model agent's,
 	// for the agent phase), nil for none.
 	Model *ModelEndpoint
+	// Governed is set when a policy π governs the phase's network (the
+	// agent phase of a run under a policy whose task's spec declares the
+	// network axis); Network is then π's network entries.
+	Governed bool
+	Network  []policy.HostPattern
 }
 
 // ResolvePhase decides a phase's policy. Precedence: the phase's
@@ -93,6 +111,11 @@ type PhaseInput struct {
 // that. A model endpoint is added to an allowlist or no-network phase
 // (making it an allowlist); a public phase with a model endpoint stays
 // public but is mediated (AllowAll), so that the proxy holds the key.
+// A governed phase (Governed) is an allowlist of what both the task's
+// network (as above: everything when public, nothing when no-network)
+// and π's network entries allow, and reaches only the run's services π's
+// entries name (Services); the model endpoint is added after, as π does
+// not name it (docs/scoring.md, "The network axis").
 // It is pure.
 func ResolvePhase(in PhaseInput) (Policy, error) {
 	mode := in.Phase
@@ -113,6 +136,15 @@ func ResolvePhase(in PhaseInput) (Policy, error) {
 		mode, allow = Allowlist, allow.With(in.Extra.entries...)
 	}
 	p := Policy{Mode: mode}
+	if in.Governed {
+		env := allow.entries
+		if mode == Public {
+			env = []policy.HostPattern{policy.MustHostPattern("*:*")}
+		}
+		allow = AllowList{}.With(policy.IntersectHosts(env, in.Network)...)
+		services := AllowList{}.With(in.Network...)
+		mode, p.Services, p.ServiceHosts = Allowlist, &services, services.Strings()
+	}
 	if in.Model != nil {
 		e, err := in.Model.Entry()
 		if err != nil {

@@ -37,11 +37,12 @@ const (
 	OutFile = OutDir + "/policy.json"
 )
 
-// Files of an exploration run in its directory.
+// Files of an exploration run in its directory (runapi's artifact
+// tables name them).
 const (
-	GeneratorOutputFile = "generator-output.json"
-	GeneratorStdoutFile = "generator-stdout.log"
-	GeneratorStderrFile = "generator-stderr.log"
+	GeneratorOutputFile = runapi.FileGeneratorOutput
+	GeneratorStdoutFile = runapi.FileGeneratorStdout
+	GeneratorStderrFile = runapi.FileGeneratorStderr
 )
 
 // MaxGeneratorStdout bounds the generator's stored stdout; beyond it the
@@ -112,15 +113,6 @@ type Exploration struct {
 	Traced     bool           `json:"traced"`
 	Events     uint64         `json:"events"`
 	LostEvents uint64         `json:"lost_events"`
-}
-
-// Files are an exploration run's files by the names the daemon API
-// serves them under.
-func Files() map[string]string {
-	return map[string]string{
-		"generator-output": GeneratorOutputFile, "generator-stdout": GeneratorStdoutFile,
-		"generator-stderr": GeneratorStderrFile, "events": runbox.EventsFile, "plan": runbox.PlanFile, "build": runbox.BuildLogFile,
-	}
 }
 
 // Explore runs a `cmd:` generator in a fresh copy-on-write rootfs of the
