@@ -44,7 +44,12 @@ console.log("key-in-processes=" + procs + " key-in-files=" + files + " scanned="
 func runInstalled(t *testing.T, name string, srv *agenttest.Server, dir string) *runapi.TaskResult {
 	t.Helper()
 	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
-	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: runapi.SourceSpec, Agent: "installed:" + name + ":test-model",
+	task := fixture(t, "secret-sensitive")
+	// OpenClaw prepares for tens of seconds (its tool catalog, its
+	// databases) before its first model call: on a loaded 2-core machine
+	// the fixture's 60 s are not enough.
+	task.Config.Agent.TimeoutSec = 300
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourceSpec, Agent: "installed:" + name + ":test-model",
 		Model: &cfg, Dir: dir, HarnessCache: harnessCache, Log: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatalf("installed:%s: %v", name, err)
