@@ -17,7 +17,7 @@ func TestRuntimeOpensDiscount(t *testing.T) {
 	for _, ev := range []tracer.Event{
 		{TGID: 7, Op: tracer.OpOpen, Path: "/proc/self/cgroup", Ret: -13},
 		{TGID: 7, Op: tracer.OpOpen, Path: "/proc/self/cgroup", Ret: -13},
-		{TGID: 7, Op: tracer.OpOpen, Path: "/proc/self/mountinfo", Ret: 3},  // not refused
+		{TGID: 7, Op: tracer.OpOpen, Path: "/proc/self/mountinfo", Ret: 3},   // not refused
 		{TGID: 8, Op: tracer.OpOpen, Path: "/proc/self/mountinfo", Ret: -13}, // the agent's
 		{TGID: 7, Op: tracer.OpOpen, Path: "/etc/shadow", Ret: -13},          // not a runtime file
 	} {
