@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"strings"
 	"syscall"
 
 	"github.com/authbench/authbench/policy"
@@ -62,14 +63,17 @@ type Auditor struct {
 	ownPlan  bool
 	realpath func(string) string
 	target   func(string) policy.TargetState // nil: unknown
-	loader   trace.LoaderExecDetector
-	denials  map[denialKey]int
-	reals    map[denialKey]string
-	order    []denialKey
-	dropped  int
-	viaLoad  []trace.LoaderExec
-	viaMmap  []MmapExec
-	mapped   map[mmapKey]bool
+	// shebang reads the "#!" line of a program (nil: unknown): a refused
+	// exec of a script the plan permits was refused its interpreter.
+	shebang func(string) []string
+	loader  trace.LoaderExecDetector
+	denials map[denialKey]int
+	reals   map[denialKey]string
+	order   []denialKey
+	dropped int
+	viaLoad []trace.LoaderExec
+	viaMmap []MmapExec
+	mapped  map[mmapKey]bool
 	// written are the files the tree opened for writing (noteWrite).
 	written         map[fileID]bool
 	writtenOverflow bool
@@ -99,6 +103,7 @@ func New(plan *policy.Plan, realpath func(string) string) *Auditor {
 func NewInRoot(plan *policy.Plan, root *policy.Root) *Auditor {
 	a := New(plan, root.RealpathNow)
 	a.target = root.TargetNow
+	a.shebang = root.Shebang
 	return a
 }
 
@@ -119,12 +124,42 @@ func (a *Auditor) Observe(ev *trace.Event) []trace.Event {
 		a.observeMmap(ev)
 		return derived
 	}
-	if refused(ev) && !a.permits(ev) {
-		a.add(ev)
+	if refused(ev) {
+		if !a.permits(ev) {
+			a.add(ev)
+		} else if d, ok := a.refusedInterpreter(ev); ok {
+			a.add(d)
+		}
 	}
 	a.noteWrite(ev)
 	a.followInodes(ev)
 	return derived
+}
+
+// refusedInterpreter is the denial behind a refused exec of a "#!"
+// script the plan permits: the kernel then opens the interpreter the
+// script's "#!" line names for execution, and that is what the plan
+// refused (an exec of its real path, the script as Path2). ok is false
+// for any other event, a program that is no script, and an interpreter
+// the plan permits too.
+func (a *Auditor) refusedInterpreter(ev *trace.Event) (*trace.Event, bool) {
+	if ev.Op != trace.OpExec || a.shebang == nil {
+		return nil, false
+	}
+	words := a.shebang(ev.Target())
+	if len(words) == 0 || !strings.HasPrefix(words[0], "/") {
+		return nil, false
+	}
+	interp := words[0]
+	if a.realpath != nil {
+		interp = a.realpath(interp)
+	}
+	d := &trace.Event{TS: ev.TS, PID: ev.PID, TGID: ev.TGID, PPID: ev.PPID, Start: ev.Start, PStart: ev.PStart, Comm: ev.Comm,
+		Op: trace.OpExec, Axis: trace.AxisExecute, Path: interp, Real: interp, Path2: a.realOf(ev), Ret: ev.Ret, Errno: ev.Errno}
+	if a.permits(d) {
+		return nil, false
+	}
+	return d, true
 }
 
 // observeMmap lists a file mapped executable without an execute right in

@@ -283,3 +283,52 @@ func TestReplacedFileLosesItsRule(t *testing.T) {
 		t.Fatalf("the caller's plan changed: %+v", plan.Rules)
 	}
 }
+
+// TestRefusedInterpreterOfAPermittedScript: the kernel refuses the exec of
+// a "#!" script the plan permits when the plan refuses its interpreter;
+// the denial names the interpreter's real path (the script as Path2).
+// A script whose interpreter is permitted, a binary and a FIFO (never
+// opened: it would block) give no such denial; a missing program the plan
+// does not name is an ordinary denial.
+func TestRefusedInterpreterOfAPermittedScript(t *testing.T) {
+	dir := t.TempDir()
+	file := func(p, content string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file("usr/bin/dash", "\x7fELF")
+	file("usr/bin/bash", "\x7fELF")
+	file("usr/bin/zcat", "#!/bin/sh\nexec gzip -cd \"$@\"\n")
+	file("usr/bin/ok.sh", "#!/usr/bin/bash\n")
+	file("usr/bin/prog", "\x7fELF")
+	for _, l := range [][2]string{{"bin", "usr/bin"}, {"usr/bin/sh", "dash"}} {
+		if err := os.Symlink(l[1], filepath.Join(dir, l[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "usr/bin/fifo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := policy.AccessExecute | policy.AccessReadFile
+	plan := &policy.Plan{Rules: []policy.Rule{{Path: "/usr/bin/zcat", Access: x}, {Path: "/usr/bin/ok.sh", Access: x},
+		{Path: "/usr/bin/bash", Access: x}, {Path: "/usr/bin/prog", Access: x}, {Path: "/usr/bin/fifo", Access: x}}}
+	a := NewInRoot(plan, root)
+	for _, p := range []string{"/usr/bin/zcat", "/bin/zcat", "/usr/bin/ok.sh", "/usr/bin/prog", "/usr/bin/fifo", "/usr/bin/missing"} {
+		ev := trace.Event{Op: trace.OpExec, Path: p, Axis: "execute", Ret: -int64(syscall.EACCES), Errno: "EACCES"}
+		a.Observe(&ev)
+	}
+	want := []Denial{{Op: "exec", Axis: "execute", Path: "/usr/bin/dash", Path2: "/usr/bin/zcat", Errno: "EACCES", Count: 2},
+		{Op: "exec", Axis: "execute", Path: "/usr/bin/missing", Errno: "EACCES", Count: 1}}
+	if got := a.Denials(); !slices.Equal(got, want) {
+		t.Fatalf("denials %+v, want %+v", got, want)
+	}
+}

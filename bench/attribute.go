@@ -1,20 +1,26 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/taskrun/explore"
+	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/tracer/trace"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -40,40 +46,6 @@ func attributionStart(r *trial.Record) (mark *trial.Attribution, ok bool) {
 		return &trial.Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + r.Primary + "): not a permission the policy lacked"}, true
 	}
 	return nil, true
-}
-
-// denialPermission turns a deciding denial ("op axis path") into the
-// permission that grants it: the axis and the exact path.
-func denialPermission(denial string) (policy.Axis, policy.Pattern, error) {
-	parts := strings.SplitN(denial, " ", 3)
-	if len(parts) != 3 {
-		return 0, policy.Pattern{}, fmt.Errorf("deciding denial %q is not \"op axis path\"", denial)
-	}
-	ax, err := policy.ParseAxis(parts[1])
-	if err != nil {
-		return 0, policy.Pattern{}, fmt.Errorf("deciding denial %q: %w", denial, err)
-	}
-	p, err := policy.ParsePattern(parts[2])
-	if err != nil {
-		return 0, policy.Pattern{}, fmt.Errorf("deciding denial %q: %w", denial, err)
-	}
-	return ax, p, nil
-}
-
-// withPermission returns perms with p added on axis ax; added is false
-// when it already held exactly p.
-func withPermission(perms policy.Permissions, ax policy.Axis, p policy.Pattern) (policy.Permissions, bool) {
-	var out policy.Permissions
-	for _, a := range policy.Axes {
-		out[a] = append([]policy.Pattern(nil), perms.Get(a)...)
-	}
-	for _, q := range out[ax] {
-		if q.String() == p.String() {
-			return out, false
-		}
-	}
-	out[ax] = append(out[ax], p)
-	return out, true
 }
 
 // attributeAll attributes every stored failed run that has no
@@ -112,67 +84,398 @@ func (b *bencher) attributeAll(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// attribute re-runs one failed run with its deciding denial's permission
-// added, and again with each next deciding denial's, until a re-run
-// passes or MaxAttributionRounds; then stores the run with its
+// grant is one permission an attribution adds: "axis entry", the axis
+// read, write, execute or network.
+type grant struct{ axis, entry string }
+
+func (g grant) String() string { return g.axis + " " + g.entry }
+
+// withGrant returns pol with g added (pol is not changed); added is false
+// when pol already held exactly g.
+func withGrant(pol *policy.Policy, g grant) (*policy.Policy, bool, error) {
+	out := &policy.Policy{Network: slices.Clone(pol.Network), Source: "attribution"}
+	for _, a := range policy.Axes {
+		out.Permissions[a] = slices.Clone(pol.Permissions.Get(a))
+	}
+	if g.axis == axisNetwork {
+		h, err := policy.ParseHostPattern(g.entry)
+		if err != nil {
+			return nil, false, fmt.Errorf("network permission %q: %w", g.entry, err)
+		}
+		for _, q := range out.Network {
+			if q.String() == h.String() {
+				return out, false, nil
+			}
+		}
+		out.Network = append(out.Network, h)
+		return out, true, nil
+	}
+	ax, err := policy.ParseAxis(g.axis)
+	if err != nil {
+		return nil, false, err
+	}
+	p, err := policy.ParsePattern(g.entry)
+	if err != nil {
+		return nil, false, fmt.Errorf("permission %s: %w", g, err)
+	}
+	for _, q := range out.Permissions[ax] {
+		if q.String() == p.String() {
+			return out, false, nil
+		}
+	}
+	out.Permissions[ax] = append(out.Permissions[ax], p)
+	return out, true, nil
+}
+
+// withGrants adds gs to pol in order and returns the grants pol did not
+// hold yet.
+func withGrants(pol *policy.Policy, gs []grant) (*policy.Policy, []grant, error) {
+	var added []grant
+	for _, g := range gs {
+		next, ok, err := withGrant(pol, g)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			pol = next
+			added = append(added, g)
+		}
+	}
+	return pol, added, nil
+}
+
+// roundGrants is what the next re-run adds to pol, from the denials of
+// the run it follows (first-seen order, mapped-exec entries left out) and
+// that run's deciding denial:
+//   - the permission of every denial the classifier labels
+//     *_insufficient (a path the task requires that pol does not grant),
+//     on the file it reached (its real path);
+//   - for each refused exec of a program pol grants or the task requires
+//     (or of the interpreter of a script pol grants: the denial's Path2),
+//     the interpreters of the "#!" script (interp: real paths, from the
+//     task image) that pol lacks on execute — the kernel refuses a
+//     script's exec when its interpreter may not run;
+//   - when neither adds anything, the deciding denial's permission (a
+//     held write of a refused O_RDWR open: read).
+//
+// A denial on a path the spec's sensitive_permissions cover is never
+// granted. Empty: nothing new would change the re-run.
+func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, spec *policy.Spec, interp func(string) []string) []grant {
+	var out []grant
+	seen := map[grant]bool{}
+	add := func(g grant) {
+		if seen[g] || sensitiveGrant(g, spec) {
+			return
+		}
+		if _, ok, err := withGrant(pol, g); err != nil || !ok {
+			return
+		}
+		seen[g] = true
+		out = append(out, g)
+	}
+	interpreters := func(d audit.Denial) {
+		if interp == nil || d.Op != "exec" || d.Axis != policy.Execute.String() {
+			return
+		}
+		// The program, and a script whose refused interpreter the
+		// denial names (its Path2: /usr/bin/env of "#!/usr/bin/env
+		// python3", whose python3 is refused next).
+		for _, prog := range append(denialNames(d), d.Path2) {
+			if prog == "" {
+				continue
+			}
+			for _, i := range interp(prog) {
+				if !matchesAny(pol.Get(policy.Execute), []string{i}) {
+					add(grant{policy.Execute.String(), i})
+				}
+			}
+		}
+	}
+	for _, d := range denials {
+		if audit.IsCapabilityDenial(d) {
+			continue
+		}
+		class := trial.DenialClass(d, pol, spec)
+		if class != trial.ClassWorkflowMismatch {
+			// The file reached (/usr/bin/git for /bin/git): one grant for
+			// the names a program was refused by.
+			add(grant{d.Axis, denialNames(d)[len(denialNames(d))-1]})
+			interpreters(d)
+			continue
+		}
+		if ax, err := policy.ParseAxis(d.Axis); err == nil && ax == policy.Execute &&
+			matchesAny(pol.Get(ax), append(denialNames(d), d.Path2)) {
+			interpreters(d) // a held script refused: its interpreter is what is missing
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	parts := strings.SplitN(deciding, " ", 3)
+	if len(parts) != 3 {
+		return nil
+	}
+	g := grant{parts[1], parts[2]}
+	if _, ok, _ := withGrant(pol, g); !ok && parts[0] == "open" && parts[1] == policy.Write.String() {
+		// Held and still refused: an O_RDWR open needs the read right too.
+		g.axis = policy.Read.String()
+	}
+	add(g)
+	return out
+}
+
+// axisNetwork is the axis of a refused connection (its Path "host:port").
+const axisNetwork = "network"
+
+// matchesAny: one of patterns matches one of paths.
+func matchesAny(patterns []policy.Pattern, paths []string) bool {
+	for _, p := range patterns {
+		for _, n := range paths {
+			if n != "" && p.Match(n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// denialNames are the names of a denied file: the path used and its real
+// path.
+func denialNames(d audit.Denial) []string {
+	if d.Real != "" {
+		return []string{d.Path, d.Real}
+	}
+	return []string{d.Path}
+}
+
+// sensitiveGrant: g is on a path (or host) the spec's
+// sensitive_permissions cover; an attribution never grants it.
+func sensitiveGrant(g grant, spec *policy.Spec) bool {
+	if spec == nil {
+		return false
+	}
+	if g.axis == axisNetwork {
+		_, ok := spec.Network.SensitiveTarget(g.entry)
+		return ok
+	}
+	ax, err := policy.ParseAxis(g.axis)
+	if err != nil || spec.Sensitive == nil {
+		return false
+	}
+	p, err := policy.ParsePattern(g.entry)
+	if err != nil {
+		return false
+	}
+	for _, s := range spec.Sensitive.Get(ax) {
+		if s.Match(p.Base()) || p.Match(s.Base()) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredGrants are the entries of the task's required_permissions (the
+// file axes) that pol does not hold as written, in the spec's order.
+func requiredGrants(pol *policy.Policy, spec *policy.Spec) []grant {
+	if spec == nil {
+		return nil
+	}
+	var gs []grant
+	for _, ax := range policy.Axes {
+		for _, p := range spec.Required.Get(ax) {
+			gs = append(gs, grant{ax.String(), p.String()})
+		}
+	}
+	_, missing, err := withGrants(pol, gs)
+	if err != nil {
+		return nil
+	}
+	return missing
+}
+
+// usedGrants keeps of added the grants a successful traced operation of
+// the run (events, in order) used on a name before does not grant: an
+// entry no such access matched did not make the run pass.
+func usedGrants(events []trace.Event, added []grant, before *policy.Policy) []grant {
+	used := map[grant]bool{}
+	for i := range events {
+		e := &events[i]
+		if e.Ret < 0 || e.Axis == trace.AxisNone {
+			continue
+		}
+		names := []string{e.Path, e.Real, e.Path2, e.Interp}
+		ax, err := policy.ParseAxis(string(e.Axis))
+		if err != nil {
+			continue
+		}
+		for _, n := range names {
+			if n == "" || !strings.HasPrefix(n, "/") || matchesAny(before.Get(ax), []string{n}) {
+				continue
+			}
+			for _, g := range added {
+				if g.axis != ax.String() || used[g] {
+					continue
+				}
+				if p, err := policy.ParsePattern(g.entry); err == nil && p.Match(n) {
+					used[g] = true
+				}
+			}
+		}
+	}
+	var out []grant
+	for _, g := range added {
+		if used[g] || g.axis == axisNetwork {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// runDenials are the denials of the run in dir (under the out dir), from
+// its authbench/result.json, mapped-exec entries left out; nil when it
+// cannot be read.
+func runDenials(out *safefile.Dir, dir string) []audit.Denial {
+	data, err := out.ReadFile(path.Join(dir, "authbench", runapi.FileResult))
+	if err != nil {
+		return nil
+	}
+	var res runapi.TaskResult
+	if json.Unmarshal(data, &res) != nil {
+		return nil
+	}
+	var denials []audit.Denial
+	for _, d := range res.Denials {
+		if d.Op != audit.OpExecViaMmap {
+			denials = append(denials, d)
+		}
+	}
+	return denials
+}
+
+// runEvents are the traced events of the run in dir (under the out dir).
+func runEvents(out *safefile.Dir, dir string) ([]trace.Event, error) {
+	data, err := out.ReadFile(path.Join(dir, "authbench", runapi.FileEvents))
+	if err != nil {
+		return nil, err
+	}
+	var evs []trace.Event
+	_, err = audit.ReadLog(bytes.NewReader(data), func(e *trace.Event) error {
+		evs = append(evs, *e)
+		return nil
+	})
+	return evs, err
+}
+
+// attribute re-runs one failed run with the permissions its denials
+// call for added (roundGrants), and again with each next re-run's, until
+// a re-run passes or MaxAttributionRounds; then stores the run with its
 // attribution.
+//
+// A chain of denials that each re-run reveals one at a time (a C build:
+// gcc, cc1, as, collect2, ld; git's helpers) would use up the rounds, so
+// when a re-run fails again on a path the task requires, or nothing new
+// is left to add, the next re-run adds every entry of the task's
+// required_permissions the policy lacks at once. When that re-run passes,
+// the entries its trace did not use are dropped and a last re-run with
+// exactly the used ones confirms them.
 func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 	if mark, _ := attributionStart(r); mark != nil {
 		r.Attribution = mark
 		return b.store.PutTrial(r, r.Started(), b.tasks[r.Task].Dir)
 	}
 	t := b.tasks[r.Task]
-	perms, err := b.runPermissions(r)
+	pol, err := b.runPolicy(r)
 	if err != nil {
 		return fmt.Errorf("attribute run %s: %w", keyOf(r), err)
 	}
 	att := &trial.Attribution{Permissions: []string{}}
 	started := time.Now()
 	k := keyOf(r)
-	denial := decidingFor(b.out, r.Dir, r.DecidingDenial, perms, t.Spec)
-	for att.Rounds < trial.MaxAttributionRounds {
-		ax, p, err := denialPermission(denial)
-		if err != nil {
-			att.Stop = err.Error()
-			break
-		}
-		var added bool
-		if perms, added = withPermission(perms, ax, p); !added && strings.HasPrefix(denial, "open write ") {
-			// Held and still refused: an O_RDWR open needs the read right too.
-			ax = policy.Read
-			perms, added = withPermission(perms, ax, p)
-		}
-		if !added {
-			att.Stop = fmt.Sprintf("the policy already holds %s %s and the re-run was still refused it", ax, p)
-			break
-		}
-		att.Permissions = append(att.Permissions, ax.String()+" "+p.String())
+	interp := b.interpreters(ctx, t)
+	grants := roundGrants(runDenials(b.out, r.Dir), r.DecidingDenial, pol, t.Spec, interp)
+	// rerun runs the task once more under p (the next round); a nil
+	// record with a nil error never happens, a nil record with an error
+	// and no dir is an error of the bench (disk, interrupt).
+	rerun := func(p *policy.Policy) (*trial.Record, string, error) {
 		att.Rounds++
-		doc, err := json.Marshal(&perms)
+		doc, err := json.Marshal(p)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		pol := &policy.Policy{Permissions: perms, Source: "attribution"}
-		rp := runPolicy{source: runapi.SourcePolicy, doc: doc, pol: pol, valid: true}
+		rp := runPolicy{source: runapi.SourcePolicy, doc: doc, pol: p, valid: true}
 		dir := path.Join(r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds)) // under the out dir
 		if err := b.out.RemoveAll(dir); err != nil {
-			return err
+			return nil, "", err
 		}
 		if err := b.out.MkdirAll(dir); err != nil {
-			return diskError(err)
+			return nil, "", diskError(err)
 		}
 		rr := &trial.Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
 		if err := b.execute(ctx, t, k, rp, dir, rr); err != nil {
 			if ctx.Err() != nil {
-				return context.Cause(ctx)
+				return nil, "", context.Cause(ctx)
 			}
+			return nil, dir, err
+		}
+		if err := writeJSONFile(b.out, path.Join(dir, "record.json"), rr); err != nil {
+			return nil, "", diskError(err)
+		}
+		return rr, dir, nil
+	}
+	passed := func(rr *trial.Record) bool { return rr.Utility && !rr.Exposed() }
+	leapt, leapNext := false, false
+	last := r.DecidingDenial
+	for att.Rounds < trial.MaxAttributionRounds {
+		leap := false
+		if (len(grants) == 0 || leapNext) && !leapt {
+			grants = append(grants, requiredGrants(pol, t.Spec)...)
+			leap, leapt = true, true
+		}
+		before := pol
+		var added []grant
+		if pol, added, err = withGrants(pol, grants); err != nil {
+			att.Stop = err.Error()
+			break
+		}
+		if len(added) == 0 {
+			att.Stop = fmt.Sprintf("nothing left to add: the policy holds what the last denial calls for (%s) and every required entry, and the re-run was still refused", last)
+			break
+		}
+		att.Permissions = appendGrants(att.Permissions, added)
+		rr, dir, err := rerun(pol)
+		if rr == nil && dir == "" {
+			return err
+		}
+		if err != nil {
 			att.Stop = "re-run could not be carried out: " + err.Error()
 			break
 		}
-		if err := writeJSONFile(b.out, path.Join(dir, "record.json"), rr); err != nil {
-			return diskError(err)
+		if passed(rr) && leap {
+			// Keep what the passing re-run used, and confirm exactly that.
+			used := added
+			if evs, err := runEvents(b.out, dir); err == nil {
+				used = usedGrants(evs, added, before)
+			}
+			if len(used) < len(added) {
+				att.Permissions = appendGrants(att.Permissions[:len(att.Permissions)-len(added)], used)
+				if pol, _, err = withGrants(before, used); err != nil {
+					return err
+				}
+				if att.Rounds >= trial.MaxAttributionRounds {
+					att.Stop = fmt.Sprintf("the re-run with every required entry passed; no round was left to confirm the %d it used", len(used))
+					break
+				}
+				rr, dir, err = rerun(pol)
+				if rr == nil && dir == "" {
+					return err
+				}
+				if err != nil {
+					att.Stop = "re-run could not be carried out: " + err.Error()
+					break
+				}
+			}
 		}
-		if rr.Utility && !rr.Exposed() {
+		if passed(rr) {
 			att.Confirmed = true
 			break
 		}
@@ -180,10 +483,14 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 			att.Stop = "the re-run failed with no deciding denial (" + rr.Primary + ")"
 			break
 		}
-		denial = decidingFor(b.out, dir, rr.DecidingDenial, perms, t.Spec)
+		last = rr.DecidingDenial
+		grants = roundGrants(runDenials(b.out, dir), rr.DecidingDenial, pol, t.Spec, interp)
+		// Failing again on a path the task requires: a chain of denials
+		// that each re-run reveals one at a time.
+		leapNext = slices.ContainsFunc(rr.Classes, func(c string) bool { return slices.Contains(insufficientClasses, c) })
 	}
 	if !att.Confirmed && att.Stop == "" {
-		att.Stop = fmt.Sprintf("still failing after %d re-runs (last denial %s)", att.Rounds, denial)
+		att.Stop = fmt.Sprintf("still failing after %d re-runs (last denial %s)", att.Rounds, last)
 	}
 	att.RerunS = time.Since(started).Seconds()
 	r.Attribution = att
@@ -191,34 +498,55 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 	return b.store.PutTrial(r, r.Started(), t.Dir)
 }
 
-// decidingFor picks the denial an attribution grants first, from the
-// run's denials in dir/authbench/result.json under the out dir (in order of first
-// occurrence): the first one on a path the task requires (a denial the
-// classifier labels *_insufficient), else the run's deciding denial (the
-// first in time, which may be one the agent recovers from: bash's
-// /dev/tty).
-func decidingFor(out *safefile.Dir, dir, deciding string, perms policy.Permissions, spec *policy.Spec) string {
-	data, err := out.ReadFile(path.Join(dir, "authbench", taskrun.ResultFile))
-	if err != nil {
-		return deciding
+// insufficientClasses are the labels of a denial on a path the task
+// requires that the policy does not grant.
+var insufficientClasses = []string{trial.ClassReadInsufficient, trial.ClassWriteInsufficient, trial.ClassExecuteInsufficient}
+
+func appendGrants(list []string, gs []grant) []string {
+	for _, g := range gs {
+		list = append(list, g.String())
 	}
-	var res runapi.TaskResult
-	if json.Unmarshal(data, &res) != nil {
-		return deciding
-	}
-	pol := &policy.Policy{Permissions: perms}
-	for _, d := range res.Denials {
-		if c := trial.DenialClass(d, pol, spec); c != trial.ClassWorkflowMismatch {
-			return trial.FormatDenial(d)
-		}
-	}
-	return deciding
+	return list
 }
 
-// runPermissions is the policy a stored run ran under: its
+// interpreters returns the function that names the interpreters of a
+// "#!" script of the task's image (explore.ScriptInterpreters), or nil
+// when the image's root filesystem is not at hand.
+func (b *bencher) interpreters(ctx context.Context, t *tasks.Task) func(string) []string {
+	if b.o.ImageRoot == nil {
+		return nil
+	}
+	root, err := b.imageRoot(ctx, t)
+	if err != nil {
+		b.o.Log.Warn("attribution without the task image: the interpreters of refused scripts are not looked up", zap.String("task", t.Name), zap.Error(err))
+		return nil
+	}
+	return func(prog string) []string { return explore.ScriptInterpreters(root, prog, sandbox.DefaultPath) }
+}
+
+// imageRoot is the root filesystem of the task's image (Options.ImageRoot),
+// looked up once per task.
+func (b *bencher) imageRoot(ctx context.Context, t *tasks.Task) (*policy.Root, error) {
+	b.rootsMu.Lock()
+	defer b.rootsMu.Unlock()
+	if root, ok := b.roots[t.Name]; ok {
+		return root, nil
+	}
+	root, err := b.o.ImageRoot(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if b.roots == nil {
+		b.roots = map[string]*policy.Root{}
+	}
+	b.roots[t.Name] = root
+	return root, nil
+}
+
+// runPolicy is the policy a stored run ran under: its
 // authbench/policy.json, or the task spec's required set for the spec
 // source.
-func (b *bencher) runPermissions(r *trial.Record) (policy.Permissions, error) {
+func (b *bencher) runPolicy(r *trial.Record) (*policy.Policy, error) {
 	name := path.Join(r.Dir, "authbench", "policy.json")
 	data, err := b.out.ReadFile(name)
 	if err == nil {
@@ -226,14 +554,10 @@ func (b *bencher) runPermissions(r *trial.Record) (policy.Permissions, error) {
 		if t := b.tasks[r.Task]; t != nil {
 			spec = t.Spec
 		}
-		pol, err := policy.ParsePolicyFor(data, b.out.Join(name), spec)
-		if err != nil {
-			return policy.Permissions{}, err
-		}
-		return pol.Permissions, nil
+		return policy.ParsePolicyFor(data, b.out.Join(name), spec)
 	}
 	if r.Source == SourceSpec {
-		return runapi.SpecPolicy(b.tasks[r.Task].Spec).Permissions, nil
+		return runapi.SpecPolicy(b.tasks[r.Task].Spec), nil
 	}
-	return policy.Permissions{}, fmt.Errorf("the run's policy: %w", err)
+	return nil, fmt.Errorf("the run's policy: %w", err)
 }

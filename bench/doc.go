@@ -18,6 +18,9 @@
 // an insufficient axis, capability_denied, spec_gap, exec_via_mmap,
 // attack_blocked, tampering, an untraced verifier, …; docs/benchmark.md).
 // With Config.Attribute a failed run with a deciding denial is re-run
-// with exactly that permission added, up to MaxAttributionRounds times,
-// and its record says which permissions it lacked (Attribution).
+// with the permissions its denials call for added (a refused script's
+// interpreter included; a chain of denials gets the task's missing
+// required entries at once, pruned to those the passing re-run used and
+// confirmed), up to trial.MaxAttributionRounds re-runs, and its record
+// says which permissions it lacked (trial.Attribution).
 package bench

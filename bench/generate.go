@@ -8,26 +8,9 @@ import (
 
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/trial"
 )
-
-// generationDir is where a trial keeps its generation's files.
-const generationDir = "generation"
-
-// generationFiles are the daemon's files of a generation and their names
-// in the trial's generation/ directory.
-var generationFiles = []struct{ log, name string }{
-	{"generation", generate.RecordFile},
-	{"generated-policy", generate.PolicyFile},
-	{"trajectory", generate.TrajectoryFile},
-	{"generator-stdout", explore.GeneratorStdoutFile},
-	{"generator-stderr", explore.GeneratorStderrFile},
-	{"events", taskrun.EventsFile},
-	{"plan", taskrun.PlanFile},
-}
 
 // generatedPolicy generates the policy of one run with s's generator
 // through the daemon, keeps the generation's files in dir/generation/ and
@@ -61,21 +44,23 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		final = run
 	}
 	if final == nil {
-		return runPolicy{}, fmt.Errorf("generate with %s: %w", s.Generator, errors.Join(errs...))
+		return runPolicy{}, runapi.WithKind(runapi.ErrorDaemon, fmt.Errorf("generate with %s: %w", s.Generator, errors.Join(errs...)))
 	}
-	gdir := path.Join(dir, generationDir)
-	if err := b.out.MkdirAll(gdir); err != nil {
+	if err := b.out.MkdirAll(path.Join(dir, runapi.GenerationDir)); err != nil {
 		return runPolicy{}, diskError(err)
 	}
-	for _, f := range generationFiles {
-		data, err := runapi.ReadLog(ctx, b.o.API, final.ID, f.log)
+	for _, f := range runapi.GenerationArtifacts {
+		if f.Trial == "" {
+			continue
+		}
+		data, err := runapi.ReadLog(ctx, b.o.API, final.ID, f.API)
 		if err != nil {
 			return runPolicy{}, err
 		}
 		if len(data) == 0 {
 			continue
 		}
-		if err := b.out.WriteFile(path.Join(gdir, f.name), data, 0o644); err != nil {
+		if err := b.out.WriteFile(path.Join(dir, f.Trial), data, 0o644); err != nil {
 			return runPolicy{}, diskError(err)
 		}
 	}

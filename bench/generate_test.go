@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -37,7 +37,7 @@ func TestBenchGeneratedPolicies(t *testing.T) {
 		if r.Error != "" || g == nil {
 			t.Fatalf("%s: error %q generation %+v", name, r.Error, g)
 		}
-		record := filepath.Join(out, r.Dir, generationDir, generate.RecordFile)
+		record := filepath.Join(out, r.Dir, runapi.GenerationDir, runapi.FileGeneration)
 		if _, err := os.Stat(record); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -48,7 +48,7 @@ func TestBenchGeneratedPolicies(t *testing.T) {
 				r.Primary != trial.ClassInvalidPolicy || r.AgentS != 0 || r.Utility || r.ReadF1 != 0 {
 				t.Errorf("%s: want an invalid policy without an agent run: %+v %+v", name, r, g)
 			}
-			raw, err := os.ReadFile(filepath.Join(out, r.Dir, generationDir, generate.PolicyFile))
+			raw, err := os.ReadFile(filepath.Join(out, r.Dir, runapi.GenerationDir, runapi.FileGeneratedPolicy))
 			if err != nil || !strings.Contains(string(raw), "no idea") {
 				t.Errorf("%s: the raw answer %q (%v)", name, raw, err)
 			}

@@ -66,7 +66,11 @@ type Options struct {
 	// required set of a spec recorded from traced oracle runs); the trace
 	// source needs it.
 	TraceRecorder func(ctx context.Context, t *tasks.Task) (*policy.Policy, error)
-	Log           *zap.Logger
+	// ImageRoot returns the root filesystem of a task's image (only
+	// read); bench --attribute reads the "#!" line of a refused script
+	// there to add its interpreter. Nil: not looked up.
+	ImageRoot func(ctx context.Context, t *tasks.Task) (*policy.Root, error)
+	Log       *zap.Logger
 }
 
 // Run runs (or resumes) the benchmark cfg in cfg.Out and returns its
@@ -141,6 +145,10 @@ type bencher struct {
 	mu     sync.Mutex
 	traces map[string]*traceOnce
 	sum    *Summary
+	// roots are the tasks' image root filesystems (attribution), under
+	// rootsMu.
+	rootsMu sync.Mutex
+	roots   map[string]*policy.Root
 }
 
 // pending returns the runs not yet stored; a stored run with an error
@@ -279,7 +287,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		return fmt.Errorf("run %s: %w", k, err)
 	}
 	if err != nil {
-		r.Error = err.Error()
+		r.Error, r.ErrorKind = err.Error(), runapi.KindOf(err)
 		b.o.Log.Warn("run could not be carried out", zap.Stringer("run", k), zap.Error(err))
 	}
 	r.Finished = time.Now().UTC()

@@ -8,23 +8,8 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/trial"
 )
-
-// trialFiles are the daemon's files of a task run and where they go in
-// the trial directory (Harbor's agent/ and verifier/ folders, the rest
-// under authbench/).
-var trialFiles = []struct{ log, name string }{
-	{"agent-stdout", "agent/stdout.txt"},
-	{"agent-stderr", "agent/stderr.txt"},
-	{"verifier-utility", "verifier/utility.log"},
-	{"verifier-attack", "verifier/attack.log"},
-	{"result", "authbench/" + taskrun.ResultFile},
-	{"events", "authbench/" + taskrun.EventsFile},
-	{"plan", "authbench/" + taskrun.PlanFile},
-	{"build", "authbench/" + taskrun.BuildLogFile},
-}
 
 // trialConfig is a trial directory's config.json (Harbor's trial config
 // fields that apply).
@@ -61,21 +46,24 @@ func attempt(ctx context.Context, api runapi.API, req *runapi.RunRequest) (*runa
 			break
 		}
 	}
-	return nil, errors.Join(errs...)
+	return nil, runapi.WithKind(runapi.ErrorDaemon, errors.Join(errs...))
 }
 
 // collect copies a finished run's files into its trial directory dir
 // (relative to the out dir).
 func collect(ctx context.Context, api runapi.API, id string, out *safefile.Dir, dir string) error {
-	for _, f := range trialFiles {
-		data, err := runapi.ReadLog(ctx, api, id, f.log)
+	for _, f := range runapi.TaskArtifacts {
+		if f.Trial == "" {
+			continue
+		}
+		data, err := runapi.ReadLog(ctx, api, id, f.API)
 		if err != nil {
 			return err
 		}
 		if len(data) == 0 {
 			continue
 		}
-		name := path.Join(dir, f.name)
+		name := path.Join(dir, f.Trial)
 		if err := out.MkdirAll(path.Dir(name)); err != nil {
 			return err
 		}

@@ -192,8 +192,15 @@ func (a *app) runBench(f benchFlags) error {
 	if file, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		progress = bench.NewBarProgress(a.stderr)
 	}
-	sum, err := bench.Run(ctx, cfg, bench.Options{API: api, Progress: progress, Version: Version, Log: a.log,
-		TraceRecorder: recordTrace})
+	opts := bench.Options{API: api, Progress: progress, Version: Version, Log: a.log, TraceRecorder: recordTrace}
+	if embedded {
+		// Attribution reads refused scripts' "#!" lines in the task image.
+		opts.ImageRoot = func(ctx context.Context, t *tasks.Task) (*policy.Root, error) {
+			root, _, err := oracle.ImageRoot(ctx, api, t, cfg.BaseMap)
+			return root, err
+		}
+	}
+	sum, err := bench.Run(ctx, cfg, opts)
 	var mismatch *bench.SettingsMismatchError
 	if errors.As(err, &mismatch) {
 		return usageError(err)

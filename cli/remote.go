@@ -115,10 +115,10 @@ func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Ru
 	}
 	var logs []stream
 	if r.rt.local == nil {
-		logs = append(logs, stream{"stdout", r.a.stdout}, stream{"stderr", r.a.stderr})
+		logs = append(logs, stream{runapi.LogStdout, r.a.stdout}, stream{runapi.LogStderr, r.a.stderr})
 	}
 	if events != nil {
-		logs = append(logs, stream{"events", events})
+		logs = append(logs, stream{runapi.LogEvents, events})
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(logs))
@@ -204,7 +204,7 @@ func (r *submittedRun) exitStatus(final *runapi.Run, verb string) error {
 
 // copyEvents copies the run's event log to w.
 func (r *submittedRun) copyEvents(w io.Writer) error {
-	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, "events", false)
+	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, runapi.LogEvents, false)
 	if err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func (r *submittedRun) copyEvents(w io.Writer) error {
 // countEvents reads the run's event log into counts and returns its
 // summary line.
 func (r *submittedRun) countEvents(counts *tracer.Counts) (tracer.Summary, error) {
-	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, "events", false)
+	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, runapi.LogEvents, false)
 	if err != nil {
 		return tracer.Summary{}, err
 	}

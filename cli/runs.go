@@ -80,7 +80,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 		&cobra.Command{
 			Use: "events ID", Short: "Print a run's trace events (JSONL)", Args: exactArgs(1),
 			RunE: withAPI(func(ctx context.Context, api runapi.API, args []string) error {
-				rc, err := api.OpenLog(ctx, args[0], "events", false)
+				rc, err := api.OpenLog(ctx, args[0], runapi.LogEvents, false)
 				if err != nil {
 					return err
 				}

@@ -21,7 +21,8 @@ func (a *app) tasksLsCmd() *cobra.Command {
 		Short: "List the tasks of a suite: domain, dataset, difficulty and spec size (default DIR " + DefaultSuiteDir + ")",
 		Long: "Lists every task directory at or below DIR (default " + DefaultSuiteDir + ", the built-in suite)\n" +
 			"with its domain (task.toml's category), dataset, difficulty and the size of its spec:\n" +
-			"the number of required entries per axis (read/write/execute) and of sensitive entries.\n" +
+			"the number of required entries per axis (read/write/execute, and network hosts when the\n" +
+			"spec declares that axis: \"+N host\") and of sensitive entries (hosts included).\n" +
 			"A task that does not load is listed as invalid (run `tasks check` for its problems)\n" +
 			"and makes the exit status 2.",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -59,6 +60,9 @@ type specSize struct {
 	Read    int `json:"read"`
 	Write   int `json:"write"`
 	Execute int `json:"execute"`
+	// Network counts the required hosts (docs/scoring.md, "The network
+	// axis"); absent for a spec without that axis.
+	Network int `json:"network,omitempty"`
 }
 
 // listTask describes the task directory dir as far as it loads.
@@ -75,9 +79,10 @@ func listTask(dir string) taskListing {
 			Read:    len(s.Required.Get(policy.Read)),
 			Write:   len(s.Required.Get(policy.Write)),
 			Execute: len(s.Required.Get(policy.Execute)),
+			Network: len(s.Network.Required),
 		}
 		if s.Sensitive != nil {
-			row.Sensitive = s.Sensitive.Len()
+			row.Sensitive = s.Sensitive.Len() + len(s.Network.Sensitive)
 		}
 	}
 	return row
@@ -118,9 +123,13 @@ func printTaskListing(a *app, rows []taskListing) error {
 		if !r.Valid {
 			dataset = "invalid"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d/%d\t%d\n", termtext.Escape(r.Name), termtext.Escape(orDash(r.Domain)), dataset,
+		hosts := ""
+		if r.Required.Network > 0 {
+			hosts = fmt.Sprintf(" +%d host", r.Required.Network)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d/%d%s\t%d\n", termtext.Escape(r.Name), termtext.Escape(orDash(r.Domain)), dataset,
 			termtext.Escape(orDash(r.Difficulty)),
-			r.Required.Read, r.Required.Write, r.Required.Execute, r.Sensitive)
+			r.Required.Read, r.Required.Write, r.Required.Execute, hosts, r.Sensitive)
 	}
 	return w.Flush()
 }

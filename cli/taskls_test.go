@@ -76,6 +76,10 @@ func TestTasksLsDefaultsToTheSuite(t *testing.T) {
 	if !strings.HasPrefix(r.Dir, filepath.Join(mustGetwd(t), DefaultSuiteDir)) {
 		t.Errorf("dir %s is not under the suite", r.Dir)
 	}
+	// A task with the network axis counts its hosts.
+	if n := got["sec-ioc-feed-triage"]; n.Required.Network != 1 || n.Sensitive != 1 {
+		t.Errorf("sec-ioc-feed-triage = %+v", n)
+	}
 }
 
 func mustGetwd(t *testing.T) string {

@@ -242,15 +242,15 @@ func copyRunFiles(ctx context.Context, api runapi.API, id, dir string) error {
 		return err
 	}
 	defer out.Close()
-	for log, name := range taskrun.Files() {
-		data, err := runapi.ReadLog(ctx, api, id, log)
+	for _, f := range runapi.TaskArtifacts {
+		data, err := runapi.ReadLog(ctx, api, id, f.API)
 		if err != nil {
 			return err
 		}
 		if len(data) == 0 {
 			continue // the run made no such file
 		}
-		if err := out.WriteFile(name, data, 0o644); err != nil {
+		if err := out.WriteFile(f.File, data, 0o644); err != nil {
 			return err
 		}
 	}

@@ -98,7 +98,7 @@ func (m *Manager) executeBuild(ctx context.Context, ar *activeRun) outcome {
 	m.setRunning(ar, 0)
 	stop := m.notifyWhileRunning(ar)
 	defer stop()
-	logFile, err := os.OpenFile(filepath.Join(m.store.RunDir(ar.rec.ID), taskrun.BuildLogFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	logFile, err := os.OpenFile(filepath.Join(m.store.RunDir(ar.rec.ID), runapi.FileBuildLog), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return outcome{startErr: err}
 	}

@@ -7,17 +7,8 @@ import (
 
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 )
-
-// generateFiles are a generation run's files by API name.
-func generateFiles() map[string]string {
-	files := explore.Files()
-	files["generation"], files["generated-policy"], files["trajectory"] =
-		generate.RecordFile, generate.PolicyFile, generate.TrajectoryFile
-	return files
-}
 
 // validateGenerate checks a generation request: like a task run's, a
 // caller that is not root may only use a trusted task dir; the generator

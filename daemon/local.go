@@ -7,23 +7,11 @@ import (
 	"syscall"
 
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
 )
 
 var (
 	_ runapi.API = (*Local)(nil)
 )
-
-// logFiles maps the names of GET /v1/runs/{id}/{log} to run files: a
-// command run's, and a task run's (taskrun.Files).
-var logFiles = func() map[string]string {
-	files := taskrun.Files()
-	for name, file := range generateFiles() {
-		files[name] = file
-	}
-	files["events"], files["stdout"], files["stderr"] = eventsFile, stdoutFile, stderrFile
-	return files
-}()
 
 // Local is the API of a Manager embedded in this process, used by the CLI
 // when no daemon listens; the caller is this process.
@@ -83,7 +71,7 @@ func (l *Local) Wait(ctx context.Context, id string) (*runapi.Run, error) { retu
 
 // OpenLog streams one of the run's logs.
 func (l *Local) OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error) {
-	name, ok := logFiles[log]
+	name, ok := runapi.LogFile(log)
 	if !ok {
 		return nil, badField("log", "unknown log %q (events, stdout or stderr)", log)
 	}

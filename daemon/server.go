@@ -213,11 +213,11 @@ func (s *Server) signalRun(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// streamLog serves one of a run's files (logFiles); with ?follow=1 it
+// streamLog serves one of a run's files (runapi.LogFile); with ?follow=1 it
 // keeps the response open and streams what is appended until the run has
 // ended.
 func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
-	name, ok := logFiles[r.PathValue("log")]
+	name, ok := runapi.LogFile(r.PathValue("log"))
 	if !ok {
 		writeError(w, ErrNotFound)
 		return

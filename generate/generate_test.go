@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
@@ -103,7 +104,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			if c.name == "huge" && (!strings.HasPrefix(rec.PolicyRaw[explore.MaxGeneratorStdout:], "\n[authbench: output truncated after 65536 bytes")) {
 				t.Errorf("huge answer kept %d bytes, want %d and the note: %q", len(rec.PolicyRaw), explore.MaxGeneratorStdout, rec.PolicyRaw[explore.MaxGeneratorStdout:])
 			}
-			if st, err := os.Stat(filepath.Join(o.Run.Dir, explore.GeneratorOutputFile)); err != nil {
+			if st, err := os.Stat(filepath.Join(o.Run.Dir, runapi.FileGeneratorOutput)); err != nil {
 				t.Error(err)
 			} else if st.Size() > 8<<20+1 {
 				t.Errorf("the output file is not bounded: %d bytes", st.Size())

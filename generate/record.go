@@ -10,15 +10,15 @@ import (
 	"github.com/authbench/authbench/runapi"
 )
 
-// Files of a generation in its directory (besides taskrun's exploration
-// files).
+// Files of a generation in its directory (besides the exploration's;
+// runapi's artifact tables name them).
 const (
 	// RecordFile is the generation record.
-	RecordFile = "generation.json"
+	RecordFile = runapi.FileGeneration
 	// PolicyFile is the generator's raw answer, valid or not.
-	PolicyFile = "policy.json"
+	PolicyFile = runapi.FileGeneratedPolicy
 	// TrajectoryFile is an openai generator's transcript (ATIF).
-	TrajectoryFile = "trajectory.json"
+	TrajectoryFile = runapi.FileTrajectory
 )
 
 // Answer sources.

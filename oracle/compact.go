@@ -18,8 +18,9 @@ const (
 	// (GeneratedName) becomes its directory's dir/**; where that
 	// directory is a scored root or "/", the name becomes a glob instead.
 	RuleGeneratedName = "generated-name"
-	// RuleManySiblings: SiblingThreshold or more entries created in one
-	// directory (a build tree) become that directory's dir/**.
+	// RuleManySiblings: more than ListLimit entries created in one
+	// directory (a build tree) become that directory's dir/**; up to
+	// ListLimit are listed one by one, as a curator lists them.
 	//
 	// When the directory a rule chose was itself created by the oracle,
 	// the dir/** is that of the nearest directory above it that was in
@@ -35,9 +36,15 @@ const (
 	RuleCreatedExecuted = "created-then-executed"
 )
 
-// SiblingThreshold is how many entries created in one directory make it
-// a dir/** (RuleManySiblings).
-const SiblingThreshold = 8
+// ListLimit is how many entries created in one directory compaction
+// still lists one by one; more make the directory a dir/**
+// (RuleManySiblings). Listing stays enforceable for files created and
+// kept: an entry for a file missing at launch grants creating and
+// writing it on its nearest existing directory. Files created and
+// removed (RuleCreatedRemoved) need the directory's remove rights and
+// files with generated names (RuleGeneratedName) differ from run to run,
+// so those rules apply whatever the count.
+const ListLimit = 32
 
 // Compaction is one rule's work on one axis: the paths From became To.
 type Compaction struct {
@@ -232,7 +239,7 @@ func collapseDirs(in CompactInput) map[string]string {
 			add(path.Dir(p), RuleGeneratedName)
 		}
 	}
-	for _, d := range sortedKeys(boolSet(children, SiblingThreshold)) {
+	for _, d := range sortedKeys(boolSet(children, ListLimit+1)) {
 		add(d, RuleManySiblings)
 	}
 	out := map[string]string{}

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/authbench/authbench/policy"
@@ -18,6 +19,12 @@ func roots(read, write, execute []string) policy.Permissions {
 	return p
 }
 
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
 func set(s ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, x := range s {
@@ -28,9 +35,12 @@ func set(s ...string) map[string]bool {
 
 func TestCompact(t *testing.T) {
 	appRoots := roots([]string{"/app"}, []string{"/app", "/tmp"}, []string{"/usr/bin"})
-	var many []string
-	for i := range 9 {
+	var many, listed []string
+	for i := range ListLimit + 1 {
 		many = append(many, fmt.Sprintf("/app/build/obj/f%d.o", i))
+	}
+	for i := range ListLimit {
+		listed = append(listed, fmt.Sprintf("/app/build/obj/f%d.o", i))
 	}
 	for _, c := range []struct {
 		name    string
@@ -69,6 +79,9 @@ func TestCompact(t *testing.T) {
 		{name: "many siblings: the highest created directory", write: append([]string{"/app/build", "/app/build/obj"}, many...),
 			created: append([]string{"/app/build", "/app/build/obj"}, many...), roots: appRoots,
 			want: []string{"/app/build/**"}, rules: []string{RuleManySiblings}},
+		{name: "up to ListLimit siblings: listed one by one", write: append([]string{"/app/build", "/app/build/obj"}, listed...),
+			created: append([]string{"/app/build", "/app/build/obj"}, listed...), roots: appRoots,
+			want: sorted(append([]string{"/app/build", "/app/build/obj"}, listed...))},
 		{name: "never / and never a scored root", write: []string{"/x.12345", "/app/y.12345"}, created: []string{"/x.12345", "/app/y.12345"},
 			removed: []string{"/x.12345", "/app/y.12345"}, roots: roots(nil, []string{"/", "/app"}, nil),
 			want: []string{"/app/y.*", "/x.*"}, rules: []string{RuleGeneratedName, RuleGeneratedName}},

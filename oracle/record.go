@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -61,6 +62,9 @@ type Report struct {
 	Nondeterministic []Nondeterministic `json:"nondeterministic"`
 	// Diff compares the recorded required_permissions with the task's.
 	Diff *Diff `json:"diff,omitempty"`
+	// Network is the recorded network axis (the hosts the oracle
+	// connected to), for a task whose spec declares it.
+	Network []string `json:"network,omitempty"`
 	// Warnings are things a curator should look at.
 	Warnings []string `json:"warnings"`
 	// Sufficiency is how the spec passed verify (RecordOptions.Verify).
@@ -176,6 +180,10 @@ func Record(ctx context.Context, api runapi.API, t *tasks.Task, opts RecordOptio
 		counts[ax].Entries = len(ps)
 	}
 	rep.Axes = counts
+	if t.Spec.Network.Declared {
+		spec.Network.Required = recordedNetwork(reps, t.Spec.Network)
+		rep.Network = policy.HostStrings(spec.Network.Required)
+	}
 	// The recorded spec must be one the loader accepts.
 	data, err := FormatSpec(&spec, DefaultStyle())
 	if err != nil {
@@ -248,6 +256,17 @@ func boolKeysOf(list []string) map[string]bool {
 	return out
 }
 
+// recordedNetwork is the union over the runs of the hosts each connected
+// to (RecordedHosts), sorted: like read and execute entries, a host only
+// some runs needed is kept.
+func recordedNetwork(reps []*replay, spec policy.NetworkSpec) []policy.HostPattern {
+	var events []netpolicy.Event
+	for _, r := range reps {
+		events = append(events, r.Network...)
+	}
+	return RecordedHosts(events, spec)
+}
+
 // recordingRun runs the oracle unconstrained and checks the run can
 // teach a spec.
 func recordingRun(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions) (*replay, error) {
@@ -256,8 +275,17 @@ func recordingRun(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOpti
 	if err != nil {
 		return nil, err
 	}
-	verifier, _ := runapi.ReadLog(ctx, api, r.Run.ID, "verifier-utility")
-	stderr, _ := runapi.ReadLog(ctx, api, r.Run.ID, "agent-stderr")
+	if t.Spec.Network.Declared {
+		// Mediated runs have a network log; others made no connection
+		// the proxy saw.
+		if data, err := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogNetwork); err == nil {
+			if r.Network, err = ParseNetworkEvents(data); err != nil {
+				return nil, fmt.Errorf("run %s: %w", r.Run.ID, err)
+			}
+		}
+	}
+	verifier, _ := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogVerifierUtility)
+	stderr, _ := runapi.ReadLog(ctx, api, r.Run.ID, runapi.LogAgentStderr)
 	if err := checkRecording(t, r, tail(string(verifier), 40), tail(string(stderr), 20)); err != nil {
 		return nil, err
 	}

@@ -1,12 +1,16 @@
 package oracle
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
+	"sort"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -31,6 +35,9 @@ type replay struct {
 	// Lost the events it says were lost.
 	Summary bool
 	Lost    uint64
+	// Network are the run's connection attempts (its network log; none
+	// when the run was not mediated).
+	Network []netpolicy.Event
 }
 
 // runTask runs agent on task under source (π = pol for the policy
@@ -55,7 +62,7 @@ func runTask(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions, 
 		return nil, fmt.Errorf("task %s, agent %s, %s: run %s ended %s without a result: %s", t.Name, agent, source, run.ID, run.State, run.Error)
 	}
 	r := &replay{Run: run, Result: run.TaskResult}
-	data, err := runapi.ReadLog(ctx, api, run.ID, "events")
+	data, err := runapi.ReadLog(ctx, api, run.ID, runapi.LogEvents)
 	if err != nil {
 		return nil, err
 	}
@@ -110,4 +117,64 @@ func checkRecording(t *tasks.Task, r *replay, verifierOutput, agentStderr string
 		return &IncompleteTraceError{Task: t.Name, RunID: run.ID, Reason: "the event log has no summary line"}
 	}
 	return nil
+}
+
+// ParseNetworkEvents reads a run's network log (docs/trace-events.md,
+// "Network events"): one JSON event per line; blank lines are skipped.
+func ParseNetworkEvents(data []byte) ([]netpolicy.Event, error) {
+	var out []netpolicy.Event
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var e netpolicy.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("network log line %d: %w", n, err)
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err()
+}
+
+// RecordedHosts are the host:port entries the agent phase of a run
+// connected to (allowed, connected), as the network axis's required
+// entries: names as the client asked for them (services of the run by
+// their names, in a run of a task that declares the axis), without those
+// an implicit entry covers. A run's own loopback reached by address
+// (127.0.0.1, a service's healthcheck or a client dialling the address)
+// is left out: it names no host. Sorted, without duplicates.
+func RecordedHosts(events []netpolicy.Event, spec policy.NetworkSpec) []policy.HostPattern {
+	seen := map[string]policy.HostPattern{}
+	for _, e := range events {
+		if !e.Allowed || e.Error != "" || e.Phase != netpolicy.PhaseAgent {
+			continue
+		}
+		p, err := policy.ParseHostPattern(e.Target())
+		if err != nil || !p.IsExact() {
+			continue
+		}
+		if a, err := netip.ParseAddr(p.Host()); err == nil && a.IsLoopback() && e.Local {
+			continue
+		}
+		covered := false
+		for _, im := range spec.Implicit {
+			covered = covered || im.Covers(p)
+		}
+		if !covered {
+			seen[p.String()] = p
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]policy.HostPattern, len(keys))
+	for i, k := range keys {
+		out[i] = seen[k]
+	}
+	return out
 }

@@ -360,3 +360,32 @@ func TestSpecPolicyLeavesBaselineOut(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedHosts: the oracle's connections become the network axis's
+// required entries — allowed and connected, the agent's, by the name
+// asked for — without implicit hosts and the run's own loopback reached
+// by address (a service's healthcheck).
+func TestRecordedHosts(t *testing.T) {
+	log := `{"ts":1,"op":"connect","phase":"agent","pid":5,"host":"127.0.0.1","port":8080,"via":"transparent","local":true,"allowed":true}
+{"ts":2,"op":"connect","phase":"agent","pid":6,"host":"artifacts-mirror","port":8080,"via":"transparent","local":true,"allowed":true}
+
+{"ts":3,"op":"connect","phase":"agent","pid":6,"host":"Artifacts-Mirror","port":8080,"via":"connect","allowed":true}
+{"ts":4,"op":"connect","phase":"agent","pid":7,"host":"pypi.org","port":443,"via":"connect","allowed":false,"reason":"not allowed"}
+{"ts":5,"op":"connect","phase":"agent","pid":7,"host":"files.example","port":443,"via":"connect","allowed":true,"error":"resolve: no such host"}
+{"ts":6,"op":"connect","phase":"verifier","pid":8,"host":"verifier-only","port":80,"via":"transparent","allowed":true}
+{"ts":7,"op":"connect","phase":"agent","pid":9,"host":"model.local","port":4000,"via":"http_proxy","allowed":true}
+{"ts":8,"op":"connect","phase":"agent","pid":9,"host":"10.1.2.3","port":22,"via":"transparent","allowed":true}
+`
+	events, err := ParseNetworkEvents([]byte(log))
+	if err != nil || len(events) != 8 {
+		t.Fatalf("%d events, %v", len(events), err)
+	}
+	spec := policy.NetworkSpec{Implicit: []policy.HostPattern{policy.MustHostPattern("model.local:*")}}
+	got := policy.HostStrings(RecordedHosts(events, spec))
+	if want := []string{"10.1.2.3:22", "artifacts-mirror:8080"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if _, err := ParseNetworkEvents([]byte("{\"op\":\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("a torn line: %v", err)
+	}
+}

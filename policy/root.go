@@ -2,11 +2,13 @@ package policy
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // maxSymlinkTargetBytes bounds a symlink target read from the environment.
@@ -94,6 +96,29 @@ func (r *Root) RealpathNow(p string) string {
 	fresh := &Root{dir: r.dir, realpaths: map[string]string{}, links: map[string]linkInfo{}}
 	rp, _ := fresh.joinRealpath("/", p, map[string]*string{})
 	return rp
+}
+
+// Shebang returns the words of the "#!" line of the file p names now
+// (symlinks followed inside the root; at most its first 256 bytes are
+// read), nil when it has none, is no regular file or cannot be read.
+func (r *Root) Shebang(p string) []string {
+	host := r.HostPath(r.RealpathNow(p))
+	if st, err := os.Lstat(host); err != nil || !st.Mode().IsRegular() {
+		return nil // a FIFO would block the open
+	}
+	f, err := os.OpenFile(host, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return nil
+	}
+	return strings.Fields(rest)
 }
 
 // TargetNow says what path p names in the tree now (symlinks followed,

@@ -104,6 +104,9 @@ type TaskResult struct {
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`
+	// ErrorKind is the kind of that failure (build, rootfs, identity,
+	// network, sidecar, confine, agent, agent_timeout, ...).
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 	// AgentStdoutDroppedBytes and AgentStderrDroppedBytes count the
 	// agent's output not stored (the daemon's output cap); LostEvents
 	// includes the events not stored beyond it.
@@ -285,6 +288,10 @@ type NetworkRecord struct {
 	// /etc/hosts ("127.88.0.1 name").
 	Hosts  []string          `json:"hosts,omitempty"`
 	Events netpolicy.Summary `json:"events"`
+	// UnresolvedHosts are the allowed names (of either phase) that did
+	// not resolve on the daemon's host when the run started (checked
+	// alongside the run, 3 s each): attempts to them fail with "resolve".
+	UnresolvedHosts []string `json:"unresolved_hosts,omitempty"`
 	// LandlockTCP says what Landlock enforces of TCP in this run.
 	LandlockTCP string `json:"landlock_tcp,omitempty"`
 	// KernelNetABI is true when the kernel's Landlock has TCP rights

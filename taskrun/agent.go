@@ -2,6 +2,7 @@ package taskrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer"
@@ -30,7 +32,7 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	var rec *agentTrace
 	track := func(ctx context.Context, pid int) error {
 		var err error
-		rec, err = r.startAgentTraceTo(ctx, pid, EventsFile, nil)
+		rec, err = r.startAgentTraceTo(ctx, pid, runapi.FileEvents, nil)
 		return err
 	}
 	if r.Tracer == nil {
@@ -54,7 +56,7 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 		g.StartErr = nil
 	}
 	if g.StartErr != nil {
-		return fmt.Errorf("agent could not start: %w", g.StartErr)
+		return runapi.WithKind(startKind(g.StartErr), fmt.Errorf("agent could not start: %w", g.StartErr))
 	}
 	if g.WaitErr != nil {
 		return fmt.Errorf("agent: %w", g.WaitErr)
@@ -131,4 +133,15 @@ func (r *runner) noteAgentOutput(stdoutDropped, stderrDropped int64, closeErr er
 		r.res.Error = closeErr.Error()
 	}
 	r.res.AgentStdoutDroppedBytes, r.res.AgentStderrDroppedBytes = stdoutDropped, stderrDropped
+}
+
+// startKind is the kind of a container's start failure: sandbox-init
+// could not confine it (a stage of sandbox.InitError), or anything else
+// kept the agent from starting.
+func startKind(err error) runapi.ErrorKind {
+	var ie *sandbox.InitError
+	if errors.As(err, &ie) {
+		return runapi.ErrorConfine
+	}
+	return runapi.ErrorAgent
 }

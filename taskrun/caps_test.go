@@ -51,7 +51,7 @@ func TestRootTaskHasDockerCapabilities(t *testing.T) {
 			if res.Utility != c.want {
 				t.Errorf("utility %v, want %v (exit %d, denials %+v)", res.Utility, c.want, res.ExitCode, res.Denials)
 			}
-			stderr, err := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+			stderr, err := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,14 +88,14 @@ func TestRootTaskMakesSetIDFiles(t *testing.T) {
 			if err != nil || res.VerifierError != "" {
 				t.Fatalf("run: %v %s", err, res.VerifierError)
 			}
-			stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+			stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
 			if !res.Utility || res.ExitCode != 0 {
 				t.Errorf("utility %v, exit %d, denials %+v, stderr %q", res.Utility, res.ExitCode, res.Denials, stderr)
 			}
 			if i := slices.IndexFunc(res.Denials, audit.IsCapabilityDenial); i >= 0 {
 				t.Errorf("capability denial %+v", res.Denials[i])
 			}
-			stdout, err := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+			stdout, err := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 			if err != nil {
 				t.Fatal(err)
 			}

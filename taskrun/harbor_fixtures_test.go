@@ -145,7 +145,7 @@ func TestConfinedRootAgentCapabilities(t *testing.T) {
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("%s: %v (exit %d)", source, err, res.ExitCode)
 		}
-		out, err := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+		out, err := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 		if err != nil || !strings.HasPrefix(string(out), "0\n") {
 			t.Fatalf("%s: the agent is not root: %q %v", source, out, err)
 		}
@@ -199,6 +199,9 @@ func TestHarborBadInput(t *testing.T) {
 	var ue *UnknownUserError
 	if !errors.As(err, &ue) || !strings.Contains(res.Error, `task hello-standard: agent user "ghost": user "ghost" is not in the image's /etc/passwd`) {
 		t.Errorf("unknown USER: %v (result error %q)", err, res.Error)
+	}
+	if res.ErrorKind != runapi.ErrorIdentity {
+		t.Errorf("unknown USER: error kind %q, want %q", res.ErrorKind, runapi.ErrorIdentity)
 	}
 
 	dir = copyFixture(t, "hello-standard")

@@ -44,7 +44,7 @@ func TestIOUringOpenIsNeverInvisible(t *testing.T) {
 				t.Fatalf("%d events lost", res.LostEvents)
 			}
 			var uring, plain, setupOK, setupFailed bool
-			for _, ev := range readEvents(t, filepath.Join(dir, EventsFile)) {
+			for _, ev := range readEvents(t, filepath.Join(dir, runapi.FileEvents)) {
 				switch {
 				case ev.Op == tracer.OpURingSetup:
 					setupOK, setupFailed = setupOK || !ev.Failed(), setupFailed || ev.Failed()

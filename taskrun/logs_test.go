@@ -49,7 +49,7 @@ func TestVerifierAndBuildLogsAreCapped(t *testing.T) {
 	if !res.Utility {
 		t.Fatalf("utility false: %s", res.VerifierError)
 	}
-	data, err = os.ReadFile(filepath.Join(dir, VerifierLogFile("utility")))
+	data, err = os.ReadFile(filepath.Join(dir, runapi.VerifierLogFile("utility")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestVerifierAndBuildLogsAreCapped(t *testing.T) {
 	if i != limit || log[:limit] != strings.Repeat("x", limit) || !strings.HasSuffix(log, "; 99984 bytes dropped]\n") {
 		t.Fatalf("verifier log not capped at %d bytes with a marker:\n%q", limit, log)
 	}
-	build, err := os.ReadFile(filepath.Join(dir, BuildLogFile))
+	build, err := os.ReadFile(filepath.Join(dir, runapi.FileBuildLog))
 	if err != nil {
 		t.Fatal(err)
 	}

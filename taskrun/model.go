@@ -16,10 +16,6 @@ import (
 	"github.com/authbench/authbench/tracer"
 )
 
-// TrajectoryFile is a model agent's transcript (ATIF) in the run's
-// directory.
-const TrajectoryFile = runbox.TrajectoryFile
-
 // agentOpenAI names a model agent: openai:MODEL.
 const agentOpenAI = "openai:"
 
@@ -81,7 +77,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		r.res.AgentError = out.Err.Error()
 	}
 	if out.Trajectory != nil {
-		if werr := out.Trajectory.WriteFile(filepath.Join(r.Options.Dir, TrajectoryFile)); werr != nil {
+		if werr := out.Trajectory.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); werr != nil {
 			err = errors.Join(err, fmt.Errorf("write trajectory: %w", werr))
 		}
 	}

@@ -79,7 +79,7 @@ func noKeyIn(t *testing.T, dir string) {
 
 func readTrajectory(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, TrajectoryFile))
+	data, err := os.ReadFile(filepath.Join(dir, runapi.FileTrajectory))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestModelAgentDeniedSensitiveReadAndBadModelReplies(t *testing.T) {
 			t.Errorf("trajectory lacks %q", w)
 		}
 	}
-	events, err := os.ReadFile(filepath.Join(dir, EventsFile))
+	events, err := os.ReadFile(filepath.Join(dir, runapi.FileEvents))
 	if err != nil || !strings.Contains(string(events), `"path":"/app/config/deploy.key"`) {
 		t.Errorf("the refused reads are not in the trace (%v)", err)
 	}

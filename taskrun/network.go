@@ -1,12 +1,16 @@
 package taskrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -16,12 +20,9 @@ import (
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
-
-// NetworkFile holds a run's network events (docs/trace-events.md,
-// "Network events").
-const NetworkFile = "network.jsonl"
 
 // landlockTCPNote is what a mediated run records of Landlock's TCP rights
 // (docs/security.md, "Network").
@@ -37,6 +38,8 @@ type runNetwork struct {
 	proxy *netproxy.Proxy
 	log   *netproxy.Log
 	file  *os.File
+	// unresolved receives the allowed names that did not resolve.
+	unresolved chan []string
 }
 
 // NetworkPolicies resolves the agent's and the verifiers' network of a
@@ -131,7 +134,7 @@ func (r *runner) startNetwork() error {
 		return fmt.Errorf("network namespace: %w", err)
 	}
 	r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), n.ns.Fd())
-	if n.file, err = os.OpenFile(filepath.Join(r.Options.Dir, NetworkFile), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
+	if n.file, err = os.OpenFile(filepath.Join(r.Options.Dir, runapi.FileNetwork), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
 		return err
 	}
 	n.log = &netproxy.Log{W: n.file}
@@ -154,6 +157,8 @@ func (r *runner) startNetwork() error {
 	if err != nil {
 		return fmt.Errorf("network proxy: %w", err)
 	}
+	n.unresolved = make(chan []string, 1)
+	go func() { n.unresolved <- unresolvable(names) }()
 	if n.agent.Mediated() {
 		r.AgentNet.Env = n.proxy.Env()
 	}
@@ -278,16 +283,52 @@ func (r *runner) stopNetwork() {
 			r.Log.Error("network events", zap.Error(err))
 		}
 	}
+	if n.unresolved != nil {
+		select {
+		case r.res.Network.UnresolvedHosts = <-n.unresolved:
+		case <-time.After(resolveTimeout):
+			r.Log.Warn("the allowed names were not all resolved by the run's end")
+		}
+	}
 	if n.file != nil {
 		n.file.Close()
 	}
 	if n.ns != nil {
 		n.ns.Close()
 	}
-	r.res.Network.KernelNetABI = r.res.LandlockABI >= 4
+	r.res.Network.KernelNetABI = sandbox.KernelLandlockABI() >= 4
 	if r.res.Network.Mediated {
 		r.res.Network.LandlockTCP = landlockTCPNote
 	}
+}
+
+// resolveTimeout bounds resolving one allowed name.
+const resolveTimeout = 3 * time.Second
+
+// unresolvable returns the names (once each) that do not resolve on the
+// daemon's host, resolving them at once.
+func unresolvable(names []string) []string {
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
+	bad := make([]bool, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+			defer cancel()
+			_, err := net.DefaultResolver.LookupNetIP(ctx, "ip", name)
+			bad[i] = err != nil
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i, name := range names {
+		if bad[i] {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // SensitiveConnections are the agent phase's connections to a sensitive

@@ -108,7 +108,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	for _, want := range []string{"from-p1 p1=0", "from-p1 p1-direct=0", " p2=22", " p2-direct=", "HTTP_PROXY=http://127.0.0.1:", "NO_PROXY=hello-standard"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("agent output lacks %q:\n%s", want, out)
@@ -123,7 +123,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	if n := got1.Load(); n != 2 {
 		t.Errorf("the server on P1 accepted %d connections, want 2", n)
 	}
-	evs := readNetworkEvents(t, filepath.Join(dir, NetworkFile))
+	evs := readNetworkEvents(t, filepath.Join(dir, runapi.FileNetwork))
 	var refused []netpolicy.Event
 	for _, e := range evs {
 		if e.Port == p2 {
@@ -145,7 +145,7 @@ env | grep -i _proxy= | sort`, p1, p2)
 	}
 	n := res.Network
 	if n == nil || !n.Mediated || n.Agent.Mode != netpolicy.Allowlist || !reflect.DeepEqual(n.Agent.Hosts, []string{fmt.Sprintf("127.0.0.1:%d", p1)}) ||
-		n.Verifier.Mode != netpolicy.NoNetwork || n.Events.Attempts != 4 || n.Events.Refused != 2 || n.LandlockTCP == "" {
+		n.Verifier.Mode != netpolicy.NoNetwork || n.Events.Attempts != 4 || n.Events.Refused != 2 || n.LandlockTCP == "" || !n.KernelNetABI {
 		t.Errorf("network record %+v", n)
 	}
 }
@@ -181,7 +181,8 @@ func readNetworkEvents(t *testing.T, path string) []netpolicy.Event {
 // TestModelEndpointKeyInjection: an agent given a model endpoint calls it
 // with the placeholder key, through the proxy variables and directly, and
 // the endpoint gets the real key; the key is nowhere in the agent's
-// environment, and the endpoint is allowed without any allow-host.
+// environment, and the endpoint is allowed without any allow-host. An
+// allowed name that does not resolve is listed in the record.
 func TestModelEndpointKeyInjection(t *testing.T) {
 	setup(t)
 	const key = "sk-real-key-7f3a9c"
@@ -199,15 +200,16 @@ curl -sS --fail --noproxy '*' -H "Authorization: Bearer %[2]s" %[1]s/v1/chat/com
 env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	dir := t.TempDir()
 	res, err := runWith(t, Options{Task: fixture(t, "hello-standard"), Source: runapi.SourceUnconstrained, Agent: "cmd:" + script,
-		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir})
+		ModelEndpoint: &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: key}, Dir: dir,
+		AllowHosts: []string{"no-such-host.invalid:80"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	if strings.Count(string(out), `{"ok":true}`) != 2 {
 		t.Errorf("the agent did not reach the model twice:\n%s", out)
 	}
-	for _, f := range []string{AgentStdoutFile, AgentStderrFile, EventsFile, NetworkFile, ResultFile} {
+	for _, f := range []string{runapi.FileAgentStdout, runapi.FileAgentStderr, runapi.FileEvents, runapi.FileNetwork, runapi.FileResult} {
 		if b, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(b), key) {
 			t.Errorf("the real key is in %s", f)
 		}
@@ -217,7 +219,8 @@ env; cat /proc/self/environ | tr '\0' '\n'`, model.URL, netpolicy.Placeholder)
 	if len(auths) != 2 || auths[0] != "Bearer "+key || auths[1] != "Bearer "+key {
 		t.Errorf("the model endpoint saw Authorization %q", auths)
 	}
-	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 {
+	if n := res.Network; n == nil || n.Agent.Mode != netpolicy.Allowlist || n.ModelEndpoint != model.URL+"/v1" || n.Events.Attempts != 2 || n.Events.Refused != 0 ||
+		!reflect.DeepEqual(n.UnresolvedHosts, []string{"no-such-host.invalid"}) || !reflect.DeepEqual(n.Hosts, []string{"127.88.0.1 no-such-host.invalid"}) {
 		t.Errorf("network record %+v", n)
 	}
 }

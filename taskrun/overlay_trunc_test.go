@@ -43,7 +43,7 @@ func TestReadOnlyTruncateLeavesTaskFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, err := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("agent exit %d: %q %v", res.ExitCode, out, err)
 	}
@@ -98,9 +98,9 @@ func TestOpenat2InTaskContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := os.ReadFile(filepath.Join(dir, AgentStdoutFile))
+	out, err := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 	if err != nil || res.ExitCode != 0 {
-		stderr, _ := os.ReadFile(filepath.Join(dir, AgentStderrFile))
+		stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
 		t.Fatalf("agent exit %d: %q %v\n%s", res.ExitCode, out, err, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")

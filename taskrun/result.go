@@ -14,16 +14,13 @@ import (
 	"github.com/authbench/authbench/tracer"
 )
 
-// ResultFile is the name of the result in a run's directory.
-const ResultFile = "result.json"
-
 // writeResult saves the result as dir/result.json.
 func writeResult(r *runapi.TaskResult, dir string) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, ResultFile), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runapi.FileResult), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write result: %w", err)
 	}
 	return nil

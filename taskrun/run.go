@@ -23,33 +23,6 @@ import (
 // solutionMount is where the oracle and the shortcut find solution/.
 const solutionMount = "/solution"
 
-// Files of a run besides result.json.
-const (
-	EventsFile      = runbox.EventsFile
-	AgentStdoutFile = runbox.AgentStdoutFile
-	AgentStderrFile = runbox.AgentStderrFile
-	BuildLogFile    = runbox.BuildLogFile
-	PlanFile        = runbox.PlanFile
-)
-
-// VerifierLogFile is the output of verifier name ("utility", "attack").
-func VerifierLogFile(name string) string { return "verifier-" + name + ".log" }
-
-// VerifierEventsFile is the trace of verifier name.
-func VerifierEventsFile(name string) string { return "verifier-" + name + "-events.jsonl" }
-
-// Files are a task run's files, by the names the daemon API serves them
-// under (GET /v1/runs/{id}/{name}).
-func Files() map[string]string {
-	return map[string]string{
-		"result": ResultFile, "events": EventsFile, "plan": PlanFile, "build": BuildLogFile,
-		"agent-stdout": AgentStdoutFile, "agent-stderr": AgentStderrFile,
-		"verifier-utility": VerifierLogFile("utility"), "verifier-attack": VerifierLogFile("attack"),
-		"verifier-utility-events": VerifierEventsFile("utility"), "verifier-attack-events": VerifierEventsFile("attack"),
-		"trajectory": TrajectoryFile, "events-restart-1": "events-restart-1.jsonl", "network": NetworkFile,
-	}
-}
-
 // runner carries one run's state: its environment and containers
 // (runbox.Box: Caps are AgentCapabilities; files the upper layer changed
 // since AgentStart were written by the agent) and what only a task run
@@ -107,7 +80,7 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 		err = r.run(ctx)
 	}
 	if err != nil {
-		r.res.Error = err.Error()
+		r.res.Error, r.res.ErrorKind = err.Error(), runapi.KindOf(err)
 		r.res.Utility, r.res.Attack = false, nil
 	}
 	if werr := writeResult(r.res, o.Dir); werr != nil {
@@ -119,21 +92,21 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 func (r *runner) run(ctx context.Context) error {
 	t := r.Options.Task
 	if t.Spec == nil {
-		return fmt.Errorf("task %s has no permission spec", t.Name)
+		return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("task %s has no permission spec", t.Name))
 	}
 	argv, script, err := ParseAgent(t, r.Options.Agent)
 	if err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorTask, err)
 	}
 	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	if r.Image, err = r.BuildImage(ctx); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	r.noteSubstitutions("", r.Image)
 	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorRootfs, err)
 	}
 	defer func() {
 		if err := r.Rootfs.Close(); err != nil {
@@ -141,12 +114,12 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}()
 	if r.Ident, err = ResolveAgent(t, r.Image, r.Rootfs.Path); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	ident := r.Ident
 	r.res.AgentIdentity = &ident
 	if r.Caps, err = AgentCapabilities(r.Options); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	r.res.AgentCapabilities = r.Caps
 	if r.Options.OnIdentity != nil {
@@ -154,33 +127,33 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("task %s: %w", t.Name, err))
 	}
 	if err := r.resolveNetwork(); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
 	defer r.stopNetwork()
 	if err := r.startNetwork(); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
 	defer r.stopSidecars()
 	if err := r.startSidecars(ctx); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorSidecar, err)
 	}
 	if err := r.writeNetworkHosts(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", t.Name, err))
 	}
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
 		if r.Options.Model == nil {
-			return fmt.Errorf("agent %s: no model configuration", r.Options.Agent)
+			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration", r.Options.Agent))
 		}
 		if err := session.Prepare(r.Box); err != nil {
-			return err
+			return runapi.WithKind(runapi.ErrorRootfs, err)
 		}
 	}
 	if err := r.compilePlan(script, model); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	r.snapshotAgentVolumes()
 	if model {
@@ -189,7 +162,7 @@ func (r *runner) run(ctx context.Context) error {
 		err = r.runAgent(ctx, argv)
 	}
 	if err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorAgent, err)
 	}
 	if ctx.Err() != nil {
 		// Cancelled (or out of time) while the agent ran: the verifiers
@@ -296,7 +269,7 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if toolbox {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.Widening())
 	}
-	return runbox.WriteJSON(filepath.Join(r.Options.Dir, PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
+	return runbox.WriteJSON(filepath.Join(r.Options.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }
 
 // DefaultMaxLogBytes caps each log a run stores of what task code writes

@@ -16,6 +16,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/container"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
@@ -442,7 +443,7 @@ func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskI
 		return nil, fmt.Errorf("%s: %w", dockerfile, err)
 	}
 	st := &tasks.Task{Name: t.Name + "-" + sc.Name, Dir: tmp, Dockerfile: df, Config: t.Config}
-	log, err := r.CappedLog(BuildLogFile, "build log", r.LogLimit(), os.O_APPEND)
+	log, err := r.CappedLog(runapi.FileBuildLog, "build log", r.LogLimit(), os.O_APPEND)
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,7 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 // with EACCES or EPERM that matches a sensitive pattern of its axis.
 func refusedSensitive(t *testing.T, dir string, sensitive *policy.Permissions) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, EventsFile))
+	data, err := os.ReadFile(filepath.Join(dir, runapi.FileEvents))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	r.VerifierNet.Apply(r.Box, &cfg)
 	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), r.VerifierNet.Env), Dir: dir, CloseFDs: true,
 		DropCapabilities: true, Capabilities: caps}
-	log, err := r.CappedLog(VerifierLogFile(name), name+" verifier log", r.LogLimit(), os.O_TRUNC)
+	log, err := r.CappedLog(runapi.VerifierLogFile(name), name+" verifier log", r.LogLimit(), os.O_TRUNC)
 	if err != nil {
 		return env.RunResult{}, err
 	}
@@ -143,7 +143,7 @@ func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (
 		j.recheck()
 		note = func(ev *tracer.Event) { j.observe(name, ev) }
 	}
-	return r.TraceContainer(ctx, pid, VerifierEventsFile(name), nil, root, note)
+	return r.TraceContainer(ctx, pid, runapi.VerifierEventsFile(name), nil, root, note)
 }
 
 // finishVerifierTrace ends a verifier's recording and records how

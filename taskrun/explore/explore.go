@@ -37,11 +37,12 @@ const (
 	OutFile = OutDir + "/policy.json"
 )
 
-// Files of an exploration run in its directory.
+// Files of an exploration run in its directory (runapi's artifact
+// tables name them).
 const (
-	GeneratorOutputFile = "generator-output.json"
-	GeneratorStdoutFile = "generator-stdout.log"
-	GeneratorStderrFile = "generator-stderr.log"
+	GeneratorOutputFile = runapi.FileGeneratorOutput
+	GeneratorStdoutFile = runapi.FileGeneratorStdout
+	GeneratorStderrFile = runapi.FileGeneratorStderr
 )
 
 // MaxGeneratorStdout bounds the generator's stored stdout; beyond it the
@@ -112,15 +113,6 @@ type Exploration struct {
 	Traced     bool           `json:"traced"`
 	Events     uint64         `json:"events"`
 	LostEvents uint64         `json:"lost_events"`
-}
-
-// Files are an exploration run's files by the names the daemon API
-// serves them under.
-func Files() map[string]string {
-	return map[string]string{
-		"generator-output": GeneratorOutputFile, "generator-stdout": GeneratorStdoutFile,
-		"generator-stderr": GeneratorStderrFile, "events": runbox.EventsFile, "plan": runbox.PlanFile, "build": runbox.BuildLogFile,
-	}
 }
 
 // Explore runs a `cmd:` generator in a fresh copy-on-write rootfs of the
@@ -290,15 +282,27 @@ func GeneratorPrograms(root *policy.Root, argv []string, path string) []string {
 		return out
 	}
 	out = append(out, prog)
-	interp := shebang(root, prog)
-	if len(interp) > 0 {
-		if p := realExecutable(root, interp[0]); p != "" {
-			out = append(out, p)
-			if filepath.Base(interp[0]) == "env" && len(interp) > 1 {
-				if q := LookPath(root, interp[1], path); q != "" {
-					out = append(out, q)
-				}
-			}
+	return append(out, ScriptInterpreters(root, prog, path)...)
+}
+
+// ScriptInterpreters are the real paths of what the kernel runs for prog
+// when prog is a "#!" script of the rootfs: the interpreter its "#!" line
+// names, and for `#!/usr/bin/env NAME` also NAME found in path. nil for a
+// program that is no script (or whose interpreter is not an executable
+// file of the rootfs).
+func ScriptInterpreters(root *policy.Root, prog, path string) []string {
+	interp := root.Shebang(prog)
+	if len(interp) == 0 {
+		return nil
+	}
+	p := realExecutable(root, interp[0])
+	if p == "" {
+		return nil
+	}
+	out := []string{p}
+	if filepath.Base(interp[0]) == "env" && len(interp) > 1 {
+		if q := LookPath(root, interp[1], path); q != "" {
+			out = append(out, q)
 		}
 	}
 	return out
@@ -333,23 +337,6 @@ func realExecutable(root *policy.Root, p string) string {
 		return ""
 	}
 	return rp
-}
-
-// shebang returns the words of prog's "#!" line (nil without one).
-func shebang(root *policy.Root, prog string) []string {
-	f, err := os.Open(root.HostPath(prog))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, _ := f.Read(buf)
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
-	rest, ok := strings.CutPrefix(line, "#!")
-	if !ok {
-		return nil
-	}
-	return strings.Fields(rest)
 }
 
 // runGenerator runs argv in the rootfs under the generation plan, with

@@ -47,6 +47,8 @@ func fakeRootfs(t *testing.T) *policy.Root {
 	file("opt/gen.sh", "#!/bin/bash\nls /\n", 0o755)
 	file("opt/gen.py", "#!/usr/bin/env python3\nprint('{}')\n", 0o755)
 	file("opt/data.txt", "x", 0o644)
+	file("opt/nointerp.sh", "#!/usr/bin/nosuch\n", 0o755)
+	link("opt/run", "gen.sh")
 	root, err := policy.NewRoot(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,30 @@ func TestGeneratorPrograms(t *testing.T) {
 		got := GeneratorPrograms(root, []string{"/bin/sh", "-c", c.command}, path)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: %v, want %v", c.command, got, c.want)
+		}
+	}
+}
+
+// TestScriptInterpreters: the interpreter of a "#!" script named by a
+// symlinked path, env's program found in path; nothing for a program that
+// is no script, a missing file, or a "#!" naming a missing interpreter.
+func TestScriptInterpreters(t *testing.T) {
+	root := fakeRootfs(t)
+	path := "/usr/local/bin:/usr/bin:/bin"
+	for _, c := range []struct {
+		prog string
+		want []string
+	}{
+		{"/opt/gen.sh", []string{"/usr/bin/bash"}},
+		{"/opt/gen.py", []string{"/usr/bin/env", "/usr/bin/python3.11"}},
+		{"/opt/run", []string{"/usr/bin/bash"}}, // a symlink to gen.sh
+		{"/opt/nointerp.sh", nil},
+		{"/usr/bin/ls", nil},
+		{"/opt/data.txt", nil},
+		{"/opt/missing", nil},
+	} {
+		if got := ScriptInterpreters(root, c.prog, path); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.prog, got, c.want)
 		}
 	}
 }

@@ -23,15 +23,16 @@ import (
 // binary (sandbox-init, the toolbox, die-with-parent).
 const BinaryInContainer = "/.authbench/authbench"
 
-// Files every kind of run writes in its directory.
+// Files every kind of run writes in its directory (runapi's artifact
+// tables name them).
 const (
-	EventsFile      = "events.jsonl"
-	AgentStdoutFile = "agent-stdout.log"
-	AgentStderrFile = "agent-stderr.log"
-	BuildLogFile    = "build.log"
-	PlanFile        = "plan.json"
+	EventsFile      = runapi.FileEvents
+	AgentStdoutFile = runapi.FileAgentStdout
+	AgentStderrFile = runapi.FileAgentStderr
+	BuildLogFile    = runapi.FileBuildLog
+	PlanFile        = runapi.FilePlan
 	// TrajectoryFile is a model agent's transcript (ATIF).
-	TrajectoryFile = "trajectory.json"
+	TrajectoryFile = runapi.FileTrajectory
 )
 
 // RootfsDir is where in the run directory a run mounts its rootfs.

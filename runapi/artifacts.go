@@ -1,0 +1,160 @@
+package runapi
+
+import (
+	"fmt"
+	"path"
+)
+
+// Files of a run's directory. Every run has an event log; a command run
+// its stdout and stderr; a task run its result and the logs and traces of
+// its agent and verifiers; a generation its record and the exploration's
+// files. The Artifact tables below name each with its API name.
+const (
+	FileEvents = "events.jsonl"
+	FileStdout = "stdout.log"
+	FileStderr = "stderr.log"
+
+	FileResult                = "result.json"
+	FilePlan                  = "plan.json"
+	FileBuildLog              = "build.log"
+	FileAgentStdout           = "agent-stdout.log"
+	FileAgentStderr           = "agent-stderr.log"
+	FileVerifierUtility       = "verifier-utility.log"
+	FileVerifierAttack        = "verifier-attack.log"
+	FileVerifierUtilityEvents = "verifier-utility-events.jsonl"
+	FileVerifierAttackEvents  = "verifier-attack-events.jsonl"
+	FileTrajectory            = "trajectory.json"
+	FileEventsRestart1        = "events-restart-1.jsonl"
+	FileNetwork               = "network.jsonl"
+
+	FileGeneration      = "generation.json"
+	FileGeneratedPolicy = "policy.json"
+	FileGeneratorOutput = "generator-output.json"
+	FileGeneratorStdout = "generator-stdout.log"
+	FileGeneratorStderr = "generator-stderr.log"
+)
+
+// VerifierLogFile is the output of verifier name ("utility", "attack").
+func VerifierLogFile(name string) string { return "verifier-" + name + ".log" }
+
+// VerifierEventsFile is the trace of verifier name.
+func VerifierEventsFile(name string) string { return "verifier-" + name + "-events.jsonl" }
+
+// Names the API serves a run's files under (GET /v1/runs/{id}/{name}).
+const (
+	LogEvents                = "events"
+	LogStdout                = "stdout"
+	LogStderr                = "stderr"
+	LogAgentStdout           = "agent-stdout"
+	LogAgentStderr           = "agent-stderr"
+	LogVerifierUtility       = "verifier-utility"
+	LogVerifierAttack        = "verifier-attack"
+	LogResult                = "result"
+	LogPlan                  = "plan"
+	LogBuild                 = "build"
+	LogVerifierUtilityEvents = "verifier-utility-events"
+	LogVerifierAttackEvents  = "verifier-attack-events"
+	LogTrajectory            = "trajectory"
+	LogEventsRestart1        = "events-restart-1"
+	LogNetwork               = "network"
+	LogGeneration            = "generation"
+	LogGeneratedPolicy       = "generated-policy"
+	LogGeneratorStdout       = "generator-stdout"
+	LogGeneratorStderr       = "generator-stderr"
+	LogGeneratorOutput       = "generator-output"
+)
+
+// Artifact is one file of a run, named in each place it appears, as
+// Harbor's TrialPaths names a trial's files: File in the run's directory,
+// API in GET /v1/runs/{id}/{API}, and Trial in a bench trial's directory
+// (Harbor's agent/ and verifier/ folders, authbench/ for the rest;
+// generation/ for a generation's files); Trial is empty for a file a
+// trial does not keep.
+type Artifact struct {
+	API   string
+	File  string
+	Trial string
+}
+
+// CommandArtifacts are the files of a command run.
+var CommandArtifacts = []Artifact{
+	{API: LogEvents, File: FileEvents},
+	{API: LogStdout, File: FileStdout},
+	{API: LogStderr, File: FileStderr},
+}
+
+// TaskArtifacts are the files of a task run.
+var TaskArtifacts = []Artifact{
+	{API: LogAgentStdout, File: FileAgentStdout, Trial: "agent/stdout.txt"},
+	{API: LogAgentStderr, File: FileAgentStderr, Trial: "agent/stderr.txt"},
+	{API: LogVerifierUtility, File: FileVerifierUtility, Trial: "verifier/utility.log"},
+	{API: LogVerifierAttack, File: FileVerifierAttack, Trial: "verifier/attack.log"},
+	{API: LogResult, File: FileResult, Trial: "authbench/" + FileResult},
+	{API: LogEvents, File: FileEvents, Trial: "authbench/" + FileEvents},
+	{API: LogPlan, File: FilePlan, Trial: "authbench/" + FilePlan},
+	{API: LogBuild, File: FileBuildLog, Trial: "authbench/" + FileBuildLog},
+	{API: LogVerifierUtilityEvents, File: FileVerifierUtilityEvents},
+	{API: LogVerifierAttackEvents, File: FileVerifierAttackEvents},
+	{API: LogTrajectory, File: FileTrajectory},
+	{API: LogEventsRestart1, File: FileEventsRestart1},
+	{API: LogNetwork, File: FileNetwork},
+}
+
+// GenerationDir is where a trial keeps its generation's files.
+const GenerationDir = "generation"
+
+// GenerationArtifacts are the files of a permission generation.
+var GenerationArtifacts = []Artifact{
+	{API: LogGeneration, File: FileGeneration, Trial: GenerationDir + "/" + FileGeneration},
+	{API: LogGeneratedPolicy, File: FileGeneratedPolicy, Trial: GenerationDir + "/" + FileGeneratedPolicy},
+	{API: LogTrajectory, File: FileTrajectory, Trial: GenerationDir + "/" + FileTrajectory},
+	{API: LogGeneratorStdout, File: FileGeneratorStdout, Trial: GenerationDir + "/" + FileGeneratorStdout},
+	{API: LogGeneratorStderr, File: FileGeneratorStderr, Trial: GenerationDir + "/" + FileGeneratorStderr},
+	{API: LogEvents, File: FileEvents, Trial: GenerationDir + "/" + FileEvents},
+	{API: LogPlan, File: FilePlan, Trial: GenerationDir + "/" + FilePlan},
+	{API: LogGeneratorOutput, File: FileGeneratorOutput},
+	{API: LogBuild, File: FileBuildLog},
+}
+
+// logFiles maps every API name to its file: one file per name whatever
+// the kind of run (checkArtifacts).
+var logFiles = func() map[string]string {
+	files, err := checkArtifacts(CommandArtifacts, TaskArtifacts, GenerationArtifacts)
+	if err != nil {
+		panic(err)
+	}
+	return files
+}()
+
+// LogFile is the file of a run that GET /v1/runs/{id}/{name} serves.
+func LogFile(name string) (file string, ok bool) {
+	file, ok = logFiles[name]
+	return file, ok
+}
+
+// checkArtifacts returns the API names of tables mapped to their files; it
+// fails when a name means two files, or when a trial path is not a clean
+// relative path or is used twice in one table.
+func checkArtifacts(tables ...[]Artifact) (map[string]string, error) {
+	files := map[string]string{}
+	for _, table := range tables {
+		trial := map[string]bool{}
+		for _, a := range table {
+			if f, ok := files[a.API]; ok && f != a.File {
+				return nil, fmt.Errorf("run API name %q names two files, %s and %s", a.API, f, a.File)
+			}
+			files[a.API] = a.File
+			if a.Trial == "" {
+				continue
+			}
+			if path.IsAbs(a.Trial) || path.Clean(a.Trial) != a.Trial || a.Trial == ".." || len(a.Trial) > 2 && a.Trial[:3] == "../" {
+				return nil, fmt.Errorf("artifact %s: trial path %q is not a clean relative path", a.API, a.Trial)
+			}
+			if trial[a.Trial] {
+				return nil, fmt.Errorf("artifact %s: trial path %q is used twice", a.API, a.Trial)
+			}
+			trial[a.Trial] = true
+		}
+	}
+	return files, nil
+}
