@@ -62,7 +62,7 @@ func TestParseSemantics(t *testing.T) {
 func TestDefaultSemanticsPerKind(t *testing.T) {
 	for _, c := range []struct {
 		in, def, want string
-		ok           bool
+		ok            bool
 	}{
 		{"", "", "precise", true},
 		{"", "published", "published", true},
