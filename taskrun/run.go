@@ -155,6 +155,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.writeNetworkHosts(); err != nil {
 		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", t.Name, err))
 	}
+	r.agentNetwork()
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
 		if r.Options.Model == nil {
