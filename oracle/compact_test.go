@@ -83,7 +83,7 @@ func TestCompact(t *testing.T) {
 			created: append([]string{"/app/build", "/app/build/obj"}, listed...), roots: appRoots,
 			want: sorted(append([]string{"/app/build", "/app/build/obj"}, listed...))},
 		{name: "a scratch tree below one directory the oracle made: write names that directory, read the existing one",
-			write: []string{"/src/cli/Makefile", "/src/cli/dist", "/src/cli/dist/cli-1.0", "/src/cli/dist/cli-1.0/README", "/src/cli/dist/cli-1.0.tar.gz", "/src/cli/dist/SUMS"},
+			write:   []string{"/src/cli/Makefile", "/src/cli/dist", "/src/cli/dist/cli-1.0", "/src/cli/dist/cli-1.0/README", "/src/cli/dist/cli-1.0.tar.gz", "/src/cli/dist/SUMS"},
 			read:    []string{"/src/cli/Makefile", "/src/cli/dist/cli-1.0.tar.gz"},
 			created: []string{"/src/cli/dist", "/src/cli/dist/cli-1.0", "/src/cli/dist/cli-1.0/README", "/src/cli/dist/cli-1.0.tar.gz", "/src/cli/dist/SUMS"},
 			removed: []string{"/src/cli/dist/cli-1.0/README", "/src/cli/dist/cli-1.0"},
