@@ -104,6 +104,9 @@ type TaskResult struct {
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`
+	// ErrorKind is the kind of that failure (build, rootfs, identity,
+	// network, sidecar, confine, agent, agent_timeout, ...).
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 	// AgentStdoutDroppedBytes and AgentStderrDroppedBytes count the
 	// agent's output not stored (the daemon's output cap); LostEvents
 	// includes the events not stored beyond it.

@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 		err = r.run(ctx)
 	}
 	if err != nil {
-		r.res.Error = err.Error()
+		r.res.Error, r.res.ErrorKind = err.Error(), runapi.KindOf(err)
 		r.res.Utility, r.res.Attack = false, nil
 	}
 	if werr := writeResult(r.res, o.Dir); werr != nil {
@@ -92,21 +92,21 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 func (r *runner) run(ctx context.Context) error {
 	t := r.Options.Task
 	if t.Spec == nil {
-		return fmt.Errorf("task %s has no permission spec", t.Name)
+		return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("task %s has no permission spec", t.Name))
 	}
 	argv, script, err := ParseAgent(t, r.Options.Agent)
 	if err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorTask, err)
 	}
 	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	if r.Image, err = r.BuildImage(ctx); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	r.noteSubstitutions("", r.Image)
 	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorRootfs, err)
 	}
 	defer func() {
 		if err := r.Rootfs.Close(); err != nil {
@@ -114,12 +114,12 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}()
 	if r.Ident, err = ResolveAgent(t, r.Image, r.Rootfs.Path); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	ident := r.Ident
 	r.res.AgentIdentity = &ident
 	if r.Caps, err = AgentCapabilities(r.Options); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	r.res.AgentCapabilities = r.Caps
 	if r.Options.OnIdentity != nil {
@@ -127,33 +127,33 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("task %s: %w", t.Name, err))
 	}
 	if err := r.resolveNetwork(); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
 	defer r.stopNetwork()
 	if err := r.startNetwork(); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
 	defer r.stopSidecars()
 	if err := r.startSidecars(ctx); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorSidecar, err)
 	}
 	if err := r.writeNetworkHosts(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", t.Name, err))
 	}
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
 		if r.Options.Model == nil {
-			return fmt.Errorf("agent %s: no model configuration", r.Options.Agent)
+			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration", r.Options.Agent))
 		}
 		if err := session.Prepare(r.Box); err != nil {
-			return err
+			return runapi.WithKind(runapi.ErrorRootfs, err)
 		}
 	}
 	if err := r.compilePlan(script, model); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	r.snapshotAgentVolumes()
 	if model {
@@ -162,7 +162,7 @@ func (r *runner) run(ctx context.Context) error {
 		err = r.runAgent(ctx, argv)
 	}
 	if err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorAgent, err)
 	}
 	if ctx.Err() != nil {
 		// Cancelled (or out of time) while the agent ran: the verifiers
