@@ -150,7 +150,11 @@ func (r *runner) startNetwork() error {
 			noProxy = append(noProxy, e.Host())
 		}
 	}
-	first, pol := netpolicy.PhaseAgent, n.agent
+	// While the services start (their healthchecks probe their ports),
+	// the proxy is in the services phase: the agent's network, its
+	// services not governed; agentNetwork switches to the agent's.
+	first, pol := netpolicy.PhaseServices, n.agent
+	pol.Services = nil
 	if !n.agent.Mediated() {
 		first, pol = netpolicy.PhaseVerifier, n.verifier
 	}
@@ -260,6 +264,14 @@ func withoutNames(hosts string, names []string) string {
 		}
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// agentNetwork switches the proxy to the agent's phase (the services
+// have started).
+func (r *runner) agentNetwork() {
+	if n := r.net; n != nil && n.proxy != nil && n.agent.Mediated() {
+		n.proxy.SetPhase(netpolicy.PhaseAgent, n.agent)
+	}
 }
 
 // verifierNetwork switches the proxy to the verifiers' phase.

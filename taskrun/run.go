@@ -68,7 +68,7 @@ func Cleanup(dir string) error {
 // then says why too, and is written whenever Dir is writable.
 func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	t := o.Task
-	sem, semErr := ParseSemantics(string(o.Semantics))
+	sem, semErr := policy.ParseSemanticsOr(string(o.Semantics), policy.DefaultTaskSemantics)
 	o.Semantics = sem
 	r := &runner{Box: &runbox.Box{Options: o}, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
@@ -155,6 +155,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.writeNetworkHosts(); err != nil {
 		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", t.Name, err))
 	}
+	r.agentNetwork()
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
 		if r.Options.Model == nil {
