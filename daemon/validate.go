@@ -359,17 +359,19 @@ func (p *prepared) takeModel() error {
 	switch {
 	case err != nil || !ok:
 		if tr.Model != nil {
-			return badField("task.model", "only an openai:MODEL agent takes a model")
+			return badField("task.model", "only an openai:MODEL or installed:NAME agent takes a model")
 		}
 		return nil
 	case tr.Model == nil:
 		return badField("task.model", "agent %s needs a model (base_url, api_key, options)", tr.Agent)
 	}
 	cfg := *tr.Model
-	if cfg.Model != "" && cfg.Model != name {
+	if name != "" && cfg.Model != "" && cfg.Model != name {
 		return badField("task.model.model", "is %q but the agent names %q", cfg.Model, name)
 	}
-	cfg.Model = name
+	if name != "" {
+		cfg.Model = name
+	}
 	p.modelAsked = cfg
 	// The client resolved the endpoint and key; the daemon's own
 	// environment is not the caller's and is not consulted.

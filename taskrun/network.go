@@ -139,12 +139,22 @@ func (r *runner) startNetwork() error {
 	}
 	n.log = &netproxy.Log{W: n.file}
 	names := slices.Concat(n.agent.Allow.Names(), n.verifier.Allow.Names())
+	noProxy := r.composeNames()
 	if m := r.Options.ModelEndpoint; m != nil {
 		if e, err := m.Entry(); err == nil {
 			names = append(names, e.Host())
+			// Clients that honour the variables would reach the model
+			// through a CONNECT tunnel, which the proxy relays unread
+			// (no key set); directly, they are redirected to the proxy,
+			// which serves the endpoint as HTTP and sets the key.
+			noProxy = append(noProxy, e.Host())
 		}
 	}
-	first, pol := netpolicy.PhaseAgent, n.agent
+	// While the services start (their healthchecks probe their ports),
+	// the proxy is in the services phase: the agent's network, its
+	// services not governed; agentNetwork switches to the agent's.
+	first, pol := netpolicy.PhaseServices, n.agent
+	pol.Services = nil
 	if !n.agent.Mediated() {
 		first, pol = netpolicy.PhaseVerifier, n.verifier
 	}
@@ -153,7 +163,7 @@ func (r *runner) startNetwork() error {
 		services = r.sidecarNames()
 	}
 	n.proxy, err = netproxy.Start(n.ns, netproxy.Config{Phase: first, Policy: pol, Names: names, Services: services,
-		NoProxy: r.composeNames(), Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log})
+		NoProxy: noProxy, Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log})
 	if err != nil {
 		return fmt.Errorf("network proxy: %w", err)
 	}
@@ -254,6 +264,14 @@ func withoutNames(hosts string, names []string) string {
 		}
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// agentNetwork switches the proxy to the agent's phase (the services
+// have started).
+func (r *runner) agentNetwork() {
+	if n := r.net; n != nil && n.proxy != nil && n.agent.Mediated() {
+		n.proxy.SetPhase(netpolicy.PhaseAgent, n.agent)
+	}
 }
 
 // verifierNetwork switches the proxy to the verifiers' phase.

@@ -2,6 +2,7 @@ package taskrun
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/agent/installed"
 	"strings"
 
 	"github.com/authbench/authbench/policy"
@@ -52,8 +53,13 @@ func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err 
 			return nil, "", fmt.Errorf("agent %q: %w", agent, err)
 		}
 		return session.Argv(runbox.DefaultAgentTimeout), "", nil
+	case strings.HasPrefix(agent, installed.Prefix):
+		if _, _, _, err := installed.ParseName(agent); err != nil {
+			return nil, "", err
+		}
+		return nil, "", nil // the harness's command is made for the run (installedRun)
 	}
-	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\" or openai:MODEL", agent)
+	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\", openai:MODEL or installed:NAME[:MODEL]", agent)
 }
 
 // AgentCapabilities is the set the agent of o runs with: o.Capabilities,

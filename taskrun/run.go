@@ -44,6 +44,9 @@ type runner struct {
 	// net is the run's network policy, namespace and proxy (nil until
 	// resolved).
 	net *runNetwork
+	// installed is an installed agent's harness, endpoint and proxy
+	// (nil for other agents).
+	installed *installedRun
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -98,6 +101,10 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return runapi.WithKind(runapi.ErrorTask, err)
 	}
+	inst, err := r.prepareInstalled(ctx)
+	if err != nil {
+		return runapi.WithKind(runapi.ErrorBuild, err)
+	}
 	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
 		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
@@ -105,7 +112,12 @@ func (r *runner) run(ctx context.Context) error {
 		return runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	r.noteSubstitutions("", r.Image)
-	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
+	var layers []string
+	if inst != nil {
+		layers = append(layers, inst.layer)
+		r.res.Harness = inst.h.Name + " " + inst.h.Version
+	}
+	if r.Rootfs, err = env.NewRootfsLayers(r.Image.Rootfs, layers, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
 		return runapi.WithKind(runapi.ErrorRootfs, err)
 	}
 	defer func() {
@@ -143,6 +155,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.writeNetworkHosts(); err != nil {
 		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", t.Name, err))
 	}
+	r.agentNetwork()
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
 		if r.Options.Model == nil {
@@ -152,10 +165,23 @@ func (r *runner) run(ctx context.Context) error {
 			return runapi.WithKind(runapi.ErrorRootfs, err)
 		}
 	}
+	if inst != nil {
+		if err := inst.writeFiles(r); err != nil {
+			return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
+		}
+		if argv, err = inst.h.Argv(inst.endpoint, t.Instruction); err != nil {
+			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
+		}
+	}
+	r.installed = inst
 	if err := r.compilePlan(script, model); err != nil {
 		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	r.snapshotAgentVolumes()
+	if inst != nil {
+		defer inst.finish(r)
+		r.AgentEnv = inst.env()
+	}
 	if model {
 		err = r.runModelAgent(ctx)
 	} else {
@@ -252,6 +278,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 		p := policy.MustPattern(runbox.BinaryInContainer)
 		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
 	}
+	if r.installed != nil {
+		r.installed.baseline(&base)
+	}
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
@@ -268,6 +297,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
 	if toolbox {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.Widening())
+	}
+	if r.installed != nil {
+		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
 	}
 	return runbox.WriteJSON(filepath.Join(r.Options.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

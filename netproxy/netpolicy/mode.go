@@ -40,7 +40,11 @@ type Phase string
 
 // The phases.
 const (
-	PhaseBuild    Phase = "build"
+	PhaseBuild Phase = "build"
+	// PhaseServices: the run's compose services starting, before the
+	// agent (their healthchecks' connections are theirs, not the
+	// agent's).
+	PhaseServices Phase = "services"
 	PhaseAgent    Phase = "agent"
 	PhaseVerifier Phase = "verifier"
 )
