@@ -15,9 +15,9 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/taskrun"
 )
 
 // taskRunFlags are the flags of `authbench task run`.
@@ -97,7 +97,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.BoolVar(&f.unconstrained, "unconstrained", false, "run without Landlock")
 	fl.BoolVar(&f.specPolicy, "spec-policy", false, "run under the spec's required_permissions")
 	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL] (required)`)
-	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
+	fl.StringVar(&f.semantics, "semantics", string(policy.DefaultTaskSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.caps, "caps", "", "the agent's capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: the task's, Docker's set unless task.toml's cap_add/cap_drop change it)")
 	fl.StringArrayVar(&f.allowHosts, "agent-allow-host", nil, "let the agent reach `HOST:PORT` through the run's egress proxy (repeatable; makes the agent's network an allowlist, docs/tasks.md)")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
@@ -115,7 +115,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	sources := 0
 	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts}}
-	if _, err := taskrun.ParseSemantics(f.semantics); err != nil {
+	if _, err := policy.ParseSemanticsOr(f.semantics, policy.DefaultTaskSemantics); err != nil {
 		return nil, usageErrorf("--semantics: %v", err)
 	}
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {

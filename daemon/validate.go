@@ -186,6 +186,7 @@ func (p *prepared) parsePolicy() error {
 	if err != nil {
 		return badField("semantics", "%v", err)
 	}
+	req.Semantics = string(sem) // recorded as applied
 	p.planOptions = policy.PlanOptions{Semantics: sem, RefuseSymlinks: req.RefuseSymlinks}
 	p.baseline = policy.DefaultBaseline()
 	if isNull(req.Baseline) {
@@ -308,9 +309,13 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 	if err := p.takeModel(); err != nil {
 		return nil, err
 	}
-	if _, err := taskrun.ParseSemantics(tr.Semantics); err != nil {
+	sem, err := policy.ParseSemanticsOr(tr.Semantics, policy.DefaultTaskSemantics)
+	if err != nil {
 		return nil, badField("task.semantics", "%v", err)
 	}
+	named := *p.req.Task
+	named.Semantics = string(sem) // recorded as applied
+	p.req.Task = &named
 	if err := p.takeTaskCaps(peer); err != nil {
 		return nil, err
 	}

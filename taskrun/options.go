@@ -5,7 +5,6 @@ import (
 	"github.com/authbench/authbench/agent/installed"
 	"strings"
 
-	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
@@ -20,20 +19,6 @@ const agentCmd = "cmd:"
 // the run's collaborators (runbox.Options documents each field; an
 // exploration, taskrun/explore, takes the same).
 type Options = runbox.Options
-
-// DefaultSemantics is the enforcement semantics of a task run that
-// names none: the published launcher's, so that the spec row is
-// comparable with published numbers.
-const DefaultSemantics = policy.SemanticsPublished
-
-// ParseSemantics checks a task run's semantics name; "" is
-// DefaultSemantics.
-func ParseSemantics(s string) (policy.Semantics, error) {
-	if s == "" {
-		return DefaultSemantics, nil
-	}
-	return policy.ParseSemantics(s)
-}
 
 // ParseAgent checks an agent name and returns the command line that runs
 // it inside the container, with the script it needs readable (if any).

@@ -68,7 +68,7 @@ func Cleanup(dir string) error {
 // then says why too, and is written whenever Dir is writable.
 func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	t := o.Task
-	sem, semErr := ParseSemantics(string(o.Semantics))
+	sem, semErr := policy.ParseSemanticsOr(string(o.Semantics), policy.DefaultTaskSemantics)
 	o.Semantics = sem
 	r := &runner{Box: &runbox.Box{Options: o}, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
