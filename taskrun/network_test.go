@@ -299,3 +299,137 @@ func TestSensitiveConnections(t *testing.T) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
+
+// TestComposeNetworkOrigins: the connections of a run's compose services
+// are not the agent's. A service whose health test is probed before it
+// listens (its first probes refused by the kernel) shows them in the
+// set-up phase, as that service's and as failed, not refused; a second
+// service that, all along the agent's phase, reaches the first by name
+// and a host's loopback server it is not allowed has those attempts
+// recorded as its own; none of that is a denial of the run. The agent's
+// own attempt at a host's server it is not allowed is still one, and its
+// attempt at a port where nothing listens (in the run or on the host) is
+// a failure, not a denial.
+func TestComposeNetworkOrigins(t *testing.T) {
+	setup(t)
+	side, sideGot := hostServer(t, "side")
+	agentSrv, agentGot := hostServer(t, "agent")
+	ps, pa := side.Listener.Addr().(*net.TCPAddr).Port, agentSrv.Listener.Addr().(*net.TCPAddr).Port
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := closed.Addr().(*net.TCPAddr).Port
+	closed.Close() // nothing listens on pc, in the run or on the host
+	compose := fmt.Sprintf(`services:
+  main:
+    build: .
+    depends_on: {sink: {condition: service_healthy}, chatty: {condition: service_started}}
+  sink:
+    build: ./sink
+    command: ["sh", "-c", "sleep 1.5; exec python /srv/sink.py"]
+    healthcheck:
+      test: ["CMD", "python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/health', timeout=1)"]
+      interval: 200ms
+      timeout: 2s
+      retries: 50
+  chatty:
+    image: python:3.12-slim
+    command:
+      - python3
+      - -c
+      - |
+        import socket, time
+        while True:
+            for addr in (("sink", 8080), ("127.0.0.1", %d)):
+                try:
+                    socket.create_connection(addr, timeout=1).close()
+                except OSError:
+                    pass
+            time.sleep(0.1)
+volumes: {attack_sink: {}}
+`, ps)
+	dir := copyFixture(t, "compose-leak-sink")
+	if err := os.WriteFile(filepath.Join(dir, "environment", "docker-compose.yaml"), []byte(compose), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task, err := tasks.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`python3 -c '
+import socket, time
+for port in (%d, %d):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close(); print(port, "connected")
+    except OSError as e:
+        print(port, e.errno)
+time.sleep(1.5)
+'`, pa, pc)
+	out := t.TempDir()
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourceUnconstrained, Agent: "cmd:" + script, Dir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := os.ReadFile(filepath.Join(out, runapi.FileAgentStdout))
+	if want := fmt.Sprintf("%d 111\n%d 111\n", pa, pc); string(stdout) != want {
+		t.Errorf("agent output %q, want %q (both refused at connect)", stdout, want)
+	}
+	if n := sideGot.Load() + agentGot.Load(); n != 0 {
+		t.Errorf("the host's servers accepted %d connections", n)
+	}
+	evs := readNetworkEvents(t, filepath.Join(out, runapi.FileNetwork))
+	var probesFailed, probesOK, chattyAgentPhase, chattySink int
+	for _, e := range evs {
+		switch {
+		case e.Origin == netpolicy.ServiceOrigin("sink"):
+			if e.Phase != netpolicy.PhaseSetup || e.Port != 8080 || !e.Allowed || !e.Local || e.PID == 0 {
+				t.Errorf("sink's health probe %+v", e)
+			}
+			if e.Error != "" && strings.Contains(e.Error, "connection refused") {
+				probesFailed++
+			} else if e.Error == "" {
+				probesOK++
+			}
+		case e.Origin == netpolicy.ServiceOrigin("chatty"):
+			if e.Phase == netpolicy.PhaseAgent && e.Port == ps && !e.Allowed {
+				chattyAgentPhase++
+			}
+			if e.Phase == netpolicy.PhaseAgent && e.Port == 8080 && e.Allowed && e.Error == "" {
+				chattySink++
+			}
+			if e.Agents() {
+				t.Errorf("a service's event counts as the agent's: %+v", e)
+			}
+		case e.Origin == netpolicy.OriginAgent:
+			if e.Phase != netpolicy.PhaseAgent || (e.Port != pa && e.Port != pc) {
+				t.Errorf("agent's event %+v", e)
+			}
+			if e.Port == pa && (e.Allowed || e.Reason == "") {
+				t.Errorf("agent's attempt at the host's server %+v, want refused by policy", e)
+			}
+			if e.Port == pc && (!e.Allowed || !e.Local || !strings.Contains(e.Error, "connection refused")) {
+				t.Errorf("agent's attempt at a closed port %+v, want failed, not refused", e)
+			}
+		case e.Origin == netpolicy.OriginVerifier:
+		default:
+			t.Errorf("event of no known origin %+v", e)
+		}
+	}
+	if probesFailed == 0 || probesOK == 0 {
+		t.Errorf("sink's probes: %d refused by the kernel, %d passed; want both (events %+v)", probesFailed, probesOK, evs)
+	}
+	if chattyAgentPhase == 0 || chattySink == 0 {
+		t.Errorf("chatty's agent-phase attempts: %d at the host's server, %d at sink; want both (events %+v)", chattyAgentPhase, chattySink, evs)
+	}
+	want := audit.NetworkDenial(fmt.Sprintf("127.0.0.1:%d", pa))
+	var netDenials []audit.Denial
+	for _, d := range res.Denials {
+		if d.Axis == audit.AxisNetwork {
+			netDenials = append(netDenials, d)
+		}
+	}
+	if len(netDenials) != 1 || netDenials[0] != want {
+		t.Errorf("network denials %+v, want only the agent's %+v", netDenials, want)
+	}
+}

@@ -156,6 +156,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	r.snapshotAgentVolumes()
+	r.agentNetwork()
 	if model {
 		err = r.runModelAgent(ctx)
 	} else {

@@ -40,7 +40,10 @@ type Phase string
 
 // The phases.
 const (
-	PhaseBuild    Phase = "build"
+	PhaseBuild Phase = "build"
+	// PhaseSetup is a run's set-up before its agent starts: its compose
+	// services starting and their health checks (docs/trace-events.md).
+	PhaseSetup    Phase = "setup"
 	PhaseAgent    Phase = "agent"
 	PhaseVerifier Phase = "verifier"
 )
