@@ -106,19 +106,27 @@ func namesServices(t *tasks.Task) bool { return t.Spec != nil && t.Spec.Network.
 
 // SetupPolicy is the network of a run's set-up phase (its compose
 // services starting and being health-checked, before the agent): the
-// task's [environment] network (network_mode, else allow_internet),
-// every service of the run's own reachable, never π's nor the agent's
-// run-time entries or model endpoint: the environment's own traffic is
-// not the agent's (docs/trace-events.md, "Network events").
+// task's [environment] network (network_mode, else allow_internet, and
+// [environment] allowed_hosts), every service of the run reachable,
+// never π's nor the agent's run-time entries or model endpoint: the
+// environment's own traffic is not the agent's (docs/trace-events.md,
+// "Network events"). A public environment is no-network here: the
+// services share the run's namespace, which has no route, and a public
+// policy would only hand their loopback connections to the daemon
+// host's loopback (a probe answered by a host's server).
 func SetupPolicy(t *tasks.Task) (netpolicy.Policy, error) {
 	c := t.Config
 	allowed, err := netpolicy.ParseAllowList("[environment] allowed_hosts", c.Environment.Network.AllowedHosts)
 	if err != nil {
 		return netpolicy.Policy{}, err
 	}
-	return netpolicy.ResolvePhase(netpolicy.PhaseInput{
+	p, err := netpolicy.ResolvePhase(netpolicy.PhaseInput{
 		Legacy: c.Environment.AllowInternet, Environment: netpolicy.Mode(c.Environment.Network.Mode), AllowedHosts: allowed,
 	})
+	if p.Mode == netpolicy.Public {
+		p = netpolicy.Policy{Mode: netpolicy.NoNetwork}
+	}
+	return p, err
 }
 
 // resolveNetwork decides the run's network before anything starts.
@@ -136,7 +144,7 @@ func (r *runner) resolveNetwork() error {
 		return err
 	}
 	r.net = &runNetwork{setup: setup, agent: agent, verifier: verifier}
-	rec := &runapi.NetworkRecord{Agent: agent, Verifier: verifier, Mediated: agent.Mediated() || verifier.Mediated()}
+	rec := &runapi.NetworkRecord{Agent: agent, Verifier: verifier, Setup: &setup, Mediated: agent.Mediated() || verifier.Mediated()}
 	if r.Options.ModelEndpoint != nil {
 		rec.ModelEndpoint = r.Options.ModelEndpoint.URL
 	}

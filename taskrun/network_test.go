@@ -71,6 +71,28 @@ func TestNetworkPolicies(t *testing.T) {
 	}
 }
 
+// TestSetupPolicy: the set-up phase's network is the [environment]'s,
+// never the agent's entries (public: no-network, the namespace having
+// no route).
+func TestSetupPolicy(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{"", "no-network"},
+		{"[environment]\nallow_internet = false\n", "no-network"},
+		{"[environment]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"127.0.0.1:9000\"]\n[agent]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"pypi.org:443\"]\n", "allowlist 127.0.0.1:9000"},
+		{"[environment]\nallow_internet = false\n[agent]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"pypi.org:443\"]\n", "no-network"},
+	} {
+		cfg, ps := tasks.ParseConfig([]byte(c.doc))
+		if len(ps) != 0 {
+			t.Fatalf("%q: %v", c.doc, ps)
+		}
+		p, err := SetupPolicy(&tasks.Task{Name: "t", Config: cfg})
+		got := strings.TrimSpace(string(p.Mode) + " " + strings.Join(p.Hosts, " "))
+		if err != nil || got != c.want || p.Services != nil || p.AllowAll {
+			t.Errorf("%q: %q %v, want %q", c.doc, got, err, c.want)
+		}
+	}
+}
+
 // hostServer is a loopback server of the host that counts the
 // connections it accepts.
 func hostServer(t *testing.T, body string) (*httptest.Server, *atomic.Int64) {
@@ -297,6 +319,40 @@ func TestSensitiveConnections(t *testing.T) {
 	want := []runapi.SensitiveAccess{{Op: "connect", Axis: "network", Path: "intel-mirror-cdn:8081", Pattern: "intel-mirror-cdn:8081"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// TestNetworkOriginsCount: only the agent's attempts (netpolicy.Event.Agents)
+// are its denials and its exposure: a compose service's during the
+// agent's phase and the set-up's are not; a process not found (unknown)
+// in the agent's phase is; an allowed attempt that failed is no denial.
+func TestNetworkOriginsCount(t *testing.T) {
+	spec := policy.NetworkSpec{Sensitive: []policy.HostPattern{policy.MustHostPattern("vault:8200")}}
+	ev := func(host string, allowed bool, errText string, phase netpolicy.Phase, origin string) netpolicy.Event {
+		return netpolicy.Event{Op: netpolicy.OpConnect, Phase: phase, Origin: origin, Host: host, Port: 8200, Allowed: allowed, Error: errText}
+	}
+	svc := netpolicy.ServiceOrigin("worker")
+	events := []netpolicy.Event{
+		ev("vault", true, "", netpolicy.PhaseAgent, svc),
+		ev("vault", true, "", netpolicy.PhaseSetup, netpolicy.OriginUnknown),
+		ev("127.0.0.1", false, "", netpolicy.PhaseSetup, netpolicy.ServiceOrigin("db")),
+		ev("10.0.0.1", false, "", netpolicy.PhaseAgent, svc),
+		ev("127.0.0.2", true, "connect: connection refused: nothing listens on 127.0.0.2:8200 (in the run or on the host)", netpolicy.PhaseAgent, netpolicy.OriginAgent),
+		ev("10.0.0.2", false, "", netpolicy.PhaseAgent, netpolicy.OriginAgent),
+		ev("10.0.0.3", false, "", netpolicy.PhaseAgent, netpolicy.OriginUnknown),
+		ev("10.0.0.2", false, "", netpolicy.PhaseAgent, netpolicy.OriginAgent),
+	}
+	if got := SensitiveConnections(events, spec); len(got) != 0 {
+		t.Errorf("exposure %+v, want none (only a service and the set-up reached vault)", got)
+	}
+	d2, d3 := audit.NetworkDenial("10.0.0.2:8200"), audit.NetworkDenial("10.0.0.3:8200")
+	d2.Count = 2
+	if got, want := NetworkDenials(events), []audit.Denial{d2, d3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("denials %+v, want %+v", got, want)
+	}
+	events = append(events, ev("vault", true, "", netpolicy.PhaseAgent, netpolicy.OriginUnknown))
+	if got := SensitiveConnections(events, spec); len(got) != 1 || got[0].Path != "vault:8200" {
+		t.Errorf("exposure %+v, want the unknown process's vault:8200", got)
 	}
 }
 
