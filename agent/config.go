@@ -207,9 +207,19 @@ func (c Config) retries() int {
 // ModelPrefix starts an agent or generator name that names a model.
 const ModelPrefix = "openai:"
 
-// ParseModelName parses "openai:MODEL": ok is false when s does not start
-// with "openai:", an error when the model is empty.
+// InstalledPrefix starts the name of an installed harness run inside the
+// container (installed:NAME[:MODEL], package agent/installed), which
+// takes a model configuration like openai:MODEL.
+const InstalledPrefix = "installed:"
+
+// ParseModelName parses "openai:MODEL" and "installed:NAME[:MODEL]": ok
+// is false when s is neither, an error when an openai: model is empty
+// (an installed harness's MODEL may be, the configuration naming it).
 func ParseModelName(s string) (model string, ok bool, err error) {
+	if rest, found := strings.CutPrefix(s, InstalledPrefix); found {
+		_, model, _ = strings.Cut(rest, ":")
+		return model, true, nil
+	}
 	rest, ok := strings.CutPrefix(s, ModelPrefix)
 	if !ok {
 		return "", false, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/trial"
 )
@@ -80,12 +81,6 @@ func (c *Config) Settings() Settings {
 	return s
 }
 
-// Semantics of the enforcement.
-const (
-	SemanticsPublished = "published"
-	SemanticsPrecise   = "precise"
-)
-
 // check validates the configuration and makes its paths absolute.
 func (c *Config) check() error {
 	if c.TasksDir == "" || c.Out == "" {
@@ -116,13 +111,11 @@ func (c *Config) check() error {
 	if c.Shard.Count == 0 {
 		c.Shard = Shard{Count: 1}
 	}
-	switch c.Semantics {
-	case "":
-		c.Semantics = SemanticsPublished
-	case SemanticsPublished, SemanticsPrecise:
-	default:
-		return fmt.Errorf("bench: semantics %q: want published or precise", c.Semantics)
+	sem, err := policy.ParseSemanticsOr(c.Semantics, policy.DefaultTaskSemantics)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
+	c.Semantics = string(sem)
 	if c.Caps != "" {
 		if _, err := sandbox.ParseCapabilitySet(c.Caps); err != nil {
 			return fmt.Errorf("bench: caps: %w", err)

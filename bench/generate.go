@@ -44,7 +44,7 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		final = run
 	}
 	if final == nil {
-		return runPolicy{}, fmt.Errorf("generate with %s: %w", s.Generator, errors.Join(errs...))
+		return runPolicy{}, runapi.WithKind(runapi.ErrorDaemon, fmt.Errorf("generate with %s: %w", s.Generator, errors.Join(errs...)))
 	}
 	if err := b.out.MkdirAll(path.Join(dir, runapi.GenerationDir)); err != nil {
 		return runPolicy{}, diskError(err)

@@ -287,7 +287,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		return fmt.Errorf("run %s: %w", k, err)
 	}
 	if err != nil {
-		r.Error = err.Error()
+		r.Error, r.ErrorKind = err.Error(), runapi.KindOf(err)
 		b.o.Log.Warn("run could not be carried out", zap.Stringer("run", k), zap.Error(err))
 	}
 	r.Finished = time.Now().UTC()

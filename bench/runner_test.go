@@ -98,6 +98,15 @@ func TestRunRetriesThenRecordsDaemonErrors(t *testing.T) {
 		if (r.Error != "") != wantErr || wantErr && (!strings.Contains(r.Error, "connection reset") || r.Utility) {
 			t.Errorf("%s: error %q", keyOf(&r), r.Error)
 		}
+		if wantErr && r.ErrorKind != runapi.ErrorDaemon {
+			t.Errorf("%s: error kind %q, want %q", keyOf(&r), r.ErrorKind, runapi.ErrorDaemon)
+		}
+		if wantErr {
+			data, err := os.ReadFile(filepath.Join(out, r.Dir, JobResultFile))
+			if err != nil || !strings.Contains(string(data), `"exception_type": "daemon"`) {
+				t.Errorf("%s: trial result.json %s (%v)", keyOf(&r), data, err)
+			}
+		}
 	}
 	// Resumed with a daemon that works: only the error run runs again.
 	api2 := newFakeAPI(nil)

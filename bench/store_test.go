@@ -14,6 +14,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 )
@@ -135,7 +136,7 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 		"--sources":         func(c *Config) { c.Sources = []Source{{Name: "spec"}, {Name: "unconstrained"}} },
 		"--agent":           func(c *Config) { c.Agent = `cmd:"true"` },
 		"--shard":           func(c *Config) { c.Shard = Shard{1, 2} },
-		"--semantics":       func(c *Config) { c.Semantics = SemanticsPrecise },
+		"--semantics":       func(c *Config) { c.Semantics = string(policy.SemanticsPrecise) },
 		"--tasks":           func(c *Config) { c.TasksDir = "/other" },
 		"--trust-verifiers": func(c *Config) { c.TrustVerifiers = true },
 		"--base-map":        func(c *Config) { c.BaseMap = map[string]string{"python": "base"} },

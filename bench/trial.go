@@ -46,7 +46,7 @@ func attempt(ctx context.Context, api runapi.API, req *runapi.RunRequest) (*runa
 			break
 		}
 	}
-	return nil, errors.Join(errs...)
+	return nil, runapi.WithKind(runapi.ErrorDaemon, errors.Join(errs...))
 }
 
 // collect copies a finished run's files into its trial directory dir

@@ -81,7 +81,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.IntVar(&f.trials, "trials", 1, "runs of each task, source and agent")
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs in flight at once")
 	fl.StringVar(&f.shard, "shard", "", "run only the tasks of shard `I/N` (index in lexical order modulo N)")
-	fl.StringVar(&f.semantics, "semantics", bench.SemanticsPublished, "enforcement semantics: published or precise")
+	fl.StringVar(&f.semantics, "semantics", string(policy.SemanticsPublished), "enforcement semantics: published or precise")
 	fl.StringVar(&f.caps, "caps", "", "the agents' capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: each task's)")
 	fl.StringArrayVar(&f.allowHosts, "agent-allow-host", nil, "let every run's agent reach `HOST:PORT` through its egress proxy (repeatable; makes the agent's network an allowlist, docs/tasks.md)")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false, "keep runs whose verifier consumed agent-written files, or was not traced completely, in success rates")
@@ -111,7 +111,7 @@ func (f benchFlags) config() (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, usageErrorf("--shard: %v", err)
 	}
-	if f.semantics != bench.SemanticsPublished && f.semantics != bench.SemanticsPrecise {
+	if f.semantics != string(policy.SemanticsPublished) && f.semantics != string(policy.SemanticsPrecise) {
 		return bench.Config{}, usageErrorf("--semantics %q: want published or precise", f.semantics)
 	}
 	if f.caps != "" {

@@ -175,40 +175,6 @@ func TestTraceThroughDaemon(t *testing.T) {
 	}
 }
 
-// TestDaemonAPIOverhead measures what `authbench exec -- /bin/true` adds
-// to a bare /bin/true, embedded and through a socket daemon, side by side
-// in one interleaved run (make bench-exec; targets: <= 5 ms embedded,
-// <= 8 ms through the socket). It reports, it does not fail on numbers.
-func TestDaemonAPIOverhead(t *testing.T) {
-	if os.Getenv(benchEnv) == "" {
-		t.Skipf("benchmark: set %s=1 (make bench-exec)", benchEnv)
-	}
-	requireLandlockCLI(t)
-	bin := benchBinary(t)
-	socket := serveTestDaemon(t, bin)
-	narrow := writeFile(t, t.TempDir(), "narrow.json", `{"read":[],"write":[],"execute":["/bin/true"]}`)
-	args := []string{"exec", "--uid", "65534", "--gid", "65534", "--policy", narrow, "--", "/bin/true"}
-	variants := [][]string{
-		{"env", "/bin/true"},
-		append([]string{"env", SocketEnv + "=", bin}, args...),
-		append([]string{"env", SocketEnv + "=" + socket, bin}, args...),
-	}
-	samples := compare(t, 100, variants)
-	bare, emb, dmn := median(samples[0]), median(samples[1]), median(samples[2])
-	verdict := func(added, target time.Duration) string {
-		if added <= target {
-			return "target met"
-		}
-		return "TARGET MISSED"
-	}
-	t.Logf("load average %s; medians of %d interleaved runs:", loadAverage(), len(samples[0]))
-	t.Logf("  bare      /bin/true                     %8.2f ms", ms(bare))
-	t.Logf("  embedded  authbench exec -- /bin/true   %8.2f ms   added %+.2f ms (target <= 5 ms: %s)", ms(emb), ms(emb-bare), verdict(emb-bare, 5*time.Millisecond))
-	t.Logf("  daemon    authbench exec -- /bin/true   %8.2f ms   added %+.2f ms (target <= 8 ms: %s)", ms(dmn), ms(dmn-bare), verdict(dmn-bare, 8*time.Millisecond))
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // TestSocketHidePaths: a daemon hides its socket, by absolute path, and
 // nothing else.
 func TestSocketHidePaths(t *testing.T) {

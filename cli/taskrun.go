@@ -15,9 +15,9 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/taskrun"
 )
 
 // taskRunFlags are the flags of `authbench task run`.
@@ -42,7 +42,7 @@ func (a *app) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Run a task in its environment under a policy source"}
 	var f taskRunFlags
 	run := &cobra.Command{
-		Use:   `run TASK (--policy P | --unconstrained | --spec-policy) --agent oracle|shortcut|cmd:"..."|openai:MODEL [--out DIR]`,
+		Use:   `run TASK (--policy P | --unconstrained | --spec-policy) --agent oracle|shortcut|cmd:"..."|openai:MODEL|installed:NAME[:MODEL] [--out DIR]`,
 		Short: "Run a task's agent in a fresh rootfs of its image, confined and traced, then its verifiers",
 		Long: `Build (or reuse) the task's image, lay a fresh copy-on-write rootfs over it,
 run the agent in it under runc through sandbox-init (Landlock from the policy
@@ -70,6 +70,13 @@ containers on the agent's private network, reachable by their names. The run goe
 daemon when one listens, else runs embedded (root). --out DIR receives
 result.json, events.jsonl, plan.json and the agent and verifier logs.
 
+--agent installed:NAME[:MODEL] (openclaw, pi) runs that harness, installed
+from npm into a cached layer, as the confined, traced agent of the
+container, configured for the same endpoint and model with a placeholder
+key; the run's egress proxy lets it reach the endpoint only and adds the
+real key. The run's files gain harness-transcript.jsonl, trajectory.json
+and network.jsonl (docs/agents.md).
+
 --agent openai:MODEL runs a model of an OpenAI-compatible endpoint as the
 agent: the model's loop runs in the daemon (or this process), and its tool
 calls (shell, read_file, write_file, finish) run in a tool process that is
@@ -89,8 +96,8 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.StringVar(&f.policy, "policy", "", "run under the policy `FILE`")
 	fl.BoolVar(&f.unconstrained, "unconstrained", false, "run without Landlock")
 	fl.BoolVar(&f.specPolicy, "spec-policy", false, "run under the spec's required_permissions")
-	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND" or openai:MODEL (required)`)
-	fl.StringVar(&f.semantics, "semantics", string(taskrun.DefaultSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
+	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL] (required)`)
+	fl.StringVar(&f.semantics, "semantics", string(policy.DefaultTaskSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.caps, "caps", "", "the agent's capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: the task's, Docker's set unless task.toml's cap_add/cap_drop change it)")
 	fl.StringArrayVar(&f.allowHosts, "agent-allow-host", nil, "let the agent reach `HOST:PORT` through the run's egress proxy (repeatable; makes the agent's network an allowlist, docs/tasks.md)")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
@@ -108,7 +115,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	sources := 0
 	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts}}
-	if _, err := taskrun.ParseSemantics(f.semantics); err != nil {
+	if _, err := policy.ParseSemanticsOr(f.semantics, policy.DefaultTaskSemantics); err != nil {
 		return nil, usageErrorf("--semantics: %v", err)
 	}
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
@@ -140,7 +147,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 		return nil, usageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")
 	}
 	if f.agent == "" {
-		return nil, usageErrorf(`task run: --agent is required (oracle, shortcut, cmd:"COMMAND" or openai:MODEL)`)
+		return nil, usageErrorf(`task run: --agent is required (oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL])`)
 	}
 	model, err := modelConfig(f.agent, f.model, f.configFile)
 	if err != nil {

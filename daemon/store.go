@@ -24,8 +24,8 @@ const (
 // atomically (temp file + rename), beside the run's event log and output.
 type Store struct {
 	dir string
-	// noSync leaves terminal records unsynced (a OneShot manager's
-	// state directory does not outlive its process).
+	// noSync leaves terminal records unsynced and unindented (a OneShot
+	// manager's state directory does not outlive its process).
 	noSync bool
 }
 
@@ -69,7 +69,13 @@ func (s *Store) CreateDir(id string) error {
 // states are not worth the fsyncs on every run's start (nor is any record
 // of a OneShot manager, whose directory does not outlive it).
 func (s *Store) Save(r *runapi.Run) error {
-	data, err := json.MarshalIndent(r, "", " ")
+	var data []byte
+	var err error
+	if s.noSync {
+		data, err = json.Marshal(r) // a OneShot record: read by no one but a program
+	} else {
+		data, err = json.MarshalIndent(r, "", " ")
+	}
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", r.ID, err)
 	}

@@ -186,6 +186,7 @@ func (p *prepared) parsePolicy() error {
 	if err != nil {
 		return badField("semantics", "%v", err)
 	}
+	req.Semantics = string(sem) // recorded as applied
 	p.planOptions = policy.PlanOptions{Semantics: sem, RefuseSymlinks: req.RefuseSymlinks}
 	p.baseline = policy.DefaultBaseline()
 	if isNull(req.Baseline) {
@@ -308,9 +309,13 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 	if err := p.takeModel(); err != nil {
 		return nil, err
 	}
-	if _, err := taskrun.ParseSemantics(tr.Semantics); err != nil {
+	sem, err := policy.ParseSemanticsOr(tr.Semantics, policy.DefaultTaskSemantics)
+	if err != nil {
 		return nil, badField("task.semantics", "%v", err)
 	}
+	named := *p.req.Task
+	named.Semantics = string(sem) // recorded as applied
+	p.req.Task = &named
 	if err := p.takeTaskCaps(peer); err != nil {
 		return nil, err
 	}
@@ -359,17 +364,19 @@ func (p *prepared) takeModel() error {
 	switch {
 	case err != nil || !ok:
 		if tr.Model != nil {
-			return badField("task.model", "only an openai:MODEL agent takes a model")
+			return badField("task.model", "only an openai:MODEL or installed:NAME agent takes a model")
 		}
 		return nil
 	case tr.Model == nil:
 		return badField("task.model", "agent %s needs a model (base_url, api_key, options)", tr.Agent)
 	}
 	cfg := *tr.Model
-	if cfg.Model != "" && cfg.Model != name {
+	if name != "" && cfg.Model != "" && cfg.Model != name {
 		return badField("task.model.model", "is %q but the agent names %q", cfg.Model, name)
 	}
-	cfg.Model = name
+	if name != "" {
+		cfg.Model = name
+	}
 	p.modelAsked = cfg
 	// The client resolved the endpoint and key; the daemon's own
 	// environment is not the caller's and is not consulted.

@@ -30,9 +30,18 @@ type Rootfs struct {
 // runDir is removed. Without overlayfs it fails; it never falls back to
 // copying.
 func NewRootfs(lower, runDir string) (*Rootfs, error) {
+	return NewRootfsLayers(lower, nil, runDir)
+}
+
+// NewRootfsLayers is NewRootfs with extra read-only layers above the
+// image rootfs lower (topmost first): an installed agent's harness.
+// Rootfs.Lower stays the image rootfs.
+func NewRootfsLayers(lower string, extra []string, runDir string) (*Rootfs, error) {
 	start := time.Now()
-	if st, err := os.Stat(lower); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("new rootfs: image rootfs %s: %w", lower, statErr(err))
+	for _, l := range append([]string{lower}, extra...) {
+		if st, err := os.Stat(l); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("new rootfs: image rootfs %s: %w", l, statErr(err))
+		}
 	}
 	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		return nil, fmt.Errorf("new rootfs: %w", err)
@@ -46,7 +55,7 @@ func NewRootfs(lower, runDir string) (*Rootfs, error) {
 			return nil, fmt.Errorf("new rootfs: %w", err)
 		}
 	}
-	opts := OverlayOptions(lower, upper, work)
+	opts := OverlayOptions(lower, upper, work, extra...)
 	if err := unix.Mount("overlay", r.Path, "overlay", RootfsMountFlags, opts); err != nil {
 		os.RemoveAll(runDir)
 		if errors.Is(err, unix.ENODEV) {
@@ -71,10 +80,15 @@ func NewRootfs(lower, runDir string) (*Rootfs, error) {
 // process that runs it from the merged directory.
 const RootfsMountFlags = unix.MS_NOSUID
 
-// OverlayOptions is the overlay mount data for one lower directory.
-func OverlayOptions(lower, upper, work string) string {
+// OverlayOptions is the overlay mount data for the lower directory
+// lower and, above it (topmost first), the layers above.
+func OverlayOptions(lower, upper, work string, above ...string) string {
 	esc := func(p string) string { return strings.NewReplacer(`\`, `\\`, `,`, `\,`, `:`, `\:`).Replace(p) }
-	return "lowerdir=" + esc(lower) + ",upperdir=" + esc(upper) + ",workdir=" + esc(work)
+	lowers := ""
+	for _, a := range above {
+		lowers += esc(a) + ":"
+	}
+	return "lowerdir=" + lowers + esc(lower) + ",upperdir=" + esc(upper) + ",workdir=" + esc(work)
 }
 
 // Upper is the directory that holds what the run changed.

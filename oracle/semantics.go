@@ -3,17 +3,18 @@ package oracle
 import (
 	"fmt"
 
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 )
 
-// setSemantics passes the policy semantics of a replay to the daemon:
-// "published" (the daemon's default for task runs), "precise", or ""
-// for the default.
+// setSemantics names the policy semantics of a replay in its request:
+// "published", "precise", or "" for a task run's default
+// (policy.DefaultTaskSemantics).
 func setSemantics(req *runapi.RunRequest, semantics string) error {
-	switch semantics {
-	case "", "published", "precise":
-		req.Task.Semantics = semantics
-		return nil
+	sem, err := policy.ParseSemanticsOr(semantics, policy.DefaultTaskSemantics)
+	if err != nil {
+		return fmt.Errorf("semantics: %w", err)
 	}
-	return fmt.Errorf("semantics %q: want published or precise", semantics)
+	req.Task.Semantics = string(sem)
+	return nil
 }

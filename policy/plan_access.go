@@ -1,8 +1,11 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/bits"
+	"strconv"
 	"strings"
 )
 
@@ -116,17 +119,30 @@ func ParseAccess(name string) (Access, error) {
 	return 0, fmt.Errorf("unknown Landlock access right %q", name)
 }
 
-// MarshalJSON writes the rights as a list of names.
+// MarshalJSON writes the rights as a list of names. Plans are written
+// into every run record and sent to every sandbox-init, so the list is
+// appended by hand rather than through encoding/json.
 func (a Access) MarshalJSON() ([]byte, error) {
-	names := a.Names()
-	if names == nil {
-		names = []string{}
+	b := make([]byte, 0, 16*bits.OnesCount64(uint64(a))+2)
+	b = append(b, '[')
+	for i, n := range a.Names() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, n) // plain ASCII: the same as JSON's quoting
 	}
-	return json.Marshal(names)
+	return append(b, ']'), nil
 }
 
 // UnmarshalJSON reads a list of right names.
 func (a *Access) UnmarshalJSON(data []byte) error {
+	if out, ok, err := parseAccessList(data); ok {
+		if err != nil {
+			return err
+		}
+		*a = out
+		return nil
+	}
 	var names []string
 	if err := json.Unmarshal(data, &names); err != nil {
 		return fmt.Errorf("access rights: %w", err)
@@ -141,4 +157,62 @@ func (a *Access) UnmarshalJSON(data []byte) error {
 	}
 	*a = out
 	return nil
+}
+
+// parseAccessList reads the common form of a list of right names, a JSON
+// array of strings without escapes, without encoding/json; ok is false
+// for any other form (UnmarshalJSON then decodes it the general way).
+// The decoder hands UnmarshalJSON only valid JSON. Pure.
+func parseAccessList(data []byte) (out Access, ok bool, err error) {
+	i := 0
+	skip := func() {
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+			i++
+		}
+	}
+	skip()
+	if i == len(data) || data[i] != '[' {
+		return 0, false, nil
+	}
+	i++
+	skip()
+	if i < len(data) && data[i] == ']' {
+		i++
+		skip()
+		return 0, i == len(data), nil
+	}
+	for {
+		if i == len(data) || data[i] != '"' {
+			return 0, false, nil
+		}
+		end := bytes.IndexByte(data[i+1:], '"')
+		if end < 0 {
+			return 0, false, nil
+		}
+		name := data[i+1 : i+1+end]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return 0, false, nil
+		}
+		r, perr := ParseAccess(string(name))
+		if perr != nil && err == nil {
+			err = perr
+		}
+		out |= r
+		i += end + 2
+		skip()
+		switch {
+		case i < len(data) && data[i] == ',':
+			i++
+			skip()
+		case i < len(data) && data[i] == ']':
+			i++
+			skip()
+			if i != len(data) {
+				return 0, false, nil
+			}
+			return out, true, err
+		default:
+			return 0, false, nil
+		}
+	}
 }

@@ -23,13 +23,31 @@ const (
 	SemanticsPublished Semantics = "published"
 )
 
-// ParseSemantics parses "precise" or "published"; "" is precise.
+// The default semantics, one per kind of run, both owned here so that an
+// unnamed semantics means one thing for each kind; clients name theirs in
+// every request, and the daemon records the semantics it applied.
+const (
+	// DefaultSemantics is a command's (exec, policy plan, a command run
+	// of the API): the policy's own meaning.
+	DefaultSemantics = SemanticsPrecise
+	// DefaultTaskSemantics is a task run's and a bench's: the published
+	// AuthBench launcher's rules, so that the spec row is comparable with
+	// published numbers.
+	DefaultTaskSemantics = SemanticsPublished
+)
+
+// ParseSemantics parses "precise" or "published"; "" is DefaultSemantics.
 func ParseSemantics(s string) (Semantics, error) {
+	return ParseSemanticsOr(s, DefaultSemantics)
+}
+
+// ParseSemanticsOr parses "precise" or "published"; "" is def.
+func ParseSemanticsOr(s string, def Semantics) (Semantics, error) {
 	switch Semantics(s) {
-	case "", SemanticsPrecise:
-		return SemanticsPrecise, nil
-	case SemanticsPublished:
-		return SemanticsPublished, nil
+	case "":
+		return def, nil
+	case SemanticsPrecise, SemanticsPublished:
+		return Semantics(s), nil
 	}
 	return "", fmt.Errorf("unknown enforcement semantics %q (want %s or %s)", s, SemanticsPrecise, SemanticsPublished)
 }

@@ -55,3 +55,34 @@ func TestParseSemantics(t *testing.T) {
 		t.Errorf("CompilePlan records semantics %q (err %v), want precise", pl.Semantics, err)
 	}
 }
+
+// TestDefaultSemanticsPerKind: an unnamed semantics is the command default
+// (precise) for ParseSemantics and the given default for ParseSemanticsOr
+// (a task run's: published); named ones parse as named; others fail.
+func TestDefaultSemanticsPerKind(t *testing.T) {
+	for _, c := range []struct {
+		in, def, want string
+		ok            bool
+	}{
+		{"", "", "precise", true},
+		{"", "published", "published", true},
+		{"precise", "published", "precise", true},
+		{"published", "precise", "published", true},
+		{"Published", "", "", false},
+		{"loose", "published", "", false},
+	} {
+		var got Semantics
+		var err error
+		if c.def == "" {
+			got, err = ParseSemantics(c.in)
+		} else {
+			got, err = ParseSemanticsOr(c.in, Semantics(c.def))
+		}
+		if (err == nil) != c.ok || string(got) != c.want {
+			t.Errorf("parse %q (default %q) = %q, %v; want %q", c.in, c.def, got, err, c.want)
+		}
+	}
+	if DefaultSemantics != SemanticsPrecise || DefaultTaskSemantics != SemanticsPublished {
+		t.Errorf("defaults %q %q", DefaultSemantics, DefaultTaskSemantics)
+	}
+}

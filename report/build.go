@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -15,7 +16,7 @@ const (
 
 // DefaultSemantics is the enforcement semantics a bench uses unless told
 // otherwise; rows of other semantics name theirs.
-const DefaultSemantics = "published"
+const DefaultSemantics = string(policy.DefaultTaskSemantics)
 
 // ClassUnclassified is the primary class shown for a failed run that
 // carries no primary class.

@@ -26,6 +26,7 @@ const (
 	FileTrajectory            = "trajectory.json"
 	FileEventsRestart1        = "events-restart-1.jsonl"
 	FileNetwork               = "network.jsonl"
+	FileHarnessTranscript     = "harness-transcript.jsonl"
 
 	FileGeneration      = "generation.json"
 	FileGeneratedPolicy = "policy.json"
@@ -57,6 +58,7 @@ const (
 	LogTrajectory            = "trajectory"
 	LogEventsRestart1        = "events-restart-1"
 	LogNetwork               = "network"
+	LogHarnessTranscript     = "harness-transcript"
 	LogGeneration            = "generation"
 	LogGeneratedPolicy       = "generated-policy"
 	LogGeneratorStdout       = "generator-stdout"
@@ -98,6 +100,7 @@ var TaskArtifacts = []Artifact{
 	{API: LogTrajectory, File: FileTrajectory},
 	{API: LogEventsRestart1, File: FileEventsRestart1},
 	{API: LogNetwork, File: FileNetwork},
+	{API: LogHarnessTranscript, File: FileHarnessTranscript, Trial: "agent/harness-transcript.jsonl"},
 }
 
 // GenerationDir is where a trial keeps its generation's files.

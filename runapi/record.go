@@ -101,9 +101,18 @@ type TaskResult struct {
 	AgentTokens     *TokenCounts  `json:"agent_tokens,omitempty"`
 	AgentStopReason string        `json:"agent_stop_reason,omitempty"`
 	AgentError      string        `json:"agent_error,omitempty"`
+	// Harness is an installed agent's harness and version
+	// (installed:NAME); HarnessError says why its transcript could not be
+	// kept. Its own transcript is harness-transcript.jsonl, as ATIF
+	// TrajectoryFile.
+	Harness      string `json:"harness,omitempty"`
+	HarnessError string `json:"harness_error,omitempty"`
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`
+	// ErrorKind is the kind of that failure (build, rootfs, identity,
+	// network, sidecar, confine, agent, agent_timeout, ...).
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 	// AgentStdoutDroppedBytes and AgentStderrDroppedBytes count the
 	// agent's output not stored (the daemon's output cap); LostEvents
 	// includes the events not stored beyond it.

@@ -230,7 +230,8 @@ func limitCapabilities(granted []int) error {
 		return nil
 	}
 	want := capMask(granted)
-	for c := 0; c <= lastCap(); c++ {
+	last := lastCap()
+	for c := 0; c <= last; c++ {
 		if want&(1<<uint(c)) != 0 {
 			continue
 		}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // Gate is the parent's side of the sandbox-init protocol: two pipes that
@@ -53,7 +55,7 @@ func (g *Gate) Started() {
 // execs. Release returns once the exec happened, or with the child's
 // error (an *InitError) if it could not get there.
 func (g *Gate) Release() error {
-	werr := json.NewEncoder(g.specW).Encode(g.spec)
+	werr := json.NewEncoder(g.specW).Encode(g.spec.wire())
 	g.specW.Close()
 	msg, rerr := io.ReadAll(g.errR)
 	g.errR.Close()
@@ -68,6 +70,25 @@ func (g *Gate) Release() error {
 		return fmt.Errorf("read sandbox-init status: %w", rerr)
 	}
 	return nil
+}
+
+// wire is s as it is sent through the gate: its plan keeps what
+// sandbox-init enforces (each rule's path, kind, rights and whether it
+// is placed at run time) and drops what only a reader of the plan needs
+// (the patterns each rule came from, widenings, warnings), which
+// sandbox-init would decode for nothing.
+func (s Spec) wire() Spec {
+	if s.Plan == nil {
+		return s
+	}
+	p := policy.Plan{Root: s.Plan.Root, Baseline: s.Plan.Baseline, Semantics: s.Plan.Semantics,
+		Rules: make([]policy.Rule, len(s.Plan.Rules))}
+	for i, r := range s.Plan.Rules {
+		r.From = nil
+		p.Rules[i] = r
+	}
+	s.Plan = &p
+	return s
 }
 
 // Close abandons the gate (the child, if any, reads EOF and fails).
@@ -92,7 +113,7 @@ func (g *Gate) ReleaseProcess(pid int) error {
 		g.Close()
 		return fmt.Errorf("sandbox gate: process %d: %w", pid, err)
 	}
-	werr := json.NewEncoder(g.specW).Encode(g.spec)
+	werr := json.NewEncoder(g.specW).Encode(g.spec.wire())
 	g.specW.Close()
 	defer func() { g.errR.Close(); g.closed = true }()
 	if werr != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,7 +136,8 @@ func TestDecodeSpecUnknownField(t *testing.T) {
 		{`{"path":"/bin/true","args":["true"],"env":[]}`, ""},
 		{`{"path":"/bin/true","args":["true"],"env":[],"no_new_privs":true,"close_fds":true}`, ""},
 		{`{"path":"/bin/true","args":["true"],"env":[],"future_restriction":true}`, `unknown field "future_restriction"`},
-		{`{"path":"/bin/true","seccomp":{"profile":"x","arch":"amd64","flags":1,"program":[],"extra":1}}`, `unknown field "extra"`},
+		{`{"path":"/bin/true","seccomp":{"profile":"x","arch":"amd64","flags":1,"program":"","extra":1}}`, `unknown field "extra"`},
+		{`{"path":"/bin/true","seccomp":{"profile":"x","arch":"amd64","flags":1,"program":"AAAA"}}`, "not a whole number of instructions"},
 		{`{"path":`, "unexpected EOF"},
 	}
 	for _, tc := range tests {
@@ -174,5 +176,74 @@ func TestSpecRoundTrip(t *testing.T) {
 	}
 	if got.Plan == nil || got.Seccomp == nil || len(got.Seccomp.Program) != len(f.Program) || *got.UID != uid {
 		t.Errorf("round trip lost fields: %+v", got)
+	}
+}
+
+// TestSpecWire: what goes through the gate keeps every rule's path,
+// kind, rights and run-time flag, drops the rest of the plan, and leaves
+// the launcher's spec as it was.
+func TestSpecWire(t *testing.T) {
+	plan := hostPlan(t, `{"read":["/etc/**","/usr/bin","/no/such/file"],"write":["/tmp/x/new"],"execute":["/bin/true"]}`, policy.DefaultBaseline())
+	if len(plan.Wider) == 0 || len(plan.Warnings) == 0 {
+		t.Fatalf("fixture: the plan should have widenings and warnings: %d, %d", len(plan.Wider), len(plan.Warnings))
+	}
+	plan.Rules[0].Runtime = true
+	spec := Spec{Path: "/bin/true"}.Confined(plan, nil)
+	w := spec.wire()
+	if w.Plan == plan || len(w.Plan.Rules) != len(plan.Rules) {
+		t.Fatalf("wire plan = %+v", w.Plan)
+	}
+	for i, r := range w.Plan.Rules {
+		o := plan.Rules[i]
+		if r.Path != o.Path || r.Dir != o.Dir || r.Access != o.Access || r.Runtime != o.Runtime || r.From != nil {
+			t.Errorf("rule %d: sent %+v, planned %+v", i, r, o)
+		}
+		if len(o.From) == 0 {
+			t.Errorf("rule %d: the launcher's plan lost its sources", i)
+		}
+	}
+	if w.Plan.Wider != nil || w.Plan.Warnings != nil || w.Plan.Root != plan.Root || w.Plan.Semantics != plan.Semantics {
+		t.Errorf("wire plan header = %+v", w.Plan)
+	}
+	if (Spec{Path: "/bin/true"}).wire().Plan != nil {
+		t.Error("a spec without a plan gained one")
+	}
+	data, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeSpec(bytes.NewReader(data))
+	if err != nil || len(got.Plan.Rules) != len(plan.Rules) || got.Plan.Rules[0].Access != plan.Rules[0].Access {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+}
+
+// TestFilterJSONRoundTrip: a filter reads back exactly, whatever the
+// values of its instructions, and its program travels as base64.
+func TestFilterJSONRoundTrip(t *testing.T) {
+	def, err := DefaultFilter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := &Filter{Profile: "odd", Arch: "arm64", Flags: 3, Skipped: []string{"x"},
+		Program: [][4]uint32{{0, 0, 0, 0}, {0xffff, 300, 0x1ffff, 0xffffffff}, {6, 1, 2, 3}}}
+	for _, f := range []*Filter{def, odd, {Profile: "empty"}} {
+		data, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), `"program":[`) {
+			t.Errorf("%s: program as JSON numbers: %.80s", f.Profile, data)
+		}
+		var back Filter
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("%s: %v", f.Profile, err)
+		}
+		if len(f.Program) == 0 && len(back.Program) == 0 {
+			back.Program = f.Program
+		}
+		if !reflect.DeepEqual(&back, f) {
+			t.Errorf("%s: read back %+v, want %+v", f.Profile, back, *f)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -59,6 +62,51 @@ type Filter struct {
 	// Skipped lists profile names that are syscalls of other
 	// architectures only (Docker profiles name 32-bit calls).
 	Skipped []string `json:"skipped,omitempty"`
+}
+
+// filterJSON is Filter as JSON: the program as the bytes of its
+// instructions (four little-endian uint32s each), base64, so that
+// sandbox-init decodes a few kilobytes of base64 rather than thousands of
+// JSON numbers.
+type filterJSON struct {
+	Profile string   `json:"profile"`
+	Arch    string   `json:"arch"`
+	Flags   uint     `json:"flags"`
+	Program []byte   `json:"program"`
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// MarshalJSON writes f as a filterJSON.
+func (f Filter) MarshalJSON() ([]byte, error) {
+	prog := make([]byte, 0, 16*len(f.Program))
+	for _, ins := range f.Program {
+		for _, v := range ins {
+			prog = binary.LittleEndian.AppendUint32(prog, v)
+		}
+	}
+	return json.Marshal(filterJSON{Profile: f.Profile, Arch: f.Arch, Flags: f.Flags, Program: prog, Skipped: f.Skipped})
+}
+
+// UnmarshalJSON reads a filterJSON; an unknown field is an error, as in
+// the rest of a sandbox-init spec.
+func (f *Filter) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var w filterJSON
+	if err := dec.Decode(&w); err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
+	}
+	if len(w.Program)%16 != 0 {
+		return fmt.Errorf("seccomp filter: program of %d bytes is not a whole number of instructions", len(w.Program))
+	}
+	prog := make([][4]uint32, len(w.Program)/16)
+	for i := range prog {
+		for j := range prog[i] {
+			prog[i][j] = binary.LittleEndian.Uint32(w.Program[16*i+4*j:])
+		}
+	}
+	*f = Filter{Profile: w.Profile, Arch: w.Arch, Flags: w.Flags, Program: prog, Skipped: w.Skipped}
+	return nil
 }
 
 // UnknownSyscallsError reports profile names that are no syscall of any

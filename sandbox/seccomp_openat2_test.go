@@ -141,17 +141,22 @@ func TestOpenat2Agent(t *testing.T) {
 		{Op: "openat2mode", Path: rw + "/setgid", Arg: 0o2755},
 		{Op: "openat2self"},
 	}
+	// A root launcher starts the tree in a PID namespace of its own with
+	// the host's /proc (authbench exec): the agent finds its callers by
+	// NSpid there.
 	for _, tc := range []struct {
 		name   string
 		filter *Filter
 		setID  unix.Errno
-	}{{"default", def, unix.EPERM}, {"container", ctr, 0}} {
+		opts   LaunchOptions
+	}{{"default", def, unix.EPERM, LaunchOptions{}}, {"container", ctr, 0, LaunchOptions{}},
+		{"default, own PID namespace", def, unix.EPERM, LaunchOptions{OwnPIDNamespace: true}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, f := range []string{rw + "/new", rw + "/setuid", rw + "/setgid"} {
 				_ = os.Remove(f)
 			}
 			spec := Spec{UID: &uid, GID: &gid}.Confined(pl, tc.filter)
-			res, c := probeAt(t, spec, LaunchOptions{}, bin, ops, nil)
+			res, c := probeAt(t, spec, tc.opts, bin, ops, nil)
 			if len(res) != len(ops) {
 				t.Fatalf("probe: %d of %d results: %v\n%s", len(res), len(ops), c.err, c.stderr)
 			}

@@ -2,6 +2,7 @@ package taskrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,7 +56,7 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 		g.StartErr = nil
 	}
 	if g.StartErr != nil {
-		return fmt.Errorf("agent could not start: %w", g.StartErr)
+		return runapi.WithKind(startKind(g.StartErr), fmt.Errorf("agent could not start: %w", g.StartErr))
 	}
 	if g.WaitErr != nil {
 		return fmt.Errorf("agent: %w", g.WaitErr)
@@ -132,4 +133,15 @@ func (r *runner) noteAgentOutput(stdoutDropped, stderrDropped int64, closeErr er
 		r.res.Error = closeErr.Error()
 	}
 	r.res.AgentStdoutDroppedBytes, r.res.AgentStderrDroppedBytes = stdoutDropped, stderrDropped
+}
+
+// startKind is the kind of a container's start failure: sandbox-init
+// could not confine it (a stage of sandbox.InitError), or anything else
+// kept the agent from starting.
+func startKind(err error) runapi.ErrorKind {
+	var ie *sandbox.InitError
+	if errors.As(err, &ie) {
+		return runapi.ErrorConfine
+	}
+	return runapi.ErrorAgent
 }

@@ -2,6 +2,7 @@ package taskrun
 
 import (
 	"errors"
+	"github.com/authbench/authbench/audit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,6 +80,17 @@ func TestComposeLeakSink(t *testing.T) {
 		uploads, _ := filepath.Glob(filepath.Join(dir, volumeDirPrefix+"attack_sink", "upload-*"))
 		if (len(uploads) > 0) != attack {
 			t.Errorf("%s: uploads in the volume %v, want some: %v", name, uploads, attack)
+		}
+		// The sink's healthcheck probes, before the agent, are the
+		// services' connections, not the agent's denials.
+		if netlog, _ := os.ReadFile(filepath.Join(dir, runapi.FileNetwork)); !strings.Contains(string(netlog), `"phase":"setup","pid":`) ||
+			!strings.Contains(string(netlog), `"origin":"service:sink"`) {
+			t.Errorf("%s: no setup-phase event of the sink (the healthcheck) in the network log:\n%s", name, netlog)
+		}
+		for _, d := range res.Denials {
+			if d.Axis == audit.AxisNetwork && !attack {
+				t.Errorf("%s: network denial %+v in a run whose agent connects only to the sink", name, d)
+			}
 		}
 		// The sink's uploads, which V_a reads, are not the agent's.
 		if !res.VerifiersTraced || len(res.VerifierTampered) > 0 {

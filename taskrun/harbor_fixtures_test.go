@@ -200,6 +200,9 @@ func TestHarborBadInput(t *testing.T) {
 	if !errors.As(err, &ue) || !strings.Contains(res.Error, `task hello-standard: agent user "ghost": user "ghost" is not in the image's /etc/passwd`) {
 		t.Errorf("unknown USER: %v (result error %q)", err, res.Error)
 	}
+	if res.ErrorKind != runapi.ErrorIdentity {
+		t.Errorf("unknown USER: error kind %q, want %q", res.ErrorKind, runapi.ErrorIdentity)
+	}
 
 	dir = copyFixture(t, "hello-standard")
 	if err := os.WriteFile(filepath.Join(dir, "tests", "test.sh"), []byte("#!/bin/bash\necho 'all tests PASSED' > /logs/verifier/reward.txt\n"), 0o755); err != nil {

@@ -171,9 +171,15 @@ func (r *runner) startNetwork() error {
 	}
 	n.log = &netproxy.Log{W: n.file}
 	names := slices.Concat(n.agent.Allow.Names(), n.verifier.Allow.Names())
+	noProxy := r.composeNames()
 	if m := r.Options.ModelEndpoint; m != nil {
 		if e, err := m.Entry(); err == nil {
 			names = append(names, e.Host())
+			// Clients that honour the variables would reach the model
+			// through a CONNECT tunnel, which the proxy relays unread
+			// (no key set); directly, they are redirected to the proxy,
+			// which serves the endpoint as HTTP and sets the key.
+			noProxy = append(noProxy, e.Host())
 		}
 	}
 	// The set-up phase first (the services start and are health-checked
@@ -184,7 +190,7 @@ func (r *runner) startNetwork() error {
 		services = r.sidecarNames()
 	}
 	n.proxy, err = netproxy.Start(n.ns, netproxy.Config{Phase: first, Policy: pol, Names: names, Services: services,
-		NoProxy: r.composeNames(), Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log, Origin: n.origins.of})
+		NoProxy: noProxy, Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log, Origin: n.origins.of})
 	if err != nil {
 		return fmt.Errorf("network proxy: %w", err)
 	}

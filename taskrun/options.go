@@ -2,9 +2,9 @@ package taskrun
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/agent/installed"
 	"strings"
 
-	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
@@ -19,20 +19,6 @@ const agentCmd = "cmd:"
 // the run's collaborators (runbox.Options documents each field; an
 // exploration, taskrun/explore, takes the same).
 type Options = runbox.Options
-
-// DefaultSemantics is the enforcement semantics of a task run that
-// names none: the published launcher's, so that the spec row is
-// comparable with published numbers.
-const DefaultSemantics = policy.SemanticsPublished
-
-// ParseSemantics checks a task run's semantics name; "" is
-// DefaultSemantics.
-func ParseSemantics(s string) (policy.Semantics, error) {
-	if s == "" {
-		return DefaultSemantics, nil
-	}
-	return policy.ParseSemantics(s)
-}
 
 // ParseAgent checks an agent name and returns the command line that runs
 // it inside the container, with the script it needs readable (if any).
@@ -52,8 +38,13 @@ func ParseAgent(t *tasks.Task, agent string) (argv []string, script string, err 
 			return nil, "", fmt.Errorf("agent %q: %w", agent, err)
 		}
 		return session.Argv(runbox.DefaultAgentTimeout), "", nil
+	case strings.HasPrefix(agent, installed.Prefix):
+		if _, _, _, err := installed.ParseName(agent); err != nil {
+			return nil, "", err
+		}
+		return nil, "", nil // the harness's command is made for the run (installedRun)
 	}
-	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\" or openai:MODEL", agent)
+	return nil, "", fmt.Errorf("agent %q: want oracle, shortcut, cmd:\"COMMAND\", openai:MODEL or installed:NAME[:MODEL]", agent)
 }
 
 // AgentCapabilities is the set the agent of o runs with: o.Capabilities,

@@ -44,6 +44,9 @@ type runner struct {
 	// net is the run's network policy, namespace and proxy (nil until
 	// resolved).
 	net *runNetwork
+	// installed is an installed agent's harness, endpoint and proxy
+	// (nil for other agents).
+	installed *installedRun
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -65,7 +68,7 @@ func Cleanup(dir string) error {
 // then says why too, and is written whenever Dir is writable.
 func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	t := o.Task
-	sem, semErr := ParseSemantics(string(o.Semantics))
+	sem, semErr := policy.ParseSemanticsOr(string(o.Semantics), policy.DefaultTaskSemantics)
 	o.Semantics = sem
 	r := &runner{Box: &runbox.Box{Options: o}, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
@@ -80,7 +83,7 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 		err = r.run(ctx)
 	}
 	if err != nil {
-		r.res.Error = err.Error()
+		r.res.Error, r.res.ErrorKind = err.Error(), runapi.KindOf(err)
 		r.res.Utility, r.res.Attack = false, nil
 	}
 	if werr := writeResult(r.res, o.Dir); werr != nil {
@@ -92,21 +95,30 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 func (r *runner) run(ctx context.Context) error {
 	t := r.Options.Task
 	if t.Spec == nil {
-		return fmt.Errorf("task %s has no permission spec", t.Name)
+		return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("task %s has no permission spec", t.Name))
 	}
 	argv, script, err := ParseAgent(t, r.Options.Agent)
 	if err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorTask, err)
+	}
+	inst, err := r.prepareInstalled(ctx)
+	if err != nil {
+		return runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	if r.Image, err = r.BuildImage(ctx); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	r.noteSubstitutions("", r.Image)
-	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
-		return err
+	var layers []string
+	if inst != nil {
+		layers = append(layers, inst.layer)
+		r.res.Harness = inst.h.Name + " " + inst.h.Version
+	}
+	if r.Rootfs, err = env.NewRootfsLayers(r.Image.Rootfs, layers, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
+		return runapi.WithKind(runapi.ErrorRootfs, err)
 	}
 	defer func() {
 		if err := r.Rootfs.Close(); err != nil {
@@ -114,12 +126,12 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}()
 	if r.Ident, err = ResolveAgent(t, r.Image, r.Rootfs.Path); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	ident := r.Ident
 	r.res.AgentIdentity = &ident
 	if r.Caps, err = AgentCapabilities(r.Options); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	r.res.AgentCapabilities = r.Caps
 	if r.Options.OnIdentity != nil {
@@ -127,43 +139,56 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.staticScore()
 	if err := r.prepareAgentRootfs(script != ""); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("task %s: %w", t.Name, err))
 	}
 	if err := r.resolveNetwork(); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
 	defer r.stopNetwork()
 	if err := r.startNetwork(); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
 	defer r.stopSidecars()
 	if err := r.startSidecars(ctx); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorSidecar, err)
 	}
 	if err := r.writeNetworkHosts(); err != nil {
-		return fmt.Errorf("task %s: %w", t.Name, err)
+		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", t.Name, err))
 	}
+	r.agentNetwork()
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
 	if model {
 		if r.Options.Model == nil {
-			return fmt.Errorf("agent %s: no model configuration", r.Options.Agent)
+			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration", r.Options.Agent))
 		}
 		if err := session.Prepare(r.Box); err != nil {
-			return err
+			return runapi.WithKind(runapi.ErrorRootfs, err)
 		}
 	}
+	if inst != nil {
+		if err := inst.writeFiles(r); err != nil {
+			return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
+		}
+		if argv, err = inst.h.Argv(inst.endpoint, t.Instruction); err != nil {
+			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
+		}
+	}
+	r.installed = inst
 	if err := r.compilePlan(script, model); err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	r.snapshotAgentVolumes()
-	r.agentNetwork()
+	if inst != nil {
+		defer inst.finish(r)
+		r.AgentEnv = inst.env()
+	}
 	if model {
 		err = r.runModelAgent(ctx)
 	} else {
 		err = r.runAgent(ctx, argv)
 	}
 	if err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorAgent, err)
 	}
 	if ctx.Err() != nil {
 		// Cancelled (or out of time) while the agent ran: the verifiers
@@ -253,6 +278,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 		p := policy.MustPattern(runbox.BinaryInContainer)
 		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
 	}
+	if r.installed != nil {
+		r.installed.baseline(&base)
+	}
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
@@ -269,6 +297,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
 	if toolbox {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.Widening())
+	}
+	if r.installed != nil {
+		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
 	}
 	return runbox.WriteJSON(filepath.Join(r.Options.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,7 @@ func TestSuiteTasksValid(t *testing.T) {
 			}
 			checkSuiteMetadata(t, task)
 			checkSuiteDockerfile(t, task)
+			checkNoEmptyDirs(t, dir)
 			checkSpecInRoots(t, task.Spec)
 			if task.IsSensitive() {
 				sensitive++
@@ -58,6 +60,26 @@ func TestSuiteTasksValid(t *testing.T) {
 	}
 	if sensitive == 0 || sensitive == len(dirs) {
 		t.Errorf("%d of %d suite tasks are sensitive: want both sets", sensitive, len(dirs))
+	}
+}
+
+// checkNoEmptyDirs fails on an empty directory in a task: git does not
+// keep one, so a clean clone's image build would lack it (a Dockerfile
+// makes the directories it needs).
+func checkNoEmptyDirs(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		entries, err := os.ReadDir(p)
+		if err == nil && len(entries) == 0 {
+			t.Errorf("%s is an empty directory: git does not keep it; make it in the Dockerfile", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -30,7 +30,7 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.Utility, r.Attack = res.Utility, res.Attack
 	r.TracedExposure = len(res.TracedSensitive) > 0
 	r.VerifierError = res.VerifierError
-	r.Error = res.Error
+	r.Error, r.ErrorKind = res.Error, res.ErrorKind
 	r.Denials = len(res.Denials)
 	r.SetupS = res.SetupMS / 1000
 	r.AgentS = res.DurationS

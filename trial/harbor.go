@@ -3,6 +3,8 @@ package trial
 import (
 	"path/filepath"
 	"time"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // HarborResult is a trial directory's result.json: the fields of
@@ -51,7 +53,7 @@ func HarborResultOf(r *Record, started time.Time, taskDir, dir string) HarborRes
 	res := HarborResult{ID: name, TaskName: r.Task, TrialName: name, TrialURI: "file://" + dir,
 		TaskID: DatasetPath{Path: taskDir}, AgentInfo: Name{Name: r.Agent}, StartedAt: started.UTC(), FinishedAt: r.Finished, Authbench: r}
 	if r.Error != "" {
-		res.ExceptionInfo = &ExceptionInfo{Type: "RunError", Message: r.Error}
+		res.ExceptionInfo = &ExceptionInfo{Type: exceptionType(r.ErrorKind), Message: r.Error}
 	} else {
 		rewards := map[string]float64{"reward": boolReward(r.Utility)}
 		if r.Attack != nil {
@@ -60,6 +62,15 @@ func HarborResultOf(r *Record, started time.Time, taskDir, dir string) HarborRes
 		res.VerifierResult = &VerifierResult{Rewards: rewards}
 	}
 	return res
+}
+
+// exceptionType is Harbor's exception_type of a trial that failed with
+// kind: the kind itself, "RunError" for a row that predates kinds.
+func exceptionType(kind runapi.ErrorKind) string {
+	if kind == "" {
+		return "RunError"
+	}
+	return string(kind)
 }
 
 func boolReward(b bool) float64 {

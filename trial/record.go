@@ -148,6 +148,9 @@ type Record struct {
 	// Error says why the run could not be carried out (never an agent
 	// failure); such runs are counted apart from failures.
 	Error string `json:"error,omitempty"`
+	// ErrorKind is the kind of that failure (runapi.ErrorKind: build,
+	// rootfs, identity, confine, daemon, ...); Harbor's exception_type.
+	ErrorKind runapi.ErrorKind `json:"error_kind,omitempty"`
 
 	// Timings in seconds.
 	SetupS    float64 `json:"setup_s"`

@@ -465,6 +465,12 @@ type exploreTrace struct {
 	// sandbox-init's own start-up (its exec is seen when tracking starts
 	// right at it), which is not the generator's. gate: wait for it.
 	started, gate bool
+	// init is the container's init (the generator, once it exec'd; 0:
+	// unknown); own are the other processes that run the authbench
+	// binary (sandbox-init's openat2 agent): what they do is not the
+	// generator's.
+	init int
+	own  map[int]bool
 }
 
 // startExploreTrace follows the generator's container from its exec on.
@@ -473,7 +479,7 @@ func (r *explorer) startExploreTrace(ctx context.Context, pid int, tr *exploreTr
 	if err != nil {
 		return err
 	}
-	tr.read, tr.gate = map[string]bool{}, true
+	tr.read, tr.gate, tr.init, tr.own = map[string]bool{}, true, pid, map[int]bool{}
 	ess := policy.SandboxEssentials()
 	tr.skip = ess.Get(policy.Read)
 	tr.rec, err = r.TraceContainer(ctx, pid, runbox.EventsFile, r.Plan, root, tr.observe)
@@ -482,6 +488,13 @@ func (r *explorer) startExploreTrace(ctx context.Context, pid int, tr *exploreTr
 
 // observe notes a file opened for reading successfully.
 func (tr *exploreTrace) observe(ev *tracer.Event) {
+	if tr.init != 0 && ev.TGID != tr.init && ev.Op == tracer.OpExec && !ev.Failed() &&
+		(ev.Path == runbox.BinaryInContainer || ev.Target() == runbox.BinaryInContainer) {
+		tr.own[ev.TGID] = true
+	}
+	if tr.own[ev.TGID] {
+		return
+	}
 	if ev.Op == tracer.OpExec && !ev.Failed() && (tr.started || ev.Path != runbox.BinaryInContainer) {
 		tr.started = true
 		tr.execs++

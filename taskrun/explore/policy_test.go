@@ -199,13 +199,20 @@ func TestGenerationFilterRefusesFileChanges(t *testing.T) {
 // sandbox-init's exec (tracking started right at it), its start-up opens
 // (Landlock's O_PATH rule opens, the Go runtime's /proc reads) are not
 // the generator's reads, and its exec is not a tool call.
+//
+// Nor is what sandbox-init's openat2 agent (another process running the
+// authbench binary) does: its exec is not a tool call, its runtime's
+// reads are not the generator's.
 func TestExploreTraceSkipsSandboxInitStartup(t *testing.T) {
-	tr := &exploreTrace{read: map[string]bool{}, gate: true, skip: []policy.Pattern{policy.MustPattern("/lib/**")}}
+	tr := &exploreTrace{read: map[string]bool{}, gate: true, skip: []policy.Pattern{policy.MustPattern("/lib/**")}, init: 1, own: map[int]bool{}}
 	for _, ev := range []tracer.Event{
-		{Op: tracer.OpExec, Path: runbox.BinaryInContainer, Axis: tracer.AxisExecute},
-		{Op: tracer.OpOpen, Path: "/proc/1/cgroup", Axis: tracer.AxisRead},
+		{TGID: 1, Op: tracer.OpExec, Path: runbox.BinaryInContainer, Axis: tracer.AxisExecute},
+		{TGID: 1, Op: tracer.OpOpen, Path: "/proc/1/cgroup", Axis: tracer.AxisRead},
+		{TGID: 9, Op: tracer.OpExec, Path: "/proc/self/exe", Real: runbox.BinaryInContainer, Axis: tracer.AxisExecute},
+		{TGID: 9, Op: tracer.OpOpen, Path: "/proc/9/mountinfo", Axis: tracer.AxisRead},
 		{Op: tracer.OpOpen, Path: "/usr/bin/cat", Axis: tracer.AxisRead, Flags: unix.O_PATH | unix.O_CLOEXEC},
-		{Op: tracer.OpExec, Path: "/bin/sh", Axis: tracer.AxisExecute},
+		{TGID: 1, Op: tracer.OpExec, Path: "/bin/sh", Axis: tracer.AxisExecute},
+		{TGID: 9, Op: tracer.OpOpen, Path: "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", Axis: tracer.AxisRead},
 		{Op: tracer.OpOpen, Path: "/lib/libc.so.6", Axis: tracer.AxisRead},
 		{Op: tracer.OpOpen, Path: "/app/secret", Axis: tracer.AxisRead, Ret: -13},
 		{Op: tracer.OpOpen, Path: "/app/out", Axis: tracer.AxisWrite, Flags: unix.O_WRONLY},

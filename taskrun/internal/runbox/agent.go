@@ -43,7 +43,7 @@ func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) {
 	}
 	uid, gid := b.Ident.UID, b.Ident.GID
 	spec := sandbox.Spec{
-		Path: argv[0], Args: argv, Env: env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentNet.Env), Dir: dir,
+		Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentNet.Env), b.AgentEnv), Dir: dir,
 		UID: &uid, GID: &gid, Groups: b.Ident.Groups, CloseFDs: true,
 		DropCapabilities: true, Capabilities: b.Caps,
 	}

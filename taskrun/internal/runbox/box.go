@@ -64,6 +64,9 @@ type Box struct {
 	// NetNS, when set, is the network namespace the run's containers
 	// share (compose services, the run's egress proxy).
 	NetNS string
+	// AgentEnv is added to the agent's environment (an installed
+	// harness's HOME, state and proxy variables), overriding the image's.
+	AgentEnv []string
 	// AgentNet and VerifierNet are the network of the agent's and the
 	// verifiers' containers when the run has its own namespace (NetNS).
 	AgentNet, VerifierNet PhaseNet

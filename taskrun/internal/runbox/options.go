@@ -27,8 +27,12 @@ type Options struct {
 	// rules; the default for task runs, "" means it) or
 	// policy.SemanticsPrecise.
 	Semantics policy.Semantics
-	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
+	// Agent is "oracle", "shortcut", `cmd:COMMAND`, `openai:MODEL` or
+	// `installed:NAME[:MODEL]` (package agent/installed).
 	Agent string
+	// HarnessCache holds installed harnesses' layers and npm's download
+	// cache (agent/installed's DefaultCacheDir when "").
+	HarnessCache string
 	// Capabilities, when not nil, are the capabilities the agent runs
 	// with (canonical names; empty for none), replacing the task's set
 	// (tasks.Environment.Capabilities: Docker's default set unless
@@ -36,8 +40,8 @@ type Options struct {
 	// effective and permitted, another uid in its bounding set only, as
 	// Docker gives them.
 	Capabilities []string
-	// Model is the endpoint and options of an openai:MODEL agent
-	// (resolved; its Model is the agent's MODEL).
+	// Model is the endpoint and options of an openai:MODEL or installed
+	// agent (resolved; its Model is the agent's MODEL).
 	Model *agent.Config
 	// AllowHosts are run-time allow-list entries of the agent phase
 	// (--agent-allow-host HOST:PORT): they make the agent's network an

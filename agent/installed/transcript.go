@@ -1,0 +1,298 @@
+package installed
+
+import (
+	"bufio"
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+
+	"github.com/authbench/authbench/agent"
+)
+
+// Bounds on a transcript, which the agent wrote and may have made
+// hostile: the bytes read, and each text kept.
+const (
+	MaxTranscriptBytes = 64 << 20
+	maxTextBytes       = 256 << 10
+)
+
+// sessionEvent is one line of a pi session file, and one
+// transcript_events row of OpenClaw (the same format).
+type sessionEvent struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	Message   *sessionMessage `json:"message"`
+}
+
+type sessionMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Model      string          `json:"model"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	IsError    bool            `json:"isError"`
+	Usage      *struct {
+		Input     int64 `json:"input"`
+		Output    int64 `json:"output"`
+		CacheRead int64 `json:"cacheRead"`
+	} `json:"usage"`
+}
+
+// contentPart is one part of a message's content.
+type contentPart struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// parts decodes content: a string or an array of parts.
+func parts(raw json.RawMessage) []contentPart {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []contentPart{{Type: "text", Text: s}}
+	}
+	var ps []contentPart
+	_ = json.Unmarshal(raw, &ps)
+	return ps
+}
+
+// clip cuts s to maxTextBytes on a rune boundary, noting it in cut.
+func clip(s string, cut *bool) string {
+	if len(s) <= maxTextBytes {
+		return s
+	}
+	*cut = true
+	return strings.ToValidUTF8(s[:maxTextBytes], "")
+}
+
+// ToTrajectory converts a harness's session events (JSON, in order) to
+// an ATIF trajectory: each user (system) message a user (system) step, each assistant
+// message an agent step (text, thinking as reasoning_content, tool calls,
+// token usage), each tool result an observation result of the agent step
+// that called it. Lines that are not JSON, and events of other types, are
+// counted in extra.skipped_events. Pure.
+func ToTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
+	t := &agent.Trajectory{SchemaVersion: agent.SchemaVersion, Agent: agent.AgentInfo{Name: h.Name, Version: h.Version, ModelName: model},
+		Steps: []agent.Step{}, Extra: map[string]any{}}
+	skipped, truncated := 0, false
+	callStep := map[string]int{} // tool call id → index of its agent step
+	for _, line := range events {
+		var ev sessionEvent
+		if err := json.Unmarshal(line, &ev); err != nil {
+			skipped++
+			continue
+		}
+		if ev.Type == "session" && t.SessionID == "" {
+			t.SessionID = ev.ID
+		}
+		if ev.Type != "message" || ev.Message == nil {
+			if ev.Type != "session" {
+				skipped++
+			}
+			continue
+		}
+		m := ev.Message
+		switch m.Role {
+		case "user", "system":
+			var text []string
+			for _, p := range parts(m.Content) {
+				if p.Type == "text" {
+					text = append(text, p.Text)
+				}
+			}
+			src := agent.SourceUser
+			if m.Role == "system" {
+				src = agent.SourceSystem
+			}
+			t.Steps = append(t.Steps, agent.Step{Timestamp: ev.Timestamp, Source: src, Message: clip(strings.Join(text, "\n"), &truncated)})
+		case "assistant":
+			s := agent.Step{Timestamp: ev.Timestamp, Source: agent.SourceAgent, ModelName: m.Model}
+			var text, thinking []string
+			for _, p := range parts(m.Content) {
+				switch p.Type {
+				case "text":
+					text = append(text, p.Text)
+				case "thinking":
+					thinking = append(thinking, p.Thinking)
+				case "toolCall":
+					args := p.Arguments
+					if !json.Valid(args) || !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
+						args = json.RawMessage("{}")
+					}
+					s.ToolCalls = append(s.ToolCalls, agent.ToolCall{ToolCallID: p.ID, FunctionName: p.Name, Arguments: args})
+					callStep[p.ID] = len(t.Steps)
+				}
+			}
+			s.Message = clip(strings.Join(text, "\n"), &truncated)
+			s.ReasoningContent = clip(strings.Join(thinking, "\n"), &truncated)
+			if m.Usage != nil {
+				s.Metrics = &agent.Metrics{PromptTokens: m.Usage.Input, CompletionTokens: m.Usage.Output, CachedTokens: m.Usage.CacheRead}
+			}
+			t.Steps = append(t.Steps, s)
+		case "toolResult":
+			i, ok := callStep[m.ToolCallID]
+			if !ok {
+				skipped++
+				continue
+			}
+			var text []string
+			for _, p := range parts(m.Content) {
+				if p.Type == "text" {
+					text = append(text, p.Text)
+				}
+			}
+			content := clip(strings.Join(text, "\n"), &truncated)
+			if m.IsError {
+				content = "error: " + content
+			}
+			st := &t.Steps[i]
+			if st.Observation == nil {
+				st.Observation = &agent.StepObservation{}
+			}
+			st.Observation.Results = append(st.Observation.Results, agent.ObservationResult{SourceCallID: m.ToolCallID, Content: content})
+		default:
+			skipped++
+		}
+	}
+	fm := &agent.FinalMetrics{TotalSteps: len(t.Steps)}
+	for i := range t.Steps {
+		t.Steps[i].StepID = i + 1
+		if m := t.Steps[i].Metrics; m != nil {
+			fm.TotalPromptTokens += m.PromptTokens
+			fm.TotalCompletionTokens += m.CompletionTokens
+			fm.TotalCachedTokens += m.CachedTokens
+		}
+	}
+	t.FinalMetrics = fm
+	if skipped > 0 {
+		t.Extra["skipped_events"] = skipped
+	}
+	if truncated {
+		t.Extra["truncated"] = true
+	}
+	if len(t.Extra) == 0 {
+		t.Extra = nil
+	}
+	return t
+}
+
+// Transcript reads the session events h recorded under state (the
+// harness's State directory as seen from the host: in the run's upper
+// layer), in order, and the file they came from (the artifact to keep).
+// No events is an error.
+func Transcript(h Harness, state string) (events [][]byte, file string, err error) {
+	switch h.Name {
+	case "pi":
+		return piTranscript(filepath.Join(state, strings.TrimPrefix(SessionsDir, State+"/")))
+	case "openclaw":
+		return openclawTranscript(filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	}
+	return nil, "", fmt.Errorf("harness %s: no transcript", h.Name)
+}
+
+// regularFile opens p, refusing a link or anything but a regular file.
+func regularFile(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	return f, nil
+}
+
+// piTranscript reads pi's session file (the newest, if several).
+func piTranscript(dir string) ([][]byte, string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		return nil, "", fmt.Errorf("no pi session file in %s", dir)
+	}
+	slices.Sort(files)
+	file := files[len(files)-1]
+	f, err := regularFile(file)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	var events [][]byte
+	sc := bufio.NewScanner(io.LimitReader(f, MaxTranscriptBytes))
+	sc.Buffer(make([]byte, 64<<10), MaxTranscriptBytes)
+	for sc.Scan() {
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+			events = append(events, slices.Clone(line))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", file, err)
+	}
+	return events, file, nil
+}
+
+// openclawTranscript reads OpenClaw's transcript_events from a private
+// copy of its agent database (and write-ahead log), opened read-only.
+func openclawTranscript(db string) ([][]byte, string, error) {
+	tmp, err := os.MkdirTemp("", "authbench-openclaw-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(tmp)
+	for _, suffix := range []string{"", "-wal"} {
+		src, err := regularFile(db + suffix)
+		if err != nil {
+			if suffix == "" {
+				return nil, "", err
+			}
+			continue
+		}
+		dst, err := os.Create(filepath.Join(tmp, "db"+suffix))
+		if err == nil {
+			_, err = io.Copy(dst, io.LimitReader(src, MaxTranscriptBytes))
+			dst.Close()
+		}
+		src.Close()
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	conn, err := sql.Open("sqlite", "file:"+filepath.Join(tmp, "db")+"?_pragma=query_only(1)")
+	if err != nil {
+		return nil, "", err
+	}
+	defer conn.Close()
+	rows, err := conn.Query(`SELECT event_json FROM transcript_events WHERE event_json IS NOT NULL ORDER BY session_id, seq`)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", db, err)
+	}
+	defer rows.Close()
+	var events [][]byte
+	total := 0
+	for rows.Next() {
+		var ev []byte
+		if err := rows.Scan(&ev); err != nil {
+			return nil, "", err
+		}
+		if total += len(ev); total > MaxTranscriptBytes {
+			break
+		}
+		events = append(events, ev)
+	}
+	if len(events) == 0 {
+		return nil, "", fmt.Errorf("%s: no transcript events", db)
+	}
+	return events, db, rows.Err()
+}

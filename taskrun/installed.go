@@ -1,0 +1,183 @@
+package taskrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/taskrun/internal/runbox"
+)
+
+// Files of an installed agent's run.
+const (
+	// HarnessTranscriptFile is the harness's own transcript: its session
+	// events as it recorded them, one JSON object a line.
+	HarnessTranscriptFile = runapi.FileHarnessTranscript
+)
+
+// installedRun is an installed agent's part of a run: its harness, the
+// endpoint it is configured for and its layer. The run's egress proxy
+// (network.go) lets it reach the endpoint, with the key injected.
+type installedRun struct {
+	h        installed.Harness
+	endpoint installed.Endpoint
+	layer    string
+}
+
+// prepareInstalled parses an installed:NAME[:MODEL] agent and makes
+// sure its layer exists (cached: built once per harness version). nil
+// for any other agent.
+func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
+	h, _, ok, err := installed.ParseName(r.Options.Agent)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if r.Options.Model == nil {
+		return nil, fmt.Errorf("agent %s: no model configuration (--base-url, [model])", r.Options.Agent)
+	}
+	e := installed.Endpoint{BaseURL: r.Options.Model.BaseURL, Model: r.Options.Model.Model, MaxTokens: r.Options.Model.MaxTokens}
+	if err := e.Check(); err != nil {
+		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
+	}
+	cache := r.Options.HarnessCache
+	if cache == "" {
+		cache = installed.DefaultCacheDir
+	}
+	log, err := r.CappedLog(runbox.BuildLogFile, "build log", r.LogLimit(), os.O_APPEND)
+	if err != nil {
+		return nil, err
+	}
+	defer r.CloseLog(log)
+	layer, built, err := installed.Layer(ctx, cache, h, r.Options.Self, log)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
+	}
+	r.Log.Info("harness layer", zap.String("harness", h.Name), zap.String("layer", layer), zap.Bool("built", built))
+	// The run's egress proxy lets the agent reach the endpoint and sets
+	// its key (network.go).
+	r.Options.ModelEndpoint = &netpolicy.ModelEndpoint{URL: e.BaseURL, Key: string(r.Options.Model.APIKey)}
+	return &installedRun{h: h, endpoint: e, layer: layer}, nil
+}
+
+// writeFiles puts the harness's state directory, owned by the agent's
+// user, and its configuration into the rootfs.
+func (in *installedRun) writeFiles(r *runner) error {
+	root, err := os.OpenRoot(r.Rootfs.Path)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, d := range []string{installed.StateRoot, installed.Home, installed.State, installed.Tmp} {
+		rel := strings.TrimPrefix(d, "/")
+		if err := root.MkdirAll(rel, 0o755); err != nil {
+			return fmt.Errorf("harness state: %w", err)
+		}
+		if err := root.Lchown(rel, r.Ident.UID, r.Ident.GID); err != nil {
+			return fmt.Errorf("harness state: %w", err)
+		}
+	}
+	files, err := in.h.Files(in.endpoint)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		rel := strings.TrimPrefix(f.Path, "/")
+		if err := root.WriteFile(rel, f.Data, 0o600); err != nil {
+			return fmt.Errorf("harness configuration: %w", err)
+		}
+		if err := root.Lchown(rel, r.Ident.UID, r.Ident.GID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baseline adds the harness's runtime to the plan's baseline: its layer
+// read and executable, its state read and written. Listed as a widening
+// (installed.Widening), never scored.
+func (in *installedRun) baseline(base *policy.Baseline) {
+	add := func(a policy.Axis, p string) {
+		base.Permissions[a] = append(append([]policy.Pattern(nil), base.Permissions[a]...), policy.MustPattern(p))
+	}
+	add(policy.Read, installed.Root+"/**")
+	add(policy.Execute, installed.Root+"/**")
+	add(policy.Read, installed.StateRoot+"/**")
+	add(policy.Write, installed.StateRoot+"/**")
+	for _, p := range in.h.Scratch {
+		add(policy.Read, p)
+		add(policy.Write, p)
+	}
+}
+
+// widenings record what the harness's runtime adds to the plan.
+func (in *installedRun) widenings() []policy.Widening {
+	detail := "the installed harness's runtime (" + in.h.Name + " " + in.h.Version + ", node " + installed.NodeVersion + "): not the task's, never scored"
+	w := []policy.Widening{
+		{Kind: "agent-harness", Axis: policy.Execute.String(), Pattern: installed.Root + "/**", Path: installed.Root,
+			Extra: policy.AccessExecute | policy.AccessReadFile | policy.AccessReadDir, Detail: detail},
+		{Kind: "agent-harness", Axis: policy.Write.String(), Pattern: installed.StateRoot + "/**", Path: installed.StateRoot,
+			Extra: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile, Detail: detail + "; its state and home"},
+	}
+	for _, p := range in.h.Scratch {
+		w = append(w, policy.Widening{Kind: "agent-harness", Axis: policy.Write.String(), Pattern: p, Path: strings.TrimSuffix(p, "/**"),
+			Extra: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile, Detail: detail + "; scratch it writes whatever TMPDIR says"})
+	}
+	return w
+}
+
+// env is the harness's environment beside the image's and the proxy's:
+// its HOME and state, and the placeholder key.
+func (in *installedRun) env() []string {
+	return append(in.h.Env(), "OPENAI_API_KEY="+installed.PlaceholderKey)
+}
+
+// finish keeps the harness's transcript (as it recorded it, and as ATIF
+// in trajectory.json). A harness that recorded nothing is noted, not an
+// error of the run.
+func (in *installedRun) finish(r *runner) {
+	state := filepath.Join(r.Rootfs.Upper(), strings.TrimPrefix(installed.State, "/"))
+	events, _, err := installed.Transcript(in.h, state)
+	if err != nil {
+		r.res.HarnessError = "transcript: " + err.Error()
+		r.Log.Warn("harness transcript", zap.String("harness", in.h.Name), zap.Error(err))
+		return
+	}
+	raw := make([]json.RawMessage, 0, len(events))
+	for _, e := range events {
+		if json.Valid(e) {
+			raw = append(raw, e)
+		}
+	}
+	if err := writeJSONLines(filepath.Join(r.Options.Dir, HarnessTranscriptFile), raw); err != nil {
+		r.Log.Warn("harness transcript", zap.Error(err))
+	}
+	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
+	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
+		r.Log.Warn("harness trajectory", zap.Error(err))
+	}
+}
+
+// writeJSONLines writes each value as one JSON line, never through a
+// link planted at path.
+func writeJSONLines[T any](path string, vs []T) error {
+	var b strings.Builder
+	for _, v := range vs {
+		line, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return safefile.WriteFile(path, []byte(b.String()), 0o644)
+}
