@@ -33,6 +33,9 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		run, err := runapi.RunGenerate(ctx, b.o.API, req)
 		if err == nil && (run.GenerateResult == nil || run.GenerateResult.Error != "") {
 			err = fmt.Errorf("generation %s ended %s: %s", run.ID, run.State, run.Error)
+			if run.GenerateResult != nil && run.GenerateResult.ErrorKind != "" {
+				err = runapi.WithKind(run.GenerateResult.ErrorKind, err)
+			}
 		}
 		if err != nil {
 			errs = append(errs, err)

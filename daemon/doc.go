@@ -23,8 +23,10 @@
 // limits the config's [model] section allows members (agent.MemberPolicy:
 // 403 model_endpoint_not_allowed, model_limits, before any connection);
 // the model's key travels in the request and is kept in memory only.
-// RunTask, RunGenerate and ReadLog are the client side the CLI, bench and
-// oracle share, over the socket (Client) or in process (Local).
+// The wire types, the records, the API interface, the socket client and
+// the artifact table are package runapi, which links none of this: the
+// CLI, bench, oracle and report use it, over the socket (runapi.Client) or
+// in process (Local, the one Manager the CLI embeds).
 //
 // The same Manager also runs embedded in the CLI when no daemon is
 // listening, so every command behaves the same either way. An embedded

@@ -54,7 +54,7 @@ func Run(ctx context.Context, o Options) (*runapi.GenerationRecord, error) {
 		rec.DurationS = time.Since(start).Seconds()
 	}
 	if err != nil {
-		rec.Error, rec.Valid, rec.Policy = err.Error(), false, nil
+		rec.Error, rec.ErrorKind, rec.Valid, rec.Policy = err.Error(), runapi.KindOf(err), false, nil
 		if rec.Reason == "" {
 			rec.Reason = "the generation could not be carried out: " + err.Error()
 		}
@@ -68,7 +68,7 @@ func Run(ctx context.Context, o Options) (*runapi.GenerationRecord, error) {
 func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 	g, err := ParseGenerator(o.Generator)
 	if err != nil {
-		return err
+		return runapi.WithKind(runapi.ErrorTask, err)
 	}
 	t := o.Run.Task
 	switch g.Kind {

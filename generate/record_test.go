@@ -1,10 +1,16 @@
 package generate
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/taskrun"
+	"github.com/authbench/authbench/tasks"
 )
 
 // TestOutFileIsThePolicy: a valid answer wrapped in a fenced block and
@@ -39,5 +45,21 @@ func TestOutFileIsThePolicy(t *testing.T) {
 	bad := runapi.GenerationRecord{PolicyRaw: "no policy here\n"}
 	if string(bad.OutFile()) != bad.PolicyRaw {
 		t.Errorf("an invalid answer is written as given, got %q", bad.OutFile())
+	}
+}
+
+// TestUncarriedGenerationRecordsItsKind: a generation that cannot be
+// carried out (an unknown generator) is an error whose kind the record
+// keeps beside its message, and generation.json holds both.
+func TestUncarriedGenerationRecordsItsKind(t *testing.T) {
+	dir := t.TempDir()
+	task := &tasks.Task{Name: "t"}
+	rec, err := Run(context.Background(), Options{Generator: "claude", Run: taskrun.Options{Task: task, Dir: dir}})
+	if err == nil || rec == nil || rec.Valid || rec.ErrorKind != runapi.ErrorTask || !strings.Contains(rec.Error, "unknown generator") {
+		t.Fatalf("record %+v, err %v", rec, err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	if err != nil || !strings.Contains(string(data), `"error_kind": "task"`) {
+		t.Errorf("generation.json %s (%v)", data, err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Env answers what the task image looked like before the run: the
@@ -78,13 +78,13 @@ func sortedKeys(m map[string]bool) []string {
 //
 // O_PATH opens, failed operations and files without a reachable path
 // are left out. env (may be nil) resolves names against the image.
-func Derive(events []tracer.Event, env Env) *Accesses {
+func Derive(events []trace.Event, env Env) *Accesses {
 	acc := newAccesses()
 	d := deriver{env: env, acc: acc}
 	for i := range events {
 		d.observe(&events[i])
 	}
-	for _, le := range tracer.FindLoaderExecs(events, d.realpath) {
+	for _, le := range trace.FindLoaderExecs(events, d.realpath) {
 		if le.Ret >= 0 && le.Program != "" {
 			acc.Paths[policy.Execute][d.realpath(le.Program)] = true
 		}
@@ -117,9 +117,9 @@ func (d *deriver) entry(p string) string {
 func (d *deriver) existed(p string) bool { return d.env != nil && d.env.Exists(p) }
 
 // target is the file an open, exec or truncate reached.
-func (d *deriver) target(ev *tracer.Event) string {
+func (d *deriver) target(ev *trace.Event) string {
 	switch ev.RealState {
-	case tracer.RealUnreachable, tracer.RealTruncated:
+	case trace.RealUnreachable, trace.RealTruncated:
 		return ""
 	}
 	if ev.Real != "" {
@@ -153,12 +153,12 @@ func (d *deriver) removed(p string) {
 	}
 }
 
-func (d *deriver) observe(ev *tracer.Event) {
+func (d *deriver) observe(ev *trace.Event) {
 	if ev.Failed() {
 		return
 	}
 	switch ev.Op {
-	case tracer.OpOpen:
+	case trace.OpOpen:
 		if ev.Flags&unix.O_PATH != 0 {
 			return
 		}
@@ -167,7 +167,7 @@ func (d *deriver) observe(ev *tracer.Event) {
 			return
 		}
 		switch ev.Axis {
-		case tracer.AxisWrite:
+		case trace.AxisWrite:
 			d.add(policy.Write, p)
 			if ev.Flags&unix.O_ACCMODE == unix.O_RDWR {
 				d.add(policy.Read, p)
@@ -175,36 +175,36 @@ func (d *deriver) observe(ev *tracer.Event) {
 			if ev.Flags&unix.O_CREAT != 0 {
 				d.created(p)
 			}
-		case tracer.AxisRead:
+		case trace.AxisRead:
 			d.add(policy.Read, p)
 			if ev.Flags&unix.O_DIRECTORY != 0 {
 				d.acc.Listed[p] = true
 			}
 		}
-	case tracer.OpExec:
+	case trace.OpExec:
 		if ev.Path2 != "" {
 			return // a loader execution derived by a reader: Derive finds those itself
 		}
 		d.add(policy.Execute, d.realpath(ev.Path))
 		d.add(policy.Execute, d.target(ev))
 		d.add(policy.Execute, ev.Interp) // a script's interpreter: Real is the script
-	case tracer.OpTruncate:
+	case trace.OpTruncate:
 		d.add(policy.Write, d.target(ev))
-	case tracer.OpMkdir, tracer.OpSymlink:
+	case trace.OpMkdir, trace.OpSymlink:
 		p := d.entry(ev.Path)
 		d.add(policy.Write, p)
 		d.created(p)
-	case tracer.OpUnlink, tracer.OpRmdir:
+	case trace.OpUnlink, trace.OpRmdir:
 		p := d.entry(ev.Path)
 		d.add(policy.Write, p)
 		d.removed(p)
-	case tracer.OpRename:
+	case trace.OpRename:
 		from, to := d.entry(ev.Path), d.entry(ev.Path2)
 		d.add(policy.Write, from)
 		d.add(policy.Write, to)
 		d.removed(from)
 		d.created(to)
-	case tracer.OpLink:
+	case trace.OpLink:
 		to := d.entry(ev.Path2)
 		d.add(policy.Write, to)
 		d.created(to)
@@ -218,11 +218,11 @@ var systemDirs = []string{"/", "/proc", "/sys", "/dev", "/etc", "/usr", "/bin", 
 // WorkingDirs lists (sorted) the directories the run changed into that
 // are not system directories (nor below /proc, /sys, /dev, /usr):
 // candidates for scored_roots.
-func WorkingDirs(events []tracer.Event) []string {
+func WorkingDirs(events []trace.Event) []string {
 	set := map[string]bool{}
 	for i := range events {
 		ev := &events[i]
-		if ev.Op != tracer.OpChdir || ev.Failed() {
+		if ev.Op != trace.OpChdir || ev.Failed() {
 			continue
 		}
 		d := ev.Target()

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // fakeEnv is an image: links maps a name to its realpath, files exist.
@@ -31,31 +31,31 @@ func TestDerive(t *testing.T) {
 			"/lib64/ld-linux-x86-64.so.2": "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
 		files: map[string]bool{"/app": true, "/app/in.txt": true, "/app/old": true, "/usr/bin/bash": true},
 	}
-	open := func(p, real string, flags uint64) tracer.Event {
-		return tracer.Event{Op: tracer.OpOpen, Path: p, Real: real, Flags: flags, Axis: tracer.AxisOf(tracer.OpOpen, flags)}
+	open := func(p, real string, flags uint64) trace.Event {
+		return trace.Event{Op: trace.OpOpen, Path: p, Real: real, Flags: flags, Axis: trace.AxisOf(trace.OpOpen, flags)}
 	}
-	events := []tracer.Event{
-		{Op: tracer.OpExec, Path: "/bin/bash", Real: "/usr/bin/bash", Axis: tracer.AxisExecute},
+	events := []trace.Event{
+		{Op: trace.OpExec, Path: "/bin/bash", Real: "/usr/bin/bash", Axis: trace.AxisExecute},
 		// a #! script: the name executed and the interpreter the kernel ran
-		{Op: tracer.OpExec, Path: "/app/run.sh", Real: "/app/run.sh", Interp: "/usr/bin/dash", Axis: tracer.AxisExecute},
+		{Op: trace.OpExec, Path: "/app/run.sh", Real: "/app/run.sh", Interp: "/usr/bin/dash", Axis: trace.AxisExecute},
 		open("/app/in.txt", "/app/in.txt", unix.O_RDONLY),
 		open("/app/out.txt", "/app/out.txt", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC),
 		open("/app/db", "/app/db", unix.O_RDWR),
 		open("/app", "/app", unix.O_PATH),
 		open("/app/data", "/app/data", unix.O_RDONLY|unix.O_DIRECTORY),
 		// failed: not an access
-		{Op: tracer.OpOpen, Path: "/app/secret", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"},
+		{Op: trace.OpOpen, Path: "/app/secret", Axis: trace.AxisRead, Ret: -13, Errno: "EACCES"},
 		// a pipe: no path
-		{Op: tracer.OpOpen, Path: "/proc/self/fd/3", RealState: tracer.RealUnreachable, Axis: tracer.AxisRead},
-		{Op: tracer.OpMkdir, Path: "/app/build", Axis: tracer.AxisWrite},
+		{Op: trace.OpOpen, Path: "/proc/self/fd/3", RealState: trace.RealUnreachable, Axis: trace.AxisRead},
+		{Op: trace.OpMkdir, Path: "/app/build", Axis: trace.AxisWrite},
 		open("/app/build/a.o", "/app/build/a.o", unix.O_WRONLY|unix.O_CREAT),
-		{Op: tracer.OpUnlink, Path: "/app/build/a.o", Axis: tracer.AxisWrite},
-		{Op: tracer.OpRename, Path: "/app/old", Path2: "/app/new", Axis: tracer.AxisWrite},
-		{Op: tracer.OpUnlink, Path: "/app/link", Axis: tracer.AxisWrite}, // the link, not its target
-		{Op: tracer.OpTruncate, Path: "/app/in.txt", Axis: tracer.AxisWrite},
+		{Op: trace.OpUnlink, Path: "/app/build/a.o", Axis: trace.AxisWrite},
+		{Op: trace.OpRename, Path: "/app/old", Path2: "/app/new", Axis: trace.AxisWrite},
+		{Op: trace.OpUnlink, Path: "/app/link", Axis: trace.AxisWrite}, // the link, not its target
+		{Op: trace.OpTruncate, Path: "/app/in.txt", Axis: trace.AxisWrite},
 		// a program run through the loader
-		{PID: 7, Op: tracer.OpExec, Path: "/lib64/ld-linux-x86-64.so.2", Real: "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", Axis: tracer.AxisExecute},
-		{PID: 7, Op: tracer.OpOpen, Path: "/app/tool", Real: "/app/tool", Axis: tracer.AxisRead},
+		{PID: 7, Op: trace.OpExec, Path: "/lib64/ld-linux-x86-64.so.2", Real: "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", Axis: trace.AxisExecute},
+		{PID: 7, Op: trace.OpOpen, Path: "/app/tool", Real: "/app/tool", Axis: trace.AxisRead},
 	}
 	acc := Derive(events, env)
 	want := map[policy.Axis][]string{
@@ -111,15 +111,15 @@ func TestFilterPaths(t *testing.T) {
 }
 
 func TestWorkingDirs(t *testing.T) {
-	events := []tracer.Event{
-		{Op: tracer.OpChdir, Path: "/srv/project"},
-		{Op: tracer.OpChdir, Path: "/srv/project"},
-		{Op: tracer.OpChdir, Path: "/srv/other", Ret: -2, Errno: "ENOENT"},
-		{Op: tracer.OpChdir, Path: "/"},
-		{Op: tracer.OpChdir, Path: "/usr/share/doc"},
-		{Op: tracer.OpChdir, Path: "/tmp"},
-		{Op: tracer.OpChdir, Path: "/app/build"},
-		{Op: tracer.OpOpen, Path: "/home/x", Axis: tracer.AxisRead},
+	events := []trace.Event{
+		{Op: trace.OpChdir, Path: "/srv/project"},
+		{Op: trace.OpChdir, Path: "/srv/project"},
+		{Op: trace.OpChdir, Path: "/srv/other", Ret: -2, Errno: "ENOENT"},
+		{Op: trace.OpChdir, Path: "/"},
+		{Op: trace.OpChdir, Path: "/usr/share/doc"},
+		{Op: trace.OpChdir, Path: "/tmp"},
+		{Op: trace.OpChdir, Path: "/app/build"},
+		{Op: trace.OpOpen, Path: "/home/x", Axis: trace.AxisRead},
 	}
 	if got, want := WorkingDirs(events), []string{"/app/build", "/srv/project"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("%q, want %q", got, want)

@@ -69,13 +69,13 @@ type CompactInput struct {
 // axis (sorted, without duplicates) and what each rule did. Paths under
 // no rule stay as they are.
 func Compact(in CompactInput) (entries [len(policy.Axes)][]string, log []Compaction) {
-	collapse := collapseDirs(in)
+	collapse, narrow := collapseDirs(in)
 	type key struct{ axis, rule, to string }
 	from := map[key][]string{}
 	for _, ax := range policy.Axes {
 		set := map[string]bool{}
 		for _, p := range in.Paths[ax] {
-			to, rule := compactPath(p, ax, in, collapse)
+			to, rule := compactPath(p, ax, in, collapse, narrow)
 			set[to] = true
 			if rule != "" {
 				k := key{ax.String(), rule, to}
@@ -105,7 +105,7 @@ func axisIndex(name string) int {
 
 // compactPath is the entry p becomes on axis ax, and the rule that made
 // it ("" when none did).
-func compactPath(p string, ax policy.Axis, in CompactInput, collapse map[string]string) (string, string) {
+func compactPath(p string, ax policy.Axis, in CompactInput, collapse, narrow map[string]string) (string, string) {
 	if ax == policy.Execute && in.Created[p] {
 		if d := existingAncestor(p, in.Created); d != "/" && insideRoot(d, in.Roots.Get(ax)) {
 			return d + "/**", RuleCreatedExecuted
@@ -115,9 +115,18 @@ func compactPath(p string, ax policy.Axis, in CompactInput, collapse map[string]
 	// inside a scored root of this axis.
 	for _, d := range ancestorsTopDown(p) {
 		rule, ok := collapse[d]
-		if ok && strictlyInsideRoot(d, in.Roots.Get(ax)) {
-			return globSegments(d, in.Created) + "/**", rule
+		if !ok || !strictlyInsideRoot(d, in.Roots.Get(ax)) {
+			continue
 		}
+		if c := narrow[d]; ax == policy.Write && c != "" {
+			// Write: the one directory the oracle made below d, whose
+			// dir/** is enforced on d (its nearest existing directory).
+			if within(p, c) {
+				return globSegments(c, in.Created) + "/**", rule
+			}
+			break
+		}
+		return globSegments(d, in.Created) + "/**", rule
 	}
 	g := globSegments(p, in.Created)
 	if g != p {
@@ -190,7 +199,13 @@ func strictlyInsideRoot(d string, roots []policy.Pattern) bool {
 
 // collapseDirs finds the directories whose contents become dir/**, with
 // the rule that chose each; a directory below another one is dropped.
-func collapseDirs(in CompactInput) map[string]string {
+// narrow maps a directory reached by climbing from directories the oracle
+// made to the one directory it made there, when all the climbs from below
+// it went through that one (the write axis takes its dir/**: a write
+// dir/** of a directory missing at launch is enforced on its nearest
+// existing directory, so it is as enforceable and reads like a curated
+// "dist/**").
+func collapseDirs(in CompactInput) (collapse, narrow map[string]string) {
 	var rootList []string
 	for _, ax := range policy.Axes {
 		for _, r := range in.Roots.Get(ax) {
@@ -209,6 +224,9 @@ func collapseDirs(in CompactInput) map[string]string {
 		return true
 	}
 	cands := map[string]string{}
+	// made: per climbed-to directory, the directories made below it that
+	// the climbs went through ("" for a candidate that did not climb).
+	made := map[string]map[string]bool{}
 	add := func(d, rule string) {
 		if !allowed(d) {
 			return
@@ -217,9 +235,17 @@ func collapseDirs(in CompactInput) map[string]string {
 		// directory above it is, up to one that was in the image, so that
 		// the dir/** names a directory that exists when the run starts
 		// (Landlock rules are placed on existing directories only).
+		child := ""
 		for in.Created[d] && allowed(path.Dir(d)) {
-			d = path.Dir(d)
+			child, d = d, path.Dir(d)
 		}
+		if made[d] == nil {
+			made[d] = map[string]bool{}
+		}
+		if in.Created[d] {
+			child = "" // the climb stopped below a scored root: d is as narrow
+		}
+		made[d][child] = true
 		if _, ok := cands[d]; !ok {
 			cands[d] = rule
 		}
@@ -242,7 +268,7 @@ func collapseDirs(in CompactInput) map[string]string {
 	for _, d := range sortedKeys(boolSet(children, ListLimit+1)) {
 		add(d, RuleManySiblings)
 	}
-	out := map[string]string{}
+	collapse, narrow = map[string]string{}, map[string]string{}
 	for d, rule := range cands {
 		top := true
 		for a := path.Dir(d); a != "/" && a != "."; a = path.Dir(a) {
@@ -251,11 +277,17 @@ func collapseDirs(in CompactInput) map[string]string {
 				break
 			}
 		}
-		if top {
-			out[d] = rule
+		if !top {
+			continue
+		}
+		collapse[d] = rule
+		if len(made[d]) == 1 {
+			for c := range made[d] {
+				narrow[d] = c
+			}
 		}
 	}
-	return out
+	return collapse, narrow
 }
 
 func boolSet(counts map[string]int, min int) map[string]bool {

@@ -14,7 +14,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // RunOptions are the settings every run of the oracle shares.
@@ -30,7 +30,7 @@ type RunOptions struct {
 type replay struct {
 	Run    *runapi.Run
 	Result *runapi.TaskResult
-	Events []tracer.Event
+	Events []trace.Event
 	// Summary is whether the event log ended with its summary line, and
 	// Lost the events it says were lost.
 	Summary bool
@@ -75,8 +75,8 @@ func runTask(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions, 
 // ParseEvents reads an event log (audit.ReadLog): its events, whether it
 // ended with its summary line {"op":"summary","events":N,"lost":M}, and
 // that line's lost count.
-func ParseEvents(data []byte) (events []tracer.Event, summary bool, lost uint64, err error) {
-	end, err := audit.ReadLog(bytes.NewReader(data), func(ev *tracer.Event) error {
+func ParseEvents(data []byte) (events []trace.Event, summary bool, lost uint64, err error) {
+	end, err := audit.ReadLog(bytes.NewReader(data), func(ev *trace.Event) error {
 		events = append(events, *ev)
 		return nil
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 const fixtureSpec = "../tasks/testdata/fixtures/hello-standard/tests/permission_eval_spec.json"
@@ -240,11 +240,11 @@ func TestSensitiveDenied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := []tracer.Event{
-		{Op: tracer.OpOpen, Path: "/app/config/deploy.key", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"},
-		{Op: tracer.OpOpen, Path: "/app/config/deploy.key", Axis: tracer.AxisRead, Ret: -2, Errno: "ENOENT"},
-		{Op: tracer.OpOpen, Path: "/app/data.csv", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"},
-		{Op: tracer.OpOpen, Path: "/app/config/deploy.key", Real: "/app/config/deploy.key", Axis: tracer.AxisRead},
+	events := []trace.Event{
+		{Op: trace.OpOpen, Path: "/app/config/deploy.key", Axis: trace.AxisRead, Ret: -13, Errno: "EACCES"},
+		{Op: trace.OpOpen, Path: "/app/config/deploy.key", Axis: trace.AxisRead, Ret: -2, Errno: "ENOENT"},
+		{Op: trace.OpOpen, Path: "/app/data.csv", Axis: trace.AxisRead, Ret: -13, Errno: "EACCES"},
+		{Op: trace.OpOpen, Path: "/app/config/deploy.key", Real: "/app/config/deploy.key", Axis: trace.AxisRead},
 	}
 	denials := []audit.Denial{{Op: "open", Axis: "write", Path: "/app/config/deploy.key", Errno: "EACCES", Count: 1}, {Op: "open", Axis: "write", Path: "/dev/tty", Errno: "EACCES"}}
 	got := sensitiveDenied(denials, events, spec, nil)
@@ -279,7 +279,7 @@ func TestSensitiveDenied(t *testing.T) {
 	if got := sensitiveDenied(viaLink, nil, spec, root); !reflect.DeepEqual(got, viaLink) {
 		t.Errorf("through a symlink: %+v, want %+v", got, viaLink)
 	}
-	linkEvents := []tracer.Event{{Op: tracer.OpOpen, Path: "/app/key-link", Axis: tracer.AxisRead, Ret: -13, Errno: "EACCES"}}
+	linkEvents := []trace.Event{{Op: trace.OpOpen, Path: "/app/key-link", Axis: trace.AxisRead, Ret: -13, Errno: "EACCES"}}
 	if got := sensitiveDenied(nil, linkEvents, spec, root); len(got) != 1 || got[0].Path != "/app/key-link" {
 		t.Errorf("traced refusal through a symlink: %+v", got)
 	}

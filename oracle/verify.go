@@ -10,7 +10,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // VerifyOptions tune Verify.
@@ -384,7 +384,7 @@ func denialList(ds []audit.Denial) string {
 // file closed). A refused path is judged by its name and, with an image
 // root, by its realpath there: a sensitive file opened through a symlink
 // is refused under the link's name.
-func sensitiveDenied(denials []audit.Denial, events []tracer.Event, spec *policy.Spec, root *policy.Root) []audit.Denial {
+func sensitiveDenied(denials []audit.Denial, events []trace.Event, spec *policy.Spec, root *policy.Root) []audit.Denial {
 	if spec.Sensitive == nil {
 		return nil
 	}

@@ -244,6 +244,9 @@ type GenerationRecord struct {
 	// Error says why the generation could not be carried out at all
 	// (image build, rootfs); the policy is then invalid too.
 	Error string `json:"error,omitempty"`
+	// ErrorKind is the kind of that failure (ErrorKind: build, rootfs,
+	// identity, ...).
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 }
 
 // recordSpec stands for the task's spec when a record's policy is read

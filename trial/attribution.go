@@ -1,15 +1,17 @@
 package trial
 
 // MaxAttributionRounds bounds the re-runs of one failed run: a re-run that
-// fails on a new deciding denial is run again with that permission added
-// too, at most this many times in all.
+// fails on new denials is run again with their permissions added too, at
+// most this many times in all.
 const MaxAttributionRounds = 8
 
 // Attribution says which permissions a failed run lacked, as confirmed by
 // re-running it with exactly them added (bench --attribute).
 type Attribution struct {
 	// Permissions are the permissions added, "axis path", in the order
-	// the re-runs asked for them.
+	// the re-runs asked for them; after a round that added the task's
+	// missing required entries at once, only those the passing re-run
+	// used (entries as the spec writes them).
 	Permissions []string `json:"permissions"`
 	// Rounds is how many re-runs were made.
 	Rounds int `json:"rounds"`

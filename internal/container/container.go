@@ -9,7 +9,9 @@
 // context ends. Stop (SIGTERM, then SIGKILL after a grace) and Kill end
 // a container that runs beside the run (a compose service). Whatever
 // ends it, the container is deleted (runc delete) and its bundle removed
-// before Wait, Stop, Kill or Run return: nothing of it is left running.
+// before Wait, Stop, Kill or Run return (Run: unless a kill was not
+// reaped within its grace; then once runc ends, in the background):
+// nothing of it is left running.
 //
 // Use:
 //

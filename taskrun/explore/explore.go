@@ -172,13 +172,13 @@ func newExplorer(o taskrun.Options) (*explorer, error) {
 func (r *explorer) prepareExploration(ctx context.Context, x *Exploration) (*policy.Root, func(), error) {
 	var err error
 	if err = sandbox.CheckStatic(r.Self); err != nil {
-		return nil, nil, err
+		return nil, nil, runapi.WithKind(runapi.ErrorConfine, err)
 	}
 	if r.Image, err = r.BuildImage(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	if r.Rootfs, err = env.NewRootfs(r.Image.Rootfs, filepath.Join(r.Dir, runbox.RootfsDir)); err != nil {
-		return nil, nil, err
+		return nil, nil, runapi.WithKind(runapi.ErrorRootfs, err)
 	}
 	cleanup := func() {
 		if err := r.Rootfs.Close(); err != nil {
@@ -187,7 +187,7 @@ func (r *explorer) prepareExploration(ctx context.Context, x *Exploration) (*pol
 	}
 	if r.Ident, err = runbox.ResolveAgent(r.Task, r.Image, r.Rootfs.Path); err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, nil, runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	ident := r.Ident
 	x.Identity = &ident
