@@ -26,6 +26,8 @@ const ExitInitFailure = 126
 func RunInit() error {
 	runtime.LockOSThread()
 	if len(os.Args) > 2 && os.Args[2] == openat2AgentArg {
+		// Its failures close the listener: the tree's openat2 then
+		// answers ENOSYS (there is nobody to report them to).
 		return runOpenat2Agent()
 	}
 	errPipe := os.NewFile(errorFD, "sandbox-error")

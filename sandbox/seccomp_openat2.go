@@ -67,20 +67,33 @@ func startOpenat2Agent(spec *Spec, abi int, apply bool) (*os.File, error) {
 		ours.Close()
 		return nil, err
 	}
-	cmd := exec.Command("/proc/self/exe", InitCommand, openat2AgentArg)
-	cmd.Env = []string{}
-	cmd.Dir = "/"
-	cmd.ExtraFiles = []*os.File{theirs}
-	in, err := cmd.StdinPipe()
+	// The configuration goes in a memory file, whole before the agent
+	// starts: sandbox-init does not wait for the agent (it may exec
+	// before the agent has read anything).
+	mfd, err := unix.MemfdCreate("openat2-agent-config", unix.MFD_CLOEXEC)
 	if err != nil {
+		ours.Close()
+		return nil, fmt.Errorf("openat2 agent: memfd: %w", err)
+	}
+	conf := os.NewFile(uintptr(mfd), "openat2-agent-config")
+	defer conf.Close()
+	if _, err := conf.Write(data); err != nil {
+		ours.Close()
+		return nil, fmt.Errorf("openat2 agent: %w", err)
+	}
+	if _, err := conf.Seek(0, io.SeekStart); err != nil {
 		ours.Close()
 		return nil, err
 	}
+	cmd := exec.Command("/proc/self/exe", InitCommand, openat2AgentArg)
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.Stdin = conf
+	cmd.ExtraFiles = []*os.File{theirs}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("openat2 agent: %w", err)
 	}
-	go func() { _, _ = in.Write(data); in.Close() }()
 	agentPid = cmd.Process.Pid
 	_ = cmd.Process.Release()
 	return ours, nil
@@ -89,18 +102,12 @@ func startOpenat2Agent(spec *Spec, abi int, apply bool) (*os.File, error) {
 // agentPid is the openat2 agent's pid in sandbox-init (0: none).
 var agentPid int
 
-// handOverListener waits for the agent to be ready, installs f with a
-// listener and sends the listener to the agent.
+// handOverListener installs f with a listener and sends the listener to
+// the agent, without waiting for it: the tree's first openat2 waits for
+// the agent instead, and if the agent failed to start (or dies), the
+// listener closes and every openat2 answers ENOSYS, the old behaviour.
 func handOverListener(sock *os.File, f *Filter) error {
 	defer sock.Close()
-	buf := make([]byte, 4096)
-	n, err := sock.Read(buf)
-	if err != nil || n == 0 {
-		return fmt.Errorf("openat2 agent: no answer (%v)", err)
-	}
-	if msg := string(buf[:n]); msg != "ready" {
-		return fmt.Errorf("openat2 agent: %s", msg)
-	}
 	listener, err := installFilterListener(f)
 	if err != nil {
 		return err
@@ -140,26 +147,19 @@ func installFilterListener(f *Filter) (int, error) {
 func runOpenat2Agent() error {
 	runtime.LockOSThread()
 	sock := os.NewFile(agentSockFD, "openat2-agent")
-	fail := func(err error) error {
-		_, _ = sock.Write([]byte(err.Error()))
-		return err
-	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return fail(fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err))
+		return fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, 256<<20))
 	if err != nil {
-		return fail(fmt.Errorf("read the configuration: %w", err))
+		return fmt.Errorf("read the configuration: %w", err)
 	}
 	var cfg agentConfig
 	if err := json.Unmarshal(data, &cfg); err != nil {
-		return fail(fmt.Errorf("configuration: %w", err))
+		return fmt.Errorf("configuration: %w", err)
 	}
 	a, err := newOpenat2Agent(&cfg)
 	if err != nil {
-		return fail(err)
-	}
-	if _, err := sock.Write([]byte("ready")); err != nil {
 		return err
 	}
 	buf, oob := make([]byte, 16), make([]byte, unix.CmsgSpace(4))
