@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -91,22 +93,38 @@ is started).`,
 	return cmd
 }
 
-// prepareExec checks the input and builds the run request; nothing is
-// started, so every problem here leaves the system untouched.
-func (a *app) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, error) {
+// prepareExec checks the input and builds the run request and its plan
+// (compiled as the daemon compiles it: an embedded run enforces this
+// one); nothing is started, so every problem here leaves the system
+// untouched.
+func (a *app) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, *policy.Plan, error) {
 	if (ef.uid < 0) != (ef.gid < 0) {
-		return nil, usageErrorf("--uid and --gid must be given together")
+		return nil, nil, usageErrorf("--uid and --gid must be given together")
 	}
-	pl, err := a.compilePlan(ef.planFlags, "/")
+	if ef.policy == "" {
+		return nil, nil, usageErrorf("--policy is required")
+	}
+	// The files are read once, into the request; the plan is compiled
+	// from it.
+	set, err := sandbox.ParseCapabilitySet(ef.capSet)
 	if err != nil {
-		return nil, err
+		return nil, nil, usageErrorf("--caps: %v", err)
+	}
+	ef.caps = append(set, ef.caps...)
+	req, err := ef.request(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	pl, err := a.compileExecPlan(ef, req)
+	if err != nil {
+		return nil, nil, err
 	}
 	a.reportPlanWarnings(pl)
 
 	enf := sandbox.EnforcementFor(landlockABI())
 	if enf.KernelABI == 0 {
 		if !ef.allowUnenforced {
-			return nil, &ExitError{Code: exitSandboxFailure,
+			return nil, nil, &ExitError{Code: exitSandboxFailure,
 				Err: fmt.Errorf("exec: %w; refusing to run the command unconfined (use --allow-unenforced to run it anyway)", sandbox.ErrNoLandlock)}
 		}
 		fmt.Fprintf(a.stderr, "authbench: WARNING: THIS KERNEL HAS NO LANDLOCK: THE POLICY IS NOT ENFORCED (--allow-unenforced)\n")
@@ -121,21 +139,49 @@ func (a *app) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, erro
 
 	// A profile the user gives is checked here, as bad input, before
 	// anything starts; the default one is the daemon's to compile.
-	set, err := sandbox.ParseCapabilitySet(ef.capSet)
-	if err != nil {
-		return nil, usageErrorf("--caps: %v", err)
-	}
-	ef.caps = append(set, ef.caps...)
 	if ef.seccomp != "none" && ef.seccomp != "" {
 		if _, err = loadSeccomp(ef.seccomp, ef.caps); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return ef.request(args)
+	return req, pl, nil
 }
 
-// request is the daemon request of `exec`: the daemon compiles and
-// enforces the plan itself.
+// compileExecPlan compiles the plan of req (see daemon.CompileRequestPlan)
+// after checking its documents under their file names. Bad input (an
+// invalid policy or baseline, a pattern too broad to expand) is a usage
+// error.
+func (a *app) compileExecPlan(ef execFlags, req *runapi.RunRequest) (*policy.Plan, error) {
+	if _, err := policy.ParsePolicy(req.Policy, ef.policy); err != nil {
+		return nil, usageError(err)
+	}
+	if ef.baseline != policy.BaselineDefault && ef.baseline != policy.BaselineNone {
+		if _, err := policy.ParseSpec(req.Baseline, ef.baseline); err != nil {
+			return nil, usageError(fmt.Errorf("baseline: %w", err))
+		}
+	}
+	if _, err := policy.ParseSemantics(ef.semantics); err != nil {
+		return nil, usageErrorf("--semantics: %v", err)
+	}
+	pl, err := daemon.CompileRequestPlan(req)
+	var re *daemon.RequestError
+	switch {
+	case errors.As(err, &re):
+		return nil, usageError(err)
+	case errors.Is(err, policy.ErrTooBroad) || errors.Is(err, policy.ErrUnenforceablePattern) || errors.Is(err, policy.ErrSymlinkTarget):
+		return nil, usageError(fmt.Errorf("%s: %w", ef.policy, err))
+	case err != nil:
+		return nil, err
+	}
+	a.log.Info("plan compiled", zap.String("policy", ef.policy), zap.String("baseline", pl.Baseline),
+		zap.String("semantics", string(pl.Semantics)), zap.Int("rules", len(pl.Rules)),
+		zap.Int("wider", len(pl.Wider)), zap.Int("warnings", len(pl.Warnings)))
+	return pl, nil
+}
+
+// request is the daemon request of `exec`: the daemon compiles the plan
+// from it (an embedded one takes the command's compilation of it) and
+// enforces it.
 func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
 	req := &runapi.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
 		Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.semantics, RefuseSymlinks: ef.refuseSymlinks}
@@ -169,7 +215,7 @@ func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
 
 // runExec runs the command confined and propagates its exit status.
 func (a *app) runExec(ef execFlags, args []string) error {
-	req, err := a.prepareExec(ef, args)
+	req, pl, err := a.prepareExec(ef, args)
 	if err != nil {
 		return err
 	}
@@ -188,6 +234,7 @@ func (a *app) runExec(ef execFlags, args []string) error {
 		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
 	}
 	defer rt.close()
+	rt.plan = pl
 	r, final, err := a.runRequest(rt, req, writerOrNil(trace))
 	if err != nil {
 		if r == nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
 )
@@ -38,6 +39,9 @@ type runAPI struct {
 	api   runapi.API
 	local *daemon.Local // nil through a socket
 	close func()
+	// plan is the plan of the request, compiled by the command to check
+	// it; an embedded Manager enforces it rather than compile it again.
+	plan *policy.Plan
 }
 
 // openRunAPI connects to the daemon or embeds one; the embedded one loads
@@ -70,7 +74,7 @@ func (a *app) submit(rt *runAPI, req *runapi.RunRequest, sigs <-chan os.Signal) 
 	var run *runapi.Run
 	var err error
 	if rt.local != nil {
-		run, err = rt.local.SubmitAttached(ctx, req, &daemon.Attachment{Stdin: os.Stdin, Stdout: a.stdout, Stderr: a.stderr, Signals: sigs})
+		run, err = rt.local.SubmitAttached(ctx, req, &daemon.Attachment{Stdin: os.Stdin, Stdout: a.stdout, Stderr: a.stderr, Signals: sigs, Plan: rt.plan})
 	} else {
 		run, err = rt.api.Submit(ctx, req)
 	}

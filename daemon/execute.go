@@ -42,7 +42,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	if err != nil {
 		return outcome{startErr: err}
 	}
-	plan, err := m.compilePlan(prep, root)
+	plan, err := m.compilePlan(ar, root)
 	if err != nil {
 		return outcome{startErr: err}
 	}
@@ -144,17 +144,57 @@ func (m *Manager) runStdio(ar *activeRun) (*runStdio, error) {
 }
 
 // compilePlan turns the run's policy into a Landlock plan against root
-// (the host's); nil when the run is unconstrained.
-func (m *Manager) compilePlan(prep *prepared, root *policy.Root) (*policy.Plan, error) {
+// (the host's); nil when the run is unconstrained. The plan an embedding
+// command attached (Attachment.Plan, CompileRequestPlan of this very
+// request) is taken as it is: it was compiled the same way a moment ago.
+func (m *Manager) compilePlan(ar *activeRun, root *policy.Root) (*policy.Plan, error) {
+	prep := ar.prep
 	if prep.policy == nil {
 		return nil, nil
 	}
-	plan, err := policy.CompilePlanWith(prep.policy, prep.baseline, root, prep.planOptions)
-	if err != nil {
-		return nil, fmt.Errorf("compile policy: %w", err)
+	var plan *policy.Plan
+	if ar.attach != nil {
+		plan = ar.attach.Plan
+	}
+	if plan == nil {
+		var err error
+		if plan, err = compileRequestPlan(prep, root); err != nil {
+			return nil, err
+		}
 	}
 	for _, w := range plan.LoudWarnings() {
 		m.log.Warn("policy warning", zap.String("pattern", w.Pattern), zap.String("warning", w.Message))
+	}
+	return plan, nil
+}
+
+// CompileRequestPlan compiles the plan of an exec request exactly as the
+// Manager does when the run starts (its policy, baseline and options,
+// against the host's root); nil when the request has no policy. A bad
+// policy, baseline or option is a *RequestError. A command that embeds
+// the Manager checks its request with it and attaches the plan to the
+// submission (Attachment.Plan), so that the plan is compiled once.
+func CompileRequestPlan(req *runapi.RunRequest) (*policy.Plan, error) {
+	p := &prepared{req: *req}
+	if err := p.parsePolicy(); err != nil {
+		return nil, err
+	}
+	if p.policy == nil {
+		return nil, nil
+	}
+	root, err := policy.NewRoot("/")
+	if err != nil {
+		return nil, err
+	}
+	return compileRequestPlan(p, root)
+}
+
+// compileRequestPlan is the compilation of CompileRequestPlan and of a
+// run without an attached plan.
+func compileRequestPlan(p *prepared, root *policy.Root) (*policy.Plan, error) {
+	plan, err := policy.CompilePlanWith(p.policy, p.baseline, root, p.planOptions)
+	if err != nil {
+		return nil, fmt.Errorf("compile policy: %w", err)
 	}
 	return plan, nil
 }

@@ -136,13 +136,4 @@ func (m *Manager) saveUnsaved() int {
 }
 
 // unsavedRun returns a copy of the unsaved record of run id, if any.
-func (m *Manager) unsavedRun(id string) *runapi.Run {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.unsaved[id]
-	if !ok {
-		return nil
-	}
-	c := *r
-	return &c
-}
+func (m *Manager) unsavedRun(id string) *runapi.Run { return m.recordCopy(m.unsaved, id) }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 )
 
@@ -44,6 +45,10 @@ type Attachment struct {
 	// leaves a terminating signal to its default action is killed with
 	// its tree, and the run's status is 128+N as for a plain process.
 	Signals <-chan os.Signal
+	// Plan, when set, is CompileRequestPlan of the request submitted with
+	// it, which the caller compiled to check the request: the run
+	// enforces it instead of compiling the same plan again.
+	Plan *policy.Plan
 }
 
 // SubmitAttached starts a run as this process with its tree attached to

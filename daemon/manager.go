@@ -441,10 +441,14 @@ func (m *Manager) saveProgress(r *runapi.Run) error {
 
 // endedRun returns a copy of the final record of a OneShot manager's
 // run id, if any.
-func (m *Manager) endedRun(id string) *runapi.Run {
+func (m *Manager) endedRun(id string) *runapi.Run { return m.recordCopy(m.ended, id) }
+
+// recordCopy returns a copy of records[id] (nil if none), read under the
+// manager's lock.
+func (m *Manager) recordCopy(records map[string]*runapi.Run, id string) *runapi.Run {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r, ok := m.ended[id]
+	r, ok := records[id]
 	if !ok {
 		return nil
 	}

@@ -129,15 +129,33 @@ type LaunchOptions struct {
 
 // StartWith is Start with launch options.
 func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
+	gate, err := NewGate(spec)
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox: %w", err)
+	}
 	prog := InitProgram(self)
+	cmd, startErr := startInit(prog, gate, opts, stdin, stdout, stderr)
+	if prog != self && errors.Is(startErr, os.ErrPermission) {
+		// A launcher that is itself confined (an exec nested in a tree
+		// whose policy lets it run authbench, not the helper) runs the
+		// binary it is allowed to run.
+		prog = self
+		cmd, startErr = startInit(prog, gate, opts, stdin, stdout, stderr)
+	}
+	gate.Started()
+	if startErr != nil {
+		gate.Close()
+		return nil, fmt.Errorf("start sandbox-init %s: %w", prog, startErr)
+	}
+	return &Child{cmd: cmd, gate: gate, spec: spec}, nil
+}
+
+// startInit starts prog as sandbox-init with the child's ends of gate.
+func startInit(prog string, gate *Gate, opts LaunchOptions, stdin io.Reader, stdout, stderr io.Writer) (*exec.Cmd, error) {
 	if opts.OwnPIDNamespace {
 		if err := CheckStatic(prog); err != nil {
 			return nil, err
 		}
-	}
-	gate, err := NewGate(spec)
-	if err != nil {
-		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
 	cmd := exec.Command(prog, InitCommand)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
@@ -153,13 +171,7 @@ func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdo
 	if opts.OwnMountNamespace {
 		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNS
 	}
-	startErr := spawn.Start(cmd) // the parent-death signal then means the process died
-	gate.Started()
-	if startErr != nil {
-		gate.Close()
-		return nil, fmt.Errorf("start sandbox-init %s: %w", prog, startErr)
-	}
-	return &Child{cmd: cmd, gate: gate, spec: spec}, nil
+	return cmd, spawn.Start(cmd) // the parent-death signal then means the process died
 }
 
 // InitProgram is the program that runs sandbox-init for the authbench
