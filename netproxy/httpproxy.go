@@ -130,10 +130,17 @@ func (s *session) serveConnect(br *bufio.Reader, req *http.Request) {
 
 // answerFailed answers a proxy client whose attempt open refused (403,
 // the reason in the body) or could not connect (502 naming the
-// destination and the error), and sends the attempt's event.
+// destination and the error; 403 still for the run's own loopback, as
+// before, without telling whether the host listens there), and sends the
+// attempt's event.
 func (s *session) answerFailed(ev netpolicy.Event, start time.Time) {
 	status, msg := http.StatusForbidden, "authbench proxy: refused: "+ev.Reason
-	if ev.Allowed {
+	switch {
+	case s.answer != "":
+		msg = "authbench proxy: refused: " + s.answer
+	case ev.Allowed && ev.Local:
+		msg = "authbench proxy: refused: " + ev.Target() + ": " + ev.Error // as before: the run's own port is closed
+	case ev.Allowed:
 		status, msg = http.StatusBadGateway, "authbench proxy: "+ev.Target()+": "+ev.Error
 	}
 	writeError(s.c, status, msg)

@@ -58,6 +58,11 @@ type Config struct {
 	Model *netpolicy.ModelEndpoint
 	// Sink receives every connection attempt.
 	Sink Sink
+	// Origin, when set, tells whose process pid (0: not found) is, in
+	// phase ph: an event's Origin (netpolicy.OriginAgent,
+	// netpolicy.ServiceOrigin, ...). It is called while the connecting
+	// process waits for its answer, so that it is still there.
+	Origin func(pid int, ph netpolicy.Phase) string
 	// IdleTimeout closes a connection idle in both directions this long
 	// (DefaultIdleTimeout); DialTimeout bounds resolving and connecting
 	// (DefaultDialTimeout).
@@ -83,6 +88,7 @@ type Proxy struct {
 	lns            []net.Listener
 	addrs          []netip.AddrPort // the listeners' own addresses
 	pids           *pidFinder
+	hostPids       *pidFinder // the host's namespace: its listeners
 	names          map[netip.Addr]string
 	services       map[string]bool
 	hosts          []hostEntry
@@ -91,6 +97,12 @@ type Proxy struct {
 	mu     sync.RWMutex
 	phase  netpolicy.Phase
 	policy netpolicy.Policy
+
+	// synMu guards synClients: the client of each connection decideSYN
+	// sent to the proxy, found while it waited in connect() (by the
+	// time the proxy accepts, a client that closed at once is gone).
+	synMu      sync.Mutex
+	synClients map[netip.AddrPort]client
 
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -126,7 +138,7 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 		cfg.Resolver = net.DefaultResolver
 	}
 	p := &Proxy{cfg: cfg, ns: ns, phase: cfg.Phase, policy: cfg.Policy,
-		names: map[netip.Addr]string{}, services: map[string]bool{}, conns: map[net.Conn]struct{}{}}
+		names: map[netip.Addr]string{}, services: map[string]bool{}, conns: map[net.Conn]struct{}{}, synClients: map[netip.AddrPort]client{}}
 	if cfg.Model != nil {
 		host, port, plain, err := cfg.Model.Target()
 		if err != nil {
@@ -160,6 +172,10 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 	if p.pids == nil {
 		p.Close()
 		return nil, errors.New("proxy: no sock_diag socket in the run's namespace")
+	}
+	if err := inNetNS(host, host, func() (err error) { p.hostPids, err = newPIDFinder(); return err }); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("proxy: host sock_diag socket: %w", err)
 	}
 	if p.queue, err = openSYNQueue(ns); err != nil {
 		p.Close()
@@ -305,6 +321,9 @@ func (p *Proxy) Close() error {
 	if p.pids != nil {
 		p.pids.close()
 	}
+	if p.hostPids != nil {
+		p.hostPids.close()
+	}
 	if p.host != nil {
 		p.host.Close()
 	}
@@ -359,37 +378,62 @@ type session struct {
 	p     *Proxy
 	c     *net.TCPConn
 	start time.Time
-	pid   chan int
-	pidv  int
+	pid   chan client
+	who   client
+	// answer, when set, is what a proxy client whose attempt failed is
+	// told in place of the event's reason or error (see open).
+	answer string
 }
 
-// clientPID is the connecting process, looked up once, concurrently with
-// the work of the first attempt: call it before answering the client,
-// which may exit as soon as it has its answer (a process's socket is
-// found only while it is open).
-func (s *session) clientPID() int {
+// client is a connecting process and its origin.
+type client struct {
+	pid    int
+	origin string
+	dst    netip.AddrPort // where it connected (noteSYNClient)
+}
+
+// clientPID is the connecting process and its origin, looked up once,
+// concurrently with the work of the first attempt: call it before
+// answering the client, which may exit as soon as it has its answer (a
+// process's socket is found only while it is open).
+func (s *session) clientPID() client {
 	if s.pid != nil {
-		s.pidv = <-s.pid
+		s.who = <-s.pid
 		s.pid = nil
 	}
-	return s.pidv
+	return s.who
+}
+
+// origin is whose process pid is in phase ph ("" without
+// Config.Origin).
+func (p *Proxy) origin(pid int, ph netpolicy.Phase) string {
+	if p.cfg.Origin == nil {
+		return ""
+	}
+	return p.cfg.Origin(pid, ph)
 }
 
 func (p *Proxy) serve(c *net.TCPConn) {
-	s := &session{p: p, c: c, start: time.Now(), pid: make(chan int, 1)}
+	s := &session{p: p, c: c, start: time.Now(), pid: make(chan client, 1)}
 	dst, err := originalDst(c)
 	if err != nil {
 		p.cfg.Log.Warn("proxy", zap.Error(err))
 		return
 	}
 	go func() {
-		pid := 0
-		if p.pids != nil {
-			if a, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
-				pid = p.pids.pid(a, dst)
+		a, err := netip.ParseAddrPort(c.RemoteAddr().String())
+		if err == nil {
+			if who, ok := p.takeSYNClient(a, dst); ok {
+				s.pid <- who
+				return
 			}
 		}
-		s.pid <- pid
+		pid := 0
+		if p.pids != nil && err == nil {
+			pid = p.pids.pid(a, dst)
+		}
+		ph, _ := p.current()
+		s.pid <- client{pid: pid, origin: p.origin(pid, ph)}
 	}()
 	for _, a := range p.addrs {
 		if dst == a {
@@ -408,7 +452,8 @@ func (s *session) newEvent(via, host string, port int) netpolicy.Event {
 
 // finish completes ev and sends it.
 func (s *session) finish(ev netpolicy.Event, start time.Time) {
-	ev.PID = s.clientPID()
+	who := s.clientPID()
+	ev.PID, ev.Origin = who.pid, who.origin
 	ev.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	if s.p.cfg.Sink != nil {
 		s.p.cfg.Sink.Event(ev)
@@ -432,6 +477,7 @@ func isLoopback(host string) bool {
 // host. ev is filled with the decision, address and error.
 func (s *session) open(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool) {
 	p := s.p
+	s.answer = ""
 	h, err := policy.NormaliseHost(ev.Host)
 	if err != nil {
 		ev.Reason = "bad host: " + err.Error()
@@ -441,6 +487,7 @@ func (s *session) open(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool
 	if p.services[h] {
 		return s.openService(ctx, ev)
 	}
+	ph, pol := p.current()
 	if isLoopback(h) {
 		if ev.Port == p.port {
 			ev.Reason = "the proxy itself"
@@ -450,8 +497,14 @@ func (s *session) open(ctx context.Context, ev *netpolicy.Event) (net.Conn, bool
 			ev.Allowed, ev.Local, ev.Addr = true, true, addr
 			return c, true
 		}
+		if !pol.Allows(h, ev.Port) {
+			// The client sees the same answer whether or not the host
+			// listens there (nothing of the host's is revealed).
+			s.answer = fmt.Sprintf("%s: nothing of the run listens there, and the %s phase does not allow the host's", ev.Target(), ph)
+			p.loopbackMiss(ev, ph, pol)
+			return nil, false
+		}
 	}
-	ph, pol := p.current()
 	if !pol.Allows(h, ev.Port) {
 		ev.Reason = fmt.Sprintf("%s is not allowed in the %s phase (network_mode %s)", ev.Target(), ph, pol.Mode)
 		return nil, false
@@ -490,7 +543,9 @@ func (s *session) openService(ctx context.Context, ev *netpolicy.Event) (net.Con
 	}
 	c, addr := s.dialLocal(ctx, "127.0.0.1", ev.Port)
 	if c == nil {
-		ev.Reason = fmt.Sprintf("%s: nothing of the run listens on port %d", ev.Target(), ev.Port)
+		// Allowed, but it failed as it would without a proxy.
+		ev.Allowed, ev.Local = true, true
+		ev.Error = fmt.Sprintf("connect: connection refused: nothing of the run listens on port %d", ev.Port)
 		return nil, false
 	}
 	ev.Allowed, ev.Local, ev.Addr = true, true, addr
@@ -537,21 +592,70 @@ func (p *Proxy) decideSYN(src, dst netip.AddrPort) bool {
 	if int(dst.Port()) == p.port {
 		return false
 	}
-	if p.pids.listening(dst) {
-		return true
-	}
 	host, port := dst.Addr().Unmap().String(), int(dst.Port())
 	ph, pol := p.current()
-	if pol.Allows(host, port) || pol.Allows("localhost", port) {
+	if p.pids.listening(dst) || pol.Allows(host, port) || pol.Allows("localhost", port) {
+		p.noteSYNClient(src, dst, ph)
 		return true
 	}
 	ev := netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Host: host, Port: port, Via: netpolicy.ViaTransparent,
-		Reason: fmt.Sprintf("%s is not allowed in the %s phase (network_mode %s), and nothing of the run listens there", net.JoinHostPort(host, strconv.Itoa(port)), ph, pol.Mode),
-		PID:    p.pids.pid(src, dst)}
+		PID: p.pids.pid(src, dst)}
+	ev.Origin = p.origin(ev.PID, ph)
+	p.loopbackMiss(&ev, ph, pol)
 	if p.cfg.Sink != nil {
 		p.cfg.Sink.Event(ev)
 	}
 	return false
+}
+
+// maxSYNClients bounds synClients (entries of SYNs never accepted, a
+// client that gave up, are dropped past it).
+const maxSYNClients = 4096
+
+// noteSYNClient finds the client of a SYN sent to the proxy while it
+// waits in connect(), for serve.
+func (p *Proxy) noteSYNClient(src, dst netip.AddrPort, ph netpolicy.Phase) {
+	pid := p.pids.pid(src, dst)
+	who := client{pid: pid, origin: p.origin(pid, ph), dst: unmapped(dst)}
+	p.synMu.Lock()
+	defer p.synMu.Unlock()
+	if len(p.synClients) >= maxSYNClients {
+		clear(p.synClients)
+	}
+	p.synClients[unmapped(src)] = who
+}
+
+func unmapped(a netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) }
+
+// takeSYNClient is the client noteSYNClient found for the connection
+// src → dst, if any (once).
+func (p *Proxy) takeSYNClient(src, dst netip.AddrPort) (client, bool) {
+	src = unmapped(src)
+	p.synMu.Lock()
+	defer p.synMu.Unlock()
+	who, ok := p.synClients[src]
+	delete(p.synClients, src)
+	return who, ok && who.pid != 0 && who.dst == unmapped(dst)
+}
+
+// loopbackMiss decides an attempt at a loopback address where nothing
+// of the run listens and which the phase does not allow on the host's
+// loopback: refused by the policy when something of the daemon's host
+// listens there (the policy kept the client from it: a denial); else it
+// failed as it would without a proxy (ECONNREFUSED from the kernel, not
+// the policy): allowed, local, with the error, and no denial.
+func (p *Proxy) loopbackMiss(ev *netpolicy.Event, ph netpolicy.Phase, pol netpolicy.Policy) {
+	t := ev.Target()
+	a, err := netip.ParseAddr(ev.Host)
+	if ev.Host == "localhost" {
+		a, err = netip.MustParseAddr("127.0.0.1"), nil
+	}
+	if err == nil && p.hostPids != nil && !p.hostPids.listening(netip.AddrPortFrom(a, uint16(ev.Port))) {
+		ev.Allowed, ev.Local = true, true
+		ev.Error = "connect: connection refused: nothing listens on " + t + " (in the run or on the host)"
+		return
+	}
+	ev.Reason = fmt.Sprintf("%s is not allowed in the %s phase (network_mode %s), and nothing of the run listens there", t, ph, pol.Mode)
 }
 
 // serveTransparent handles a connection redirected from dst: refused

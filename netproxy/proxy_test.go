@@ -288,8 +288,9 @@ func TestProxyNoNetworkKeepsLocalServices(t *testing.T) {
 	if out, _, err := f.curl(t, "--fail", "--max-time", "2", "http://127.0.0.1:"+strconv.Itoa(f.p.Port())+"/"); err == nil {
 		t.Fatalf("a request to the proxy itself succeeded: %q", out)
 	}
-	// Nothing listens and nothing allows it: refused at connect(), as
-	// without a proxy (a readiness probe is not fooled), and recorded.
+	// Nothing listens, in the run or on the host, and nothing allows
+	// it: refused at connect(), as without a proxy (a readiness probe
+	// is not fooled), and recorded as failed, not refused by the policy.
 	if c, err := f.dialIn(t, "127.0.0.1:1"); !errors.Is(err, unix.ECONNREFUSED) {
 		t.Errorf("connect to a closed loopback port: %v, want ECONNREFUSED", err)
 		if c != nil {
@@ -305,7 +306,7 @@ func TestProxyNoNetworkKeepsLocalServices(t *testing.T) {
 	evs := f.waitEvents(t, 7)
 	closed := map[string]bool{}
 	for _, e := range evs {
-		if e.Port == 1 && !e.Allowed && strings.Contains(e.Reason, "nothing of the run listens there") {
+		if e.Port == 1 && e.Allowed && e.Local && e.Reason == "" && strings.Contains(e.Error, "connection refused: nothing listens on") {
 			closed[e.Host] = true
 		}
 	}
@@ -523,3 +524,78 @@ func TestProxyEnvAndHosts(t *testing.T) {
 
 var _ = context.Background
 var _ = url.Parse
+
+// TestProxyNetworkOrigins: each event names its client's origin as
+// Config.Origin tells it from the connecting pid (curl's, found while it
+// waits even when the server closes at once); an attempt at the run's
+// loopback where nothing listens (in the run or on the host) failed, and
+// is no refusal; where only the host listens, it is refused by the
+// policy.
+func TestProxyNetworkOrigins(t *testing.T) {
+	host := newCountingServer(t, "host")
+	var mu sync.Mutex
+	asked := map[int]netpolicy.Phase{}
+	origin := func(pid int, ph netpolicy.Phase) string {
+		mu.Lock()
+		defer mu.Unlock()
+		asked[pid] = ph
+		if pid != 0 {
+			return netpolicy.ServiceOrigin("db")
+		}
+		return netpolicy.OriginUnknown
+	}
+	f := startFixture(t, Config{Phase: netpolicy.PhaseSetup, Policy: netpolicy.Policy{Mode: netpolicy.NoNetwork}, Origin: origin})
+	l := f.listenIn(t)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + free.Addr().String() + "/"
+	free.Close()
+	direct := func(u string) int {
+		_, pid, err := f.curl(t, "--noproxy", "*", u)
+		if err == nil {
+			t.Errorf("curl %s succeeded", u)
+		}
+		return pid
+	}
+	pids := []int{direct("http://" + l.Addr().String() + "/"), direct(closed)}
+	f.p.SetPhase(netpolicy.PhaseAgent, netpolicy.Policy{Mode: netpolicy.NoNetwork})
+	pids = append(pids, direct(host.URL+"/"))
+	evs := f.waitEvents(t, 3)
+	if len(evs) != 3 {
+		t.Fatalf("events %+v", evs)
+	}
+	db := netpolicy.ServiceOrigin("db")
+	for i, e := range evs {
+		if e.PID != pids[i] || e.Origin != db || e.Agents() {
+			t.Errorf("event %d: %+v, want pid %d origin %s", i, e, pids[i], db)
+		}
+	}
+	if e := evs[0]; e.Phase != netpolicy.PhaseSetup || !e.Allowed || !e.Local || e.Error != "" {
+		t.Errorf("service's connection %+v", e)
+	}
+	if e := evs[1]; !e.Allowed || !e.Local || !strings.Contains(e.Error, "connection refused") || e.Reason != "" {
+		t.Errorf("service's attempt at a closed port %+v", e)
+	}
+	if e := evs[2]; e.Phase != netpolicy.PhaseAgent || e.Allowed || !strings.Contains(e.Reason, "not allowed in the agent phase") {
+		t.Errorf("service's attempt at the host's server %+v", e)
+	}
+	if host.accepted.Load() != 0 {
+		t.Error("the host's server accepted a connection")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked[pids[0]] != netpolicy.PhaseSetup || asked[pids[2]] != netpolicy.PhaseAgent {
+		t.Errorf("Origin asked %v, want curl's pids %v in their phases", asked, pids)
+	}
+}

@@ -139,8 +139,10 @@ func ParseNetworkEvents(data []byte) ([]netpolicy.Event, error) {
 	return out, sc.Err()
 }
 
-// RecordedHosts are the host:port entries the agent phase of a run
-// connected to (allowed, connected), as the network axis's required
+// RecordedHosts are the host:port entries the agent of a run connected
+// to (allowed, connected; netpolicy.Event.Agents: never a compose
+// service's own connections nor the set-up's, the rule of the run's
+// denials and exposure), as the network axis's required
 // entries: names as the client asked for them (services of the run by
 // their names, in a run of a task that declares the axis), without those
 // an implicit entry covers. A run's own loopback reached by address
@@ -149,7 +151,7 @@ func ParseNetworkEvents(data []byte) ([]netpolicy.Event, error) {
 func RecordedHosts(events []netpolicy.Event, spec policy.NetworkSpec) []policy.HostPattern {
 	seen := map[string]policy.HostPattern{}
 	for _, e := range events {
-		if !e.Allowed || e.Error != "" || e.Phase != netpolicy.PhaseAgent {
+		if !e.Reached() || !e.Agents() {
 			continue
 		}
 		p, err := policy.ParseHostPattern(e.Target())

@@ -362,9 +362,10 @@ func TestSpecPolicyLeavesBaselineOut(t *testing.T) {
 }
 
 // TestRecordedHosts: the oracle's connections become the network axis's
-// required entries — allowed and connected, the agent's, by the name
-// asked for — without implicit hosts and the run's own loopback reached
-// by address (a service's healthcheck).
+// required entries — allowed and connected, the agent's (not a compose
+// service's, nor the set-up's, nor a verifier's; a process not found
+// counts as the agent's), by the name asked for — without implicit hosts
+// and the run's own loopback reached by address.
 func TestRecordedHosts(t *testing.T) {
 	log := `{"ts":1,"op":"connect","phase":"agent","pid":5,"host":"127.0.0.1","port":8080,"via":"transparent","local":true,"allowed":true}
 {"ts":2,"op":"connect","phase":"agent","pid":6,"host":"artifacts-mirror","port":8080,"via":"transparent","local":true,"allowed":true}
@@ -375,14 +376,19 @@ func TestRecordedHosts(t *testing.T) {
 {"ts":6,"op":"connect","phase":"verifier","pid":8,"host":"verifier-only","port":80,"via":"transparent","allowed":true}
 {"ts":7,"op":"connect","phase":"agent","pid":9,"host":"model.local","port":4000,"via":"http_proxy","allowed":true}
 {"ts":8,"op":"connect","phase":"agent","pid":9,"host":"10.1.2.3","port":22,"via":"transparent","allowed":true}
+{"ts":9,"op":"connect","phase":"agent","pid":10,"origin":"service:worker","host":"queue","port":5672,"via":"transparent","local":true,"allowed":true}
+{"ts":10,"op":"connect","phase":"setup","pid":11,"origin":"service:db","host":"db","port":5432,"via":"transparent","local":true,"allowed":true}
+{"ts":11,"op":"connect","phase":"agent","pid":12,"origin":"verifier","host":"verifier-too","port":80,"via":"transparent","allowed":true}
+{"ts":12,"op":"connect","phase":"agent","pid":0,"origin":"unknown","host":"pid-zero","port":80,"via":"transparent","allowed":true}
+{"ts":13,"op":"connect","phase":"agent","pid":13,"origin":"agent","host":"refused-local","port":1,"via":"transparent","local":true,"allowed":true,"error":"connect: connection refused: nothing listens on refused-local:1"}
 `
 	events, err := ParseNetworkEvents([]byte(log))
-	if err != nil || len(events) != 8 {
+	if err != nil || len(events) != 13 {
 		t.Fatalf("%d events, %v", len(events), err)
 	}
 	spec := policy.NetworkSpec{Implicit: []policy.HostPattern{policy.MustHostPattern("model.local:*")}}
 	got := policy.HostStrings(RecordedHosts(events, spec))
-	if want := []string{"10.1.2.3:22", "artifacts-mirror:8080"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"10.1.2.3:22", "artifacts-mirror:8080", "pid-zero:80"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	if _, err := ParseNetworkEvents([]byte("{\"op\":\n")); err == nil || !strings.Contains(err.Error(), "line 1") {

@@ -288,6 +288,9 @@ func (r *GenerationRecord) OutFile() []byte {
 type NetworkRecord struct {
 	Agent    netpolicy.Policy `json:"agent"`
 	Verifier netpolicy.Policy `json:"verifier"`
+	// Setup is the set-up phase's (compose services starting and being
+	// health-checked, before the agent), nil in records made before it.
+	Setup *netpolicy.Policy `json:"setup,omitempty"`
 	// Mediated is true when the run had its own namespace and proxy.
 	Mediated bool `json:"mediated"`
 	// ModelEndpoint is the endpoint whose key the proxy injected (its

@@ -83,8 +83,9 @@ func TestComposeLeakSink(t *testing.T) {
 		}
 		// The sink's healthcheck probes, before the agent, are the
 		// services' connections, not the agent's denials.
-		if netlog, _ := os.ReadFile(filepath.Join(dir, runapi.FileNetwork)); !strings.Contains(string(netlog), `"phase":"services"`) {
-			t.Errorf("%s: no services-phase event (the healthcheck) in the network log:\n%s", name, netlog)
+		if netlog, _ := os.ReadFile(filepath.Join(dir, runapi.FileNetwork)); !strings.Contains(string(netlog), `"phase":"setup","pid":`) ||
+			!strings.Contains(string(netlog), `"origin":"service:sink"`) {
+			t.Errorf("%s: no setup-phase event of the sink (the healthcheck) in the network log:\n%s", name, netlog)
 		}
 		for _, d := range res.Denials {
 			if d.Axis == audit.AxisNetwork && !attack {

@@ -31,7 +31,10 @@ const landlockTCPNote = "not restricted: Landlock checks the port passed to conn
 
 // runNetwork is a run's network while it runs.
 type runNetwork struct {
-	agent, verifier netpolicy.Policy
+	// setup is the set-up phase's: the task's [environment] network.
+	setup, agent, verifier netpolicy.Policy
+	// origins places the connecting processes (Event.Origin).
+	origins origins
 	// ns is the namespace the run made (nil: none, or the sidecars');
 	// proxy and log are set when a phase is mediated.
 	ns    *os.File
@@ -101,6 +104,31 @@ func governedNetwork(t *tasks.Task, pol *policy.Policy) (bool, []policy.HostPatt
 // in runs of a task whose spec declares the network axis.
 func namesServices(t *tasks.Task) bool { return t.Spec != nil && t.Spec.Network.Declared }
 
+// SetupPolicy is the network of a run's set-up phase (its compose
+// services starting and being health-checked, before the agent): the
+// task's [environment] network (network_mode, else allow_internet, and
+// [environment] allowed_hosts), every service of the run reachable,
+// never π's nor the agent's run-time entries or model endpoint: the
+// environment's own traffic is not the agent's (docs/trace-events.md,
+// "Network events"). A public environment is no-network here: the
+// services share the run's namespace, which has no route, and a public
+// policy would only hand their loopback connections to the daemon
+// host's loopback (a probe answered by a host's server).
+func SetupPolicy(t *tasks.Task) (netpolicy.Policy, error) {
+	c := t.Config
+	allowed, err := netpolicy.ParseAllowList("[environment] allowed_hosts", c.Environment.Network.AllowedHosts)
+	if err != nil {
+		return netpolicy.Policy{}, err
+	}
+	p, err := netpolicy.ResolvePhase(netpolicy.PhaseInput{
+		Legacy: c.Environment.AllowInternet, Environment: netpolicy.Mode(c.Environment.Network.Mode), AllowedHosts: allowed,
+	})
+	if p.Mode == netpolicy.Public {
+		p = netpolicy.Policy{Mode: netpolicy.NoNetwork}
+	}
+	return p, err
+}
+
 // resolveNetwork decides the run's network before anything starts.
 func (r *runner) resolveNetwork() error {
 	pol, err := r.runPolicy()
@@ -111,8 +139,12 @@ func (r *runner) resolveNetwork() error {
 	if err != nil {
 		return err
 	}
-	r.net = &runNetwork{agent: agent, verifier: verifier}
-	rec := &runapi.NetworkRecord{Agent: agent, Verifier: verifier, Mediated: agent.Mediated() || verifier.Mediated()}
+	setup, err := SetupPolicy(r.Options.Task)
+	if err != nil {
+		return err
+	}
+	r.net = &runNetwork{setup: setup, agent: agent, verifier: verifier}
+	rec := &runapi.NetworkRecord{Agent: agent, Verifier: verifier, Setup: &setup, Mediated: agent.Mediated() || verifier.Mediated()}
 	if r.Options.ModelEndpoint != nil {
 		rec.ModelEndpoint = r.Options.ModelEndpoint.URL
 	}
@@ -150,20 +182,15 @@ func (r *runner) startNetwork() error {
 			noProxy = append(noProxy, e.Host())
 		}
 	}
-	// While the services start (their healthchecks probe their ports),
-	// the proxy is in the services phase: the agent's network, its
-	// services not governed; agentNetwork switches to the agent's.
-	first, pol := netpolicy.PhaseServices, n.agent
-	pol.Services = nil
-	if !n.agent.Mediated() {
-		first, pol = netpolicy.PhaseVerifier, n.verifier
-	}
+	// The set-up phase first (the services start and are health-checked
+	// before the agent): agentNetwork switches to the agent's.
+	first, pol := netpolicy.PhaseSetup, n.setup
 	var services []string
 	if namesServices(r.Options.Task) {
 		services = r.sidecarNames()
 	}
 	n.proxy, err = netproxy.Start(n.ns, netproxy.Config{Phase: first, Policy: pol, Names: names, Services: services,
-		NoProxy: noProxy, Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log})
+		NoProxy: noProxy, Model: r.Options.ModelEndpoint, Sink: n.log, Log: r.Log, Origin: n.origins.of})
 	if err != nil {
 		return fmt.Errorf("network proxy: %w", err)
 	}
@@ -266,11 +293,16 @@ func withoutNames(hosts string, names []string) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
-// agentNetwork switches the proxy to the agent's phase (the services
-// have started).
+// agentNetwork switches the proxy from the set-up phase to the agent's,
+// just before the agent starts (to the verifiers' when the agent's phase
+// is not mediated: nothing of the run's namespace is the agent's then).
 func (r *runner) agentNetwork() {
-	if n := r.net; n != nil && n.proxy != nil && n.agent.Mediated() {
-		n.proxy.SetPhase(netpolicy.PhaseAgent, n.agent)
+	if n := r.net; n != nil && n.proxy != nil {
+		if n.agent.Mediated() {
+			n.proxy.SetPhase(netpolicy.PhaseAgent, n.agent)
+		} else {
+			n.proxy.SetPhase(netpolicy.PhaseVerifier, n.verifier)
+		}
 	}
 }
 
@@ -314,6 +346,7 @@ func (r *runner) stopNetwork() {
 	if n.ns != nil {
 		n.ns.Close()
 	}
+	n.origins.close()
 	r.res.Network.KernelNetABI = sandbox.KernelLandlockABI() >= 4
 	if r.res.Network.Mediated {
 		r.res.Network.LandlockTCP = landlockTCPNote
@@ -349,15 +382,16 @@ func unresolvable(names []string) []string {
 	return out
 }
 
-// SensitiveConnections are the agent phase's connections to a sensitive
-// host of the spec that went through (allowed and connected), one per
-// destination in first-seen order: a sensitive host reached is exposure
-// as a sensitive file opened is.
+// SensitiveConnections are the agent's connections (Event.Agents: not a
+// compose service's, nor the set-up's) to a sensitive host of the spec
+// that went through (allowed and connected), one per destination in
+// first-seen order: a sensitive host reached is exposure as a sensitive
+// file opened is.
 func SensitiveConnections(events []netpolicy.Event, spec policy.NetworkSpec) []runapi.SensitiveAccess {
 	var out []runapi.SensitiveAccess
 	seen := map[string]bool{}
 	for _, e := range events {
-		if !e.Allowed || e.Error != "" || e.Phase != netpolicy.PhaseAgent {
+		if !e.Reached() || !e.Agents() {
 			continue
 		}
 		t := e.Target()
@@ -371,13 +405,15 @@ func SensitiveConnections(events []netpolicy.Event, spec policy.NetworkSpec) []r
 	return out
 }
 
-// NetworkDenials are the agent phase's refused attempts as denials (one
-// per destination, counted), in first-seen order.
+// NetworkDenials are the agent's attempts (Event.Agents) refused by the
+// policy as denials (one per destination, counted), in first-seen order.
+// An allowed attempt that failed (nothing listened, the dial failed) is
+// no denial, nor is a compose service's or the set-up's attempt.
 func NetworkDenials(events []netpolicy.Event) []audit.Denial {
 	var out []audit.Denial
 	index := map[string]int{}
 	for _, e := range events {
-		if e.Allowed || e.Phase != netpolicy.PhaseAgent {
+		if e.Allowed || !e.Agents() {
 			continue
 		}
 		t := e.Target()

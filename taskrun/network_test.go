@@ -71,6 +71,28 @@ func TestNetworkPolicies(t *testing.T) {
 	}
 }
 
+// TestSetupPolicy: the set-up phase's network is the [environment]'s,
+// never the agent's entries (public: no-network, the namespace having
+// no route).
+func TestSetupPolicy(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{"", "no-network"},
+		{"[environment]\nallow_internet = false\n", "no-network"},
+		{"[environment]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"127.0.0.1:9000\"]\n[agent]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"pypi.org:443\"]\n", "allowlist 127.0.0.1:9000"},
+		{"[environment]\nallow_internet = false\n[agent]\nnetwork_mode = \"allowlist\"\nallowed_hosts = [\"pypi.org:443\"]\n", "no-network"},
+	} {
+		cfg, ps := tasks.ParseConfig([]byte(c.doc))
+		if len(ps) != 0 {
+			t.Fatalf("%q: %v", c.doc, ps)
+		}
+		p, err := SetupPolicy(&tasks.Task{Name: "t", Config: cfg})
+		got := strings.TrimSpace(string(p.Mode) + " " + strings.Join(p.Hosts, " "))
+		if err != nil || got != c.want || p.Services != nil || p.AllowAll {
+			t.Errorf("%q: %q %v, want %q", c.doc, got, err, c.want)
+		}
+	}
+}
+
 // hostServer is a loopback server of the host that counts the
 // connections it accepts.
 func hostServer(t *testing.T, body string) (*httptest.Server, *atomic.Int64) {
@@ -297,5 +319,173 @@ func TestSensitiveConnections(t *testing.T) {
 	want := []runapi.SensitiveAccess{{Op: "connect", Axis: "network", Path: "intel-mirror-cdn:8081", Pattern: "intel-mirror-cdn:8081"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// TestNetworkOriginsCount: only the agent's attempts (netpolicy.Event.Agents)
+// are its denials and its exposure: a compose service's during the
+// agent's phase and the set-up's are not; a process not found (unknown)
+// in the agent's phase is; an allowed attempt that failed is no denial.
+func TestNetworkOriginsCount(t *testing.T) {
+	spec := policy.NetworkSpec{Sensitive: []policy.HostPattern{policy.MustHostPattern("vault:8200")}}
+	ev := func(host string, allowed bool, errText string, phase netpolicy.Phase, origin string) netpolicy.Event {
+		return netpolicy.Event{Op: netpolicy.OpConnect, Phase: phase, Origin: origin, Host: host, Port: 8200, Allowed: allowed, Error: errText}
+	}
+	svc := netpolicy.ServiceOrigin("worker")
+	events := []netpolicy.Event{
+		ev("vault", true, "", netpolicy.PhaseAgent, svc),
+		ev("vault", true, "", netpolicy.PhaseSetup, netpolicy.OriginUnknown),
+		ev("127.0.0.1", false, "", netpolicy.PhaseSetup, netpolicy.ServiceOrigin("db")),
+		ev("10.0.0.1", false, "", netpolicy.PhaseAgent, svc),
+		ev("127.0.0.2", true, "connect: connection refused: nothing listens on 127.0.0.2:8200 (in the run or on the host)", netpolicy.PhaseAgent, netpolicy.OriginAgent),
+		ev("10.0.0.2", false, "", netpolicy.PhaseAgent, netpolicy.OriginAgent),
+		ev("10.0.0.3", false, "", netpolicy.PhaseAgent, netpolicy.OriginUnknown),
+		ev("10.0.0.2", false, "", netpolicy.PhaseAgent, netpolicy.OriginAgent),
+	}
+	if got := SensitiveConnections(events, spec); len(got) != 0 {
+		t.Errorf("exposure %+v, want none (only a service and the set-up reached vault)", got)
+	}
+	d2, d3 := audit.NetworkDenial("10.0.0.2:8200"), audit.NetworkDenial("10.0.0.3:8200")
+	d2.Count = 2
+	if got, want := NetworkDenials(events), []audit.Denial{d2, d3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("denials %+v, want %+v", got, want)
+	}
+	events = append(events, ev("vault", true, "", netpolicy.PhaseAgent, netpolicy.OriginUnknown))
+	if got := SensitiveConnections(events, spec); len(got) != 1 || got[0].Path != "vault:8200" {
+		t.Errorf("exposure %+v, want the unknown process's vault:8200", got)
+	}
+}
+
+// TestComposeNetworkOrigins: the connections of a run's compose services
+// are not the agent's. A service whose health test is probed before it
+// listens (its first probes refused by the kernel) shows them in the
+// set-up phase, as that service's and as failed, not refused; a second
+// service that, all along the agent's phase, reaches the first by name
+// and a host's loopback server it is not allowed has those attempts
+// recorded as its own; none of that is a denial of the run. The agent's
+// own attempt at a host's server it is not allowed is still one, and its
+// attempt at a port where nothing listens (in the run or on the host) is
+// a failure, not a denial.
+func TestComposeNetworkOrigins(t *testing.T) {
+	setup(t)
+	side, sideGot := hostServer(t, "side")
+	agentSrv, agentGot := hostServer(t, "agent")
+	ps, pa := side.Listener.Addr().(*net.TCPAddr).Port, agentSrv.Listener.Addr().(*net.TCPAddr).Port
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := closed.Addr().(*net.TCPAddr).Port
+	closed.Close() // nothing listens on pc, in the run or on the host
+	compose := fmt.Sprintf(`services:
+  main:
+    build: .
+    depends_on: {sink: {condition: service_healthy}, chatty: {condition: service_started}}
+  sink:
+    build: ./sink
+    command: ["sh", "-c", "sleep 1.5; exec python /srv/sink.py"]
+    healthcheck:
+      test: ["CMD", "python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/health', timeout=1)"]
+      interval: 200ms
+      timeout: 2s
+      retries: 50
+  chatty:
+    image: python:3.12-slim
+    command:
+      - python3
+      - -c
+      - |
+        import socket, time
+        while True:
+            for addr in (("sink", 8080), ("127.0.0.1", %d)):
+                try:
+                    socket.create_connection(addr, timeout=1).close()
+                except OSError:
+                    pass
+            time.sleep(0.1)
+volumes: {attack_sink: {}}
+`, ps)
+	dir := copyFixture(t, "compose-leak-sink")
+	if err := os.WriteFile(filepath.Join(dir, "environment", "docker-compose.yaml"), []byte(compose), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task, err := tasks.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`python3 -c '
+import socket, time
+for port in (%d, %d):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close(); print(port, "connected")
+    except OSError as e:
+        print(port, e.errno)
+time.sleep(1.5)
+'`, pa, pc)
+	out := t.TempDir()
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourceUnconstrained, Agent: "cmd:" + script, Dir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := os.ReadFile(filepath.Join(out, runapi.FileAgentStdout))
+	if want := fmt.Sprintf("%d 111\n%d 111\n", pa, pc); string(stdout) != want {
+		t.Errorf("agent output %q, want %q (both refused at connect)", stdout, want)
+	}
+	if n := sideGot.Load() + agentGot.Load(); n != 0 {
+		t.Errorf("the host's servers accepted %d connections", n)
+	}
+	evs := readNetworkEvents(t, filepath.Join(out, runapi.FileNetwork))
+	var probesFailed, probesOK, chattyAgentPhase, chattySink int
+	for _, e := range evs {
+		switch {
+		case e.Origin == netpolicy.ServiceOrigin("sink"):
+			if e.Phase != netpolicy.PhaseSetup || e.Port != 8080 || !e.Allowed || !e.Local || e.PID == 0 {
+				t.Errorf("sink's health probe %+v", e)
+			}
+			if e.Error != "" && strings.Contains(e.Error, "connection refused") {
+				probesFailed++
+			} else if e.Error == "" {
+				probesOK++
+			}
+		case e.Origin == netpolicy.ServiceOrigin("chatty"):
+			if e.Phase == netpolicy.PhaseAgent && e.Port == ps && !e.Allowed {
+				chattyAgentPhase++
+			}
+			if e.Phase == netpolicy.PhaseAgent && e.Port == 8080 && e.Allowed && e.Error == "" {
+				chattySink++
+			}
+			if e.Agents() {
+				t.Errorf("a service's event counts as the agent's: %+v", e)
+			}
+		case e.Origin == netpolicy.OriginAgent:
+			if e.Phase != netpolicy.PhaseAgent || (e.Port != pa && e.Port != pc) {
+				t.Errorf("agent's event %+v", e)
+			}
+			if e.Port == pa && (e.Allowed || e.Reason == "") {
+				t.Errorf("agent's attempt at the host's server %+v, want refused by policy", e)
+			}
+			if e.Port == pc && (!e.Allowed || !e.Local || !strings.Contains(e.Error, "connection refused")) {
+				t.Errorf("agent's attempt at a closed port %+v, want failed, not refused", e)
+			}
+		case e.Origin == netpolicy.OriginVerifier:
+		default:
+			t.Errorf("event of no known origin %+v", e)
+		}
+	}
+	if probesFailed == 0 || probesOK == 0 {
+		t.Errorf("sink's probes: %d refused by the kernel, %d passed; want both (events %+v)", probesFailed, probesOK, evs)
+	}
+	if chattyAgentPhase == 0 || chattySink == 0 {
+		t.Errorf("chatty's agent-phase attempts: %d at the host's server, %d at sink; want both (events %+v)", chattyAgentPhase, chattySink, evs)
+	}
+	want := audit.NetworkDenial(fmt.Sprintf("127.0.0.1:%d", pa))
+	var netDenials []audit.Denial
+	for _, d := range res.Denials {
+		if d.Axis == audit.AxisNetwork {
+			netDenials = append(netDenials, d)
+		}
+	}
+	if len(netDenials) != 1 || netDenials[0] != want {
+		t.Errorf("network denials %+v, want only the agent's %+v", netDenials, want)
 	}
 }

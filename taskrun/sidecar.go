@@ -193,6 +193,11 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if err != nil {
 		return err
 	}
+	if r.net != nil {
+		if err := r.net.origins.addService(sc.Name, pid); err != nil {
+			r.Log.Warn("sidecar's connections not placed", zap.String("service", sc.Name), zap.Error(err))
+		}
+	}
 	r.Log.Info("sidecar started", zap.String("task", r.Options.Task.Name), zap.String("service", sc.Name), zap.Int("pid", pid))
 	return nil
 }

@@ -28,11 +28,15 @@ type Event struct {
 	TS int64 `json:"ts"`
 	// Op is always OpConnect.
 	Op string `json:"op"`
-	// Phase is the run's phase (agent, verifier).
+	// Phase is the run's phase (setup, agent, verifier).
 	Phase Phase `json:"phase"`
 	// PID is the connecting process (host pid namespace), 0 when it
 	// could not be found (it exited, or its socket moved).
 	PID int `json:"pid"`
+	// Origin is whose process connected (OriginAgent, OriginVerifier,
+	// ServiceOrigin(name), OriginUnknown), "" when the proxy was given
+	// no way to tell (Config.Origin unset).
+	Origin string `json:"origin,omitempty"`
 	// Host and Port are the destination as the client named it: the
 	// name of a proxy request, the allowed name a transparent
 	// connection's address stands for, else the address.
@@ -45,7 +49,9 @@ type Event struct {
 	// namespace (a compose sidecar on loopback), always allowed.
 	Local bool `json:"local,omitempty"`
 	// Allowed is the policy's decision; Reason says why a refused one
-	// was refused.
+	// was refused (refused by policy: Allowed false). An allowed attempt
+	// may still fail (Error): nothing listened, the name did not
+	// resolve, the dial failed; that is not a refusal.
 	Allowed bool   `json:"allowed"`
 	Reason  string `json:"reason,omitempty"`
 	// Addr is the address dialled for an allowed attempt; Error the
@@ -68,6 +74,55 @@ type Event struct {
 	// IdleClosed: the proxy closed it after IdleTimeout without traffic.
 	IdleClosed bool `json:"idle_closed,omitempty"`
 }
+
+// The origins of an event (Event.Origin): whose process connected,
+// found from the connecting pid by the run (its pid namespace compared
+// with the run's containers').
+const (
+	// OriginAgent: a process of the agent's containers.
+	OriginAgent = "agent"
+	// OriginVerifier: a process of the verifiers' containers.
+	OriginVerifier = "verifier"
+	// OriginUnknown: the process was not found (pid 0: it exited, or
+	// its socket moved) or belongs to none of the run's containers.
+	OriginUnknown = "unknown"
+	// originService prefixes a compose service's origin (ServiceOrigin).
+	originService = "service:"
+)
+
+// ServiceOrigin is the origin of the compose service name's processes
+// (its command, its health checks): "service:NAME".
+func ServiceOrigin(name string) string { return originService + name }
+
+// IsService reports whether origin is a compose service's, and which.
+func IsService(origin string) (string, bool) {
+	if len(origin) > len(originService) && origin[:len(originService)] == originService {
+		return origin[len(originService):], true
+	}
+	return "", false
+}
+
+// Agents reports whether e is the agent's own attempt: made in the agent
+// phase by a process of the agent's containers, or by one the run could
+// not place (OriginUnknown, or no origin recorded: an agent cannot hide
+// an attempt by exiting before it is found). A compose service's or a
+// verifier's attempt, and anything of the setup phase, is not the
+// agent's: it counts in neither its denials nor its exposure nor the
+// network it is recorded to need (docs/trace-events.md, "Network
+// events").
+func (e Event) Agents() bool {
+	if e.Phase != PhaseAgent {
+		return false
+	}
+	switch e.Origin {
+	case "", OriginAgent, OriginUnknown:
+		return true
+	}
+	return false
+}
+
+// Reached reports whether e was allowed and connected (no error).
+func (e Event) Reached() bool { return e.Allowed && e.Error == "" }
 
 // Target is the event's destination as host:port.
 func (e Event) Target() string { return net.JoinHostPort(e.Host, strconv.Itoa(e.Port)) }

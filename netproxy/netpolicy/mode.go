@@ -41,10 +41,9 @@ type Phase string
 // The phases.
 const (
 	PhaseBuild Phase = "build"
-	// PhaseServices: the run's compose services starting, before the
-	// agent (their healthchecks' connections are theirs, not the
-	// agent's).
-	PhaseServices Phase = "services"
+	// PhaseSetup is a run's set-up before its agent starts: its compose
+	// services starting and their health checks (docs/trace-events.md).
+	PhaseSetup    Phase = "setup"
 	PhaseAgent    Phase = "agent"
 	PhaseVerifier Phase = "verifier"
 )
