@@ -40,14 +40,14 @@ type installedRun struct {
 func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	h, _, ok, err := installed.ParseName(r.Options.Agent)
 	if err != nil || !ok {
-		return nil, err
+		return nil, runapi.WithKind(runapi.ErrorTask, err)
 	}
 	if r.Options.Model == nil {
-		return nil, fmt.Errorf("agent %s: no model configuration (--base-url, [model])", r.Options.Agent)
+		return nil, runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration (--base-url, [model])", r.Options.Agent))
 	}
 	e := installed.Endpoint{BaseURL: r.Options.Model.BaseURL, Model: r.Options.Model.Model, MaxTokens: r.Options.Model.MaxTokens}
 	if err := e.Check(); err != nil {
-		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
+		return nil, runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
 	}
 	cache := r.Options.HarnessCache
 	if cache == "" {
@@ -55,12 +55,12 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	}
 	log, err := r.CappedLog(runbox.BuildLogFile, "build log", r.LogLimit(), os.O_APPEND)
 	if err != nil {
-		return nil, err
+		return nil, runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	defer r.CloseLog(log)
 	layer, built, err := installed.Layer(ctx, cache, h, r.Options.Self, log)
 	if err != nil {
-		return nil, fmt.Errorf("agent %s: %w", r.Options.Agent, err)
+		return nil, runapi.WithKind(runapi.ErrorBuild, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
 	}
 	r.Log.Info("harness layer", zap.String("harness", h.Name), zap.String("layer", layer), zap.Bool("built", built))
 	// The run's egress proxy lets the agent reach the endpoint and sets

@@ -101,10 +101,6 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return runapi.WithKind(runapi.ErrorTask, err)
 	}
-	inst, err := r.prepareInstalled(ctx)
-	if err != nil {
-		return runapi.WithKind(runapi.ErrorBuild, err)
-	}
 	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
 		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
@@ -112,6 +108,11 @@ func (r *runner) run(ctx context.Context) error {
 		return runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	r.noteSubstitutions("", r.Image)
+	// After the image: its build log is made anew, the layer's is added.
+	inst, err := r.prepareInstalled(ctx)
+	if err != nil {
+		return err
+	}
 	var layers []string
 	if inst != nil {
 		layers = append(layers, inst.layer)
