@@ -15,6 +15,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/tracer"
 )
@@ -122,6 +123,7 @@ var (
 	errCancelled = errors.New("cancelled on request")
 	errAborted   = errors.New("aborted: the daemon is stopping")
 	errTimeout   = errors.New("timed out")
+	errStale     = errors.New("aborted: the daemon stopped while the run was active")
 )
 
 // positiveOr is v, or d if v is not positive (a Config limit left unset).
@@ -277,7 +279,7 @@ func (m *Manager) run(ar *activeRun) {
 	case m.slots <- struct{}{}:
 		defer func() { <-m.slots }()
 	case <-ar.ctx.Done():
-		m.end(ar, endStateFor(context.Cause(ar.ctx)), context.Cause(ar.ctx).Error(), nil)
+		m.end(ar, endStateFor(context.Cause(ar.ctx)), context.Cause(ar.ctx), nil)
 		return
 	}
 	timeout := m.cfg.DefaultTimeout
@@ -300,26 +302,27 @@ func (m *Manager) run(ar *activeRun) {
 	default:
 		res = m.execute(ctx, ar)
 	}
-	state, msg := runapi.StateSucceeded, ""
+	state := runapi.StateSucceeded
+	var failure error
 	switch cause := context.Cause(ctx); {
 	case ctx.Err() != nil && (res.killed || res.startErr != nil):
 		// Ended on request, at its deadline or by the daemon, whatever
 		// step it was at (a task run's setup ends with an error then).
-		state, msg = endStateFor(cause), cause.Error()
+		state, failure = endStateFor(cause), cause
 	case res.startErr != nil:
-		state, msg = runapi.StateFailed, res.startErr.Error()
+		state, failure = runapi.StateFailed, res.startErr
 	case res.exitCode != 0:
 		state = runapi.StateFailed
 	}
 	if f := ar.faulted(); f != nil {
-		state, msg = runapi.StateFailed, f.Error()
+		state, failure = runapi.StateFailed, f
 	}
 	var code *int
 	if res.startErr == nil {
 		c := res.exitCode
 		code = &c
 	}
-	m.end(ar, state, msg, code)
+	m.end(ar, state, failure, code)
 }
 
 func endStateFor(cause error) runapi.State {
@@ -359,16 +362,16 @@ func (m *Manager) update(ar *activeRun, fn func(r *runapi.Run)) {
 	}
 }
 
-func (m *Manager) end(ar *activeRun, state runapi.State, msg string, code *int) {
+func (m *Manager) end(ar *activeRun, state runapi.State, failure error, code *int) {
 	ar.mu.Lock()
 	from := ar.rec.State
-	m.finishRecord(ar.rec, state, msg, code)
+	m.finishRecord(ar.rec, state, failure, code)
 	err := m.store.Save(ar.rec)
 	if err != nil && state != runapi.StateFailed {
 		// The record in memory stays the answer (unsaved) until a retry
 		// saves it; a run that already failed keeps its first reason.
 		state = runapi.StateFailed
-		m.finishRecord(ar.rec, state, (&stateFault{err: err}).Error(), nil)
+		m.finishRecord(ar.rec, state, &stateFault{err: err}, nil)
 	}
 	rec := *ar.rec
 	ar.mu.Unlock()
@@ -391,14 +394,16 @@ func (m *Manager) end(ar *activeRun, state runapi.State, msg string, code *int) 
 	m.mu.Unlock()
 	close(ar.done)
 	ar.notify()
-	m.log.Info("run ended", zap.String("run", rec.ID), zap.String("state", string(state)), zap.String("error", msg))
+	m.log.Info("run ended", zap.String("run", rec.ID), zap.String("state", string(state)), zap.String("error", rec.Error))
 }
 
-func (m *Manager) finishRecord(r *runapi.Run, state runapi.State, msg string, code *int) {
+// finishRecord ends r in state; failure, when set, is why it did not
+// succeed (its message and kind are recorded).
+func (m *Manager) finishRecord(r *runapi.Run, state runapi.State, failure error, code *int) {
 	now := time.Now().UTC()
 	r.State, r.EndedAt, r.Pid = state, &now, 0
-	if msg != "" {
-		r.Error = msg
+	if failure != nil {
+		r.Error, r.ErrorKind = failure.Error(), errorKind(failure)
 	}
 	if code != nil {
 		r.ExitCode = code
@@ -409,7 +414,7 @@ func (m *Manager) finishRecord(r *runapi.Run, state runapi.State, msg string, co
 // aborted; a traced run's record gets the events that reached its log
 // and is marked trace_incomplete.
 func (m *Manager) finishStale(r *runapi.Run) {
-	m.finishRecord(r, runapi.StateAborted, "aborted: the daemon stopped while the run was active", nil)
+	m.finishRecord(r, runapi.StateAborted, errStale, nil)
 	if (!r.Request.Trace && r.Request.Task == nil && r.Request.Generate == nil) || r.StartedAt == nil {
 		return // nothing was traced
 	}
@@ -604,4 +609,25 @@ func validRunID(id string) bool {
 		}
 	}
 	return true
+}
+
+// errorKind is the kind of a run's failure: sandbox-init's refusal to
+// confine (confine), the run's deadline (agent_timeout), a cancel
+// (cancelled), the daemon stopping or failing to keep the record
+// (daemon), else the kind the run's work gave it (a task run's: build,
+// rootfs, identity, ...).
+func errorKind(err error) runapi.ErrorKind {
+	var ie *sandbox.InitError
+	var sf *stateFault
+	switch {
+	case errors.As(err, &ie):
+		return runapi.ErrorConfine
+	case errors.Is(err, errTimeout):
+		return runapi.ErrorAgentTimeout
+	case errors.Is(err, errCancelled):
+		return runapi.ErrorCancelled
+	case errors.Is(err, errAborted), errors.Is(err, errStale), errors.As(err, &sf):
+		return runapi.ErrorDaemon
+	}
+	return runapi.KindOf(err)
 }

@@ -254,14 +254,14 @@ func TestCancelAndTimeoutKillTheWholeTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.State != runapi.StateCancelled {
-		t.Fatalf("cancelled run is %s", final.State)
+	if final.State != runapi.StateCancelled || final.ErrorKind != runapi.ErrorCancelled {
+		t.Fatalf("cancelled run is %s (error kind %q)", final.State, final.ErrorKind)
 	}
 	waitTreeGone(t, marker, time.Second-time.Since(start))
 
 	marker = treeMarker()
 	timed := submitAndWait(t, d.client, &runapi.RunRequest{Command: backgroundTree(marker), TimeoutSeconds: 0.5, UID: uid(65534), GID: uid(65534)})
-	if timed.State != runapi.StateTimeout || !strings.Contains(timed.Error, "timed out") {
+	if timed.State != runapi.StateTimeout || !strings.Contains(timed.Error, "timed out") || timed.ErrorKind != runapi.ErrorAgentTimeout {
 		t.Fatalf("timed-out run: %+v", timed)
 	}
 	waitTreeGone(t, marker, time.Second)

@@ -180,8 +180,11 @@ type Run struct {
 	// `authbench exec` exits with: ExitCode, or when the command could
 	// not be started 127 (not found), 126 (not executable) or 125 (it
 	// could not be confined, or anything else failed first).
-	ExitStatus *int       `json:"exit_status,omitempty"`
-	Error      string     `json:"error,omitempty"`
+	ExitStatus *int   `json:"exit_status,omitempty"`
+	Error      string `json:"error,omitempty"`
+	// ErrorKind is the kind of that failure (confine, agent_timeout,
+	// cancelled, daemon, or a task run's: build, rootfs, ...).
+	ErrorKind  ErrorKind  `json:"error_kind,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  *time.Time `json:"started_at,omitempty"`
 	EndedAt    *time.Time `json:"ended_at,omitempty"`
