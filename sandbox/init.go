@@ -141,8 +141,12 @@ func restrict(spec *Spec) *InitError {
 	// The openat2 agent starts before any restriction and applies them
 	// itself, its main thread staying outside Landlock (see
 	// runOpenat2Agent).
+	// A process already under a seccomp filter (a nested exec inside a
+	// confined tree) may not install a listener: there the filter goes in
+	// without one, and the kernel answers its notifying calls (openat2)
+	// with ENOSYS.
 	var agent *os.File
-	if spec.Seccomp != nil && spec.Seccomp.Notifies() {
+	if spec.Seccomp != nil && spec.Seccomp.Notifies() && !underSeccompFilter() {
 		if agent, err = startOpenat2Agent(spec, abi, apply); err != nil {
 			return initError(StageSeccomp, "", err)
 		}
@@ -189,6 +193,13 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	return nil
+}
+
+// underSeccompFilter reports whether this process runs under a seccomp
+// filter already.
+func underSeccompFilter() bool {
+	mode, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	return err != nil || mode == unix.SECCOMP_MODE_FILTER
 }
 
 // execError explains a failed exec; a refusal by Landlock is the common

@@ -247,14 +247,15 @@ func newOpenat2Agent(cfg *agentConfig) (*openat2Agent, error) {
 		}
 	}
 	// One opening thread now: it proves the set-up and gives the
-	// credentials a caller must have.
-	res := a.onOpeningThread(func() (int, error) {
+	// credentials a caller must have — read before the thread's Landlock
+	// domain (which need not grant /proc) and unchanged by it.
+	res := a.onOpeningThread(func() error {
 		st, err := os.ReadFile("/proc/thread-self/status")
 		if err == nil {
 			a.creds = credLines(string(st))
 		}
-		return -1, err
-	})
+		return err
+	}, func() (int, error) { return -1, nil })
 	if res.err != nil {
 		return nil, res.err
 	}
@@ -294,8 +295,10 @@ type openResult struct {
 
 // onOpeningThread runs fn on a new OS thread restricted like the tree
 // (capabilities, no_new_privs, Landlock), which ends with fn: a thread
-// restricted by Landlock is never reused.
-func (a *openat2Agent) onOpeningThread(fn func() (int, error)) openResult {
+// restricted by Landlock is never reused. beforeLandlock, when not nil,
+// runs on that thread once its capabilities and no_new_privs are set,
+// before its Landlock domain.
+func (a *openat2Agent) onOpeningThread(beforeLandlock func() error, fn func() (int, error)) openResult {
 	done := make(chan openResult, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies restricted
@@ -308,6 +311,12 @@ func (a *openat2Agent) onOpeningThread(fn func() (int, error)) openResult {
 		if err := setNoNewPrivs(); err != nil {
 			done <- openResult{-1, err}
 			return
+		}
+		if beforeLandlock != nil {
+			if err := beforeLandlock(); err != nil {
+				done <- openResult{-1, err}
+				return
+			}
 		}
 		if a.ruleset >= 0 {
 			if err := ll.LandlockRestrictSelf(a.ruleset, a.rsFlags); err != nil {
@@ -492,7 +501,7 @@ func (a *openat2Agent) openChecked(listener int, req *seccompNotif) (int, unix.E
 	// The agent's /proc/self is not the caller's: magic links (and
 	// /proc entries below) are opened by the caller itself.
 	ours.Resolve |= unix.RESOLVE_NO_MAGICLINKS
-	res := a.onOpeningThread(func() (int, error) {
+	res := a.onOpeningThread(nil, func() (int, error) {
 		unix.Umask(umask)
 		return unix.Openat2(dfd, path, &ours)
 	})
