@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"sync/atomic"
 
 	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
@@ -35,7 +36,8 @@ const (
 // netlink socket of the run's namespace) and gives each a verdict: let it
 // through unchanged, or mark it for the redirect to the proxy.
 type synQueue struct {
-	c *netlink.Conn
+	c      *netlink.Conn
+	closed atomic.Bool
 }
 
 // openSYNQueue binds queueNum of the namespace ns.
@@ -83,8 +85,8 @@ func (q *synQueue) serve(mark uint32, decide func(src, dst netip.AddrPort) (redi
 	for {
 		msgs, err := q.c.Receive()
 		if err != nil {
-			if errors.Is(err, os.ErrClosed) || errors.Is(err, unix.EBADF) {
-				return nil
+			if q.closed.Load() || errors.Is(err, os.ErrClosed) || errors.Is(err, unix.EBADF) {
+				return nil // closed by close: the proxy's end
 			}
 			var oe *netlink.OpError
 			if errors.As(err, &oe) && errors.Is(oe.Err, unix.ENOBUFS) {
@@ -123,7 +125,10 @@ func (q *synQueue) verdict(id uint32, redirect bool, mark uint32) error {
 	return err
 }
 
-func (q *synQueue) close() error { return q.c.Close() }
+func (q *synQueue) close() error {
+	q.closed.Store(true)
+	return q.c.Close()
+}
 
 // parseQueuedSYN reads a queued packet message: its id and the TCP
 // connection's source and destination. It is pure.

@@ -22,6 +22,8 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/netproxy/netpolicy"
@@ -597,5 +599,18 @@ func TestProxyNetworkOrigins(t *testing.T) {
 	defer mu.Unlock()
 	if asked[pids[0]] != netpolicy.PhaseSetup || asked[pids[2]] != netpolicy.PhaseAgent {
 		t.Errorf("Origin asked %v, want curl's pids %v in their phases", asked, pids)
+	}
+}
+
+// TestProxyCloseLogsNoError: closing the proxy ends its netfilter queue
+// reader quietly (it once logged "netlink receive: use of closed file"
+// at the end of every run).
+func TestProxyCloseLogsNoError(t *testing.T) {
+	core, logs := observer.New(zap.ErrorLevel)
+	f := startFixture(t, Config{Policy: allow(t, "127.0.0.1:9"), Log: zap.New(core)})
+	f.curl(t, "--noproxy", "*", "http://127.0.0.1:9/")
+	f.p.Close()
+	if n := logs.Len(); n != 0 {
+		t.Fatalf("closing logged %d error(s): %v", n, logs.All()[0].ContextMap())
 	}
 }
