@@ -214,7 +214,7 @@ func TestRecordRefusesBadInput(t *testing.T) {
 	_, _, err := Record(ctx, api, broken, RecordOptions{})
 	var be *BrokenTaskError
 	if !errors.As(err, &be) || !strings.Contains(err.Error(), "task oracle-tempfiles is broken") ||
-		!strings.Contains(be.VerifierOutput, "expected 10 objects in /app/result.txt, got '7'") || !strings.Contains(be.AgentStderr, "solver gave up") {
+		!strings.Contains(be.VerifierOutput, "expected 40 objects in /app/result.txt, got '7'") || !strings.Contains(be.AgentStderr, "solver gave up") {
 		t.Errorf("broken oracle: %v", err)
 	}
 
