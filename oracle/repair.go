@@ -217,6 +217,10 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 	if s := matchAny(sens, name); s != "" {
 		return Repair{}, &SensitiveOverlapError{Overlaps: []Overlap{{Axis: ax.String(), Path: name, Sensitive: s}}, Where: "denied accesses the recorder would have to grant"}
 	}
+	if rep, ok := readForHeldWrite(m, name, spec, env); ok {
+		rep.Denial = denial
+		return rep, nil
+	}
 	roots := spec.ScoredRoots.Get(ax)
 	held := map[string]bool{}
 	for _, p := range spec.Required.Get(ax) {
@@ -242,6 +246,42 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 		return Repair{Denial: denial, Axis: ax.String(), Entry: c.entry, Widening: c.widening(name, ax, env)}, nil
 	}
 	return Repair{}, fmt.Errorf("no entry inside the %s scored_roots that the spec does not hold already grants %s", ax, name)
+}
+
+// readForHeldWrite: an open refused for writing under a held dir/**
+// write entry whose directory exists at launch (so creating and writing
+// there are granted) lacked the read right — an O_RDWR open needs both —
+// and the repair is the same pattern on the read axis, when it lies in
+// the read scored roots, is not held and overlaps nothing sensitive.
+func readForHeldWrite(m MissingPermission, name string, spec *policy.Spec, env Env) (Repair, bool) {
+	if m.Axis != policy.Write.String() || m.Op != "open" {
+		return Repair{}, false
+	}
+	w := matchAny(spec.Required.Get(policy.Write), name)
+	if w == "" || !strings.HasSuffix(w, "/**") {
+		return Repair{}, false
+	}
+	pat, err := policy.ParsePattern(w)
+	if err != nil || (env != nil && !env.Exists(pat.Base())) {
+		return Repair{}, false
+	}
+	for _, p := range spec.Required.Get(policy.Read) {
+		if p.String() == w {
+			return Repair{}, false
+		}
+	}
+	if !InScoredRoots(pat.Base(), spec.ScoredRoots.Get(policy.Read), env) {
+		return Repair{}, false
+	}
+	if spec.Sensitive != nil {
+		for _, s := range spec.Sensitive.Get(policy.Read) {
+			if s.Match(pat.Base()) || pat.Match(s.Base()) {
+				return Repair{}, false
+			}
+		}
+	}
+	return Repair{Axis: policy.Read.String(), Entry: w,
+		Widening: fmt.Sprintf("%s is refused for writing though write %s is held: an open that also reads (O_RDWR) needs the read right, every file below %s", name, w, pat.Base())}, true
 }
 
 type candidate struct {

@@ -34,6 +34,8 @@ func TestRepairFor(t *testing.T) {
 		replace []string
 		err     string // "sensitive", "none"
 		sens    string // a sensitive read pattern added
+		write   string // a write entry added to the spec
+		axis    string // the repair's axis, when not the denial's
 	}{
 		{name: "execute: the realpath", m: MissingPermission{Axis: "execute", Path: "/usr/bin/awk", Real: "/usr/bin/mawk"}, entry: "/usr/bin/mawk"},
 		{name: "read of a file made at run time: exact, wider at launch", m: MissingPermission{Axis: "read", Path: "/w/src/b.py"}, entry: "/w/src/b.py", widened: true},
@@ -44,6 +46,10 @@ func TestRepairFor(t *testing.T) {
 		{name: "made in a new directory: the nearest existing one", m: MissingPermission{Axis: "read", Path: "/w/build/out/x.o"},
 			tried: []string{"read /w/build/out/x.o"}, entry: "/w/**", widened: true, replace: []string{"/w/README.md", "/w/src"}},
 		{name: "every candidate tried", m: MissingPermission{Axis: "read", Path: "/w/README.md"}, tried: []string{"read /w/**"}, err: "none"},
+		{name: "open for writing under a held dir/** write: its read (O_RDWR)", m: MissingPermission{Axis: "write", Op: "open", Path: "/w/src/x.tmp"},
+			write: "/w/src/**", axis: "read", entry: "/w/src/**", widened: true},
+		{name: "open for writing, exact write held: the directory (made at run time)", m: MissingPermission{Axis: "write", Op: "open", Path: "/w/README.md"},
+			entry: "/w/**", widened: true, replace: []string{"/w/README.md"}},
 		{name: "sensitive denial", m: MissingPermission{Axis: "read", Path: "/w/.env"}, err: "sensitive", sens: "/w/.env"},
 		{name: "sensitive execute by realpath", m: MissingPermission{Axis: "execute", Path: "/bin/curl", Real: "/usr/bin/curl"}, err: "sensitive"},
 		{name: "only a grant over a sensitive file", m: MissingPermission{Axis: "read", Path: "/w/README.md"}, err: "sensitive", sens: "/w/notes.txt"},
@@ -53,6 +59,9 @@ func TestRepairFor(t *testing.T) {
 			spec, err := policy.ParseSpec([]byte(repairSpec), "spec")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.write != "" {
+				spec.Required[policy.Write] = append(spec.Required[policy.Write], policy.MustPattern(c.write))
 			}
 			if c.sens != "" {
 				spec.Sensitive[policy.Read] = append(spec.Sensitive[policy.Read], policy.MustPattern(c.sens))
@@ -86,7 +95,14 @@ func TestRepairFor(t *testing.T) {
 			if !reflect.DeepEqual(rep.Replaced, c.replace) {
 				t.Fatalf("replaced %v, want %v", rep.Replaced, c.replace)
 			}
-			ax, _ := policy.ParseAxis(c.m.Axis)
+			axis := c.m.Axis
+			if c.axis != "" {
+				axis = c.axis
+			}
+			if rep.Axis != axis {
+				t.Fatalf("repair on %s, want %s", rep.Axis, axis)
+			}
+			ax, _ := policy.ParseAxis(axis)
 			found := false
 			for _, p := range spec.Required.Get(ax) {
 				found = found || p.String() == c.entry
