@@ -173,22 +173,35 @@ func (r Runc) Start(bundle, id string, stdio Stdio) (*Container, error) {
 // pid (in the host's PID namespace).
 func (c *Container) Pid(ctx context.Context) (int, error) {
 	for {
-		data, err := os.ReadFile(c.pidFile)
-		if err == nil && len(bytes.TrimSpace(data)) > 0 {
-			pid, err := strconv.Atoi(string(bytes.TrimSpace(data)))
-			if err != nil {
-				return 0, fmt.Errorf("runc pid file %s: %w", c.pidFile, err)
-			}
-			return pid, nil
+		if pid, ok, err := c.readPid(); ok || err != nil {
+			return pid, err
 		}
 		select {
 		case <-c.exited:
+			// A container that started and ended between two polls (an init
+			// service exiting at once) left its pid file: it did start.
+			if pid, ok, err := c.readPid(); ok || err != nil {
+				return pid, err
+			}
 			return 0, fmt.Errorf("runc run %s ended before its container started: %s", c.id, lastLines(c.runcErr.String(), 5))
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
+}
+
+// readPid reads the container's pid file: ok once runc has written it.
+func (c *Container) readPid() (pid int, ok bool, err error) {
+	data, err := os.ReadFile(c.pidFile)
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return 0, false, nil
+	}
+	pid, err = strconv.Atoi(string(bytes.TrimSpace(data)))
+	if err != nil {
+		return 0, false, fmt.Errorf("runc pid file %s: %w", c.pidFile, err)
+	}
+	return pid, true, nil
 }
 
 // Wait waits for the container to end; when ctx ends first, every process
