@@ -210,12 +210,18 @@ func listenersMatch(b []byte, dst netip.AddrPort) (hit, done bool) {
 			m := b[hdr:l]
 			if len(m) >= 24 && binary.BigEndian.Uint16(m[4:6]) == dst.Port() {
 				var a netip.Addr
+				want := dst.Addr().Unmap()
 				if m[0] == unix.AF_INET {
+					// An IPv4 socket (its wildcard included) takes IPv4 only:
+					// a connection to ::1 finds nothing there.
 					a = netip.AddrFrom4([4]byte(m[8:12]))
+					if !want.Is4() {
+						break
+					}
 				} else {
 					a = netip.AddrFrom16([16]byte(m[8:24])).Unmap()
 				}
-				if a.IsUnspecified() || a == dst.Addr().Unmap() {
+				if a.IsUnspecified() || a == want {
 					hit = true
 				}
 			}

@@ -1,10 +1,13 @@
 package netproxy
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"net/netip"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestDiagRequest(t *testing.T) {
@@ -30,5 +33,48 @@ func TestDiagRequest(t *testing.T) {
 	msg[4] = 2 // NLMSG_ERROR: nothing found
 	if got := diagInode(msg); got != 0 || diagInode(msg[:20]) != 0 {
 		t.Errorf("diagInode of an error = %d", got)
+	}
+}
+
+// TestListenersMatch: an IPv4 listener (its wildcard included) takes
+// IPv4 destinations only — a probe of localhost's ::1 finds nothing on a
+// 0.0.0.0 listener and must be refused at connect(), so the client tries
+// 127.0.0.1 next —, an IPv6 wildcard takes both.
+func TestListenersMatch(t *testing.T) {
+	msg := func(fam uint8, addr netip.Addr, port uint16) []byte {
+		b := make([]byte, unix.SizeofNlMsghdr+72)
+		binary.NativeEndian.PutUint32(b[0:], uint32(len(b)))
+		binary.NativeEndian.PutUint16(b[4:], unix.SOCK_DIAG_BY_FAMILY)
+		m := b[unix.SizeofNlMsghdr:]
+		m[0] = fam
+		binary.BigEndian.PutUint16(m[4:6], port)
+		a16 := addr.As16()
+		if fam == unix.AF_INET {
+			a4 := addr.As4()
+			copy(m[8:12], a4[:])
+		} else {
+			copy(m[8:24], a16[:])
+		}
+		return b
+	}
+	v4any, v6any := netip.IPv4Unspecified(), netip.IPv6Unspecified()
+	lo4, lo6 := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")
+	for _, c := range []struct {
+		name string
+		fam  uint8
+		addr netip.Addr
+		dst  netip.AddrPort
+		want bool
+	}{
+		{"0.0.0.0 takes 127.0.0.1", unix.AF_INET, v4any, netip.AddrPortFrom(lo4, 8080), true},
+		{"0.0.0.0 does not take ::1", unix.AF_INET, v4any, netip.AddrPortFrom(lo6, 8080), false},
+		{"127.0.0.1 does not take ::1", unix.AF_INET, lo4, netip.AddrPortFrom(lo6, 8080), false},
+		{":: takes ::1", unix.AF_INET6, v6any, netip.AddrPortFrom(lo6, 8080), true},
+		{":: takes 127.0.0.1", unix.AF_INET6, v6any, netip.AddrPortFrom(lo4, 8080), true},
+		{"another port", unix.AF_INET, v4any, netip.AddrPortFrom(lo4, 8081), false},
+	} {
+		if hit, _ := listenersMatch(msg(c.fam, c.addr, 8080), c.dst); hit != c.want {
+			t.Errorf("%s: hit %v, want %v", c.name, hit, c.want)
+		}
 	}
 }

@@ -594,7 +594,22 @@ func (p *Proxy) decideSYN(src, dst netip.AddrPort) bool {
 	}
 	host, port := dst.Addr().Unmap().String(), int(dst.Port())
 	ph, pol := p.current()
-	if p.pids.listening(dst) || pol.Allows(host, port) || pol.Allows("localhost", port) {
+	inRun := p.pids.listening(dst)
+	if !inRun && (pol.Allows(host, port) || pol.Allows("localhost", port)) && p.hostPids != nil && !p.hostPids.listening(dst) {
+		// Allowed, but nothing listens there in the run or on the host:
+		// the kernel refuses it at connect(), as without a proxy, so a
+		// client tries its next address (localhost: ::1, then 127.0.0.1)
+		// instead of a connection accepted and reset.
+		ev := netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Host: host, Port: port, Via: netpolicy.ViaTransparent,
+			PID: p.pids.pid(src, dst), Allowed: true, Local: true,
+			Error: "connect: connection refused: nothing listens on " + netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port()).String() + " (in the run or on the host)"}
+		ev.Origin = p.origin(ev.PID, ph)
+		if p.cfg.Sink != nil {
+			p.cfg.Sink.Event(ev)
+		}
+		return false
+	}
+	if inRun || pol.Allows(host, port) || pol.Allows("localhost", port) {
 		p.noteSYNClient(src, dst, ph)
 		return true
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/authbench/authbench/policy"
@@ -109,9 +110,11 @@ func copyIdle(dst io.Writer, src io.Reader, conn net.Conn, act *activity, idle t
 }
 
 // ignoreClosed drops the errors of a connection closed under a copy (the
-// other direction ended or hit the idle timeout).
+// other direction ended or hit the idle timeout) or ended by its peer
+// with a reset (a client that closes with unread data, or with
+// SO_LINGER 0, after a complete exchange): the relay's end, not a fault.
 func ignoreClosed(err error) error {
-	if errors.Is(err, net.ErrClosed) {
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return nil
 	}
 	return err
