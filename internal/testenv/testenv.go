@@ -9,11 +9,15 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -97,9 +101,17 @@ func BuildAuthbench() (string, error) {
 	return binPath, binErr
 }
 
+// binDirPrefix names the directories of built binaries: the prefix and
+// the building process's pid.
+const binDirPrefix = "authbench-test-bin-"
+
 func buildAuthbench() (string, error) {
-	dir, err := os.MkdirTemp("", "authbench-test-bin")
-	if err != nil {
+	removeStaleBinDirs()
+	dir := filepath.Join(os.TempDir(), binDirPrefix+strconv.Itoa(os.Getpid()))
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", err
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
@@ -116,4 +128,23 @@ func buildAuthbench() (string, error) {
 		}
 	}
 	return bin, nil
+}
+
+// removeStaleBinDirs removes the binaries built by test processes that
+// have ended (74 MB each; a test process cannot remove its own when it
+// exits, so the next one does).
+func removeStaleBinDirs() {
+	entries, err := os.ReadDir(os.TempDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), binDirPrefix))
+		if err != nil || !strings.HasPrefix(e.Name(), binDirPrefix) || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+		}
+	}
 }
