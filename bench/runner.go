@@ -375,13 +375,13 @@ func (o *traceOnce) get(record func() (*policy.Policy, error)) (*policy.Policy, 
 func (b *bencher) recordTrace(ctx context.Context, t *tasks.Task) (*policy.Policy, error) {
 	name := path.Join("policies", SourceTrace, t.Name+".json")
 	if data, err := b.out.ReadFile(name); err == nil {
-		return policy.ParsePolicy(data, b.out.Join(name))
+		return policy.ParsePolicyFor(data, b.out.Join(name), t.Spec)
 	}
 	pol, err := b.o.TraceRecorder(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.MarshalIndent(pol.Permissions, "", "  ")
+	data, err := json.MarshalIndent(pol, "", "  ")
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	case s.Name == SourceAllowAll:
 		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll, t.Spec)
 	case s.Name == SourceTrace:
-		doc, err := trace.Permissions.MarshalJSON()
+		doc, err := trace.MarshalJSON() // with its network entries
 		if err != nil {
 			return invalidPolicy(err.Error())
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
@@ -184,7 +185,9 @@ func (a *app) runBench(f benchFlags) error {
 		default:
 			spec = sufficient
 		}
-		return &policy.Policy{Permissions: spec.Required, Source: "trace (" + t.Name + ")"}, nil
+		pol := runapi.SpecPolicy(spec) // the network axis too, when declared
+		pol.Source = "trace (" + t.Name + ")"
+		return pol, nil
 	}
 	ctx, stop := interruptContext()
 	defer stop()
