@@ -45,13 +45,14 @@ func TestTreeProcessesFindsGrandchildren(t *testing.T) {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	// A child is in the state the test needs once its exec is complete:
 	// its comm changes at the start of exec, its command line only when
-	// the new image's arguments are in place.
+	// the new image's arguments are in place (before its exec a forked
+	// child still shows the shell's command line).
 	execd := func(procs []Process) bool {
 		if len(procs) != 3 {
 			return false
 		}
 		for _, p := range procs[1:] {
-			if p.Cmdline == "" {
+			if p.Comm != "sleep" || p.Cmdline != "sleep 30" {
 				return false
 			}
 		}
