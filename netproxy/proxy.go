@@ -602,7 +602,7 @@ func (p *Proxy) decideSYN(src, dst netip.AddrPort) bool {
 		// instead of a connection accepted and reset.
 		ev := netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Host: host, Port: port, Via: netpolicy.ViaTransparent,
 			PID: p.pids.pid(src, dst), Allowed: true, Local: true,
-			Error: "connect: connection refused: nothing listens on " + netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port()).String() + " (in the run or on the host)"}
+			Error: nothingListens(unmapped(dst).String())}
 		ev.Origin = p.origin(ev.PID, ph)
 		if p.cfg.Sink != nil {
 			p.cfg.Sink.Event(ev)
@@ -667,10 +667,16 @@ func (p *Proxy) loopbackMiss(ev *netpolicy.Event, ph netpolicy.Phase, pol netpol
 	}
 	if err == nil && p.hostPids != nil && !p.hostPids.listening(netip.AddrPortFrom(a, uint16(ev.Port))) {
 		ev.Allowed, ev.Local = true, true
-		ev.Error = "connect: connection refused: nothing listens on " + t + " (in the run or on the host)"
+		ev.Error = nothingListens(t)
 		return
 	}
 	ev.Reason = fmt.Sprintf("%s is not allowed in the %s phase (network_mode %s), and nothing of the run listens there", t, ph, pol.Mode)
+}
+
+// nothingListens is the error of an allowed loopback attempt at target
+// where nothing listens, in the run or on the host.
+func nothingListens(target string) string {
+	return "connect: connection refused: nothing listens on " + target + " (in the run or on the host)"
 }
 
 // serveTransparent handles a connection redirected from dst: refused
