@@ -48,13 +48,8 @@ const FlushInterval = 200 * time.Millisecond
 const flushBytes = 64 << 10
 
 // Session is the trace of one process tree as a Recording reads it
-// (*tracer.Session): batches of events in kernel order on Events, each
-// handed back with Recycle, until Close ends it with its summary.
-type Session interface {
-	Events() <-chan []trace.Event
-	Recycle(batch []trace.Event)
-	Close() (trace.Summary, error)
-}
+// (trace.Session, e.g. a *tracer.Session).
+type Session = trace.Session
 
 // Record starts recording sess into a new file named file. also, when
 // not nil, sees every written event too (on the recording's goroutine);

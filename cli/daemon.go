@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/daemon/taskwork"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/tracer"
 )
@@ -76,7 +77,8 @@ SIGINT aborts every active run and stops the daemon.`,
 				return err
 			}
 			m, err := daemon.NewManager(daemon.Config{
-				StateDir: stateDir, ImagesDir: imagesDir, Registries: registries, Self: self, Tracer: tr, MaxConcurrent: maxConcurrent, Log: a.log,
+				StateDir: stateDir, Work: taskwork.New(taskwork.Config{ImagesDir: imagesDir, Registries: registries, Tracer: tr}),
+				Self: self, Tracer: daemonTracer(tr), MaxConcurrent: maxConcurrent, Log: a.log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
 				TrustedTaskRoots: trustedTasks, MemberModels: members,
 				HidePaths: socketHidePaths(a.socket),

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/daemon/taskwork"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/tracer"
 )
@@ -79,8 +80,9 @@ func (a *app) embed(c embedConfig) (*embedded, error) {
 			return nil, tracerError{err}
 		}
 	}
-	e.m, err = daemon.NewManager(daemon.Config{StateDir: c.stateDir, ImagesDir: c.imagesDir, Registries: c.registries,
-		Self: self, Tracer: e.tr, OneShot: c.oneShot && e.tmpState != "", Log: a.log})
+	e.m, err = daemon.NewManager(daemon.Config{StateDir: c.stateDir,
+		Work: taskwork.New(taskwork.Config{ImagesDir: c.imagesDir, Registries: c.registries, Tracer: e.tr}),
+		Self: self, Tracer: daemonTracer(e.tr), OneShot: c.oneShot && e.tmpState != "", Log: a.log})
 	if err != nil {
 		e.release()
 		return nil, err
@@ -141,4 +143,13 @@ func embeddedStateDir() (string, error) {
 func isTracerError(err error) bool {
 	var te tracerError
 	return errors.As(err, &te)
+}
+
+// daemonTracer is tr as a daemon's tracer of command runs: nil (no
+// tracing) when tr is.
+func daemonTracer(tr *tracer.Tracer) daemon.Tracer {
+	if tr == nil {
+		return nil
+	}
+	return tr
 }

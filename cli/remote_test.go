@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/daemon/taskwork"
 	"github.com/authbench/authbench/tracer"
 )
 
@@ -34,7 +35,7 @@ func serveTestDaemon(t *testing.T, bin string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "d.sock")
-	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), ImagesDir: testenv.ImagesDir(), Self: bin, Tracer: tr, HidePaths: socketHidePaths(socket)})
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Work: taskwork.New(taskwork.Config{ImagesDir: testenv.ImagesDir(), Tracer: tr}), Self: bin, Tracer: tr, HidePaths: socketHidePaths(socket)})
 	if err != nil {
 		t.Fatal(err)
 	}

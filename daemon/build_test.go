@@ -50,7 +50,7 @@ func TestBuildNeedsRootForBasesAndBuilders(t *testing.T) {
 		{Dir: task, Mirror: "http://deb.example/debian"},
 		{Dir: task}, // not under a trusted root
 	} {
-		_, err := validate(&runapi.RunRequest{Build: &br}, member, nil)
+		_, err := validate(&runapi.RunRequest{Build: &br}, member, nil, testWork)
 		var fe *ForbiddenError
 		if !errors.As(err, &fe) {
 			t.Errorf("%+v as a member: %v, want forbidden", br, err)
@@ -69,7 +69,7 @@ func TestBuildThroughTheManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewManager(Config{StateDir: t.TempDir(), ImagesDir: testenv.ImagesDir()})
+	m, err := NewManager(Config{StateDir: t.TempDir(), Work: testWork})
 	if err != nil {
 		t.Fatal(err)
 	}

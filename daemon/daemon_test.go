@@ -45,6 +45,9 @@ func startTunedTestDaemon(t *testing.T, cfg Config, group string, tune func(*Ser
 	if cfg.StateDir == "" {
 		cfg.StateDir = t.TempDir()
 	}
+	if cfg.Work == nil {
+		cfg.Work = testWork
+	}
 	m, err := NewManager(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -5,15 +5,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tasks"
 )
 
 // validateGenerate checks a generation request: like a task run's, a
 // caller that is not root may only use a trusted task dir; the generator
 // name must parse; the rest of the request must be empty.
-func validateGenerate(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, error) {
+func validateGenerate(req *runapi.RunRequest, peer Peer, trusted []string, w work.Kinds) (*prepared, error) {
 	p := &prepared{req: *req}
 	gr := req.Generate
 	switch {
@@ -30,7 +29,8 @@ func validateGenerate(req *runapi.RunRequest, peer Peer, trusted []string) (*pre
 	case gr.TimeoutSeconds < 0 || gr.TimeoutSeconds > maxTimeoutSecond:
 		return nil, badField("generate.timeout_s", "must be between 0 and %d", maxTimeoutSecond)
 	}
-	if _, err := generate.ParseGenerator(gr.Generator); err != nil {
+	g, err := w.ParseGenerator(gr.Generator)
+	if err != nil {
 		return nil, badField("generate.generator", "%v", err)
 	}
 	if peer.UID != 0 {
@@ -38,12 +38,12 @@ func validateGenerate(req *runapi.RunRequest, peer Peer, trusted []string) (*pre
 			return nil, ferr
 		}
 	}
-	t, err := tasks.Load(gr.Dir)
+	t, err := w.LoadTask(gr.Dir)
 	if err != nil {
 		return nil, badField("generate.dir", "%v", err)
 	}
 	p.generate = t
-	if err := p.takeGeneratorModel(); err != nil {
+	if err := p.takeGeneratorModel(g); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -52,11 +52,10 @@ func validateGenerate(req *runapi.RunRequest, peer Peer, trusted []string) (*pre
 // takeGeneratorModel checks the model of an openai:MODEL generator and
 // moves it, with its API key, out of the request: what is recorded keeps
 // it redacted.
-func (p *prepared) takeGeneratorModel() error {
+func (p *prepared) takeGeneratorModel(g work.Generator) error {
 	gr := *p.req.Generate
-	g, _ := generate.ParseGenerator(gr.Generator)
 	switch {
-	case g.Kind != generate.KindOpenAI:
+	case !g.OpenAI:
 		if gr.Model != nil {
 			return badField("generate.model", "only an openai:MODEL generator takes a model")
 		}
@@ -86,13 +85,10 @@ func (p *prepared) takeGeneratorModel() error {
 // out, whether the policy is valid or not.
 func (m *Manager) executeGenerate(ctx context.Context, ar *activeRun) outcome {
 	gr := ar.prep.req.Generate
-	run, stop, err := m.startTaskWork(ar, ar.prep.generate, gr.BaseMap)
-	if err != nil {
-		return outcome{startErr: err}
-	}
+	run, stop := m.startTaskWork(ar, ar.prep.generate, gr.BaseMap)
 	defer stop()
-	rec, err := generate.Run(ctx, generate.Options{
-		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model, Run: run,
+	rec, err := m.cfg.Work.Generate(ctx, work.GenerateJob{Env: run,
+		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model,
 	})
 	if rec != nil {
 		m.update(ar, func(r *runapi.Run) {

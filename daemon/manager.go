@@ -12,12 +12,11 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Config configures a Manager.
@@ -26,8 +25,13 @@ type Config struct {
 	StateDir string
 	// Self is the authbench binary, re-executed as sandbox-init.
 	Self string
-	// Tracer traces runs that ask for it; nil when tracing is unavailable.
-	Tracer *tracer.Tracer
+	// Tracer traces the command runs that ask for it (a *tracer.Tracer);
+	// nil when tracing is unavailable.
+	Tracer Tracer
+	// Work carries out task runs, generations and image builds (package
+	// daemon/taskwork, with the task images, registries and tracer);
+	// nil: the Manager runs commands only and refuses the other kinds.
+	Work work.Kinds
 	// DefaultTimeout applies to runs that set none.
 	DefaultTimeout time.Duration
 	// MaxActive bounds queued plus running runs; more are refused.
@@ -42,18 +46,13 @@ type Config struct {
 	// MaxOutputBytes caps each of a run's stored stdout, stderr and event
 	// log; the rest is dropped and counted in the record.
 	MaxOutputBytes int64
-	// ImagesDir keeps task images (task runs).
-	ImagesDir string
-	// Registries are pulled from for images that a run's image map does
-	// not map (the config file's [env] registries).
-	Registries []env.Registry
 	// TrustedTaskRoots are the directories under which callers that are
 	// not root may ask for task runs (see checkTrustedTaskDir); none by
 	// default.
 	TrustedTaskRoots []string
 	// MemberModels is what members may use in their model configs: the
 	// endpoints (none by default) and the limits; root is not bound.
-	MemberModels agent.MemberPolicy
+	MemberModels modelconfig.MemberPolicy
 	// HidePaths are paths that trees started as root do not see (an
 	// empty tmpfs over a directory, /dev/null over anything else, in
 	// their own mount namespace), such as the daemon's socket.
@@ -68,6 +67,13 @@ type Config struct {
 	OneShot bool
 	// Log receives structured logs.
 	Log *zap.Logger
+}
+
+// Tracer traces the tree of a command run (package tracer's Tracer).
+type Tracer interface {
+	// TrackExec tracks the tree of pid from its next exec (its
+	// launcher's own start-up is left out).
+	TrackExec(pid int) (trace.Session, error)
 }
 
 // Defaults of Config.
@@ -146,9 +152,6 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
-	if cfg.ImagesDir == "" {
-		cfg.ImagesDir = env.DefaultImagesDir
-	}
 	trusted, err := resolveTrustedRoots(cfg.TrustedTaskRoots)
 	if err != nil {
 		return nil, err
@@ -198,7 +201,11 @@ func (m *Manager) RecoverStale() error {
 		return errors.Join(err, cerr) // their rootfs may still be in use
 	}
 	for _, id := range tasks {
-		if cerr := taskrun.Cleanup(m.store.RunDir(id)); cerr != nil {
+		cerr := errNoTaskWork
+		if m.cfg.Work != nil {
+			cerr = m.cfg.Work.CleanupRun(m.store.RunDir(id))
+		}
+		if cerr != nil {
 			err = errors.Join(err, fmt.Errorf("run %s: %w", id, cerr))
 		}
 	}
@@ -214,7 +221,7 @@ func (m *Manager) Submit(req *runapi.RunRequest, peer Peer) (*runapi.Run, error)
 }
 
 func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) (*runapi.Run, error) {
-	prep, err := validate(req, peer, m.trustedTasks)
+	prep, err := validate(req, peer, m.trustedTasks, m.cfg.Work)
 	if err != nil {
 		return nil, err
 	}

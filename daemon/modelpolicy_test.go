@@ -77,7 +77,7 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 		t.Errorf("the unlisted endpoint got %d connections", n)
 	}
 
-	prep, err := validate(modelTaskRequest(task, listed+"/", 0), member, []string{root})
+	prep, err := validate(modelTaskRequest(task, listed+"/", 0), member, []string{root}, testWork)
 	if err == nil {
 		err = prep.limitMemberModel(member, pol)
 	}
@@ -85,7 +85,7 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 		t.Fatalf("listed endpoint: %v", err)
 	}
 	rootPeer := Peer{PID: 1}
-	prep, err = validate(modelTaskRequest(task, unlisted, 10_000), rootPeer, nil)
+	prep, err = validate(modelTaskRequest(task, unlisted, 10_000), rootPeer, nil, testWork)
 	if err == nil {
 		err = prep.limitMemberModel(rootPeer, pol)
 	}

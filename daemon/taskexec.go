@@ -9,27 +9,22 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tasks"
 )
 
-// executeTask carries out a task run (package taskrun) in the run's
+// executeTask carries out a task run (Config.Work) in the run's
 // directory and records its result. The run succeeds when the task run
 // was carried out, whatever the verdicts; its exit code is the agent's.
 func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	prep := ar.prep
 	tr := prep.req.Task
-	opts, stop, err := m.startTaskWork(ar, prep.task, tr.BaseMap)
-	if err != nil {
-		return outcome{startErr: err}
-	}
+	run, stop := m.startTaskWork(ar, prep.task, tr.BaseMap)
 	defer stop()
-	opts.Source, opts.Policy, opts.Semantics, opts.Agent, opts.Model = tr.PolicySource, prep.policy, policy.Semantics(tr.Semantics), tr.Agent, prep.model
-	opts.Capabilities, opts.AllowHosts = prep.caps, tr.AgentAllowHosts
-	res, err := taskrun.Run(ctx, opts)
+	res, err := m.cfg.Work.RunTask(ctx, work.TaskJob{Env: run,
+		Source: tr.PolicySource, Policy: prep.policy, Semantics: policy.Semantics(tr.Semantics), Agent: tr.Agent, Model: prep.model,
+		Capabilities: prep.caps, AllowHosts: tr.AgentAllowHosts})
 	if res != nil {
 		m.update(ar, func(r *runapi.Run) {
 			r.TaskResult = res
@@ -46,39 +41,36 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 }
 
 // startTaskWork marks ar running and returns the daemon's part of the
-// taskrun options of a run on task (image store, builder, runc, tracer, the
-// run's directory and limits; the identity recorded once resolved), with
-// the function that ends the run's notifications.
-func (m *Manager) startTaskWork(ar *activeRun, task *tasks.Task, baseMap map[string]string) (taskrun.Options, func(), error) {
-	images := env.Store{Dir: m.cfg.ImagesDir}
-	if err := os.MkdirAll(images.Dir, 0o755); err != nil {
-		return taskrun.Options{}, nil, err
-	}
+// environment of a run on task (runc state, the run's directory and
+// limits; the identity recorded once resolved), with the function that
+// ends the run's notifications.
+func (m *Manager) startTaskWork(ar *activeRun, task work.Task, baseMap map[string]string) (work.Env, func()) {
 	m.setRunning(ar, 0)
 	stop := m.notifyWhileRunning(ar)
-	return taskrun.Options{
-		Task: task, Self: m.cfg.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
-		BaseMap: env.BaseMap(baseMap), Registries: m.cfg.Registries, Runc: m.runc(), Tracer: m.cfg.Tracer, Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
+	return work.Env{
+		Task: task, Self: m.cfg.Self, BaseMap: baseMap, RuncRoot: m.runcRoot(), Dir: m.store.RunDir(ar.rec.ID), Log: m.log,
 		MaxOutputBytes: m.cfg.MaxOutputBytes,
 		OnIdentity: func(id runapi.Identity) {
 			m.update(ar, func(r *runapi.Run) { r.UID, r.GID = uint32(id.UID), uint32(id.GID) })
 		},
-	}, stop, nil
+	}, stop
 }
 
-// runc runs this manager's containers, with their state under the state
-// directory: containers left by an earlier daemon on the same state
-// directory are found there (DeleteStaleContainers).
-func (m *Manager) runc() env.Runc {
-	return env.Runc{Root: filepath.Join(m.cfg.StateDir, "runc")}
-}
+// runcRoot holds the runc state of this manager's containers, under the
+// state directory: containers left by an earlier daemon on the same
+// state directory are found there (DeleteStaleContainers).
+func (m *Manager) runcRoot() string { return filepath.Join(m.cfg.StateDir, "runc") }
+
+// errNoTaskWork refuses a task run, generation or build in a Manager
+// without Config.Work (one embedded for exec alone).
+var errNoTaskWork = errors.New("this daemon runs commands only: task runs, generations and image builds need the full authbench")
 
 // DeleteStaleContainers removes the containers that a daemon which died
 // (even by SIGKILL) left running: runc is not their parent, so they do
 // not die with it. Call it at start, before any run.
 func (m *Manager) DeleteStaleContainers() error {
-	r := m.runc()
-	entries, err := os.ReadDir(r.Root)
+	root := m.runcRoot()
+	entries, err := os.ReadDir(root)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -90,8 +82,12 @@ func (m *Manager) DeleteStaleContainers() error {
 		if !e.IsDir() {
 			continue
 		}
+		if m.cfg.Work == nil {
+			errs = append(errs, fmt.Errorf("container %s left by an earlier daemon: %w", e.Name(), errNoTaskWork))
+			continue
+		}
 		m.log.Warn("deleting a container left by an earlier daemon", zap.String("container", e.Name()))
-		errs = append(errs, r.Delete(e.Name()))
+		errs = append(errs, m.cfg.Work.DeleteContainer(root, e.Name()))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"github.com/authbench/authbench/daemon/taskwork"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -18,7 +19,8 @@ func startTaskDaemon(t *testing.T, cfg Config) (*testDaemon, string) {
 	t.Helper()
 	tr := testTracer(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	cfg.Self, cfg.Tracer, cfg.ImagesDir = testBinary, tr, testenv.ImagesDir()
+	cfg.Self, cfg.Tracer = testBinary, tr
+	cfg.Work = taskwork.New(taskwork.Config{ImagesDir: testenv.ImagesDir(), Tracer: tr})
 	d := startTestDaemon(t, cfg, "")
 	dir, err := filepath.Abs(fixtureTask)
 	if err != nil {

@@ -94,7 +94,7 @@ func TestTaskDirsOfMembersMustBeTrusted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := validate(taskRequest(tt.dir), member, tt.roots)
+			_, err := validate(taskRequest(tt.dir), member, tt.roots, testWork)
 			if tt.offending == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -108,7 +108,7 @@ func TestTaskDirsOfMembersMustBeTrusted(t *testing.T) {
 		})
 	}
 	// Root may use any task dir.
-	if _, err := validate(taskRequest(untrusted), Peer{PID: 1}, nil); err != nil {
+	if _, err := validate(taskRequest(untrusted), Peer{PID: 1}, nil, testWork); err != nil {
 		t.Fatalf("root: %v", err)
 	}
 }
@@ -133,7 +133,7 @@ func TestTaskRunOfUntrustedDirIsRefusedOverTheAPI(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "instruction.md"))
 	os.Symlink("/etc/shadow", filepath.Join(dir, "instruction.md"))
-	_, err := validate(taskRequest(dir), Peer{PID: 1}, nil)
+	_, err := validate(taskRequest(dir), Peer{PID: 1}, nil, testWork)
 	var re *RequestError
 	if !errors.As(err, &re) || re.Field != "task.dir" || !strings.Contains(err.Error(), "instruction.md") || !strings.Contains(err.Error(), "out of the task directory") {
 		t.Fatalf("root, instruction.md -> /etc/shadow: %v", err)

@@ -14,13 +14,12 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tracer"
 )
 
 // startTrace tracks pid (waiting at its gate; its own start-up is left
 // out) and records its tree into the run's event log.
 func (m *Manager) startTrace(id string, pid int, plan *policy.Plan, root *policy.Root) (*audit.Recording, error) {
-	sess, err := m.cfg.Tracer.TrackWith(pid, tracer.TrackOptions{FromExec: true})
+	sess, err := m.cfg.Tracer.TrackExec(pid)
 	if err != nil {
 		return nil, fmt.Errorf("trace run: %w", err)
 	}

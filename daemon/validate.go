@@ -11,13 +11,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/taskrun"
-	"github.com/authbench/authbench/tasks"
 )
 
 // Request limits.
@@ -67,31 +66,34 @@ type prepared struct {
 	seccomp  *sandbox.Filter // nil: no filter
 	// planOptions choose how the policy is compiled (semantics, symlinks).
 	planOptions policy.PlanOptions
-	task        *tasks.Task // set for task runs
-	generate    *tasks.Task // set for generations
-	build       *tasks.Task // set for task image builds (nil for a base's)
+	task        work.Task // set for task runs
+	generate    work.Task // set for generations
+	build       work.Task // set for task image builds (nil for a base's)
 	// model is an openai:MODEL task agent's model, with its API key
 	// (req.Task.Model has none).
-	model *agent.Config
+	model *modelconfig.Config
 	// caps are a task run's agent capabilities (nil: the task's).
 	caps []string
 	// modelAsked is the model config as the caller sent it, before its
 	// defaults (limitMemberModel).
-	modelAsked agent.Config
+	modelAsked modelconfig.Config
 }
 
 // validate checks req for caller peer and resolves defaults; trusted
 // are the task roots in which a caller that is not root may ask for task
-// runs.
-func validate(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, error) {
+// runs; w loads tasks and checks their names (nil: only commands run).
+func validate(req *runapi.RunRequest, peer Peer, trusted []string, w work.Kinds) (*prepared, error) {
+	if field := taskKindField(req); field != "" && w == nil {
+		return nil, badField(field, "%v", errNoTaskWork)
+	}
 	if req.Build != nil {
-		return validateBuild(req, peer, trusted)
+		return validateBuild(req, peer, trusted, w)
 	}
 	if req.Generate != nil {
-		return validateGenerate(req, peer, trusted)
+		return validateGenerate(req, peer, trusted, w)
 	}
 	if req.Task != nil {
-		return validateTask(req, peer, trusted)
+		return validateTask(req, peer, trusted, w)
 	}
 	p := &prepared{req: *req}
 	if len(req.Command) == 0 || req.Command[0] == "" {
@@ -133,6 +135,20 @@ func validate(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, e
 		return nil, err
 	}
 	return p, nil
+}
+
+// taskKindField names the part of req that makes it a task run, a
+// generation or a build ("" for a command).
+func taskKindField(req *runapi.RunRequest) string {
+	switch {
+	case req.Build != nil:
+		return "build"
+	case req.Generate != nil:
+		return "generate"
+	case req.Task != nil:
+		return "task"
+	}
+	return ""
 }
 
 // compileSeccomp compiles the request's profile (the default one when it
@@ -259,7 +275,7 @@ func indexField(field string, i int) string {
 // a trusted task dir (checkTrustedTaskDir), the task loads, the policy
 // source and the agent make sense; the command and identity are the
 // task's.
-func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepared, error) {
+func validateTask(req *runapi.RunRequest, peer Peer, trusted []string, w work.Kinds) (*prepared, error) {
 	p := &prepared{req: *req}
 	tr := req.Task
 	switch {
@@ -281,7 +297,7 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 			return nil, ferr
 		}
 	}
-	t, err := tasks.Load(tr.Dir)
+	t, err := w.LoadTask(tr.Dir)
 	if err != nil {
 		return nil, badField("task.dir", "%v", err)
 	}
@@ -295,7 +311,7 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 		if isNull(req.Policy) {
 			return nil, badField("policy", "policy source %q needs a policy", runapi.SourcePolicy)
 		}
-		pol, err := policy.ParsePolicyFor(req.Policy, "policy", t.Spec)
+		pol, err := policy.ParsePolicyFor(req.Policy, "policy", t.PermissionSpec())
 		if err != nil {
 			return nil, badField("policy", "%v", err)
 		}
@@ -303,7 +319,7 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string) (*prepare
 	default:
 		return nil, badField("task.policy_source", "must be unconstrained, spec or policy, got %q", tr.PolicySource)
 	}
-	if _, _, err := taskrun.ParseAgent(t, tr.Agent); err != nil {
+	if err := w.CheckAgent(t, tr.Agent); err != nil {
 		return nil, badField("task.agent", "%v", err)
 	}
 	if err := p.takeModel(); err != nil {
@@ -360,7 +376,7 @@ func (p *prepared) takeTaskCaps(peer Peer) error {
 // its API key, out of the request: what is recorded keeps it redacted.
 func (p *prepared) takeModel() error {
 	tr := *p.req.Task
-	name, ok, err := agent.ParseModelName(tr.Agent)
+	name, ok, err := modelconfig.ParseModelName(tr.Agent)
 	switch {
 	case err != nil || !ok:
 		if tr.Model != nil {

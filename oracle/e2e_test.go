@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/daemon/taskwork"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -39,7 +40,7 @@ func testAPI(t testing.TB) runapi.API {
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
 	tracerOnce.Do(func() { sharedTr, tracerErr = tracer.Load(tracer.Options{}, zap.NewNop()) })
 	testenv.NeedNoError(t, "the eBPF tracer", tracerErr)
-	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), ImagesDir: testenv.ImagesDir(), Self: testenv.Authbench(t), Tracer: sharedTr, Log: zap.NewNop()})
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Work: taskwork.New(taskwork.Config{ImagesDir: testenv.ImagesDir(), Tracer: sharedTr}), Self: testenv.Authbench(t), Tracer: sharedTr, Log: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func buildAPI(t testing.TB) runapi.API {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.NeedTools(t, "buildah", "debootstrap")
-	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), ImagesDir: testenv.ImagesDir(), Log: zap.NewNop()})
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Work: taskwork.New(taskwork.Config{ImagesDir: testenv.ImagesDir()}), Log: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}

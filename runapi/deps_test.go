@@ -32,6 +32,9 @@ func TestLeafPackagesStayLeaves(t *testing.T) {
 		{"policy", kernelFacing},
 		{"report", kernelFacing},
 		{"bench", []string{"daemon"}},
+		// The daemon's core embeds in the thin front for exec: the task
+		// environments are daemon/taskwork's.
+		{"daemon", []string{"bpf", "tracer", "taskrun", "env", "generate", "agent", "tasks", "daemon/taskwork"}},
 		{"oracle", []string{"daemon"}},
 	} {
 		deps := listDeps(t, c.pkg)
@@ -52,7 +55,7 @@ var heavyLibraries = []string{"github.com/openai/openai-go", "github.com/moby/bu
 // and the packages that only read runs link none of heavyLibraries (the
 // model's plain config is agent/modelconfig, not the client).
 func TestLeafPackagesLinkNoHeavyLibrary(t *testing.T) {
-	for _, pkg := range []string{"runapi", "internal/lifecycle", "trial", "report", "agent/modelconfig"} {
+	for _, pkg := range []string{"runapi", "internal/lifecycle", "trial", "report", "agent/modelconfig", "daemon", "daemon/work"} {
 		for _, dep := range listAllDeps(t, pkg) {
 			for _, h := range heavyLibraries {
 				if strings.HasPrefix(dep, h) {
@@ -67,10 +70,10 @@ func TestLeafPackagesLinkNoHeavyLibrary(t *testing.T) {
 	}
 }
 
-// TestListDepsSeesKernelPackages: the check above can fail — the daemon's
-// dependencies include the kernel-facing packages.
+// TestListDepsSeesKernelPackages: the check above can fail — the task
+// work's dependencies include the kernel-facing packages.
 func TestListDepsSeesKernelPackages(t *testing.T) {
-	deps := listDeps(t, "daemon")
+	deps := listDeps(t, "daemon/taskwork")
 	for _, p := range []string{"sandbox", "bpf", "tracer", "taskrun", "env"} {
 		if !slices.Contains(deps, p) {
 			t.Errorf("go list -deps ./daemon lacks %s: %v", p, deps)

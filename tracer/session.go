@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/bpf"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // ErrProcessGone is returned by Track when the process has already
@@ -74,6 +75,16 @@ type TrackOptions struct {
 // sandbox-init child waits at its gate.
 func (t *Tracer) Track(pid int) (*Session, error) {
 	return t.TrackWith(pid, TrackOptions{})
+}
+
+// TrackExec tracks pid's tree from its next exec (TrackOptions.FromExec)
+// as a trace.Session: the daemon's tracer of a command run.
+func (t *Tracer) TrackExec(pid int) (trace.Session, error) {
+	s, err := t.TrackWith(pid, TrackOptions{FromExec: true})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // TrackWith is Track with options.

@@ -231,3 +231,12 @@ func ErrnoName(errno int64) string {
 	}
 	return fmt.Sprintf("E%d", errno)
 }
+
+// Session is the trace of one process tree as its readers take it (a
+// *tracer.Session): batches of events in kernel order on Events, each
+// handed back with Recycle, until Close ends it with its summary.
+type Session interface {
+	Events() <-chan []Event
+	Recycle(batch []Event)
+	Close() (Summary, error)
+}
