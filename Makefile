@@ -2,7 +2,10 @@
 # `make test` is what CI runs (.ci/run): it installs what it needs first.
 
 GO        ?= go
+# The thin front (cli/front): exec and --version itself, every other
+# command by exec of the full CLI, found next to it.
 BIN       := bin/authbench
+FULL_BIN  := bin/authbench-full
 # The small sandbox-init program, found next to $(BIN) (sandbox.InitProgram).
 INIT_BIN  := bin/authbench-sandbox-init
 PKGS      := ./...
@@ -18,6 +21,7 @@ all: build
 
 build:
 	$(GO) build -o $(BIN) ./cli/authbench
+	$(GO) build -o $(FULL_BIN) ./cli/authbench-full
 	$(GO) build -o $(INIT_BIN) ./cli/authbench-sandbox-init
 
 # deps installs the Debian packages the tests use (root, apt) and Go modules.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 	"runtime"
 
@@ -101,33 +102,33 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 func (f benchFlags) config() (bench.Config, error) {
 	for _, req := range []struct{ flag, v string }{{"--tasks", f.tasks}, {"--sources", f.sources}, {"--agent", f.agent}, {"--out", f.out}} {
 		if req.v == "" {
-			return bench.Config{}, usageErrorf("bench: %s is required", req.flag)
+			return bench.Config{}, core.UsageErrorf("bench: %s is required", req.flag)
 		}
 	}
 	sources, err := bench.ParseSources(f.sources)
 	if err != nil {
-		return bench.Config{}, usageErrorf("--sources: %v", err)
+		return bench.Config{}, core.UsageErrorf("--sources: %v", err)
 	}
 	shard, err := bench.ParseShard(f.shard)
 	if err != nil {
-		return bench.Config{}, usageErrorf("--shard: %v", err)
+		return bench.Config{}, core.UsageErrorf("--shard: %v", err)
 	}
 	if f.semantics != string(policy.SemanticsPublished) && f.semantics != string(policy.SemanticsPrecise) {
-		return bench.Config{}, usageErrorf("--semantics %q: want published or precise", f.semantics)
+		return bench.Config{}, core.UsageErrorf("--semantics %q: want published or precise", f.semantics)
 	}
 	if f.caps != "" {
 		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
-			return bench.Config{}, usageErrorf("--caps: %v", err)
+			return bench.Config{}, core.UsageErrorf("--caps: %v", err)
 		}
 	}
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
-		return bench.Config{}, usageErrorf("%v", err)
+		return bench.Config{}, core.UsageErrorf("%v", err)
 	}
 	if f.trials < 1 {
-		return bench.Config{}, usageErrorf("--trials must be at least 1")
+		return bench.Config{}, core.UsageErrorf("--trials must be at least 1")
 	}
 	if f.parallel < 1 {
-		return bench.Config{}, usageErrorf("--parallel must be at least 1")
+		return bench.Config{}, core.UsageErrorf("--parallel must be at least 1")
 	}
 	m, err := imageMap(f.baseMap)
 	if err != nil {
@@ -150,7 +151,7 @@ func (a *app) runBench(f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	embedded := a.daemonClient() == nil
+	embedded := a.DaemonClient() == nil
 	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir, noTrace: f.noTrace})
 	if err != nil {
 		return err
@@ -179,7 +180,7 @@ func (a *app) runBench(f benchFlags) error {
 		var nondet *oracle.NondeterministicError
 		switch {
 		case errors.As(err, &insufficient) || errors.As(err, &nondet):
-			a.log.Warn("trace source: the recorded spec is not sufficient; running it as recorded", zap.String("task", t.Name), zap.Error(err))
+			a.Log.Warn("trace source: the recorded spec is not sufficient; running it as recorded", zap.String("task", t.Name), zap.Error(err))
 		case err != nil:
 			return nil, err
 		default:
@@ -191,11 +192,11 @@ func (a *app) runBench(f benchFlags) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	progress := bench.NewLineProgress(a.stderr)
-	if file, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
-		progress = bench.NewBarProgress(a.stderr)
+	progress := bench.NewLineProgress(a.Stderr)
+	if file, ok := a.Stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		progress = bench.NewBarProgress(a.Stderr)
 	}
-	opts := bench.Options{API: api, Progress: progress, Version: Version, Log: a.log, TraceRecorder: recordTrace}
+	opts := bench.Options{API: api, Progress: progress, Version: Version, Log: a.Log, TraceRecorder: recordTrace}
 	if embedded {
 		// Attribution reads refused scripts' "#!" lines in the task image.
 		opts.ImageRoot = func(ctx context.Context, t *tasks.Task) (*policy.Root, error) {
@@ -206,16 +207,16 @@ func (a *app) runBench(f benchFlags) error {
 	sum, err := bench.Run(ctx, cfg, opts)
 	var mismatch *bench.SettingsMismatchError
 	if errors.As(err, &mismatch) {
-		return usageError(err)
+		return core.Usage(err)
 	}
 	if sum != nil {
-		if a.jsonOut {
+		if a.JSONOut {
 			if jerr := a.printJSON(sum); jerr != nil && err == nil {
 				err = jerr
 			}
 		} else {
 			s := sum.Stats
-			fmt.Fprintf(a.stderr, "bench %s: %d of %d runs stored (%d resumed), %d failed, %d errors, %d tasks skipped\n",
+			fmt.Fprintf(a.Stderr, "bench %s: %d of %d runs stored (%d resumed), %d failed, %d errors, %d tasks skipped\n",
 				termtext.Escape(cfg.Out), s.NTrials, sum.NTotal, s.NResumed, s.NFailed, s.NErrors, len(sum.Skipped))
 		}
 	}

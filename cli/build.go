@@ -4,21 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 	"path/filepath"
 
-	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/runapi"
 )
-
-// isBadRequest reports whether err is a request the daemon refused for
-// its input (400, or its embedded RequestError): a usage error here.
-func isBadRequest(err error) bool {
-	var ae *runapi.APIError
-	var re *daemon.RequestError
-	return errors.As(err, &re) || errors.As(err, &ae) && ae.Status == 400
-}
 
 // runFailed is the error of a run that ctx interrupted, that the daemon
 // refused (a usage error), or that could not be submitted or followed.
@@ -26,8 +18,8 @@ func runFailed(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return interrupted(err)
-	case isBadRequest(err):
-		return usageError(err)
+	case core.IsBadRequest(err):
+		return core.Usage(err)
 	}
 	return err
 }
@@ -47,18 +39,18 @@ func (a *app) buildImage(req *runapi.BuildRequest, images env.Store, registries 
 		req.Dir = abs
 	}
 	var api runapi.API
-	if c := a.daemonClient(); c != nil {
+	if c := a.DaemonClient(); c != nil {
 		api = c
 	} else {
 		if os.Geteuid() != 0 {
-			return nil, fmt.Errorf("no daemon answers on %q, and building images embedded needs root", a.socket)
+			return nil, fmt.Errorf("no daemon answers on %q, and building images embedded needs root", a.Socket)
 		}
 		e, err := a.embed(embedConfig{imagesDir: images.Dir, registries: registries})
 		if err != nil {
 			return nil, err
 		}
 		defer a.closeEmbedded(e)
-		api = e.local
+		api = e.Local
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -74,7 +66,7 @@ func (a *app) buildImage(req *runapi.BuildRequest, images env.Store, registries 
 	res := final.BuildResult
 	switch {
 	case res != nil && res.InputError != "":
-		return nil, usageError(errors.New(res.InputError))
+		return nil, core.Usage(errors.New(res.InputError))
 	case final.State != runapi.StateSucceeded || res == nil:
 		if final.Error == "" {
 			return nil, fmt.Errorf("build %s %s", final.ID, final.State)

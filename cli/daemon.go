@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -51,7 +53,7 @@ SIGINT aborts every active run and stops the daemon.`,
 			defer signal.Stop(sigs)
 			auth, err := daemon.NewAuthorizer(group)
 			if err != nil {
-				return usageErrorf("--group: %v", err)
+				return core.UsageErrorf("--group: %v", err)
 			}
 			self, err := os.Executable()
 			if err != nil {
@@ -63,11 +65,11 @@ SIGINT aborts every active run and stops the daemon.`,
 			}
 			members, err := agent.LoadMemberPolicy(file, required)
 			if err != nil {
-				return usageError(err)
+				return core.Usage(err)
 			}
 			var tr *tracer.Tracer
 			if !noTracer {
-				if tr, err = tracer.Load(tracer.Options{}, a.log); err != nil {
+				if tr, err = tracer.Load(tracer.Options{}, a.Log); err != nil {
 					return fmt.Errorf("load tracer (use --no-tracer to serve without tracing): %w", err)
 				}
 				defer tr.Close()
@@ -78,18 +80,18 @@ SIGINT aborts every active run and stops the daemon.`,
 			}
 			m, err := daemon.NewManager(daemon.Config{
 				StateDir: stateDir, Work: taskwork.New(taskwork.Config{ImagesDir: imagesDir, Registries: registries, Tracer: tr}),
-				Self: self, Tracer: daemonTracer(tr), MaxConcurrent: maxConcurrent, Log: a.log,
+				Self: self, Tracer: daemonTracer(tr), MaxConcurrent: maxConcurrent, Log: a.Log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
 				TrustedTaskRoots: trustedTasks, MemberModels: members,
-				HidePaths: socketHidePaths(a.socket),
+				HidePaths: socketHidePaths(a.Socket),
 			})
 			if err != nil {
 				return err
 			}
-			if a.socket == "" {
-				return usageErrorf("--socket must name the socket to listen on")
+			if a.Socket == "" {
+				return core.UsageErrorf("--socket must name the socket to listen on")
 			}
-			srv, err := daemon.Listen(m, a.socket, auth)
+			srv, err := daemon.Listen(m, a.Socket, auth)
 			if err != nil {
 				return err
 			}
@@ -98,16 +100,16 @@ SIGINT aborts every active run and stops the daemon.`,
 			// recovered: its watchdog recovers them when it ends).
 			claim, recovered, err := m.ClaimState()
 			if err != nil {
-				a.log.Error("recover from the previous daemon", zap.Error(err))
+				a.Log.Error("recover from the previous daemon", zap.Error(err))
 			}
 			if claim == nil {
 				return err
 			}
 			defer claim.Release()
 			if !recovered {
-				a.log.Warn("another process uses the state dir: the runs it left are recovered when it ends", zap.String("state_dir", stateDir))
+				a.Log.Warn("another process uses the state dir: the runs it left are recovered when it ends", zap.String("state_dir", stateDir))
 			}
-			return a.serveUntilSignal(srv, a.socket, sigs)
+			return a.serveUntilSignal(srv, a.Socket, sigs)
 		},
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
@@ -128,15 +130,26 @@ SIGINT aborts every active run and stops the daemon.`,
 func (a *app) serveUntilSignal(srv *daemon.Server, socket string, sigs <-chan os.Signal) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
-	a.log.Info("daemon listening", zap.String("socket", socket))
-	fmt.Fprintf(a.stderr, "authbench daemon listening on %s\n", socket)
+	a.Log.Info("daemon listening", zap.String("socket", socket))
+	fmt.Fprintf(a.Stderr, "authbench daemon listening on %s\n", socket)
 	select {
 	case err := <-served:
 		return err
 	case sig := <-sigs:
-		a.log.Info("stopping", zap.String("signal", sig.String()))
+		a.Log.Info("stopping", zap.String("signal", sig.String()))
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		return srv.Shutdown(ctx)
 	}
+}
+
+// socketHidePaths are what a daemon on socket hides from the trees it
+// runs: the socket itself (covered by /dev/null in the tree's mount
+// namespace), never its directory, whose other files the tree may need.
+func socketHidePaths(socket string) []string {
+	abs, err := filepath.Abs(socket)
+	if err != nil {
+		return nil
+	}
+	return []string{abs}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"io"
 	"strings"
 
@@ -57,12 +58,12 @@ func (f *envFlags) resolve() (*envSetup, error) {
 	}
 	cfg, err := env.LoadConfig(name, required)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, core.Usage(err)
 	}
 	s := &envSetup{store: env.Store{Dir: firstNonEmpty(f.imagesDir, cfg.Env.ImagesDir, env.DefaultImagesDir)}}
 	kind, err := env.ParseBuilderKind(firstNonEmpty(f.builder, cfg.Env.Builder, string(env.Buildah)))
 	if err != nil {
-		return nil, usageErrorf("--builder: %v", err)
+		return nil, core.UsageErrorf("--builder: %v", err)
 	}
 	s.builder = env.NewBuilder(kind, s.store)
 	s.base = env.DefaultBaseConfig()
@@ -73,12 +74,12 @@ func (f *envFlags) resolve() (*envSetup, error) {
 	s.bases = env.Bases{Default: s.base, Mirror: mirror}
 	if f.family != "" {
 		if s.base, err = s.bases.Config(f.family); err != nil {
-			return nil, usageErrorf("--family: %v", err)
+			return nil, core.UsageErrorf("--family: %v", err)
 		}
 	}
 	flagMap, err := env.ParseBaseMap(f.baseMap)
 	if err != nil {
-		return nil, usageErrorf("--image-map: %v", err)
+		return nil, core.UsageErrorf("--image-map: %v", err)
 	}
 	s.baseMap = cfg.ImageMap().Merge(flagMap)
 	s.registries = cfg.Registries()
@@ -86,7 +87,7 @@ func (f *envFlags) resolve() (*envSetup, error) {
 	for _, kv := range f.buildArgs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, usageErrorf("--build-arg %q: want KEY=VALUE", kv)
+			return nil, core.UsageErrorf("--build-arg %q: want KEY=VALUE", kv)
 		}
 		s.args[k] = v
 	}
@@ -125,7 +126,7 @@ func (a *app) envCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
+			if a.JSONOut {
 				return a.printJSON(map[string]any{"base": res.Image, "built": res.Built, "imported": res.Imported, "image": res.Tag})
 			}
 			return nil
@@ -152,7 +153,7 @@ func (a *app) envCmd() *cobra.Command {
 			}
 			t, err := tasks.Load(args[0])
 			if err != nil {
-				return usageError(err)
+				return core.Usage(err)
 			}
 			return a.buildTask(s, t)
 		},
@@ -165,8 +166,8 @@ func (a *app) envCmd() *cobra.Command {
 // toolLog is where builder output goes: stderr at log level info or
 // debug, nowhere otherwise (a failure still shows its tail).
 func (a *app) toolLog() io.Writer {
-	if a.logLevel == "debug" || a.logLevel == "info" {
-		return a.stderr
+	if a.LogLevel == "debug" || a.LogLevel == "info" {
+		return a.Stderr
 	}
 	return nil
 }
@@ -176,19 +177,19 @@ func (a *app) toolLog() io.Writer {
 // daemon API (buildImage).
 func (a *app) ensureBase(s *envSetup, family string) (*runapi.BuildResult, error) {
 	key := s.base.Key()
-	a.log.Info("base image", zap.String("key", key), zap.String("mirror", s.base.Mirror), zap.String("images_dir", s.store.Dir))
+	a.Log.Info("base image", zap.String("key", key), zap.String("mirror", s.base.Mirror), zap.String("images_dir", s.store.Dir))
 	res, err := a.buildImage(&runapi.BuildRequest{Family: family, Mirror: s.bases.Mirror, Builder: string(s.builder.Kind)}, s.store, s.registries)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case res.Built:
-		fmt.Fprintf(a.stderr, "built base image %s in %.1fs: %s\n", res.Key, res.BuildSeconds, res.Rootfs)
+		fmt.Fprintf(a.Stderr, "built base image %s in %.1fs: %s\n", res.Key, res.BuildSeconds, res.Rootfs)
 	default:
-		fmt.Fprintf(a.stderr, "base image %s is up to date (built %s), nothing to do: %s\n", res.Key, res.BuiltAt.Format("2006-01-02 15:04:05Z"), res.Rootfs)
+		fmt.Fprintf(a.Stderr, "base image %s is up to date (built %s), nothing to do: %s\n", res.Key, res.BuiltAt.Format("2006-01-02 15:04:05Z"), res.Rootfs)
 	}
 	if res.Imported {
-		fmt.Fprintf(a.stderr, "imported it into %s as %s\n", s.builder.Kind, res.Tag)
+		fmt.Fprintf(a.Stderr, "imported it into %s as %s\n", s.builder.Kind, res.Tag)
 	}
 	return res, nil
 }
@@ -202,11 +203,11 @@ func (a *app) buildTask(s *envSetup, t *tasks.Task) error {
 		return err
 	}
 	if res.Built {
-		fmt.Fprintf(a.stderr, "built %s in %.1fs: %s\n", t.Name, res.BuildSeconds, res.Rootfs)
+		fmt.Fprintf(a.Stderr, "built %s in %.1fs: %s\n", t.Name, res.BuildSeconds, res.Rootfs)
 	} else {
-		fmt.Fprintf(a.stderr, "%s is up to date, nothing to do: %s\n", t.Name, res.Rootfs)
+		fmt.Fprintf(a.Stderr, "%s is up to date, nothing to do: %s\n", t.Name, res.Rootfs)
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		return a.printJSON(map[string]any{"image": res.Image, "built": res.Built})
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ that would fix it. Other reasons a spec does not verify follow the table.
 Exit 1 when any task has a spec gap or another problem.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("tasks errata: want at least one DIR")
+				return core.UsageErrorf("tasks errata: want at least one DIR")
 			}
 			return nil
 		},
@@ -69,13 +70,13 @@ func (a *app) tasksErrata(f oracleFlags, args []string) error {
 	switch f.semantics {
 	case "", "published", "precise":
 	default:
-		return usageErrorf("--semantics: want published or precise, got %q", f.semantics)
+		return core.UsageErrorf("--semantics: want published or precise, got %q", f.semantics)
 	}
 	rep := errataReport{Gaps: []specGap{}, Problems: []string{}}
 	for _, arg := range args {
 		dirs, err := tasks.Discover(arg)
 		if err != nil {
-			return usageErrorf("tasks errata: %v", err)
+			return core.UsageErrorf("tasks errata: %v", err)
 		}
 		for _, dir := range dirs {
 			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tasks.FilePermissionSpec))); errors.Is(err, os.ErrNotExist) {
@@ -88,7 +89,7 @@ func (a *app) tasksErrata(f oracleFlags, args []string) error {
 			}
 		}
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		if err := a.printJSON(rep); err != nil {
 			return err
 		}
@@ -130,7 +131,7 @@ func (a *app) errataOf(f oracleFlags, dir string, rep *errataReport) error {
 }
 
 func printErrata(a *app, rep *errataReport) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tAXIS\tOP\tPATH\tERRNO\tFIX")
 	for _, g := range rep.Gaps {
 		name := g.Path
@@ -141,12 +142,12 @@ func printErrata(a *app, rep *errataReport) {
 	}
 	tw.Flush()
 	for _, p := range rep.Problems {
-		fmt.Fprintf(a.stdout, "problem: %s\n", p)
+		fmt.Fprintf(a.Stdout, "problem: %s\n", p)
 	}
 	gapTasks := map[string]bool{}
 	for _, g := range rep.Gaps {
 		gapTasks[g.Task] = true
 	}
-	fmt.Fprintf(a.stderr, "%d tasks checked: %d with spec gaps (%d gaps), %d other problems\n",
+	fmt.Fprintf(a.Stderr, "%d tasks checked: %d with spec gaps (%d gaps), %d other problems\n",
 		rep.Tasks, len(gapTasks), len(rep.Gaps), len(rep.Problems))
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestExecRefusesWithoutLandlock(t *testing.T) {
 	landlockABI = func() int { return 0 }
 	defer func() { landlockABI = saved }()
 	code, _, stderr := runCLI("exec", "--policy", pol, "--", "/bin/sh", "-c", "touch "+marker)
-	if code != exitSandboxFailure || !strings.Contains(stderr, "--allow-unenforced") {
+	if code != core.ExitSandboxFailure || !strings.Contains(stderr, "--allow-unenforced") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(marker); err == nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -98,20 +99,20 @@ policy is valid, 1 when one is invalid.`,
 // request checks the flags and builds the daemon request.
 func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	if f.generator == "" {
-		return nil, usageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all)`)
+		return nil, core.UsageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all)`)
 	}
 	if _, err := generate.ParseGenerator(f.generator); err != nil {
-		return nil, usageErrorf("--generator: %v", err)
+		return nil, core.UsageErrorf("--generator: %v", err)
 	}
 	if f.trials < 1 {
-		return nil, usageErrorf("--trials must be at least 1")
+		return nil, core.UsageErrorf("--trials must be at least 1")
 	}
 	if f.timeout < 0 {
-		return nil, usageErrorf("--timeout must not be negative")
+		return nil, core.UsageErrorf("--timeout must not be negative")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usageErrorf("generate: %v", err)
+		return nil, core.UsageErrorf("generate: %v", err)
 	}
 	m, err := imageMap(f.baseMap)
 	if err != nil {
@@ -152,15 +153,15 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 			return fmt.Errorf("generation %s %s: %s", final.ID, final.State, final.Error)
 		}
 		if f.out != "" {
-			if err := checkOutFile(trialFile(f.out, trial)); err != nil {
+			if err := core.CheckOutFile(trialFile(f.out, trial)); err != nil {
 				return fmt.Errorf("generate: --out: %w", err)
 			}
 			if err := safefile.WriteFile(trialFile(f.out, trial), rec.OutFile(), 0o644); err != nil {
 				return fmt.Errorf("generate: --out: %w", err)
 			}
 		}
-		if !a.jsonOut {
-			printGeneration(a.stderr, final.ID, trial, rec)
+		if !a.JSONOut {
+			printGeneration(a.Stderr, final.ID, trial, rec)
 		}
 		if rec.Error != "" && rec.PolicyRaw == "" {
 			return fmt.Errorf("generation %s: %s", final.ID, rec.Error)
@@ -170,7 +171,7 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 		}
 		recs = append(recs, rec)
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		if err := a.printJSON(recs); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/authbench/authbench/cli/core"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -38,11 +39,11 @@ func (v imageMapValue) Type() string { return "stringArray" }
 func imageMap(entries []string) (env.BaseMap, error) {
 	m, err := env.ParseBaseMap(entries)
 	if err != nil {
-		return nil, usageErrorf("--image-map: %v", err)
+		return nil, core.UsageErrorf("--image-map: %v", err)
 	}
 	cfg, err := env.LoadConfig(env.DefaultConfigFile, false)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, core.Usage(err)
 	}
 	return cfg.ImageMap().Merge(m), nil
 }
@@ -52,7 +53,7 @@ func imageMap(entries []string) (env.BaseMap, error) {
 func configRegistries() ([]env.Registry, error) {
 	cfg, err := env.LoadConfig(env.DefaultConfigFile, false)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, core.Usage(err)
 	}
 	return cfg.Registries(), nil
 }

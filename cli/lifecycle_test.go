@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,11 +59,11 @@ func TestExecStatusesEmbeddedMatchDaemon(t *testing.T) {
 	}{
 		{"success", dir, []string{"/bin/sh", "-c", "echo ok"}, 0, "ok\n"},
 		{"non-zero", dir, []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 7"}, 7, "out\n"},
-		{"not found", dir, []string{"no-such-command-xyz"}, exitNotFound, ""},
-		{"not executable", dir, []string{"./noexec.sh"}, exitNotExecutable, ""},
+		{"not found", dir, []string{"no-such-command-xyz"}, core.ExitNotFound, ""},
+		{"not executable", dir, []string{"./noexec.sh"}, core.ExitNotExecutable, ""},
 		{"relative", dir, []string{"./prog.sh", "a"}, 0, "relative a\n"},
 		// nobody cannot enter the caller's directory: nothing runs.
-		{"could not confine", private, []string{"/bin/true"}, exitSandboxFailure, ""},
+		{"could not confine", private, []string{"/bin/true"}, core.ExitSandboxFailure, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var results []string

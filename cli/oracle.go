@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,28 +150,28 @@ func (a *app) oracleAgreement(f oracleFlags, dirs []string) error {
 	for _, d := range dirs {
 		found, err := tasks.Discover(d)
 		if err != nil {
-			return usageError(err)
+			return core.Usage(err)
 		}
 		for _, dir := range found {
 			ag := a.agreementOf(ctx, f, dir)
 			list = append(list, ag)
-			if !a.jsonOut {
-				printAgreement(a.stderr, ag)
+			if !a.JSONOut {
+				printAgreement(a.Stderr, ag)
 			}
 		}
 	}
 	macro, n := oracle.MacroAgreement(list)
-	if a.jsonOut {
+	if a.JSONOut {
 		return a.printJSON(struct {
 			Tasks  []oracle.Agreement                 `json:"tasks"`
 			Macro  [len(policy.Axes)]policy.AxisScore `json:"macro"`
 			Scored int                                `json:"scored"`
 		}{list, macro, n})
 	}
-	fmt.Fprintf(a.stdout, "macro over %d of %d tasks (recorded vs curated):\n", n, len(list))
+	fmt.Fprintf(a.Stdout, "macro over %d of %d tasks (recorded vs curated):\n", n, len(list))
 	for _, ax := range policy.Axes {
 		s := macro[ax]
-		fmt.Fprintf(a.stdout, "  %-8s P %.3f  R %.3f  F1 %.3f\n", ax, s.Precision, s.Recall, s.F1)
+		fmt.Fprintf(a.Stdout, "  %-8s P %.3f  R %.3f  F1 %.3f\n", ax, s.Precision, s.Recall, s.F1)
 	}
 	return nil
 }
@@ -220,7 +221,7 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return fail(usageErrorf("oracle: %v", err))
+		return fail(core.UsageErrorf("oracle: %v", err))
 	}
 	m, err := imageMap(f.baseMap)
 	if err != nil {
@@ -228,7 +229,7 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 	}
 	ro.BaseMap = m
 	if f.parallel < 0 || f.runs < 0 {
-		return fail(usageErrorf("--runs and --parallel must be positive"))
+		return fail(core.UsageErrorf("--runs and --parallel must be positive"))
 	}
 	cleanup := func() {}
 	t, err := tasks.Load(abs)
@@ -249,7 +250,7 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 	}
 	if err != nil {
 		cleanup()
-		return fail(usageError(err))
+		return fail(core.Usage(err))
 	}
 	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir})
 	if err != nil {
@@ -270,9 +271,9 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 		if err != nil {
 			done()
 			cleanup()
-			return fail(usageErrorf("task %s has no %s, and none can be proposed: %v", abs, tasks.FilePermissionSpec, err))
+			return fail(core.UsageErrorf("task %s has no %s, and none can be proposed: %v", abs, tasks.FilePermissionSpec, err))
 		}
-		fmt.Fprintf(a.stderr, "task %s has no %s: recording with proposed scored_roots and the default implicit baseline\n", abs, tasks.FilePermissionSpec)
+		fmt.Fprintf(a.Stderr, "task %s has no %s: recording with proposed scored_roots and the default implicit baseline\n", abs, tasks.FilePermissionSpec)
 	}
 	return t, root, ro, api, func() { done(); cleanup() }, nil
 }
@@ -281,8 +282,8 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 func refusal(err error) error {
 	var so *oracle.SensitiveOverlapError
 	var mr *oracle.MissingRootsError
-	if errors.As(err, &so) || errors.As(err, &mr) || isBadRequest(err) {
-		return usageError(err)
+	if errors.As(err, &so) || errors.As(err, &mr) || core.IsBadRequest(err) {
+		return core.Usage(err)
 	}
 	return err
 }
@@ -298,7 +299,7 @@ func (a *app) oracleRecord(f oracleFlags, dir string) error {
 		Verify: !f.noVerify, Rounds: f.rounds})
 	if err != nil {
 		if rep != nil && rep.Sufficiency != nil {
-			printRepairs(a.stderr, rep.Sufficiency)
+			printRepairs(a.Stderr, rep.Sufficiency)
 		}
 		return refusal(err)
 	}
@@ -335,17 +336,17 @@ func (a *app) oracleRecord(f oracleFlags, dir string) error {
 		}
 		written = true
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		return a.printJSON(struct {
 			Spec    *policy.Spec   `json:"spec"`
 			Report  *oracle.Report `json:"report"`
 			Written bool           `json:"written"`
 		}{spec, rep, written})
 	}
-	if _, err := a.stdout.Write(data); err != nil {
+	if _, err := a.Stdout.Write(data); err != nil {
 		return err
 	}
-	printRecordReport(a.stderr, rep, specPath, f.write, written)
+	printRecordReport(a.Stderr, rep, specPath, f.write, written)
 	return nil
 }
 
@@ -419,21 +420,21 @@ func (a *app) oracleVerify(f oracleFlags, dir string) error {
 	switch f.semantics {
 	case "", "published", "precise":
 	default:
-		return usageErrorf("--semantics: want published or precise, got %q", f.semantics)
+		return core.UsageErrorf("--semantics: want published or precise, got %q", f.semantics)
 	}
 	if f.parallel <= 0 {
-		return usageErrorf("--parallel must be at least 1")
+		return core.UsageErrorf("--parallel must be at least 1")
 	}
 	ctx := context.Background()
 	var spec *policy.Spec
 	if f.specFile == "" {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tasks.FilePermissionSpec))); errors.Is(err, os.ErrNotExist) {
-			return usageErrorf("task %s has no %s: record one first, or give --spec FILE", dir, tasks.FilePermissionSpec)
+			return core.UsageErrorf("task %s has no %s: record one first, or give --spec FILE", dir, tasks.FilePermissionSpec)
 		}
 	} else {
 		var err error
 		if spec, err = policy.LoadSpec(f.specFile); err != nil {
-			return usageError(err)
+			return core.Usage(err)
 		}
 	}
 	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir, spec)
@@ -449,12 +450,12 @@ func (a *app) oracleVerify(f oracleFlags, dir string) error {
 	if err != nil {
 		return refusal(err)
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		if err := a.printJSON(v); err != nil {
 			return err
 		}
 	} else {
-		printVerdict(a.stderr, v)
+		printVerdict(a.Stderr, v)
 	}
 	if !v.OK {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("oracle verify: the spec of task %s does not verify", t.Name)}

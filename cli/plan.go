@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -14,26 +15,8 @@ import (
 	"github.com/authbench/authbench/sandbox"
 )
 
-// planFlags are the flags shared by `policy plan` and `exec`.
-type planFlags struct {
-	policy         string
-	baseline       string
-	semantics      string
-	refuseSymlinks bool
-}
-
-func (f *planFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.policy, "policy", "", "policy `FILE` (required)")
-	cmd.Flags().StringVar(&f.baseline, "baseline", policy.BaselineDefault,
-		"runtime baseline: default, none, or a permission spec `FILE` whose implicit_permissions are used")
-	cmd.Flags().StringVar(&f.semantics, "semantics", string(policy.SemanticsPrecise),
-		"`MODE` in which policy patterns become Landlock rules: precise, or published (the published AuthBench launcher's rules: a write grants its parent directory)")
-	cmd.Flags().BoolVar(&f.refuseSymlinks, "refuse-symlinks", false,
-		"refuse a policy whose rules would be reached through a symlink onto a target no pattern of the same axis names, instead of listing it as wider")
-}
-
 func (a *app) policyPlanCmd() *cobra.Command {
-	var pf planFlags
+	var pf core.PlanFlags
 	var rootDir string
 	cmd := &cobra.Command{
 		Use:   "plan --policy FILE [--baseline default|none|SPEC.json] [--semantics precise|published] [--root DIR]",
@@ -80,14 +63,14 @@ which rights this kernel's Landlock ABI cannot enforce.`,
 				return err
 			}
 			enf := sandbox.KernelEnforcement()
-			if a.jsonOut {
+			if a.JSONOut {
 				return a.printJSON(map[string]any{"plan": pl, "enforcement": enf})
 			}
-			a.reportPlanWarnings(pl)
-			return writePlan(a.stdout, pl, pf.policy, enf)
+			a.ReportPlanWarnings(pl)
+			return writePlan(a.Stdout, pl, pf.Policy, enf)
 		},
 	}
-	pf.register(cmd)
+	pf.Register(cmd)
 	cmd.Flags().StringVar(&rootDir, "root", "/", "environment root `DIR` to compile against (a rootfs, or /)")
 	return cmd
 }
@@ -95,7 +78,7 @@ which rights this kernel's Landlock ABI cannot enforce.`,
 // noArgs refuses positional arguments with a usage error.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("%s: unexpected argument %q", cmd.CommandPath(), args[0])
+		return core.UsageErrorf("%s: unexpected argument %q", cmd.CommandPath(), args[0])
 	}
 	return nil
 }
@@ -103,51 +86,38 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // compilePlan loads the policy and baseline and compiles the plan. Bad
 // input (a missing or invalid file, a pattern too broad to expand) is a
 // usage error.
-func (a *app) compilePlan(pf planFlags, rootDir string) (*policy.Plan, error) {
-	if pf.policy == "" {
-		return nil, usageErrorf("--policy is required")
+func (a *app) compilePlan(pf core.PlanFlags, rootDir string) (*policy.Plan, error) {
+	if pf.Policy == "" {
+		return nil, core.UsageErrorf("--policy is required")
 	}
-	pol, err := policy.LoadPolicy(pf.policy)
+	pol, err := policy.LoadPolicy(pf.Policy)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, core.Usage(err)
 	}
-	base, err := policy.LoadBaseline(pf.baseline)
+	base, err := policy.LoadBaseline(pf.Baseline)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, core.Usage(err)
 	}
 	root, err := policy.NewRoot(rootDir)
 	if err != nil {
-		return nil, usageErrorf("--root: %v", err)
+		return nil, core.UsageErrorf("--root: %v", err)
 	}
-	sem, err := policy.ParseSemantics(pf.semantics)
+	sem, err := policy.ParseSemantics(pf.Semantics)
 	if err != nil {
-		return nil, usageErrorf("--semantics: %v", err)
+		return nil, core.UsageErrorf("--semantics: %v", err)
 	}
-	pl, err := policy.CompilePlanWith(pol, base, root, policy.PlanOptions{Semantics: sem, RefuseSymlinks: pf.refuseSymlinks})
+	pl, err := policy.CompilePlanWith(pol, base, root, policy.PlanOptions{Semantics: sem, RefuseSymlinks: pf.RefuseSymlinks})
 	if err != nil {
 		if errors.Is(err, policy.ErrTooBroad) || errors.Is(err, policy.ErrUnenforceablePattern) || errors.Is(err, policy.ErrSymlinkTarget) {
-			return nil, usageError(fmt.Errorf("%s: %w", pf.policy, err))
+			return nil, core.Usage(fmt.Errorf("%s: %w", pf.Policy, err))
 		}
 		return nil, err
 	}
-	a.log.Info("plan compiled", zap.String("policy", pf.policy), zap.String("baseline", pl.Baseline),
+	a.Log.Info("plan compiled", zap.String("policy", pf.Policy), zap.String("baseline", pl.Baseline),
 		zap.String("semantics", string(pl.Semantics)),
 		zap.String("root", pl.Root), zap.Int("rules", len(pl.Rules)), zap.Int("wider", len(pl.Wider)),
 		zap.Int("warnings", len(pl.Warnings)))
 	return pl, nil
-}
-
-// reportPlanWarnings prints the plan's warnings on stderr; loud ones
-// (write access to the whole tree, a planted symlink) are printed so that
-// they cannot be missed.
-func (a *app) reportPlanWarnings(pl *policy.Plan) {
-	for _, w := range pl.Warnings {
-		if w.Loud {
-			fmt.Fprintf(a.stderr, "authbench: WARNING: %s %s: %s\n", w.Axis, w.Pattern, strings.ToUpper(w.Message))
-			continue
-		}
-		fmt.Fprintf(a.stderr, "authbench: warning: %s %s: %s\n", w.Axis, w.Pattern, w.Message)
-	}
 }
 
 // writePlan prints a plan for people.

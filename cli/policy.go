@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/authbench/authbench/policy"
 	"github.com/spf13/cobra"
@@ -49,18 +50,18 @@ func (a *app) reportCheck(file string, err error) error {
 	var ve *policy.ValidationError
 	switch {
 	case err == nil:
-		if a.jsonOut {
+		if a.JSONOut {
 			return a.printJSON(map[string]any{"file": file, "valid": true})
 		}
-		fmt.Fprintln(a.stdout, "ok")
+		fmt.Fprintln(a.Stdout, "ok")
 		return nil
-	case errors.As(err, &ve) && a.jsonOut:
+	case errors.As(err, &ve) && a.JSONOut:
 		if perr := a.printJSON(map[string]any{"file": file, "valid": false, "problems": ve.Problems}); perr != nil {
 			return perr
 		}
-		return usageError(err)
+		return core.Usage(err)
 	default:
-		return usageError(err)
+		return core.Usage(err)
 	}
 }
 
@@ -68,7 +69,7 @@ func (a *app) reportCheck(file string, err error) error {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageError(err)
+			return core.Usage(err)
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,7 @@ SVG charts), json, text (Table 1 for a terminal). --out FILE writes the report
 there instead of stdout. docs/report.md says what every number means.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("report: name at least one bench out dir")
+				return core.UsageErrorf("report: name at least one bench out dir")
 			}
 			return nil
 		},
@@ -67,7 +68,7 @@ func (a *app) runReport(f reportFlags, dirs []string) error {
 	case "text":
 		render = func(r *report.Report, b *bytes.Buffer) error { return r.Table1Text(b) }
 	default:
-		return usageErrorf("--format %q: want md, html, json or text", f.format)
+		return core.UsageErrorf("--format %q: want md, html, json or text", f.format)
 	}
 	records, err := bench.LoadRecords(dirs...)
 	if err != nil {
@@ -83,7 +84,7 @@ func (a *app) runReport(f reportFlags, dirs []string) error {
 		return fmt.Errorf("report: render %s: %w", f.format, err)
 	}
 	if f.out == "" {
-		_, err = a.stdout.Write(buf.Bytes())
+		_, err = a.Stdout.Write(buf.Bytes())
 		return err
 	}
 	// The report's directory must be one no other user can swap (a

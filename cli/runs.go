@@ -19,13 +19,13 @@ import (
 // runsAPI returns the API to read run records: the daemon when one
 // answers, else (as root) the records in stateDir directly.
 func (a *app) runsAPI(stateDir string) (runapi.API, func(), error) {
-	if c := a.daemonClient(); c != nil {
+	if c := a.DaemonClient(); c != nil {
 		return c, func() {}, nil
 	}
 	if os.Geteuid() != 0 {
-		return nil, nil, fmt.Errorf("no daemon answers on %q (start one with `authbench daemon`, or run as root)", a.socket)
+		return nil, nil, fmt.Errorf("no daemon answers on %q (start one with `authbench daemon`, or run as root)", a.Socket)
 	}
-	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Log: a.log})
+	m, err := daemon.NewManager(daemon.Config{StateDir: stateDir, Log: a.Log})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +60,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 				if err != nil {
 					return err
 				}
-				if a.jsonOut {
+				if a.JSONOut {
 					return a.printJSON(runs)
 				}
 				a.printRunTable(runs)
@@ -85,7 +85,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 					return err
 				}
 				defer rc.Close()
-				_, err = io.Copy(a.stdout, rc)
+				_, err = io.Copy(a.Stdout, rc)
 				return err
 			}),
 		},
@@ -96,10 +96,10 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 				if err != nil {
 					return err
 				}
-				if a.jsonOut {
+				if a.JSONOut {
 					return a.printJSON(run)
 				}
-				fmt.Fprintf(a.stderr, "run %s: %s\n", run.ID, run.State)
+				fmt.Fprintf(a.Stderr, "run %s: %s\n", run.ID, run.State)
 				return nil
 			}),
 		},
@@ -108,7 +108,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 }
 
 func (a *app) printRunTable(runs []*runapi.Run) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tEXIT\tCALLER\tCREATED\tDENIALS\tCOMMAND")
 	for _, r := range runs {
 		exit := "-"

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ invalid spec or a bad root exits 2.`,
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
+			if a.JSONOut {
 				return a.printJSON(sc)
 			}
 			a.printScore(sc)
@@ -69,28 +70,28 @@ invalid spec or a bad root exits 2.`,
 // given files, or the task's spec and its image's rootfs.
 func (a *app) scoreTarget(f scoreFlags) (*policy.Spec, *policy.Root, error) {
 	if f.policyFile == "" || (f.specFile == "" && f.task == "") {
-		return nil, nil, usageErrorf("score needs --policy and --spec (or --task)")
+		return nil, nil, core.UsageErrorf("score needs --policy and --spec (or --task)")
 	}
 	if f.task == "" {
 		spec, err := policy.LoadSpec(f.specFile)
 		if err != nil {
-			return nil, nil, usageError(err)
+			return nil, nil, core.Usage(err)
 		}
 		root, err := policy.NewRoot(f.rootDir)
 		if err != nil {
-			return nil, nil, usageErrorf("--root: %v", err)
+			return nil, nil, core.UsageErrorf("--root: %v", err)
 		}
 		return spec, root, nil
 	}
 	if f.specFile != "" || f.rootDir != "/" {
-		return nil, nil, usageErrorf("score: --task takes the task's spec and image rootfs; give no --spec or --root")
+		return nil, nil, core.UsageErrorf("score: --task takes the task's spec and image rootfs; give no --spec or --root")
 	}
 	t, err := tasks.Load(f.task)
 	if err != nil {
-		return nil, nil, usageErrorf("--task: %v", err)
+		return nil, nil, core.UsageErrorf("--task: %v", err)
 	}
 	if t.Spec == nil {
-		return nil, nil, usageErrorf("--task: task %s has no permission spec", t.Name)
+		return nil, nil, core.UsageErrorf("--task: task %s has no permission spec", t.Name)
 	}
 	m, err := imageMap(f.baseMap)
 	if err != nil {
@@ -120,29 +121,29 @@ func scorePolicyFile(file string, spec *policy.Spec, root *policy.Root) (*policy
 	case errors.As(err, &ve):
 		return policy.InvalidScore(err), nil
 	case err != nil:
-		return nil, usageError(err)
+		return nil, core.Usage(err)
 	}
 	sc, err := policy.ScorePolicy(pol, spec, root)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, core.Usage(err)
 	}
 	return sc, nil
 }
 
 func (a *app) printScore(sc *policy.Score) {
 	if !sc.Valid {
-		fmt.Fprintf(a.stdout, "invalid policy: %s\n", sc.Error)
+		fmt.Fprintf(a.Stdout, "invalid policy: %s\n", sc.Error)
 		return
 	}
-	fmt.Fprintf(a.stdout, "%-8s %9s %9s %9s\n", "axis", "precision", "recall", "f1")
+	fmt.Fprintf(a.Stdout, "%-8s %9s %9s %9s\n", "axis", "precision", "recall", "f1")
 	for _, ax := range policy.Axes {
 		s := sc.Axes[ax]
-		fmt.Fprintf(a.stdout, "%-8s %9.4f %9.4f %9.4f\n", ax, s.Precision, s.Recall, s.F1)
+		fmt.Fprintf(a.Stdout, "%-8s %9.4f %9.4f %9.4f\n", ax, s.Precision, s.Recall, s.F1)
 	}
 	if s := sc.Network; s != nil {
-		fmt.Fprintf(a.stdout, "%-8s %9.4f %9.4f %9.4f\n", "network", s.Precision, s.Recall, s.F1)
+		fmt.Fprintf(a.Stdout, "%-8s %9.4f %9.4f %9.4f\n", "network", s.Precision, s.Recall, s.F1)
 	}
 	if sc.SensitiveCoverage != nil {
-		fmt.Fprintf(a.stdout, "sensitive exposure coverage: %.4f\n", *sc.SensitiveCoverage)
+		fmt.Fprintf(a.Stdout, "sensitive exposure coverage: %.4f\n", *sc.SensitiveCoverage)
 	}
 }

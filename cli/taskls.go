@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ func (a *app) tasksLsCmd() *cobra.Command {
 			"and makes the exit status 2.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usageErrorf("tasks ls: want at most one DIR, got %d", len(args))
+				return core.UsageErrorf("tasks ls: want at most one DIR, got %d", len(args))
 			}
 			return nil
 		},
@@ -91,7 +92,7 @@ func listTask(dir string) taskListing {
 func (a *app) tasksLs(dir string) error {
 	dirs, err := tasks.Discover(dir)
 	if err != nil {
-		return usageErrorf("tasks ls: %v", err)
+		return core.UsageErrorf("tasks ls: %v", err)
 	}
 	rows := make([]taskListing, 0, len(dirs))
 	bad := 0
@@ -102,7 +103,7 @@ func (a *app) tasksLs(dir string) error {
 		}
 		rows = append(rows, row)
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		if err := a.printJSON(rows); err != nil {
 			return err
 		}
@@ -110,13 +111,13 @@ func (a *app) tasksLs(dir string) error {
 		return err
 	}
 	if bad > 0 {
-		return usageErrorf("tasks ls: %d of %d task(s) do not load (see `authbench tasks check %s`)", bad, len(rows), dir)
+		return core.UsageErrorf("tasks ls: %d of %d task(s) do not load (see `authbench tasks check %s`)", bad, len(rows), dir)
 	}
 	return nil
 }
 
 func printTaskListing(a *app, rows []taskListing) error {
-	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TASK\tDOMAIN\tDATASET\tDIFFICULTY\tREQUIRED r/w/x\tSENSITIVE")
 	for _, r := range rows {
 		dataset := string(r.Dataset)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 	"io"
 	"os"
 	"path/filepath"
@@ -116,20 +117,20 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	sources := 0
 	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Agent: f.agent, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts}}
 	if _, err := policy.ParseSemanticsOr(f.semantics, policy.DefaultTaskSemantics); err != nil {
-		return nil, usageErrorf("--semantics: %v", err)
+		return nil, core.UsageErrorf("--semantics: %v", err)
 	}
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, core.UsageErrorf("%v", err)
 	}
 	if f.caps != "" {
 		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
-			return nil, usageErrorf("--caps: %v", err)
+			return nil, core.UsageErrorf("--caps: %v", err)
 		}
 	}
 	if f.policy != "" {
 		sources++
 		req.Task.PolicySource = runapi.SourcePolicy
-		data, err := readFileArg("--policy", f.policy)
+		data, err := core.ReadFileArg("--policy", f.policy)
 		if err != nil {
 			return nil, err
 		}
@@ -144,10 +145,10 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 		req.Task.PolicySource = runapi.SourceSpec
 	}
 	if sources != 1 {
-		return nil, usageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")
+		return nil, core.UsageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")
 	}
 	if f.agent == "" {
-		return nil, usageErrorf(`task run: --agent is required (oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL])`)
+		return nil, core.UsageErrorf(`task run: --agent is required (oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL])`)
 	}
 	model, err := modelConfig(f.agent, f.model, f.configFile)
 	if err != nil {
@@ -156,7 +157,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	req.Task.Model = model
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usageErrorf("task run: %v", err)
+		return nil, core.UsageErrorf("task run: %v", err)
 	}
 	req.Task.Dir = abs
 	m, err := imageMap(f.baseMap)
@@ -192,12 +193,12 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 	if res == nil {
 		return fmt.Errorf("task run %s %s: %s", final.ID, final.State, final.Error)
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		if err := a.printJSON(res); err != nil {
 			return err
 		}
 	} else {
-		printTaskResult(a.stderr, final.ID, res)
+		printTaskResult(a.Stderr, final.ID, res)
 	}
 	if res.Error != "" {
 		return fmt.Errorf("task run %s: %s", final.ID, res.Error)
@@ -219,11 +220,11 @@ func (f taskRunFlags) embedded() embeddedFlags {
 
 // taskAPI is the daemon when one listens, else an embedded manager.
 func (a *app) taskAPI(f embeddedFlags) (runapi.API, func(), error) {
-	if c := a.daemonClient(); c != nil {
+	if c := a.DaemonClient(); c != nil {
 		return c, func() {}, nil
 	}
 	if os.Geteuid() != 0 {
-		return nil, nil, fmt.Errorf("task run: no daemon answers on %q, and running embedded needs root", a.socket)
+		return nil, nil, fmt.Errorf("task run: no daemon answers on %q, and running embedded needs root", a.Socket)
 	}
 	registries, err := configRegistries()
 	if err != nil {
@@ -238,7 +239,7 @@ func (a *app) taskAPI(f embeddedFlags) (runapi.API, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return e.local, func() { _ = a.closeEmbedded(e) }, nil
+	return e.Local, func() { _ = a.closeEmbedded(e) }, nil
 }
 
 // copyRunFiles copies a run's files into the out dir dir, which must be
@@ -333,7 +334,7 @@ func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 func modelConfig(agentName string, f *agent.Flags, configFile string) (*agent.Config, error) {
 	name, ok, err := agent.ParseModelName(agentName)
 	if err != nil {
-		return nil, usageErrorf("--agent: %v", err)
+		return nil, core.UsageErrorf("--agent: %v", err)
 	}
 	if !ok {
 		return nil, nil
@@ -344,7 +345,7 @@ func modelConfig(agentName string, f *agent.Flags, configFile string) (*agent.Co
 	}
 	cfg, err := f.Config(name, file, required, os.Getenv)
 	if err != nil {
-		return nil, usageErrorf("--agent %s: %v", agentName, err)
+		return nil, core.UsageErrorf("--agent %s: %v", agentName, err)
 	}
 	return &cfg, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/tasks"
@@ -22,7 +23,7 @@ func (a *app) tasksCmd() *cobra.Command {
 			"(keys authbench does not know, and the like) do not change the exit status.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("tasks check: want at least one DIR")
+				return core.UsageErrorf("tasks check: want at least one DIR")
 			}
 			return nil
 		},
@@ -62,28 +63,28 @@ func (a *app) tasksCheck(args []string) error {
 			} else {
 				bad++
 			}
-			a.log.Debug("checked task", zap.String("dir", dir), zap.Int("problems", len(problems)))
+			a.Log.Debug("checked task", zap.String("dir", dir), zap.Int("problems", len(problems)))
 			reports = append(reports, r)
 		}
 	}
-	if a.jsonOut {
+	if a.JSONOut {
 		if err := a.printJSON(map[string]any{"valid": bad == 0, "tasks": reports}); err != nil {
 			return err
 		}
 	} else {
 		for _, r := range reports {
 			if r.Valid {
-				fmt.Fprintf(a.stderr, "ok   %s (%s)\n", termtext.Escape(r.Dir), r.Dataset)
+				fmt.Fprintf(a.Stderr, "ok   %s (%s)\n", termtext.Escape(r.Dir), r.Dataset)
 			} else {
-				fmt.Fprintf(a.stderr, "FAIL %s\n", termtext.Escape(r.Dir))
+				fmt.Fprintf(a.Stderr, "FAIL %s\n", termtext.Escape(r.Dir))
 			}
 			for _, p := range r.Problems {
-				fmt.Fprintf(a.stderr, "     %s\n", termtext.Escape(fmt.Sprintf("%s/%s", r.Dir, p)))
+				fmt.Fprintf(a.Stderr, "     %s\n", termtext.Escape(fmt.Sprintf("%s/%s", r.Dir, p)))
 			}
 		}
 	}
 	if bad > 0 {
-		return usageErrorf("%d of %d task(s) have problems", bad, len(reports))
+		return core.UsageErrorf("%d of %d task(s) have problems", bad, len(reports))
 	}
 	return nil
 }

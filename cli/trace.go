@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/cli/core"
 	"os"
 	"strconv"
 	"strings"
@@ -51,14 +53,14 @@ user processes left running are no longer traced. A trace cut short (the
 daemon's timeout, a cancel) lists the processes that were still running.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("trace: missing command (usage: authbench trace [--out FILE] -- CMD [ARGS...])")
+				return core.UsageErrorf("trace: missing command (usage: authbench trace [--out FILE] -- CMD [ARGS...])")
 			}
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			ring, err := parseSize(ringSize)
 			if err != nil {
-				return usageErrorf("--ring-size: %v", err)
+				return core.UsageErrorf("--ring-size: %v", err)
 			}
 			return a.runTrace(args, out, ring, !stopAtRoot)
 		},
@@ -76,48 +78,48 @@ func (a *app) runTrace(args []string, out string, ringBytes int, waitTree bool) 
 	if req.Dir, err = os.Getwd(); err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	req.UID, req.GID, req.AllowRoot = requestIdentity(-1, -1)
+	req.UID, req.GID, req.AllowRoot = core.RequestIdentity(-1, -1)
 	var file *safefile.File // the events stream into it while the command runs
 	if out != "" && out != "-" {
-		if err := checkOutFile(out); err != nil {
-			return usageErrorf("trace: --out: %v", err)
+		if err := core.CheckOutFile(out); err != nil {
+			return core.UsageErrorf("trace: --out: %v", err)
 		}
 		if file, err = safefile.Create(out, 0o644); err != nil {
-			return usageErrorf("trace: --out: %v", err)
+			return core.UsageErrorf("trace: --out: %v", err)
 		}
 		defer file.Abort()
 	}
-	rt, err := a.openRunAPI(true, ringBytes)
+	rt, err := a.OpenRunAPI(true, ringBytes)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	defer rt.close()
-	r, final, err := a.runRequest(rt, req, writerOrNil(file))
+	defer rt.Close()
+	r, final, err := a.RunRequest(rt, req, core.WriterOrNil(file))
 	if err != nil {
 		if r == nil {
 			return err
 		}
-		return fmt.Errorf("trace: run %s: %w", r.run.ID, err)
+		return fmt.Errorf("trace: run %s: %w", r.ID(), err)
 	}
 	switch {
 	case file != nil:
 		err = file.Commit()
 	case out == "-": // after the command's own output, not mixed with it
-		err = r.copyEvents(a.stdout)
+		err = r.CopyEvents(a.Stdout)
 	case out == "":
 		counts := tracer.NewCounts()
 		var sum tracer.Summary
-		if sum, err = r.countEvents(counts); err == nil {
-			err = counts.WriteText(a.stderr, sum)
+		if sum, err = countEvents(r, counts); err == nil {
+			err = counts.WriteText(a.Stderr, sum)
 		}
 	}
 	if final.LostEvents > 0 {
-		a.log.Warn("trace lost events", zap.Uint64("lost", final.LostEvents))
+		a.Log.Warn("trace lost events", zap.Uint64("lost", final.LostEvents))
 	}
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	return r.exitStatus(final, "trace")
+	return r.ExitStatus(final, "trace")
 }
 
 // parseSize parses a byte count such as 4096, 64K, 32MiB or 1G.
@@ -139,4 +141,22 @@ func parseSize(s string) (int, error) {
 		return 0, fmt.Errorf("invalid size %q (want e.g. 4096, 64K, 32MiB; at most 1GiB)", s)
 	}
 	return n * mult, nil
+}
+
+// countEvents reads the run's event log into counts and returns its
+// summary line.
+func countEvents(r *core.SubmittedRun, counts *tracer.Counts) (tracer.Summary, error) {
+	rc, err := r.OpenEvents()
+	if err != nil {
+		return tracer.Summary{}, err
+	}
+	defer rc.Close()
+	end, err := audit.ReadLog(rc, func(ev *tracer.Event) error {
+		counts.Add(ev)
+		return nil
+	})
+	if err != nil || end.Summary == nil {
+		return tracer.Summary{}, err
+	}
+	return *end.Summary, nil
 }

@@ -181,16 +181,17 @@ func startInit(prog string, gate *Gate, opts LaunchOptions, stdin io.Reader, std
 // started with the argument InitCommand.
 func InitProgram(self string) string {
 	helper := filepath.Join(filepath.Dir(self), InitBinaryName)
-	if trustedHelper(helper, self) {
+	if TrustedHelper(helper, self) {
 		return helper
 	}
 	return self
 }
 
-// trustedHelper reports whether helper may run as sandbox-init in place
-// of self: it runs with the launcher's privileges before any
-// restriction, so it must be no easier to replace than self.
-func trustedHelper(helper, self string) bool {
+// TrustedHelper reports whether helper may run in place of self (as
+// sandbox-init, or as the full CLI the thin front hands commands to): it
+// runs with self's privileges (before any restriction), so it must be no
+// easier to replace than self.
+func TrustedHelper(helper, self string) bool {
 	var hst, sst unix.Stat_t
 	if unix.Stat(helper, &hst) != nil || unix.Stat(self, &sst) != nil {
 		return false
@@ -198,7 +199,7 @@ func trustedHelper(helper, self string) bool {
 	return helperModeOK(hst.Mode, hst.Uid, sst.Uid)
 }
 
-// helperModeOK is the check of trustedHelper on a stat result: a regular
+// helperModeOK is the check of TrustedHelper on a stat result: a regular
 // file, executable by its owner, not writable by group or others, owned
 // by root or by selfUID.
 func helperModeOK(mode, uid, selfUID uint32) bool {

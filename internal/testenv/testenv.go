@@ -76,7 +76,7 @@ var (
 
 // Authbench returns a static (CGO_ENABLED=0) build of the authbench
 // binary, built once per test process into a directory every uid can
-// read, with authbench-sandbox-init next to it; $AUTHBENCH_BIN names a
+// read, with authbench-full and authbench-sandbox-init next to it; $AUTHBENCH_BIN names a
 // prebuilt one instead.
 func Authbench(t testing.TB) string {
 	t.Helper()
@@ -117,10 +117,12 @@ func buildAuthbench() (string, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return "", err
 	}
-	// As make build: static (usable as a PID-namespace init), with the
-	// small sandbox-init next to it, where the launcher looks for it.
+	// As make build: static (usable as a PID-namespace init), the thin
+	// front with the full CLI and the small sandbox-init next to it,
+	// where the front and the launcher look for them.
 	bin := filepath.Join(dir, "authbench")
-	for _, b := range [][2]string{{bin, "cli/authbench"}, {filepath.Join(dir, "authbench-sandbox-init"), "cli/authbench-sandbox-init"}} {
+	for _, b := range [][2]string{{bin, "cli/authbench"}, {filepath.Join(dir, "authbench-full"), "cli/authbench-full"},
+		{filepath.Join(dir, "authbench-sandbox-init"), "cli/authbench-sandbox-init"}} {
 		build := exec.Command("go", "build", "-o", b[0], "github.com/authbench/authbench/"+b[1])
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {

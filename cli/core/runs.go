@@ -1,4 +1,4 @@
-package cli
+package core
 
 import (
 	"context"
@@ -8,34 +8,31 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tracer"
 )
 
-// daemonClient returns a client of the daemon when one answers on the
+// DaemonClient returns a client of the daemon when one answers on the
 // socket, else nil (the command then runs embedded).
-func (a *app) daemonClient() *runapi.Client {
-	if a.socket == "" || !daemon.SocketAlive(a.socket) {
+func (a *App) DaemonClient() *runapi.Client {
+	if a.Socket == "" || !daemon.SocketAlive(a.Socket) {
 		return nil
 	}
-	a.log.Debug("using the daemon", zap.String("socket", a.socket))
-	return runapi.NewClient(a.socket)
+	a.Log.Debug("using the daemon", zap.String("socket", a.Socket))
+	return runapi.NewClient(a.Socket)
 }
 
-// runAPI is where `exec` and `trace` run their command: the daemon on
+// RunAPI is where `exec` and `trace` run their command: the daemon on
 // the socket when one listens, else a Manager embedded in this process.
 // Either way the daemon package launches, confines, traces, kills and
 // records the run.
-type runAPI struct {
+type RunAPI struct {
 	api   runapi.API
 	local *daemon.Local // nil through a socket
 	close func()
@@ -44,51 +41,62 @@ type runAPI struct {
 	plan *policy.Plan
 }
 
-// openRunAPI connects to the daemon or embeds one; the embedded one loads
+// Close closes the connection, or shuts the embedded daemon down.
+func (rt *RunAPI) Close() { rt.close() }
+
+// OpenRunAPI connects to the daemon or embeds one; the embedded one loads
 // the tracer (with a ring of ringBytes, 0 for the default) only when the
 // run is traced.
-func (a *app) openRunAPI(traced bool, ringBytes int) (*runAPI, error) {
-	if c := a.daemonClient(); c != nil {
-		return &runAPI{api: c, close: func() {}}, nil
+func (a *App) OpenRunAPI(traced bool, ringBytes int) (*RunAPI, error) {
+	if c := a.DaemonClient(); c != nil {
+		return &RunAPI{api: c, close: func() {}}, nil
 	}
-	e, err := a.embed(embedConfig{trace: traced, ringBytes: ringBytes, oneShot: true})
+	e, err := a.embedRuns(traced, ringBytes)
 	if err != nil {
 		return nil, err
 	}
-	return &runAPI{api: e.local, local: e.local, close: func() { _ = a.closeEmbedded(e) }}, nil
+	return &RunAPI{api: e.Local, local: e.Local, close: func() { _ = e.Close(a.Log) }}, nil
 }
 
-// submittedRun is one run, shown as if it ran here: its output streams to
+// SubmittedRun is one run, shown as if it ran here: its output streams to
 // stdout and stderr (an embedded run's tree writes there itself), and its
 // exit status becomes ours.
-type submittedRun struct {
-	a   *app
-	rt  *runAPI
+type SubmittedRun struct {
+	a   *App
+	rt  *RunAPI
 	run *runapi.Run
+}
+
+// ID is the run's id.
+func (r *SubmittedRun) ID() string { return r.run.ID }
+
+// OpenEvents opens the run's event log as it is.
+func (r *SubmittedRun) OpenEvents() (io.ReadCloser, error) {
+	return r.rt.api.OpenLog(context.Background(), r.run.ID, runapi.LogEvents, false)
 }
 
 // submit starts req; a request the daemon rejects as bad is a usage
 // error, one it refuses otherwise could not be run (125).
-func (a *app) submit(rt *runAPI, req *runapi.RunRequest, sigs <-chan os.Signal) (*submittedRun, error) {
+func (a *App) submit(rt *RunAPI, req *runapi.RunRequest, sigs <-chan os.Signal) (*SubmittedRun, error) {
 	ctx := context.Background()
 	var run *runapi.Run
 	var err error
 	if rt.local != nil {
-		run, err = rt.local.SubmitAttached(ctx, req, &daemon.Attachment{Stdin: os.Stdin, Stdout: a.stdout, Stderr: a.stderr, Signals: sigs, Plan: rt.plan})
+		run, err = rt.local.SubmitAttached(ctx, req, &daemon.Attachment{Stdin: os.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Signals: sigs, Plan: rt.plan})
 	} else {
 		run, err = rt.api.Submit(ctx, req)
 	}
 	if err != nil {
-		if isBadRequest(err) {
-			return nil, usageError(err)
+		if IsBadRequest(err) {
+			return nil, Usage(err)
 		}
-		return nil, &ExitError{Code: exitSandboxFailure, Err: err}
+		return nil, &ExitError{Code: ExitSandboxFailure, Err: err}
 	}
-	return &submittedRun{a: a, rt: rt, run: run}, nil
+	return &SubmittedRun{a: a, rt: rt, run: run}, nil
 }
 
-// runRequest submits req and waits for its end (see wait).
-func (a *app) runRequest(rt *runAPI, req *runapi.RunRequest, events io.Writer) (*submittedRun, *runapi.Run, error) {
+// RunRequest submits req and waits for its end (see wait).
+func (a *App) RunRequest(rt *RunAPI, req *runapi.RunRequest, events io.Writer) (*SubmittedRun, *runapi.Run, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
@@ -105,7 +113,7 @@ func (a *app) runRequest(rt *runAPI, req *runapi.RunRequest, events io.Writer) (
 // Signals reach the tree: through a socket they are forwarded by the
 // daemon (forwardSignals); embedded, the run forwards them itself. The event log streams while the
 // run runs, so little is left to copy when it ends.
-func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Run, error) {
+func (r *SubmittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Run, error) {
 	ctx := context.Background()
 	api := r.rt.api
 	done := make(chan struct{})
@@ -119,7 +127,7 @@ func (r *submittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Ru
 	}
 	var logs []stream
 	if r.rt.local == nil {
-		logs = append(logs, stream{runapi.LogStdout, r.a.stdout}, stream{runapi.LogStderr, r.a.stderr})
+		logs = append(logs, stream{runapi.LogStdout, r.a.Stdout}, stream{runapi.LogStderr, r.a.Stderr})
 	}
 	if events != nil {
 		logs = append(logs, stream{runapi.LogEvents, events})
@@ -160,7 +168,7 @@ const cancelAfterSignals = 2
 
 // forwardSignals passes the signals this process receives on to the run's
 // tree through the daemon, until done; the third one cancels the run.
-func (r *submittedRun) forwardSignals(ctx context.Context, c *runapi.Client, sigs <-chan os.Signal, done <-chan struct{}) {
+func (r *SubmittedRun) forwardSignals(ctx context.Context, c *runapi.Client, sigs <-chan os.Signal, done <-chan struct{}) {
 	for n := 0; ; n++ {
 		var sig os.Signal
 		select {
@@ -174,41 +182,41 @@ func (r *submittedRun) forwardSignals(ctx context.Context, c *runapi.Client, sig
 			if err == nil {
 				continue
 			}
-			r.a.log.Warn("forward signal to run; cancelling it", zap.String("signal", sig.String()), zap.Error(err))
+			r.a.Log.Warn("forward signal to run; cancelling it", zap.String("signal", sig.String()), zap.Error(err))
 		}
 		if _, err := c.Cancel(ctx, r.run.ID); err != nil {
-			r.a.log.Warn("cancel run", zap.Error(err))
+			r.a.Log.Warn("cancel run", zap.Error(err))
 		}
 		return
 	}
 }
 
-// exitStatus turns a finished run into our exit status, the same for
+// ExitStatus turns a finished run into our exit status, the same for
 // embedded and daemon runs: the run's ExitStatus (the command's status;
 // 127 not found, 126 not executable, 125 could not be confined).
-func (r *submittedRun) exitStatus(final *runapi.Run, verb string) error {
-	code := exitSandboxFailure
+func (r *SubmittedRun) ExitStatus(final *runapi.Run, verb string) error {
+	code := ExitSandboxFailure
 	if final.ExitStatus != nil {
 		code = *final.ExitStatus
 	} else if final.ExitCode != nil {
 		code = *final.ExitCode // a daemon older than exit_status
 	}
 	if final.Error == "" && final.ExitCode != nil {
-		r.a.exitCode = code
+		r.a.ExitCode = code
 		return nil
 	}
 	if len(final.StillRunning) > 0 {
-		fmt.Fprintf(r.a.stderr, "%s: run %s cut short with %d processes still running (killed):\n", verb, final.ID, len(final.StillRunning))
+		fmt.Fprintf(r.a.Stderr, "%s: run %s cut short with %d processes still running (killed):\n", verb, final.ID, len(final.StillRunning))
 		for _, p := range final.StillRunning {
-			fmt.Fprintf(r.a.stderr, "  pid %d (ppid %d) %s: %s\n", p.Pid, p.PPid, p.Comm, p.Cmdline)
+			fmt.Fprintf(r.a.Stderr, "  pid %d (ppid %d) %s: %s\n", p.Pid, p.PPid, p.Comm, p.Cmdline)
 		}
 	}
 	return &ExitError{Code: code, Err: fmt.Errorf("%s: run %s %s: %s", verb, final.ID, final.State, final.Error)}
 }
 
-// copyEvents copies the run's event log to w.
-func (r *submittedRun) copyEvents(w io.Writer) error {
-	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, runapi.LogEvents, false)
+// CopyEvents copies the run's event log to w.
+func (r *SubmittedRun) CopyEvents(w io.Writer) error {
+	rc, err := r.OpenEvents()
 	if err != nil {
 		return err
 	}
@@ -217,51 +225,22 @@ func (r *submittedRun) copyEvents(w io.Writer) error {
 	return err
 }
 
-// countEvents reads the run's event log into counts and returns its
-// summary line.
-func (r *submittedRun) countEvents(counts *tracer.Counts) (tracer.Summary, error) {
-	rc, err := r.rt.api.OpenLog(context.Background(), r.run.ID, runapi.LogEvents, false)
-	if err != nil {
-		return tracer.Summary{}, err
-	}
-	defer rc.Close()
-	end, err := audit.ReadLog(rc, func(ev *tracer.Event) error {
-		counts.Add(ev)
-		return nil
-	})
-	if err != nil || end.Summary == nil {
-		return tracer.Summary{}, err
-	}
-	return *end.Summary, nil
-}
-
-// readFileArg returns the contents of a file named by a flag, as JSON.
-func readFileArg(flag, file string) (json.RawMessage, error) {
+// ReadFileArg returns the contents of a file named by a flag, as JSON.
+func ReadFileArg(flag, file string) (json.RawMessage, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, usageErrorf("%s: %v", flag, err)
+		return nil, UsageErrorf("%s: %v", flag, err)
 	}
 	return data, nil
 }
 
-// requestIdentity returns the uid/gid fields of a request: unset means
+// RequestIdentity returns the uid/gid fields of a request: unset means
 // the caller's own, and running as root is asked for explicitly when
 // that is what the caller does.
-func requestIdentity(uid, gid int) (*uint32, *uint32, bool) {
+func RequestIdentity(uid, gid int) (*uint32, *uint32, bool) {
 	if uid < 0 {
 		return nil, nil, os.Geteuid() == 0
 	}
 	u, g := uint32(uid), uint32(gid)
 	return &u, &g, uid == 0
-}
-
-// socketHidePaths are what a daemon on socket hides from the trees it
-// runs: the socket itself (covered by /dev/null in the tree's mount
-// namespace), never its directory, whose other files the tree may need.
-func socketHidePaths(socket string) []string {
-	abs, err := filepath.Abs(socket)
-	if err != nil {
-		return nil
-	}
-	return []string{abs}
 }

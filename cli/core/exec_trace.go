@@ -1,4 +1,4 @@
-package cli
+package core
 
 import (
 	"encoding/json"
@@ -11,13 +11,13 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // finishTrace completes `exec --trace FILE` once the events are in f: it
 // puts FILE in place, writes the plan beside it and prints the run's
 // audit (the denials and the programs run through the dynamic loader).
-func (r *submittedRun) finishTrace(f *safefile.File, final *runapi.Run) error {
+func (r *SubmittedRun) finishTrace(f *safefile.File, final *runapi.Run) error {
 	if err := f.Commit(); err != nil {
 		return err
 	}
@@ -28,14 +28,14 @@ func (r *submittedRun) finishTrace(f *safefile.File, final *runapi.Run) error {
 		}
 	}
 	if final.LostEvents > 0 {
-		fmt.Fprintf(r.a.stderr, "authbench: trace: %d events were lost; the denial list may be incomplete\n", final.LostEvents)
+		fmt.Fprintf(r.a.Stderr, "authbench: trace: %d events were lost; the denial list may be incomplete\n", final.LostEvents)
 	}
-	printAudit(r.a.stderr, final.Denials, final.DeniedDropped, final.LoaderExecs, file)
+	printAudit(r.a.Stderr, final.Denials, final.DeniedDropped, final.LoaderExecs, file)
 	return nil
 }
 
 // printAudit prints what an audit found, sorted by path.
-func printAudit(w io.Writer, denials []audit.Denial, dropped int, viaLoader []tracer.LoaderExec, eventsFile string) {
+func printAudit(w io.Writer, denials []audit.Denial, dropped int, viaLoader []trace.LoaderExec, eventsFile string) {
 	for _, le := range viaLoader {
 		fmt.Fprintf(w, "authbench: trace: pid %d ran %s through the dynamic loader %s (an execute of %s)\n",
 			le.PID, le.Program, le.Loader, le.Program)
@@ -54,7 +54,7 @@ func printAudit(w io.Writer, denials []audit.Denial, dropped int, viaLoader []tr
 	fmt.Fprintf(w, "authbench: trace: %d denied accesses (events in %s):\n", len(list), eventsFile)
 	for _, d := range list {
 		target := d.Path
-		if d.Path2 != "" && d.Op != string(tracer.OpExec) {
+		if d.Path2 != "" && d.Op != string(trace.OpExec) {
 			target += " -> " + d.Path2
 		}
 		n := ""

@@ -1,4 +1,4 @@
-package cli
+package core
 
 import (
 	"encoding/json"
@@ -17,17 +17,9 @@ import (
 	"github.com/authbench/authbench/sandbox"
 )
 
-// Exit statuses of a command that could not be run, as shells (and
-// `env`, `docker run`) use them.
-const (
-	exitSandboxFailure = 125
-	exitNotExecutable  = 126
-	exitNotFound       = 127
-)
-
 // execFlags are the flags of `authbench exec`.
 type execFlags struct {
-	planFlags
+	PlanFlags
 	seccomp         string
 	uid, gid        int
 	allowUnenforced bool
@@ -36,7 +28,8 @@ type execFlags struct {
 	capSet          string
 }
 
-func (a *app) execCmd() *cobra.Command {
+// ExecCmd is `authbench exec`, the same in both binaries.
+func (a *App) ExecCmd() *cobra.Command {
 	var ef execFlags
 	cmd := &cobra.Command{
 		Use:   "exec --policy FILE [--baseline default|none|SPEC.json] [--seccomp FILE] [--uid N --gid N] [--caps none|docker|LIST] [--cap NAME]... [--allow-unenforced] [--trace FILE] -- CMD [ARGS...]",
@@ -75,14 +68,14 @@ found; 125 when authbench could not confine it; 2 for bad input (nothing
 is started).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("exec: missing command (usage: authbench exec --policy FILE -- CMD [ARGS...])")
+				return UsageErrorf("exec: missing command (usage: authbench exec --policy FILE -- CMD [ARGS...])")
 			}
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error { return a.runExec(ef, args) },
 	}
 	cmd.Flags().SetInterspersed(false)
-	ef.register(cmd)
+	ef.Register(cmd)
 	cmd.Flags().StringVar(&ef.seccomp, "seccomp", "", "seccomp profile `FILE` (OCI LinuxSeccomp / Docker format); \"none\" for no filter")
 	cmd.Flags().IntVar(&ef.uid, "uid", -1, "run as user `N` (with --gid; root only)")
 	cmd.Flags().IntVar(&ef.gid, "gid", -1, "run as group `N` (with --uid)")
@@ -97,18 +90,18 @@ is started).`,
 // (compiled as the daemon compiles it: an embedded run enforces this
 // one); nothing is started, so every problem here leaves the system
 // untouched.
-func (a *app) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, *policy.Plan, error) {
+func (a *App) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, *policy.Plan, error) {
 	if (ef.uid < 0) != (ef.gid < 0) {
-		return nil, nil, usageErrorf("--uid and --gid must be given together")
+		return nil, nil, UsageErrorf("--uid and --gid must be given together")
 	}
-	if ef.policy == "" {
-		return nil, nil, usageErrorf("--policy is required")
+	if ef.Policy == "" {
+		return nil, nil, UsageErrorf("--policy is required")
 	}
 	// The files are read once, into the request; the plan is compiled
 	// from it.
 	set, err := sandbox.ParseCapabilitySet(ef.capSet)
 	if err != nil {
-		return nil, nil, usageErrorf("--caps: %v", err)
+		return nil, nil, UsageErrorf("--caps: %v", err)
 	}
 	ef.caps = append(set, ef.caps...)
 	req, err := ef.request(args)
@@ -119,28 +112,28 @@ func (a *app) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, *pol
 	if err != nil {
 		return nil, nil, err
 	}
-	a.reportPlanWarnings(pl)
+	a.ReportPlanWarnings(pl)
 
-	enf := sandbox.EnforcementFor(landlockABI())
+	enf := sandbox.EnforcementFor(a.landlockABI())
 	if enf.KernelABI == 0 {
 		if !ef.allowUnenforced {
-			return nil, nil, &ExitError{Code: exitSandboxFailure,
+			return nil, nil, &ExitError{Code: ExitSandboxFailure,
 				Err: fmt.Errorf("exec: %w; refusing to run the command unconfined (use --allow-unenforced to run it anyway)", sandbox.ErrNoLandlock)}
 		}
-		fmt.Fprintf(a.stderr, "authbench: WARNING: THIS KERNEL HAS NO LANDLOCK: THE POLICY IS NOT ENFORCED (--allow-unenforced)\n")
+		fmt.Fprintf(a.Stderr, "authbench: WARNING: THIS KERNEL HAS NO LANDLOCK: THE POLICY IS NOT ENFORCED (--allow-unenforced)\n")
 	} else if enf.Unenforced&^policy.AccessResolveUnix != 0 {
 		// resolve_unix (ABI 9) is missing on most kernels; it is listed
 		// by "policy plan" and in the info log.
-		a.log.Warn("Landlock of this kernel cannot enforce some rights; they stay allowed everywhere",
+		a.Log.Warn("Landlock of this kernel cannot enforce some rights; they stay allowed everywhere",
 			zap.Int("abi", enf.KernelABI), zap.Stringer("unenforced", enf.Unenforced))
 	}
-	a.log.Info("enforcement", zap.Int("landlock_abi", enf.KernelABI), zap.Strings("scopes", enf.Scopes),
+	a.Log.Info("enforcement", zap.Int("landlock_abi", enf.KernelABI), zap.Strings("scopes", enf.Scopes),
 		zap.Stringer("unenforced", enf.Unenforced))
 
 	// A profile the user gives is checked here, as bad input, before
 	// anything starts; the default one is the daemon's to compile.
 	if ef.seccomp != "none" && ef.seccomp != "" {
-		if _, err = loadSeccomp(ef.seccomp, ef.caps); err != nil {
+		if _, err = LoadSeccomp(ef.seccomp, ef.caps); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -151,29 +144,29 @@ func (a *app) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, *pol
 // after checking its documents under their file names. Bad input (an
 // invalid policy or baseline, a pattern too broad to expand) is a usage
 // error.
-func (a *app) compileExecPlan(ef execFlags, req *runapi.RunRequest) (*policy.Plan, error) {
-	if _, err := policy.ParsePolicy(req.Policy, ef.policy); err != nil {
-		return nil, usageError(err)
+func (a *App) compileExecPlan(ef execFlags, req *runapi.RunRequest) (*policy.Plan, error) {
+	if _, err := policy.ParsePolicy(req.Policy, ef.Policy); err != nil {
+		return nil, Usage(err)
 	}
-	if ef.baseline != policy.BaselineDefault && ef.baseline != policy.BaselineNone {
-		if _, err := policy.ParseSpec(req.Baseline, ef.baseline); err != nil {
-			return nil, usageError(fmt.Errorf("baseline: %w", err))
+	if ef.Baseline != policy.BaselineDefault && ef.Baseline != policy.BaselineNone {
+		if _, err := policy.ParseSpec(req.Baseline, ef.Baseline); err != nil {
+			return nil, Usage(fmt.Errorf("baseline: %w", err))
 		}
 	}
-	if _, err := policy.ParseSemantics(ef.semantics); err != nil {
-		return nil, usageErrorf("--semantics: %v", err)
+	if _, err := policy.ParseSemantics(ef.Semantics); err != nil {
+		return nil, UsageErrorf("--semantics: %v", err)
 	}
 	pl, err := daemon.CompileRequestPlan(req)
 	var re *daemon.RequestError
 	switch {
 	case errors.As(err, &re):
-		return nil, usageError(err)
+		return nil, Usage(err)
 	case errors.Is(err, policy.ErrTooBroad) || errors.Is(err, policy.ErrUnenforceablePattern) || errors.Is(err, policy.ErrSymlinkTarget):
-		return nil, usageError(fmt.Errorf("%s: %w", ef.policy, err))
+		return nil, Usage(fmt.Errorf("%s: %w", ef.Policy, err))
 	case err != nil:
 		return nil, err
 	}
-	a.log.Info("plan compiled", zap.String("policy", ef.policy), zap.String("baseline", pl.Baseline),
+	a.Log.Info("plan compiled", zap.String("policy", ef.Policy), zap.String("baseline", pl.Baseline),
 		zap.String("semantics", string(pl.Semantics)), zap.Int("rules", len(pl.Rules)),
 		zap.Int("wider", len(pl.Wider)), zap.Int("warnings", len(pl.Warnings)))
 	return pl, nil
@@ -184,19 +177,19 @@ func (a *app) compileExecPlan(ef execFlags, req *runapi.RunRequest) (*policy.Pla
 // enforces it.
 func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
 	req := &runapi.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
-		Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.semantics, RefuseSymlinks: ef.refuseSymlinks}
+		Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.Semantics, RefuseSymlinks: ef.RefuseSymlinks}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
 	}
-	if req.Policy, err = readFileArg("--policy", ef.policy); err != nil {
+	if req.Policy, err = ReadFileArg("--policy", ef.Policy); err != nil {
 		return nil, err
 	}
-	switch ef.baseline {
+	switch ef.Baseline {
 	case "default", "none":
-		req.Baseline, _ = json.Marshal(ef.baseline)
+		req.Baseline, _ = json.Marshal(ef.Baseline)
 	default:
-		if req.Baseline, err = readFileArg("--baseline", ef.baseline); err != nil {
+		if req.Baseline, err = ReadFileArg("--baseline", ef.Baseline); err != nil {
 			return nil, err
 		}
 	}
@@ -205,59 +198,55 @@ func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
 	case "none":
 		req.NoSeccomp = true
 	default:
-		if req.Seccomp, err = readFileArg("--seccomp", ef.seccomp); err != nil {
+		if req.Seccomp, err = ReadFileArg("--seccomp", ef.seccomp); err != nil {
 			return nil, err
 		}
 	}
-	req.UID, req.GID, req.AllowRoot = requestIdentity(ef.uid, ef.gid)
+	req.UID, req.GID, req.AllowRoot = RequestIdentity(ef.uid, ef.gid)
 	return req, nil
 }
 
 // runExec runs the command confined and propagates its exit status.
-func (a *app) runExec(ef execFlags, args []string) error {
+func (a *App) runExec(ef execFlags, args []string) error {
 	req, pl, err := a.prepareExec(ef, args)
 	if err != nil {
 		return err
 	}
 	var trace *safefile.File
 	if ef.trace != "" {
-		if err := checkOutFile(ef.trace); err != nil {
-			return usageErrorf("exec: --trace: %v", err)
+		if err := CheckOutFile(ef.trace); err != nil {
+			return UsageErrorf("exec: --trace: %v", err)
 		}
 		if trace, err = safefile.Create(ef.trace, 0o644); err != nil {
-			return usageErrorf("exec: --trace: %v", err)
+			return UsageErrorf("exec: --trace: %v", err)
 		}
 		defer trace.Abort()
 	}
-	rt, err := a.openRunAPI(req.Trace, 0)
+	rt, err := a.OpenRunAPI(req.Trace, 0)
 	if err != nil {
-		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
+		return &ExitError{Code: ExitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
 	}
-	defer rt.close()
+	defer rt.Close()
 	rt.plan = pl
-	r, final, err := a.runRequest(rt, req, writerOrNil(trace))
+	r, final, err := a.RunRequest(rt, req, WriterOrNil(trace))
 	if err != nil {
 		if r == nil {
 			return err
 		}
-		return &ExitError{Code: exitSandboxFailure, Err: fmt.Errorf("exec: run %s: %w", r.run.ID, err)}
+		return &ExitError{Code: ExitSandboxFailure, Err: fmt.Errorf("exec: run %s: %w", r.run.ID, err)}
 	}
 	if trace != nil {
 		if err := r.finishTrace(trace, final); err != nil {
-			a.log.Warn("trace", zap.Error(err))
+			a.Log.Warn("trace", zap.Error(err))
 		}
 	}
-	return r.exitStatus(final, "exec")
+	return r.ExitStatus(final, "exec")
 }
 
-// writerOrNil is f as an io.Writer, nil (not a nil *safefile.File) when f is.
-func writerOrNil(f *safefile.File) io.Writer {
+// WriterOrNil is f as an io.Writer, nil (not a nil *safefile.File) when f is.
+func WriterOrNil(f *safefile.File) io.Writer {
 	if f == nil {
 		return nil
 	}
 	return f
 }
-
-// landlockABI returns the kernel's Landlock ABI; tests replace it to play
-// a kernel without Landlock.
-var landlockABI = sandbox.KernelLandlockABI

@@ -1,4 +1,4 @@
-package cli
+package core
 
 import (
 	"os"
@@ -12,20 +12,28 @@ import (
 	"github.com/authbench/authbench/internal/testenv"
 )
 
+// TestMain lets the test binary serve as the state watchdog an embedded
+// daemon starts (it re-executes os.Executable(), this binary).
+func TestMain(m *testing.M) {
+	if code, ok := RunSpecial(os.Args[1:]); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
 // TestEmbedOneShotStateIsRemoved: an embedded daemon without a state
 // directory (exec, trace) gets one of its own, which closing removes;
 // the close reports no error.
 func TestEmbedOneShotStateIsRemoved(t *testing.T) {
 	testenv.NeedRoot(t)
-	a := &app{log: zap.NewNop()}
-	e, err := a.embed(embedConfig{})
+	e, err := Embed(zap.NewNop(), EmbedConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(e.tmpState); err != nil || !st.IsDir() {
 		t.Fatalf("state dir %q: %v", e.tmpState, err)
 	}
-	if err := a.closeEmbedded(e); err != nil {
+	if err := e.Close(zap.NewNop()); err != nil {
 		t.Errorf("close: %v", err)
 	}
 	if _, err := os.Stat(e.tmpState); !os.IsNotExist(err) {
@@ -39,8 +47,7 @@ func TestEmbedOneShotStateIsRemoved(t *testing.T) {
 func TestEmbedWatchdogEndsWithClose(t *testing.T) {
 	testenv.NeedRoot(t)
 	state := filepath.Join(t.TempDir(), "state")
-	a := &app{log: zap.NewNop()}
-	e, err := a.embed(embedConfig{stateDir: state, watchdog: true})
+	e, err := Embed(zap.NewNop(), EmbedConfig{StateDir: state, Watchdog: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +55,7 @@ func TestEmbedWatchdogEndsWithClose(t *testing.T) {
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Fatalf("watchdog %d: %v", pid, err)
 	}
-	if err := a.closeEmbedded(e); err != nil {
+	if err := e.Close(zap.NewNop()); err != nil {
 		t.Errorf("close: %v", err)
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
