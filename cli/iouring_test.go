@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // ioUringProg tries io_uring_setup and, when the kernel refuses it with
@@ -64,4 +63,3 @@ func TestTraceHasNoIOUring(t *testing.T) {
 		t.Fatalf("the fallback open of %s is not in the trace:\n%s", marker, events)
 	}
 }
-
