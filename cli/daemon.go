@@ -15,6 +15,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/daemon/metrics"
 	"github.com/authbench/authbench/daemon/taskwork"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/tracer"
@@ -80,7 +81,7 @@ SIGINT aborts every active run and stops the daemon.`,
 			}
 			m, err := daemon.NewManager(daemon.Config{
 				StateDir: stateDir, Work: taskwork.New(taskwork.Config{ImagesDir: imagesDir, Registries: registries, Tracer: tr}),
-				Self: self, Tracer: daemonTracer(tr), MaxConcurrent: maxConcurrent, Log: a.Log,
+				Self: self, Tracer: daemonTracer(tr), Metrics: metrics.New(), MaxConcurrent: maxConcurrent, Log: a.Log,
 				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
 				TrustedTaskRoots: trustedTasks, MemberModels: members,
 				HidePaths: socketHidePaths(a.Socket),

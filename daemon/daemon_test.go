@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/daemon/metrics"
 	"io"
 	"net"
 	"net/http"
@@ -47,6 +48,9 @@ func startTunedTestDaemon(t *testing.T, cfg Config, group string, tune func(*Ser
 	}
 	if cfg.Work == nil {
 		cfg.Work = testWork
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.New()
 	}
 	m, err := NewManager(cfg)
 	if err != nil {

@@ -88,7 +88,7 @@ type connLimiter struct {
 	*net.UnixListener
 	perUID int
 	total  int
-	m      *Metrics
+	m      Metrics
 	log    *zap.Logger
 
 	// lingering bounds the refused connections still being drained.
@@ -100,7 +100,7 @@ type connLimiter struct {
 	lastLogs map[uint32]time.Time
 }
 
-func newConnLimiter(ln *net.UnixListener, perUID, total int, m *Metrics, log *zap.Logger) *connLimiter {
+func newConnLimiter(ln *net.UnixListener, perUID, total int, m Metrics, log *zap.Logger) *connLimiter {
 	return &connLimiter{
 		UnixListener: ln, perUID: perUID, total: total, m: m, log: log,
 		byUID: map[uint32]int{}, lastLogs: map[uint32]time.Time{}, lingering: make(chan struct{}, maxLingering),
@@ -158,7 +158,7 @@ func (l *connLimiter) release(uid uint32) {
 
 // refuse answers 429 (with reason) and closes c.
 func (l *connLimiter) refuse(c *net.UnixConn, p Peer, reason string) {
-	l.m.connsRefused.Inc()
+	l.m.ConnRefused()
 	body, _ := json.Marshal(runapi.ErrorResponse{Error: "too many connections: " + reason})
 	resp := fmt.Sprintf("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n", len(body)+1, body)
 	l.answerAndClose(c, []byte(resp))

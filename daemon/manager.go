@@ -28,6 +28,8 @@ type Config struct {
 	// Tracer traces the command runs that ask for it (a *tracer.Tracer);
 	// nil when tracing is unavailable.
 	Tracer Tracer
+	// Metrics counts what the daemon does (nil: nothing is counted).
+	Metrics Metrics
 	// Work carries out task runs, generations and image builds (package
 	// daemon/taskwork, with the task images, registries and tracer);
 	// nil: the Manager runs commands only and refuses the other kinds.
@@ -92,7 +94,7 @@ const (
 type Manager struct {
 	cfg     Config
 	store   *Store
-	metrics *Metrics
+	metrics Metrics
 	log     *zap.Logger
 	slots   chan struct{}
 	// trustedTasks are Config.TrustedTaskRoots, resolved.
@@ -152,6 +154,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
+	}
 	trusted, err := resolveTrustedRoots(cfg.TrustedTaskRoots)
 	if err != nil {
 		return nil, err
@@ -162,7 +167,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	store.noSync = cfg.OneShot
 	m := &Manager{trustedTasks: trusted,
-		cfg: cfg, store: store, metrics: newMetrics(), log: cfg.Log,
+		cfg: cfg, store: store, metrics: cfg.Metrics, log: cfg.Log,
 		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
 		unsaved: map[string]*runapi.Run{}, ended: map[string]*runapi.Run{},
 	}
@@ -171,7 +176,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		m.log.Warn("some run records are unreadable", zap.Error(err))
 	}
 	for _, r := range runs {
-		m.metrics.transition("", r.State)
+		m.metrics.Transition("", r.State)
 	}
 	return m, nil
 }
@@ -195,7 +200,7 @@ func (m *Manager) RecoverStale() error {
 			err = errors.Join(err, serr)
 			continue
 		}
-		m.metrics.transition(from, runapi.StateAborted)
+		m.metrics.Transition(from, runapi.StateAborted)
 	}
 	if cerr := m.DeleteStaleContainers(); cerr != nil {
 		return errors.Join(err, cerr) // their rootfs may still be in use
@@ -211,9 +216,6 @@ func (m *Manager) RecoverStale() error {
 	}
 	return err
 }
-
-// Metrics returns the manager's metrics.
-func (m *Manager) Metrics() *Metrics { return m.metrics }
 
 // Submit validates req for caller peer, records the run and starts it.
 func (m *Manager) Submit(req *runapi.RunRequest, peer Peer) (*runapi.Run, error) {
@@ -255,7 +257,7 @@ func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) 
 	}
 	if err := m.checkQuota(peer.UID); err != nil {
 		cancel(nil)
-		m.metrics.quotaRefused.Inc()
+		m.metrics.QuotaRefused()
 		return nil, err
 	}
 	if err := m.createRecord(rec); err != nil {
@@ -263,7 +265,7 @@ func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) 
 		return nil, &stateFault{err: err}
 	}
 	m.active[id] = ar
-	m.metrics.transition("", runapi.StateQueued)
+	m.metrics.Transition("", runapi.StateQueued)
 	m.wg.Add(1)
 	go m.run(ar)
 	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command), zap.Uint32("caller", peer.UID))
@@ -352,7 +354,7 @@ func (m *Manager) setRunning(ar *activeRun, pid int) {
 	ar.rec.State, ar.rec.Pid, ar.rec.StartedAt = runapi.StateRunning, pid, &now
 	err := m.saveProgress(ar.rec)
 	ar.mu.Unlock()
-	m.metrics.transition(runapi.StateQueued, runapi.StateRunning)
+	m.metrics.Transition(runapi.StateQueued, runapi.StateRunning)
 	if err != nil {
 		m.fault(ar, err)
 	}
@@ -390,12 +392,12 @@ func (m *Manager) end(ar *activeRun, state runapi.State, failure error, code *in
 		m.ended[rec.ID] = &rec
 		m.mu.Unlock()
 	}
-	m.metrics.transition(from, state)
+	m.metrics.Transition(from, state)
+	var wall time.Duration
 	if rec.StartedAt != nil {
-		m.metrics.durations.WithLabelValues(string(state)).Observe(rec.EndedAt.Sub(*rec.StartedAt).Seconds())
+		wall = rec.EndedAt.Sub(*rec.StartedAt)
 	}
-	m.metrics.events.Add(float64(rec.Events))
-	m.metrics.lost.Add(float64(rec.LostEvents))
+	m.metrics.RunEnded(state, rec.StartedAt != nil, wall, rec.Events, rec.LostEvents)
 	m.mu.Lock()
 	delete(m.active, rec.ID)
 	m.mu.Unlock()

@@ -66,6 +66,6 @@ func (m *Manager) closeOutput(ar *activeRun, o *runOutput) {
 	if out+errOut == 0 {
 		return
 	}
-	m.metrics.outputDropped.Add(float64(out + errOut))
+	m.metrics.OutputDropped(int64(out + errOut))
 	m.update(ar, func(r *runapi.Run) { r.StdoutDroppedBytes, r.StderrDroppedBytes = out, errOut })
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/runapi"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 )
 
@@ -79,7 +78,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "ok\n")
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.metrics.registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", s.m.metrics.Handler())
 	mux.HandleFunc("POST /v1/runs", s.createRun)
 	mux.HandleFunc("GET /v1/runs", s.listRuns)
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
@@ -113,7 +112,7 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		s.m.metrics.refused.Inc()
+		s.m.metrics.Refused()
 		logIt := cp == nil
 		if cp != nil {
 			cp.logOnce.Do(func() { logIt = true })
@@ -151,7 +150,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var fe *ForbiddenError
 		if errors.As(err, &fe) {
-			s.m.metrics.refused.Inc()
+			s.m.metrics.Refused()
 			s.log.Warn("request refused", zap.Int32("pid", peer.PID), zap.Uint32("uid", peer.UID),
 				zap.String("rule", fe.Rule), zap.String("reason", fe.Reason),
 				zap.String("method", r.Method), zap.String("path", r.URL.Path))

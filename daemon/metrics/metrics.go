@@ -1,11 +1,20 @@
-package daemon
+// Package metrics counts what a daemon does in Prometheus metrics,
+// served on its GET /metrics (daemon.Config.Metrics). The daemon's core
+// does not link Prometheus: a Manager embedded for one command (exec)
+// counts nothing.
+package metrics
 
 import (
-	"github.com/authbench/authbench/runapi"
+	"net/http"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/authbench/authbench/runapi"
 )
 
-// Metrics are the daemon's Prometheus metrics, served on GET /metrics.
+// Metrics are the daemon's Prometheus metrics (daemon.Metrics).
 type Metrics struct {
 	registry  *prometheus.Registry
 	runs      *prometheus.GaugeVec
@@ -22,7 +31,8 @@ type Metrics struct {
 	outputDropped prometheus.Counter
 }
 
-func newMetrics() *Metrics {
+// New returns the metrics of a daemon, each at zero.
+func New() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		runs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -46,12 +56,40 @@ func newMetrics() *Metrics {
 	return m
 }
 
-// transition moves one run from state from ("" for a new run) to to.
-func (m *Metrics) transition(from, to runapi.State) {
+// Transition moves one run from state from ("" for a new run) to to.
+func (m *Metrics) Transition(from, to runapi.State) {
 	if from != "" {
 		m.runs.WithLabelValues(string(from)).Dec()
 	}
 	m.runs.WithLabelValues(string(to)).Inc()
+}
+
+// RunEnded counts an ended run: its wall time (ran: it started) and
+// its trace events, recorded and lost.
+func (m *Metrics) RunEnded(state runapi.State, ran bool, wall time.Duration, events, lost uint64) {
+	if ran {
+		m.durations.WithLabelValues(string(state)).Observe(wall.Seconds())
+	}
+	m.events.Add(float64(events))
+	m.lost.Add(float64(lost))
+}
+
+// QuotaRefused counts a run refused by the per-uid active-run quota.
+func (m *Metrics) QuotaRefused() { m.quotaRefused.Inc() }
+
+// Refused counts an API request refused by peer-credential
+// authorisation.
+func (m *Metrics) Refused() { m.refused.Inc() }
+
+// ConnRefused counts a connection refused by the connection limits.
+func (m *Metrics) ConnRefused() { m.connsRefused.Inc() }
+
+// OutputDropped counts bytes of a run's stdout and stderr not stored.
+func (m *Metrics) OutputDropped(bytes int64) { m.outputDropped.Add(float64(bytes)) }
+
+// Handler serves the metrics in Prometheus's text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
 // newCounter is a counter named name with help text help.
