@@ -61,11 +61,10 @@ type Config struct {
 	HidePaths []string
 	// OneShot is for a Manager embedded for one command (`authbench exec`
 	// and `trace` with no daemon listening) whose StateDir is removed when
-	// the command ends: a run's record is written once, when it ends, and
-	// without fsync (nothing would read an intermediate one, and no crash
-	// recovery looks at the directory); until then it lives in memory,
-	// where API reads find it as before, and an ended run stays readable
-	// from memory as well.
+	// the command ends: a run's record lives in memory only, where API
+	// reads find it, running or ended (nothing would read a file of it:
+	// no crash recovery looks at the directory). The run's directory
+	// still holds its logs.
 	OneShot bool
 	// Log receives structured logs.
 	Log *zap.Logger
@@ -165,7 +164,6 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	store.noSync = cfg.OneShot
 	m := &Manager{trustedTasks: trusted,
 		cfg: cfg, store: store, metrics: cfg.Metrics, log: cfg.Log,
 		slots: make(chan struct{}, cfg.MaxConcurrent), active: map[string]*activeRun{},
@@ -375,7 +373,10 @@ func (m *Manager) end(ar *activeRun, state runapi.State, failure error, code *in
 	ar.mu.Lock()
 	from := ar.rec.State
 	m.finishRecord(ar.rec, state, failure, code)
-	err := m.store.Save(ar.rec)
+	var err error
+	if !m.cfg.OneShot {
+		err = m.store.Save(ar.rec)
+	}
 	if err != nil && state != runapi.StateFailed {
 		// The record in memory stays the answer (unsaved) until a retry
 		// saves it; a run that already failed keeps its first reason.

@@ -24,9 +24,6 @@ const (
 // atomically (temp file + rename), beside the run's event log and output.
 type Store struct {
 	dir string
-	// noSync leaves terminal records unsynced and unindented (a OneShot
-	// manager's state directory does not outlive its process).
-	noSync bool
 }
 
 // OpenStore creates (if needed) and opens the state directory dir.
@@ -66,16 +63,9 @@ func (s *Store) CreateDir(id string) error {
 // Save writes the record of r atomically (temporary file and rename). A
 // record in a terminal state is also synced to disk before the rename, so
 // a finished run's record survives a crash of the machine; intermediate
-// states are not worth the fsyncs on every run's start (nor is any record
-// of a OneShot manager, whose directory does not outlive it).
+// states are not worth the fsyncs on every run's start.
 func (s *Store) Save(r *runapi.Run) error {
-	var data []byte
-	var err error
-	if s.noSync {
-		data, err = json.Marshal(r) // a OneShot record: read by no one but a program
-	} else {
-		data, err = json.MarshalIndent(r, "", " ")
-	}
+	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", r.ID, err)
 	}
@@ -86,7 +76,7 @@ func (s *Store) Save(r *runapi.Run) error {
 	}
 	_, werr := tmp.Write(append(data, '\n'))
 	var serr error
-	if r.State.Terminal() && !s.noSync {
+	if r.State.Terminal() {
 		serr = tmp.Sync()
 	}
 	cerr := tmp.Close()
