@@ -231,6 +231,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/authbench
+	install -D -m 0755 $(FULL_BIN) $(DESTDIR)$(PREFIX)/bin/authbench-full
 	install -D -m 0755 $(INIT_BIN) $(DESTDIR)$(PREFIX)/bin/authbench-sandbox-init
 	install -D -m 0644 deploy/authbench.service $(DESTDIR)/etc/systemd/system/authbench.service
 	install -D -m 0644 docs/api.md $(DESTDIR)$(PREFIX)/share/doc/authbench/api.md

@@ -1,5 +1,5 @@
-// Package daemon is authbench's one privileged component. It loads the
-// eBPF tracer once, carries out runs in sandboxed, traced process trees,
+// Package daemon is authbench's one privileged component. It carries
+// out runs in sandboxed, traced process trees,
 // keeps run records under a state directory and serves a versioned
 // HTTP/JSON API on a unix socket (docs/api.md). Callers are authorised by
 // SO_PEERCRED: root and members of one group; a member sees and controls
@@ -19,8 +19,15 @@
 //   - a permission generation (RunRequest.Generate, package generate):
 //     a generator in a read-only copy of the task's environment.
 //
+// Task runs, generations and image builds are carried out behind the
+// contract of package daemon/work (Config.Work, package daemon/taskwork);
+// the tracer (Config.Tracer) and the metrics (Config.Metrics, package
+// daemon/metrics) are interfaces too. The core links none of them, so
+// the thin front (cli/front) embeds it for exec; a Manager without Work
+// runs commands only.
+//
 // A member's model agent or generator may use only the endpoints and
-// limits the config's [model] section allows members (agent.MemberPolicy:
+// limits the config's [model] section allows members (modelconfig.MemberPolicy:
 // 403 model_endpoint_not_allowed, model_limits, before any connection);
 // the model's key travels in the request and is kept in memory only.
 // The wire types, the records, the API interface, the socket client and
