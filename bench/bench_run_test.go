@@ -25,7 +25,7 @@ func needBench(t testing.TB) string {
 	testenv.NeedRoot(t)
 	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	return testenv.Authbench(t)
+	return testenv.AuthbenchFull(t)
 }
 
 // fixtureTasks copies fixture tasks into a fresh tasks dir.

@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os"
+
+	"go.uber.org/zap"
 
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/daemon"
+	"github.com/authbench/authbench/daemon/taskwork"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -42,7 +47,24 @@ func Main(args []string) int {
 	if code, ok := core.RunSpecial(args); ok {
 		return code
 	}
+	if len(args) == 2 && args[0] == daemon.WatchdogCommand {
+		if err := daemon.RunWatchdog(args[1], taskwork.New(taskwork.Config{}), watchdogLog()); err != nil {
+			fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	return Run(args, os.Stdout, os.Stderr)
+}
+
+// watchdogLog is the state watchdog's log: JSON lines on stderr (its
+// state dir's watchdog.log).
+func watchdogLog() *zap.Logger {
+	l, err := zap.NewProduction()
+	if err != nil {
+		return zap.NewNop()
+	}
+	return l
 }
 
 // Run runs one CLI invocation with the given output streams and returns

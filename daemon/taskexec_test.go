@@ -19,7 +19,7 @@ func startTaskDaemon(t *testing.T, cfg Config) (*testDaemon, string) {
 	t.Helper()
 	tr := testTracer(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	cfg.Self, cfg.Tracer = testBinary, tr
+	cfg.Self, cfg.Tracer = testenv.FullBinary(testBinary), tr
 	cfg.Work = taskwork.New(taskwork.Config{ImagesDir: testenv.ImagesDir(), Tracer: tr})
 	d := startTestDaemon(t, cfg, "")
 	dir, err := filepath.Abs(fixtureTask)

@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/daemon/work"
 )
 
 // WatchdogCommand is the hidden subcommand of an embedded manager's
@@ -119,8 +121,9 @@ func (e *Embedded) WatchdogPID() int { return e.cmd.Process.Pid }
 
 // RunWatchdog is the watchdog's body: it waits for the end of the
 // process that started it, then, once no other process uses the state
-// directory (an exclusive lock), recovers the runs left in flight.
-func RunWatchdog(state string, log *zap.Logger) error {
+// directory (an exclusive lock), recovers the runs left in flight; w
+// cleans up after task runs (nil when the embedding process ran none).
+func RunWatchdog(state string, w work.Kinds, log *zap.Logger) error {
 	pipe := os.NewFile(watchdogFD, "watchdog")
 	if pipe == nil {
 		return errors.New("watchdog: no pipe on descriptor 3")
@@ -135,7 +138,7 @@ func RunWatchdog(state string, log *zap.Logger) error {
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		return fmt.Errorf("watchdog: lock %s: %w", state, err)
 	}
-	m, err := NewManager(Config{StateDir: state, Log: log})
+	m, err := NewManager(Config{StateDir: state, Work: w, Log: log})
 	if err != nil {
 		return fmt.Errorf("watchdog: %w", err)
 	}

@@ -31,7 +31,7 @@ func setup(t *testing.T) {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	testSelf = testenv.Authbench(t)
+	testSelf = testenv.AuthbenchFull(t)
 	setupOnce.Do(func() { testTr, setupErr = tracer.Load(tracer.Options{}, zap.NewNop()) })
 	if setupErr != nil {
 		t.Fatal(setupErr)

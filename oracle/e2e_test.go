@@ -40,7 +40,7 @@ func testAPI(t testing.TB) runapi.API {
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
 	tracerOnce.Do(func() { sharedTr, tracerErr = tracer.Load(tracer.Options{}, zap.NewNop()) })
 	testenv.NeedNoError(t, "the eBPF tracer", tracerErr)
-	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Work: taskwork.New(taskwork.Config{ImagesDir: testenv.ImagesDir(), Tracer: sharedTr}), Self: testenv.Authbench(t), Tracer: sharedTr, Log: zap.NewNop()})
+	m, err := daemon.NewManager(daemon.Config{StateDir: t.TempDir(), Work: taskwork.New(taskwork.Config{ImagesDir: testenv.ImagesDir(), Tracer: sharedTr}), Self: testenv.AuthbenchFull(t), Tracer: sharedTr, Log: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}

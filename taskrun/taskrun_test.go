@@ -29,7 +29,7 @@ func setup(t testing.TB) {
 	t.Helper()
 	testenv.NeedRoot(t)
 	testenv.NeedTools(t, "runc", "buildah", "debootstrap")
-	testSelf, testTr = testenv.Authbench(t), testenv.Tracer(t)
+	testSelf, testTr = testenv.AuthbenchFull(t), testenv.Tracer(t)
 }
 
 func testImages() env.Store { return env.Store{Dir: testenv.ImagesDir()} }

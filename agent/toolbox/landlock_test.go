@@ -19,7 +19,7 @@ import (
 func TestConfinedToolboxGetsTheKernelsDenials(t *testing.T) {
 	testenv.NeedRoot(t)
 	testenv.Need(t, "Landlock", sandbox.KernelLandlockABI() > 0)
-	bin := testenv.Authbench(t)
+	bin := testenv.AuthbenchFull(t)
 	// outside /tmp, which the default baseline opens
 	dir, err := os.MkdirTemp("/var/tmp", "authbench-toolbox-")
 	if err != nil {

@@ -133,33 +133,19 @@ func (a *App) landlockABI() int {
 }
 
 // RunSpecial runs the commands that are not the CLI's but the binary's
-// own re-executions (sandbox-init, die-with-parent, the state
-// watchdog); ok is false when args are none of them.
+// own re-executions that both binaries serve (sandbox-init,
+// die-with-parent); ok is false when args are none of them. The state
+// watchdog of an embedded daemon is the full CLI's (it cleans up after
+// task runs).
 func RunSpecial(args []string) (code int, ok bool) {
 	switch {
 	case len(args) > 0 && args[0] == sandbox.InitCommand:
 		_ = sandbox.RunInit()
 		return sandbox.ExitInitFailure, true
-	case len(args) == 2 && args[0] == daemon.WatchdogCommand:
-		if err := daemon.RunWatchdog(args[1], watchdogLog()); err != nil {
-			fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
-			return 1, true
-		}
-		return 0, true
 	case len(args) > 0 && args[0] == sandbox.DieWithParentCommand:
 		err := sandbox.RunDieWithParent(args[1:])
 		fmt.Fprintf(os.Stderr, "authbench: %v\n", err)
 		return 127, true
 	}
 	return 0, false
-}
-
-// watchdogLog is the state watchdog's log: JSON lines on stderr (its
-// state dir's watchdog.log).
-func watchdogLog() *zap.Logger {
-	l, err := zap.NewProduction()
-	if err != nil {
-		return zap.NewNop()
-	}
-	return l
 }

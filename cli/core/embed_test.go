@@ -9,14 +9,19 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/daemon"
+
 	"github.com/authbench/authbench/internal/testenv"
 )
 
 // TestMain lets the test binary serve as the state watchdog an embedded
 // daemon starts (it re-executes os.Executable(), this binary).
 func TestMain(m *testing.M) {
-	if code, ok := RunSpecial(os.Args[1:]); ok {
-		os.Exit(code)
+	if len(os.Args) == 3 && os.Args[1] == daemon.WatchdogCommand {
+		if err := daemon.RunWatchdog(os.Args[2], nil, zap.NewNop()); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -94,6 +94,20 @@ func Authbench(t testing.TB) string {
 	return bin
 }
 
+// AuthbenchFull is the full CLI next to Authbench's thin front
+// (authbench-full): the binary to re-execute for task runs, whose
+// containers run its hidden commands (agent-tools) with nothing next to
+// it to hand them to.
+func AuthbenchFull(t testing.TB) string {
+	t.Helper()
+	return FullBinary(Authbench(t))
+}
+
+// FullBinary is the full CLI next to the front binary bin.
+func FullBinary(bin string) string {
+	return filepath.Join(filepath.Dir(bin), "authbench-full")
+}
+
 // BuildAuthbench is Authbench for callers outside a test (TestMain); it
 // builds once per process.
 func BuildAuthbench() (string, error) {
