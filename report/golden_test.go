@@ -1,9 +1,10 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"reflect"
 	"testing"
@@ -23,17 +24,17 @@ func TestReportJSONIsUnchanged(t *testing.T) {
 	}
 	defer f.Close()
 	var records []trial.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for dec := json.NewDecoder(f); ; {
 		var r trial.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		if err := dec.Decode(&r); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
 			t.Fatal(err)
 		}
 		records = append(records, r)
 	}
-	if err := sc.Err(); err != nil || len(records) != 3 {
-		t.Fatalf("%d rows (%v)", len(records), err)
+	if len(records) != 3 {
+		t.Fatalf("%d rows", len(records))
 	}
 	var buf bytes.Buffer
 	if err := Build(records, Options{}).JSON(&buf); err != nil {
