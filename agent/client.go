@@ -72,7 +72,7 @@ func newClient(cfg Config, hc *http.Client) *client {
 	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithAPIKey(cfg.APIKey.Reveal()),
-		option.WithMaxRetries(cfg.retries()),
+		option.WithMaxRetries(cfg.Retries()),
 		option.WithRequestTimeout(time.Duration(cfg.CallTimeout)),
 		option.WithMiddleware(limitBody, onlyOwnHeaders(cfg.APIKey)),
 	}

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // Tool is one function the model may call.
@@ -28,19 +30,18 @@ type Observation struct {
 // Outcome.Summary (the finish tool's summary).
 const ExtraSummary = "summary"
 
-// StopReason says why a loop ended.
-type StopReason string
+// StopReason says why a loop ended (modelconfig.StopReason: records
+// carry it without linking this client).
+type StopReason = modelconfig.StopReason
 
-// The reasons a loop ends.
+// The reasons a loop ends (see modelconfig).
 const (
-	StopFinished      StopReason = "finished"       // finish tool, or an accepted final answer
-	StopTurnLimit     StopReason = "turn_limit"     // MaxTurns model calls without finishing
-	StopTimeout       StopReason = "timeout"        // ctx ended (the run's time is up)
-	StopModelError    StopReason = "model_error"    // retries exhausted, 4xx, garbage body
-	StopInvalidAnswer StopReason = "invalid_answer" // Final rejected the answer after the repairs
-	// StopLimits: the conversation would have passed max_history_bytes or
-	// the trajectory MaxTrajectoryBytes.
-	StopLimits StopReason = "limits"
+	StopFinished      = modelconfig.StopFinished
+	StopTurnLimit     = modelconfig.StopTurnLimit
+	StopTimeout       = modelconfig.StopTimeout
+	StopModelError    = modelconfig.StopModelError
+	StopInvalidAnswer = modelconfig.StopInvalidAnswer
+	StopLimits        = modelconfig.StopLimits
 )
 
 // Usage counts tokens as the endpoint reported them.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -225,7 +225,7 @@ func note(run *TaskRun) string {
 	}
 	if slices.Contains(run.Classes, trial.ClassAgentFailedVerifierPassed) {
 		parts = append(parts, "the agent failed ("+agentExit(run)+") but V_u passed")
-	} else if run.AgentStopReason != "" && run.AgentStopReason != string(agent.StopFinished) {
+	} else if run.AgentStopReason != "" && run.AgentStopReason != string(modelconfig.StopFinished) {
 		parts = append(parts, "the model agent stopped: "+run.AgentStopReason)
 	}
 	if len(run.ImageSubstitutions) > 0 {
@@ -247,7 +247,7 @@ func agentExit(run *TaskRun) string {
 	if run.AgentTimedOut {
 		s = "timed out, " + s
 	}
-	if run.AgentStopReason != "" && run.AgentStopReason != string(agent.StopFinished) {
+	if run.AgentStopReason != "" && run.AgentStopReason != string(modelconfig.StopFinished) {
 		s = "stopped: " + run.AgentStopReason + ", " + s
 	}
 	return s

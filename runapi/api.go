@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tracer/trace"
@@ -116,7 +116,7 @@ type TaskRequest struct {
 	// reads the model's key from its own environment). The daemon keeps
 	// the key in memory for the run only: the recorded request, the run
 	// record and the run's files never hold it.
-	Model *agent.Config `json:"model,omitempty"`
+	Model *modelconfig.Config `json:"model,omitempty"`
 	// BaseMap maps FROM images to local ones (NAME=IMAGE).
 	BaseMap map[string]string `json:"base_map,omitempty"`
 	// Semantics is how the policy becomes Landlock rules: "published"
@@ -154,7 +154,7 @@ type GenerateRequest struct {
 	// Model is the endpoint and options of an openai:MODEL generator,
 	// resolved by the client, with its api_key, which the daemon keeps in
 	// memory for the run only (as TaskRequest.Model).
-	Model *agent.Config `json:"model,omitempty"`
+	Model *modelconfig.Config `json:"model,omitempty"`
 }
 
 // Run is the record of one run, as GET /v1/runs/{id} returns it.

@@ -43,6 +43,30 @@ func TestLeafPackagesStayLeaves(t *testing.T) {
 	}
 }
 
+// heavyLibraries are third-party libraries whose package initialisation
+// and size the run API's users should not pay for: the model client,
+// image builds, eBPF, SQLite.
+var heavyLibraries = []string{"github.com/openai/openai-go", "github.com/moby/buildkit", "github.com/cilium/ebpf", "modernc.org/sqlite"}
+
+// TestLeafPackagesLinkNoHeavyLibrary: the run API, the lifecycle helper
+// and the packages that only read runs link none of heavyLibraries (the
+// model's plain config is agent/modelconfig, not the client).
+func TestLeafPackagesLinkNoHeavyLibrary(t *testing.T) {
+	for _, pkg := range []string{"runapi", "internal/lifecycle", "trial", "report", "agent/modelconfig"} {
+		for _, dep := range listAllDeps(t, pkg) {
+			for _, h := range heavyLibraries {
+				if strings.HasPrefix(dep, h) {
+					t.Errorf("%s links %s", pkg, dep)
+				}
+			}
+		}
+	}
+	// The check can fail: the model client links openai-go.
+	if !slices.ContainsFunc(listAllDeps(t, "agent"), func(d string) bool { return strings.HasPrefix(d, heavyLibraries[0]) }) {
+		t.Errorf("go list -deps ./agent lacks %s", heavyLibraries[0])
+	}
+}
+
 // TestListDepsSeesKernelPackages: the check above can fail — the daemon's
 // dependencies include the kernel-facing packages.
 func TestListDepsSeesKernelPackages(t *testing.T) {
@@ -54,17 +78,24 @@ func TestListDepsSeesKernelPackages(t *testing.T) {
 	}
 }
 
-// listDeps returns the module's packages pkg depends on (itself
-// included), relative to the module.
-func listDeps(t *testing.T, pkg string) []string {
+// listAllDeps returns every package pkg (of the module) depends on,
+// itself included.
+func listAllDeps(t *testing.T, pkg string) []string {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-deps", module+pkg)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
+	return strings.Fields(string(out))
+}
+
+// listDeps returns the module's packages pkg depends on (itself
+// included), relative to the module.
+func listDeps(t *testing.T, pkg string) []string {
+	t.Helper()
 	var deps []string
-	for _, line := range strings.Fields(string(out)) {
+	for _, line := range listAllDeps(t, pkg) {
 		if rel, ok := strings.CutPrefix(line, module); ok {
 			deps = append(deps, rel)
 		}

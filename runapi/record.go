@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
@@ -96,11 +96,11 @@ type TaskResult struct {
 	// (finished, turn_limit, timeout, model_error, invalid_answer,
 	// toolbox_died) and AgentError the error behind a stop that is not
 	// "finished". Its transcript is TrajectoryFile.
-	Model           *agent.Config `json:"model,omitempty"`
-	AgentTurns      int           `json:"agent_turns,omitempty"`
-	AgentTokens     *TokenCounts  `json:"agent_tokens,omitempty"`
-	AgentStopReason string        `json:"agent_stop_reason,omitempty"`
-	AgentError      string        `json:"agent_error,omitempty"`
+	Model           *modelconfig.Config `json:"model,omitempty"`
+	AgentTurns      int                 `json:"agent_turns,omitempty"`
+	AgentTokens     *TokenCounts        `json:"agent_tokens,omitempty"`
+	AgentStopReason string              `json:"agent_stop_reason,omitempty"`
+	AgentError      string              `json:"agent_error,omitempty"`
 	// Harness is an installed agent's harness and version
 	// (installed:NAME); HarnessError says why its transcript could not be
 	// kept. Its own transcript is harness-transcript.jsonl, as ATIF

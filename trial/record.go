@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
 )
 
@@ -194,9 +194,9 @@ type RunEnd struct {
 	AgentExitCode int    `json:"agent_exit_code"`
 	AgentSignal   string `json:"agent_signal,omitempty"`
 	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
-	// AgentStopReason is why a model agent's loop ended (agent.StopReason:
-	// finished, turn_limit, timeout, model_error, invalid_answer,
-	// limits); empty for other agents.
+	// AgentStopReason is why a model agent's loop ended
+	// (modelconfig.StopReason: finished, turn_limit, timeout, model_error,
+	// invalid_answer, limits); empty for other agents.
 	AgentStopReason string `json:"agent_stop_reason,omitempty"`
 	// ImageSubstitutions are the images the run used in place of those
 	// its task names (runapi.TaskResult): the run did not use the published
@@ -251,7 +251,7 @@ func (r *Record) ExcludedFrom(verifier string, trustVerifiers bool) bool {
 // finished: out of turns, a model error, an invalid answer, over its
 // limits).
 func (r *Record) AgentFailed() bool {
-	return r.AgentExitCode != 0 || r.AgentTimedOut || (r.AgentStopReason != "" && r.AgentStopReason != string(agent.StopFinished))
+	return r.AgentExitCode != 0 || r.AgentTimedOut || (r.AgentStopReason != "" && r.AgentStopReason != string(modelconfig.StopFinished))
 }
 
 // Started is when the run started: Finished less WallS.

@@ -1,4 +1,4 @@
-package agent
+package modelconfig
 
 import (
 	"encoding/json"
@@ -44,14 +44,15 @@ type Config struct {
 // "[redacted]". Whoever stores a Config calls Config.Redacted first.
 type Secret string
 
-const redacted = "[redacted]"
+// Redacted is what a Secret prints instead of itself.
+const Redacted = "[redacted]"
 
 // String returns "[redacted]" (or "" for an empty key).
 func (s Secret) String() string {
 	if s == "" {
 		return ""
 	}
-	return redacted
+	return Redacted
 }
 
 // GoString returns the redacted form for %#v.
@@ -195,9 +196,9 @@ func (c Config) Resolve(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-// retries is the number of retries the client makes (MaxRetries of a
+// Retries is the number of retries a client makes (MaxRetries of a
 // resolved config; -1 means none).
-func (c Config) retries() int {
+func (c Config) Retries() int {
 	if c.MaxRetries < 0 {
 		return 0
 	}
