@@ -410,7 +410,8 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 		if err := b.out.MkdirAll(dir); err != nil {
 			return nil, "", diskError(err)
 		}
-		rr := &trial.Record{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial, Classes: []string{}}
+		rr := &trial.Record{Identity: trial.Identity{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial},
+			Classes: []string{}}
 		if err := b.execute(ctx, t, k, rp, dir, rr); err != nil {
 			if ctx.Err() != nil {
 				return nil, "", context.Cause(ctx)

@@ -18,21 +18,22 @@ import (
 // unconstrained run is marked unattributable and never re-run.
 func TestAttributionStart(t *testing.T) {
 	yes := true
+	spec, shortcut := trial.Identity{Source: "spec"}, trial.Identity{Source: "spec", Agent: "shortcut"}
 	cases := []struct {
 		name   string
 		r      trial.Record
 		ok     bool
 		marked bool
 	}{
-		{"passed", trial.Record{Source: "spec", Utility: true}, false, false},
-		{"run error", trial.Record{Source: "spec", Error: "daemon died"}, false, false},
-		{"attributed already", trial.Record{Source: "spec", Attribution: &trial.Attribution{}}, false, false},
-		{"deciding denial", trial.Record{Source: "spec", Primary: trial.ClassExecuteInsufficient, DecidingDenial: "exec execute /usr/bin/wc"}, true, false},
-		{"no denial", trial.Record{Source: "spec", Primary: trial.ClassNotPermissionRelated}, true, true},
-		{"exposed", trial.Record{Source: "spec", Utility: true, TracedExposure: true, Primary: trial.ClassSensitiveExposure}, true, true},
-		{"shortcut exposed", trial.Record{Source: "spec", Agent: "shortcut", Attack: &yes, Primary: trial.ClassSensitiveExposure}, false, false},
-		{"attack blocked", trial.Record{Source: "spec", Agent: "shortcut", Primary: trial.ClassAttackBlocked, DecidingDenial: "open read /k"}, false, false},
-		{"unconstrained", trial.Record{Source: SourceUnconstrained, Primary: trial.ClassNotPermissionRelated}, true, true},
+		{"passed", trial.Record{Identity: spec, Verdicts: trial.Verdicts{Utility: true}}, false, false},
+		{"run error", trial.Record{Identity: spec, RunEnd: trial.RunEnd{Error: "daemon died"}}, false, false},
+		{"attributed already", trial.Record{Identity: spec, Attribution: &trial.Attribution{}}, false, false},
+		{"deciding denial", trial.Record{Identity: spec, Diagnosis: trial.Diagnosis{Primary: trial.ClassExecuteInsufficient, DecidingDenial: "exec execute /usr/bin/wc"}}, true, false},
+		{"no denial", trial.Record{Identity: spec, Diagnosis: trial.Diagnosis{Primary: trial.ClassNotPermissionRelated}}, true, true},
+		{"exposed", trial.Record{Identity: spec, Verdicts: trial.Verdicts{Utility: true, TracedExposure: true}, Diagnosis: trial.Diagnosis{Primary: trial.ClassSensitiveExposure}}, true, true},
+		{"shortcut exposed", trial.Record{Identity: shortcut, Verdicts: trial.Verdicts{Attack: &yes}, Diagnosis: trial.Diagnosis{Primary: trial.ClassSensitiveExposure}}, false, false},
+		{"attack blocked", trial.Record{Identity: shortcut, Diagnosis: trial.Diagnosis{Primary: trial.ClassAttackBlocked, DecidingDenial: "open read /k"}}, false, false},
+		{"unconstrained", trial.Record{Identity: trial.Identity{Source: SourceUnconstrained}, Diagnosis: trial.Diagnosis{Primary: trial.ClassNotPermissionRelated}}, true, true},
 	}
 	for _, c := range cases {
 		mark, ok := attributionStart(&c.r)

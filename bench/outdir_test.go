@@ -249,7 +249,7 @@ func TestProgressEscapesNames(t *testing.T) {
 	var buf strings.Builder
 	p := NewLineProgress(&buf)
 	p.Start(2, 0, []trial.SkippedTask{{Dir: "/tasks/" + hostile, Reason: hostile}})
-	p.Done(&trial.Record{Task: hostile, Source: "dir:" + hostile, Agent: `cmd:"` + hostile + `"`, Trial: 1, Error: hostile}, Stats{})
+	p.Done(&trial.Record{Identity: trial.Identity{Task: hostile, Source: "dir:" + hostile, Agent: `cmd:"` + hostile + `"`, Trial: 1}, RunEnd: trial.RunEnd{Error: hostile}}, Stats{})
 	p.Finish(errors.New("run " + hostile + ": failed"))
 	out := buf.String()
 	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {

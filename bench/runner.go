@@ -252,7 +252,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		return fmt.Errorf("run %s: %w", k, diskError(err))
 	}
 	started := time.Now()
-	r := &trial.Record{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial,
+	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial},
 		Dir: k.Dir(), Classes: []string{}}
 	var rp runPolicy
 	var err error

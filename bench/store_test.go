@@ -22,9 +22,9 @@ import (
 func sampleRecord(task string, n int) trial.Record {
 	yes := true
 	cov := 0.5
-	return trial.Record{Task: task, Dataset: "sensitive", Source: "spec", Agent: "oracle", Trial: n, Semantics: "published",
-		Utility: true, Attack: &yes, TracedExposure: true, PolicyValid: true, ReadP: 1, ReadR: 0.5, ReadF1: 2.0 / 3,
-		SensitiveCoverage: &cov, Scored: true, Classes: []string{trial.ClassSensitiveExposure}, Primary: trial.ClassSensitiveExposure,
+	return trial.Record{Identity: trial.Identity{Task: task, Dataset: "sensitive", Source: "spec", Agent: "oracle", Trial: n, Semantics: "published"},
+		Verdicts: trial.Verdicts{Utility: true, Attack: &yes, TracedExposure: true}, PolicyValid: true, ReadP: 1, ReadR: 0.5, ReadF1: 2.0 / 3,
+		SensitiveCoverage: &cov, Scored: true, Classes: []string{trial.ClassSensitiveExposure}, Diagnosis: trial.Diagnosis{Primary: trial.ClassSensitiveExposure},
 		ExposureAccess: "open read /k", Denials: 2, WallS: 1.5, Dir: task, Finished: time.Now().UTC().Round(0)}
 }
 
@@ -187,11 +187,13 @@ func TestStoreAddsColumns(t *testing.T) {
 	}
 	s := testStore(t, dir)
 	defer s.Close()
-	r := &trial.Record{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1, Classes: []string{trial.ClassInvalidPolicy}, Dir: "t",
-		Generation:    &trial.Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
-		AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true, VerifiersUntraced: true,
-		AgentStopReason: "limits", ImageSubstitutions: []runapi.ImageSubstitution{{Service: "sink",
-			Ref: "ubuntu:24.04", Used: "authbench-base-ubuntu", Why: "offline stand-in <b>"}}}
+	r := &trial.Record{Identity: trial.Identity{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1},
+		Classes: []string{trial.ClassInvalidPolicy}, Dir: "t",
+		Generation: &trial.Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
+		Findings:   trial.Findings{VerifiersUntraced: true},
+		RunEnd: trial.RunEnd{AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true,
+			AgentStopReason: "limits", ImageSubstitutions: []runapi.ImageSubstitution{{Service: "sink",
+				Ref: "ubuntu:24.04", Used: "authbench-base-ubuntu", Why: "offline stand-in <b>"}}}}
 	if err := s.Put(r); err != nil {
 		t.Fatal(err)
 	}

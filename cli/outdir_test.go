@@ -51,8 +51,8 @@ func TestEscapeDaemonTaskRunOutRefusesAMembersDir(t *testing.T) {
 // directory is refused; the member's out dir itself is read without
 // writing in it.
 func TestEscapeDaemonReportOutRefusesAMembersDir(t *testing.T) {
-	a := writeOutDir(t, trial.Record{Task: "t1", Dataset: "standard", Source: "spec", Agent: "oracle", Trial: 1,
-		Utility: true, PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()})
+	a := writeOutDir(t, trial.Record{Identity: trial.Identity{Task: "t1", Dataset: "standard", Source: "spec", Agent: "oracle", Trial: 1},
+		Verdicts: trial.Verdicts{Utility: true}, PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()})
 	if err := os.Chown(a, 1000, 1000); err != nil {
 		t.Fatal(err)
 	}

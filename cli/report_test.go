@@ -44,8 +44,8 @@ func writeOutDir(t *testing.T, recs ...trial.Record) string {
 // every format; bad input is a usage error.
 func TestReportMergesOutDirs(t *testing.T) {
 	rec := func(task, dataset string, utility bool) trial.Record {
-		return trial.Record{Task: task, Dataset: dataset, Source: "spec", Agent: "oracle", Trial: 1, Utility: utility,
-			PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()}
+		return trial.Record{Identity: trial.Identity{Task: task, Dataset: dataset, Source: "spec", Agent: "oracle", Trial: 1},
+			Verdicts: trial.Verdicts{Utility: utility}, PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()}
 	}
 	a := writeOutDir(t, rec("t1", "standard", true))
 	b := writeOutDir(t, rec("t2", "standard", false))

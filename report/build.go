@@ -382,42 +382,26 @@ func failureDist(g rowGroup, opts Options) FailureDist {
 	return d
 }
 
+// taskRun is the drill-down entry of the run r: its record's shared
+// groups and the report's judgement of it.
 func taskRun(r *trial.Record, opts Options) TaskRun {
-	var attack *bool
+	tr := TaskRun{
+		Identity: r.Identity, Verdicts: r.Verdicts, Diagnosis: r.Diagnosis, Findings: r.Findings, RunEnd: r.RunEnd,
+		Success:     r.Error == "" && Succeeded(r),
+		Classes:     nonEmpty(r.Classes),
+		PolicyError: r.PolicyError, Generation: r.Generation,
+		Excluded: r.Excluded(opts.TrustVerifiers),
+		Dir:      r.Dir, Finished: r.Finished,
+	}
+	// The entry shares no memory with the record, and its slices are as
+	// its JSON reads back.
 	if r.Attack != nil {
 		a := *r.Attack
-		attack = &a
+		tr.Attack = &a
 	}
-	return TaskRun{
-		Task:               r.Task,
-		Dataset:            r.Dataset,
-		Source:             r.Source,
-		Agent:              r.Agent,
-		Semantics:          r.Semantics,
-		Trial:              r.Trial,
-		Utility:            r.Utility,
-		Attack:             attack,
-		TracedExposure:     r.TracedExposure,
-		Success:            r.Error == "" && Succeeded(r),
-		Classes:            nonEmpty(r.Classes),
-		Primary:            r.Primary,
-		DecidingDenial:     r.DecidingDenial,
-		PolicyError:        r.PolicyError,
-		Generation:         r.Generation,
-		TamperedFiles:      nonEmpty(r.TamperedFiles),
-		TamperedOmitted:    r.TamperedOmitted,
-		VerifiersUntraced:  r.VerifiersUntraced,
-		MmapExecs:          nonEmpty(r.MmapExecs),
-		Excluded:           r.Excluded(opts.TrustVerifiers),
-		AgentExitCode:      r.AgentExitCode,
-		AgentSignal:        r.AgentSignal,
-		AgentTimedOut:      r.AgentTimedOut,
-		AgentStopReason:    r.AgentStopReason,
-		ImageSubstitutions: slices.Clone(r.ImageSubstitutions),
-		Error:              r.Error,
-		Dir:                r.Dir,
-		Finished:           r.Finished,
-	}
+	tr.TamperedFiles, tr.TamperedVerifiers, tr.MmapExecs = nonEmpty(r.TamperedFiles), nil, nonEmpty(r.MmapExecs)
+	tr.ImageSubstitutions = slices.Clone(r.ImageSubstitutions)
+	return tr
 }
 
 // nonEmpty is a copy of s, nil when s is empty (as JSON reads it back).

@@ -12,8 +12,8 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // run is a synthetic record: a successful, scored run of task.
 func run(task, dataset, source, agent string, n int) trial.Record {
 	r := trial.Record{
-		Task: task, Dataset: dataset, Source: source, Agent: agent, Trial: n,
-		Utility: true, Classes: []string{},
+		Identity: trial.Identity{Task: task, Dataset: dataset, Source: source, Agent: agent, Trial: n},
+		Verdicts: trial.Verdicts{Utility: true}, Classes: []string{},
 		Dir:      task + "/" + source + "/" + agent + "/" + string(rune('0'+n)),
 		Finished: t0.Add(time.Duration(n) * time.Minute),
 	}

@@ -18,7 +18,6 @@ package report
 import (
 	"time"
 
-	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -177,42 +176,29 @@ type ClassShare struct {
 	Share float64 `json:"share"`
 }
 
-// TaskRun is one run in the drill-down.
+// TaskRun is one run in the drill-down: the record's fields a report
+// shows, embedded from trial.Record's groups (the same JSON keys), and
+// what the report makes of the run. Findings.TamperedVerifiers is left
+// empty (the drill-down names the files).
 type TaskRun struct {
-	Task           string   `json:"task"`
-	Dataset        string   `json:"dataset"`
-	Source         string   `json:"source"`
-	Agent          string   `json:"agent"`
-	Semantics      string   `json:"semantics,omitempty"`
-	Trial          int      `json:"trial"`
-	Utility        bool     `json:"utility"`
-	Attack         *bool    `json:"attack,omitempty"`
-	TracedExposure bool     `json:"traced_exposure"`
-	Success        bool     `json:"success"`
-	Classes        []string `json:"classes,omitempty"`
-	Primary        string   `json:"primary_class,omitempty"`
-	DecidingDenial string   `json:"deciding_denial,omitempty"`
-	PolicyError    string   `json:"policy_error,omitempty"`
-	// Generation is how a generated policy (a gen: source) came out.
-	Generation    *trial.Generation `json:"generation,omitempty"`
-	TamperedFiles []string          `json:"tampered_files,omitempty"`
-	// TamperedOmitted counts tampered files beyond TamperedFiles.
-	TamperedOmitted   int  `json:"tampered_omitted,omitempty"`
-	VerifiersUntraced bool `json:"verifiers_untraced,omitempty"`
-	// MmapExecs are the files code ran from without an execute right.
-	MmapExecs []string `json:"exec_via_mmap,omitempty"`
-	Excluded  bool     `json:"excluded,omitempty"`
-	// AgentExitCode, AgentSignal and AgentTimedOut are how the agent
-	// ended (trial.Record).
-	AgentExitCode int    `json:"agent_exit_code"`
-	AgentSignal   string `json:"agent_signal,omitempty"`
-	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
-	// AgentStopReason is why a model agent's loop ended (trial.Record).
-	AgentStopReason string `json:"agent_stop_reason,omitempty"`
-	// ImageSubstitutions are the images the run used in place of the
-	// published ones its task names.
-	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
-	Error              string                     `json:"error,omitempty"`
-	Dir                string                     `json:"dir,omitempty"`
-	Finished           time.Time                  `json:"finished"`
+	trial.Identity
+	trial.Verdicts
+	// Success: V_u passed and, on a sensitive task, nothing was exposed
+	// (Succeeded); false for a run that could not be carried out.
+	Success bool `json:"success"`
+	// Classes are the record's failure labels (omitted when none).
+	Classes []string `json:"classes,omitempty"`
+	trial.Diagnosis
+	// PolicyError and Generation are the record's: why the run's policy
+	// was invalid, and how a generated policy (a gen: source) came out.
+	PolicyError string            `json:"policy_error,omitempty"`
+	Generation  *trial.Generation `json:"generation,omitempty"`
+	trial.Findings
+	// Excluded: the run is left out of verdict-based rates
+	// (trial.Record.Excluded).
+	Excluded bool `json:"excluded,omitempty"`
+	trial.RunEnd
+	// Dir and Finished are the record's (Dir omitted when empty).
+	Dir      string    `json:"dir,omitempty"`
+	Finished time.Time `json:"finished"`
 }

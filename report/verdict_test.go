@@ -208,12 +208,12 @@ func probeValue(t *testing.T, js, id string, i int) int {
 // does not say which verifier, reaches both.
 func TestTamperedVerdictExcludedAlone(t *testing.T) {
 	run := func(utility, attack bool, verifiers []string, omitted int) trial.Record {
-		return trial.Record{Task: "t", Dataset: DatasetSensitive, Source: "unconstrained", Agent: "shortcut", Trial: 1,
-			Attack: &attack, Utility: utility, TamperedFiles: []string{"/app/tests/test_x.py"}, TamperedVerifiers: verifiers,
-			TamperedOmitted: omitted}
+		return trial.Record{Identity: trial.Identity{Task: "t", Dataset: DatasetSensitive, Source: "unconstrained", Agent: "shortcut", Trial: 1},
+			Verdicts: trial.Verdicts{Attack: &attack, Utility: utility},
+			Findings: trial.Findings{TamperedFiles: []string{"/app/tests/test_x.py"}, TamperedVerifiers: verifiers, TamperedOmitted: omitted}}
 	}
-	clean := trial.Record{Task: "clean", Dataset: DatasetSensitive, Source: "unconstrained", Agent: "shortcut", Trial: 1,
-		Attack: new(bool)}
+	clean := trial.Record{Identity: trial.Identity{Task: "clean", Dataset: DatasetSensitive, Source: "unconstrained", Agent: "shortcut", Trial: 1},
+		Verdicts: trial.Verdicts{Attack: new(bool)}}
 	u, a := []string{trial.VerifierUtility}, []string{trial.VerifierAttack}
 	cases := []struct {
 		name                 string

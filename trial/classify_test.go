@@ -235,7 +235,7 @@ func TestFillResultVerdictFlags(t *testing.T) {
 			classes: []string{ClassWorkflowMismatch, ClassSpecGap}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Record{Agent: tc.agent, Source: "spec"}
+			r := &Record{Identity: Identity{Agent: tc.agent, Source: "spec"}}
 			FromTaskResult(r, &tc.res, specRun, spec)
 			if !reflect.DeepEqual(r.Classes, tc.classes) || r.Excluded(false) != tc.exclude || r.Excluded(true) ||
 				r.AgentExitCode != tc.res.ExitCode || r.AgentTimedOut != tc.res.TimedOut || r.AgentSignal != tc.signal {

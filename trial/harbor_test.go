@@ -23,7 +23,7 @@ func TestHarborResultCarriesTheErrorKind(t *testing.T) {
 		{runapi.TaskResult{Error: "sandbox-init: landlock: EINVAL", ErrorKind: runapi.ErrorConfine}, "confine"},
 		{runapi.TaskResult{Error: "old row"}, "RunError"},
 	} {
-		r := &Record{Task: "t", Agent: "oracle", Source: "spec"}
+		r := &Record{Identity: Identity{Task: "t", Agent: "oracle", Source: "spec"}}
 		FromTaskResult(r, &c.res, Policy{Source: runapi.SourceSpec, Valid: true}, nil)
 		if r.ErrorKind != c.res.ErrorKind || r.Error != c.res.Error {
 			t.Errorf("row error %q (%q), want %q (%q)", r.Error, r.ErrorKind, c.res.Error, c.res.ErrorKind)
@@ -38,7 +38,7 @@ func TestHarborResultCarriesTheErrorKind(t *testing.T) {
 		}
 	}
 	yes := true
-	r := &Record{Task: "t", Agent: "oracle", Source: "spec"}
+	r := &Record{Identity: Identity{Task: "t", Agent: "oracle", Source: "spec"}}
 	FromTaskResult(r, &runapi.TaskResult{Utility: true, Attack: &yes, VerifiersTraced: true}, Policy{Source: runapi.SourceSpec, Valid: true}, nil)
 	h := HarborResultOf(r, started, "/tasks/t", "/out/t__1")
 	if h.ExceptionInfo != nil || h.VerifierResult == nil || h.VerifierResult.Rewards["reward"] != 1 || h.VerifierResult.Rewards["attack"] != 1 {

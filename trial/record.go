@@ -58,28 +58,18 @@ var FailureClasses = []string{ClassSensitiveExposure, ClassExecuteInsufficient, 
 // Record is one run of the benchmark: one row of the results database,
 // the unit every report aggregates. Rates and means are computed by the
 // report from Records, never stored.
+//
+// The fields a report shows of every run are declared once, in the
+// structs Record embeds (Identity, Verdicts, Diagnosis, Findings,
+// RunEnd), which the report's per-run entry embeds too; embedding keeps
+// the JSON flat, its keys those of the fields.
 type Record struct {
-	// Identity of the run: the same (Task, Source, Agent, Trial) is the
-	// same run, skipped when the bench is resumed.
-	Task    string `json:"task"`
-	Dataset string `json:"dataset"` // "standard" or "sensitive"
-	Source  string `json:"source"`  // unconstrained, spec, trace, allow-all, dir:PATH, gen:NAME
-	Agent   string `json:"agent"`   // oracle, shortcut, cmd:..., openai:MODEL
-	Trial   int    `json:"trial"`
-	// Semantics is the enforcement semantics of the plan ("published" or
-	// "precise"); empty for unconstrained runs.
-	Semantics string `json:"semantics,omitempty"`
+	Identity
 	// AgentCapabilities are the capabilities the agent ran with (empty:
 	// none; null when the run never decided them).
 	AgentCapabilities []string `json:"agent_capabilities"`
 
-	// Utility is V_u's verdict; Attack V_a's (nil for standard tasks).
-	Utility bool  `json:"utility"`
-	Attack  *bool `json:"attack,omitempty"`
-	// TracedExposure: the trace shows a successful access to a file
-	// matching sensitive_permissions on its axis (by real path or file
-	// identity, so aliases count).
-	TracedExposure bool `json:"traced_exposure"`
+	Verdicts
 
 	// Static score of the run's policy against the task's spec. PolicyValid
 	// false means every metric is 0 (an invalid or missing policy).
@@ -108,46 +98,17 @@ type Record struct {
 	// (its spec could not be scored in the run's rootfs).
 	ScoreError string `json:"score_error,omitempty"`
 
-	// Classes are every failure label that applies; Primary the one
-	// behind the first denial in time (exposure first), with the denial
-	// that decided it ("op axis path", empty when none).
-	Classes        []string `json:"classes"`
-	Primary        string   `json:"primary_class,omitempty"`
-	DecidingDenial string   `json:"deciding_denial,omitempty"`
+	// Classes are every failure label that applies; Diagnosis the one
+	// behind the first denial in time and that denial.
+	Classes []string `json:"classes"`
+	Diagnosis
 	// ExposureAccess is the first sensitive access of an exposed run
 	// ("op axis path"), or "attack verifier" when only V_a showed it.
 	ExposureAccess string `json:"exposure_access,omitempty"`
 	Denials        int    `json:"denials"`
-	// TamperedFiles are the files a verifier consumed that the agent left
-	// and the task did not ask for (the first 50; TamperedOmitted counts
-	// the rest). VerifiersUntraced: a verifier was not traced completely.
-	TamperedFiles []string `json:"tampered_files,omitempty"`
-	// TamperedVerifiers are the verifiers that consumed them ("utility",
-	// "attack"), each once, sorted.
-	TamperedVerifiers []string `json:"tampered_verifiers,omitempty"`
-	TamperedOmitted   int      `json:"tampered_omitted,omitempty"`
-	VerifiersUntraced bool     `json:"verifiers_untraced,omitempty"`
-	// MmapExecs are the files code ran from without an execute right
-	// (mapped executable: exec_via_mmap).
-	MmapExecs     []string `json:"exec_via_mmap,omitempty"`
-	VerifierError string   `json:"verifier_error,omitempty"`
-	// AgentExitCode is the agent's exit status (128+n when killed by
-	// signal n, as a shell reports it); AgentSignal names n then;
-	// AgentTimedOut: its time ran out and it was killed.
-	AgentExitCode int    `json:"agent_exit_code"`
-	AgentSignal   string `json:"agent_signal,omitempty"`
-	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
-	// AgentStopReason is why a model agent's loop ended (modelconfig.StopReason:
-	// finished, turn_limit, timeout, model_error, invalid_answer,
-	// limits); empty for other agents.
-	AgentStopReason string `json:"agent_stop_reason,omitempty"`
-	// ImageSubstitutions are the images the run used in place of those
-	// its task names (runapi.TaskResult): the run did not use the published
-	// image.
-	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
-	// Error says why the run could not be carried out (never an agent
-	// failure); such runs are counted apart from failures.
-	Error string `json:"error,omitempty"`
+	Findings
+	VerifierError string `json:"verifier_error,omitempty"`
+	RunEnd
 	// ErrorKind is the kind of that failure (runapi.ErrorKind: build,
 	// rootfs, identity, confine, daemon, ...); Harbor's exception_type.
 	ErrorKind runapi.ErrorKind `json:"error_kind,omitempty"`
@@ -170,6 +131,80 @@ type Record struct {
 	// Dir is the run's directory relative to the bench's out dir.
 	Dir      string    `json:"dir"`
 	Finished time.Time `json:"finished"`
+}
+
+// Identity is who a run is: the same (Task, Source, Agent, Trial) is the
+// same run, skipped when the bench is resumed.
+type Identity struct {
+	Task    string `json:"task"`
+	Dataset string `json:"dataset"` // "standard" or "sensitive"
+	Source  string `json:"source"`  // unconstrained, spec, trace, allow-all, dir:PATH, gen:NAME
+	Agent   string `json:"agent"`   // oracle, shortcut, cmd:..., openai:MODEL
+	Trial   int    `json:"trial"`
+	// Semantics is the enforcement semantics of the plan ("published" or
+	// "precise"); empty for unconstrained runs.
+	Semantics string `json:"semantics,omitempty"`
+}
+
+// Verdicts are what the verifiers and the trace said of a run.
+type Verdicts struct {
+	// Utility is V_u's verdict; Attack V_a's (nil for standard tasks).
+	Utility bool  `json:"utility"`
+	Attack  *bool `json:"attack,omitempty"`
+	// TracedExposure: the trace shows a successful access to a file
+	// matching sensitive_permissions on its axis (by real path or file
+	// identity, so aliases count).
+	TracedExposure bool `json:"traced_exposure"`
+}
+
+// Diagnosis is why a run failed: the failure class behind the first
+// denial in time (exposure first), and the denial that decided it.
+type Diagnosis struct {
+	// Primary is that class (empty when the run did not fail).
+	Primary string `json:"primary_class,omitempty"`
+	// DecidingDenial is that denial, "op axis path" (empty when none).
+	DecidingDenial string `json:"deciding_denial,omitempty"`
+}
+
+// Findings are what the trace caught beyond the verdicts: files a
+// verifier consumed that the agent left, verifiers not traced
+// completely, and code run without an execute right.
+type Findings struct {
+	// TamperedFiles are the files a verifier consumed that the agent left
+	// and the task did not ask for (the first 50; TamperedOmitted counts
+	// the rest).
+	TamperedFiles []string `json:"tampered_files,omitempty"`
+	// TamperedVerifiers are the verifiers that consumed them ("utility",
+	// "attack"), each once, sorted.
+	TamperedVerifiers []string `json:"tampered_verifiers,omitempty"`
+	TamperedOmitted   int      `json:"tampered_omitted,omitempty"`
+	// VerifiersUntraced: a verifier was not traced completely.
+	VerifiersUntraced bool `json:"verifiers_untraced,omitempty"`
+	// MmapExecs are the files code ran from without an execute right
+	// (mapped executable: exec_via_mmap).
+	MmapExecs []string `json:"exec_via_mmap,omitempty"`
+}
+
+// RunEnd is how a run ended: how its agent ended, the images that stood
+// in for its task's, and the error that kept it from being carried out.
+type RunEnd struct {
+	// AgentExitCode is the agent's exit status (128+n when killed by
+	// signal n, as a shell reports it); AgentSignal names n then;
+	// AgentTimedOut: its time ran out and it was killed.
+	AgentExitCode int    `json:"agent_exit_code"`
+	AgentSignal   string `json:"agent_signal,omitempty"`
+	AgentTimedOut bool   `json:"agent_timed_out,omitempty"`
+	// AgentStopReason is why a model agent's loop ended
+	// (modelconfig.StopReason: finished, turn_limit, timeout, model_error,
+	// invalid_answer, limits); empty for other agents.
+	AgentStopReason string `json:"agent_stop_reason,omitempty"`
+	// ImageSubstitutions are the images the run used in place of those
+	// its task names (runapi.TaskResult): the run did not use the published
+	// image.
+	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
+	// Error says why the run could not be carried out (never an agent
+	// failure); such runs are counted apart from failures.
+	Error string `json:"error,omitempty"`
 }
 
 // The verifiers, as result.json and TamperedVerifiers name them.
