@@ -116,7 +116,7 @@ func (a *app) printRunTable(runs []*runapi.Run) {
 			exit = fmt.Sprint(*r.ExitCode)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r.ID, r.State, exit, r.CallerUID,
-			r.CreatedAt.Local().Format(time.DateTime), len(r.Denials), termtext.Escape(strings.Join(r.Request.Command, " ")))
+			r.CreatedAt.Local().Format(time.DateTime), len(r.DeniedAccesses()), termtext.Escape(strings.Join(r.Request.Command, " ")))
 	}
 	tw.Flush()
 }

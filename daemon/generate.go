@@ -91,10 +91,7 @@ func (m *Manager) executeGenerate(ctx context.Context, ar *activeRun) outcome {
 		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model,
 	})
 	if rec != nil {
-		m.update(ar, func(r *runapi.Run) {
-			r.GenerateResult = rec
-			r.Events, r.LostEvents, r.Denials = rec.Events, rec.LostEvents, rec.Denials
-		})
+		m.update(ar, func(r *runapi.Run) { r.GenerateResult = rec }) // its counts and denials are read there
 	}
 	if err != nil {
 		return outcome{startErr: err, killed: ctx.Err() != nil}

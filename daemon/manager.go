@@ -398,7 +398,8 @@ func (m *Manager) end(ar *activeRun, state runapi.State, failure error, code *in
 	if rec.StartedAt != nil {
 		wall = rec.EndedAt.Sub(*rec.StartedAt)
 	}
-	m.metrics.RunEnded(state, rec.StartedAt != nil, wall, rec.Events, rec.LostEvents)
+	events, lost := rec.TraceCounts()
+	m.metrics.RunEnded(state, rec.StartedAt != nil, wall, events, lost)
 	m.mu.Lock()
 	delete(m.active, rec.ID)
 	m.mu.Unlock()

@@ -94,6 +94,7 @@ func ParseEvents(data []byte) (events []trace.Event, summary bool, lost uint64, 
 // trace is incomplete.
 func checkRecording(t *tasks.Task, r *replay, verifierOutput, agentStderr string) error {
 	res, run := r.Result, r.Run
+	_, runLost := run.TraceCounts()
 	switch {
 	case res.TimedOut:
 		return &TimeoutError{Task: t.Name, RunID: run.ID, TimeoutS: t.Config.Agent.TimeoutSec}
@@ -109,7 +110,7 @@ func checkRecording(t *tasks.Task, r *replay, verifierOutput, agentStderr string
 	case !res.Traced:
 		return &IncompleteTraceError{Task: t.Name, RunID: run.ID, Reason: "the run was not traced (the daemon has no tracer)"}
 	case run.TraceIncomplete:
-		return &IncompleteTraceError{Task: t.Name, RunID: run.ID, Lost: run.LostEvents, Reason: "the event log was not finished"}
+		return &IncompleteTraceError{Task: t.Name, RunID: run.ID, Lost: runLost, Reason: "the event log was not finished"}
 	case res.LostEvents > 0 || r.Lost > 0:
 		return &IncompleteTraceError{Task: t.Name, RunID: run.ID, Lost: max(res.LostEvents, r.Lost),
 			Reason: fmt.Sprintf("%d events lost", max(res.LostEvents, r.Lost))}

@@ -184,13 +184,17 @@ type Run struct {
 	Error      string `json:"error,omitempty"`
 	// ErrorKind is the kind of that failure (confine, agent_timeout,
 	// cancelled, daemon, or a task run's: build, rootfs, ...).
-	ErrorKind  ErrorKind  `json:"error_kind,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	StartedAt  *time.Time `json:"started_at,omitempty"`
-	EndedAt    *time.Time `json:"ended_at,omitempty"`
-	Events     uint64     `json:"events"`
-	LostEvents uint64     `json:"lost_events"`
-	// Denials are the traced operations the plan refused (audit), in
+	ErrorKind ErrorKind  `json:"error_kind,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	// Events and LostEvents count a command's trace (a task run's or a
+	// generation's are in its result: TraceCounts reads either).
+	Events     uint64 `json:"events"`
+	LostEvents uint64 `json:"lost_events"`
+	// Denials are the traced operations the plan refused (audit) of a
+	// command (a task run's or a generation's are in its result:
+	// DeniedAccesses reads either), in
 	// order of first occurrence; DeniedDropped counts those beyond
 	// audit.MaxDenials.
 	Denials       []audit.Denial `json:"denials,omitempty"`
@@ -201,9 +205,10 @@ type Run struct {
 	// mapped executable (a library loaded with LD_PRELOAD or dlopen).
 	MmapExecs []audit.MmapExec `json:"mmap_execs,omitempty"`
 	// LandlockABI is the kernel's Landlock ABI version (0: none).
-	LandlockABI int `json:"landlock_abi"`
 	// UnenforcedRights lists rights of the plan this kernel could not
-	// enforce.
+	// enforce. Both are a command's (a task run's are in its result:
+	// Enforcement reads either).
+	LandlockABI      int      `json:"landlock_abi"`
 	UnenforcedRights []string `json:"unenforced_rights,omitempty"`
 	// Plan is the Landlock rule plan the run was restricted by.
 	Plan *policy.Plan `json:"plan,omitempty"`
@@ -226,6 +231,42 @@ type Run struct {
 	// (beyond the daemon's output cap, or after a write error).
 	StdoutDroppedBytes int64 `json:"stdout_dropped_bytes,omitempty"`
 	StderrDroppedBytes int64 `json:"stderr_dropped_bytes,omitempty"`
+}
+
+// TraceCounts are the trace events the run recorded and lost: a task
+// run's or a generation's from its result (the run references it), a
+// command's — or a run whose result never came, such as one a dead
+// daemon left — from the run itself.
+func (r *Run) TraceCounts() (events, lost uint64) {
+	switch {
+	case r.TaskResult != nil:
+		return r.TaskResult.Events, r.TaskResult.LostEvents
+	case r.GenerateResult != nil:
+		return r.GenerateResult.Events, r.GenerateResult.LostEvents
+	}
+	return r.Events, r.LostEvents
+}
+
+// DeniedAccesses are the traced operations the plan refused: a task
+// run's or a generation's from its result, a command's from the run.
+func (r *Run) DeniedAccesses() []audit.Denial {
+	switch {
+	case r.TaskResult != nil:
+		return r.TaskResult.Denials
+	case r.GenerateResult != nil:
+		return r.GenerateResult.Denials
+	}
+	return r.Denials
+}
+
+// Enforcement is the kernel's Landlock ABI and the rights of the plan it
+// could not enforce: a task run's from its result, a command's from the
+// run.
+func (r *Run) Enforcement() (landlockABI int, unenforced []string) {
+	if r.TaskResult != nil {
+		return r.TaskResult.LandlockABI, r.TaskResult.UnenforcedRights
+	}
+	return r.LandlockABI, r.UnenforcedRights
 }
 
 // ErrorResponse is the body of every non-2xx answer.
