@@ -76,7 +76,7 @@ func (m *Manager) executeBuild(ctx context.Context, ar *activeRun) outcome {
 	log := capped.NewWriter(logFile, "build log", m.cfg.MaxOutputBytes, nil)
 	defer log.Close()
 	res, err := m.cfg.Work.Build(ctx, work.BuildJob{Request: *ar.prep.req.Build, Task: ar.prep.build, Log: log})
-	m.update(ar, func(r *runapi.Run) { r.BuildResult = res })
+	m.amend(ar, func(r *runapi.Run) { r.BuildResult = res }) // saved with the end
 	if err != nil {
 		return outcome{startErr: err, killed: ctx.Err() != nil}
 	}

@@ -31,7 +31,7 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 	if res.startErr != nil {
 		status = startStatus(res.startErr)
 	}
-	m.update(ar, func(r *runapi.Run) { r.ExitStatus = &status })
+	m.amend(ar, func(r *runapi.Run) { r.ExitStatus = &status }) // saved with the end
 	return res
 }
 
@@ -47,7 +47,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 		return outcome{startErr: err}
 	}
 	enf := sandbox.KernelEnforcement()
-	m.update(ar, func(r *runapi.Run) {
+	m.amend(ar, func(r *runapi.Run) { // saved with the start (or the end)
 		r.Plan, r.LandlockABI = plan, enf.KernelABI
 		if plan != nil {
 			r.UnenforcedRights = enf.Gaps()
@@ -89,7 +89,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	res := lifecycle.Run(ctx, lifecycle.NewChildTree(child, opts), steps)
 	m.finishTrace(ar, rec)
 	if len(res.StillRunning) > 0 {
-		m.update(ar, func(r *runapi.Run) { r.StillRunning = res.StillRunning })
+		m.amend(ar, func(r *runapi.Run) { r.StillRunning = res.StillRunning }) // saved with the end
 	}
 	if res.Killed && res.StartErr != nil {
 		m.log.Error("killed tree not reaped in time", zap.String("run", id), zap.Error(res.StartErr))

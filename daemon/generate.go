@@ -91,7 +91,7 @@ func (m *Manager) executeGenerate(ctx context.Context, ar *activeRun) outcome {
 		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model,
 	})
 	if rec != nil {
-		m.update(ar, func(r *runapi.Run) { r.GenerateResult = rec }) // its counts and denials are read there
+		m.amend(ar, func(r *runapi.Run) { r.GenerateResult = rec }) // saved with the end; its counts and denials are read there
 	}
 	if err != nil {
 		return outcome{startErr: err, killed: ctx.Err() != nil}

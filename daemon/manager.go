@@ -358,6 +358,15 @@ func (m *Manager) setRunning(ar *activeRun, pid int) {
 	}
 }
 
+// amend changes the record under its lock without saving it: for what
+// the run's next saved state (its start, its end) writes anyway, so that
+// a run is written once per state, not once per field.
+func (m *Manager) amend(ar *activeRun, fn func(r *runapi.Run)) {
+	ar.mu.Lock()
+	fn(ar.rec)
+	ar.mu.Unlock()
+}
+
 // update changes the record under its lock and saves it.
 func (m *Manager) update(ar *activeRun, fn func(r *runapi.Run)) {
 	ar.mu.Lock()

@@ -67,5 +67,5 @@ func (m *Manager) closeOutput(ar *activeRun, o *runOutput) {
 		return
 	}
 	m.metrics.OutputDropped(int64(out + errOut))
-	m.update(ar, func(r *runapi.Run) { r.StdoutDroppedBytes, r.StderrDroppedBytes = out, errOut })
+	m.amend(ar, func(r *runapi.Run) { r.StdoutDroppedBytes, r.StderrDroppedBytes = out, errOut }) // saved with the end
 }

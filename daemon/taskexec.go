@@ -26,7 +26,7 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 		Source: tr.PolicySource, Policy: prep.policy, Semantics: policy.Semantics(tr.Semantics), Agent: tr.Agent, Model: prep.model,
 		Capabilities: prep.caps, AllowHosts: tr.AgentAllowHosts})
 	if res != nil {
-		m.update(ar, func(r *runapi.Run) { r.TaskResult = res }) // its counts and denials are read there
+		m.amend(ar, func(r *runapi.Run) { r.TaskResult = res }) // saved with the end; its counts and denials are read there
 	}
 	if err != nil {
 		return outcome{startErr: err, killed: ctx.Err() != nil}

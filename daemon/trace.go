@@ -42,7 +42,7 @@ func (m *Manager) finishTrace(ar *activeRun, rec *audit.Recording) {
 		}
 	}
 	a := rec.Auditor
-	m.update(ar, func(r *runapi.Run) {
+	m.amend(ar, func(r *runapi.Run) { // saved with the end
 		r.Events, r.LostEvents = sum.Events, sum.Lost+rec.Dropped()
 		r.Denials, r.DeniedDropped, r.LoaderExecs = a.Denials(), a.Dropped(), a.LoaderExecs()
 		r.MmapExecs = a.MmapExecs()
