@@ -150,6 +150,19 @@ func runOpenat2Agent() error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
 	}
+	listener, err := receiveListener()
+	if err != nil {
+		return err
+	}
+	sock.Close()
+	// Nothing is served before the tree's first notifying call: the
+	// set-up (the configuration, the identity, the Landlock ruleset, the
+	// opening thread) waits for it, so that a tree which never calls
+	// openat2 — most commands — does not pay for it. Every open the agent
+	// makes still comes after the whole set-up.
+	if !awaitNotification(listener) {
+		return nil // no process uses the filter any more
+	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, 256<<20))
 	if err != nil {
 		return fmt.Errorf("read the configuration: %w", err)
@@ -162,21 +175,41 @@ func runOpenat2Agent() error {
 	if err != nil {
 		return err
 	}
+	return a.serve(listener)
+}
+
+// receiveListener receives the seccomp listener that sandbox-init sends
+// on agentSockFD once its filter is installed.
+func receiveListener() (int, error) {
 	buf, oob := make([]byte, 16), make([]byte, unix.CmsgSpace(4))
 	_, oobn, _, _, err := unix.Recvmsg(agentSockFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("receive the listener: %w", err)
+		return -1, fmt.Errorf("receive the listener: %w", err)
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		return fmt.Errorf("receive the listener: no descriptor (%v)", err)
+		return -1, fmt.Errorf("receive the listener: no descriptor (%v)", err)
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
 	if err != nil || len(fds) != 1 {
-		return fmt.Errorf("receive the listener: no descriptor (%v)", err)
+		return -1, fmt.Errorf("receive the listener: no descriptor (%v)", err)
 	}
-	sock.Close()
-	return a.serve(fds[0])
+	return fds[0], nil
+}
+
+// awaitNotification blocks until listener has a notification to serve
+// (true) or no process uses the filter any more (false).
+func awaitNotification(listener int) bool {
+	for {
+		pfd := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
+		if _, err := unix.Poll(pfd, -1); err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return true // serve reports the error
+		}
+		return pfd[0].Revents&unix.POLLIN != 0 || pfd[0].Revents&(unix.POLLHUP|unix.POLLERR) == 0
+	}
 }
 
 // openat2Agent serves the openat2 notifications of one tree.
