@@ -2,14 +2,14 @@
 # `make test` is what CI runs (.ci/run): it installs what it needs first.
 
 GO        ?= go
-# The thin front (cli/front): exec and --version itself, every other
+# The thin front (cli/front): exec, score (over a root) and --version itself, every other
 # command by exec of the full CLI, found next to it.
 BIN       := bin/authbench
 FULL_BIN  := bin/authbench-full
 # The small sandbox-init program, found next to $(BIN) (sandbox.InitProgram).
 INIT_BIN  := bin/authbench-sandbox-init
 PKGS      := ./...
-APT_PKGS  := strace clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
+APT_PKGS  := strace time clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
 export GOFLAGS := -buildvcs=false
 # A static binary: it is bind-mounted into task rootfs, and libcap's psx
 # (Landlock on all threads) only works without cgo inside a PID namespace.

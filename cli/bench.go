@@ -211,7 +211,7 @@ func (a *app) runBench(f benchFlags) error {
 	}
 	if sum != nil {
 		if a.JSONOut {
-			if jerr := a.printJSON(sum); jerr != nil && err == nil {
+			if jerr := a.PrintJSON(sum); jerr != nil && err == nil {
 				err = jerr
 			}
 		} else {

@@ -1,6 +1,6 @@
 // Package cli holds the cobra commands of the full authbench binary
 // (authbench-full, which the thin front bin/authbench hands every command
-// but exec and --version). Each
+// but exec, score over a root and --version). Each
 // command parses its flags, calls the package that owns the work and
 // prints the result: human text on stderr, machine output (--json) on
 // stdout. Errors are printed once by Main; bad input exits 2. Commands

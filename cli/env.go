@@ -127,7 +127,7 @@ func (a *app) envCmd() *cobra.Command {
 				return err
 			}
 			if a.JSONOut {
-				return a.printJSON(map[string]any{"base": res.Image, "built": res.Built, "imported": res.Imported, "image": res.Tag})
+				return a.PrintJSON(map[string]any{"base": res.Image, "built": res.Built, "imported": res.Imported, "image": res.Tag})
 			}
 			return nil
 		},
@@ -208,7 +208,7 @@ func (a *app) buildTask(s *envSetup, t *tasks.Task) error {
 		fmt.Fprintf(a.Stderr, "%s is up to date, nothing to do: %s\n", t.Name, res.Rootfs)
 	}
 	if a.JSONOut {
-		return a.printJSON(map[string]any{"image": res.Image, "built": res.Built})
+		return a.PrintJSON(map[string]any{"image": res.Image, "built": res.Built})
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func (a *app) tasksErrata(f oracleFlags, args []string) error {
 		}
 	}
 	if a.JSONOut {
-		if err := a.printJSON(rep); err != nil {
+		if err := a.PrintJSON(rep); err != nil {
 			return err
 		}
 	} else {

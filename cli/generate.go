@@ -172,7 +172,7 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 		recs = append(recs, rec)
 	}
 	if a.JSONOut {
-		if err := a.printJSON(recs); err != nil {
+		if err := a.PrintJSON(recs); err != nil {
 			return err
 		}
 	}

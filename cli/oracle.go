@@ -162,7 +162,7 @@ func (a *app) oracleAgreement(f oracleFlags, dirs []string) error {
 	}
 	macro, n := oracle.MacroAgreement(list)
 	if a.JSONOut {
-		return a.printJSON(struct {
+		return a.PrintJSON(struct {
 			Tasks  []oracle.Agreement                 `json:"tasks"`
 			Macro  [len(policy.Axes)]policy.AxisScore `json:"macro"`
 			Scored int                                `json:"scored"`
@@ -337,7 +337,7 @@ func (a *app) oracleRecord(f oracleFlags, dir string) error {
 		written = true
 	}
 	if a.JSONOut {
-		return a.printJSON(struct {
+		return a.PrintJSON(struct {
 			Spec    *policy.Spec   `json:"spec"`
 			Report  *oracle.Report `json:"report"`
 			Written bool           `json:"written"`
@@ -451,7 +451,7 @@ func (a *app) oracleVerify(f oracleFlags, dir string) error {
 		return refusal(err)
 	}
 	if a.JSONOut {
-		if err := a.printJSON(v); err != nil {
+		if err := a.PrintJSON(v); err != nil {
 			return err
 		}
 	} else {

@@ -64,7 +64,7 @@ which rights this kernel's Landlock ABI cannot enforce.`,
 			}
 			enf := sandbox.KernelEnforcement()
 			if a.JSONOut {
-				return a.printJSON(map[string]any{"plan": pl, "enforcement": enf})
+				return a.PrintJSON(map[string]any{"plan": pl, "enforcement": enf})
 			}
 			a.ReportPlanWarnings(pl)
 			return writePlan(a.Stdout, pl, pf.Policy, enf)

@@ -51,12 +51,12 @@ func (a *app) reportCheck(file string, err error) error {
 	switch {
 	case err == nil:
 		if a.JSONOut {
-			return a.printJSON(map[string]any{"file": file, "valid": true})
+			return a.PrintJSON(map[string]any{"file": file, "valid": true})
 		}
 		fmt.Fprintln(a.Stdout, "ok")
 		return nil
 	case errors.As(err, &ve) && a.JSONOut:
-		if perr := a.printJSON(map[string]any{"file": file, "valid": false, "problems": ve.Problems}); perr != nil {
+		if perr := a.PrintJSON(map[string]any{"file": file, "valid": false, "problems": ve.Problems}); perr != nil {
 			return perr
 		}
 		return core.Usage(err)

@@ -85,7 +85,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root.AddCommand(
 		a.policyCmd(),
 		a.specCmd(),
-		a.scoreCmd(),
+		a.ScoreCmd(a.scoreTaskTarget()),
 		a.traceCmd(),
 		a.tasksCmd(),
 		a.envCmd(),

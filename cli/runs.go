@@ -61,7 +61,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 					return err
 				}
 				if a.JSONOut {
-					return a.printJSON(runs)
+					return a.PrintJSON(runs)
 				}
 				a.printRunTable(runs)
 				return nil
@@ -74,7 +74,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 				if err != nil {
 					return err
 				}
-				return a.printJSON(run)
+				return a.PrintJSON(run)
 			}),
 		},
 		&cobra.Command{
@@ -97,7 +97,7 @@ and cancels only the runs it submitted; another user's run is "no such run".`,
 					return err
 				}
 				if a.JSONOut {
-					return a.printJSON(run)
+					return a.PrintJSON(run)
 				}
 				fmt.Fprintf(a.Stderr, "run %s: %s\n", run.ID, run.State)
 				return nil

@@ -3,8 +3,9 @@ package cli
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -52,21 +53,38 @@ func TestScoreVersusFind(t *testing.T) {
 		float64(st)/float64(ft), float64(sr)/1024)
 }
 
-// measureRun runs argv once (output discarded; find's exit status is
-// ignored, since /tmp may hold unreadable entries) and returns its wall
-// time and peak RSS in KiB.
+// measureRun runs argv once under GNU time (output discarded; find's exit
+// status is ignored, since /tmp may hold unreadable entries) and returns
+// its wall time and peak RSS in KiB. The peak is GNU time's: a child this
+// test started itself would report at least the test binary's own RSS
+// (Go starts children with vfork, and the kernel keeps the pre-exec
+// memory's high-water mark in ru_maxrss), while GNU time forks from a
+// small process.
 func measureRun(t *testing.T, argv []string) (time.Duration, int64) {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
+	gnuTime, err := exec.LookPath("/usr/bin/time")
+	if err != nil {
+		t.Fatalf("GNU time measures the peak RSS (apt-get install time; make deps): %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "maxrss")
+	cmd := exec.Command(gnuTime, append([]string{"-q", "-f", "%M", "-o", out}, argv...)...)
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	d := time.Since(start)
 	if err != nil && argv[0] != "find" {
 		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if ru == nil {
-		t.Fatal("no rusage")
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return d, ru.Maxrss
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		t.Fatalf("GNU time wrote no peak RSS for %s: %q", argv[0], data)
+	}
+	kib, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
+	if err != nil {
+		t.Fatalf("GNU time's peak RSS for %s: %q", argv[0], data)
+	}
+	return d, kib
 }

@@ -32,7 +32,7 @@ func (a *app) seccompCmd() *cobra.Command {
 				return err
 			}
 			if a.JSONOut {
-				return a.printJSON(map[string]any{"file": args[0], "valid": true, "instructions": len(f.Program), "skipped": f.Skipped})
+				return a.PrintJSON(map[string]any{"file": args[0], "valid": true, "instructions": len(f.Program), "skipped": f.Skipped})
 			}
 			fmt.Fprintf(a.Stdout, "ok: %d BPF instructions", len(f.Program))
 			if len(f.Skipped) > 0 {

@@ -104,7 +104,7 @@ func (a *app) tasksLs(dir string) error {
 		rows = append(rows, row)
 	}
 	if a.JSONOut {
-		if err := a.printJSON(rows); err != nil {
+		if err := a.PrintJSON(rows); err != nil {
 			return err
 		}
 	} else if err := printTaskListing(a, rows); err != nil {

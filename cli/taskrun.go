@@ -194,7 +194,7 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 		return fmt.Errorf("task run %s %s: %s", final.ID, final.State, final.Error)
 	}
 	if a.JSONOut {
-		if err := a.printJSON(res); err != nil {
+		if err := a.PrintJSON(res); err != nil {
 			return err
 		}
 	} else {

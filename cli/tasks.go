@@ -68,7 +68,7 @@ func (a *app) tasksCheck(args []string) error {
 		}
 	}
 	if a.JSONOut {
-		if err := a.printJSON(map[string]any{"valid": bad == 0, "tasks": reports}); err != nil {
+		if err := a.PrintJSON(map[string]any{"valid": bad == 0, "tasks": reports}); err != nil {
 			return err
 		}
 	} else {

@@ -1,6 +1,6 @@
 // Command authbench scores, enforces and traces file-level permission
 // policies for coding agents. See README.md. It is the thin front
-// (package cli/front): it serves exec and --version itself and hands
+// (package cli/front): it serves exec, score and --version itself and hands
 // every other command to authbench-full, installed next to it.
 package main
 

@@ -3,8 +3,8 @@
 // exit status), its errors and exit statuses, the root command's flags,
 // the run API of the commands that run a command (the daemon on the
 // socket, else the daemon's Manager embedded here: OpenRunAPI, RunRequest)
-// and the exec command itself. The thin front (cli/front) serves exec
-// with it; the full CLI (package cli) builds every other command on it.
+// and the exec and score commands themselves. The thin front (cli/front)
+// serves exec and score with it; the full CLI (package cli) builds every other command on it.
 // It links no task environment, model client, eBPF loader or report
 // renderer: what an embedded daemon needs of those (the tracer, the task
 // work) the full CLI hands in (App.EmbedRuns).

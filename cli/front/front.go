@@ -1,5 +1,5 @@
 // Package front is the thin authbench binary (bin/authbench): it serves
-// `exec` (untraced), `--version` and the binary's own re-executions
+// `exec` (untraced), `score` over a root (not --task), `--version` and the binary's own re-executions
 // (sandbox-init, die-with-parent, the state watchdog) with the light CLI
 // core (package cli/core, the daemon's core embedded for exec), and hands
 // every other command, its argv unchanged, to the full CLI
@@ -36,7 +36,7 @@ func Main(args []string) int {
 	}
 	a := core.NewApp(os.Stdout, os.Stderr)
 	root := a.NewRoot("Score, enforce and trace file-level permission policies for coding agents (authbench --help lists every command)")
-	root.AddCommand(a.ExecCmd())
+	root.AddCommand(a.ExecCmd(), a.ScoreCmd(nil))
 	return a.Execute(root, args)
 }
 
@@ -45,8 +45,9 @@ func Main(args []string) int {
 var rootValueFlags = map[string]bool{"--socket": true, "--log-level": true}
 
 // ServesHere reports whether the front serves args itself: `--version`
-// alone (with root flags), or `exec` without --trace (tracing loads the
-// eBPF tracer, the full CLI's). Anything else — help, other commands,
+// alone (with root flags), `exec` without --trace (tracing loads the
+// eBPF tracer, the full CLI's), or `score` without --task (building a
+// task's image is the full CLI's). Anything else — help, other commands,
 // what it cannot tell — goes to the full CLI, which does the same. Pure.
 func ServesHere(args []string) bool {
 	version := false
@@ -61,6 +62,8 @@ func ServesHere(args []string) bool {
 			strings.HasPrefix(arg, "--json="):
 		case arg == "exec":
 			return !traced(args[i+1:])
+		case arg == "score":
+			return !scoresTask(args[i+1:])
 		default:
 			return false // another command, a help flag, a flag the front does not know
 		}
@@ -77,6 +80,18 @@ func traced(args []string) bool {
 			return false
 		}
 		if a == "--trace" || strings.HasPrefix(a, "--trace=") {
+			return true
+		}
+	}
+	return false
+}
+
+// scoresTask reports whether score's arguments ask for --task (the task's
+// image is the full CLI's to build) or for help (the full CLI's help
+// lists --task).
+func scoresTask(args []string) bool {
+	for _, a := range args {
+		if a == "--task" || strings.HasPrefix(a, "--task=") || a == "-h" || a == "--help" || a == "--help=true" {
 			return true
 		}
 	}

@@ -66,6 +66,11 @@ func TestServesHere(t *testing.T) {
 		{[]string{"trace", "--", "true"}, false},
 		{[]string{"help", "exec"}, false},
 		{[]string{"--unknown-flag", "exec"}, false},
+		{[]string{"score", "--policy", "p.json", "--spec", "s.json", "--root", "/r"}, true},
+		{[]string{"--json", "score", "--policy", "p.json", "--spec", "s.json"}, true},
+		{[]string{"score", "--policy", "p.json", "--task", "tasks/x"}, false},
+		{[]string{"score", "--policy", "p.json", "--task=tasks/x"}, false},
+		{[]string{"score", "--help"}, false},
 	} {
 		if got := ServesHere(c.args); got != c.want {
 			t.Errorf("ServesHere(%q) = %v, want %v", c.args, got, c.want)
@@ -103,6 +108,29 @@ func TestFrontHandsOtherCommandsToFull(t *testing.T) {
 	if out, err := exec.Command(alone, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "authbench version") {
 		t.Fatalf("--version without the full binary: %v\n%s", err, out)
 	}
+	// score over a root is the front's, and scores as the full CLI does.
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	for _, f := range []string{"srv/app/main.py", "srv/app/secret.key", "srv/app/notes.txt"} {
+		writeTestFile(t, filepath.Join(root, f), "x")
+	}
+	spec := writeTestFile(t, filepath.Join(dir, "spec.json"), `{"required_permissions": {"read": ["/srv/app/main.py"], "write": [], "execute": []},
+ "scored_roots": {"read": ["/srv"], "write": ["/srv"], "execute": ["/srv"]},
+ "implicit_permissions": {"read": [], "write": [], "execute": []},
+ "sensitive_permissions": {"read": ["/srv/app/secret.key"], "write": [], "execute": []}}`)
+	pol := writeTestFile(t, filepath.Join(dir, "policy.json"), `{"read": ["/srv/app/**"], "write": [], "execute": []}`)
+	args := []string{"--json", "score", "--policy", pol, "--spec", spec, "--root", root}
+	front, err := exec.Command(alone, args...).Output()
+	if err != nil {
+		t.Fatalf("score through the front alone: %v\n%s", err, front)
+	}
+	full, err := exec.Command(filepath.Join(filepath.Dir(bin), FullBinaryName), args...).Output()
+	if err != nil || string(front) != string(full) {
+		t.Fatalf("score: front %s, full CLI %s (%v)", front, full, err)
+	}
+	if !strings.Contains(string(front), `"sensitive_exposure_coverage":1`) || !strings.Contains(string(front), `"read":{"precision":0.3333`) {
+		t.Fatalf("score through the front: %s", front)
+	}
 }
 
 func copyFile(t *testing.T, from, to string) {
@@ -122,4 +150,17 @@ func copyFile(t *testing.T, from, to string) {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// writeTestFile writes data to path, making its directories, and returns
+// path.
+func writeTestFile(t *testing.T, path, data string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
