@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -293,5 +295,60 @@ func waitTreeSize(t *testing.T, marker string, n int, deadline time.Time) {
 			t.Fatalf("tree %s has %d processes, want %d", marker, len(treeProcesses(t, marker)), n)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStatusView checks ?view=status: the submit answer and the record
+// carry only the status fields (no request, no plan), the same values as
+// the whole record; another view is bad input.
+func TestStatusView(t *testing.T) {
+	requireRoot(t)
+	d := startTestDaemon(t, Config{Self: testBinary}, "")
+	ctx := context.Background()
+	sub, err := d.client.SubmitStatus(ctx, &runapi.RunRequest{
+		Command: []string{"sh", "-c", "exit 3"}, UID: uid(65534), GID: uid(65534)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.ID == "" || sub.Request.Command != nil || sub.CreatedAt != (time.Time{}) {
+		t.Fatalf("submit status view = %+v", sub)
+	}
+	full, err := d.client.Wait(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.client.GetStatus(ctx, sub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(st, full.Status().Run()) || st.ExitStatus == nil || *st.ExitStatus != 3 || st.State != runapi.StateFailed {
+		t.Fatalf("status view %+v, whole record %+v", st, full)
+	}
+	hc := unixHTTPClient(d.socket)
+	resp, err := hc.Get("http://authbench/v1/runs/" + sub.ID + "?view=status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]json.RawMessage
+	err = json.NewDecoder(resp.Body).Decode(&keys)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range keys {
+		switch k {
+		case "id", "state", "exit_code", "exit_status", "error", "error_kind", "still_running":
+		default:
+			t.Errorf("status view has %q", k)
+		}
+	}
+	resp, err = hc.Get("http://authbench/v1/runs/" + sub.ID + "?view=plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "view") {
+		t.Fatalf("unknown view: HTTP %d %s", resp.StatusCode, body)
 	}
 }

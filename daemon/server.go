@@ -146,6 +146,11 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	view, err := runView(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	run, err := s.m.Submit(req, peer)
 	if err != nil {
 		var fe *ForbiddenError
@@ -158,7 +163,21 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, run)
+	writeJSON(w, http.StatusCreated, view(run))
+}
+
+// runView is the view of a run the request asks for with ?view=: the
+// whole record (none) or its status (runapi.ViewStatus); another view is
+// bad input.
+func runView(r *http.Request) (func(*runapi.Run) any, error) {
+	switch v := r.URL.Query().Get("view"); v {
+	case "":
+		return func(run *runapi.Run) any { return run }, nil
+	case runapi.ViewStatus:
+		return func(run *runapi.Run) any { return run.Status() }, nil
+	default:
+		return nil, badField("view", "unknown view %q (want %q or none)", v, runapi.ViewStatus)
+	}
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
@@ -175,12 +194,17 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	peer, _ := peerFrom(r.Context())
+	view, err := runView(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	run, err := s.m.GetFor(peer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, run)
+	writeJSON(w, http.StatusOK, view(run))
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {

@@ -290,3 +290,34 @@ type SignalRequest struct {
 type CreateResponse struct {
 	ID string `json:"id"`
 }
+
+// ViewStatus is the value of the `view` query parameter of POST /v1/runs
+// and GET /v1/runs/{id} that asks for a RunStatus instead of the whole
+// record: what a client attached to a run needs to report its end, without
+// the request and the plan.
+const ViewStatus = "status"
+
+// RunStatus is the status view of a run (?view=status): its id, state,
+// exit and failure, and the processes a cut-short run left.
+type RunStatus struct {
+	ID           string    `json:"id"`
+	State        State     `json:"state"`
+	ExitCode     *int      `json:"exit_code,omitempty"`
+	ExitStatus   *int      `json:"exit_status,omitempty"`
+	Error        string    `json:"error,omitempty"`
+	ErrorKind    ErrorKind `json:"error_kind,omitempty"`
+	StillRunning []Process `json:"still_running,omitempty"`
+}
+
+// Status is the status view of r.
+func (r *Run) Status() RunStatus {
+	return RunStatus{ID: r.ID, State: r.State, ExitCode: r.ExitCode, ExitStatus: r.ExitStatus,
+		Error: r.Error, ErrorKind: r.ErrorKind, StillRunning: r.StillRunning}
+}
+
+// Run is a record holding only the fields of the status view s (for code
+// that reads a run's end from a *Run either way).
+func (s RunStatus) Run() *Run {
+	return &Run{ID: s.ID, State: s.State, ExitCode: s.ExitCode, ExitStatus: s.ExitStatus,
+		Error: s.Error, ErrorKind: s.ErrorKind, StillRunning: s.StillRunning}
+}

@@ -108,6 +108,28 @@ func (c *Client) Submit(ctx context.Context, req *RunRequest) (*Run, error) {
 	return &run, nil
 }
 
+// SubmitStatus starts a run and returns its status view (?view=status)
+// as a record holding only those fields: for a client that needs only
+// the run's id.
+func (c *Client) SubmitStatus(ctx context.Context, req *RunRequest) (*Run, error) {
+	var st RunStatus
+	if err := c.do(ctx, http.MethodPost, "/v1/runs?view="+ViewStatus, req, &st); err != nil {
+		return nil, err
+	}
+	return st.Run(), nil
+}
+
+// GetStatus returns the status view of run id (?view=status) as a
+// record holding only those fields: for a client that reports a run's
+// end (exit status, failure, processes left) and nothing else.
+func (c *Client) GetStatus(ctx context.Context, id string) (*Run, error) {
+	var st RunStatus
+	if err := c.do(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id)+"?view="+ViewStatus, nil, &st); err != nil {
+		return nil, err
+	}
+	return st.Run(), nil
+}
+
 // Get returns the record of run id.
 func (c *Client) Get(ctx context.Context, id string) (*Run, error) {
 	var run Run

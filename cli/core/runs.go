@@ -33,9 +33,10 @@ func (a *App) DaemonClient() *runapi.Client {
 // Either way the daemon package launches, confines, traces, kills and
 // records the run.
 type RunAPI struct {
-	api   runapi.API
-	local *daemon.Local // nil through a socket
-	close func()
+	api    runapi.API
+	local  *daemon.Local  // nil through a socket
+	client *runapi.Client // nil when embedded
+	close  func()
 	// plan is the plan of the request, compiled by the command to check
 	// it; an embedded Manager enforces it rather than compile it again.
 	plan *policy.Plan
@@ -49,7 +50,7 @@ func (rt *RunAPI) Close() { rt.close() }
 // run is traced.
 func (a *App) OpenRunAPI(traced bool, ringBytes int) (*RunAPI, error) {
 	if c := a.DaemonClient(); c != nil {
-		return &RunAPI{api: c, close: func() {}}, nil
+		return &RunAPI{api: c, client: c, close: func() {}}, nil
 	}
 	e, err := a.embedRuns(traced, ringBytes)
 	if err != nil {
@@ -84,7 +85,7 @@ func (a *App) submit(rt *RunAPI, req *runapi.RunRequest, sigs <-chan os.Signal) 
 	if rt.local != nil {
 		run, err = rt.local.SubmitAttached(ctx, req, &daemon.Attachment{Stdin: os.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Signals: sigs, Plan: rt.plan})
 	} else {
-		run, err = rt.api.Submit(ctx, req)
+		run, err = rt.client.SubmitStatus(ctx, req) // only its id is needed
 	}
 	if err != nil {
 		if IsBadRequest(err) {
@@ -118,7 +119,7 @@ func (r *SubmittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Ru
 	api := r.rt.api
 	done := make(chan struct{})
 	defer close(done)
-	if c, ok := api.(*runapi.Client); ok {
+	if c := r.rt.client; c != nil {
 		go r.forwardSignals(ctx, c, sigs, done)
 	}
 	type stream struct {
@@ -152,8 +153,10 @@ func (r *SubmittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Ru
 	var err error
 	if r.rt.local != nil {
 		final, err = api.Wait(ctx, r.run.ID)
+	} else if events == nil {
+		final, err = r.rt.client.GetStatus(ctx, r.run.ID) // its logs ended with it; ExitStatus reads only the status
 	} else {
-		final, err = api.Get(ctx, r.run.ID) // its logs ended with it
+		final, err = api.Get(ctx, r.run.ID) // the trace's summary reads the whole record
 	}
 	if err != nil {
 		return nil, err
