@@ -60,10 +60,14 @@ func (s *Store) CreateDir(id string) error {
 	return nil
 }
 
-// Save writes the record of r atomically (temporary file and rename). A
-// record in a terminal state is also synced to disk before the rename, so
-// a finished run's record survives a crash of the machine; intermediate
-// states are not worth the fsyncs on every run's start.
+// Save writes the record of r atomically (temporary file and rename).
+// The end of a task run, a generation or a build (its result) is also
+// synced to disk before the rename, so that it survives a crash of the
+// machine (syncedEnd). Nothing else is synced: a daemon that dies loses
+// no written record (the kernel keeps it), and a command's end that a
+// crash of the machine loses is found, at the next start, in its last
+// synced-or-not state and recorded as aborted (RecoverStale), as an
+// intermediate state always was.
 func (s *Store) Save(r *runapi.Run) error {
 	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
@@ -76,7 +80,7 @@ func (s *Store) Save(r *runapi.Run) error {
 	}
 	_, werr := tmp.Write(append(data, '\n'))
 	var serr error
-	if r.State.Terminal() {
+	if syncedEnd(r) {
 		serr = tmp.Sync()
 	}
 	cerr := tmp.Close()
@@ -136,4 +140,14 @@ func sortRuns(runs []*runapi.Run) {
 		}
 		return runs[i].ID < runs[j].ID
 	})
+}
+
+// syncedEnd reports whether Save syncs r: the end of a run whose record
+// holds a result (a task run, a generation, a build). A command's end
+// (exec, trace) is not synced: its client reads the end from the daemon
+// when it happens, and an fsync on every exec's way costs about as
+// much as the rest of the record's saving.
+func syncedEnd(r *runapi.Run) bool {
+	q := r.Request
+	return r.State.Terminal() && (q.Task != nil || q.Generate != nil || q.Build != nil)
 }
