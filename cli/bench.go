@@ -151,7 +151,11 @@ func (a *app) runBench(f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	embedded := a.DaemonClient() == nil
+	c := a.DaemonClient()
+	embedded := c == nil
+	if c != nil {
+		c.Close() // asked only whether a daemon answers
+	}
 	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir, noTrace: f.noTrace})
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ import (
 // answers, else (as root) the records in stateDir directly.
 func (a *app) runsAPI(stateDir string) (runapi.API, func(), error) {
 	if c := a.DaemonClient(); c != nil {
-		return c, func() {}, nil
+		return c, c.Close, nil
 	}
 	if os.Geteuid() != 0 {
 		return nil, nil, fmt.Errorf("no daemon answers on %q (start one with `authbench daemon`, or run as root)", a.Socket)

@@ -221,7 +221,7 @@ func (f taskRunFlags) embedded() embeddedFlags {
 // taskAPI is the daemon when one listens, else an embedded manager.
 func (a *app) taskAPI(f embeddedFlags) (runapi.API, func(), error) {
 	if c := a.DaemonClient(); c != nil {
-		return c, func() {}, nil
+		return c, c.Close, nil
 	}
 	if os.Geteuid() != 0 {
 		return nil, nil, fmt.Errorf("task run: no daemon answers on %q, and running embedded needs root", a.Socket)

@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // API is what a caller can do with runs, whether the daemon is reached
@@ -30,17 +32,61 @@ var _ API = (*Client)(nil)
 type Client struct {
 	socket string
 	http   *http.Client
+	mu     sync.Mutex
+	first  net.Conn // DialClient's connection until a request takes it
 }
 
 // NewClient returns a client of the daemon listening on socket.
 func NewClient(socket string) *Client {
+	return newClient(socket, nil)
+}
+
+// DialClient connects to the daemon listening on socket, within timeout,
+// and returns a client whose first request goes over that connection:
+// the check that a daemon answers is the first request's connection, not
+// one more (a daemon identifies every connection's peer). Close the
+// client when it may go unused.
+func DialClient(socket string, timeout time.Duration) (*Client, error) {
+	conn, err := net.DialTimeout("unix", socket, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return newClient(socket, conn), nil
+}
+
+// newClient is a client of socket whose first dial takes first when
+// that is set.
+func newClient(socket string, first net.Conn) *Client {
+	c := &Client{socket: socket, first: first}
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			if conn := c.takeFirst(); conn != nil {
+				return conn, nil
+			}
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", socket)
 		},
 	}
-	return &Client{socket: socket, http: &http.Client{Transport: tr}}
+	c.http = &http.Client{Transport: tr}
+	return c
+}
+
+// takeFirst returns the connection DialClient made, once (nil after).
+func (c *Client) takeFirst() net.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	conn := c.first
+	c.first = nil
+	return conn
+}
+
+// Close closes the client's idle connections, and the one DialClient
+// made if no request took it.
+func (c *Client) Close() {
+	if conn := c.takeFirst(); conn != nil {
+		conn.Close()
+	}
+	c.http.CloseIdleConnections()
 }
 
 // APIError is a non-2xx answer of the daemon.

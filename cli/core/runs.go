@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -18,14 +19,24 @@ import (
 	"github.com/authbench/authbench/runapi"
 )
 
+// daemonDialTimeout bounds the connection to the daemon's socket that
+// decides whether a command goes through it (as daemon.SocketAlive).
+const daemonDialTimeout = time.Second
+
 // DaemonClient returns a client of the daemon when one answers on the
-// socket, else nil (the command then runs embedded).
+// socket, else nil (the command then runs embedded). The connection that
+// found it carries the client's first request; Close a client that may
+// make none.
 func (a *App) DaemonClient() *runapi.Client {
-	if a.Socket == "" || !daemon.SocketAlive(a.Socket) {
+	if a.Socket == "" {
+		return nil
+	}
+	c, err := runapi.DialClient(a.Socket, daemonDialTimeout)
+	if err != nil {
 		return nil
 	}
 	a.Log.Debug("using the daemon", zap.String("socket", a.Socket))
-	return runapi.NewClient(a.Socket)
+	return c
 }
 
 // RunAPI is where `exec` and `trace` run their command: the daemon on
@@ -50,7 +61,7 @@ func (rt *RunAPI) Close() { rt.close() }
 // run is traced.
 func (a *App) OpenRunAPI(traced bool, ringBytes int) (*RunAPI, error) {
 	if c := a.DaemonClient(); c != nil {
-		return &RunAPI{api: c, client: c, close: func() {}}, nil
+		return &RunAPI{api: c, client: c, close: c.Close}, nil
 	}
 	e, err := a.embedRuns(traced, ringBytes)
 	if err != nil {
