@@ -12,9 +12,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/term"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/oracle"
@@ -39,11 +37,8 @@ type benchFlags struct {
 	attribute      bool
 	out            string
 	baseMap        []string
-	stateDir       string
-	imagesDir      string
-	noTrace        bool
-	model          *agent.Flags
-	configFile     string
+	embedded       embeddedFlags
+	models         modelFlags
 }
 
 func (a *app) benchCmd() *cobra.Command {
@@ -90,11 +85,8 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	fl.BoolVar(&f.attribute, "attribute", false, "re-run each failed run with its deciding denial's permission added, to confirm why it failed")
 	fl.StringVar(&f.out, "out", "", "the out `DIR` (required)")
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
-	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
-	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
-	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF; no traced exposure; runs are verifier_untraced, left out of rates unless --trust-verifiers)")
-	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL agent's [model] (default "+env.DefaultConfigFile+" if it exists)")
-	f.model = agent.AddFlags(fl)
+	f.embedded.register(fl, imagesDirUsage, "run untraced when embedded (no eBPF; no traced exposure; runs are verifier_untraced, left out of rates unless --trust-verifiers)")
+	f.models.register(fl, "agent")
 	return cmd
 }
 
@@ -134,11 +126,11 @@ func (f benchFlags) config() (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
-	model, err := modelConfig(f.agent, f.model, f.configFile)
+	model, err := f.models.config(f.agent)
 	if err != nil {
 		return bench.Config{}, err
 	}
-	genModel, err := generatorModel(sources, f.model, f.configFile)
+	genModel, err := generatorModel(sources, f.models)
 	if err != nil {
 		return bench.Config{}, err
 	}
@@ -156,7 +148,7 @@ func (a *app) runBench(f benchFlags) error {
 	if c != nil {
 		c.Close() // asked only whether a daemon answers
 	}
-	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir, noTrace: f.noTrace})
+	api, done, err := a.taskAPI(f.embedded)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
@@ -22,14 +21,13 @@ import (
 
 // generateFlags are the flags of `authbench generate`.
 type generateFlags struct {
-	generator  string
-	out        string
-	trials     int
-	timeout    time.Duration
-	baseMap    []string
-	embedded   embeddedFlags
-	model      *agent.Flags
-	configFile string
+	generator string
+	out       string
+	trials    int
+	timeout   time.Duration
+	baseMap   []string
+	embedded  embeddedFlags
+	models    modelFlags
 }
 
 func (a *app) generateCmd() *cobra.Command {
@@ -88,11 +86,8 @@ policy is valid, 1 when one is invalid.`,
 	fl.IntVar(&f.trials, "trials", 1, "generate `N` times")
 	fl.DurationVar(&f.timeout, "timeout", 0, "the generator's time (default 10m)")
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
-	fl.StringVar(&f.embedded.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
-	fl.StringVar(&f.embedded.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
-	fl.BoolVar(&f.embedded.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
-	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL generator's [model] (default "+env.DefaultConfigFile+" if it exists)")
-	f.model = agent.AddFlags(fl)
+	f.embedded.register(fl, imagesDirUsage, noTraceUsage)
+	f.models.register(fl, "generator")
 	return cmd
 }
 
@@ -121,7 +116,7 @@ func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	g, _ := generate.ParseGenerator(f.generator)
 	var model *agent.Config
 	if g.Kind == generate.KindOpenAI {
-		if model, err = modelConfig("openai:"+g.Model, f.model, f.configFile); err != nil {
+		if model, err = f.models.config("openai:" + g.Model); err != nil {
 			return nil, err
 		}
 	}
@@ -214,10 +209,10 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 // generatorModel is the model configuration of a bench's gen:openai:MODEL
 // sources (the first one's model; each source sets its own), from the
 // model flags, the config file and the environment; nil when there is none.
-func generatorModel(sources []bench.Source, f *agent.Flags, configFile string) (*agent.Config, error) {
+func generatorModel(sources []bench.Source, f modelFlags) (*agent.Config, error) {
 	for _, s := range sources {
 		if g, err := generate.ParseGenerator(s.Generator); err == nil && g.Kind == generate.KindOpenAI {
-			return modelConfig("openai:"+g.Model, f, configFile)
+			return f.config("openai:" + g.Model)
 		}
 	}
 	return nil, nil

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
@@ -22,9 +21,8 @@ import (
 
 // oracleFlags are the flags `oracle record` and `oracle verify` share.
 type oracleFlags struct {
-	baseMap   []string
-	stateDir  string
-	imagesDir string
+	baseMap  []string
+	embedded embeddedFlags // no --no-trace: records are traced
 	// record
 	runs     int
 	write    bool
@@ -40,8 +38,7 @@ type oracleFlags struct {
 func (f *oracleFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
-	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
-	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images (the image root the oracle's paths are resolved in)")
+	f.embedded.register(fl, "task images (the image root the oracle's paths are resolved in)", "")
 }
 
 func (a *app) oracleCmd() *cobra.Command {
@@ -252,7 +249,7 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 		cleanup()
 		return fail(core.Usage(err))
 	}
-	api, done, err := a.taskAPI(embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir})
+	api, done, err := a.taskAPI(f.embedded)
 	if err != nil {
 		cleanup()
 		return fail(err)

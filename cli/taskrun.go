@@ -32,11 +32,8 @@ type taskRunFlags struct {
 	allowHosts    []string
 	out           string
 	baseMap       []string
-	stateDir      string
-	imagesDir     string
-	noTrace       bool
-	model         *agent.Flags
-	configFile    string
+	embedded      embeddedFlags
+	models        modelFlags
 }
 
 func (a *app) taskCmd() *cobra.Command {
@@ -103,11 +100,8 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.StringArrayVar(&f.allowHosts, "agent-allow-host", nil, "let the agent reach `HOST:PORT` through the run's egress proxy (repeatable; makes the agent's network an allowlist, docs/tasks.md)")
 	fl.StringVar(&f.out, "out", "", "copy the run's files to `DIR`")
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
-	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
-	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images, when running embedded")
-	fl.BoolVar(&f.noTrace, "no-trace", false, "run untraced when embedded (no eBPF)")
-	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL agent's [model] (default "+env.DefaultConfigFile+" if it exists)")
-	f.model = agent.AddFlags(fl)
+	f.embedded.register(fl, imagesDirUsage, noTraceUsage)
+	f.models.register(fl, "agent")
 	cmd.AddCommand(run)
 	return cmd
 }
@@ -150,7 +144,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	if f.agent == "" {
 		return nil, core.UsageErrorf(`task run: --agent is required (oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL])`)
 	}
-	model, err := modelConfig(f.agent, f.model, f.configFile)
+	model, err := f.models.config(f.agent)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +167,7 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 	if err != nil {
 		return err
 	}
-	api, done, err := a.taskAPI(f.embedded())
+	api, done, err := a.taskAPI(f.embedded)
 	if err != nil {
 		return err
 	}
@@ -204,18 +198,6 @@ func (a *app) runTask(f taskRunFlags, dir string) error {
 		return fmt.Errorf("task run %s: %s", final.ID, res.Error)
 	}
 	return nil
-}
-
-// embeddedFlags are the settings of an embedded daemon, for commands
-// that run tasks when no daemon listens.
-type embeddedFlags struct {
-	stateDir  string
-	imagesDir string
-	noTrace   bool
-}
-
-func (f taskRunFlags) embedded() embeddedFlags {
-	return embeddedFlags{stateDir: f.stateDir, imagesDir: f.imagesDir, noTrace: f.noTrace}
 }
 
 // taskAPI is the daemon when one listens, else an embedded manager.

@@ -19,7 +19,7 @@ func TestTaskRunModelFlags(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	parse := func(args ...string) taskRunFlags {
 		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-		f := taskRunFlags{specPolicy: true, semantics: "published", model: agent.AddFlags(fs)}
+		f := taskRunFlags{specPolicy: true, semantics: "published", models: modelFlags{model: agent.AddFlags(fs)}}
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/env"
+)
+
+// embeddedFlags are the settings of an embedded daemon, for commands
+// that run tasks when no daemon listens.
+type embeddedFlags struct {
+	stateDir  string
+	imagesDir string
+	noTrace   bool
+}
+
+// register adds --state-dir and --images-dir (described by imagesUsage)
+// and, unless noTraceUsage is "", --no-trace.
+func (f *embeddedFlags) register(fl *pflag.FlagSet, imagesUsage, noTraceUsage string) {
+	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir, "run records, when running embedded")
+	fl.StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, imagesUsage)
+	if noTraceUsage != "" {
+		fl.BoolVar(&f.noTrace, "no-trace", false, noTraceUsage)
+	}
+}
+
+// modelFlags are the flags of a model (an openai:MODEL agent or
+// generator): the model's own flags and the config file whose [model]
+// table fills what they leave out.
+type modelFlags struct {
+	model      *agent.Flags
+	configFile string
+}
+
+// register adds --config (for whom: "agent" or "generator") and the
+// model's flags.
+func (f *modelFlags) register(fl *pflag.FlagSet, whom string) {
+	fl.StringVar(&f.configFile, "config", "", "config file of an openai:MODEL "+whom+"'s [model] (default "+env.DefaultConfigFile+" if it exists)")
+	f.model = agent.AddFlags(fl)
+}
+
+// config is the model of agentName ("openai:MODEL"; nil for another
+// agent) from the flags and the config file.
+func (f modelFlags) config(agentName string) (*agent.Config, error) {
+	return modelConfig(agentName, f.model, f.configFile)
+}
+
+// Usage of --images-dir and --no-trace for the commands that run tasks.
+const (
+	imagesDirUsage = "task images, when running embedded"
+	noTraceUsage   = "run untraced when embedded (no eBPF)"
+)
