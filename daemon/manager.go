@@ -106,9 +106,12 @@ type Manager struct {
 	// disk full); retrying is set while a goroutine retries them.
 	unsaved  map[string]*runapi.Run
 	retrying bool
-	// ended holds the final records of a OneShot manager's runs.
-	ended map[string]*runapi.Run
-	wg    sync.WaitGroup
+	// ended holds the final records of a OneShot manager's runs, and
+	// of a daemon's last recentEnded runs (endedOrder, oldest first):
+	// the client attached to a run asks for its end as it happens.
+	ended      map[string]*runapi.Run
+	endedOrder []string
+	wg         sync.WaitGroup
 }
 
 // activeRun is a run that has not reached a terminal state.
@@ -397,9 +400,9 @@ func (m *Manager) end(ar *activeRun, state runapi.State, failure error, code *in
 	if err != nil {
 		m.log.Error("record run end; will retry", zap.String("run", rec.ID), zap.Error(err))
 		m.keepUnsaved(&rec)
-	} else if m.cfg.OneShot {
+	} else {
 		m.mu.Lock()
-		m.ended[rec.ID] = &rec
+		m.rememberEnd(&rec)
 		m.mu.Unlock()
 	}
 	m.metrics.Transition(from, state)
@@ -464,8 +467,28 @@ func (m *Manager) saveProgress(r *runapi.Run) error {
 	return m.store.Save(r)
 }
 
-// endedRun returns a copy of the final record of a OneShot manager's
-// run id, if any.
+// recentEnded is how many final records a daemon keeps in memory
+// besides saving them: its Get of a run that just ended (the attached
+// client's) is then not a load of the record from disk.
+const recentEnded = 64
+
+// rememberEnd keeps the saved final record r in memory: every one of a
+// OneShot manager (it writes no other), the last recentEnded of a
+// daemon. m.mu is held.
+func (m *Manager) rememberEnd(r *runapi.Run) {
+	m.ended[r.ID] = r
+	if m.cfg.OneShot {
+		return
+	}
+	m.endedOrder = append(m.endedOrder, r.ID)
+	if len(m.endedOrder) > recentEnded {
+		delete(m.ended, m.endedOrder[0])
+		m.endedOrder = m.endedOrder[1:]
+	}
+}
+
+// endedRun returns a copy of the final record of run id kept in memory
+// (rememberEnd), if any.
 func (m *Manager) endedRun(id string) *runapi.Run { return m.recordCopy(m.ended, id) }
 
 // recordCopy returns a copy of records[id] (nil if none), read under the

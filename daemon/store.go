@@ -69,7 +69,7 @@ func (s *Store) CreateDir(id string) error {
 // synced-or-not state and recorded as aborted (RecoverStale), as an
 // intermediate state always was.
 func (s *Store) Save(r *runapi.Run) error {
-	data, err := json.MarshalIndent(r, "", " ")
+	data, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", r.ID, err)
 	}

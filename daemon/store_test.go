@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/authbench/authbench/runapi"
@@ -30,5 +31,31 @@ func TestSyncedEnd(t *testing.T) {
 		if got := syncedEnd(&runapi.Run{State: tc.state, Request: tc.req}); got != tc.want {
 			t.Errorf("%s: syncedEnd = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRememberEndKeepsTheLastRuns checks that a daemon keeps the last
+// recentEnded final records in memory, oldest out first, and a OneShot
+// manager every one.
+func TestRememberEndKeepsTheLastRuns(t *testing.T) {
+	m := &Manager{ended: map[string]*runapi.Run{}}
+	for i := 0; i < recentEnded+3; i++ {
+		m.rememberEnd(&runapi.Run{ID: fmt.Sprint("run-", i), State: runapi.StateSucceeded})
+	}
+	if len(m.ended) != recentEnded || len(m.endedOrder) != recentEnded {
+		t.Fatalf("kept %d records (%d in order), want %d", len(m.ended), len(m.endedOrder), recentEnded)
+	}
+	for i := 0; i < recentEnded+3; i++ {
+		r := m.endedRun(fmt.Sprint("run-", i))
+		if kept := i >= 3; (r != nil) != kept {
+			t.Errorf("run-%d kept = %v, want %v", i, r != nil, kept)
+		}
+	}
+	one := &Manager{ended: map[string]*runapi.Run{}, cfg: Config{OneShot: true}}
+	for i := 0; i < recentEnded+3; i++ {
+		one.rememberEnd(&runapi.Run{ID: fmt.Sprint("run-", i)})
+	}
+	if len(one.ended) != recentEnded+3 {
+		t.Fatalf("a OneShot manager kept %d records, want all %d", len(one.ended), recentEnded+3)
 	}
 }
