@@ -27,7 +27,9 @@
 //     hidden directory with an empty read-only tmpfs, and any other
 //     hidden file with /dev/null bound read-only (LaunchOptions.
 //     OwnMountNamespace also starts the process in a new namespace).
-//  3. landlock: enforce a policy.Plan on every thread, while still root
+//  3. landlock: enforce a policy.Plan on the exec thread (the command
+//     inherits its domain; the other threads end at the exec), on every
+//     thread of a reaper that stays (Spec.WaitTree), while still root
 //     so that rule paths only root can open can be added (rights and ABI
 //     versions are the data table in landlock_abi.go, and so are the
 //     known errata: a kernel without a fix is used as the lower ABI

@@ -153,7 +153,9 @@ func restrict(spec *Spec) *InitError {
 		defer agent.Close()
 	}
 	if apply {
-		if err := applyLandlock(withoutDeviceNodes(spec.Plan, granted), abi); err != nil {
+		// sandbox-init's locked thread execs the command; a reaper stays
+		// and is confined whole.
+		if err := applyLandlock(withoutDeviceNodes(spec.Plan, granted), abi, spec.WaitTree); err != nil {
 			return initError(StageLandlock, "", err)
 		}
 	}

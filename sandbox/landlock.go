@@ -8,6 +8,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // ErrNoLandlock means the kernel has no usable Landlock: a run must then
@@ -154,18 +155,45 @@ func landlockStep(plan *policy.Plan, abi int, allowUnenforced bool) (apply bool,
 	return false, fmt.Errorf("%w; refusing to run unconfined (allow it explicitly to run anyway)", ErrNoLandlock)
 }
 
-// applyLandlock restricts every thread of the process to plan on a
-// kernel with Landlock ABI kernelABI, with the ABI-6 scopes when
-// available. Rule paths are opened now, in this process's view of the
-// file system (inside the container, after its mounts: run-time rules are
-// placed then).
-func applyLandlock(plan *policy.Plan, kernelABI int) error {
+// applyLandlock restricts the process to plan on a kernel with Landlock
+// ABI kernelABI, with the ABI-6 scopes when available. Rule paths are
+// opened now, in this process's view of the file system (inside the
+// container, after its mounts: run-time rules are placed then).
+//
+// With allThreads, every thread of the process is restricted (a process
+// that stays, such as the tree's reaper, is confined as a whole).
+// Without, only the calling thread is, with no_new_privs set on it: for
+// a process whose locked thread execs next (sandbox-init becoming the
+// command), as its capabilities and no_new_privs already are per thread.
+// An exec ends every other thread and the program gets the credentials,
+// Landlock domain included, of the thread that exec'd; restricting the
+// other threads too stops the world and signals each of them (no
+// landlock_restrict_self TSYNC below ABI 8), about 1 ms on a loaded
+// machine for nothing the command keeps.
+func applyLandlock(plan *policy.Plan, kernelABI int, allThreads bool) error {
 	cfg, lr, abi, err := landlockRules(plan, kernelABI)
 	if err != nil {
 		return err
 	}
-	if err := cfg.Restrict(lr...); err != nil {
+	if allThreads {
+		if err := cfg.Restrict(lr...); err != nil {
+			return fmt.Errorf("landlock (ABI %d, %d rules): %w", abi, len(lr), err)
+		}
+		return nil
+	}
+	fd, flags, err := cfg.NewRulesetFD(lr...)
+	if err != nil {
 		return fmt.Errorf("landlock (ABI %d, %d rules): %w", abi, len(lr), err)
+	}
+	if fd < 0 {
+		return nil // nothing to restrict
+	}
+	defer unix.Close(fd)
+	if err := setNoNewPrivs(); err != nil {
+		return err
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self (ABI %d, %d rules): %w", abi, len(lr), err)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -85,17 +84,22 @@ func startOpenat2Agent(spec *Spec, abi int, apply bool) (*os.File, error) {
 		ours.Close()
 		return nil, err
 	}
-	cmd := exec.Command("/proc/self/exe", InitCommand, openat2AgentArg)
-	cmd.Env = []string{}
-	cmd.Dir = "/"
-	cmd.Stdin = conf
-	cmd.ExtraFiles = []*os.File{theirs}
-	if err := cmd.Start(); err != nil {
+	// syscall.ForkExec, not os/exec: os/exec's first start checks the
+	// kernel's pidfd support with one more child, on sandbox-init's way
+	// to the command.
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("openat2 agent: %w", err)
 	}
-	agentPid = cmd.Process.Pid
-	_ = cmd.Process.Release()
+	defer null.Close()
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{"/proc/self/exe", InitCommand, openat2AgentArg},
+		&syscall.ProcAttr{Dir: "/", Env: []string{}, Files: []uintptr{conf.Fd(), null.Fd(), null.Fd(), theirs.Fd()}})
+	if err != nil {
+		ours.Close()
+		return nil, fmt.Errorf("openat2 agent: start: %w", err)
+	}
+	agentPid = pid
 	return ours, nil
 }
 
