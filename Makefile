@@ -35,6 +35,7 @@ deps:
 
 test: deps lint build test-escape
 	$(GO) test -count=1 -timeout 25m $(PKGS)
+	$(MAKE) test-race
 
 # test-escape runs the sandbox escape suite and the daemon's trust-boundary
 # checks (root, Landlock ABI >= 6) and prints one line per technique and a
@@ -44,8 +45,10 @@ test-escape:
 
 # test-race runs, under the race detector, the tests of the packages
 # that need neither root nor task images (the rest start containers, load
-# BPF or mount). Not part of `make test`: -race needs cgo and is slow.
-RACE_PKGS := ./agent/... ./audit ./internal/capped ./internal/lifecycle ./internal/safefile ./internal/spawn ./tasks ./policy ./report
+# BPF or mount); `make test` ends with it (about 2 minutes; -race needs
+# cgo, hence gcc in APT_PKGS).
+RACE_PKGS := ./agent/... ./audit ./internal/capped ./internal/lifecycle ./internal/safefile ./internal/spawn ./tasks ./policy ./report \
+	./runapi ./trial ./tracer/trace ./netproxy/netpolicy
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 
