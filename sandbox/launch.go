@@ -161,8 +161,8 @@ func startInit(prog string, gate *Gate, opts LaunchOptions, stdin io.Reader, std
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.ExtraFiles = gate.ChildFiles() // fds 3 and 4
 	// sandbox-init only restricts and execs: one P is plenty, and fewer
-	// threads make the all-thread Landlock enforcement cheaper. The
-	// command gets spec.Env.
+	// threads make a reaper's all-thread Landlock enforcement cheaper.
+	// The command gets spec.Env.
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if opts.OwnPIDNamespace {
