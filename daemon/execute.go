@@ -70,6 +70,12 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 		return outcome{startErr: err}
 	}
 	var rec *audit.Recording
+	// The running state is recorded while sandbox-init confines the
+	// tree, not before it may start: the save (a file written and
+	// renamed) then takes the other core rather than the gate's way.
+	// It is done before the run's end is (a crash of the daemon before
+	// it leaves the queued record, which RecoverStale ends as well).
+	var running chan struct{}
 	steps := lifecycle.Steps{KillGrace: killGrace, Track: func(pid int) error {
 		if prep.req.Trace {
 			var err error
@@ -77,7 +83,11 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 				return err
 			}
 		}
-		m.setRunning(ar, pid)
+		running = make(chan struct{})
+		go func() {
+			defer close(running)
+			m.setRunning(ar, pid)
+		}()
 		return nil
 	}}
 	steps.Signals = ar.signals
@@ -87,6 +97,9 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	stopTicker := m.notifyWhileRunning(ar)
 	defer stopTicker()
 	res := lifecycle.Run(ctx, lifecycle.NewChildTree(child, opts), steps)
+	if running != nil {
+		<-running
+	}
 	m.finishTrace(ar, rec)
 	if len(res.StillRunning) > 0 {
 		m.amend(ar, func(r *runapi.Run) { r.StillRunning = res.StillRunning }) // saved with the end
