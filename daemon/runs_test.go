@@ -342,6 +342,48 @@ func TestStatusView(t *testing.T) {
 			t.Errorf("status view has %q", k)
 		}
 	}
+	// A followed log with ?view=status ends with the status in its
+	// trailer, for a run that has ended and for one that ends while
+	// followed.
+	rc, status, err := d.client.FollowLogStatus(ctx, sub.ID, runapi.LogStdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, rc)
+	rc.Close()
+	if got, err := status(); err != nil || !reflect.DeepEqual(got, st) {
+		t.Fatalf("status trailer of an ended run = %+v, %v; want %+v", got, err, st)
+	}
+	live, err := d.client.SubmitStatus(ctx, &runapi.RunRequest{
+		Command: []string{"sh", "-c", "sleep 0.3; echo out; exit 4"}, UID: uid(65534), GID: uid(65534)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, status, err = d.client.FollowLogStatus(ctx, live.ID, runapi.LogStdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(rc)
+	rc.Close()
+	got, err := status()
+	if err != nil || got == nil || got.ExitStatus == nil || *got.ExitStatus != 4 || got.State != runapi.StateFailed || string(out) != "out\n" {
+		t.Fatalf("followed run: output %q, status trailer %+v, %v", out, got, err)
+	}
+	plain, err := d.client.OpenLog(ctx, live.ID, runapi.LogStdout, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, plain)
+	plain.Close()
+	resp, err = hc.Get("http://authbench/v1/runs/" + sub.ID + "/stdout?follow=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if v := resp.Trailer.Get(runapi.StatusTrailer); v != "" {
+		t.Fatalf("a follower that did not ask for the status got it: %q", v)
+	}
 	resp, err = hc.Get("http://authbench/v1/runs/" + sub.ID + "?view=plan")
 	if err != nil {
 		t.Fatal(err)

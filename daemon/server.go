@@ -245,9 +245,14 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 		writeError(w, ErrNotFound)
 		return
 	}
-	follow := r.URL.Query().Get("follow") == "1"
+	q := r.URL.Query()
+	follow := q.Get("follow") == "1"
+	// A follower that asks for the status view gets it after the log,
+	// in a trailer, once the run has ended: no request more for it.
+	status := follow && q.Get("view") == runapi.ViewStatus
 	peer, _ := peerFrom(r.Context())
-	rc, err := s.m.OpenLogFor(r.Context(), peer, r.PathValue("id"), name, follow)
+	id := r.PathValue("id")
+	rc, err := s.m.OpenLogFor(r.Context(), peer, id, name, follow)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -257,13 +262,24 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 	if name == eventsFile {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 	}
+	if status {
+		w.Header().Set("Trailer", runapi.StatusTrailer)
+	}
 	w.WriteHeader(http.StatusOK)
-	s.copyFlushing(w, rc)
+	if !s.copyFlushing(w, rc) || !status {
+		return
+	}
+	if run, err := s.m.GetFor(peer, id); err == nil && run.State.Terminal() {
+		if v, err := runapi.EncodeStatusTrailer(run.Status()); err == nil {
+			w.Header().Set(runapi.StatusTrailer, v)
+		}
+	}
 }
 
 // copyFlushing copies src to w, flushing after every read so followers
-// see data as it comes; each chunk has writeTimeout to be written.
-func (s *Server) copyFlushing(w http.ResponseWriter, src io.Reader) {
+// see data as it comes; each chunk has writeTimeout to be written. It
+// reports whether src was copied to its end.
+func (s *Server) copyFlushing(w http.ResponseWriter, src io.Reader) bool {
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 64<<10)
 	for {
@@ -271,14 +287,14 @@ func (s *Server) copyFlushing(w http.ResponseWriter, src io.Reader) {
 		if n > 0 {
 			_ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
+				return false
 			}
 			if rc.Flush() != nil {
-				return
+				return false
 			}
 		}
 		if err != nil {
-			return
+			return err == io.EOF
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package runapi
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/authbench/authbench/agent/modelconfig"
@@ -320,4 +322,36 @@ func (r *Run) Status() RunStatus {
 func (s RunStatus) Run() *Run {
 	return &Run{ID: s.ID, State: s.State, ExitCode: s.ExitCode, ExitStatus: s.ExitStatus,
 		Error: s.Error, ErrorKind: s.ErrorKind, StillRunning: s.StillRunning}
+}
+
+// StatusTrailer is the trailer of a followed log asked for with
+// ?follow=1&view=status: the run's RunStatus as JSON in base64
+// (EncodeStatusTrailer), sent once the run has ended and its log has been
+// streamed to its end.
+const StatusTrailer = "Authbench-Run-Status"
+
+// EncodeStatusTrailer is st as the value of StatusTrailer. Pure.
+func EncodeStatusTrailer(st RunStatus) (string, error) {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(data), nil
+}
+
+// DecodeStatusTrailer reads a StatusTrailer value; "" (no trailer) is
+// (nil, nil). Pure.
+func DecodeStatusTrailer(v string) (*RunStatus, error) {
+	if v == "" {
+		return nil, nil
+	}
+	data, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("run status trailer: %w", err)
+	}
+	var st RunStatus
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("run status trailer: %w", err)
+	}
+	return &st, nil
 }

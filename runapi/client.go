@@ -227,6 +227,34 @@ func (c *Client) OpenLog(ctx context.Context, id, log string, follow bool) (io.R
 	return resp.Body, nil
 }
 
+// FollowLogStatus follows log of run id (OpenLog with follow) asking for
+// the run's status after it (?view=status): once the log has been read
+// to its end, status returns the status view the daemon sent in the
+// StatusTrailer as a record holding only those fields, or nil when it
+// sent none (a daemon without it, or a log cut short).
+func (c *Client) FollowLogStatus(ctx context.Context, id, log string) (rc io.ReadCloser, status func() (*Run, error), err error) {
+	path := "/v1/runs/" + url.PathEscape(id) + "/" + log + "?follow=1&view=" + ViewStatus
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://authbench"+path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("daemon at %s: %w", c.socket, err)
+	}
+	if err := checkResponse(resp); err != nil {
+		resp.Body.Close()
+		return nil, nil, err
+	}
+	return resp.Body, func() (*Run, error) {
+		st, err := DecodeStatusTrailer(resp.Trailer.Get(StatusTrailer))
+		if st == nil || err != nil {
+			return nil, err
+		}
+		return st.Run(), nil
+	}, nil
+}
+
 // Wait follows the run until it ends and returns its final record.
 func (c *Client) Wait(ctx context.Context, id string) (*Run, error) {
 	rc, err := c.OpenLog(ctx, id, "stderr", true)

@@ -84,3 +84,30 @@ func TestRunStatusView(t *testing.T) {
 		t.Fatalf("status view of a record:\n got %s\nwant %s", b1, b2)
 	}
 }
+
+func TestStatusTrailer(t *testing.T) {
+	code := 4
+	st := RunStatus{ID: "r", State: StateFailed, ExitCode: &code, ExitStatus: &code, Error: "é\nx",
+		StillRunning: []Process{{Pid: 2, Comm: "sleep", Cmdline: "sleep\x0030 ünï"}}}
+	v, err := EncodeStatusTrailer(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range v {
+		if c < 0x21 || c > 0x7e {
+			t.Fatalf("trailer value %q has %q, not a header-safe byte", v, c)
+		}
+	}
+	got, err := DecodeStatusTrailer(v)
+	if err != nil || got.ID != "r" || *got.ExitStatus != 4 || got.Error != st.Error || got.StillRunning[0].Cmdline != st.StillRunning[0].Cmdline {
+		t.Fatalf("round trip = %+v, %v", got, err)
+	}
+	if got, err := DecodeStatusTrailer(""); got != nil || err != nil {
+		t.Fatalf("no trailer = %+v, %v; want nil, nil", got, err)
+	}
+	for _, bad := range []string{"not base64!", "bm90IGpzb24="} {
+		if _, err := DecodeStatusTrailer(bad); err == nil {
+			t.Errorf("DecodeStatusTrailer(%q) succeeded", bad)
+		}
+	}
+}

@@ -144,13 +144,23 @@ func (r *SubmittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Ru
 	if events != nil {
 		logs = append(logs, stream{runapi.LogEvents, events})
 	}
+	// Untraced through a daemon, only the run's status is needed at its
+	// end (ExitStatus): it comes after stdout, in the stream's trailer.
+	statusAfterStdout := r.rt.client != nil && events == nil
+	var status func() (*runapi.Run, error)
 	var wg sync.WaitGroup
 	errs := make([]error, len(logs))
 	for i, s := range logs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rc, err := api.OpenLog(ctx, r.run.ID, s.log, true)
+			var rc io.ReadCloser
+			var err error
+			if statusAfterStdout && s.log == runapi.LogStdout {
+				rc, status, err = r.rt.client.FollowLogStatus(ctx, r.run.ID, s.log)
+			} else {
+				rc, err = api.OpenLog(ctx, r.run.ID, s.log, true)
+			}
 			if err != nil {
 				errs[i] = err
 				return
@@ -162,11 +172,19 @@ func (r *SubmittedRun) wait(events io.Writer, sigs <-chan os.Signal) (*runapi.Ru
 	wg.Wait()
 	var final *runapi.Run
 	var err error
-	if r.rt.local != nil {
+	switch {
+	case r.rt.local != nil:
 		final, err = api.Wait(ctx, r.run.ID)
-	} else if events == nil {
-		final, err = r.rt.client.GetStatus(ctx, r.run.ID) // its logs ended with it; ExitStatus reads only the status
-	} else {
+	case statusAfterStdout:
+		if status != nil {
+			if st, serr := status(); serr == nil {
+				final = st
+			}
+		}
+		if final == nil { // a daemon that sends no trailer
+			final, err = r.rt.client.GetStatus(ctx, r.run.ID) // its logs ended with it
+		}
+	default:
 		final, err = api.Get(ctx, r.run.ID) // the trace's summary reads the whole record
 	}
 	if err != nil {
