@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
@@ -58,6 +60,10 @@ func TestSensitiveThroughAliases(t *testing.T) {
 		ev   *tracer.Event
 		want bool
 	}{
+		// First, before an access of the same file is counted (found
+		// is deduplicated).
+		{"O_PATH open", &tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: "/secret/key", Real: "/secret/key",
+			Flags: unix.O_PATH | unix.O_CLOEXEC, Dev: dev, Ino: ino}, false},
 		{"symlink", read("/work/l/key", "", "/secret/key", ino), true},
 		{"hard link", read("/work/hl", "", "/work/hl", ino), true},
 		{"/proc/self/root", read("/proc/self/root/secret/key", "", "/secret/key", ino), true},
