@@ -248,25 +248,45 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 	return Repair{}, fmt.Errorf("no entry inside the %s scored_roots that the spec does not hold already grants %s", ax, name)
 }
 
-// readForHeldWrite: an open refused for writing under a held dir/**
-// write entry whose directory exists at launch (so creating and writing
-// there are granted) lacked the read right — an O_RDWR open needs both —
-// and the repair is the same pattern on the read axis, when it lies in
-// the read scored roots, is not held and overlaps nothing sensitive.
+// readForHeldWrite: an open refused for writing where the write right is
+// held lacked the read right — an O_RDWR open needs both — and the repair
+// is on the read axis, when it lies in the read scored roots, is not held
+// and overlaps nothing sensitive. Two cases:
+//   - under a held dir/** write entry whose directory exists at launch:
+//     the same pattern on the read axis;
+//   - a file made at run time (it does not exist at launch) in a
+//     directory where the plan grants writing (a held write entry of a file
+//     that exists there: the write-parent-directory rule; or a dir/** over
+//     it): that directory's dir/**. A read entry for the file's own name
+//     (exact or a glob of generated names, as mkstemp makes) grants
+//     nothing at launch: Landlock rules hold on the inodes that exist then.
 func readForHeldWrite(m MissingPermission, name string, spec *policy.Spec, env Env) (Repair, bool) {
 	if m.Axis != policy.Write.String() || m.Op != "open" {
 		return Repair{}, false
 	}
+	var entry, why string
 	w := matchAny(spec.Required.Get(policy.Write), name)
-	if w == "" || !strings.HasSuffix(w, "/**") {
+	switch {
+	case strings.HasSuffix(w, "/**"):
+		pat, err := policy.ParsePattern(w)
+		if err != nil || (env != nil && !env.Exists(pat.Base())) {
+			return Repair{}, false
+		}
+		entry = w
+		why = fmt.Sprintf("%s is refused for writing though write %s is held: an open that also reads (O_RDWR) needs the read right, every file below %s", name, w, pat.Base())
+	case env != nil && !env.Exists(name) && env.Exists(path.Dir(name)) && writeGrantedIn(path.Dir(name), spec, env):
+		dir := path.Dir(name)
+		entry = dir + "/**"
+		why = fmt.Sprintf("%s, made at run time, is refused for writing though writing in %s is granted: an open that also reads (O_RDWR) needs the read right, every file below %s", name, dir, dir)
+	default:
 		return Repair{}, false
 	}
-	pat, err := policy.ParsePattern(w)
-	if err != nil || (env != nil && !env.Exists(pat.Base())) {
+	pat, err := policy.ParsePattern(entry)
+	if err != nil {
 		return Repair{}, false
 	}
 	for _, p := range spec.Required.Get(policy.Read) {
-		if p.String() == w {
+		if p.String() == entry {
 			return Repair{}, false
 		}
 	}
@@ -280,8 +300,24 @@ func readForHeldWrite(m MissingPermission, name string, spec *policy.Spec, env E
 			}
 		}
 	}
-	return Repair{Axis: policy.Read.String(), Entry: w,
-		Widening: fmt.Sprintf("%s is refused for writing though write %s is held: an open that also reads (O_RDWR) needs the read right, every file below %s", name, w, pat.Base())}, true
+	return Repair{Axis: policy.Read.String(), Entry: entry, Widening: why}, true
+}
+
+// writeGrantedIn reports whether the spec's write entries grant writing
+// new files in dir at launch: a dir/** entry over dir whose directory
+// exists, or an entry without a glob naming a file that exists in dir
+// (the plan's write-parent-directory rule).
+func writeGrantedIn(dir string, spec *policy.Spec, env Env) bool {
+	for _, p := range spec.Required.Get(policy.Write) {
+		base := p.Base()
+		switch {
+		case p.Recursive() && !p.HasGlob() && env.Exists(base) && (dir == base || strings.HasPrefix(dir, strings.TrimSuffix(base, "/")+"/")):
+			return true
+		case !p.Recursive() && !p.HasGlob() && path.Dir(base) == dir && env.Exists(base):
+			return true
+		}
+	}
+	return false
 }
 
 type candidate struct {
