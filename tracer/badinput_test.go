@@ -332,3 +332,23 @@ func TestAttachedOnlyWhileTracing(t *testing.T) {
 		}
 	}
 }
+
+// TestEventTimesFollowTheWallClock: event times are Unix times that
+// follow the wall clock even when it moved against the monotonic clock
+// since the tracer was loaded (NTP slews a VM's clock by milliseconds a
+// second; a tool call's window, stamped with the wall clock, is matched
+// against them). An offset an hour stale is corrected by the reader
+// before the next events.
+func TestEventTimesFollowTheWallClock(t *testing.T) {
+	tr := loadTracer(t, Options{})
+	tr.bootOffset.Add(-int64(time.Hour))
+	time.Sleep(3 * pollInterval) // the reader idles
+	before := time.Now().UnixNano()
+	r := runTraced(t, tr, "/", []string{"/bin/true"}, nil)
+	after := time.Now().UnixNano()
+	for _, ev := range r.events {
+		if ev.Op == OpExec && (ev.TS < before-int64(time.Second) || ev.TS > after+int64(time.Second)) {
+			t.Fatalf("exec at %d, outside [%d, %d]: the event clock did not follow the wall clock", ev.TS, before, after)
+		}
+	}
+}

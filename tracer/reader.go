@@ -61,7 +61,8 @@ func (t *Tracer) readLoop() {
 			t.log.Error("read trace ring buffer", zap.Error(err))
 			continue
 		}
-		// The ring is empty.
+		// The ring is empty: a moment to follow the wall clock.
+		t.bootOffset.Store(bootOffset())
 		if unread >= flushMin {
 			t.flush()
 			unread = 0
@@ -94,6 +95,7 @@ func (t *Tracer) readLoopBlocking() {
 				return
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
+				t.bootOffset.Store(bootOffset()) // idle: follow the wall clock
 				t.flush()
 				unread = 0
 				t.rd.SetDeadline(time.Now().Add(pollInterval))
@@ -139,7 +141,7 @@ func (t *Tracer) dispatch(raw []byte) {
 		s.marker(hdr.seq)
 		return
 	}
-	ev, err := decodeEvent(raw, t.bootOffset, t.names)
+	ev, err := decodeEvent(raw, t.bootOffset.Load(), t.names)
 	if err != nil {
 		t.badRecord(s, err)
 		return

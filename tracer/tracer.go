@@ -56,11 +56,16 @@ type Options struct {
 // session is open) and the ring-buffer reader that demultiplexes events
 // to sessions. It is safe for concurrent use; Close releases everything.
 type Tracer struct {
-	log        *zap.Logger
-	objs       objects
-	rd         *ringbuf.Reader
-	waiter     *ringWaiter // nil: the reader waits in rd (readLoopBlocking)
-	bootOffset int64
+	log    *zap.Logger
+	objs   objects
+	rd     *ringbuf.Reader
+	waiter *ringWaiter // nil: the reader waits in rd (readLoopBlocking)
+	// bootOffset turns the kernel's monotonic event times into Unix time;
+	// the reader recomputes it whenever the ring is empty, so that event
+	// times follow the wall clock when it is slewed (NTP) or stepped: a
+	// tool call's window, stamped with the wall clock, is matched against
+	// them (a fixed offset drifted by milliseconds over a long test run).
+	bootOffset atomic.Int64
 	ringBytes  int
 	maxQueued  int
 
@@ -160,7 +165,7 @@ func Load(opts Options, log *zap.Logger) (*Tracer, error) {
 		log.Debug("ring buffer reader waits in epoll_wait", zap.Error(err))
 		t.waiter = nil
 	}
-	t.bootOffset = bootOffset()
+	t.bootOffset.Store(bootOffset())
 	go t.readLoop()
 	log.Debug("tracer loaded", zap.Int("ring_bytes", ring), zap.Int("max_procs", maxProcs))
 	return t, nil
