@@ -159,7 +159,7 @@ func (d *deriver) observe(ev *trace.Event) {
 	}
 	switch ev.Op {
 	case trace.OpOpen:
-		if ev.Flags&unix.O_PATH != 0 {
+		if ev.PathOnly() {
 			return
 		}
 		p := d.target(ev)

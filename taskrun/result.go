@@ -9,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer"
@@ -98,15 +96,10 @@ func (m *sensitiveMatcher) remember(a policy.Axis, id fileID, pattern string) {
 }
 
 // observe records a successful operation whose file is sensitive on the
-// operation's axis. An O_PATH open is none: its descriptor reads and
-// writes nothing (Landlock does not check it either), and the sandbox's
-// own helpers open every rule's path so (the openat2 agent building the
-// tree's ruleset).
+// operation's axis; an O_PATH open is none (Event.PathOnly: the openat2
+// agent opens every rule's path so while it builds the tree's ruleset).
 func (m *sensitiveMatcher) observe(ev *tracer.Event) {
-	if m.patterns == nil || ev.Failed() || ev.Axis == tracer.AxisNone || ev.Op == tracer.OpFork || ev.Op == tracer.OpExit {
-		return
-	}
-	if ev.Op == tracer.OpOpen && ev.Flags&unix.O_PATH != 0 {
+	if m.patterns == nil || ev.Failed() || ev.Axis == tracer.AxisNone || ev.Op == tracer.OpFork || ev.Op == tracer.OpExit || ev.PathOnly() {
 		return
 	}
 	a, err := policy.ParseAxis(string(ev.Axis))

@@ -243,7 +243,7 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 		switch {
 		case ev.Axis == tracer.AxisWrite && ev.Ino != 0:
 			j.modified[id] = true
-		case ev.Axis == tracer.AxisRead && ev.Flags&unix.O_PATH == 0 && ev.Ino != 0:
+		case ev.Axis == tracer.AxisRead && !ev.PathOnly() && ev.Ino != 0:
 			j.consumed(name, consumedRead, ev.Real, id)
 		}
 	case tracer.OpExec:

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
-	"golang.org/x/sys/unix"
 
 	"go.uber.org/zap"
 
@@ -503,7 +502,7 @@ func (tr *exploreTrace) observe(ev *tracer.Event) {
 		return
 	}
 	// O_PATH opens (sandbox-init's Landlock rules) read nothing.
-	if ev.Op != tracer.OpOpen || ev.Axis != tracer.AxisRead || ev.Failed() || ev.Flags&unix.O_PATH != 0 {
+	if ev.Op != tracer.OpOpen || ev.Axis != tracer.AxisRead || ev.Failed() || ev.PathOnly() {
 		return
 	}
 	p := ev.Target()

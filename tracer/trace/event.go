@@ -224,6 +224,12 @@ func (e *Event) Target() string {
 // events never fail: their Ret is a non-negative exit status.
 func (e *Event) Failed() bool { return e.Op != OpExit && e.Ret < 0 }
 
+// PathOnly reports whether e is an O_PATH open: its descriptor names the
+// file and reads or writes nothing (Landlock does not check it), so it
+// grants and exposes no content. The sandbox's own helpers open every
+// rule's path so.
+func (e *Event) PathOnly() bool { return e.Op == OpOpen && e.Flags&unix.O_PATH != 0 }
+
 // ErrnoName is the symbolic name of errno, e.g. "ENOENT".
 func ErrnoName(errno int64) string {
 	if name := unix.ErrnoName(syscall.Errno(errno)); name != "" {
