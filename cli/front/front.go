@@ -61,9 +61,9 @@ func ServesHere(args []string) bool {
 		case arg == "--json" || strings.HasPrefix(arg, "--socket=") || strings.HasPrefix(arg, "--log-level=") ||
 			strings.HasPrefix(arg, "--json="):
 		case arg == "exec":
-			return !traced(args[i+1:])
+			return !names(args[i+1:], "--trace")
 		case arg == "score":
-			return !scoresTask(args[i+1:])
+			return !names(args[i+1:], "--task", "-h", "--help")
 		default:
 			return false // another command, a help flag, a flag the front does not know
 		}
@@ -71,28 +71,21 @@ func ServesHere(args []string) bool {
 	return version
 }
 
-// traced reports whether exec's arguments (up to its command) ask for
-// --trace; a command whose own arguments name --trace is handed on too,
-// which is only slower.
-func traced(args []string) bool {
+// names reports whether a command's arguments, up to "--" (exec's
+// command follows it), give one of flags, alone or as flag=value. Exec
+// hands on --trace (the tracer is the full CLI's), score --task (the
+// task's image is the full CLI's to build) and its help (the full CLI's
+// lists --task); a command whose own arguments name such a flag is handed
+// on too, which is only slower.
+func names(args []string, flags ...string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
 		}
-		if a == "--trace" || strings.HasPrefix(a, "--trace=") {
-			return true
-		}
-	}
-	return false
-}
-
-// scoresTask reports whether score's arguments ask for --task (the task's
-// image is the full CLI's to build) or for help (the full CLI's help
-// lists --task).
-func scoresTask(args []string) bool {
-	for _, a := range args {
-		if a == "--task" || strings.HasPrefix(a, "--task=") || a == "-h" || a == "--help" || a == "--help=true" {
-			return true
+		for _, f := range flags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
 		}
 	}
 	return false
