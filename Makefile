@@ -9,13 +9,13 @@ FULL_BIN  := bin/authbench-full
 # The small sandbox-init program, found next to $(BIN) (sandbox.InitProgram).
 INIT_BIN  := bin/authbench-sandbox-init
 PKGS      := ./...
-APT_PKGS  := strace time clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry
+APT_PKGS  := strace time clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry slurm-wlm munge
 export GOFLAGS := -buildvcs=false
 # A static binary: it is bind-mounted into task rootfs, and libcap's psx
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race bench-env bench-oracle bench-netproxy record-agreement clean
+.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race test-slurm bench-env bench-oracle bench-netproxy record-agreement clean
 
 all: build
 
@@ -36,6 +36,7 @@ deps:
 test: deps lint build test-escape
 	$(GO) test -count=1 -timeout 25m $(PKGS)
 	$(MAKE) test-race
+	$(MAKE) test-slurm
 
 # test-escape runs the sandbox escape suite and the daemon's trust-boundary
 # checks (root, Landlock ABI >= 6) and prints one line per technique and a
@@ -51,6 +52,16 @@ RACE_PKGS := ./agent/... ./audit ./internal/capped ./internal/lifecycle ./intern
 	./runapi ./trial ./tracer/trace ./netproxy/netpolicy
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
+
+# test-slurm runs the bench as a Slurm array job on this machine (slurm-wlm
+# and munge from Debian, started as plain processes), cancels and resumes a
+# shard, merges the shards (authbench bench merge) into
+# $(SLURM_OUT)/merged/results.db and fails unless every verdict equals a
+# one-machine bench's of the same tasks; $(SLURM_OUT) keeps the array
+# tasks' logs (root; about 3 minutes with the task images built).
+SLURM_OUT ?= /tmp/authbench-slurm
+test-slurm: build
+	bash scripts/test-slurm.sh $(SLURM_OUT)
 
 lint: vet fmt-check cross
 

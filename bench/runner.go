@@ -188,7 +188,12 @@ func recsByKey(recs []trial.Record, k Key) *trial.Record {
 func (b *bencher) count(r *trial.Record, resumed bool) Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := &b.sum.Stats
+	tally(&b.sum.Stats, r, resumed)
+	return b.sum.Stats
+}
+
+// tally adds the stored run r to s.
+func tally(s *Stats, r *trial.Record, resumed bool) {
 	s.NTrials++
 	if resumed {
 		s.NResumed++
@@ -201,7 +206,6 @@ func (b *bencher) count(r *trial.Record, resumed bool) Stats {
 	case !r.Utility || r.Exposed():
 		s.NFailed++
 	}
-	return *s
 }
 
 // runAll carries out the runs, cfg.Parallel at a time, until all are

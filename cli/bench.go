@@ -71,6 +71,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 		Args: exactArgs(0),
 		RunE: func(*cobra.Command, []string) error { return a.runBench(f) },
 	}
+	cmd.AddCommand(a.benchMergeCmd())
 	fl := cmd.Flags()
 	fl.StringVar(&f.tasks, "tasks", "", "the tasks `DIR` (required)")
 	fl.StringVar(&f.sources, "sources", "", "policy sources, comma-separated `LIST` (required)")
