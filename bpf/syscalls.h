@@ -78,6 +78,49 @@ enum ab_sys {
 	[463] = AB_SYS_SETXATTRAT,              \
 	[466] = AB_SYS_REMOVEXATTRAT,
 
+/* Generic (asm-generic/unistd.h) numbers, of arm64 and riscv64: no open,
+ * creat, mkdir, unlink, rmdir, rename, link, symlink, chmod, chown, lchown
+ * or mknod, only their *at forms. */
+#define AB_GENERIC_SYSCALLS \
+	[56] = AB_SYS_OPENAT, \
+	[221] = AB_SYS_EXECVE, \
+	[281] = AB_SYS_EXECVEAT, \
+	[34] = AB_SYS_MKDIRAT, \
+	[35] = AB_SYS_UNLINKAT, \
+	[38] = AB_SYS_RENAMEAT, \
+	[276] = AB_SYS_RENAMEAT2, \
+	[37] = AB_SYS_LINKAT, \
+	[36] = AB_SYS_SYMLINKAT, \
+	[45] = AB_SYS_TRUNCATE, \
+	[46] = AB_SYS_FTRUNCATE, \
+	[49] = AB_SYS_CHDIR, \
+	[50] = AB_SYS_FCHDIR, \
+	[265] = AB_SYS_OPEN_BY_HANDLE, \
+	[222] = AB_SYS_MMAP, \
+	[226] = AB_SYS_MPROTECT, \
+	[288] = AB_SYS_PKEY_MPROTECT, \
+	[55] = AB_SYS_FCHOWN, \
+	[54] = AB_SYS_FCHOWNAT, \
+	[52] = AB_SYS_FCHMOD, \
+	[53] = AB_SYS_FCHMODAT, \
+	[5] = AB_SYS_SETXATTR, \
+	[6] = AB_SYS_LSETXATTR, \
+	[7] = AB_SYS_FSETXATTR, \
+	[14] = AB_SYS_REMOVEXATTR, \
+	[15] = AB_SYS_LREMOVEXATTR, \
+	[16] = AB_SYS_FREMOVEXATTR, \
+	[33] = AB_SYS_MKNODAT, \
+	[146] = AB_SYS_SETUID, \
+	[144] = AB_SYS_SETGID, \
+	[145] = AB_SYS_SETREUID, \
+	[143] = AB_SYS_SETREGID, \
+	[147] = AB_SYS_SETRESUID, \
+	[149] = AB_SYS_SETRESGID, \
+	[159] = AB_SYS_SETGROUPS, \
+	[151] = AB_SYS_SETFSUID, \
+	[152] = AB_SYS_SETFSGID, \
+	AB_COMMON_SYSCALLS
+
 #if defined(__TARGET_ARCH_x86)
 
 #define AB_TS_COMPAT 0x0002           /* x86 thread_info.status: in a compat syscall */
@@ -265,48 +308,8 @@ struct pt_regs___ab_arm64 {
 #define AB_NR_MAX 512
 #define AB_PSR_MODE32_BIT 0x10 /* pstate: the task runs AArch32 code */
 
-/* Generic (asm-generic/unistd.h) numbers: no open, creat, mkdir, unlink,
- * rmdir, rename, link, symlink, chmod, chown, lchown or mknod, only their
- * *at forms. */
 static const __u8 ab_sys64[AB_NR_MAX] = {
-	[56] = AB_SYS_OPENAT,
-	[221] = AB_SYS_EXECVE,
-	[281] = AB_SYS_EXECVEAT,
-	[34] = AB_SYS_MKDIRAT,
-	[35] = AB_SYS_UNLINKAT,
-	[38] = AB_SYS_RENAMEAT,
-	[276] = AB_SYS_RENAMEAT2,
-	[37] = AB_SYS_LINKAT,
-	[36] = AB_SYS_SYMLINKAT,
-	[45] = AB_SYS_TRUNCATE,
-	[46] = AB_SYS_FTRUNCATE,
-	[49] = AB_SYS_CHDIR,
-	[50] = AB_SYS_FCHDIR,
-	[265] = AB_SYS_OPEN_BY_HANDLE,
-	[222] = AB_SYS_MMAP,
-	[226] = AB_SYS_MPROTECT,
-	[288] = AB_SYS_PKEY_MPROTECT,
-	[55] = AB_SYS_FCHOWN,
-	[54] = AB_SYS_FCHOWNAT,
-	[52] = AB_SYS_FCHMOD,
-	[53] = AB_SYS_FCHMODAT,
-	[5] = AB_SYS_SETXATTR,
-	[6] = AB_SYS_LSETXATTR,
-	[7] = AB_SYS_FSETXATTR,
-	[14] = AB_SYS_REMOVEXATTR,
-	[15] = AB_SYS_LREMOVEXATTR,
-	[16] = AB_SYS_FREMOVEXATTR,
-	[33] = AB_SYS_MKNODAT,
-	[146] = AB_SYS_SETUID,
-	[144] = AB_SYS_SETGID,
-	[145] = AB_SYS_SETREUID,
-	[143] = AB_SYS_SETREGID,
-	[147] = AB_SYS_SETRESUID,
-	[149] = AB_SYS_SETRESGID,
-	[159] = AB_SYS_SETGROUPS,
-	[151] = AB_SYS_SETFSUID,
-	[152] = AB_SYS_SETFSGID,
-	AB_COMMON_SYSCALLS
+	AB_GENERIC_SYSCALLS
 };
 
 /* ab_sys_nr: see the x86 version. */
@@ -335,8 +338,152 @@ static __always_inline int ab_sys_decode(struct pt_regs *regs, struct task_struc
 	return ab_sys64[nr];
 }
 
+#elif defined(__TARGET_ARCH_riscv)
+
+/* The kernel's riscv struct pt_regs (the user frame), relocated by CO-RE:
+ * a0 holds the result at sys_exit, orig_a0 the first argument, a7 the
+ * number. Built (GOARCH=riscv64), not run on our machines. */
+struct pt_regs___ab_riscv {
+	__u64 epc, ra, sp, gp, tp, t0, t1, t2, s0, s1;
+	__u64 a0, a1, a2, a3, a4, a5, a6, a7;
+	__u64 s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, t3, t4, t5, t6;
+	__u64 status, badaddr, cause, orig_a0;
+} __attribute__((preserve_access_index));
+
+#define AB_NR_MAX 512
+
+static const __u8 ab_sys64[AB_NR_MAX] = {
+	AB_GENERIC_SYSCALLS
+};
+
+/* ab_sys_nr: see the x86 version. */
+static __always_inline long ab_sys_nr(struct pt_regs *regs)
+{
+	struct pt_regs___ab_riscv *r = (void *)regs;
+	__u64 nr = r->a7;
+	if (nr >= AB_NR_MAX || !ab_sys64[nr])
+		return -1;
+	return nr;
+}
+
+/* ab_sys_decode: see the x86 version (riscv64 has no compat ABI here). */
+static __always_inline int ab_sys_decode(struct pt_regs *regs, struct task_struct *task, long nr,
+					 __u64 a[5])
+{
+	struct pt_regs___ab_riscv *r = (void *)regs;
+	if (nr < 0 || nr >= AB_NR_MAX)
+		return AB_SYS_NONE;
+	a[0] = r->orig_a0;
+	a[1] = r->a1;
+	a[2] = r->a2;
+	a[3] = r->a3;
+	a[4] = r->a4;
+	return ab_sys64[nr];
+}
+
+#elif defined(__TARGET_ARCH_s390)
+
+/* The kernel's s390 struct pt_regs, relocated by CO-RE (its fields sit in
+ * anonymous unions there): gprs[2] holds the result at sys_exit,
+ * orig_gpr2 the first argument, int_code's low 16 bits the number. Built
+ * (GOARCH=s390x), not run on our machines. */
+struct ab_psw___ab_s390 {
+	__u64 mask;
+	__u64 addr;
+};
+struct pt_regs___ab_s390 {
+	struct ab_psw___ab_s390 psw;
+	__u64 gprs[16];
+	__u64 orig_gpr2;
+	__u32 int_code;
+} __attribute__((preserve_access_index));
+
+#define AB_NR_MAX 512
+#define AB_PSW_MASK_EA 0x0000000100000000ULL /* psw.mask: 64-bit addressing (not a 31-bit compat task) */
+
+/* s390x numbers. Its mmap (90) is old_mmap, whose arguments are a struct
+ * in user memory: it is not decoded (no exec_via_mmap events on s390x, as
+ * docs/trace-events.md states); mprotect is. */
+static const __u8 ab_sys64[AB_NR_MAX] = {
+	[5] = AB_SYS_OPEN,
+	[288] = AB_SYS_OPENAT,
+	[8] = AB_SYS_CREAT,
+	[11] = AB_SYS_EXECVE,
+	[354] = AB_SYS_EXECVEAT,
+	[39] = AB_SYS_MKDIR,
+	[289] = AB_SYS_MKDIRAT,
+	[10] = AB_SYS_UNLINK,
+	[294] = AB_SYS_UNLINKAT,
+	[40] = AB_SYS_RMDIR,
+	[38] = AB_SYS_RENAME,
+	[295] = AB_SYS_RENAMEAT,
+	[347] = AB_SYS_RENAMEAT2,
+	[9] = AB_SYS_LINK,
+	[296] = AB_SYS_LINKAT,
+	[83] = AB_SYS_SYMLINK,
+	[297] = AB_SYS_SYMLINKAT,
+	[92] = AB_SYS_TRUNCATE,
+	[93] = AB_SYS_FTRUNCATE,
+	[12] = AB_SYS_CHDIR,
+	[133] = AB_SYS_FCHDIR,
+	[336] = AB_SYS_OPEN_BY_HANDLE,
+	[125] = AB_SYS_MPROTECT,
+	[384] = AB_SYS_PKEY_MPROTECT,
+	[212] = AB_SYS_CHOWN,
+	[207] = AB_SYS_FCHOWN,
+	[198] = AB_SYS_LCHOWN,
+	[291] = AB_SYS_FCHOWNAT,
+	[15] = AB_SYS_CHMOD,
+	[94] = AB_SYS_FCHMOD,
+	[299] = AB_SYS_FCHMODAT,
+	[224] = AB_SYS_SETXATTR,
+	[225] = AB_SYS_LSETXATTR,
+	[226] = AB_SYS_FSETXATTR,
+	[233] = AB_SYS_REMOVEXATTR,
+	[234] = AB_SYS_LREMOVEXATTR,
+	[235] = AB_SYS_FREMOVEXATTR,
+	[14] = AB_SYS_MKNOD,
+	[290] = AB_SYS_MKNODAT,
+	[213] = AB_SYS_SETUID,
+	[214] = AB_SYS_SETGID,
+	[203] = AB_SYS_SETREUID,
+	[204] = AB_SYS_SETREGID,
+	[208] = AB_SYS_SETRESUID,
+	[210] = AB_SYS_SETRESGID,
+	[206] = AB_SYS_SETGROUPS,
+	[215] = AB_SYS_SETFSUID,
+	[216] = AB_SYS_SETFSGID,
+	AB_COMMON_SYSCALLS
+};
+
+/* ab_sys_nr: see the x86 version. */
+static __always_inline long ab_sys_nr(struct pt_regs *regs)
+{
+	struct pt_regs___ab_s390 *r = (void *)regs;
+	__u64 nr = r->int_code & 0xffff;
+	if (nr >= AB_NR_MAX || !ab_sys64[nr])
+		return -1;
+	return nr;
+}
+
+/* ab_sys_decode: see the x86 version. A 31-bit (compat) task's numbers are
+ * not decoded. */
+static __always_inline int ab_sys_decode(struct pt_regs *regs, struct task_struct *task, long nr,
+					 __u64 a[5])
+{
+	struct pt_regs___ab_s390 *r = (void *)regs;
+	if (nr < 0 || nr >= AB_NR_MAX || !(r->psw.mask & AB_PSW_MASK_EA))
+		return AB_SYS_NONE;
+	a[0] = r->orig_gpr2;
+	a[1] = r->gprs[3];
+	a[2] = r->gprs[4];
+	a[3] = r->gprs[5];
+	a[4] = r->gprs[6];
+	return ab_sys64[nr];
+}
+
 #else
-#error "the tracer decodes syscalls of x86 and arm64 only (bpf2go -target amd64,arm64)"
+#error "the tracer decodes syscalls of x86, arm64, riscv64 and s390x only (bpf2go -target amd64,arm64,riscv64,s390x)"
 #endif
 
 #endif
