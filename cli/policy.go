@@ -23,7 +23,7 @@ func (a *app) policyCmd() *cobra.Command {
 			return a.reportCheck(args[0], err)
 		},
 	})
-	cmd.AddCommand(a.policyPlanCmd())
+	cmd.AddCommand(a.policyPlanCmd(), a.policyExportCmd(), a.policyImportCmd())
 	return cmd
 }
 
