@@ -145,8 +145,7 @@ func (in *installedRun) env() []string {
 // in trajectory.json). A harness that recorded nothing is noted, not an
 // error of the run.
 func (in *installedRun) finish(r *runner) {
-	state := filepath.Join(r.Rootfs.Upper(), strings.TrimPrefix(installed.State, "/"))
-	events, _, err := installed.Transcript(in.h, state)
+	events, _, err := installed.Transcript(in.h, r.Rootfs.Upper())
 	if err != nil {
 		r.res.HarnessError = "transcript: " + err.Error()
 		r.Log.Warn("harness transcript", zap.String("harness", in.h.Name), zap.Error(err))
