@@ -17,7 +17,9 @@ import (
 func stateDir(upper string) string { return filepath.Join(upper, strings.TrimPrefix(State, "/")) }
 
 // sessionsDir is pi's sessions directory in the upper layer upper.
-func sessionsDir(upper string) string { return filepath.Join(upper, strings.TrimPrefix(SessionsDir, "/")) }
+func sessionsDir(upper string) string {
+	return filepath.Join(upper, strings.TrimPrefix(SessionsDir, "/"))
+}
 
 // openclawDB makes an OpenClaw agent database at file with one
 // transcript event holding text.
