@@ -40,7 +40,11 @@ func (d *Dir) Open(rel string) (*os.File, error) {
 	if err := unix.Fstat(pfd, &st); err != nil {
 		return nil, fmt.Errorf("stat %s: %w", d.Join(rel), err)
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFLNK: // O_PATH|O_NOFOLLOW opens a last-component link itself
+		return nil, fmt.Errorf("%s %w", d.Join(rel), ErrSymlink)
+	default:
 		return nil, fmt.Errorf("%s %w (%s)", d.Join(rel), ErrNotRegular, fileKind(st.Mode))
 	}
 	fd, err := reopen(pfd, &st)

@@ -152,6 +152,9 @@ func TestStatBeneathDescribesALink(t *testing.T) {
 	if _, err := fs.Stat(d.FS(), "state/l/passwd"); !errors.Is(err, safefile.ErrSymlink) {
 		t.Fatalf("stat through a link: %v, want ErrSymlink", err)
 	}
+	if _, err := d.ReadFile("state/l"); !errors.Is(err, safefile.ErrSymlink) {
+		t.Fatalf("read of a link: %v, want ErrSymlink", err)
+	}
 	if _, err := fs.Stat(d.FS(), "../x"); err == nil {
 		t.Fatal("stat of ../x: no error")
 	}
