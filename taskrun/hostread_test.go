@@ -16,11 +16,11 @@ import (
 // each plants a directory link to a root-only host directory in a parent
 // component, and a FIFO at the read path.
 
-// TestRewardFilesReadBeneathTheRootfs: the verifier (root in the rootfs)
+// TestEscapeDaemonHostReadRewardFiles: the verifier (root in the rootfs)
 // linked /logs/verifier to a host directory holding reward.txt, or put a
 // FIFO as reward.txt: no verdict comes of either, and the reader never
 // blocks (on main the FIFO blocked it forever).
-func TestRewardFilesReadBeneathTheRootfs(t *testing.T) {
+func TestEscapeDaemonHostReadRewardFiles(t *testing.T) {
 	host := safefiletest.HostDir(t, "reward.txt", "reward.json")
 	for _, target := range []string{host, "/" + filepath.Base(host)} { // outside, and a link inside the rootfs
 		rootfs := t.TempDir()
@@ -59,12 +59,12 @@ func TestRewardFilesReadBeneathTheRootfs(t *testing.T) {
 	}
 }
 
-// TestReadBeneathTaskTrees: the image's /etc/hosts (read to add the
+// TestEscapeDaemonHostReadTaskTrees: the image's /etc/hosts (read to add the
 // network's names) and a compose service's Dockerfile in its copied build
 // context are read beneath their tree: a linked parent directory or a
 // linked Dockerfile (copyTree copies links as links; on main the
 // Dockerfile link was followed to the host file) is refused, a FIFO too.
-func TestReadBeneathTaskTrees(t *testing.T) {
+func TestEscapeDaemonHostReadTaskTrees(t *testing.T) {
 	host := safefiletest.HostDir(t, "hosts", "Dockerfile")
 	for _, rel := range []string{"etc/hosts", "Dockerfile", "sub/Dockerfile"} {
 		tree := t.TempDir()
@@ -92,10 +92,10 @@ func TestReadBeneathTaskTrees(t *testing.T) {
 	}
 }
 
-// TestSnapshotVolumesStaysBeneathTheVolume: a sidecar that linked a
+// TestEscapeDaemonHostReadVolumeSnapshot: a sidecar that linked a
 // directory of its volume to a host directory, or put a FIFO there, adds
 // nothing of the host's to the snapshot, and the walk never blocks.
-func TestSnapshotVolumesStaysBeneathTheVolume(t *testing.T) {
+func TestEscapeDaemonHostReadVolumeSnapshot(t *testing.T) {
 	host := safefiletest.HostDir(t, "secret.txt", "deeper/more.txt")
 	vol := t.TempDir()
 	if err := os.WriteFile(filepath.Join(vol, "own.txt"), []byte("x"), 0o644); err != nil {
