@@ -70,3 +70,28 @@ func TestEscapeDaemonHarnessTranscriptStaysInTheUpperLayer(t *testing.T) {
 		t.Errorf("the harness's own session: %q, %v, harness error %q", data, err, res.HarnessError)
 	}
 }
+
+// TestEscapeDaemonHarnessConfigOverAFIFO: an image with a FIFO where the
+// harness's configuration is written (its State directory) is replaced,
+// not written through; on main the write blocked the run forever.
+func TestEscapeDaemonHarnessConfigOverAFIFO(t *testing.T) {
+	rootfs := t.TempDir()
+	in := &installedRun{h: installed.Harnesses["pi"], endpoint: installed.Endpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}}
+	files, err := in.h.Files(in.endpoint)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("pi's files: %v %v", files, err)
+	}
+	for _, f := range files {
+		safefiletest.FIFO(t, filepath.Join(rootfs, strings.TrimPrefix(f.Path, "/")))
+	}
+	r := &runner{Box: &runbox.Box{Log: zap.NewNop(), Rootfs: &env.Rootfs{Path: rootfs}}, res: &runapi.TaskResult{}}
+	safefiletest.Within(t, 5*time.Second, func() { err = in.writeFiles(r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if st, err := os.Lstat(filepath.Join(rootfs, strings.TrimPrefix(f.Path, "/"))); err != nil || !st.Mode().IsRegular() {
+			t.Errorf("%s: %v %v, want the harness's regular file", f.Path, st, err)
+		}
+	}
+}

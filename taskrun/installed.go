@@ -92,6 +92,7 @@ func (in *installedRun) writeFiles(r *runner) error {
 	}
 	for _, f := range files {
 		rel := strings.TrimPrefix(f.Path, "/")
+		_ = root.Remove(rel) // what the image has there (a link, a FIFO that would block the write) is replaced
 		if err := root.WriteFile(rel, f.Data, 0o600); err != nil {
 			return fmt.Errorf("harness configuration: %w", err)
 		}

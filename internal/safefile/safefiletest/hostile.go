@@ -70,7 +70,7 @@ func FIFO(t testing.TB, path string) {
 }
 
 // Within runs f and fails the test when it has not returned after d (a
-// reader blocked on a FIFO); f's goroutine is then left behind.
+// read or write blocked on a FIFO); f's goroutine is then left behind.
 func Within(t testing.TB, d time.Duration, f func()) {
 	t.Helper()
 	done := make(chan struct{})
@@ -81,7 +81,7 @@ func Within(t testing.TB, d time.Duration, f func()) {
 	select {
 	case <-done:
 	case <-time.After(d):
-		t.Fatalf("the reader did not return within %v (blocked on a FIFO?)", d)
+		t.Fatalf("did not return within %v (blocked on a FIFO?)", d)
 	}
 }
 
