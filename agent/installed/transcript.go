@@ -218,6 +218,12 @@ func Transcript(h Harness, upper string) (events [][]byte, file string, err erro
 // directory dir under root.
 func piTranscript(root *safefile.Dir, dir string) ([][]byte, string, error) {
 	files, err := fs.Glob(root.FS(), path.Join(dir, "*.jsonl"))
+	if err == nil && len(files) == 0 {
+		// Say why when the directory itself was refused (a link).
+		if _, rerr := fs.ReadDir(root.FS(), dir); rerr != nil {
+			return nil, "", fmt.Errorf("no pi session file: %w", rerr)
+		}
+	}
 	if err != nil || len(files) == 0 {
 		return nil, "", fmt.Errorf("no pi session file in %s", root.Join(dir))
 	}
