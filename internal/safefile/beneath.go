@@ -60,7 +60,8 @@ func (d *Dir) Open(rel string) (*os.File, error) {
 func reopen(pfd int, st *unix.Stat_t) (int, error) {
 	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(pfd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		return -1, err
+		// Not wrapped: without /proc an ENOENT here is no missing file.
+		return -1, fmt.Errorf("reopen through /proc/self/fd (is /proc mounted?): %v", err)
 	}
 	var now unix.Stat_t
 	if err := unix.Fstat(fd, &now); err != nil || now.Dev != st.Dev || now.Ino != st.Ino || now.Mode&unix.S_IFMT != unix.S_IFREG {
