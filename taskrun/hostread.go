@@ -1,6 +1,10 @@
 package taskrun
 
 import (
+	"fmt"
+	"os"
+	"syscall"
+
 	"github.com/authbench/authbench/internal/safefile"
 )
 
@@ -20,4 +24,21 @@ func readBeneath(dir, rel string) ([]byte, error) {
 	}
 	defer root.Close()
 	return root.ReadFileLimit(rel, maxBeneathFileBytes)
+}
+
+// openRegular opens the file host for reading when it is a regular file:
+// never a link at its last component, and non-blocking, so a FIFO
+// swapped in after its lstat is refused instead of blocking the reader
+// (the tamper check's hash; its parents are directories of a tree no
+// process runs in any more when it is read).
+func openRegular(host string) (*os.File, error) {
+	f, err := os.OpenFile(host, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s %w", host, safefile.ErrNotRegular)
+	}
+	return f, nil
 }

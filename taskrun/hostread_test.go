@@ -114,3 +114,27 @@ func TestEscapeDaemonHostReadVolumeSnapshot(t *testing.T) {
 		t.Errorf("snapshot = %v (complete %v), want /v/own.txt alone", s.files, s.complete)
 	}
 }
+
+// TestEscapeDaemonHostReadTamperHash: the tamper check's hash of a file
+// the agent left refuses a FIFO (swapped in after its lstat) at once —
+// on main it blocked the run — and a link at the name.
+func TestEscapeDaemonHostReadTamperHash(t *testing.T) {
+	host := safefiletest.HostDir(t, "secret")
+	dir := t.TempDir()
+	safefiletest.FIFO(t, filepath.Join(dir, "fifo"))
+	if err := os.Symlink(filepath.Join(host, "secret"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "own"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errFIFO, errLink, errOwn error
+	safefiletest.Within(t, 5*time.Second, func() {
+		_, errFIFO = hashFile(filepath.Join(dir, "fifo"))
+		_, errLink = hashFile(filepath.Join(dir, "link"))
+		_, errOwn = hashFile(filepath.Join(dir, "own"))
+	})
+	if !errors.Is(errFIFO, safefile.ErrNotRegular) || errLink == nil || errOwn != nil {
+		t.Errorf("hash of a FIFO: %v; of a link: %v; of a file: %v", errFIFO, errLink, errOwn)
+	}
+}
