@@ -6,9 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/internal/safefile"
 )
 
 // dedupe replaces each regular file of rootfs that is identical to the
@@ -19,29 +22,49 @@ import (
 // shared with the base, counting files that are its already; a file it
 // cannot compare is left alone.
 func dedupe(base, rootfs string) (int64, error) {
+	// The base's files are reached beneath its descriptor: a link in the
+	// base (/var/run → /run) never leads the comparison, or the hard
+	// link, to a host file (internal/safefile).
+	bdir, err := safefile.OpenReadDir(base)
+	if err != nil {
+		return 0, nil // no base to share with
+	}
+	defer bdir.Close()
 	var saved int64
-	err := filepath.WalkDir(rootfs, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(rootfs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
 		rel, _ := filepath.Rel(rootfs, p)
-		bp := filepath.Join(base, rel)
-		var st, bst unix.Stat_t
-		if unix.Lstat(p, &st) != nil || unix.Lstat(bp, &bst) != nil {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) != nil {
+			return nil
+		}
+		bst, err := bdir.Lstat(rel)
+		if err != nil {
 			return nil
 		}
 		if st.Ino == bst.Ino && st.Dev == bst.Dev {
 			saved += st.Size // linked already (exportOverBase)
 			return nil
 		}
-		if !sameMeta(&st, &bst) || hasXattrs(p) || hasXattrs(bp) {
+		if !sameMeta(&st, bst) || hasXattrs(p) {
 			return nil
 		}
-		if same, err := sameContent(p, bp); err != nil || !same {
+		fb, err := bdir.Open(rel)
+		if err != nil {
+			return nil
+		}
+		defer fb.Close()
+		if n, err := unix.Flistxattr(int(fb.Fd()), nil); err != nil || n > 0 {
+			return nil
+		}
+		if same, err := sameContent(p, fb); err != nil || !same {
 			return nil
 		}
 		tmp := p + ".authbench-link"
-		if err := os.Link(bp, tmp); err != nil {
+		// The inode compared, whatever its name in the base is now.
+		if err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(fb.Fd())), unix.AT_FDCWD, tmp, unix.AT_SYMLINK_FOLLOW); err != nil {
 			return nil // e.g. another file system: keep the copy
 		}
 		if err := os.Rename(tmp, p); err != nil {
@@ -67,18 +90,14 @@ func hasXattrs(p string) bool {
 	return err != nil || n > 0
 }
 
-// sameContent compares two files of equal size byte by byte.
-func sameContent(a, b string) (bool, error) {
+// sameContent compares the file a with the open file fb (of equal size)
+// byte by byte.
+func sameContent(a string, fb *os.File) (bool, error) {
 	fa, err := os.Open(a)
 	if err != nil {
 		return false, err
 	}
 	defer fa.Close()
-	fb, err := os.Open(b)
-	if err != nil {
-		return false, err
-	}
-	defer fb.Close()
 	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
 	for {
 		na, ea := io.ReadFull(fa, ba)

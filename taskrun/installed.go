@@ -92,6 +92,7 @@ func (in *installedRun) writeFiles(r *runner) error {
 	}
 	for _, f := range files {
 		rel := strings.TrimPrefix(f.Path, "/")
+		_ = root.Remove(rel) // what the image has there (a link, a FIFO that would block the write) is replaced
 		if err := root.WriteFile(rel, f.Data, 0o600); err != nil {
 			return fmt.Errorf("harness configuration: %w", err)
 		}
@@ -145,8 +146,7 @@ func (in *installedRun) env() []string {
 // in trajectory.json). A harness that recorded nothing is noted, not an
 // error of the run.
 func (in *installedRun) finish(r *runner) {
-	state := filepath.Join(r.Rootfs.Upper(), strings.TrimPrefix(installed.State, "/"))
-	events, _, err := installed.Transcript(in.h, state)
+	events, _, err := installed.Transcript(in.h, r.Rootfs.Upper())
 	if err != nil {
 		r.res.HarnessError = "transcript: " + err.Error()
 		r.Log.Warn("harness transcript", zap.String("harness", in.h.Name), zap.Error(err))

@@ -248,7 +248,7 @@ func (r *runner) writeNetworkHosts() error {
 		return err
 	}
 	defer root.Close()
-	old, err := root.ReadFile("etc/hosts")
+	old, err := readBeneath(r.Rootfs.Path, "etc/hosts")
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("/etc/hosts: %w", err)
 	}

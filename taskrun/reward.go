@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/authbench/authbench/internal/safefile"
 )
 
 // Harbor's reward files, relative to the rootfs.
@@ -117,10 +117,11 @@ func parseRewardJSON(f rewardFiles) (float64, error) {
 // rewardPasses is Harbor's passing rule: a reward of exactly 1.
 func rewardPasses(v float64) bool { return v == 1 }
 
-// readRewardFiles reads the reward files of the rootfs at dir, with dir
-// as the root (the verifier ran there as root and may have left links).
+// readRewardFiles reads the reward files of the rootfs at dir, beneath
+// dir's descriptor (the verifier ran there as root and may have left
+// links or FIFOs: none is followed or read, internal/safefile).
 func readRewardFiles(dir string) (rewardFiles, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := safefile.OpenReadDir(dir)
 	if err != nil {
 		return rewardFiles{}, err
 	}
@@ -134,16 +135,11 @@ func readRewardFiles(dir string) (rewardFiles, error) {
 }
 
 // readBounded reads up to maxRewardBytes of name; a missing file is nil.
-func readBounded(root *os.Root, name string) ([]byte, error) {
-	file, err := root.Open(name)
+func readBounded(root *safefile.Dir, name string) ([]byte, error) {
+	data, err := root.ReadFileLimit(name, maxRewardBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read /%s: %w", name, err)
-	}
-	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, maxRewardBytes))
 	if err != nil {
 		return nil, fmt.Errorf("read /%s: %w", name, err)
 	}

@@ -439,7 +439,7 @@ func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskI
 		}
 	}
 	dfPath := filepath.Join(ctxDir, filepath.FromSlash(dockerfile))
-	data, err := os.ReadFile(dfPath)
+	data, err := readBeneath(ctxDir, filepath.FromSlash(dockerfile))
 	if err != nil {
 		return nil, fmt.Errorf("dockerfile: %w", err)
 	}

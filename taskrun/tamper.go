@@ -139,7 +139,7 @@ func statAgentFile(root *policy.Root, name string) (*agentFile, error) {
 }
 
 func hashFile(host string) ([]byte, error) {
-	f, err := os.Open(host)
+	f, err := openRegular(host)
 	if err != nil {
 		return nil, err
 	}

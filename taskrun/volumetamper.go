@@ -3,13 +3,14 @@ package taskrun
 import (
 	"io/fs"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tracer"
 )
@@ -50,11 +51,17 @@ type volumeSnapshot struct {
 
 // snapshotVolumes lists the regular files of mounts by identity and
 // status (ctime, which the agent cannot set), walking each volume's host
-// directory without following links.
+// directory beneath its descriptor: the sidecars that share it may still
+// be running, and no link they put in any component is followed
+// (internal/safefile).
 func snapshotVolumes(mounts []volumeMount) volumeSnapshot {
 	s := volumeSnapshot{files: map[string]volumeFile{}, complete: true}
 	for _, m := range mounts {
-		_ = filepath.WalkDir(m.dir, func(p string, d fs.DirEntry, err error) error {
+		root, err := safefile.OpenReadDir(m.dir)
+		if err != nil {
+			continue // gone or unreadable
+		}
+		_ = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() {
 				return nil // gone, unreadable, or not a file
 			}
@@ -62,18 +69,19 @@ func snapshotVolumes(mounts []volumeMount) volumeSnapshot {
 				s.complete = false
 				return fs.SkipAll
 			}
-			var st unix.Stat_t
-			if unix.Lstat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-				return nil
-			}
-			rel, err := filepath.Rel(m.dir, p)
+			info, err := d.Info()
 			if err != nil {
 				return nil
 			}
-			s.files[path.Join(m.target, filepath.ToSlash(rel))] = volumeFile{
-				id: fileID{st.Dev, st.Ino}, size: st.Size, nlinks: uint64(st.Nlink), ctime: st.Ctim}
+			st, ok := info.Sys().(*syscall.Stat_t)
+			if !ok || !info.Mode().IsRegular() {
+				return nil
+			}
+			s.files[path.Join(m.target, p)] = volumeFile{
+				id: fileID{st.Dev, st.Ino}, size: st.Size, nlinks: uint64(st.Nlink), ctime: unix.Timespec{Sec: st.Ctim.Sec, Nsec: st.Ctim.Nsec}}
 			return nil
 		})
+		root.Close()
 	}
 	return s
 }

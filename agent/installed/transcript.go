@@ -7,15 +7,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/internal/safefile"
 )
 
 // Bounds on a transcript, which the agent wrote and may have made
@@ -189,42 +191,45 @@ func ToTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
 	return t
 }
 
-// Transcript reads the session events h recorded under state (the
-// harness's State directory as seen from the host: in the run's upper
-// layer), in order, and the file they came from (the artifact to keep).
-// No events is an error.
-func Transcript(h Harness, state string) (events [][]byte, file string, err error) {
+// Transcript reads the session events h recorded in its State directory
+// of the run's upper layer upper (a host path), in order, and the file
+// they came from (the artifact to keep). Everything below upper is the
+// agent's: it is read beneath upper's descriptor, no link followed in any
+// component and only regular files read (internal/safefile), so a
+// sessions directory replaced by a link to a host directory, or a FIFO
+// where a session file was, is refused. No events is an error.
+func Transcript(h Harness, upper string) (events [][]byte, file string, err error) {
+	root, err := safefile.OpenReadDir(upper)
+	if err != nil {
+		return nil, "", fmt.Errorf("harness %s: upper layer: %w", h.Name, err)
+	}
+	defer root.Close()
+	state := strings.TrimPrefix(State, "/")
 	switch h.Name {
 	case "pi":
-		return piTranscript(filepath.Join(state, strings.TrimPrefix(SessionsDir, State+"/")))
+		return piTranscript(root, path.Join(state, strings.TrimPrefix(SessionsDir, State+"/")))
 	case "openclaw":
-		return openclawTranscript(filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite"))
+		return openclawTranscript(root, path.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite"))
 	}
 	return nil, "", fmt.Errorf("harness %s: no transcript", h.Name)
 }
 
-// regularFile opens p, refusing a link or anything but a regular file.
-func regularFile(p string) (*os.File, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
+// piTranscript reads pi's session file (the newest, if several) in the
+// directory dir under root.
+func piTranscript(root *safefile.Dir, dir string) ([][]byte, string, error) {
+	files, err := fs.Glob(root.FS(), path.Join(dir, "*.jsonl"))
+	if err == nil && len(files) == 0 {
+		// Say why when the directory itself was refused (a link).
+		if _, rerr := fs.ReadDir(root.FS(), dir); rerr != nil {
+			return nil, "", fmt.Errorf("no pi session file: %w", rerr)
+		}
 	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", p)
-	}
-	return f, nil
-}
-
-// piTranscript reads pi's session file (the newest, if several).
-func piTranscript(dir string) ([][]byte, string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil || len(files) == 0 {
-		return nil, "", fmt.Errorf("no pi session file in %s", dir)
+		return nil, "", fmt.Errorf("no pi session file in %s", root.Join(dir))
 	}
 	slices.Sort(files)
 	file := files[len(files)-1]
-	f, err := regularFile(file)
+	f, err := root.Open(file)
 	if err != nil {
 		return nil, "", err
 	}
@@ -238,21 +243,22 @@ func piTranscript(dir string) ([][]byte, string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", file, err)
+		return nil, "", fmt.Errorf("%s: %w", root.Join(file), err)
 	}
-	return events, file, nil
+	return events, root.Join(file), nil
 }
 
 // openclawTranscript reads OpenClaw's transcript_events from a private
-// copy of its agent database (and write-ahead log), opened read-only.
-func openclawTranscript(db string) ([][]byte, string, error) {
+// copy of its agent database db under root (and write-ahead log), opened
+// read-only.
+func openclawTranscript(root *safefile.Dir, db string) ([][]byte, string, error) {
 	tmp, err := os.MkdirTemp("", "authbench-openclaw-")
 	if err != nil {
 		return nil, "", err
 	}
 	defer os.RemoveAll(tmp)
 	for _, suffix := range []string{"", "-wal"} {
-		src, err := regularFile(db + suffix)
+		src, err := root.Open(db + suffix)
 		if err != nil {
 			if suffix == "" {
 				return nil, "", err
@@ -276,7 +282,7 @@ func openclawTranscript(db string) ([][]byte, string, error) {
 	defer conn.Close()
 	rows, err := conn.Query(`SELECT event_json FROM transcript_events WHERE event_json IS NOT NULL ORDER BY session_id, seq`)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", db, err)
+		return nil, "", fmt.Errorf("%s: %w", root.Join(db), err)
 	}
 	defer rows.Close()
 	var events [][]byte
@@ -292,7 +298,7 @@ func openclawTranscript(db string) ([][]byte, string, error) {
 		events = append(events, ev)
 	}
 	if len(events) == 0 {
-		return nil, "", fmt.Errorf("%s: no transcript events", db)
+		return nil, "", fmt.Errorf("%s: no transcript events", root.Join(db))
 	}
-	return events, db, rows.Err()
+	return events, root.Join(db), rows.Err()
 }

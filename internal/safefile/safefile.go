@@ -8,6 +8,11 @@
 // A Dir is a whole directory of such files (a bench's out dir): opened
 // only when no other user controls it or a directory above it, and every
 // file under it reached from its descriptor without following a link.
+//
+// A Dir is also the root of the host's reads of what a task, an agent or
+// a service placed (a run's upper layer, its rootfs after the verifier, a
+// compose volume; beneath.go): only regular files are read, decided
+// before they are opened for reading, so a FIFO never blocks the reader.
 package safefile
 
 import (

@@ -5,14 +5,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
@@ -50,11 +49,11 @@ func AgentUserSpec(t *tasks.Task, img *env.TaskImage) string {
 }
 
 // ResolveAgent resolves the task's agent user through the rootfs's
-// /etc/passwd and /etc/group, read with rootfs as the root (a symlink
-// cannot lead outside it).
+// /etc/passwd and /etc/group, read beneath rootfs (no link followed, a
+// FIFO refused: internal/safefile).
 func ResolveAgent(t *tasks.Task, img *env.TaskImage, rootfs string) (runapi.Identity, error) {
 	user := AgentUserSpec(t, img)
-	root, err := os.OpenRoot(rootfs)
+	root, err := safefile.OpenReadDir(rootfs)
 	if err != nil {
 		return runapi.Identity{}, fmt.Errorf("task %s: agent user: %w", t.Name, err)
 	}
@@ -83,24 +82,18 @@ func ResolveAgent(t *tasks.Task, img *env.TaskImage, rootfs string) (runapi.Iden
 const maxAccountFileBytes = 4 << 20
 
 // readOptional reads name in root; a missing file is empty.
-func readOptional(root *os.Root, name string) ([]byte, error) {
-	f, err := root.Open(name)
+func readOptional(root *safefile.Dir, name string) ([]byte, error) {
+	data, err := root.ReadFileLimit(name, maxAccountFileBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(f, maxAccountFileBytes+1))
-	if err != nil {
 		return nil, fmt.Errorf("read /%s: %w", name, err)
 	}
-	if n > maxAccountFileBytes {
+	if len(data) > maxAccountFileBytes {
 		return nil, fmt.Errorf("/%s is larger than %d bytes", name, maxAccountFileBytes)
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 // account is one line of /etc/passwd or /etc/group: name, numeric id,
@@ -220,13 +213,13 @@ func memberGroups(gid int, user string, groups []account) []int {
 	return out
 }
 
-// ResolveIn resolves a USER (root when empty) in rootfs, read with
-// rootfs as the root (a compose service's user).
+// ResolveIn resolves a USER (root when empty) in rootfs, read beneath
+// rootfs as ResolveAgent reads (a compose service's user).
 func ResolveIn(rootfs, user string) (runapi.Identity, error) {
 	if strings.TrimSpace(user) == "" {
 		user = "root"
 	}
-	root, err := os.OpenRoot(rootfs)
+	root, err := safefile.OpenReadDir(rootfs)
 	if err != nil {
 		return runapi.Identity{}, err
 	}

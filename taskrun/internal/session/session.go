@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -64,9 +65,15 @@ func Prepare(b *runbox.Box) error {
 	if err := root.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("prepare %s: %w", runbox.BinaryInContainer, err)
 	}
-	f, err := root.OpenFile(runbox.BinaryInContainer[1:], os.O_CREATE|os.O_WRONLY, 0o755)
+	// Non-blocking: a FIFO the image put there fails (ENXIO) instead of
+	// blocking the run, and anything but a regular file is refused.
+	f, err := root.OpenFile(runbox.BinaryInContainer[1:], os.O_CREATE|os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0o755)
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", runbox.BinaryInContainer, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("prepare %s: the image has something other than a regular file there (%v)", runbox.BinaryInContainer, err)
 	}
 	return f.Close()
 }
