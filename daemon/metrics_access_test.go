@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestMetricsAreRootOnly: GET /metrics counts and times every user's
+// TestEscapeDaemonMetricsAreRootOnly: GET /metrics counts and times every user's
 // runs, so a member of the daemon's group gets 403 (rule root_only),
 // with no metric in the answer, while root gets the metrics.
-func TestMetricsAreRootOnly(t *testing.T) {
+func TestEscapeDaemonMetricsAreRootOnly(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary}, "nogroup")
 	code, body := rawRequest(t, d.socket, 65534, 65534, "GET", "/metrics", "")

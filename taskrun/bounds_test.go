@@ -46,12 +46,12 @@ func unboundedTask(t *testing.T) *tasks.Task {
 	return task
 }
 
-// TestForkBombAndMemoryHogAreBoundedByDefault: in task containers whose
+// TestEscapeDaemonForkBombAndMemoryHogAreBounded: in task containers whose
 // task.toml sets no bounds, a fork bomb is refused at the default pids
 // limit (on main nothing stopped it: 6,000 forks) and a 3 GiB writer is
 // killed at the default memory limit; while both run, a second run
 // completes within a bound, and each record names the defaulted bounds.
-func TestForkBombAndMemoryHogAreBoundedByDefault(t *testing.T) {
+func TestEscapeDaemonForkBombAndMemoryHogAreBounded(t *testing.T) {
 	setup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

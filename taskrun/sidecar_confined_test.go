@@ -26,11 +26,11 @@ const probeCompose = `services:
     healthcheck: {test: ["CMD-SHELL", "grep -q 'Seccomp:[[:space:]]*2' /proc/self/status"], interval: 200ms, timeout: 5s, retries: 10}
 `
 
-// TestSidecarsAreConfinedAndBounded: a compose service runs under the
+// TestEscapeDaemonSidecarsAreConfinedAndBounded: a compose service runs under the
 // container seccomp profile (Seccomp 2 in its status and in its health
 // probe's; unshare fails with EPERM) and with the default pids limit in
 // its cgroup (on main: Seccomp 0, unshare allowed, no pids limit).
-func TestSidecarsAreConfinedAndBounded(t *testing.T) {
+func TestEscapeDaemonSidecarsAreConfinedAndBounded(t *testing.T) {
 	setup(t)
 	dir := copyFixture(t, "hello-standard")
 	if err := os.WriteFile(filepath.Join(dir, "environment", "docker-compose.yaml"), []byte(probeCompose), 0o644); err != nil {
