@@ -132,8 +132,9 @@ func (r *Recording) Dropped() uint64 { return r.dropped }
 
 // Close ends the session once the traced tree has exited, waits until
 // every event is written, ends the file with the truncation line (if
-// events were dropped) and the summary line and returns the summary. The
-// summary is valid even when an error is returned.
+// events were dropped) and the summary line and returns the session's
+// summary (its Lost without Dropped: callers add Dropped). The summary
+// is valid even when an error is returned.
 func (r *Recording) Close() (trace.Summary, error) {
 	sum, closeErr := r.sess.Close()
 	consumeErr := <-r.done
@@ -146,11 +147,21 @@ func (r *Recording) Close() (trace.Summary, error) {
 			werr = r.out.Flush()
 		}
 		if werr == nil {
-			werr = trace.NewWriter(r.file).Close(sum)
+			werr = trace.NewWriter(r.file).Close(r.fileSummary(sum))
 		}
 	}
 	ferr := r.file.Close()
 	return sum, errors.Join(closeErr, consumeErr, werr, ferr)
+}
+
+// fileSummary is the event log's summary line for the session's sum:
+// lost counts every event the log does not hold, those the kernel or the
+// tracer lost and those dropped at the cap (also counted as dropped), so
+// that a capped log never ends saying "lost":0.
+func (r *Recording) fileSummary(sum trace.Summary) trace.Summary {
+	sum.Lost += r.dropped
+	sum.Dropped = r.dropped
+	return sum
 }
 
 // truncatedLine is the event log line that says events were dropped

@@ -68,6 +68,9 @@ const (
 	// that is not under a trusted task root, or not root-owned all the
 	// way down, or reached through a symlink.
 	RuleUntrustedTask = "untrusted_task_dir"
+	// RuleRootOnly: a non-root caller asked for what only root may see
+	// (GET /metrics, which counts every user's runs).
+	RuleRootOnly = "root_only"
 )
 
 // httpStatus maps an error to its HTTP status.

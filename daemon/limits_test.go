@@ -247,6 +247,14 @@ func TestEventsBeyondTheCapAreCountedAsLost(t *testing.T) {
 	if run.LostEvents < truncated.Dropped || run.Events < truncated.Dropped {
 		t.Fatalf("record: events %d, lost %d; %d not stored", run.Events, run.LostEvents, truncated.Dropped)
 	}
+	var summary struct {
+		Op            string `json:"op"`
+		Lost, Dropped uint64
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &summary); err != nil || summary.Op != "summary" ||
+		summary.Dropped != truncated.Dropped || summary.Lost < truncated.Dropped || summary.Lost != run.LostEvents {
+		t.Fatalf("last line %q: want lost %d (the record's), dropped %d", lines[len(lines)-1], run.LostEvents, truncated.Dropped)
+	}
 }
 
 // TestNonRootConnectionsShareACap: beyond the cap of all non-root

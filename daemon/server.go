@@ -78,7 +78,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "ok\n")
 	})
-	mux.Handle("GET /metrics", s.m.metrics.Handler())
+	mux.Handle("GET /metrics", rootOnly(s.m.metrics.Handler()))
 	mux.HandleFunc("POST /v1/runs", s.createRun)
 	mux.HandleFunc("GET /v1/runs", s.listRuns)
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
@@ -86,6 +86,19 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/runs/{id}/signal", s.signalRun)
 	mux.HandleFunc("GET /v1/runs/{id}/{log}", s.streamLog)
 	return s.authorize(s.withWriteDeadline(mux))
+}
+
+// rootOnly serves next to root only: the metrics count and time every
+// user's runs, which a member may not see (GET /v1/runs shows a member
+// only their own). Another caller gets 403 naming the rule.
+func rootOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if peer, ok := peerFrom(r.Context()); !ok || peer.UID != 0 {
+			writeError(w, forbidden(RuleRootOnly, "%s is root's only: it counts every user's runs", r.URL.Path))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // withWriteDeadline bounds the writing of each response (streamLog moves

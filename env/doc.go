@@ -35,7 +35,9 @@
 //     an overlay mount on ext4, not a ramfs) and runc's default cgroup path.
 //     On the cgroup v1+v2 hybrid layout it works as long as the config has no
 //     /sys/fs/cgroup mount; cpu, memory and pids limits go through the v1
-//     hierarchies. Rlimits may only be lowered (root lacks CAP_SYS_RESOURCE
+//     hierarchies (every container gets all three: DefaultBounds for what a
+//     task leaves unset; HostControllers says which a host can enforce).
+//     Rlimits may only be lowered (root lacks CAP_SYS_RESOURCE
 //     here), so DefaultRlimits stay at runc's NOFILE 1024. A timed-out run is
 //     ended with `runc kill --all ID KILL` and every run with `runc delete
 //     --force ID`.

@@ -67,10 +67,16 @@ type RunConfig struct {
 	// TmpTmpfs mounts a fresh tmpfs on /tmp. Off by default: the verifier
 	// runs after the agent in the same rootfs and may look at /tmp.
 	TmpTmpfs bool
-	// CPUs, MemoryMB and PidsLimit bound the container's cgroup (0: no bound).
+	// CPUs, MemoryMB and PidsLimit bound the container's cgroup; each
+	// left 0 gets DefaultBounds' (every container is bounded).
 	CPUs      float64
 	MemoryMB  int64
 	PidsLimit int64
+	// Controllers are the host's cgroup controllers (HostControllers): a
+	// bound whose controller is missing is left out of the spec (the run
+	// record names it, Unenforced). Nil: every bound goes to runc, which
+	// refuses to start the container if its controller is missing.
+	Controllers *Controllers
 	// CgroupsPath is the runtime's cgroup path, "" for its default.
 	CgroupsPath string
 	// AddCapabilities are given to the container's root process beyond
@@ -234,21 +240,30 @@ func namespaces(allowInternet bool, netns string) []specs.LinuxNamespace {
 	return ns
 }
 
+// Bounds are the bounds the container gets: CPUs, MemoryMB and
+// PidsLimit, DefaultBounds' for each left 0, without those the host's
+// Controllers cannot enforce (0: not given to runc). Pure.
+func (c RunConfig) Bounds() Bounds {
+	b, _ := Bounds{CPUs: c.CPUs, MemoryMB: c.MemoryMB, Pids: c.PidsLimit}.WithDefaults()
+	return b.without(Unenforced(c.Controllers))
+}
+
 // resources denies device access except runc's defaults and applies the
-// optional CPU, memory and pids bounds.
+// CPU, memory and pids bounds (Bounds).
 func resources(c RunConfig) *specs.LinuxResources {
 	r := &specs.LinuxResources{Devices: []specs.LinuxDeviceCgroup{{Allow: false, Access: "rwm"}}}
-	if c.CPUs > 0 {
+	b := c.Bounds()
+	if b.CPUs > 0 {
 		period := uint64(100000)
-		quota := int64(c.CPUs * float64(period))
+		quota := int64(b.CPUs * float64(period))
 		r.CPU = &specs.LinuxCPU{Period: &period, Quota: &quota}
 	}
-	if c.MemoryMB > 0 {
-		limit := c.MemoryMB << 20
+	if b.MemoryMB > 0 {
+		limit := b.MemoryMB << 20
 		r.Memory = &specs.LinuxMemory{Limit: &limit}
 	}
-	if c.PidsLimit > 0 {
-		limit := c.PidsLimit
+	if b.Pids > 0 {
+		limit := b.Pids
 		r.Pids = &specs.LinuxPids{Limit: &limit}
 	}
 	return r

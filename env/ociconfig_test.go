@@ -67,8 +67,13 @@ func TestRuntimeSpec(t *testing.T) {
 				t.Error("no masked/readonly paths")
 			}
 			r := s.Linux.Resources
-			if r.CPU != nil || r.Memory != nil || r.Pids != nil || len(r.Devices) != 1 || r.Devices[0].Allow {
+			if len(r.Devices) != 1 || r.Devices[0].Allow {
 				t.Errorf("resources = %+v", r)
+			}
+			// Every container is bounded: DefaultBounds when none is set.
+			if r.Pids == nil || *r.Pids.Limit != DefaultBounds.Pids || r.Memory == nil || *r.Memory.Limit != DefaultBounds.MemoryMB<<20 ||
+				r.CPU == nil || *r.CPU.Quota != int64(DefaultBounds.CPUs*100000) || *r.CPU.Period != 100000 {
+				t.Errorf("resources without bounds set = %+v, want DefaultBounds %+v", r, DefaultBounds)
 			}
 		}},
 		{"no cgroup mount ever", func(c *RunConfig) { c.AllowInternet = true; c.TmpTmpfs = true }, func(t *testing.T, s *specs.Spec) {
@@ -149,6 +154,14 @@ func TestRuntimeSpec(t *testing.T) {
 		{"resources", func(c *RunConfig) { c.CPUs, c.MemoryMB, c.PidsLimit, c.CgroupsPath = 1.5, 512, 100, "/authbench/run-1" }, func(t *testing.T, s *specs.Spec) {
 			r := s.Linux.Resources
 			if *r.CPU.Quota != 150000 || *r.CPU.Period != 100000 || *r.Memory.Limit != 512<<20 || *r.Pids.Limit != 100 || s.Linux.CgroupsPath != "/authbench/run-1" {
+				t.Errorf("resources = %+v %+v %+v", r.CPU, r.Memory, r.Pids)
+			}
+		}},
+		{"a missing controller's bound is left out, the others kept", func(c *RunConfig) {
+			c.MemoryMB, c.Controllers = 64, &Controllers{Names: []string{"cpu", "memory"}}
+		}, func(t *testing.T, s *specs.Spec) {
+			r := s.Linux.Resources
+			if r.Pids != nil || r.Memory == nil || *r.Memory.Limit != 64<<20 || r.CPU == nil {
 				t.Errorf("resources = %+v %+v %+v", r.CPU, r.Memory, r.Pids)
 			}
 		}},

@@ -10,8 +10,10 @@ import (
 // TaskRunConfig returns the part of a RunConfig that comes from a task
 // and its built image: the image's environment and working directory, the
 // task's network and resource settings ([environment] allow_internet,
-// cpus, memory). The caller adds Rootfs, Args, the user, the authbench
-// binary and policy, and TestsDir when running a verifier. Pure.
+// cpus, memory: DefaultBounds for those it leaves unset) and the host's
+// cgroup controllers (HostControllers, probed once). The caller adds
+// Rootfs, Args, the user, the authbench binary and policy, and TestsDir
+// when running a verifier. Pure but for that probe.
 func TaskRunConfig(t *tasks.Task, img *TaskImage) RunConfig {
 	e := t.Config.Environment
 	c := RunConfig{
@@ -21,6 +23,7 @@ func TaskRunConfig(t *tasks.Task, img *TaskImage) RunConfig {
 		AllowInternet: e.AllowInternet,
 		CPUs:          e.CPUs,
 		MemoryMB:      e.MemoryMB,
+		Controllers:   HostControllers(),
 	}
 	return c
 }

@@ -15,9 +15,9 @@ func TestTaskRunConfig(t *testing.T) {
 		want RunConfig
 	}{
 		{"offline with limits", tasks.Environment{CPUs: 2, MemoryMB: 2048},
-			RunConfig{Env: []string{"PATH=/x", "A=1"}, Cwd: "/app", Hostname: "my-task", CPUs: 2, MemoryMB: 2048}},
+			RunConfig{Env: []string{"PATH=/x", "A=1"}, Cwd: "/app", Hostname: "my-task", CPUs: 2, MemoryMB: 2048, Controllers: HostControllers()}},
 		{"internet", tasks.Environment{AllowInternet: true},
-			RunConfig{Env: []string{"PATH=/x", "A=1"}, Cwd: "/app", Hostname: "my-task", AllowInternet: true}},
+			RunConfig{Env: []string{"PATH=/x", "A=1"}, Cwd: "/app", Hostname: "my-task", AllowInternet: true, Controllers: HostControllers()}},
 	}
 	for _, tc := range cases {
 		task := &tasks.Task{Name: "My_Task", Config: tasks.Config{Environment: tc.env}}

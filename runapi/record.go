@@ -29,6 +29,8 @@ type TaskResult struct {
 	// before they were decided). A uid-0 agent held them effective and
 	// permitted, another uid in its bounding set only.
 	AgentCapabilities []string `json:"agent_capabilities"`
+	// Bounds are the cgroup bounds of the run's containers.
+	Bounds *ContainerBounds `json:"bounds,omitempty"`
 	// ImageSubstitutions are the images the run used in place of those
 	// its task names (the task's FROMs, then each sidecar's).
 	ImageSubstitutions []ImageSubstitution `json:"image_substitutions,omitempty"`

@@ -86,7 +86,9 @@
 // default set, ParseCapabilitySet reads `--caps none|docker|LIST`.
 // DieWithParentCommand is the init of containers that run no
 // sandbox-init (a task's compose sidecars): it arms the parent-death
-// signal, so they end with the runc that started them.
+// signal, so they end with the runc that started them, and with
+// ConfineFlag installs SidecarFilter (the container profile, openat2
+// allowed) before the exec.
 //
 // The conversion steps (plan, enforcement, profile compilation) are pure
 // and tested with tables; applying them is the small restrict step. Tests

@@ -24,6 +24,8 @@ grep -E '^(FAIL|ok|panic)' "$out"
 # daemon boundary, model agents: the toolbox's channel (unreachable from the
 # agent, bounded, exact IDs) and hostile model endpoints (bounded memory and
 # trajectory); the endpoint allow-list is a TestEscapeDaemon test of ./daemon.
+# Task containers' bounds (a fork bomb, a memory hog) and confined compose
+# services are TestEscapeDaemon tests of ./taskrun.
 "$go" test -count=1 -timeout 15m -run '^TestEscapeDaemon' -v ./agent ./agent/toolbox ./taskrun >"$out" 2>&1 || status=$?
 grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
 held=$((held + $(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")))

@@ -73,7 +73,7 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	r := &runner{Box: &runbox.Box{Options: o}, res: &runapi.TaskResult{
 		Task: t.Name, Dataset: string(t.Dataset()), PolicySource: o.Source, Agent: o.Agent, Semantics: sem,
 		Denials: []audit.Denial{}, TracedSensitive: []runapi.SensitiveAccess{}, UnenforcedRights: []string{},
-		PlanWiderThanPolicy: []policy.Widening{},
+		PlanWiderThanPolicy: []policy.Widening{}, Bounds: runbox.TaskBounds(t),
 	}}
 	if err := r.New(); err != nil {
 		return nil, err

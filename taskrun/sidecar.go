@@ -173,8 +173,10 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 		return errors.New("no command: the image has no ENTRYPOINT or CMD and the service no command")
 	}
 	// The service dies with runc (and so with the daemon), as an agent
-	// does under sandbox-init.
-	cfg.Binary, cfg.Args = r.Options.Self, sandbox.DieWithParentArgv(runbox.BinaryInContainer, cfg.Args)
+	// does under sandbox-init, and runs under the container seccomp
+	// profile (sandbox.SidecarFilter) with the task's bounds
+	// (TaskRunConfig): task-controlled code, confined as the task's is.
+	cfg.Binary, cfg.Args = r.Options.Self, sandbox.ConfinedArgv(runbox.BinaryInContainer, cfg.Args)
 	spec, err := env.RuntimeSpec(cfg)
 	if err != nil {
 		return err
@@ -245,7 +247,7 @@ func (r *runner) awaitHealthy(ctx context.Context, rs *runningSidecar) error {
 			return fmt.Errorf("it ended before it was healthy (see %s%s.log)", sidecarDirPrefix, rs.sc.Name)
 		}
 		pctx, cancel := context.WithTimeout(ctx, hc.Timeout)
-		code, err := r.Options.Runc.Exec(pctx, rs.id, rs.uid, rs.gid, rs.cwd, rs.env, hc.Test, rs.log)
+		code, err := r.Options.Runc.Exec(pctx, rs.id, rs.uid, rs.gid, rs.cwd, rs.env, sandbox.ConfinedArgv(runbox.BinaryInContainer, hc.Test), rs.log)
 		cancel()
 		if ctx.Err() != nil {
 			return context.Cause(ctx)

@@ -8,7 +8,8 @@ import (
 )
 
 // Writer writes events as JSON lines (see Event.AppendJSON), ending with
-// the summary line {"op":"summary","events":N,"lost":M}.
+// the summary line {"op":"summary","events":N,"lost":M} (with
+// ,"dropped":D when a cap dropped events: see Summary).
 type Writer struct {
 	w   *bufio.Writer
 	buf []byte
@@ -33,7 +34,11 @@ func (w *Writer) Write(ev *Event) error {
 func (w *Writer) Close(sum Summary) error {
 	line := append([]byte(`{"op":"summary","events":`), strconv.FormatUint(sum.Events, 10)...)
 	line = append(line, `,"lost":`...)
-	line = append(strconv.AppendUint(line, sum.Lost, 10), "}\n"...)
+	line = strconv.AppendUint(line, sum.Lost, 10)
+	if sum.Dropped > 0 {
+		line = strconv.AppendUint(append(line, `,"dropped":`...), sum.Dropped, 10)
+	}
+	line = append(line, "}\n"...)
 	if _, err := w.w.Write(line); err != nil {
 		return fmt.Errorf("write trace summary: %w", err)
 	}
@@ -50,7 +55,14 @@ type Summary struct {
 	// Lost is the number of events that were not delivered: dropped by
 	// the kernel (ring buffer or maps full), not decodable, or dropped
 	// because the consumer fell the tracer's queue bound (tracer.Options.MaxQueued) events behind.
+	// In an event log's summary line it also counts Dropped: every event
+	// the log does not hold.
 	Lost uint64 `json:"lost"`
+	// Dropped is the number of events delivered but not stored because
+	// the event log reached its cap (audit.RecordOptions.MaxBytes); a
+	// {"op":"truncated"} line precedes the summary line then. 0 in a
+	// session's own summary.
+	Dropped uint64 `json:"dropped,omitempty"`
 	// Running is the number of processes of the tree that were still
 	// running when the session closed; their later events are not traced.
 	Running int `json:"-"`
