@@ -73,6 +73,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	a := &app{App: core.NewApp(stdout, stderr)}
 	a.EmbedRuns = a.embedRuns
 	a.LandlockABI = landlockABI
+	a.Learn = learnPolicy
 	return a.Execute(a.rootCmd(), args)
 }
 

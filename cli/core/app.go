@@ -47,6 +47,9 @@ type App struct {
 	// daemon listens; traced asks for the tracer, with a ring of
 	// ringBytes (0: the default). nil: EmbedCommands (no tracer).
 	EmbedRuns func(traced bool, ringBytes int) (*Embedded, error)
+	// Learn makes exec --learn's policy from its runs' events (the full
+	// CLI's; nil: exec --learn is refused).
+	Learn Learner
 	// LandlockABI returns the kernel's Landlock ABI (nil:
 	// sandbox.KernelLandlockABI); tests play a kernel without Landlock.
 	LandlockABI func() int

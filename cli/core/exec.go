@@ -24,6 +24,8 @@ type execFlags struct {
 	uid, gid        int
 	allowUnenforced bool
 	trace           string
+	learn           string
+	runs            int
 	caps            []string
 	capSet          string
 }
@@ -62,6 +64,15 @@ enforces of it to FILE.plan.json, and the denied accesses (path, axis,
 operation) are listed on stderr at the end. FILE and FILE.plan.json are
 written to new files renamed into place; a symbolic link there is refused.
 
+With --learn FILE, CMD runs --runs times traced, under --policy when given
+and otherwise with no file restriction (every path readable, writable and
+executable: the learning runs are not confined); the policy the runs needed
+(what the baseline grants left out, compacted as "authbench oracle record"
+compacts a recording, every run's entries kept) is written to FILE; then CMD
+runs once more, confined to it and traced, which verifies it: the command must
+end as the learning runs did with no access denied. The exit status is that
+run's, or 1 when the policy did not verify.
+
 Exit status: CMD's status (128+N when killed by signal N); 126 when CMD
 cannot be executed (no execute rule, or not executable); 127 when it is not
 found; 125 when authbench could not confine it; 2 for bad input (nothing
@@ -83,6 +94,8 @@ is started).`,
 	cmd.Flags().StringArrayVar(&ef.caps, "cap", nil, "keep capability `NAME` (e.g. CAP_NET_BIND_SERVICE; repeatable; only for a tree running as uid 0)")
 	cmd.Flags().BoolVar(&ef.allowUnenforced, "allow-unenforced", false, "run even if the kernel has no Landlock (the policy is then NOT enforced)")
 	cmd.Flags().StringVar(&ef.trace, "trace", "", "trace the run with eBPF and write the events to `FILE` as JSON lines")
+	cmd.Flags().StringVar(&ef.learn, "learn", "", "learn the policy CMD needs: run it traced (--runs times), write the policy to `FILE`, and replay CMD confined to it")
+	cmd.Flags().IntVar(&ef.runs, "runs", 1, "with --learn, how many traced runs the policy is learnt from")
 	return cmd
 }
 
@@ -208,39 +221,49 @@ func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
 
 // runExec runs the command confined and propagates its exit status.
 func (a *App) runExec(ef execFlags, args []string) error {
+	if ef.learn != "" {
+		return a.runLearn(ef, args)
+	}
+	_, err := a.execOnce(ef, args)
+	return err
+}
+
+// execOnce carries out one exec and returns the run's final record (nil
+// when it did not start) and the command's status as runExec does.
+func (a *App) execOnce(ef execFlags, args []string) (*runapi.Run, error) {
 	req, pl, err := a.prepareExec(ef, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var trace *safefile.File
 	if ef.trace != "" {
 		if err := CheckOutFile(ef.trace); err != nil {
-			return UsageErrorf("exec: --trace: %v", err)
+			return nil, UsageErrorf("exec: --trace: %v", err)
 		}
 		if trace, err = safefile.Create(ef.trace, 0o644); err != nil {
-			return UsageErrorf("exec: --trace: %v", err)
+			return nil, UsageErrorf("exec: --trace: %v", err)
 		}
 		defer trace.Abort()
 	}
 	rt, err := a.OpenRunAPI(req.Trace, 0)
 	if err != nil {
-		return &ExitError{Code: ExitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
+		return nil, &ExitError{Code: ExitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
 	}
 	defer rt.Close()
 	rt.plan = pl
 	r, final, err := a.RunRequest(rt, req, WriterOrNil(trace))
 	if err != nil {
 		if r == nil {
-			return err
+			return nil, err
 		}
-		return &ExitError{Code: ExitSandboxFailure, Err: fmt.Errorf("exec: run %s: %w", r.run.ID, err)}
+		return nil, &ExitError{Code: ExitSandboxFailure, Err: fmt.Errorf("exec: run %s: %w", r.run.ID, err)}
 	}
 	if trace != nil {
 		if err := r.finishTrace(trace, final); err != nil {
 			a.Log.Warn("trace", zap.Error(err))
 		}
 	}
-	return r.ExitStatus(final, "exec")
+	return final, r.ExitStatus(final, "exec")
 }
 
 // WriterOrNil is f as an io.Writer, nil (not a nil *safefile.File) when f is.

@@ -45,8 +45,8 @@ func Main(args []string) int {
 var rootValueFlags = map[string]bool{"--socket": true, "--log-level": true}
 
 // ServesHere reports whether the front serves args itself: `--version`
-// alone (with root flags), `exec` without --trace (tracing loads the
-// eBPF tracer, the full CLI's), or `score` without --task (building a
+// alone (with root flags), `exec` without --trace or --learn (tracing
+// loads the eBPF tracer, the full CLI's), or `score` without --task (building a
 // task's image is the full CLI's). Anything else — help, other commands,
 // what it cannot tell — goes to the full CLI, which does the same. Pure.
 func ServesHere(args []string) bool {
@@ -61,7 +61,7 @@ func ServesHere(args []string) bool {
 		case arg == "--json" || strings.HasPrefix(arg, "--socket=") || strings.HasPrefix(arg, "--log-level=") ||
 			strings.HasPrefix(arg, "--json="):
 		case arg == "exec":
-			return !names(args[i+1:], "--trace")
+			return !names(args[i+1:], "--trace", "--learn")
 		case arg == "score":
 			return !names(args[i+1:], "--task", "-h", "--help")
 		default:

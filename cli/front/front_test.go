@@ -57,6 +57,7 @@ func TestServesHere(t *testing.T) {
 		{[]string{"exec", "--policy", "p.json", "--", "sh", "-c", "x --trace y"}, true},
 		{[]string{"exec", "--trace", "t.jsonl", "--policy", "p.json", "--", "true"}, false},
 		{[]string{"exec", "--trace=t.jsonl", "--policy", "p.json", "--", "true"}, false},
+		{[]string{"exec", "--learn", "p.json", "--", "true"}, false},
 		{[]string{"--socket", "exec", "report"}, false}, // "exec" is --socket's value
 		{[]string{}, false},
 		{[]string{"--help"}, false},
