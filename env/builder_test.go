@@ -10,6 +10,8 @@ func TestBuilderArgv(t *testing.T) {
 	docker := Builder{Kind: Docker}
 	podman := Builder{Kind: Podman, Bin: "/usr/bin/podman"}
 	spec := BuildSpec{Dockerfile: "/tmp/x/Dockerfile", ContextDir: "/t/environment", Tag: "localhost/authbench-task/t:k", BuildArgs: map[string]string{"B": "2", "A": "1"}}
+	confined := spec
+	confined.Runtime, confined.NetNS, confined.Hosts = "/img/buildah/runtime/runc-x", "/proc/1/fd/7", []string{"deb.debian.org:127.88.0.1"}
 	vfs := Builder{Kind: Buildah, Driver: VFS, Root: "/img/buildah/root", RunRoot: "/img/buildah/run"}
 	g := []string{"buildah", "--storage-driver", "overlay", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
 	gv := []string{"buildah", "--storage-driver", "vfs", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
@@ -19,7 +21,10 @@ func TestBuilderArgv(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"buildah build", buildah.BuildArgv(spec), cat(g, "build", "--isolation", "chroot", "--pull=never", "--layers=false",
+		{"buildah build", buildah.BuildArgv(confined), cat(g, "build", "--isolation", "oci", "--runtime", "/img/buildah/runtime/runc-x",
+			"--userns-uid-map", "0:1073741824:65536", "--userns-gid-map", "0:1073741824:65536",
+			"--pid", "private", "--ipc", "private", "--uts", "private", "--cgroupns", "private",
+			"--network", "ns:/proc/1/fd/7", "--add-host", "deb.debian.org:127.88.0.1", "--pull=never", "--layers=false",
 			"-f", "/tmp/x/Dockerfile", "-t", "localhost/authbench-task/t:k", "--build-arg", "A=1", "--build-arg", "B=2", "/t/environment")},
 		{"docker build", docker.BuildArgv(spec), []string{"docker", "build", "-f", "/tmp/x/Dockerfile", "-t", "localhost/authbench-task/t:k",
 			"--build-arg", "A=1", "--build-arg", "B=2", "/t/environment"}},
