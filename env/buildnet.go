@@ -24,15 +24,16 @@ var DefaultBuildHosts = []string{
 
 // buildHosts is the build's allow-list: o.BuildHosts, else
 // DefaultBuildHosts plus the hosts of the mirrors the bases use (the
-// mirror the machine's apt sources name, the default base's).
+// mirror the machine's apt sources name, the default base's, the family
+// bases'), with their port when the URL names one.
 func buildHosts(o BuildOptions) []string {
 	if o.BuildHosts != nil {
 		return o.BuildHosts
 	}
 	hosts := slices.Clone(DefaultBuildHosts)
-	for _, m := range []string{MachineMirror("bookworm"), o.Bases.Default.Mirror} {
+	for _, m := range []string{MachineMirror("bookworm"), o.Bases.Default.Mirror, o.Bases.Mirror} {
 		if u, err := url.Parse(m); err == nil && u.Hostname() != "" {
-			hosts = append(hosts, u.Hostname())
+			hosts = append(hosts, u.Host) // a port given (a local apt cache) is the one allowed
 		}
 	}
 	return slices.Compact(slices.Sorted(slices.Values(hosts)))
