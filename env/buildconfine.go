@@ -24,20 +24,28 @@ const (
 // buildIDMap is the --userns-uid-map and --userns-gid-map value.
 var buildIDMap = "0:" + strconv.Itoa(BuildHostID) + ":" + strconv.Itoa(BuildIDCount)
 
+// unsetPath stands for a runtime or network namespace a BuildSpec does
+// not name: no such file.
+const unsetPath = "/nonexistent/authbench-build-confinement-unset"
+
 // confinedBuildArgs are buildah's flags that run each RUN step through
 // runc (the runtime: buildRuntime's wrapper) in namespaces of its own:
 // user (buildIDMap), mount, PID, IPC, UTS, cgroup, and the network
 // namespace netns (the build's: only its loopback and the egress proxy).
-// An empty netns fails the build ("ns:" names no namespace) instead of
-// leaving the step buildah's default network.
+// An empty runtime or netns fails the build (they name a path that is
+// not there: buildah takes "ns:" for its default network, a bridge with
+// a route out) instead of leaving the step unchecked or on that network.
 func confinedBuildArgs(runtime, netns string, hosts []string) []string {
-	args := []string{"--isolation", "oci"}
-	if runtime != "" {
-		args = append(args, "--runtime", runtime)
+	if runtime == "" {
+		runtime = unsetPath
 	}
-	args = append(args, "--userns-uid-map", buildIDMap, "--userns-gid-map", buildIDMap,
+	if netns == "" {
+		netns = unsetPath
+	}
+	args := []string{"--isolation", "oci", "--runtime", runtime,
+		"--userns-uid-map", buildIDMap, "--userns-gid-map", buildIDMap,
 		"--pid", "private", "--ipc", "private", "--uts", "private", "--cgroupns", "private",
-		"--network", "ns:"+netns)
+		"--network", "ns:" + netns}
 	for _, h := range hosts {
 		args = append(args, "--add-host", h)
 	}

@@ -2,6 +2,7 @@ package env
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -83,5 +84,27 @@ func TestParseInspect(t *testing.T) {
 	}
 	if _, err := ParseInspect(Podman, []byte("[]")); err == nil {
 		t.Error("empty podman inspect: want an error")
+	}
+}
+
+// TestBuildArgvUnconfinedSpecFails: a buildah BuildSpec that names no
+// build runtime or network namespace gets paths that are not there (the
+// build fails), never buildah's default runtime or network.
+func TestBuildArgvUnconfinedSpecFails(t *testing.T) {
+	argv := Builder{Kind: Buildah}.BuildArgv(BuildSpec{Dockerfile: "D", ContextDir: "C", Tag: "t"})
+	for i, a := range argv {
+		switch a {
+		case "--runtime":
+			if argv[i+1] != unsetPath {
+				t.Errorf("--runtime %s", argv[i+1])
+			}
+		case "--network":
+			if argv[i+1] != "ns:"+unsetPath {
+				t.Errorf("--network %s", argv[i+1])
+			}
+		}
+	}
+	if !slices.Contains(argv, "--runtime") || !slices.Contains(argv, "--network") {
+		t.Errorf("argv %v", argv)
 	}
 }
