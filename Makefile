@@ -9,7 +9,7 @@ FULL_BIN  := bin/authbench-full
 # The small sandbox-init program, found next to $(BIN) (sandbox.InitProgram).
 INIT_BIN  := bin/authbench-sandbox-init
 PKGS      := ./...
-APT_PKGS  := strace time clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry slurm-wlm munge
+APT_PKGS  := strace time clang llvm bpftool libbpf-dev gcc make git python3 bubblewrap hyperfine runc buildah debootstrap chromium docker-registry jq slurm-wlm munge
 export GOFLAGS := -buildvcs=false
 # A static binary: it is bind-mounted into task rootfs, and libcap's psx
 # (Landlock on all threads) only works without cgo inside a PID namespace.

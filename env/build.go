@@ -61,6 +61,10 @@ type BuildOptions struct {
 	Log io.Writer
 	// Timeout bounds the build; the task's build_timeout_sec when 0.
 	Timeout time.Duration
+	// BuildHosts are the hosts (netpolicy allow-list entries) the RUN
+	// steps may reach through the build's egress proxy; nil:
+	// DefaultBuildHosts and the bases' mirrors (buildHosts).
+	BuildHosts []string
 }
 
 // BuildError is a failed image build; its message ends with the last
@@ -173,7 +177,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	}
 	tag := "localhost/authbench-task/" + name + ":" + key
 	spec := BuildSpec{Dockerfile: df, ContextDir: contextDir, Tag: tag, BuildArgs: o.BuildArgs}
-	if _, err := runTool(bctx, o.Log, nil, o.Builder.BuildArgv(spec)...); err != nil {
+	if err := runBuild(bctx, s, o, spec); err != nil {
 		if errors.Is(bctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("timed out after %v (build_timeout_sec): %w", timeout, err)
 		}

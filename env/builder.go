@@ -9,8 +9,8 @@ import (
 type BuilderKind string
 
 // The builders authbench can drive. Buildah is the default: daemonless,
-// overlay storage, chroot isolation, so it works without a container
-// engine.
+// overlay storage, each RUN step in runc with namespaces of its own
+// (confinedBuildArgs), so it works without a container engine.
 const (
 	Buildah BuilderKind = "buildah"
 	Docker  BuilderKind = "docker"
@@ -95,14 +95,21 @@ type BuildSpec struct {
 	Tag string
 	// BuildArgs are --build-arg values.
 	BuildArgs map[string]string
+	// Runtime is the OCI runtime of buildah's RUN steps (buildRuntime),
+	// NetNS the network namespace they join (a buildNetwork's; required:
+	// empty fails the build), Hosts their --add-host entries.
+	Runtime, NetNS string
+	Hosts          []string
 }
 
-// BuildArgv builds spec without ever pulling from a registry.
+// BuildArgv builds spec without ever pulling from a registry; buildah's
+// RUN steps are confined (confinedBuildArgs).
 func (b Builder) BuildArgv(s BuildSpec) []string {
 	var args []string
 	switch b.Kind {
 	case Buildah:
-		args = []string{"build", "--isolation", "chroot", "--pull=never", "--layers=false"}
+		args = append([]string{"build"}, confinedBuildArgs(s.Runtime, s.NetNS, s.Hosts)...)
+		args = append(args, "--pull=never", "--layers=false")
 	case Podman:
 		args = []string{"build", "--pull=never"}
 	default: // docker never pulls an image it has unless --pull is given

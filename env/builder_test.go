@@ -2,6 +2,7 @@ package env
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -10,6 +11,8 @@ func TestBuilderArgv(t *testing.T) {
 	docker := Builder{Kind: Docker}
 	podman := Builder{Kind: Podman, Bin: "/usr/bin/podman"}
 	spec := BuildSpec{Dockerfile: "/tmp/x/Dockerfile", ContextDir: "/t/environment", Tag: "localhost/authbench-task/t:k", BuildArgs: map[string]string{"B": "2", "A": "1"}}
+	confined := spec
+	confined.Runtime, confined.NetNS, confined.Hosts = "/img/buildah/runtime/runc-x", "/proc/1/fd/7", []string{"deb.debian.org:127.88.0.1"}
 	vfs := Builder{Kind: Buildah, Driver: VFS, Root: "/img/buildah/root", RunRoot: "/img/buildah/run"}
 	g := []string{"buildah", "--storage-driver", "overlay", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
 	gv := []string{"buildah", "--storage-driver", "vfs", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
@@ -19,7 +22,10 @@ func TestBuilderArgv(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"buildah build", buildah.BuildArgv(spec), cat(g, "build", "--isolation", "chroot", "--pull=never", "--layers=false",
+		{"buildah build", buildah.BuildArgv(confined), cat(g, "build", "--isolation", "oci", "--runtime", "/img/buildah/runtime/runc-x",
+			"--userns-uid-map", "0:1073741824:65536", "--userns-gid-map", "0:1073741824:65536",
+			"--pid", "private", "--ipc", "private", "--uts", "private", "--cgroupns", "private",
+			"--network", "ns:/proc/1/fd/7", "--add-host", "deb.debian.org:127.88.0.1", "--pull=never", "--layers=false",
 			"-f", "/tmp/x/Dockerfile", "-t", "localhost/authbench-task/t:k", "--build-arg", "A=1", "--build-arg", "B=2", "/t/environment")},
 		{"docker build", docker.BuildArgv(spec), []string{"docker", "build", "-f", "/tmp/x/Dockerfile", "-t", "localhost/authbench-task/t:k",
 			"--build-arg", "A=1", "--build-arg", "B=2", "/t/environment"}},
@@ -78,5 +84,27 @@ func TestParseInspect(t *testing.T) {
 	}
 	if _, err := ParseInspect(Podman, []byte("[]")); err == nil {
 		t.Error("empty podman inspect: want an error")
+	}
+}
+
+// TestBuildArgvUnconfinedSpecFails: a buildah BuildSpec that names no
+// build runtime or network namespace gets paths that are not there (the
+// build fails), never buildah's default runtime or network.
+func TestBuildArgvUnconfinedSpecFails(t *testing.T) {
+	argv := Builder{Kind: Buildah}.BuildArgv(BuildSpec{Dockerfile: "D", ContextDir: "C", Tag: "t"})
+	for i, a := range argv {
+		switch a {
+		case "--runtime":
+			if argv[i+1] != unsetPath {
+				t.Errorf("--runtime %s", argv[i+1])
+			}
+		case "--network":
+			if argv[i+1] != "ns:"+unsetPath {
+				t.Errorf("--network %s", argv[i+1])
+			}
+		}
+	}
+	if !slices.Contains(argv, "--runtime") || !slices.Contains(argv, "--network") {
+		t.Errorf("argv %v", argv)
 	}
 }

@@ -41,9 +41,12 @@
 //     here), so DefaultRlimits stay at runc's NOFILE 1024. A timed-out run is
 //     ended with `runc kill --all ID KILL` and every run with `runc delete
 //     --force ID`.
-//   - buildah builds with the overlay driver and chroot isolation, without a
-//     daemon, in storage of its own under the images directory; RUN steps
-//     reach the Debian mirror through the host's network. The base is
+//   - buildah builds with the overlay driver, without a daemon, in storage
+//     of its own under the images directory; each RUN step runs in runc in
+//     user (root is an unprivileged host id), mount, PID, IPC, UTS and
+//     cgroup namespaces of its own, on a network namespace of the build
+//     whose only way out is the egress proxy allowing the build hosts
+//     (buildconfine.go, buildnet.go; docs/security.md, "Image builds"). The base is
 //     imported once (about 40 s); a task build mounts it instead of copying
 //     it (vfs copied the whole base for the build, its commit and the
 //     export: 15-40 s a task). The export reads the task's layer out of the

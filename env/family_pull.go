@@ -61,7 +61,7 @@ func buildFamilyOnPulled(ctx context.Context, s Store, o BuildOptions, p Puller,
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "building the base family %s on %s (%s, pulled from %s) as %s\n", f.Name, f.Published, digest, registry, tag)
 	}
-	if _, err := runTool(ctx, o.Log, nil, o.Builder.BuildArgv(BuildSpec{Dockerfile: df, ContextDir: tmp, Tag: tag})...); err != nil {
+	if err := runBuild(ctx, s, o, BuildSpec{Dockerfile: df, ContextDir: tmp, Tag: tag}); err != nil {
 		return "", "", "", fmt.Errorf("build family %s on %s: %w", f.Name, pulled, err)
 	}
 	return tag, digest, registry, nil

@@ -247,7 +247,7 @@ WORKDIR /app
 	df := filepath.Join(t.TempDir(), "Dockerfile")
 	os.WriteFile(df, []byte(dockerfile), 0o644)
 	tag := "localhost/authbench-test/overlay-export:" + fmt.Sprint(time.Now().UnixNano())
-	if _, err := runTool(ctx, nil, nil, b.BuildArgv(BuildSpec{Dockerfile: df, ContextDir: task.ContextDir(), Tag: tag})...); err != nil {
+	if err := runBuild(ctx, s, BuildOptions{Builder: b}, BuildSpec{Dockerfile: df, ContextDir: task.ContextDir(), Tag: tag}); err != nil {
 		t.Fatal(err)
 	}
 	defer runTool(context.Background(), nil, nil, b.RemoveImageArgv(tag)...)

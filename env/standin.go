@@ -143,6 +143,5 @@ func ensureStandIn(ctx context.Context, s Store, o BuildOptions, name, tag strin
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "building the offline stand-in %s (%s) as %s\n", si.Name, si.Doc, tag)
 	}
-	_, err = runTool(ctx, o.Log, nil, o.Builder.BuildArgv(BuildSpec{Dockerfile: dfPath, ContextDir: tmp, Tag: tag})...)
-	return err
+	return runBuild(ctx, s, o, BuildSpec{Dockerfile: dfPath, ContextDir: tmp, Tag: tag})
 }

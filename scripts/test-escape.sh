@@ -39,5 +39,13 @@ grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
 held=$((held + $(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")))
 broken=$((broken + $(grep -cE '^\s*--- FAIL: TestEscapeDaemon' "$out")))
 grep -E '^(FAIL|ok|panic)' "$out"
+# image builds: a task's Dockerfile RUN step (the chroot escape, the host's
+# loopback and abstract sockets, host processes, mount, ptrace), each
+# subtest of TestEscapeBuild a check held or broken.
+"$go" test -count=1 -timeout 10m -run '^TestEscapeBuild' -v ./env >"$out" 2>&1 || status=$?
+grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
+held=$((held + $(grep -cE '^\s*--- PASS: TestEscapeBuild/' "$out")))
+broken=$((broken + $(grep -cE '^\s*--- FAIL: TestEscapeBuild/' "$out")))
+grep -E '^(FAIL|ok|panic)' "$out"
 echo "summary: ${sandbox:-sandbox escape suite did not report}; ${caps:-the run with Docker capabilities did not report}; daemon boundary: $held checks held, $broken broken"
 exit $status
