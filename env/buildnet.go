@@ -2,6 +2,7 @@ package env
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/internal/netns"
 	"io"
 	"net/url"
 	"os"
@@ -57,7 +58,7 @@ func startBuildNetwork(hosts []string) (*buildNetwork, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns, err := NewNetNS()
+	ns, err := netns.New()
 	if err != nil {
 		return nil, fmt.Errorf("build network namespace: %w", err)
 	}

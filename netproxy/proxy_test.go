@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/internal/netns"
 	"io"
 	"net"
 	"net/http"
@@ -20,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/testenv"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -81,7 +81,7 @@ type proxyFixture struct {
 func startFixture(t testing.TB, cfg Config) *proxyFixture {
 	t.Helper()
 	needKernel(t)
-	ns, err := env.NewNetNS()
+	ns, err := netns.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/internal/netns"
 	"net"
 	"os"
 	"path/filepath"
@@ -162,7 +163,7 @@ func (r *runner) startNetwork() error {
 		return nil
 	}
 	var err error
-	if n.ns, err = env.NewNetNS(); err != nil {
+	if n.ns, err = netns.New(); err != nil {
 		return fmt.Errorf("network namespace: %w", err)
 	}
 	r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), n.ns.Fd())

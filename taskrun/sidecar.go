@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/internal/netns"
 	"io"
 	"os"
 	"path"
@@ -61,7 +62,7 @@ type composeRun struct {
 	// agentMounts are the volumes as the agent sees them, whose files
 	// the agent may have written (noteVolumeWrites).
 	agentMounts []volumeMount
-	// netns holds the shared network namespace (env.NewNetNS) open for
+	// netns holds the shared network namespace (netns.New) open for
 	// the run's containers.
 	netns *os.File
 }
@@ -149,7 +150,7 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 	if r.NetNS == "" {
 		// Made before any service, held open by the run: it outlives
 		// a service that completes (even one that exits at once).
-		if cr.netns, err = env.NewNetNS(); err != nil {
+		if cr.netns, err = netns.New(); err != nil {
 			return fmt.Errorf("network namespace: %w", err)
 		}
 		r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), cr.netns.Fd())

@@ -1,4 +1,6 @@
-package env
+// Package netns makes the network namespaces of runs and image builds:
+// only a loopback, up, held open by a file.
+package netns
 
 import (
 	"fmt"
@@ -8,12 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// NewNetNS makes a network namespace with only its loopback, up, and
+// New makes a network namespace with only its loopback, up, and
 // returns it open: containers join it by the path
 // /proc/self/fd/N of the returned file (NetNSPath), and it lives while the
 // file is open, whichever of them exit first (a compose service that
 // completes before the others start).
-func NewNetNS() (*os.File, error) {
+func New() (*os.File, error) {
 	type made struct {
 		f   *os.File
 		err error

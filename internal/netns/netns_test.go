@@ -1,4 +1,4 @@
-package env
+package netns
 
 import (
 	"fmt"
@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
-// TestNewNetNS: the namespace is not ours, outlives the thread that made
+// TestNew: the namespace is not ours, outlives the thread that made
 // it, and its loopback carries a TCP connection.
-func TestNewNetNS(t *testing.T) {
-	needRoot(t)
-	ns, err := NewNetNS()
+func TestNew(t *testing.T) {
+	testenv.NeedRoot(t)
+	ns, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func TestNewNetNS(t *testing.T) {
 		t.Fatal(err)
 	}
 	if mine.Ino == made.Ino {
-		t.Fatal("NewNetNS returned the caller's own network namespace")
+		t.Fatal("New returned the caller's own network namespace")
 	}
 	errc := make(chan error, 1)
 	go func() {
