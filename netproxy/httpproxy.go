@@ -198,8 +198,15 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 		ev.Host, ev.Allowed, ev.Addr, ev.Local = strings.ToLower(host), true, up.c.RemoteAddr().String(), up.local
 	}
 	if m := s.p.model; m != nil && m.plain && ev.Host == m.host && ev.Port == m.port && !ev.Local {
-		req.Header.Set("Authorization", "Bearer "+m.key)
-		ev.KeyInjected = true
+		// The key goes only where the harness talks to the model: its
+		// base URL's path and methods; any other request to that host
+		// is sent as the agent made it (with the placeholder at most).
+		if netpolicy.KeyApplies(m.prefix, req.Method, req.URL.EscapedPath()) {
+			req.Header.Set("Authorization", "Bearer "+m.key)
+			ev.KeyInjected = true
+		} else {
+			ev.KeyWithheld = true
+		}
 	}
 	ok := s.roundTrip(req, up, &ev)
 	s.finish(ev, start)

@@ -120,6 +120,9 @@ type modelTarget struct {
 	port  int
 	plain bool
 	key   string
+	// prefix is the path below which the key is injected
+	// (netpolicy.KeyApplies).
+	prefix string
 }
 
 // Start starts a proxy for the network namespace ns (held open by the
@@ -144,7 +147,11 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.model = &modelTarget{host: host, port: port, plain: plain, key: cfg.Model.Key}
+		prefix, err := cfg.Model.KeyPrefix()
+		if err != nil {
+			return nil, err
+		}
+		p.model = &modelTarget{host: host, port: port, plain: plain, key: cfg.Model.Key, prefix: prefix}
 	}
 	if err := p.mapNames(slices.Concat(cfg.Names, cfg.Services)); err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ grep -E '^(FAIL|ok|panic)' "$out"
 # daemon boundary, out dirs and stores: a bench, report or task run refuses
 # an out dir another user controls (a planted results.db link is never
 # followed) and a results row whose result.json does not match it.
-"$go" test -count=1 -timeout 10m -run '^TestEscapeDaemon' -v ./bench ./cli >"$out" 2>&1 || status=$?
+"$go" test -count=1 -timeout 10m -run '^TestEscapeDaemon' -v ./bench ./cli ./netproxy >"$out" 2>&1 || status=$?
 grep -E '^\s*--- (PASS|FAIL|SKIP)' "$out" | sed 's/^ *//'
 held=$((held + $(grep -cE '^\s*--- PASS: TestEscapeDaemon' "$out")))
 broken=$((broken + $(grep -cE '^\s*--- FAIL: TestEscapeDaemon' "$out")))

@@ -66,6 +66,9 @@ type Event struct {
 	SNI    string `json:"sni,omitempty"`
 	// KeyInjected: the proxy set the model endpoint's Authorization.
 	KeyInjected bool `json:"key_injected,omitempty"`
+	// KeyWithheld: a request to the model endpoint outside its base
+	// URL's path or methods, sent on without the key.
+	KeyWithheld bool `json:"key_withheld,omitempty"`
 	// BytesOut went from the client to the destination, BytesIn back.
 	BytesOut int64 `json:"bytes_out"`
 	BytesIn  int64 `json:"bytes_in"`
