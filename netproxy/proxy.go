@@ -27,6 +27,10 @@ import (
 const (
 	DefaultIdleTimeout = 5 * time.Minute
 	DefaultDialTimeout = 10 * time.Second
+	// DefaultMaxConns bounds a proxy's open client connections (one proxy
+	// serves one run's phase): a connection flood from the tree costs
+	// the daemon at most this many descriptors (twice, with upstreams).
+	DefaultMaxConns = 512
 )
 
 // mappedPrefix holds the loopback addresses that stand for allowed names
@@ -67,6 +71,10 @@ type Config struct {
 	// (DefaultIdleTimeout); DialTimeout bounds resolving and connecting
 	// (DefaultDialTimeout).
 	IdleTimeout, DialTimeout time.Duration
+	// MaxConns bounds the open client connections (DefaultMaxConns); a
+	// connection beyond it is reset at once and counted (OverLimit),
+	// the first of each burst with an event.
+	MaxConns int
 	// Resolver resolves names on the daemon's host (nil: net's
 	// default).
 	Resolver *net.Resolver
@@ -107,7 +115,11 @@ type Proxy struct {
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
-	wg     sync.WaitGroup
+	// overLimit counts connections reset over MaxConns; inBurst is set
+	// from the first of them until a connection is accepted again.
+	overLimit int
+	inBurst   bool
+	wg        sync.WaitGroup
 }
 
 type hostEntry struct {
@@ -133,6 +145,9 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 	}
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = DefaultDialTimeout
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
@@ -337,15 +352,50 @@ func (p *Proxy) Close() error {
 	return nil
 }
 
-// track registers c for Close; false once closed.
+// track registers c for Close; false once closed, or when MaxConns
+// connections are open (c is then counted in OverLimit, and the first
+// refusal since the last accepted connection is an event).
 func (p *Proxy) track(c net.Conn) bool {
 	p.connMu.Lock()
 	defer p.connMu.Unlock()
 	if p.closed {
 		return false
 	}
+	if len(p.conns) >= p.cfg.MaxConns {
+		p.overLimit++
+		if !p.inBurst {
+			p.inBurst = true
+			p.limitEvent()
+		}
+		return false
+	}
+	p.inBurst = false
 	p.conns[c] = struct{}{}
 	return true
+}
+
+// limitEvent reports the first connection refused over MaxConns.
+func (p *Proxy) limitEvent() {
+	if p.cfg.Sink == nil {
+		return
+	}
+	ph, _ := p.current()
+	p.cfg.Sink.Event(netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Via: netpolicy.ViaTransparent,
+		Reason: fmt.Sprintf("connection limit: %d connections of this run are open; this and the next ones are reset until one closes (counted, not each recorded)", p.cfg.MaxConns)})
+}
+
+// OverLimit is how many connections were reset over MaxConns.
+func (p *Proxy) OverLimit() int {
+	p.connMu.Lock()
+	defer p.connMu.Unlock()
+	return p.overLimit
+}
+
+// OpenConns is how many client connections are open.
+func (p *Proxy) OpenConns() int {
+	p.connMu.Lock()
+	defer p.connMu.Unlock()
+	return len(p.conns)
 }
 
 func (p *Proxy) untrack(c net.Conn) {
@@ -370,6 +420,9 @@ func (p *Proxy) accept(l net.Listener) {
 		go func() {
 			defer p.wg.Done()
 			if !p.track(c) {
+				if tc, ok := c.(*net.TCPConn); ok {
+					tc.SetLinger(0) // a reset: the client fails at once
+				}
 				c.Close()
 				return
 			}
