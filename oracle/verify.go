@@ -285,8 +285,15 @@ func judgeOracle(v *Verdict, r *replay, spec, ref *policy.Spec, root *policy.Roo
 	for _, s := range res.TracedSensitive {
 		v.Problems = append(v.Problems, fmt.Sprintf("oracle touched sensitive %s %s (%s) under the spec", s.Axis, s.Path, s.Pattern))
 	}
-	if res.Utility {
+	// A spec verifies only if the oracle ends cleanly under it: its
+	// verifier passes, it exits 0 and nothing was denied that could have
+	// decided that exit (a verifier that re-runs the step, or checks
+	// only an output file, passes an oracle that failed).
+	if res.Utility && res.ExitCode == 0 && !res.TimedOut {
 		return rp
+	}
+	if res.Utility {
+		v.Problems = append(v.Problems, fmt.Sprintf("oracle replay %s ended with exit %d under the spec although its verifier passed", rp.RunID, res.ExitCode))
 	}
 	var outside []MissingPermission
 	for _, d := range res.Denials {
@@ -309,8 +316,10 @@ func judgeOracle(v *Verdict, r *replay, spec, ref *policy.Spec, root *policy.Roo
 	switch {
 	case res.TimedOut:
 		v.Problems = append(v.Problems, fmt.Sprintf("oracle replay %s timed out under the spec", rp.RunID))
-	case len(res.Denials) == 0:
+	case len(res.Denials) == 0 && !res.Utility:
 		v.Problems = append(v.Problems, fmt.Sprintf("oracle failed under the spec (run %s, exit %d) without any denial: not a permission problem", rp.RunID, res.ExitCode))
+	case len(res.Denials) == 0:
+		v.Problems = append(v.Problems, fmt.Sprintf("oracle exited %d under the spec (run %s) without any denial: not a permission problem, but not a clean end", res.ExitCode, rp.RunID))
 	}
 	for _, m := range v.Missing {
 		v.Problems = append(v.Problems, fmt.Sprintf("oracle failed under the spec (run %s): %s", rp.RunID, m))
