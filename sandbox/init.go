@@ -138,6 +138,15 @@ func restrict(spec *Spec) *InitError {
 	if err != nil {
 		return initError(StageLandlock, "", err)
 	}
+	// The ruleset is built once, here, before the tree exists: sandbox-init
+	// enforces it and the openat2 agent gets the very same descriptor.
+	rulesetFD, rulesetFlags := -1, uint32(0)
+	if apply {
+		if rulesetFD, rulesetFlags, err = buildRuleset(withoutDeviceNodes(spec.Plan, granted), abi); err != nil {
+			return initError(StageLandlock, "", err)
+		}
+		defer closeRuleset(rulesetFD)
+	}
 	// The openat2 agent starts before any restriction and applies them
 	// itself, its main thread staying outside Landlock (see
 	// runOpenat2Agent).
@@ -147,17 +156,15 @@ func restrict(spec *Spec) *InitError {
 	// with ENOSYS.
 	var agent *os.File
 	if spec.Seccomp != nil && spec.Seccomp.Notifies() && !underSeccompFilter() {
-		if agent, err = startOpenat2Agent(spec, abi, apply); err != nil {
+		if agent, err = startOpenat2Agent(spec, rulesetFD, rulesetFlags); err != nil {
 			return initError(StageSeccomp, "", err)
 		}
 		defer agent.Close()
 	}
-	if apply {
-		// sandbox-init's locked thread execs the command; a reaper stays
-		// and is confined whole.
-		if err := applyLandlock(withoutDeviceNodes(spec.Plan, granted), abi, spec.WaitTree); err != nil {
-			return initError(StageLandlock, "", err)
-		}
+	// sandbox-init's locked thread execs the command; a reaper stays and
+	// is confined whole.
+	if err := restrictToRuleset(rulesetFD, rulesetFlags, spec.WaitTree); err != nil {
+		return initError(StageLandlock, "", err)
 	}
 	if spec.DropCapabilities {
 		if err := limitCapabilities(granted); err != nil {
@@ -195,6 +202,13 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	return nil
+}
+
+// closeRuleset closes a ruleset descriptor (fd -1: none).
+func closeRuleset(fd int) {
+	if fd >= 0 {
+		unix.Close(fd)
+	}
 }
 
 // underSeccompFilter reports whether this process runs under a seccomp
