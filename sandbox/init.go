@@ -106,21 +106,9 @@ func becomeCommand(spec *Spec) *InitError {
 // seccomp last, so the filter only has to allow what remains (the exec,
 // which also looks the program up).
 func restrict(spec *Spec) *InitError {
-	if (spec.UID == nil) != (spec.GID == nil) {
-		return &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
-	}
-	if len(spec.Groups) > 0 && spec.UID == nil {
-		return &InitError{Stage: StageSpec, Msg: "supplementary groups need a uid and gid"}
-	}
-	if spec.Path == "" {
-		return &InitError{Stage: StageSpec, Msg: "no program to run"}
-	}
-	granted, err := ParseCapabilities(spec.Capabilities)
-	if err != nil {
-		return initError(StageSpec, "", err)
-	}
-	if len(granted) > 0 && !spec.DropCapabilities {
-		return &InitError{Stage: StageSpec, Msg: "capabilities are granted only with drop_capabilities"}
+	granted, ierr := checkSpec(spec)
+	if ierr != nil {
+		return ierr
 	}
 	if spec.CloseFDs {
 		if err := closeInheritedFDs(); err != nil {
@@ -137,6 +125,11 @@ func restrict(spec *Spec) *InitError {
 	apply, err := landlockStep(spec.Plan, abi, spec.AllowUnenforced)
 	if err != nil {
 		return initError(StageLandlock, "", err)
+	}
+	if unixConnectMechanism(spec.RefuseUnixConnect, abi, apply, spec.Seccomp != nil) == UnixConnectSeccomp {
+		if spec.Seccomp, err = withUnixSocketsRefused(spec.Seccomp); err != nil {
+			return initError(StageSeccomp, "", err)
+		}
 	}
 	// The ruleset is built once, here, before the tree exists: sandbox-init
 	// enforces it and the openat2 agent gets the very same descriptor.
@@ -202,6 +195,28 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	return nil
+}
+
+// checkSpec refuses a spec whose fields do not go together and returns
+// the capabilities it grants.
+func checkSpec(spec *Spec) ([]int, *InitError) {
+	if (spec.UID == nil) != (spec.GID == nil) {
+		return nil, &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
+	}
+	if len(spec.Groups) > 0 && spec.UID == nil {
+		return nil, &InitError{Stage: StageSpec, Msg: "supplementary groups need a uid and gid"}
+	}
+	if spec.Path == "" {
+		return nil, &InitError{Stage: StageSpec, Msg: "no program to run"}
+	}
+	granted, err := ParseCapabilities(spec.Capabilities)
+	if err != nil {
+		return nil, initError(StageSpec, "", err)
+	}
+	if len(granted) > 0 && !spec.DropCapabilities {
+		return nil, &InitError{Stage: StageSpec, Msg: "capabilities are granted only with drop_capabilities"}
+	}
+	return granted, nil
 }
 
 // closeRuleset closes a ruleset descriptor (fd -1: none).
