@@ -19,6 +19,7 @@ func init() {
 	probeFuncs["rmdir"] = func(o probeOp) (string, error) { return "", unix.Rmdir(o.Path) }
 	probeFuncs["openat2read"] = probeOpenat2Read
 	probeFuncs["fifostall"] = probeFifoStall
+	probeFuncs["fifoflood"] = probeFifoFlood
 	probeFuncs["bindover"] = func(o probeOp) (string, error) {
 		return "", unix.Mount(o.Path, o.Path2, "", unix.MS_BIND, "")
 	}
@@ -43,22 +44,8 @@ func probeOpenat2Read(o probeOp) (string, error) {
 // the granted file Path2 while it blocks and again after it was killed.
 // Out is "<first> <second>", each "ok" or "timeout" (3 s).
 func probeFifoStall(o probeOp) (string, error) {
-	self, err := os.Executable()
+	cmd, err := startFifoReader(o.Path)
 	if err != nil {
-		return "", err
-	}
-	ops, err := json.Marshal([]probeOp{{Op: "openat2read", Path: o.Path}})
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(self)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, probeEnv+"=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, probeEnv+"="+string(ops))
-	if err := cmd.Start(); err != nil {
 		return "", err
 	}
 	time.Sleep(500 * time.Millisecond) // the child reaches its open of the FIFO
@@ -71,6 +58,72 @@ func probeFifoStall(o probeOp) (string, error) {
 		return first + " " + second, fmt.Errorf("the FIFO's reader did not block")
 	}
 	return first + " " + second, nil
+}
+
+// startFifoReader starts a process of the tree (this binary again) whose
+// openat2 of the FIFO fifo blocks (no writer).
+func startFifoReader(fifo string) (*exec.Cmd, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	ops, err := json.Marshal([]probeOp{{Op: "openat2read", Path: fifo}})
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, probeEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, probeEnv+"="+string(ops))
+	return cmd, cmd.Start()
+}
+
+// probeFifoFlood starts Arg processes of the tree that each block in
+// openat2 of the FIFO Path, then times an openat2 of the granted file
+// Path2 and counts the openat2 agent's threads (the agent is this
+// process's child that is none of the readers). Out is "<open>
+// threads=<n>".
+func probeFifoFlood(o probeOp) (string, error) {
+	readers := map[string]bool{}
+	var cmds []*exec.Cmd
+	defer func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	for range o.Arg {
+		c, err := startFifoReader(o.Path)
+		if err != nil {
+			return "", err
+		}
+		cmds = append(cmds, c)
+		readers[fmt.Sprint(c.Process.Pid)] = true
+	}
+	time.Sleep(time.Second) // the readers reach their opens
+	open := timedOpenat2(o.Path2)
+	children, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/children", os.Getpid()))
+	if err != nil {
+		return open, err
+	}
+	for _, pid := range strings.Fields(string(children)) {
+		if readers[pid] {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + pid + "/status")
+		if err != nil {
+			return open, err
+		}
+		for line := range strings.SplitSeq(string(st), "\n") {
+			if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+				return open + " threads=" + strings.TrimSpace(v), nil
+			}
+		}
+	}
+	return open, fmt.Errorf("no openat2 agent among the children %q", children)
 }
 
 // timedOpenat2 reads path through openat2, "ok" within 3 s, "timeout"
@@ -202,6 +255,46 @@ func TestOpenat2AgentRulesFixedAtStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenat2AgentConcurrencyBound: 40 processes of the tree block in
+// openat2 of a FIFO; the agent holds at most agentConcurrency opening
+// threads for them (its thread count stays within agentConcurrency and
+// the Go runtime's few), and a further openat2 of a granted file answers
+// at once, ok or ENOSYS (every slot taken: the caller falls back to
+// openat). Before, the further openat2 waited for the first FIFO.
+func TestOpenat2AgentConcurrencyBound(t *testing.T) {
+	requireRoot(t, "sandbox-init sets no_new_privs and installs the filter")
+	requireLandlock(t, 3)
+	def, err := DefaultFilter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := fixtureDir(t)
+	fifo, file := dir+"/fifo", dir+"/granted"
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("granted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{}.Confined(withSelf(t, hostPlan(t, policyDoc([]string{dir + "/**", "/proc/**"}, nil, nil), policy.DefaultBaseline())), def)
+	res, c := probe(t, spec, []probeOp{{Op: "fifoflood", Path: fifo, Path2: file, Arg: 40}}, nil)
+	if len(res) != 1 {
+		t.Fatalf("probe: %v\n%s", c.err, c.stderr)
+	}
+	var threads int
+	open, _, _ := strings.Cut(res[0].Out, " threads=")
+	if _, err := fmt.Sscanf(res[0].Out[len(open):], " threads=%d", &threads); err != nil || res[0].Errno != 0 {
+		t.Fatalf("probe: %+v", res[0])
+	}
+	if open != "ok:granted" && open != unix.ENOSYS.Error() {
+		t.Errorf("openat2 of a granted file during the flood: %q, want ok:granted or ENOSYS at once", open)
+	}
+	if threads > agentConcurrency+12 || threads >= 40 {
+		t.Errorf("the agent has %d threads during a flood of 40 blocking opens, want at most %d opening threads and the runtime's", threads, agentConcurrency)
+	}
+	t.Logf("during the flood: %s, agent threads %d", open, threads)
 }
 
 // TestOpenat2AgentServesConcurrently: while one process of the tree is
