@@ -38,10 +38,14 @@ func writeTestFile(t *testing.T, dir, name, content string) string {
 }
 
 // runConfined runs args under `authbench exec --policy pol --uid --gid`
-// (embedded: no daemon socket for the CLI) and returns its output.
+// (embedded: no daemon socket for the CLI) and returns its output. The
+// tree may make unix sockets (--allow-unix-connect: below Landlock ABI 9
+// a confined tree otherwise may not), so that what these tests see is
+// the daemon's own refusal of a confined peer.
 func runConfined(t *testing.T, pol string, uid, gid int, args ...string) (int, string) {
 	t.Helper()
-	full := append([]string{"exec", "--policy", pol, "--uid", strconv.Itoa(uid), "--gid", strconv.Itoa(gid), "--"}, args...)
+	full := append([]string{"exec", "--policy", pol, "--uid", strconv.Itoa(uid), "--gid", strconv.Itoa(gid),
+		"--allow-unix-connect", "--"}, args...)
 	cmd := exec.Command(testenv.Authbench(t), full...)
 	cmd.Env = append(os.Environ(), "AUTHBENCH_SOCKET=")
 	var out bytes.Buffer

@@ -261,5 +261,6 @@ func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, 
 		return spec, nil // unconstrained: only the identity changes
 	}
 	spec.Capabilities = prep.req.Capabilities // validated: uid 0 only
+	spec.RefuseUnixConnect = !prep.req.AllowUnixConnect
 	return spec.Confined(plan, prep.seccomp), nil
 }

@@ -76,6 +76,10 @@ type RunRequest struct {
 	AllowRoot bool `json:"allow_root,omitempty"`
 	// AllowUnenforced runs even where Landlock is not available.
 	AllowUnenforced bool `json:"allow_unenforced,omitempty"`
+	// AllowUnixConnect lets the tree connect to pathname unix sockets on
+	// a kernel whose Landlock cannot restrict them (below ABI 9), where a
+	// confined tree may otherwise make no unix socket but socketpair.
+	AllowUnixConnect bool `json:"allow_unix_connect,omitempty"`
 	// TimeoutSeconds kills the tree after that long; 0 means the
 	// daemon's default.
 	TimeoutSeconds float64 `json:"timeout_s,omitempty"`

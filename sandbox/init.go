@@ -106,21 +106,9 @@ func becomeCommand(spec *Spec) *InitError {
 // seccomp last, so the filter only has to allow what remains (the exec,
 // which also looks the program up).
 func restrict(spec *Spec) *InitError {
-	if (spec.UID == nil) != (spec.GID == nil) {
-		return &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
-	}
-	if len(spec.Groups) > 0 && spec.UID == nil {
-		return &InitError{Stage: StageSpec, Msg: "supplementary groups need a uid and gid"}
-	}
-	if spec.Path == "" {
-		return &InitError{Stage: StageSpec, Msg: "no program to run"}
-	}
-	granted, err := ParseCapabilities(spec.Capabilities)
-	if err != nil {
-		return initError(StageSpec, "", err)
-	}
-	if len(granted) > 0 && !spec.DropCapabilities {
-		return &InitError{Stage: StageSpec, Msg: "capabilities are granted only with drop_capabilities"}
+	granted, ierr := checkSpec(spec)
+	if ierr != nil {
+		return ierr
 	}
 	if spec.CloseFDs {
 		if err := closeInheritedFDs(); err != nil {
@@ -138,6 +126,20 @@ func restrict(spec *Spec) *InitError {
 	if err != nil {
 		return initError(StageLandlock, "", err)
 	}
+	if unixConnectMechanism(spec.RefuseUnixConnect, abi, apply, spec.Seccomp != nil) == UnixConnectSeccomp {
+		if spec.Seccomp, err = withUnixSocketsRefused(spec.Seccomp); err != nil {
+			return initError(StageSeccomp, "", err)
+		}
+	}
+	// The ruleset is built once, here, before the tree exists: sandbox-init
+	// enforces it and the openat2 agent gets the very same descriptor.
+	rulesetFD, rulesetFlags := -1, uint32(0)
+	if apply {
+		if rulesetFD, rulesetFlags, err = buildRuleset(withoutDeviceNodes(spec.Plan, granted), abi); err != nil {
+			return initError(StageLandlock, "", err)
+		}
+		defer closeRuleset(rulesetFD)
+	}
 	// The openat2 agent starts before any restriction and applies them
 	// itself, its main thread staying outside Landlock (see
 	// runOpenat2Agent).
@@ -147,17 +149,15 @@ func restrict(spec *Spec) *InitError {
 	// with ENOSYS.
 	var agent *os.File
 	if spec.Seccomp != nil && spec.Seccomp.Notifies() && !underSeccompFilter() {
-		if agent, err = startOpenat2Agent(spec, abi, apply); err != nil {
+		if agent, err = startOpenat2Agent(spec, rulesetFD, rulesetFlags); err != nil {
 			return initError(StageSeccomp, "", err)
 		}
 		defer agent.Close()
 	}
-	if apply {
-		// sandbox-init's locked thread execs the command; a reaper stays
-		// and is confined whole.
-		if err := applyLandlock(withoutDeviceNodes(spec.Plan, granted), abi, spec.WaitTree); err != nil {
-			return initError(StageLandlock, "", err)
-		}
+	// sandbox-init's locked thread execs the command; a reaper stays and
+	// is confined whole.
+	if err := restrictToRuleset(rulesetFD, rulesetFlags, spec.WaitTree); err != nil {
+		return initError(StageLandlock, "", err)
 	}
 	if spec.DropCapabilities {
 		if err := limitCapabilities(granted); err != nil {
@@ -195,6 +195,35 @@ func restrict(spec *Spec) *InitError {
 		}
 	}
 	return nil
+}
+
+// checkSpec refuses a spec whose fields do not go together and returns
+// the capabilities it grants.
+func checkSpec(spec *Spec) ([]int, *InitError) {
+	if (spec.UID == nil) != (spec.GID == nil) {
+		return nil, &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
+	}
+	if len(spec.Groups) > 0 && spec.UID == nil {
+		return nil, &InitError{Stage: StageSpec, Msg: "supplementary groups need a uid and gid"}
+	}
+	if spec.Path == "" {
+		return nil, &InitError{Stage: StageSpec, Msg: "no program to run"}
+	}
+	granted, err := ParseCapabilities(spec.Capabilities)
+	if err != nil {
+		return nil, initError(StageSpec, "", err)
+	}
+	if len(granted) > 0 && !spec.DropCapabilities {
+		return nil, &InitError{Stage: StageSpec, Msg: "capabilities are granted only with drop_capabilities"}
+	}
+	return granted, nil
+}
+
+// closeRuleset closes a ruleset descriptor (fd -1: none).
+func closeRuleset(fd int) {
+	if fd >= 0 {
+		unix.Close(fd)
+	}
 }
 
 // underSeccompFilter reports whether this process runs under a seccomp

@@ -155,45 +155,56 @@ func landlockStep(plan *policy.Plan, abi int, allowUnenforced bool) (apply bool,
 	return false, fmt.Errorf("%w; refusing to run unconfined (allow it explicitly to run anyway)", ErrNoLandlock)
 }
 
-// applyLandlock restricts the process to plan on a kernel with Landlock
-// ABI kernelABI, with the ABI-6 scopes when available. Rule paths are
-// opened now, in this process's view of the file system (inside the
-// container, after its mounts: run-time rules are placed then).
+// buildRuleset makes plan's Landlock ruleset for a kernel with Landlock
+// ABI kernelABI, with the ABI-6 scopes when available (fd -1: nothing to
+// restrict). Rule paths are opened now, O_PATH, in this process's view of
+// the file system (inside the container, after its mounts: run-time rules
+// are placed then), and the ruleset holds the objects they named: the
+// same descriptor is what sandbox-init enforces on itself and what the
+// openat2 agent enforces on its opening threads (see startOpenat2Agent),
+// so no rule path is resolved again once the tree runs.
+func buildRuleset(plan *policy.Plan, kernelABI int) (fd int, flags uint32, err error) {
+	cfg, lr, abi, err := landlockRules(plan, kernelABI)
+	if err != nil {
+		return -1, 0, err
+	}
+	fd, flags, err = cfg.NewRulesetFD(lr...)
+	if err != nil {
+		return -1, 0, fmt.Errorf("landlock (ABI %d, %d rules): %w", abi, len(lr), err)
+	}
+	return fd, flags, nil
+}
+
+// restrictToRuleset restricts the process to the ruleset fd, with
+// no_new_privs.
 //
 // With allThreads, every thread of the process is restricted (a process
 // that stays, such as the tree's reaper, is confined as a whole).
-// Without, only the calling thread is, with no_new_privs set on it: for
-// a process whose locked thread execs next (sandbox-init becoming the
-// command), as its capabilities and no_new_privs already are per thread.
-// An exec ends every other thread and the program gets the credentials,
-// Landlock domain included, of the thread that exec'd; restricting the
-// other threads too stops the world and signals each of them (no
-// landlock_restrict_self TSYNC below ABI 8), about 1 ms on a loaded
-// machine for nothing the command keeps.
-func applyLandlock(plan *policy.Plan, kernelABI int, allThreads bool) error {
-	cfg, lr, abi, err := landlockRules(plan, kernelABI)
-	if err != nil {
-		return err
-	}
-	if allThreads {
-		if err := cfg.Restrict(lr...); err != nil {
-			return fmt.Errorf("landlock (ABI %d, %d rules): %w", abi, len(lr), err)
-		}
-		return nil
-	}
-	fd, flags, err := cfg.NewRulesetFD(lr...)
-	if err != nil {
-		return fmt.Errorf("landlock (ABI %d, %d rules): %w", abi, len(lr), err)
-	}
+// Without, only the calling thread is: for a process whose locked thread
+// execs next (sandbox-init becoming the command), as its capabilities and
+// no_new_privs already are per thread. An exec ends every other thread
+// and the program gets the credentials, Landlock domain included, of the
+// thread that exec'd; restricting the other threads too stops the world
+// and signals each of them (no landlock_restrict_self TSYNC below ABI 8),
+// about 1 ms on a loaded machine for nothing the command keeps.
+func restrictToRuleset(fd int, flags uint32, allThreads bool) error {
 	if fd < 0 {
 		return nil // nothing to restrict
 	}
-	defer unix.Close(fd)
+	if allThreads {
+		if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", err)
+		}
+		if err := ll.AllThreadsLandlockRestrictSelf(fd, flags); err != nil {
+			return fmt.Errorf("landlock_restrict_self on every thread: %w", err)
+		}
+		return nil
+	}
 	if err := setNoNewPrivs(); err != nil {
 		return err
 	}
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self (ABI %d, %d rules): %w", abi, len(lr), err)
+		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	return nil
 }

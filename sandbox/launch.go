@@ -91,6 +91,12 @@ type Spec struct {
 	NoNewPrivs bool `json:"no_new_privs,omitempty"`
 	// Seccomp is the compiled seccomp filter; nil means none.
 	Seccomp *Filter `json:"seccomp,omitempty"`
+	// RefuseUnixConnect keeps the tree from connecting to pathname unix
+	// sockets its plan does not grant: by Landlock's resolve_unix where
+	// the kernel has it (ABI 9), else, with a Seccomp filter, by refusing
+	// unix sockets but socketpair (see withUnixSocketsRefused). For trees
+	// on the host's file system (bare-host exec).
+	RefuseUnixConnect bool `json:"refuse_unix_connect,omitempty"`
 
 	// WaitTree keeps sandbox-init, confined like the command, as the
 	// tree's reaper: it starts the command as its child, forwards the

@@ -16,8 +16,6 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
-
-	"github.com/authbench/authbench/policy"
 )
 
 // openat2AgentArg follows InitCommand in the agent's argv: the authbench
@@ -26,39 +24,46 @@ import (
 const openat2AgentArg = "openat2-agent"
 
 // Descriptors of the openat2 agent: its configuration arrives on stdin,
-// the listener and the handshake on agentSockFD.
-const agentSockFD = 3
+// the listener and the handshake on agentSockFD, sandbox-init's Landlock
+// ruleset (when there is one) on agentRulesetFD.
+const (
+	agentSockFD    = 3
+	agentRulesetFD = 4
+)
 
 // openHowSize is sizeof(struct open_how) (OPEN_HOW_SIZE_VER0).
 const openHowSize = 24
 
 // agentConfig is what sandbox-init hands the openat2 agent: the tree's
 // restrictions (so that the opens it makes are the tree's) and the filter
-// (so that it judges openat2 as the filter judges openat).
+// (so that it judges openat2 as the filter judges openat). The Landlock
+// ruleset is not described here but handed over as a descriptor
+// (agentRulesetFD): the agent never resolves a rule path itself.
 type agentConfig struct {
-	Plan             *policy.Plan `json:"plan,omitempty"`
-	LandlockABI      int          `json:"landlock_abi"`
-	ApplyLandlock    bool         `json:"apply_landlock"`
-	DropCapabilities bool         `json:"drop_capabilities,omitempty"`
-	Capabilities     []string     `json:"capabilities,omitempty"`
-	UID              *int         `json:"uid,omitempty"`
-	GID              *int         `json:"gid,omitempty"`
-	Groups           []int        `json:"groups,omitempty"`
-	Arch             string       `json:"arch"`
-	Program          [][4]uint32  `json:"program"`
+	Ruleset          bool        `json:"ruleset,omitempty"`
+	RulesetFlags     uint32      `json:"ruleset_flags,omitempty"`
+	DropCapabilities bool        `json:"drop_capabilities,omitempty"`
+	Capabilities     []string    `json:"capabilities,omitempty"`
+	UID              *int        `json:"uid,omitempty"`
+	GID              *int        `json:"gid,omitempty"`
+	Groups           []int       `json:"groups,omitempty"`
+	Arch             string      `json:"arch"`
+	Program          [][4]uint32 `json:"program"`
 }
 
 // startOpenat2Agent starts the openat2 agent for spec, before this
 // process restricts itself (the agent applies the same restrictions,
-// see runOpenat2Agent). It returns this end of the agent's socket.
-func startOpenat2Agent(spec *Spec, abi int, apply bool) (*os.File, error) {
+// see runOpenat2Agent), handing it ruleset (-1: none), the Landlock
+// ruleset this process enforces on itself. It returns this end of the
+// agent's socket.
+func startOpenat2Agent(spec *Spec, ruleset int, rulesetFlags uint32) (*os.File, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("openat2 agent: socketpair: %w", err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "openat2-agent"), os.NewFile(uintptr(fds[1]), "openat2-agent")
 	defer theirs.Close()
-	cfg := agentConfig{Plan: spec.Plan, LandlockABI: abi, ApplyLandlock: apply,
+	cfg := agentConfig{Ruleset: ruleset >= 0, RulesetFlags: rulesetFlags,
 		DropCapabilities: spec.DropCapabilities, Capabilities: spec.Capabilities,
 		UID: spec.UID, GID: spec.GID, Groups: spec.Groups, Arch: spec.Seccomp.Arch, Program: spec.Seccomp.Program}
 	data, err := json.Marshal(cfg)
@@ -93,8 +98,12 @@ func startOpenat2Agent(spec *Spec, abi int, apply bool) (*os.File, error) {
 		return nil, fmt.Errorf("openat2 agent: %w", err)
 	}
 	defer null.Close()
+	files := []uintptr{conf.Fd(), null.Fd(), null.Fd(), theirs.Fd()}
+	if ruleset >= 0 {
+		files = append(files, uintptr(ruleset)) // agentRulesetFD
+	}
 	pid, err := syscall.ForkExec("/proc/self/exe", []string{"/proc/self/exe", InitCommand, openat2AgentArg},
-		&syscall.ProcAttr{Dir: "/", Env: []string{}, Files: []uintptr{conf.Fd(), null.Fd(), null.Fd(), theirs.Fd()}})
+		&syscall.ProcAttr{Dir: "/", Env: []string{}, Files: files})
 	if err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("openat2 agent: start: %w", err)
@@ -142,9 +151,11 @@ func installFilterListener(f *Filter) (int, error) {
 
 // runOpenat2Agent is the openat2 agent's life. It makes itself
 // non-dumpable (the tree, of the same uid, can then neither trace it nor
-// take its descriptors), takes the tree's identity for every thread and
-// builds the tree's Landlock ruleset; each open it makes runs on a fresh
-// thread that enforces that ruleset, the tree's capabilities and
+// take its descriptors) and takes the tree's identity for every thread;
+// each open it makes runs on a fresh thread that enforces sandbox-init's
+// Landlock ruleset (the descriptor it inherited: the objects the rule
+// paths named before the tree ran, never the paths again), the tree's
+// capabilities and
 // no_new_privs on itself only, while the main thread, outside Landlock,
 // reads the callers' memory and /proc entries. It serves until no process
 // uses the filter any more.
@@ -160,8 +171,8 @@ func runOpenat2Agent() error {
 	}
 	sock.Close()
 	// Nothing is served before the tree's first notifying call: the
-	// set-up (the configuration, the identity, the Landlock ruleset, the
-	// opening thread) waits for it, so that a tree which never calls
+	// set-up (the configuration, the identity, the opening thread) waits
+	// for it, so that a tree which never calls
 	// openat2 — most commands — does not pay for it. Every open the agent
 	// makes still comes after the whole set-up.
 	if !awaitNotification(listener) {
@@ -229,8 +240,6 @@ type openat2Agent struct {
 	// creds are the Uid, Gid, Groups and CapEff lines of an opening
 	// thread's status: a caller with others is not judged.
 	creds string
-	// how holds the flags of the last open made (serve is sequential).
-	how [8]byte
 	// sameProc says /proc is of the agent's PID namespace; pidNS is
 	// that namespace's inode.
 	sameProc bool
@@ -260,14 +269,10 @@ func newOpenat2Agent(cfg *agentConfig) (*openat2Agent, error) {
 	}
 	a := &openat2Agent{cfg: cfg, granted: granted, ruleset: -1, vm: vm, audit: arch.auditArch,
 		openatNr: uint32(arch.numbers()["openat"]), openat2Nr: uint32(arch.numbers()["openat2"])}
-	if cfg.ApplyLandlock && cfg.Plan != nil {
-		lc, rules, _, err := landlockRules(withoutDeviceNodes(cfg.Plan, granted), cfg.LandlockABI)
-		if err != nil {
-			return nil, err
-		}
-		if a.ruleset, a.rsFlags, err = lc.NewRulesetFD(rules...); err != nil {
-			return nil, fmt.Errorf("landlock ruleset: %w", err)
-		}
+	if cfg.Ruleset {
+		// sandbox-init's own ruleset, built before the tree ran.
+		unix.CloseOnExec(agentRulesetFD)
+		a.ruleset, a.rsFlags = agentRulesetFD, cfg.RulesetFlags
 	}
 	var ns unix.Stat_t
 	if err := unix.Stat("/proc/self/ns/pid", &ns); err != nil {
@@ -402,7 +407,19 @@ const (
 	ioctlNotifIDValid = 0x40082102
 )
 
+// agentConcurrency bounds the opens the agent makes at once: each runs
+// on an OS thread of its own, so a tree flooding it with opens that block
+// (FIFOs without a peer) holds at most this many threads. A notification
+// that finds every slot taken is answered ENOSYS at once, and its caller
+// falls back to openat, which its own Landlock domain and filter judge.
+const agentConcurrency = 16
+
+// serve answers the listener's notifications, each on a goroutine of its
+// own (at most agentConcurrency at once), so that an open that blocks
+// stalls only its caller. It returns when no process uses the filter
+// any more.
 func (a *openat2Agent) serve(listener int) error {
+	slots := make(chan struct{}, agentConcurrency)
 	for {
 		pfd := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
 		if _, err := unix.Poll(pfd, -1); err != nil {
@@ -421,7 +438,16 @@ func (a *openat2Agent) serve(listener int) error {
 			}
 			return fmt.Errorf("SECCOMP_IOCTL_NOTIF_RECV: %w", err)
 		}
-		a.answer(listener, &req)
+		select {
+		case slots <- struct{}{}:
+			go func() {
+				defer func() { <-slots }()
+				a.answer(listener, &req)
+			}()
+		default:
+			resp := seccompNotifResp{ID: req.ID, Error: -int32(unix.ENOSYS)}
+			_ = notifIoctl(listener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+		}
 	}
 }
 
@@ -436,7 +462,7 @@ func notifIoctl(fd int, req uint, arg unsafe.Pointer) error {
 // answer judges one openat2 call and answers it: an errno, or the
 // descriptor of the open the agent made.
 func (a *openat2Agent) answer(listener int, req *seccompNotif) {
-	fd, flags, errno := a.open(listener, req)
+	fd, flags, errno := a.openChecked(listener, req)
 	if errno == 0 {
 		add := seccompNotifAddfd{ID: req.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SEND, Srcfd: uint32(fd)}
 		if flags&unix.O_CLOEXEC != 0 {
@@ -453,18 +479,18 @@ func (a *openat2Agent) answer(listener int, req *seccompNotif) {
 	_ = notifIoctl(listener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
 }
 
-// open makes the open req asks for, when the filter allows it as an
-// openat with the same flags and mode; ENOSYS where the agent cannot
-// stand in for the caller (the caller then falls back to openat).
-func (a *openat2Agent) open(listener int, req *seccompNotif) (fd int, flags uint64, errno unix.Errno) {
-	fd, errno = a.openChecked(listener, req)
-	if errno == 0 {
-		flags = binary.NativeEndian.Uint64(a.how[:])
-	}
-	return fd, flags, errno
+// openChecked makes the open req asks for, when the filter allows it as
+// an openat with the same flags and mode, and returns its descriptor and
+// flags; ENOSYS where the agent cannot stand in for the caller (the
+// caller then falls back to openat).
+func (a *openat2Agent) openChecked(listener int, req *seccompNotif) (int, uint64, unix.Errno) {
+	var how unix.OpenHow
+	fd, errno := a.openFor(listener, req, &how)
+	return fd, how.Flags, errno
 }
 
-func (a *openat2Agent) openChecked(listener int, req *seccompNotif) (int, unix.Errno) {
+// openFor is openChecked; it fills *out with the call's open_how.
+func (a *openat2Agent) openFor(listener int, req *seccompNotif, out *unix.OpenHow) (int, unix.Errno) {
 	if req.Arch != a.audit || uint32(req.Nr) != a.openat2Nr {
 		return -1, unix.ENOSYS
 	}
@@ -487,6 +513,7 @@ func (a *openat2Agent) openChecked(listener int, req *seccompNotif) (int, unix.E
 	}
 	how := unix.OpenHow{Flags: binary.NativeEndian.Uint64(raw[0:]), Mode: binary.NativeEndian.Uint64(raw[8:]),
 		Resolve: binary.NativeEndian.Uint64(raw[16:])}
+	*out = how
 	path, errno := readPath(pid, pathPtr)
 	if errno != 0 {
 		return -1, errno
@@ -534,11 +561,23 @@ func (a *openat2Agent) openChecked(listener int, req *seccompNotif) (int, unix.E
 	if err := notifIoctl(listener, ioctlNotifIDValid, unsafe.Pointer(&req.ID)); err != nil {
 		return -1, unix.ENOSYS
 	}
+	return a.openAs(dfd, path, how, umask)
+}
+
+// openAs makes the caller's open on an opening thread (restricted like
+// the tree), with the caller's umask.
+func (a *openat2Agent) openAs(dfd int, path string, how unix.OpenHow, umask int) (int, unix.Errno) {
 	ours := how
 	// The agent's /proc/self is not the caller's: magic links (and
 	// /proc entries below) are opened by the caller itself.
 	ours.Resolve |= unix.RESOLVE_NO_MAGICLINKS
-	res := a.onOpeningThread(nil, func() (int, error) {
+	// The umask is the process's (its fs_struct) unless the opening
+	// thread has one of its own: concurrent creating opens each unshare.
+	var ownFS func() error
+	if how.Flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+		ownFS = func() error { return unix.Unshare(unix.CLONE_FS) }
+	}
+	res := a.onOpeningThread(ownFS, func() (int, error) {
 		unix.Umask(umask)
 		return unix.Openat2(dfd, path, &ours)
 	})
@@ -556,7 +595,6 @@ func (a *openat2Agent) openChecked(listener int, req *seccompNotif) (int, unix.E
 		unix.Close(res.fd)
 		return -1, unix.ENOSYS
 	}
-	binary.NativeEndian.PutUint64(a.how[:], how.Flags)
 	return res.fd, 0
 }
 

@@ -20,21 +20,22 @@ import (
 // execFlags are the flags of `authbench exec`.
 type execFlags struct {
 	PlanFlags
-	seccomp         string
-	uid, gid        int
-	allowUnenforced bool
-	trace           string
-	learn           string
-	runs            int
-	caps            []string
-	capSet          string
+	seccomp          string
+	uid, gid         int
+	allowUnenforced  bool
+	allowUnixConnect bool
+	trace            string
+	learn            string
+	runs             int
+	caps             []string
+	capSet           string
 }
 
 // ExecCmd is `authbench exec`, the same in both binaries.
 func (a *App) ExecCmd() *cobra.Command {
 	var ef execFlags
 	cmd := &cobra.Command{
-		Use:   "exec --policy FILE [--baseline default|none|SPEC.json] [--seccomp FILE] [--uid N --gid N] [--caps none|docker|LIST] [--cap NAME]... [--allow-unenforced] [--trace FILE] -- CMD [ARGS...]",
+		Use:   "exec --policy FILE [--baseline default|none|SPEC.json] [--seccomp FILE] [--uid N --gid N] [--caps none|docker|LIST] [--cap NAME]... [--allow-unenforced] [--allow-unix-connect] [--trace FILE] -- CMD [ARGS...]",
 		Short: "Run a command confined to a policy with Landlock, seccomp and no_new_privs",
 		Long: `Run CMD with the file access of the policy (see "authbench policy plan"),
 and exit with CMD's status.
@@ -57,6 +58,10 @@ As root the tree is the init of its own PID namespace (it dies as a whole);
 as another user there is no PID namespace, and a kill ends its root process.
 
 A kernel without Landlock is refused unless --allow-unenforced is given.
+Connecting to pathname unix sockets is limited to the policy's write paths
+by Landlock from ABI 9 on; below it the tree may create no unix socket but
+socketpair (socket(AF_UNIX) answers EACCES; ssh-agent, docker.sock and
+D-Bus clients fail) unless --allow-unix-connect is given.
 With --trace FILE the run is traced (eBPF): events are written to FILE as
 JSON lines (a program run through the dynamic loader adds an exec event of
 the program whose path2 is the loader), the plan and what this kernel
@@ -92,6 +97,7 @@ is started).`,
 	cmd.Flags().IntVar(&ef.gid, "gid", -1, "run as group `N` (with --uid)")
 	cmd.Flags().StringVar(&ef.capSet, "caps", sandbox.CapsNone, "capabilities the tree keeps: `none`, docker (Docker's default set) or a list such as CHOWN,FOWNER (uid 0 only)")
 	cmd.Flags().StringArrayVar(&ef.caps, "cap", nil, "keep capability `NAME` (e.g. CAP_NET_BIND_SERVICE; repeatable; only for a tree running as uid 0)")
+	cmd.Flags().BoolVar(&ef.allowUnixConnect, "allow-unix-connect", false, "let the tree connect to pathname unix sockets (ssh-agent, docker.sock) on a kernel below Landlock ABI 9, where it otherwise may create no unix socket but socketpair")
 	cmd.Flags().BoolVar(&ef.allowUnenforced, "allow-unenforced", false, "run even if the kernel has no Landlock (the policy is then NOT enforced)")
 	cmd.Flags().StringVar(&ef.trace, "trace", "", "trace the run with eBPF and write the events to `FILE` as JSON lines")
 	cmd.Flags().StringVar(&ef.learn, "learn", "", "learn the policy CMD needs: run it traced (--runs times), write the policy to `FILE`, and replay CMD confined to it")
@@ -190,7 +196,7 @@ func (a *App) compileExecPlan(ef execFlags, req *runapi.RunRequest) (*policy.Pla
 // enforces it.
 func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
 	req := &runapi.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
-		Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.Semantics, RefuseSymlinks: ef.RefuseSymlinks}
+		AllowUnixConnect: ef.allowUnixConnect, Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.Semantics, RefuseSymlinks: ef.RefuseSymlinks}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
