@@ -299,3 +299,18 @@ func boolSet(counts map[string]int, min int) map[string]bool {
 	}
 	return out
 }
+
+// addCompactions adds one run's compaction log to logs, keyed by axis,
+// rule and pattern: the paths of every run that became the same pattern
+// by the same rule are listed under it.
+func addCompactions(logs map[string]*Compaction, log []Compaction) {
+	for _, c := range log {
+		k := c.Axis + "\x00" + c.Rule + "\x00" + c.To
+		if logs[k] == nil {
+			cc := c
+			cc.From = nil
+			logs[k] = &cc
+		}
+		logs[k].From = append(logs[k].From, c.From...)
+	}
+}

@@ -54,15 +54,7 @@ func Learn(runs [][]trace.Event, env Env, baseline policy.Permissions) (*Learned
 		}
 		var log []Compaction
 		perRun[i], log = Compact(in)
-		for _, c := range log {
-			k := c.Axis + "\x00" + c.Rule + "\x00" + c.To
-			if logs[k] == nil {
-				cc := c
-				cc.From = nil
-				logs[k] = &cc
-			}
-			logs[k].From = append(logs[k].From, c.From...)
-		}
+		addCompactions(logs, log)
 	}
 	merged, nd := Merge(perRun)
 	for _, n := range nd {

@@ -129,15 +129,7 @@ func Record(ctx context.Context, api runapi.API, t *tasks.Task, opts RecordOptio
 		}
 		var log []Compaction
 		perRun[i], log = Compact(in)
-		for _, c := range log {
-			k := c.Axis + "\x00" + c.Rule + "\x00" + c.To
-			if logs[k] == nil {
-				cc := c
-				cc.From = nil
-				logs[k] = &cc
-			}
-			logs[k].From = append(logs[k].From, c.From...)
-		}
+		addCompactions(logs, log)
 	}
 	if len(overlaps) > 0 {
 		return nil, rep, &SensitiveOverlapError{Task: t.Name, Overlaps: dedupOverlaps(overlaps), Where: "oracle's own accesses"}
