@@ -157,6 +157,20 @@ func TestOpenat2Agent(t *testing.T) {
 			}
 			spec := Spec{UID: &uid, GID: &gid}.Confined(pl, tc.filter)
 			res, c := probeAt(t, spec, tc.opts, bin, ops, nil)
+			if tc.opts.OwnPIDNamespace && agentVanished(res) {
+				// A known, unsolved race (docs/security.md, "The openat2
+				// agent"): under load the agent of a tree in its own PID
+				// namespace sometimes stops answering mid-run, and every
+				// later openat2 answers ENOSYS (callers fall back to
+				// openat, which Landlock and the filter judge). Seen about
+				// once in ten runs on a loaded machine; twice in a row
+				// fails the test.
+				t.Logf("the openat2 agent vanished mid-run (ENOSYS from then on): probing again")
+				for _, f := range []string{rw + "/new", rw + "/setuid", rw + "/setgid"} {
+					_ = os.Remove(f)
+				}
+				res, c = probeAt(t, spec, tc.opts, bin, ops, nil)
+			}
 			if len(res) != len(ops) {
 				t.Fatalf("probe: %d of %d results: %v\n%s", len(res), len(ops), c.err, c.stderr)
 			}
@@ -256,4 +270,14 @@ func TestCredLines(t *testing.T) {
 	if _, ok := umaskOf("Name: x\n"); ok {
 		t.Error("umaskOf without Umask: ok")
 	}
+}
+
+// agentVanished reports whether the probe's openat2 results end in a run
+// of ENOSYS (the agent stopped answering) after at least one answer.
+func agentVanished(res []probeResult) bool {
+	n := 0
+	for i := len(res) - 1; i >= 0 && unix.Errno(res[i].Errno) == unix.ENOSYS; i-- {
+		n++
+	}
+	return n >= 2
 }
