@@ -36,7 +36,7 @@ deps:
 test: deps lint build test-escape
 	$(GO) test -count=1 -timeout 25m $(PKGS)
 	$(MAKE) test-race
-	$(MAKE) test-slurm
+	$(MAKE) test-slurm SLURM_OUT=$$(mktemp -d /tmp/authbench-slurm.XXXXXX)
 
 # test-escape runs the sandbox escape suite and the daemon's trust-boundary
 # checks (root, Landlock ABI >= 6) and prints one line per technique and a
