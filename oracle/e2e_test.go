@@ -249,7 +249,8 @@ func TestRecordRefusesBadInput(t *testing.T) {
 		t.Errorf("record with an overlapping sensitive entry: %v", err)
 	}
 	_, err = Verify(ctx, api, task, task.Spec, VerifyOptions{})
-	if !errors.As(err, &so) || !strings.Contains(err.Error(), `read /app/data.csv (sensitive "/app/data.csv")`) {
+	var ve *policy.ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), `required_permissions.read[0]: "/app/data.csv" overlaps sensitive_permissions.read[1] "/app/data.csv"`) {
 		t.Errorf("verify with an overlapping sensitive entry: %v", err)
 	}
 }
