@@ -1,9 +1,6 @@
 package policy
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // SpecOverlap is a required entry that a sensitive entry of the same
 // axis overlaps (one matches the other's base; on the network axis, some
@@ -49,33 +46,21 @@ func RequiredSensitiveOverlaps(spec *Spec) []SpecOverlap {
 	return out
 }
 
-// SpecLintError is a spec that loads but contradicts itself: its
-// required entries overlap its sensitive ones. Every command that judges
-// a spec (spec check, tasks check, oracle verify and record, tasks errata,
-// the bench's spec-derived sources) refuses it with this one message.
-type SpecLintError struct {
-	Source   string        `json:"source"`
-	Overlaps []SpecOverlap `json:"overlaps"`
-}
-
-func (e *SpecLintError) Error() string {
-	parts := make([]string, len(e.Overlaps))
-	for i, o := range e.Overlaps {
-		parts[i] = o.String()
-	}
-	return fmt.Sprintf("%s: the spec's required_permissions overlap its sensitive_permissions (the oracle would have to reach what the spec marks sensitive): %s",
-		e.Source, strings.Join(parts, "; "))
-}
-
-// LintSpec returns a *SpecLintError when spec's required entries overlap
-// its sensitive ones, nil otherwise.
+// LintSpec returns a *ValidationError when spec's required entries
+// overlap its sensitive ones (one problem per overlap, at the required
+// entry's field, naming the sensitive entry), nil otherwise. Every command
+// that judges a spec (spec check, tasks check, oracle verify and record,
+// tasks errata, the bench's spec-derived sources) refuses it with this
+// one message.
 func LintSpec(spec *Spec) error {
-	if ov := RequiredSensitiveOverlaps(spec); len(ov) > 0 {
-		src := spec.Source
-		if src == "" {
-			src = "spec"
-		}
-		return &SpecLintError{Source: src, Overlaps: ov}
+	var ps problems
+	for _, o := range RequiredSensitiveOverlaps(spec) {
+		ps.add(fmt.Sprintf("%s.%s[%d]", fieldRequired, o.Axis, o.RequiredIndex),
+			"%q overlaps %s.%s[%d] %q: the oracle would have to reach what the spec marks sensitive", o.Required, fieldSensitive, o.Axis, o.SensitiveIndex, o.Sensitive)
 	}
-	return nil
+	src := spec.Source
+	if src == "" {
+		src = "spec"
+	}
+	return ps.err(src)
 }

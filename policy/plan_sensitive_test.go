@@ -79,11 +79,11 @@ func TestLintSpecNamesTheOverlap(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = LintSpec(spec)
-	var le *SpecLintError
-	if !errors.As(err, &le) || len(le.Overlaps) != 1 {
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
 		t.Fatalf("lint %v, want one overlap", err)
 	}
-	want := `spec.json: the spec's required_permissions overlap its sensitive_permissions (the oracle would have to reach what the spec marks sensitive): required_permissions.read[1] "/app/**" overlaps sensitive_permissions.read[1] "/app/.env"`
+	want := `spec.json: required_permissions.read[1]: "/app/**" overlaps sensitive_permissions.read[1] "/app/.env": the oracle would have to reach what the spec marks sensitive`
 	if err.Error() != want {
 		t.Errorf("message\n%s\nwant\n%s", err, want)
 	}
