@@ -136,6 +136,7 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 		return Repair{}, &SensitiveOverlapError{Overlaps: []Overlap{{Axis: ax.String(), Path: name, Sensitive: s}}, Where: "denied accesses the recorder would have to grant"}
 	}
 	var refused []refusedGrant
+	var overlaps []Overlap
 	if rep, ok := readForHeldWrite(m, name, spec, env); ok {
 		rep.Denial = denial
 		gs := chk.grants(policy.Read, rep.Entry)
@@ -163,11 +164,9 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 		if !InScoredRoots(pat.Base(), roots, env) {
 			break
 		}
-		for _, s := range sens {
-			if s.Match(pat.Base()) || pat.Match(s.Base()) {
-				return Repair{}, &SensitiveOverlapError{Overlaps: []Overlap{{Axis: ax.String(), Path: c.entry, Sensitive: s.String()}},
-					Where: "entries that could grant " + name}
-			}
+		if s := overlapping(sens, pat); s != "" {
+			overlaps = append(overlaps, Overlap{Axis: ax.String(), Path: c.entry, Sensitive: s})
+			continue
 		}
 		if gs := chk.grants(ax, c.entry); len(gs) > 0 {
 			refused = append(refused, refusedGrant{axis: ax.String(), entry: c.entry, grants: gs})
@@ -175,8 +174,15 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 		}
 		return Repair{Denial: denial, Axis: ax.String(), Entry: c.entry, Widening: c.widening(name, ax, env)}, nil
 	}
-	if len(refused) > 0 {
+	switch {
+	case len(refused) > 0:
+		for _, o := range overlaps {
+			refused = append(refused, refusedGrant{axis: o.Axis, entry: o.Path,
+				grants: []policy.SensitiveGrant{{Axis: o.Axis, Path: o.Sensitive, Sensitive: o.Sensitive, Rule: o.Path}}})
+		}
 		return Repair{}, &SensitiveGrantError{Denial: denial, Semantics: string(chk.semantics), Refused: refusedEntries(refused)}
+	case len(overlaps) > 0:
+		return Repair{}, &SensitiveOverlapError{Overlaps: overlaps, Where: "entries that could grant " + name}
 	}
 	return Repair{}, fmt.Errorf("no entry inside the %s scored_roots that the spec does not hold already grants %s", ax, name)
 }
@@ -295,6 +301,17 @@ func repairCandidates(name string, env Env) []candidate {
 		out = append(out, candidate{entry: d + "/**", dir: d})
 	}
 	return out
+}
+
+// overlapping returns the sensitive pattern that overlaps pat (one
+// matches the other's base), "" when none does.
+func overlapping(sens []policy.Pattern, pat policy.Pattern) string {
+	for _, s := range sens {
+		if s.Match(pat.Base()) || pat.Match(s.Base()) {
+			return s.String()
+		}
+	}
+	return ""
 }
 
 func matchAny(pats []policy.Pattern, p string) string {

@@ -95,25 +95,7 @@ func (c grantCheck) grants(ax policy.Axis, entry string) []policy.SensitiveGrant
 	if err != nil {
 		return nil
 	}
-	return exposing(gs)
-}
-
-// exposing keeps the grants that expose a sensitive file: reading or
-// running it. A sensitive write entry below a directory the oracle
-// writes in is granted by every entry that lets the oracle create its
-// output there (Landlock grants creating files on a directory, under
-// both semantics: the published launcher grants the whole parent), so
-// those grants are reported (Verdict.GrantsSensitive, the run's
-// plan_grants_sensitive) but refuse no entry: the shortcut's replay
-// decides.
-func exposing(gs []policy.SensitiveGrant) []policy.SensitiveGrant {
-	var out []policy.SensitiveGrant
-	for _, g := range gs {
-		if g.Axis != policy.Write.String() {
-			out = append(out, g)
-		}
-	}
-	return out
+	return policy.Exposing(gs)
 }
 
 // loopOptions tune repairUntilClean.

@@ -136,7 +136,7 @@ func outsideRoots(m MissingPermission, spec *policy.Spec, root *policy.Root) boo
 
 // judgeGrants lists the sensitive files the spec's enforced plan (pol
 // under the replays' semantics, over the image root) grants, and adds a
-// problem for each it lets be read or run (exposing).
+// problem for each it lets be read or run (policy.Exposing).
 func judgeGrants(v *Verdict, pol *policy.Policy, spec *policy.Spec, opts VerifyOptions) {
 	sem, err := policy.ParseSemanticsOr(opts.Semantics, policy.DefaultTaskSemantics)
 	if err != nil {
@@ -149,7 +149,7 @@ func judgeGrants(v *Verdict, pol *policy.Policy, spec *policy.Spec, opts VerifyO
 		return
 	}
 	v.GrantsSensitive = gs
-	for _, g := range exposing(gs) {
+	for _, g := range policy.Exposing(gs) {
 		v.Problems = append(v.Problems, fmt.Sprintf("the spec's enforced plan grants sensitive %s under %s semantics", g, sem))
 	}
 }

@@ -163,3 +163,20 @@ func PolicySensitiveGrants(pol *Policy, spec *Spec, root *Root, sem Semantics) (
 	}
 	return pl.SensitiveGrants(spec.Sensitive, root), nil
 }
+
+// Exposing keeps the grants that expose a sensitive file: reading or
+// running it. A sensitive write entry below a directory a task writes in
+// is granted by every entry that lets it create its output there
+// (Landlock grants creating files on a directory, under both semantics;
+// the published launcher grants the whole parent), so such grants are
+// reported but refuse no entry of a recording, an attribution or an
+// erratum: the shortcut's replay decides.
+func Exposing(gs []SensitiveGrant) []SensitiveGrant {
+	var out []SensitiveGrant
+	for _, g := range gs {
+		if g.Axis != Write.String() {
+			out = append(out, g)
+		}
+	}
+	return out
+}
