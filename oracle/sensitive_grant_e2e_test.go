@@ -77,3 +77,28 @@ func TestRecordCountsAChmodAsAWrite(t *testing.T) {
 		t.Errorf("recorded write %v lacks the chmod'ed /app/input.txt", spec.Required.Get(policy.Write))
 	}
 }
+
+// TestVerifyRefusesASpecWhosePlanOpensASensitiveFile: a required read of
+// /app (a directory: its whole hierarchy under published semantics)
+// opens deploy.key though no entry names it and the static coverage says
+// 0: the task run records the grant (plan_grants_sensitive) and verify
+// refuses the spec naming it.
+func TestVerifyRefusesASpecWhosePlanOpensASensitiveFile(t *testing.T) {
+	api := testAPI(t)
+	task, root := loadFixture(t, copyFixture(t, "secret-sensitive", nil))
+	spec := cloneSpec(task.Spec)
+	spec.Required[policy.Read] = append(spec.Required[policy.Read], policy.MustPattern("/app"))
+	v, err := Verify(context.Background(), api, task, spec, VerifyOptions{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(gs []policy.SensitiveGrant) bool {
+		return slices.ContainsFunc(gs, func(g policy.SensitiveGrant) bool { return g.Axis == "read" && g.Path == "/app/config/deploy.key" })
+	}
+	if v.OK || !key(v.GrantsSensitive) || !key(v.Oracle.PlanGrantsSensitive) {
+		t.Fatalf("verdict ok %v, grants %+v, run's plan grants %+v; problems %q", v.OK, v.GrantsSensitive, v.Oracle.PlanGrantsSensitive, v.Problems)
+	}
+	if !strings.Contains(strings.Join(v.Problems, "\n"), "the spec's enforced plan grants sensitive read /app/config/deploy.key") {
+		t.Errorf("problems %q", v.Problems)
+	}
+}

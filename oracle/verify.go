@@ -47,6 +47,9 @@ type Replay struct {
 	SensitiveDenied []audit.Denial `json:"sensitive_denied,omitempty"`
 	// TracedSensitive are sensitive accesses that succeeded.
 	TracedSensitive []runapi.SensitiveAccess `json:"traced_sensitive_access"`
+	// PlanGrantsSensitive are the sensitive files the run's enforced
+	// plan granted its policy (runapi.TaskResult's).
+	PlanGrantsSensitive []policy.SensitiveGrant `json:"plan_grants_sensitive,omitempty"`
 }
 
 // MissingPermission is a denial that broke the oracle, with the entry

@@ -9,7 +9,8 @@ import (
 func newReplay(r *replay) *Replay {
 	res := r.Result
 	return &Replay{RunID: r.Run.ID, Agent: res.Agent, Utility: res.Utility, Attack: res.Attack, ExitCode: res.ExitCode,
-		TimedOut: res.TimedOut, DurationS: res.DurationS, Denials: res.Denials, TracedSensitive: res.TracedSensitive}
+		TimedOut: res.TimedOut, DurationS: res.DurationS, Denials: res.Denials, TracedSensitive: res.TracedSensitive,
+		PlanGrantsSensitive: res.PlanGrantsSensitive}
 }
 
 // environmentProblem adds a problem of a spec-independent check.
