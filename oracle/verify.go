@@ -131,11 +131,10 @@ type Verdict struct {
 // spec is base (nil: spec is the task's own): the required entries, plus
 // the implicit entries that base's implicit_permissions — every task run's
 // baseline — does not already hold; on the network axis, required ∪
-// implicit when the spec declares it. A baseline entry on a path missing
-// from the image grants nothing, while the same entry as a policy entry
-// grants, under published semantics, its nearest existing ancestor (all
-// of /etc for a missing /etc/services): so baseline entries stay out of
-// the policy.
+// implicit when the spec declares it. Baseline entries stay out of the
+// policy: the run grants them already (under published semantics with
+// the launcher's rules, as policy entries), and as policy entries they
+// would count among the policy's grants and widenings.
 func SpecPolicy(spec, base *policy.Spec) *policy.Policy {
 	if base == nil {
 		base = spec
