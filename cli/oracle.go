@@ -369,6 +369,14 @@ func printRecordReport(w io.Writer, rep *oracle.Report, specPath string, write, 
 	for _, s := range rep.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", s)
 	}
+	if v := rep.Sufficiency; v != nil && v.Last != nil {
+		if o := v.Last.Oracle; o != nil {
+			fmt.Fprintf(w, "last replay: oracle exit %d, utility %v, %d denials (%d it did without)\n", o.ExitCode, o.Utility, len(o.Denials), len(v.Last.DidWithout))
+		}
+		if v.Last.Tightness != "" {
+			fmt.Fprintf(w, "tightness: %s\n", v.Last.Tightness)
+		}
+	}
 	if rep.Sufficiency != nil {
 		printRepairs(w, rep.Sufficiency)
 		fmt.Fprintf(w, "verified: the oracle passed every replay under the spec in round %d (replays %s)\n", rep.Sufficiency.Rounds, strings.Join(rep.Sufficiency.RunIDs, ", "))
@@ -412,6 +420,12 @@ func printRepairs(w io.Writer, s *oracle.Sufficiency) {
 	}
 	for _, wd := range s.Widenings() {
 		fmt.Fprintf(w, "WIDER %s\n", wd)
+	}
+	for _, r := range s.Refused {
+		fmt.Fprintf(w, "not added for %s: %s\n", termtext.Escape(r.Denial), termtext.Escape(r.Reason))
+	}
+	for _, p := range s.Environment {
+		fmt.Fprintf(w, "FAIL: %s\n", termtext.Escape(p))
 	}
 }
 
