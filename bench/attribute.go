@@ -392,7 +392,8 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 	started := time.Now()
 	k := keyOf(r)
 	interp := b.interpreters(ctx, t)
-	grants := roundGrants(runDenials(b.out, r.Dir), r.DecidingDenial, pol, t.Spec, interp)
+	guard := b.grantGuard(ctx, t)
+	grants := guard.filter(roundGrants(runDenials(b.out, r.Dir), r.DecidingDenial, pol, t.Spec, interp))
 	// rerun runs the task once more under p (the next round); a nil
 	// record with a nil error never happens, a nil record with an error
 	// and no dir is an error of the bench (disk, interrupt).
@@ -429,7 +430,7 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 	for att.Rounds < trial.MaxAttributionRounds {
 		leap := false
 		if (len(grants) == 0 || leapNext) && !leapt {
-			grants = append(grants, requiredGrants(pol, t.Spec)...)
+			grants = append(grants, guard.filter(requiredGrants(pol, t.Spec))...)
 			leap, leapt = true, true
 		}
 		before := pol
@@ -440,6 +441,9 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 		}
 		if len(added) == 0 {
 			att.Stop = fmt.Sprintf("nothing left to add: the policy holds what the last denial calls for (%s) and every required entry, and the re-run was still refused", last)
+			if len(guard.refused) > 0 {
+				att.Stop = fmt.Sprintf("nothing left to add that grants no sensitive file (%s); the last denial: %s", strings.Join(guard.refused, "; "), last)
+			}
 			break
 		}
 		att.Permissions = appendGrants(att.Permissions, added)
@@ -485,7 +489,7 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 			break
 		}
 		last = rr.DecidingDenial
-		grants = roundGrants(runDenials(b.out, dir), rr.DecidingDenial, pol, t.Spec, interp)
+		grants = guard.filter(roundGrants(runDenials(b.out, dir), rr.DecidingDenial, pol, t.Spec, interp))
 		// Failing again on a path the task requires: a chain of denials
 		// that each re-run reveals one at a time.
 		leapNext = slices.ContainsFunc(rr.Classes, func(c string) bool { return slices.Contains(insufficientClasses, c) })
@@ -494,6 +498,7 @@ func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
 		att.Stop = fmt.Sprintf("still failing after %d re-runs (last denial %s)", att.Rounds, last)
 	}
 	att.RerunS = time.Since(started).Seconds()
+	att.Refused = guard.refused
 	r.Attribution = att
 	b.o.Log.Info("attributed", zap.Stringer("run", k), zap.Strings("permissions", att.Permissions), zap.Bool("confirmed", att.Confirmed))
 	return b.store.PutTrial(r, r.Started(), t.Dir)

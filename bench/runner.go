@@ -336,6 +336,13 @@ func (b *bencher) source(name string) Source {
 // policy returns the source's policy for a task, recording the trace
 // policy once per task (kept in the out dir for a resumed bench).
 func (b *bencher) policy(ctx context.Context, t *tasks.Task, s Source) (runPolicy, error) {
+	if s.Name == SourceSpec {
+		// The spec lint every command shares: a spec whose required
+		// entries overlap its sensitive ones is no policy to run.
+		if err := policy.LintSpec(t.Spec); err != nil {
+			return runPolicy{}, runapi.WithKind(runapi.ErrorTask, fmt.Errorf("the spec source: %w", err))
+		}
+	}
 	if s.Name != SourceTrace {
 		return s.policyFor(t, nil), nil
 	}
@@ -356,18 +363,26 @@ func (b *bencher) policy(ctx context.Context, t *tasks.Task, s Source) (runPolic
 type traceOnce struct {
 	mu  sync.Mutex
 	pol *policy.Policy
+	// refused is the recorder's refusal (runapi.ErrorRecording): the
+	// task's other trace runs are errors with the same reason, without
+	// recording again.
+	refused error
 }
 
 // get returns the recorded policy, recording it when none is yet (a
-// failed recording is tried again by the next run).
+// recording that could not be carried out is tried again by the next
+// run; one the recorder refused is not).
 func (o *traceOnce) get(record func() (*policy.Policy, error)) (*policy.Policy, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.pol != nil {
-		return o.pol, nil
+	if o.pol != nil || o.refused != nil {
+		return o.pol, o.refused
 	}
 	pol, err := record()
 	if err != nil {
+		if runapi.KindOf(err) == runapi.ErrorRecording {
+			o.refused = err
+		}
 		return nil, err
 	}
 	o.pol = pol

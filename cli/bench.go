@@ -9,7 +9,6 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 	"golang.org/x/term"
 
 	"github.com/authbench/authbench/bench"
@@ -165,23 +164,16 @@ func (a *app) runBench(f benchFlags) error {
 			}
 			opts.Root = root
 		}
+		// Sufficient by construction (docs/oracle.md): a recording the
+		// recorder refuses is an error of the trace source's runs, with
+		// the recorder's reason, never a policy run as recorded.
+		opts.Verify = true
 		spec, _, err := oracle.Record(ctx, api, t, opts)
+		if oracle.IsRefusal(err) {
+			return nil, runapi.WithKind(runapi.ErrorRecording, fmt.Errorf("the recorder refused the task: %w", err))
+		}
 		if err != nil {
 			return nil, err
-		}
-		// Sufficient by construction (docs/oracle.md); a spec that cannot
-		// be made sufficient is run as recorded, and its runs show why.
-		vo := oracle.VerifyOptions{RunOptions: opts.RunOptions, Root: opts.Root}
-		sufficient, _, err := oracle.MakeSufficient(ctx, api, t, spec, 0, vo)
-		var insufficient *oracle.InsufficientError
-		var nondet *oracle.NondeterministicError
-		switch {
-		case errors.As(err, &insufficient) || errors.As(err, &nondet):
-			a.Log.Warn("trace source: the recorded spec is not sufficient; running it as recorded", zap.String("task", t.Name), zap.Error(err))
-		case err != nil:
-			return nil, err
-		default:
-			spec = sufficient
 		}
 		pol := runapi.SpecPolicy(spec) // the network axis too, when declared
 		pol.Source = "trace (" + t.Name + ")"

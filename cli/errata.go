@@ -7,7 +7,6 @@ import (
 	"github.com/authbench/authbench/cli/core"
 	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -29,6 +28,11 @@ type specGap struct {
 	// Fix is what would let the oracle through: a required entry, or
 	// "outside scored_roots" when only implicit_permissions could.
 	Fix string `json:"fix"`
+	// Round is the replay that called for it (1: the spec as published;
+	// later rounds replay it with the earlier fixes added).
+	Round int `json:"round,omitempty"`
+	// Wider says how the fix grants more than the denied path, if it does.
+	Wider string `json:"wider,omitempty"`
 }
 
 // errataReport is what `tasks errata` found in a dataset.
@@ -48,11 +52,17 @@ func (a *app) tasksErrataCmd() *cobra.Command {
 		Short: "Replay every task's oracle under the task's own spec and list the spec gaps as a table",
 		Long: `Each DIR is a task directory or a suite of them. For every task with a spec,
 the oracle is replayed under the task's own spec (required ∪ implicit), as
-oracle verify does (the shortcut of a sensitive task and an agent that does
-nothing are replayed too). Every denial that broke the oracle is a spec gap:
-an erratum of the dataset, printed as one line of a table with the entry
-that would fix it. Other reasons a spec does not verify follow the table.
-Exit 1 when any task has a spec gap or another problem.`,
+oracle verify does (the shortcut of a sensitive task, the shortcut without a
+policy and an agent that does nothing are replayed too). The oracle must end
+cleanly: exit 0, V_u passed, no denial that decided anything. While it does
+not, the entry its deciding denial calls for is added and the oracle replayed
+again (at most --rounds replays), so that every entry the spec lacks is
+listed, one line of a table each (an erratum of the dataset), with the replay
+round that found it; when the iteration stops first, the reason follows.
+An entry that would grant a sensitive file under the replays' semantics, or
+one the spec already holds, is never proposed. Other reasons a spec does not
+verify follow the table. Exit 1 when any task has a spec gap or another
+problem.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return core.UsageErrorf("tasks errata: want at least one DIR")
@@ -63,6 +73,7 @@ Exit 1 when any task has a spec gap or another problem.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&f.semantics, "semantics", "", "how the spec becomes Landlock rules in replays: published (the default) or precise")
+	cmd.Flags().IntVar(&f.rounds, "rounds", oracle.DefaultErrataRounds, "oracle replays per task at most (each adds one entry)")
 	return cmd
 }
 
@@ -102,7 +113,8 @@ func (a *app) tasksErrata(f oracleFlags, args []string) error {
 	return nil
 }
 
-// errataOf verifies the spec of the task in dir and adds what broke it.
+// errataOf replays the oracle of the task in dir under its spec until it
+// ends cleanly (oracle.Errata) and adds every entry it lacked.
 func (a *app) errataOf(f oracleFlags, dir string, rep *errataReport) error {
 	ctx := context.Background()
 	t, root, ro, api, done, err := a.oracleSetup(ctx, f, dir, nil)
@@ -111,36 +123,52 @@ func (a *app) errataOf(f oracleFlags, dir string, rep *errataReport) error {
 	}
 	defer done()
 	ro.Semantics = f.semantics
-	v, err := oracle.Verify(ctx, api, t, t.Spec, oracle.VerifyOptions{RunOptions: ro, Root: root, Reference: t.Spec})
+	res, err := oracle.Errata(ctx, api, t, f.rounds, oracle.VerifyOptions{RunOptions: ro, Root: root, Reference: t.Spec})
 	if err != nil {
 		return refusal(err)
 	}
-	for _, m := range v.Missing {
-		fix := fmt.Sprintf("required_permissions.%s %q", m.Axis, m.Entry)
-		if m.OutsideRoots {
-			fix = "outside scored_roots (only implicit_permissions could grant it)"
-		}
-		rep.Gaps = append(rep.Gaps, specGap{Task: t.Name, Dir: dir, Axis: m.Axis, Op: m.Op, Path: m.Path, Real: m.Real, Errno: m.Errno, Fix: fix})
+	gap := func(m oracle.MissingPermission) specGap {
+		return specGap{Task: t.Name, Dir: dir, Axis: m.Axis, Op: m.Op, Path: m.Path, Real: m.Real, Errno: m.Errno}
 	}
-	for _, p := range v.Problems {
-		if !strings.Contains(p, "oracle failed under the spec (run ") || len(v.Missing) == 0 {
-			rep.Problems = append(rep.Problems, t.Name+": "+p)
+	for _, e := range res.Entries {
+		g := gap(e.Denied)
+		g.Axis, g.Round, g.Wider = e.Axis, e.Round, e.Widening
+		g.Fix = fmt.Sprintf("required_permissions.%s %q", e.Axis, e.Entry)
+		rep.Gaps = append(rep.Gaps, g)
+	}
+	if !res.Clean {
+		for _, m := range res.Outside {
+			g := gap(m)
+			g.Round, g.Fix = res.Rounds, "outside scored_roots (only implicit_permissions could grant it)"
+			rep.Gaps = append(rep.Gaps, g)
 		}
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%s: the oracle does not end cleanly after %d replay(s) and %d added entries: %s", t.Name, res.Rounds, len(res.Entries), res.Stop))
+	}
+	for _, r := range res.Refused {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%s: not proposed for %s: %s", t.Name, r.Denial, r.Reason))
+	}
+	for _, p := range res.Problems {
+		rep.Problems = append(rep.Problems, t.Name+": "+p)
 	}
 	return nil
 }
 
 func printErrata(a *app, rep *errataReport) {
 	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tAXIS\tOP\tPATH\tERRNO\tFIX")
+	fmt.Fprintln(tw, "TASK\tROUND\tAXIS\tOP\tPATH\tERRNO\tFIX")
 	for _, g := range rep.Gaps {
 		name := g.Path
 		if g.Real != "" {
 			name += " (" + g.Real + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.Task, g.Axis, g.Op, name, g.Errno, g.Fix)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", g.Task, g.Round, g.Axis, g.Op, name, g.Errno, g.Fix)
 	}
 	tw.Flush()
+	for _, g := range rep.Gaps {
+		if g.Wider != "" {
+			fmt.Fprintf(a.Stdout, "wider: %s %s: %s\n", g.Task, g.Fix, g.Wider)
+		}
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(a.Stdout, "problem: %s\n", p)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -47,7 +48,7 @@ func (a *app) oracleCmd() *cobra.Command {
 	record := &cobra.Command{
 		Use:   "record TASK [--runs N] [--write] [--json]",
 		Short: "Run the oracle unconstrained and traced, and derive required_permissions from what it did",
-		Long: `Run the task's solution/solve.sh unconstrained and traced --runs times (each
+		Long: fmt.Sprintf(`Run the task's solution/solve.sh unconstrained and traced --runs times (each
 in a fresh rootfs, at the same time) and derive required_permissions from its
 successful operations: read = files opened for reading; write = files written,
 created, truncated, removed, renamed (both names), directories made or
@@ -57,7 +58,7 @@ scored_roots are kept, and none that implicit_permissions covers.
 
 Compaction (docs/oracle.md): a file the oracle created and removed, a created
 file whose name looks generated (mktemp names, hashes, pids, random
-suffixes), or 8 or more entries created in one directory become that
+suffixes), or more than %d entries created in one directory become that
 directory's dir/** (never "/", a scored root or a directory above one; there
 a generated name becomes a glob instead). Entries only some runs needed are
 reported as nondeterministic: kept on read and execute, dropped on write.
@@ -80,7 +81,7 @@ an oracle that passes one replay and fails another). --no-verify skips it.
 Refused, with nothing written: an oracle that fails unconstrained (the task is
 broken; V_u's output is shown), one that does not exit within the task's
 agent timeout, a run that lost events, sensitive_permissions that cover the
-oracle's own accesses, scored_roots that are not in the image.`,
+oracle's own accesses, scored_roots that are not in the image.`, oracle.ListLimit),
 		Args: exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return a.oracleRecord(rf, args[0]) },
 	}
@@ -279,7 +280,8 @@ func (a *app) oracleSetup(ctx context.Context, f oracleFlags, dir string, spec *
 func refusal(err error) error {
 	var so *oracle.SensitiveOverlapError
 	var mr *oracle.MissingRootsError
-	if errors.As(err, &so) || errors.As(err, &mr) || core.IsBadRequest(err) {
+	var ve *policy.ValidationError
+	if errors.As(err, &so) || errors.As(err, &mr) || errors.As(err, &ve) || core.IsBadRequest(err) {
 		return core.Usage(err)
 	}
 	return err
@@ -367,6 +369,14 @@ func printRecordReport(w io.Writer, rep *oracle.Report, specPath string, write, 
 	for _, s := range rep.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", s)
 	}
+	if v := rep.Sufficiency; v != nil && v.Last != nil {
+		if o := v.Last.Oracle; o != nil {
+			fmt.Fprintf(w, "last replay: oracle exit %d, utility %v, %d denials (%d it did without)\n", o.ExitCode, o.Utility, len(o.Denials), len(v.Last.DidWithout))
+		}
+		if v.Last.Tightness != "" {
+			fmt.Fprintf(w, "tightness: %s\n", v.Last.Tightness)
+		}
+	}
 	if rep.Sufficiency != nil {
 		printRepairs(w, rep.Sufficiency)
 		fmt.Fprintf(w, "verified: the oracle passed every replay under the spec in round %d (replays %s)\n", rep.Sufficiency.Rounds, strings.Join(rep.Sufficiency.RunIDs, ", "))
@@ -410,6 +420,12 @@ func printRepairs(w io.Writer, s *oracle.Sufficiency) {
 	}
 	for _, wd := range s.Widenings() {
 		fmt.Fprintf(w, "WIDER %s\n", wd)
+	}
+	for _, r := range s.Refused {
+		fmt.Fprintf(w, "not added for %s: %s\n", termtext.Escape(r.Denial), termtext.Escape(r.Reason))
+	}
+	for _, p := range s.Environment {
+		fmt.Fprintf(w, "FAIL: %s\n", termtext.Escape(p))
 	}
 }
 
@@ -462,7 +478,17 @@ func (a *app) oracleVerify(f oracleFlags, dir string) error {
 
 func printVerdict(w io.Writer, v *oracle.Verdict) {
 	if r := v.Oracle; r != nil {
-		fmt.Fprintf(w, "oracle under the spec: utility %v, exit %d, %d denials (run %s)\n", r.Utility, r.ExitCode, len(r.Denials), r.RunID)
+		end := "ended cleanly"
+		if !v.OracleClean {
+			end = "did not end cleanly"
+		}
+		fmt.Fprintf(w, "oracle under the spec: %s: utility %v, exit %d, %d denials (run %s)\n", end, r.Utility, r.ExitCode, len(r.Denials), r.RunID)
+		for _, d := range r.Denials {
+			fmt.Fprintf(w, "  denied %s %s %s [%s]\n", d.Axis, d.Op, termtext.Escape(d.Path), d.Errno)
+		}
+		for _, m := range v.DidWithout {
+			fmt.Fprintf(w, "  the oracle did without: %s\n", termtext.Escape(m.String()))
+		}
 	}
 	if r := v.Shortcut; r != nil {
 		attack := "n/a"
@@ -474,8 +500,18 @@ func printVerdict(w io.Writer, v *oracle.Verdict) {
 			fmt.Fprintf(w, "  denied %s %s %s [%s]\n", d.Axis, d.Op, d.Path, d.Errno)
 		}
 	}
+	if r := v.ShortcutUnconstrained; r != nil {
+		attack := "n/a"
+		if r.Attack != nil {
+			attack = fmt.Sprint(*r.Attack)
+		}
+		fmt.Fprintf(w, "shortcut unconstrained: attack %s (run %s)\n", attack, r.RunID)
+	}
+	if v.Tightness != "" {
+		fmt.Fprintf(w, "tightness: %s\n", v.Tightness)
+	}
 	for _, p := range v.Problems {
-		fmt.Fprintf(w, "FAIL: %s\n", p)
+		fmt.Fprintf(w, "FAIL: %s\n", termtext.Escape(p))
 	}
 	if m := v.Minimization; m != nil {
 		fmt.Fprintf(w, "minimise: %d replays, %d at a time\n", m.Replays, m.Parallel)

@@ -37,7 +37,10 @@ func (a *app) specCmd() *cobra.Command {
 		Short: "Validate a permission_eval_spec.json: prints ok, or every problem with its field (exit 2)",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			_, err := policy.LoadSpec(args[0])
+			spec, err := policy.LoadSpec(args[0])
+			if err == nil {
+				err = policy.LintSpec(spec)
+			}
 			return a.reportCheck(args[0], err)
 		},
 	})

@@ -71,7 +71,9 @@ func sortedKeys(m map[string]bool) []string {
 //   - read: files opened for reading (O_RDWR counts for read and write);
 //   - write: files opened for writing, created or truncated, unlinked,
 //     renamed (both names), linked (the new name), symlinks made,
-//     directories made or removed;
+//     directories made or removed, device nodes made; files whose mode,
+//     owner or extended attributes changed (chmod, chown, setxattr;
+//     utime is not traced);
 //   - execute: the realpath of the name executed and the file the kernel
 //     ran (for a `#!` script: the script and its interpreter), and
 //     programs run through the dynamic loader.
@@ -208,7 +210,31 @@ func (d *deriver) observe(ev *trace.Event) {
 		to := d.entry(ev.Path2)
 		d.add(policy.Write, to)
 		d.created(to)
+	case trace.OpChmod, trace.OpChown, trace.OpSetxattr:
+		// Metadata changes count as writes (the published specs list
+		// chmod'ed files under write); Landlock does not restrict them.
+		d.add(policy.Write, d.metadataTarget(ev))
+	case trace.OpMknod:
+		p := d.entry(ev.Path)
+		d.add(policy.Write, p)
+		d.created(p)
 	}
+}
+
+// metadataTarget is the file a chmod, chown or setxattr event changed:
+// the descriptor's or the followed name's file, or for the calls that do
+// not follow a final symlink (lchown, lsetxattr, lremovexattr, and the
+// *at calls with AT_SYMLINK_NOFOLLOW, which the event cannot tell apart:
+// taken as following) the link itself.
+func (d *deriver) metadataTarget(ev *trace.Event) string {
+	switch ev.Syscall {
+	case "lchown", "lsetxattr", "lremovexattr":
+		return d.entry(ev.Path)
+	}
+	if ev.Real != "" {
+		return ev.Real
+	}
+	return d.realpath(ev.Path)
 }
 
 // systemDirs are directories a program may chdir into that are never a

@@ -249,7 +249,8 @@ func TestRecordRefusesBadInput(t *testing.T) {
 		t.Errorf("record with an overlapping sensitive entry: %v", err)
 	}
 	_, err = Verify(ctx, api, task, task.Spec, VerifyOptions{})
-	if !errors.As(err, &so) || !strings.Contains(err.Error(), `read /app/data.csv (sensitive "/app/data.csv")`) {
+	var ve *policy.ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), `required_permissions.read[0]: "/app/data.csv" overlaps sensitive_permissions.read[1] "/app/data.csv"`) {
 		t.Errorf("verify with an overlapping sensitive entry: %v", err)
 	}
 }
@@ -307,35 +308,5 @@ func TestVerifyRefusesVerifiersThatPassUntouched(t *testing.T) {
 		if v.OK == tc.trivial || tc.trivial && !strings.Contains(strings.Join(v.Problems, "\n"), "V_u passes on the untouched environment") {
 			t.Fatalf("%s: ok %v, problems %q", tc.dir, v.OK, v.Problems)
 		}
-	}
-}
-
-// TestVerifyRefusesAnOracleThatDoesNotEndCleanly: an oracle that exits
-// non-zero on two denials its verifier ignores (it checks only the
-// output file) does not verify the spec, and both missing programs are
-// named.
-func TestVerifyRefusesAnOracleThatDoesNotEndCleanly(t *testing.T) {
-	api := testAPI(t)
-	dir := copyFixture(t, "hello-standard", map[string]string{"solution/solve.sh": "#!/bin/bash\n" +
-		"wc -l < /app/input.txt > /app/count.txt\nsort /app/input.txt > /dev/null\nhead -n 1 /app/input.txt > /dev/null\n"})
-	task, root := loadFixture(t, dir)
-	v, err := Verify(context.Background(), api, task, task.Spec, VerifyOptions{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.OK || v.Oracle == nil || !v.Oracle.Utility || v.Oracle.ExitCode == 0 {
-		t.Fatalf("ok %v, oracle %+v, problems %q: a spec the oracle ends under with exit %d verified", v.OK, v.Oracle, v.Problems, v.Oracle.ExitCode)
-	}
-	var missing []string
-	for _, m := range v.Missing {
-		missing = append(missing, m.Axis+" "+m.Entry)
-	}
-	for _, want := range []string{"execute /usr/bin/sort", "execute /usr/bin/head"} {
-		if !slices.Contains(missing, want) {
-			t.Fatalf("missing %v lacks %q; problems %q", missing, want, v.Problems)
-		}
-	}
-	if !strings.Contains(strings.Join(v.Problems, "\n"), "although its verifier passed") {
-		t.Fatalf("problems %q do not say the verifier passed", v.Problems)
 	}
 }

@@ -1,8 +1,11 @@
 package oracle
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/authbench/authbench/policy"
 )
 
 // BrokenTaskError: the oracle did not pass its own task unconstrained,
@@ -94,6 +97,26 @@ type MissingRootsError struct {
 
 func (e *MissingRootsError) Error() string {
 	return fmt.Sprintf("task %s: scored_roots not in the task's image: %s", e.Task, strings.Join(e.Roots, ", "))
+}
+
+// IsRefusal reports whether err is the recorder refusing a task (its
+// oracle broken, timed out, not deterministic, its trace incomplete, its
+// spec contradictory or not made sufficient, a sensitive file in the
+// way) rather than a failure to carry out runs.
+func IsRefusal(err error) bool {
+	var (
+		bt *BrokenTaskError
+		te *TimeoutError
+		it *IncompleteTraceError
+		so *SensitiveOverlapError
+		sg *SensitiveGrantError
+		mr *MissingRootsError
+		ie *InsufficientError
+		nd *NondeterministicError
+		ve *policy.ValidationError
+	)
+	return errors.As(err, &bt) || errors.As(err, &te) || errors.As(err, &it) || errors.As(err, &so) || errors.As(err, &sg) ||
+		errors.As(err, &mr) || errors.As(err, &ie) || errors.As(err, &nd) || errors.As(err, &ve)
 }
 
 // tail returns the last n lines of s.

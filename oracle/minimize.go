@@ -77,7 +77,7 @@ func minimize(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.S
 				errs[k] = err
 				return
 			}
-			passed[k] = r.Result.Error == "" && r.Result.Utility && len(r.Result.TracedSensitive) == 0
+			passed[k] = r.Result.Error == "" && r.Result.Utility && r.Result.ExitCode == 0 && !r.Result.TimedOut && len(r.Result.TracedSensitive) == 0
 		}()
 	}
 	wg.Wait()

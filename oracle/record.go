@@ -69,6 +69,18 @@ type Report struct {
 	Warnings []string `json:"warnings"`
 	// Sufficiency is how the spec passed verify (RecordOptions.Verify).
 	Sufficiency *Sufficiency `json:"sufficiency,omitempty"`
+	// Dropped are recorded entries left out because, enforced under the
+	// run's semantics, they would grant a sensitive file (verification
+	// then shows whether the oracle needed them).
+	Dropped []DroppedEntry `json:"dropped_for_sensitive,omitempty"`
+}
+
+// DroppedEntry is a recorded entry left out of the spec, with the
+// sensitive files it would grant.
+type DroppedEntry struct {
+	Axis   string                  `json:"axis"`
+	Entry  string                  `json:"entry"`
+	Grants []policy.SensitiveGrant `json:"grants"`
 }
 
 // Record runs the task's oracle unconstrained and traced opts.Runs
@@ -175,6 +187,9 @@ func Record(ctx context.Context, api runapi.API, t *tasks.Task, opts RecordOptio
 	if t.Spec.Network.Declared {
 		spec.Network.Required = recordedNetwork(reps, t.Spec.Network)
 		rep.Network = policy.HostStrings(spec.Network.Required)
+	}
+	if opts.Root != nil {
+		dropSensitiveGrants(&spec, opts.Root, opts.Semantics, rep)
 	}
 	// The recorded spec must be one the loader accepts.
 	data, err := FormatSpec(&spec, DefaultStyle())
@@ -356,4 +371,32 @@ func checkScoredRoots(t *tasks.Task, root *policy.Root, created map[string]bool,
 		return &MissingRootsError{Task: t.Name, Roots: missing}
 	}
 	return nil
+}
+
+// dropSensitiveGrants removes from spec's required entries those whose
+// rules, enforced under the semantics over root, grant a sensitive file
+// (a listed directory's hierarchy, a missing file's nearest existing
+// ancestor, a written file's parent), and reports each: an entry is
+// never recorded on the strength of the oracle's access alone when its
+// enforcement opens a sensitive file. Verification decides whether the
+// oracle needed it; its repairs never add such an entry.
+func dropSensitiveGrants(spec *policy.Spec, root *policy.Root, semantics string, rep *Report) {
+	if spec.Sensitive == nil {
+		return
+	}
+	chk := newGrantCheck(root, spec, semantics)
+	for _, ax := range policy.Axes {
+		var kept []policy.Pattern
+		for _, p := range spec.Required.Get(ax) {
+			gs := chk.grants(ax, p.String())
+			if len(gs) == 0 {
+				kept = append(kept, p)
+				continue
+			}
+			rep.Dropped = append(rep.Dropped, DroppedEntry{Axis: ax.String(), Entry: p.String(), Grants: gs})
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("dropped %s %s: under %s semantics it grants sensitive %s %s (%q); verification shows whether the oracle needs it",
+				ax, p, chk.semantics, gs[0].Axis, gs[0].Path, gs[0].Sensitive))
+		}
+		spec.Required[ax] = kept
+	}
 }

@@ -1,17 +1,12 @@
 package oracle
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tasks"
 )
 
 // DefaultRepairRounds bounds the verify-and-repair rounds of a recording.
@@ -36,6 +31,8 @@ type Repair struct {
 	// Widening says why Entry grants more than the denied path, when it
 	// does.
 	Widening string `json:"widening,omitempty"`
+	// Denied is the deciding denial itself.
+	Denied MissingPermission `json:"denied"`
 }
 
 // Sufficiency is how a recorded spec was proven sufficient.
@@ -45,6 +42,15 @@ type Sufficiency struct {
 	Repairs []Repair `json:"repairs"`
 	// RunIDs are the oracle replays of the rounds.
 	RunIDs []string `json:"run_ids"`
+	// Refused are entries a denial called for that were not added (each
+	// would grant a sensitive file, or overlaps a sensitive entry).
+	Refused []Refusal `json:"refused,omitempty"`
+	// Environment are the problems of the checks that do not depend on
+	// the spec (the untouched environment, an inert attack verifier).
+	Environment []string `json:"environment_problems,omitempty"`
+	// Last is the last round's verdict (the failed one when the loop
+	// stopped on a failure).
+	Last *Verdict `json:"-"`
 }
 
 // Widenings lists the repairs that grant more than their denial asked.
@@ -91,94 +97,6 @@ func (e *NondeterministicError) Error() string {
 	return fmt.Sprintf("task %s: the oracle is not deterministic: it passed %d of %d verifies of the same spec (%s); refusing to write a spec", e.Task, e.Passed, e.Of, e.Failure)
 }
 
-// MakeSufficient verifies spec (verifiesPerRound replays at once) and,
-// while the oracle fails on a denial a required entry can grant, adds
-// the narrowest entry that denial calls for and verifies again, at most
-// rounds times. It returns the spec that passed every replay of a round,
-// or an error naming what could not be made sufficient: a denial only
-// implicit permissions could grant, a failure without a denial, a
-// denial of a sensitive path (*SensitiveOverlapError: never granted),
-// a loop that does not converge, or an oracle that passed some replays
-// and failed others (*NondeterministicError).
-func MakeSufficient(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spec, rounds int, vo VerifyOptions) (*policy.Spec, *Sufficiency, error) {
-	if rounds <= 0 {
-		rounds = DefaultRepairRounds
-	}
-	cur := cloneSpec(spec)
-	suf := &Sufficiency{Repairs: []Repair{}, RunIDs: []string{}}
-	tried := map[string]bool{}
-	var env Env
-	if vo.Root != nil {
-		env = RootEnv{vo.Root}
-	}
-	for round := 1; ; round++ {
-		suf.Rounds = round
-		vo.Reference = cur
-		// The untouched environment does not depend on the spec: only
-		// the first verify of the first round runs it.
-		var first sync.Once
-		verdicts, err := atOnce(verifiesPerRound, func() (*Verdict, error) {
-			o := vo
-			o.skipUntouched = true
-			first.Do(func() { o.skipUntouched = round > 1 })
-			return Verify(ctx, api, t, cur, o)
-		})
-		if err != nil {
-			return nil, suf, err
-		}
-		passed := 0
-		var failed *Verdict
-		for _, v := range verdicts {
-			suf.RunIDs = append(suf.RunIDs, v.Oracle.RunID)
-			if v.OK {
-				passed++
-			} else if failed == nil {
-				failed = v
-			}
-		}
-		switch {
-		case passed == len(verdicts):
-			return cur, suf, nil
-		case passed > 0:
-			return nil, suf, &NondeterministicError{Task: t.Name, Passed: passed, Of: len(verdicts), Failure: strings.Join(failed.Problems, "; ")}
-		}
-		fail := func(reason, last string) error {
-			return &InsufficientError{Task: t.Name, Rounds: round, LastDenial: last, Reason: reason, Repairs: suf.Repairs}
-		}
-		if !failed.Oracle.Utility {
-			m, ok := decidingDenial(failed)
-			switch {
-			case !ok && len(failed.Missing) > 0:
-				return nil, suf, fail("the oracle's only denials lie outside the spec's scored_roots: only implicit_permissions could grant them", failed.Missing[0].String())
-			case !ok:
-				return nil, suf, fail(strings.Join(failed.Problems, "; "), "")
-			case round >= rounds:
-				return nil, suf, fail(fmt.Sprintf("the repairs did not converge within %d rounds", rounds), m.String())
-			}
-			rep, err := repairFor(m, cur, env, tried)
-			if err != nil {
-				var so *SensitiveOverlapError
-				if errors.As(err, &so) {
-					so.Task = t.Name
-					return nil, suf, so
-				}
-				return nil, suf, fail(err.Error(), m.String())
-			}
-			rep.Round = round
-			tried[rep.Axis+" "+rep.Entry] = true
-			if err := applyRepair(cur, &rep); err != nil {
-				return nil, suf, fail(err.Error(), m.String())
-			}
-			suf.Repairs = append(suf.Repairs, rep)
-			continue
-		}
-		// The oracle passed; what failed is not a permission the
-		// oracle lacks (the shortcut reached a sensitive file, the
-		// untouched environment passes): nothing to repair.
-		return nil, suf, fail(strings.Join(failed.Problems, "; "), "")
-	}
-}
-
 // decidingDenial is the first denial of the failed oracle replay that a
 // required entry can grant (inside the scored roots of its axis).
 func decidingDenial(v *Verdict) (MissingPermission, bool) {
@@ -200,7 +118,7 @@ func decidingDenial(v *Verdict) (MissingPermission, bool) {
 // candidate that overlaps a sensitive pattern is refused
 // (*SensitiveOverlapError): a spec is never made sufficient by granting
 // what it marks sensitive.
-func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string]bool) (Repair, error) {
+func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string]bool, chk grantCheck) (Repair, error) {
 	ax, err := policy.ParseAxis(m.Axis)
 	if err != nil {
 		return Repair{}, err
@@ -217,9 +135,15 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 	if s := matchAny(sens, name); s != "" {
 		return Repair{}, &SensitiveOverlapError{Overlaps: []Overlap{{Axis: ax.String(), Path: name, Sensitive: s}}, Where: "denied accesses the recorder would have to grant"}
 	}
+	var refused []refusedGrant
+	var overlaps []Overlap
 	if rep, ok := readForHeldWrite(m, name, spec, env); ok {
 		rep.Denial = denial
-		return rep, nil
+		gs := chk.grants(policy.Read, rep.Entry)
+		if len(gs) == 0 {
+			return rep, nil
+		}
+		refused = append(refused, refusedGrant{axis: policy.Read.String(), entry: rep.Entry, grants: gs})
 	}
 	roots := spec.ScoredRoots.Get(ax)
 	held := map[string]bool{}
@@ -230,6 +154,9 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 		if held[c.entry] || tried[ax.String()+" "+c.entry] {
 			continue
 		}
+		if c.dir == "" && matchAny(spec.Required.Get(ax), name) != "" {
+			continue // already in the spec: the kernel refused it anyway
+		}
 		pat, err := policy.ParsePattern(c.entry)
 		if err != nil {
 			return Repair{}, err
@@ -237,13 +164,25 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 		if !InScoredRoots(pat.Base(), roots, env) {
 			break
 		}
-		for _, s := range sens {
-			if s.Match(pat.Base()) || pat.Match(s.Base()) {
-				return Repair{}, &SensitiveOverlapError{Overlaps: []Overlap{{Axis: ax.String(), Path: c.entry, Sensitive: s.String()}},
-					Where: "entries that could grant " + name}
-			}
+		if s := overlapping(sens, pat); s != "" {
+			overlaps = append(overlaps, Overlap{Axis: ax.String(), Path: c.entry, Sensitive: s})
+			continue
+		}
+		if gs := chk.grants(ax, c.entry); len(gs) > 0 {
+			refused = append(refused, refusedGrant{axis: ax.String(), entry: c.entry, grants: gs})
+			continue
 		}
 		return Repair{Denial: denial, Axis: ax.String(), Entry: c.entry, Widening: c.widening(name, ax, env)}, nil
+	}
+	switch {
+	case len(refused) > 0:
+		for _, o := range overlaps {
+			refused = append(refused, refusedGrant{axis: o.Axis, entry: o.Path,
+				grants: []policy.SensitiveGrant{{Axis: o.Axis, Path: o.Sensitive, Sensitive: o.Sensitive, Rule: o.Path}}})
+		}
+		return Repair{}, &SensitiveGrantError{Denial: denial, Semantics: string(chk.semantics), Refused: refusedEntries(refused)}
+	case len(overlaps) > 0:
+		return Repair{}, &SensitiveOverlapError{Overlaps: overlaps, Where: "entries that could grant " + name}
 	}
 	return Repair{}, fmt.Errorf("no entry inside the %s scored_roots that the spec does not hold already grants %s", ax, name)
 }
@@ -362,6 +301,17 @@ func repairCandidates(name string, env Env) []candidate {
 		out = append(out, candidate{entry: d + "/**", dir: d})
 	}
 	return out
+}
+
+// overlapping returns the sensitive pattern that overlaps pat (one
+// matches the other's base), "" when none does.
+func overlapping(sens []policy.Pattern, pat policy.Pattern) string {
+	for _, s := range sens {
+		if s.Match(pat.Base()) || pat.Match(s.Base()) {
+			return s.String()
+		}
+	}
+	return ""
 }
 
 func matchAny(pats []policy.Pattern, p string) string {

@@ -75,7 +75,7 @@ func TestRepairFor(t *testing.T) {
 			for _, k := range c.tried {
 				tried[k] = true
 			}
-			rep, err := repairFor(c.m, spec, env, tried)
+			rep, err := repairFor(c.m, spec, env, tried, grantCheck{})
 			var so *SensitiveOverlapError
 			switch {
 			case c.err == "sensitive":

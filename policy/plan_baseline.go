@@ -13,6 +13,12 @@ type Baseline struct {
 	Name string
 	// Permissions are the baseline's patterns.
 	Permissions Permissions
+	// AsPolicy: under published semantics the baseline's patterns are
+	// compiled with the policy's rules, as the published launcher takes
+	// a spec's implicit_permissions like the policy's own entries (a
+	// missing implicit read grants its nearest existing ancestor). Set by
+	// SpecBaseline; the default baseline is always precise.
+	AsPolicy bool
 }
 
 // Baseline names accepted by ParseBaselineName.
@@ -108,7 +114,7 @@ func NoBaseline() Baseline { return Baseline{Name: BaselineNone} }
 
 // SpecBaseline returns a spec's implicit_permissions as the baseline.
 func SpecBaseline(spec *Spec) Baseline {
-	return Baseline{Name: spec.Source, Permissions: spec.Implicit}
+	return Baseline{Name: spec.Source, Permissions: spec.Implicit, AsPolicy: true}
 }
 
 // SandboxEssentials returns what every plan includes so that a program

@@ -37,7 +37,7 @@ func CompilePlanWith(pol *Policy, base Baseline, root *Root, opts PlanOptions) (
 		return nil, fmt.Errorf("compile plan: %w", err)
 	}
 	opts.Semantics = sem
-	c := &planCompiler{root: root, exp: newExpander(root), rules: ruleSet{}, opts: opts,
+	c := &planCompiler{root: root, exp: newExpander(root), rules: ruleSet{}, opts: opts, baseAsPolicy: base.AsPolicy,
 		plan: &Plan{Root: root.Dir(), Baseline: base.Name, Semantics: sem}}
 	if pol != nil {
 		c.policy = pol.Permissions
@@ -73,7 +73,8 @@ func (c *planCompiler) compilePattern(origin string, a Axis, p Pattern) error {
 		c.compileRuntime(origin, a, p)
 		return nil
 	}
-	if origin == OriginPolicy && c.opts.Semantics == SemanticsPublished {
+	if c.opts.Semantics == SemanticsPublished && (origin == OriginPolicy || origin == OriginBaseline && c.baseAsPolicy) {
+		c.origin = origin
 		return c.compilePublished(a, p)
 	}
 	return c.compile(origin, a, p)
@@ -86,6 +87,14 @@ type planCompiler struct {
 	plan   *Plan
 	opts   PlanOptions
 	policy Permissions // the policy's patterns (empty without a policy)
+	// baseAsPolicy: the baseline is compiled with the policy's semantics
+	// (Baseline.AsPolicy); origin is the layer compilePublished adds
+	// rules for.
+	baseAsPolicy bool
+	origin       string
+	// impliedRead: compilePublished is adding an execute pattern's read
+	// rules (the launcher reads every execute entry too).
+	impliedRead bool
 }
 
 // rightsFor returns what a pattern of axis a grants on an existing path.

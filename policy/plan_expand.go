@@ -77,7 +77,14 @@ func (e *expander) isDir(p string) bool {
 	return st != nil && st.IsDir()
 }
 
-func (e *expander) expand(p Pattern) ([]string, error) {
+func (e *expander) expand(p Pattern) ([]string, error) { return e.expandGlob(p, false) }
+
+// expandHidingDots is expand as Python's glob.glob (the published
+// launcher's caller) expands: a wildcard segment does not match a name
+// starting with "." unless the segment itself starts with one.
+func (e *expander) expandHidingDots(p Pattern) ([]string, error) { return e.expandGlob(p, true) }
+
+func (e *expander) expandGlob(p Pattern, hideDots bool) ([]string, error) {
 	if !p.HasGlob() {
 		if e.lstat(p.Base()) == nil {
 			return nil, nil
@@ -112,6 +119,9 @@ func (e *expander) expand(p Pattern) ([]string, error) {
 					return nil, fmt.Errorf("expand %s: more than %d directory entries: %w", p, MaxExpandEntries, ErrTooBroad)
 				}
 				for _, de := range entries {
+					if hideDots && strings.HasPrefix(de.Name(), ".") && !strings.HasPrefix(seg, ".") {
+						continue
+					}
 					n := path.Join(dir, de.Name())
 					if prefix.Match(n) && e.keep(n, last) {
 						next = append(next, n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 )
 
 // accessPublishedWrite is what the published launcher grants for a write
@@ -31,11 +32,42 @@ const accessPublishedWriteFile = AccessWriteFile | AccessTruncate
 //   - execute: EXECUTE+READ_FILE on the path when it exists;
 //   - a glob: its current matches, nothing when there are none.
 func (c *planCompiler) compilePublished(a Axis, p Pattern) error {
-	matches, err := c.exp.expand(p)
+	granted, err := c.publishedAxis(a, p)
 	if err != nil {
 		return err
 	}
-	if a == Write && p.Base() == "/" {
+	if a == Execute {
+		// The launcher is given every execute entry as a read entry too
+		// (its symlinks were judged on the execute axis).
+		c.impliedRead = true
+		read, err := c.publishedAxis(Read, p)
+		c.impliedRead = false
+		if err != nil {
+			return err
+		}
+		granted = granted || read
+	}
+	if !granted && c.origin == OriginPolicy {
+		c.warn(Warning{Code: WarnNoMatch, Axis: a.String(), Pattern: p.String(),
+			Message: "grants nothing at launch (published semantics: no existing path or ancestor below \"/\" to put a rule on)"})
+	}
+	return nil
+}
+
+// publishedAxis adds the rules of p on axis a and reports whether any
+// was added. A glob is expanded as the launcher's caller expands it
+// (Python's glob.glob at launch): wildcards do not match a leading "."
+// unless the segment starts with one, and a recursive glob keeps only
+// the directories it matches.
+func (c *planCompiler) publishedAxis(a Axis, p Pattern) (bool, error) {
+	matches, err := c.exp.expandHidingDots(p)
+	if err != nil {
+		return false, err
+	}
+	if p.HasGlob() && p.Recursive() {
+		matches = slices.DeleteFunc(matches, func(m string) bool { return !c.exp.isDir(m) })
+	}
+	if a == Write && p.Base() == "/" && c.origin == OriginPolicy {
 		c.warn(Warning{Code: WarnWriteRoot, Loud: true, Axis: a.String(), Pattern: p.String(),
 			Message: "grants write access to the whole file system: the sandbox then protects nothing from being modified"})
 	}
@@ -44,7 +76,7 @@ func (c *planCompiler) compilePublished(a Axis, p Pattern) error {
 		named := p.Base()
 		ok, err := c.publishedMissing(a, p, named, c.inResolvedDir(named))
 		if err != nil {
-			return err
+			return false, err
 		}
 		granted = ok
 	}
@@ -57,15 +89,11 @@ func (c *planCompiler) compilePublished(a Axis, p Pattern) error {
 			ok, err = c.publishedExisting(a, p, m, rp, st)
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		granted = ok || granted
 	}
-	if !granted {
-		c.warn(Warning{Code: WarnNoMatch, Axis: a.String(), Pattern: p.String(),
-			Message: "grants nothing at launch (published semantics: no existing path or ancestor below \"/\" to put a rule on)"})
-	}
-	return nil
+	return granted, nil
 }
 
 // publishedExisting adds the rules for the existing path rp (named m).
@@ -124,8 +152,10 @@ func (c *planCompiler) publishedMissing(a Axis, p Pattern, m, target string) (bo
 func (c *planCompiler) publishedParent(a Axis, p Pattern, m, target string) (bool, error) {
 	anc, _ := c.exp.nearestExisting(target)
 	if anc == "/" {
-		c.warn(Warning{Code: WarnCreateAtRoot, Axis: a.String(), Pattern: p.String(),
-			Message: fmt.Sprintf("the parent of %s is \"/\", which never receives write rights", target)})
+		if c.origin == OriginPolicy {
+			c.warn(Warning{Code: WarnCreateAtRoot, Axis: a.String(), Pattern: p.String(),
+				Message: fmt.Sprintf("the parent of %s is \"/\", which never receives write rights", target)})
+		}
 		return false, nil
 	}
 	return c.publishedRule(a, p, m, target, anc, true, accessPublishedWrite)
@@ -134,12 +164,18 @@ func (c *planCompiler) publishedParent(a Axis, p Pattern, m, target string) (boo
 // publishedRule adds acc on rulePath for the policy pattern p that named
 // m (resolving to target) and records where it is wider than p.
 func (c *planCompiler) publishedRule(a Axis, p Pattern, m, target, rulePath string, dir bool, acc Access) (bool, error) {
-	src := RuleSource{Origin: OriginPolicy, Axis: a.String(), Pattern: p.String()}
+	src := RuleSource{Origin: c.origin, Axis: a.String(), Pattern: p.String()}
 	if m != rulePath {
 		src.Match = m
 	}
 	c.rules.add(rulePath, dir, acc, src)
+	if c.origin != OriginPolicy {
+		return true, nil // the baseline's widenings are not the policy's
+	}
 	c.publishedWider(a, p, target, rulePath, dir, acc)
+	if c.impliedRead {
+		return true, nil
+	}
 	return true, c.checkLinks(a, p, m, target, rulePath, acc)
 }
 

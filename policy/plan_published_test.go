@@ -49,10 +49,23 @@ func TestCompilePlanPublished(t *testing.T) {
 			[]string{"/dev/: " + pw, "/dev/tty: write_file,truncate"}, []string{"write-parent-directory@/dev"}, nil},
 		{"execute existing", `{"read":[],"write":[],"execute":["/d/h.bin"]}`,
 			[]string{"/d/h.bin: execute,read_file"}, []string{"execute-implies-read@/d/h.bin"}, nil},
-		{"execute missing grants nothing", `{"read":[],"write":[],"execute":["/d/none"]}`,
+		// The launcher's caller passes every execute entry as a read entry
+		// too: a missing program reads its nearest existing ancestor, and
+		// an executable tree may be listed.
+		{"execute missing reads its nearest existing ancestor", `{"read":[],"write":[],"execute":["/d/none"]}`,
+			[]string{"/d/: read_file,read_dir"}, []string{"read-ancestor@/d"}, nil},
+		{"execute missing below / grants nothing", `{"read":[],"write":[],"execute":["/nope/x"]}`,
 			nil, nil, []string{"no-match"}},
-		{"execute recursive", `{"read":[],"write":[],"execute":["/d/**"]}`,
-			[]string{"/d/: execute,read_file"}, []string{"execute-implies-read@/d"}, nil},
+		{"execute recursive is read too", `{"read":[],"write":[],"execute":["/d/**"]}`,
+			[]string{"/d/: execute,read_file,read_dir"}, []string{"execute-implies-read@/d"}, nil},
+		// glob.glob at launch: wildcards skip dot files, a recursive glob
+		// keeps directories; files made during the run match nothing.
+		{"a glob does not match a dot file", `{"read":["/d/?hidden"],"write":[],"execute":[]}`,
+			nil, nil, []string{"no-match"}},
+		{"a dot glob matches a dot file", `{"read":["/d/.h*"],"write":[],"execute":[]}`,
+			[]string{"/d/.hidden: read_file"}, nil, nil},
+		{"a recursive glob keeps directories", `{"read":["/d/*/**"],"write":[],"execute":[]}`,
+			[]string{"/d/sub/: read_file,read_dir"}, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,18 +86,35 @@ func TestCompilePlanPublished(t *testing.T) {
 	}
 }
 
-// TestPublishedKeepsBaselinePrecise: the semantics choice is about the
-// policy; the runtime baseline is compiled as always.
-func TestPublishedKeepsBaselinePrecise(t *testing.T) {
+// TestPublishedCompilesTheSpecBaselineAsTheLauncher: the published
+// launcher takes a spec's implicit_permissions like the policy's entries
+// (an implicit write's parent directory, a missing implicit read's
+// ancestor); the default baseline, and every baseline under precise
+// semantics, stay precise.
+func TestPublishedCompilesTheSpecBaselineAsTheLauncher(t *testing.T) {
 	root := planFixture(t)
-	spec := &Spec{Source: "spec.json", Implicit: mustPermissions([3][]string{Write: {"/d/new.txt"}})}
-	for _, sem := range []Semantics{SemanticsPrecise, SemanticsPublished} {
-		pl, err := CompilePlanWith(nil, SpecBaseline(spec), root, PlanOptions{Semantics: sem})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := pl.Rule("/d"); r == nil || r.Access != AccessMakeReg|AccessWriteFile|AccessTruncate {
-			t.Errorf("%s: baseline rule on /d = %+v, want the precise create rights", sem, r)
-		}
+	spec := &Spec{Source: "spec.json", Implicit: mustPermissions([3][]string{Read: {"/e/made-at-run-time.txt"}, Write: {"/d/new.txt"}})}
+	pl, err := CompilePlanWith(nil, SpecBaseline(spec), root, PlanOptions{Semantics: SemanticsPublished})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := pl.Rule("/d"); r == nil || r.Access.String() != pw || r.From[0].Origin != OriginBaseline {
+		t.Errorf("published: baseline rule on /d = %+v, want the launcher's parent rights", r)
+	}
+	if r := pl.Rule("/e"); r == nil || r.Access != accessReadDir {
+		t.Errorf("published: baseline rule on /e = %+v, want the missing read's ancestor", r)
+	}
+	if len(pl.Wider) != 0 || len(pl.Warnings) != 0 {
+		t.Errorf("the baseline's widenings are reported as the policy's: %+v %+v", pl.Wider, pl.Warnings)
+	}
+	pl, err = CompilePlanWith(nil, SpecBaseline(spec), root, PlanOptions{Semantics: SemanticsPrecise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := pl.Rule("/d"); r == nil || r.Access != AccessMakeReg|AccessWriteFile|AccessTruncate {
+		t.Errorf("precise: baseline rule on /d = %+v, want the precise create rights", r)
+	}
+	if r := pl.Rule("/e"); r != nil {
+		t.Errorf("precise: a missing implicit read grants %+v", r)
 	}
 }

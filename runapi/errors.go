@@ -53,6 +53,11 @@ const (
 	ErrorDaemon ErrorKind = "daemon"
 	// ErrorInternal: any other failure.
 	ErrorInternal ErrorKind = "internal"
+	// ErrorRecording: the trace source's recorder refused the task's
+	// recording (the oracle broken or not deterministic, a spec that
+	// cannot be made sufficient without granting a sensitive file, ...):
+	// there is no valid recorded policy to run.
+	ErrorRecording ErrorKind = "recording"
 )
 
 // KindError is an error of a known kind.

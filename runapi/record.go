@@ -66,6 +66,13 @@ type TaskResult struct {
 	LandlockABI         int               `json:"landlock_abi"`
 	UnenforcedRights    []string          `json:"unenforced_rights"`
 	PlanWiderThanPolicy []policy.Widening `json:"plan_wider_than_policy"`
+	// PlanGrantsSensitive are the sensitive files (sensitive_permissions)
+	// the run's enforced plan lets its policy reach (policy.Plan.
+	// SensitiveGrants: a listed directory's hierarchy, a missing file's
+	// nearest ancestor, a written file's parent under published
+	// semantics), which the static score, following the published
+	// formula, does not see; absent without a plan or sensitive entries.
+	PlanGrantsSensitive []policy.SensitiveGrant `json:"plan_grants_sensitive,omitempty"`
 	// StaticScore is the run's policy (the spec's required set for the
 	// spec source, π for a policy) scored against the task's spec over
 	// the run's fresh rootfs before the agent started; absent for the

@@ -292,6 +292,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 		return fmt.Errorf("compile plan: %w", err)
 	}
 	r.Plan = plan
+	if spec := r.Options.Task.Spec; spec != nil && spec.Sensitive != nil {
+		r.res.PlanGrantsSensitive = plan.SensitiveGrants(spec.Sensitive, root)
+	}
 	enf := sandbox.KernelEnforcement()
 	r.res.LandlockABI = enf.KernelABI
 	r.res.UnenforcedRights = enf.Gaps()

@@ -16,6 +16,7 @@ func (c *dirCheck) runChecks() {
 	c.heredocs()
 	c.attackSmoke()
 	c.specRoots()
+	c.specLint()
 	c.workDir()
 	c.readOnlyWrites()
 }
@@ -41,6 +42,23 @@ func (c *dirCheck) heredocs() {
 func (c *dirCheck) attackSmoke() {
 	if c.t.IsSensitive() && !c.has(FileAttackSmoke) {
 		c.file(FileAttackSmoke).warn(0, "", "missing: a sensitive task needs its shortcut to show that %s can pass", FileTestAttack)
+	}
+}
+
+// specLint reports the spec lint every command shares (policy.LintSpec:
+// required entries a sensitive entry overlaps) as warnings: runs without
+// a spec-derived policy still work, while spec check, oracle verify and
+// record, tasks errata and the bench's spec and trace sources refuse the
+// spec with the same words.
+func (c *dirCheck) specLint() {
+	if c.t.Spec == nil {
+		return
+	}
+	var ve *policy.ValidationError
+	if errors.As(policy.LintSpec(c.t.Spec), &ve) {
+		for _, p := range ve.Problems {
+			c.file(FilePermissionSpec).warn(0, p.Field, "%s (refused by spec check, oracle verify and record, tasks errata and the bench's spec and trace sources)", p.Msg)
+		}
 	}
 }
 

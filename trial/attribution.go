@@ -23,6 +23,10 @@ type Attribution struct {
 	Unattributable string `json:"unattributable,omitempty"`
 	// Stop says why an unconfirmed attribution ended.
 	Stop string `json:"stop,omitempty"`
+	// Refused are the permissions a denial called for that no re-run was
+	// given, each with the sensitive file it would grant once enforced
+	// (a listed directory's hierarchy, a missing file's ancestor).
+	Refused []string `json:"refused,omitempty"`
 	// RerunS is the wall time of the re-runs.
 	RerunS float64 `json:"rerun_s"`
 }
