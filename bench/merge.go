@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/authbench/authbench/internal/safefile"
@@ -78,7 +77,7 @@ func Merge(out string, shards []string, version string) (*MergeSummary, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("merge: no shard dir")
 	}
-	settings, count, err := shardSettings(shards)
+	settings, count, given, err := shardSettings(shards)
 	if err != nil {
 		return nil, err
 	}
@@ -109,44 +108,46 @@ func Merge(out string, shards []string, version string) (*MergeSummary, error) {
 			return nil, fmt.Errorf("merge shard %s: %w", dir, err)
 		}
 	}
-	if err := m.finish(shards); err != nil {
+	if err := m.finish(shards, given); err != nil {
 		return nil, err
 	}
 	return m.sum, nil
 }
 
 // shardSettings checks that the shards are of one bench and returns its
-// settings (with --shard 0/1) and the shard count.
-func shardSettings(shards []string) (Settings, int, error) {
+// settings (with --shard 0/1), the shard count and the shard indexes given.
+func shardSettings(shards []string) (Settings, int, map[int]bool, error) {
 	var first Settings
 	var count int
+	given := map[int]bool{}
 	for i, dir := range shards {
 		s, err := LoadSettings(dir)
 		if err != nil {
-			return Settings{}, 0, err
+			return Settings{}, 0, nil, err
 		}
 		sh, err := ParseShard(s.Shard)
 		if err != nil {
-			return Settings{}, 0, fmt.Errorf("shard %s: its config.json: %w", dir, err)
+			return Settings{}, 0, nil, fmt.Errorf("shard %s: its config.json: %w", dir, err)
 		}
 		if i == 0 {
 			first, count = s, sh.Count
 		}
 		if sh.Count != count {
-			return Settings{}, 0, &ShardMismatchError{Shard: dir, First: shards[0], Setting: "--shard", Have: s.Shard, Want: first.Shard}
+			return Settings{}, 0, nil, &ShardMismatchError{Shard: dir, First: shards[0], Setting: "--shard", Have: s.Shard, Want: first.Shard}
 		}
+		given[sh.Index] = true
 		have, want := s, first
 		have.Shard, want.Shard = "", ""
 		if err := compareSettings(dir, have, want); err != nil {
 			var sm *SettingsMismatchError
 			if errors.As(err, &sm) {
-				return Settings{}, 0, &ShardMismatchError{Shard: dir, First: shards[0], Setting: sm.Setting, Have: sm.Have, Want: sm.Want}
+				return Settings{}, 0, nil, &ShardMismatchError{Shard: dir, First: shards[0], Setting: sm.Setting, Have: sm.Have, Want: sm.Want}
 			}
-			return Settings{}, 0, err
+			return Settings{}, 0, nil, err
 		}
 	}
 	first.Shard = Shard{Count: 1}.String()
-	return first, count, nil
+	return first, count, given, nil
 }
 
 // configOf is the configuration whose settings are s, writing to out.
@@ -261,17 +262,10 @@ func sameRecord(a, b *trial.Record) (bool, error) {
 
 // finish writes the merged dir's result.json: the runs' stats, the
 // shards' total and skipped tasks, and names the shards not given.
-func (m *merger) finish(shards []string) error {
+func (m *merger) finish(shards []string, given map[int]bool) error {
 	sum := Summary{ID: filepath.Base(m.out.Path()), Skipped: []trial.SkippedTask{}}
-	given := map[int]bool{}
 	finished := true
 	for _, dir := range shards {
-		s, err := LoadSettings(dir)
-		if err != nil {
-			return err
-		}
-		sh, _ := ParseShard(s.Shard)
-		given[sh.Index] = true
 		data, err := readOutDirFile(dir, JobResultFile)
 		if err != nil {
 			return fmt.Errorf("shard %s: its summary: %w", dir, err)
@@ -299,13 +293,7 @@ func (m *merger) finish(shards []string) error {
 			m.sum.Missing = append(m.sum.Missing, i)
 		}
 	}
-	keys := make([]Key, 0, len(m.have))
-	for k := range m.have {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-	for _, k := range keys {
-		r := m.have[k]
+	for _, r := range m.have {
 		tally(&sum.Stats, &r, false)
 	}
 	if finished && len(m.sum.Missing) == 0 {

@@ -1,7 +1,6 @@
 package oracle
 
 import (
-	"encoding/json"
 	"sort"
 
 	"github.com/authbench/authbench/policy"
@@ -72,27 +71,17 @@ func Learn(runs [][]trace.Event, env Env, baseline policy.Permissions) (*Learned
 		out.Compactions = append(out.Compactions, *c)
 	}
 	sort.Slice(out.Compactions, func(i, j int) bool { return out.Compactions[i].To < out.Compactions[j].To })
-	doc := map[string][]string{}
+	out.Policy = &policy.Policy{Source: "learned"}
 	for _, ax := range policy.Axes {
 		list := append([]string{}, merged[ax]...)
 		sort.Strings(list)
-		doc[ax.String()] = list
+		ps, err := patterns(list)
+		if err != nil {
+			return nil, err
+		}
+		out.Policy.Permissions[ax] = ps
 	}
-	pol, err := policy.ParsePolicy(mustJSON(doc), "learned")
-	if err != nil {
-		return nil, err
-	}
-	out.Policy = pol
 	return out, nil
-}
-
-// mustJSON encodes a value that always encodes.
-func mustJSON(v any) []byte {
-	data, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return data
 }
 
 // WithoutSandbox drops the events of the sandbox's own programs (a

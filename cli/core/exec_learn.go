@@ -141,24 +141,17 @@ func (a *App) verifyLearnt(ef execFlags, args []string, tmp string, status int) 
 	return nil
 }
 
-// execStatus is execOnce with the command's status as a number: a run
-// that authbench could not carry out (bad input, a sandbox failure) is
-// the error.
+// execStatus is execOnce with the command's status as a number (its end
+// is recorded in App.ExitCode); a run that authbench could not carry out
+// (bad input, a sandbox failure) is the error.
 func (a *App) execStatus(ef execFlags, args []string) (*runapi.Run, int, error) {
 	a.ExitCode = 0
 	final, err := a.execOnce(ef, args)
-	if final == nil {
-		if err == nil {
-			err = errors.New("exec: no run record")
-		}
-		return nil, 0, err
-	}
-	var ee *ExitError
 	switch {
-	case err == nil:
-		return final, a.ExitCode, nil
-	case errors.As(err, &ee) && ee.Code != ExitSandboxFailure && final.Error == "":
-		return final, ee.Code, nil
+	case err != nil:
+		return nil, 0, err
+	case final == nil:
+		return nil, 0, errors.New("exec: no run record")
 	}
-	return nil, 0, err
+	return final, a.ExitCode, nil
 }
