@@ -19,7 +19,7 @@ import (
 )
 
 // taskFormat changes whenever BuildTask's output changes.
-const taskFormat = 3
+const taskFormat = 4
 
 // TaskImage is a built task environment, exported to a rootfs directory.
 type TaskImage struct {

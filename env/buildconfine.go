@@ -13,9 +13,9 @@ import (
 // The user namespace of a RUN step (docs/security.md, "Image builds"):
 // the step's uids and gids 0..BuildIDCount-1 are the host's
 // BuildHostID.. — root in the step is an unprivileged, unnamed id on the
-// host, which owns nothing there. The layers stay in the storage as
-// uid 0 (containers/storage mounts them id-mapped), so the images, their
-// keys and their exported rootfs are those of an unconfined build.
+// host, which owns nothing there. containers/storage keeps the step's
+// files with those host ids; the exports map them back (buildids.go), so
+// an exported rootfs is that of an unconfined build.
 const (
 	BuildHostID  = 1 << 30
 	BuildIDCount = 65536

@@ -262,6 +262,9 @@ func exportImage(ctx context.Context, b Builder, ref, dst string, log io.Writer)
 		if cpErr != nil {
 			return cpErr
 		}
+		if err := unmapBuildIDs(dst); err != nil {
+			return err
+		}
 		return os.Chmod(dst, 0o755)
 	}
 	exp := exec.CommandContext(ctx, b.ExportArgv(ctr)[0], b.ExportArgv(ctr)[1:]...)
@@ -277,7 +280,10 @@ func exportImage(ctx context.Context, b Builder, ref, dst string, log io.Writer)
 	if err := exp.Wait(); err != nil {
 		return fmt.Errorf("%s export: %w", b.Kind, err)
 	}
-	return tarErr
+	if tarErr != nil {
+		return tarErr
+	}
+	return unmapBuildIDs(dst)
 }
 
 // emptyDir removes everything inside dir.

@@ -214,7 +214,7 @@ func (c *layerCopier) copyEntry(src, dst string, st *unix.Stat_t) error {
 		if err := os.Symlink(target, dst); err != nil {
 			return err
 		}
-		if err := unix.Lchown(dst, int(st.Uid), int(st.Gid)); err != nil {
+		if err := unix.Lchown(dst, int(imageID(st.Uid)), int(imageID(st.Gid))); err != nil {
 			return err
 		}
 		return setTimes(dst, st)
@@ -256,7 +256,7 @@ func copyContent(src, dst string) error {
 // overlay's), mode and times of src, whose Lstat is st. The owner comes
 // first: chown clears set-id bits and file capabilities.
 func setMeta(src, dst string, st *unix.Stat_t) error {
-	if err := unix.Lchown(dst, int(st.Uid), int(st.Gid)); err != nil {
+	if err := unix.Lchown(dst, int(imageID(st.Uid)), int(imageID(st.Gid))); err != nil {
 		return err
 	}
 	names, err := listXattrs(src)
@@ -271,7 +271,7 @@ func setMeta(src, dst string, st *unix.Stat_t) error {
 		if err != nil {
 			return err
 		}
-		if err := unix.Lsetxattr(dst, n, v, 0); err != nil {
+		if err := unix.Lsetxattr(dst, n, imageXattr(n, v), 0); err != nil {
 			return fmt.Errorf("set %s on %s: %w", n, dst, err)
 		}
 	}
