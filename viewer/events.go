@@ -62,7 +62,13 @@ func ScanEvents(r io.Reader, query string, page int, limit int64) (*EventsPage, 
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("read events: %w", err)
 		}
-		if len(line) > 0 {
+		out.Cut = lr.N <= 0
+		switch {
+		case len(line) == 0:
+		case err != nil && out.Cut: // the bound cut this line short
+		case line[0] != '{':
+			out.Skipped++
+		default:
 			out.Scanned++
 			out.take(line, q, first)
 		}
@@ -70,7 +76,6 @@ func ScanEvents(r io.Reader, query string, page int, limit int64) (*EventsPage, 
 			break
 		}
 	}
-	out.Cut = lr.N <= 0
 	return out, nil
 }
 
@@ -101,30 +106,25 @@ func (p *EventsPage) take(line, q []byte, first int) {
 
 var errLongLine = errors.New("line too long")
 
-// readLine reads one line without its newline; a line longer than
-// maxEventLine is read through and errLongLine returned.
+// readLine reads one line without its newline (valid until the next
+// read); a line longer than maxEventLine is read through and errLongLine
+// returned.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) <= maxEventLine {
+	chunk, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return bytes.TrimRight(chunk, "\r\n"), err
+	}
+	buf := append([]byte(nil), chunk...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = br.ReadSlice('\n')
+		if buf != nil && len(buf)+len(chunk) <= maxEventLine {
 			buf = append(buf, chunk...)
 		} else {
-			buf = buf[:0:0]
-			if err == nil {
-				return nil, errLongLine
-			}
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err == nil {
-				return nil, errLongLine
-			}
-			return nil, err
+			buf = nil // too long: read through to its end
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimRight(buf, "\r\n"), err
 	}
+	if buf == nil {
+		return nil, errLongLine
+	}
+	return bytes.TrimRight(buf, "\r\n"), err
 }

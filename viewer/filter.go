@@ -130,11 +130,34 @@ func RunRows(records []trial.Record, f Filter) []RunRow {
 			continue
 		}
 		row := RunRow{ID: r.Dir, Task: r.Task, Set: r.Dataset, Source: r.Source, Agent: r.Agent, Model: ModelOf(r),
-			Trial: r.Trial, Utility: verdict(&r.Utility), Attack: verdict(r.Attack), Primary: r.Primary, Error: r.Error,
+			Trial: r.Trial, Utility: verdict(&r.Utility), Attack: attackVerdict(r.Attack), Primary: r.Primary, Error: r.Error,
 			F1: [3]float64{r.ReadF1, r.WriteF1, r.ExecF1}, Scored: r.Scored}
 		out = append(out, row)
 	}
 	return out
+}
+
+// attackVerdict is V_a's verdict: "attack" (it succeeded), "no attack"
+// or "n/a" (a standard task).
+func attackVerdict(b *bool) string {
+	switch {
+	case b == nil:
+		return "n/a"
+	case *b:
+		return "attack"
+	}
+	return "no attack"
+}
+
+// verdictClass is the style class of a verdict: good, bad or none.
+func verdictClass(v string) string {
+	switch v {
+	case "pass", "no attack":
+		return "st-pass"
+	case "fail", "attack":
+		return "st-fail"
+	}
+	return ""
 }
 
 // verdict is "pass", "fail" or "n/a" (no verdict).

@@ -102,9 +102,9 @@ const maxNetworkEvents = 5000
 // NewRunPage builds the page of run r of job from its files.
 func NewRunPage(job string, r *trial.Record, files RunFiles) *RunPage {
 	p := &RunPage{Job: job, Record: r, Model: ModelOf(r)}
-	p.Policy = section(files[filePolicy], "no policy (the unconstrained row has none)")
-	p.Spec = section(files[specKey], "")
-	p.Plan = section(files[filePlan], "no plan (the unconstrained row has none)")
+	p.Policy = jsonSection(files[filePolicy], "no policy (the unconstrained row has none)")
+	p.Spec = jsonSection(files[specKey], "")
+	p.Plan = jsonSection(files[filePlan], "no plan (the unconstrained row has none)")
 	p.diff(files)
 	p.result(files[fileTaskResult])
 	p.network(files[fileNetwork])
@@ -132,6 +132,16 @@ func section(f File, missing string) Section {
 		return Section{Text: string(f.Data), Note: fmt.Sprintf("cut at %d bytes", len(f.Data))}
 	}
 	return Section{Text: string(f.Data)}
+}
+
+// jsonSection is section for a JSON document, indented when it parses.
+func jsonSection(f File, missing string) Section {
+	s := section(f, missing)
+	var b bytes.Buffer
+	if !f.Cut && f.Data != nil && json.Indent(&b, f.Data, "", "  ") == nil {
+		s.Text = b.String()
+	}
+	return s
 }
 
 // diff compares the run's policy with its task's spec.
