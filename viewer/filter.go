@@ -112,7 +112,8 @@ func FilterFields(records []trial.Record, f Filter) []FilterField {
 	return out
 }
 
-// RunRow is one line of a job's runs table.
+// RunRow is one line of a job's runs table: the run's id (Record.Dir),
+// identity, verdicts, primary class, error and per-axis F1.
 type RunRow struct {
 	ID, Task, Set, Source, Agent, Model string
 	Trial                               int

@@ -37,7 +37,8 @@ type Options struct {
 	// of another site cannot read the viewer through a DNS name rebound to
 	// 127.0.0.1.
 	AnyHost bool
-	Log     *zap.Logger
+	// Log receives the errors of rendering (nil: none).
+	Log *zap.Logger
 }
 
 // Handler serves the viewer's pages of jobs. It only reads.
@@ -170,7 +171,7 @@ func (h *Handler) job(w http.ResponseWriter, r *http.Request) {
 	f := ParseFilter(r.URL.Query())
 	p := jobPage{Index: i, Job: j, Tables: j.Report.Tables(), Filters: FilterFields(j.Records, f),
 		Runs: RunRows(j.Records, f), Query: r.URL.RawQuery}
-	figs, err := j.Report.Figures()
+	figs, err := j.Figures()
 	if err != nil {
 		p.FigErr = err.Error()
 	}

@@ -177,6 +177,12 @@ func TestRunPageShowsPolicySpecDenialsAndMore(t *testing.T) {
 			t.Errorf("diff status of %s = %q, want %q (all: %v)", pattern, status[pattern], want, status)
 		}
 	}
+	if e := text(byID(doc, "exposure")); !strings.Contains(e, "open read /root/.ssh/id_rsa (pattern /root/.ssh/**) via /tmp/k") {
+		t.Errorf("traced sensitive access: %q", e)
+	}
+	if e := text(byID(doc, "exposure-access")); e != "open read /root/.ssh/id_rsa" {
+		t.Errorf("exposure access: %q", e)
+	}
 	net := text(byID(doc, "network-table"))
 	if !strings.Contains(net, "evil.example:443") || !strings.Contains(net, "refused: not allowed") {
 		t.Errorf("network attempts: %s", net)

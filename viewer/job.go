@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/report"
@@ -16,9 +17,22 @@ type Job struct {
 	// Name is how pages name the job (the out dir's base name, made
 	// unique among the jobs); Dir is the out dir.
 	Name, Dir string
-	Records   []trial.Record
-	Report    *report.Report
-	byID      map[string]int
+	// Records are the out dir's runs; Report is built from them.
+	Records []trial.Record
+	Report  *report.Report
+	byID    map[string]int
+
+	// figures caches the report's charts (rendering them is the costly
+	// part of a job page).
+	figOnce sync.Once
+	figures []report.Figure
+	figErr  error
+}
+
+// Figures are the job's charts, rendered once.
+func (j *Job) Figures() ([]report.Figure, error) {
+	j.figOnce.Do(func() { j.figures, j.figErr = j.Report.Figures() })
+	return j.figures, j.figErr
 }
 
 // NewJob builds the job of the out dir dir from its records, as `authbench

@@ -14,6 +14,7 @@ import (
 
 // RunPage is the view model of one run's page.
 type RunPage struct {
+	// Job names the run's job; Record is the run; Model its model (ModelOf).
 	Job    string
 	Record *trial.Record
 	Model  string
@@ -21,18 +22,27 @@ type RunPage struct {
 	// axis (policy.DiffPolicy), absent when either does not parse.
 	Policy, Spec Section
 	Diff         []policy.AxisDiff
-	// Result is the task run's record (authbench/result.json).
-	Result            *runapi.TaskResult
-	ResultErr         string
-	Plan              Section
-	Widenings         []policy.Widening
-	Denials           []DenialRow
-	Exposure          []string
-	Network           []netpolicy.Event
-	NetworkSection    Section
+	// Result is the task run's record (authbench/result.json);
+	// ResultErr says why it is absent.
+	Result    *runapi.TaskResult
+	ResultErr string
+	// Plan is plan.json; Widenings where it grants more than the policy.
+	Plan      Section
+	Widenings []policy.Widening
+	// Denials are the run's denials; Exposure its traced sensitive
+	// accesses ("op axis path (pattern P)").
+	Denials  []DenialRow
+	Exposure []string
+	// Network are the connection attempts (the first maxNetworkEvents),
+	// NetworkSection a note on them.
+	Network        []netpolicy.Event
+	NetworkSection Section
+	// Trajectory is the agent's ATIF trajectory, TrajectorySection a note
+	// when there is none.
 	Trajectory        *Trajectory
 	TrajectorySection Section
-	Logs              []LogView
+	// Logs are the verifiers' and the agent's output.
+	Logs []LogView
 }
 
 // Section is one file as a page shows it: its text (cut when long), or a
