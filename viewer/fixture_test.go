@@ -35,7 +35,9 @@ const (
 
 // fixtureRun is one run of the fixture out dir.
 type fixtureRun struct {
-	rec     trial.Record
+	rec trial.Record
+	// policy: the trial keeps the fixture's policy (the spec row keeps
+	// none: it runs under the spec's required set).
 	policy  bool
 	result  *runapi.TaskResult
 	events  []trace.Event
@@ -67,7 +69,7 @@ func fixtureRuns() []fixtureRun {
 	denied := audit.Denial{Op: "open", Axis: "read", Path: "/data/secret.txt", Errno: "EACCES", Count: 1}
 	other := audit.Denial{Op: "open", Axis: "read", Path: "/etc/hostname", Errno: "EACCES", Count: 3}
 	return []fixtureRun{
-		{rec: ok, policy: true, result: &runapi.TaskResult{Task: "hello", Utility: true, Denials: []audit.Denial{},
+		{rec: ok, result: &runapi.TaskResult{Task: "hello", Utility: true, Denials: []audit.Denial{},
 			PlanWiderThanPolicy: []policy.Widening{{Kind: policy.WiderExecRead, Axis: "execute", Pattern: "/usr/bin/python3", Path: "/usr/bin/python3.11", Detail: "reading the program"}}},
 			events: []trace.Event{{TS: 1, PID: 7, TGID: 7, Comm: "python3", Op: trace.OpOpen, Path: "/app/in.txt", Axis: trace.AxisRead}}},
 		{rec: failed, policy: true, result: &runapi.TaskResult{Task: "leak", Denials: []audit.Denial{other, denied},
@@ -153,9 +155,9 @@ func writeTrialFiles(t *testing.T, out *safefile.Dir, r *fixtureRun) {
 			t.Fatal(err)
 		}
 		put(filePolicy, mustJSON(pol))
-		put(filePlan, mustJSON(policy.Plan{Root: "/", Semantics: "precise", Wider: r.result.PlanWiderThanPolicy}))
 	}
 	if r.result != nil {
+		put(filePlan, mustJSON(policy.Plan{Root: "/", Semantics: "precise", Wider: r.result.PlanWiderThanPolicy}))
 		put(fileTaskResult, mustJSON(r.result))
 	}
 	if r.events != nil {

@@ -134,8 +134,8 @@ func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 	_, _ = w.Write(b.Bytes())
 }
 
-// page is what every template gets: the jobs (for the navigation) and
-// the page's own data.
+// page is what every template gets: the jobs (for the navigation), the
+// charts' font where the page has charts, and the page's own data.
 type page struct {
 	Title    string
 	Jobs     []*Job
@@ -144,7 +144,7 @@ type page struct {
 }
 
 func (h *Handler) page(title string, data any) page {
-	return page{Title: title, Jobs: h.jobs, FontFace: report.FontFace(), Data: data}
+	return page{Title: title, Jobs: h.jobs, Data: data}
 }
 
 func (h *Handler) index(w http.ResponseWriter, _ *http.Request) {
@@ -176,7 +176,9 @@ func (h *Handler) job(w http.ResponseWriter, r *http.Request) {
 		p.FigErr = err.Error()
 	}
 	p.Figures = figs
-	h.render(w, "job.html", h.page(j.Name, p))
+	pg := h.page(j.Name, p)
+	pg.FontFace = report.FontFace() // the charts' font, on the one page with charts
+	h.render(w, "job.html", pg)
 }
 
 // runOf is the run the request names, nil after a 404.

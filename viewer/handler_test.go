@@ -193,14 +193,24 @@ func TestRunPageShowsPolicySpecDenialsAndMore(t *testing.T) {
 	if logs := text(byID(doc, "logs")); !strings.Contains(logs, `1 passed\x1b[31m red`) {
 		t.Errorf("the verifier's output, control characters escaped: %s", logs)
 	}
-	// The spec row's run shows its plan's widening.
+	// The spec row's run shows its plan's widening, and its policy (the
+	// spec's required set, of which the trial keeps no file) against the
+	// spec: every required entry granted.
 	doc = getPage(t, srv, "/jobs/0/runs/"+runs[0].rec.Dir)
+	for _, tr := range find(byID(doc, "diff"), func(n *html.Node) bool { return n.Data == "tr" && strings.HasPrefix(attr(n, "class"), "st-") }) {
+		if st := attr(tr, "class"); st != "st-required" && st != "st-granted" {
+			t.Errorf("spec row: diff row %q is %s", text(tr), st)
+		}
+	}
+	if n := len(find(byID(doc, "diff"), hasClass("st-granted"))); n != 4 {
+		t.Errorf("spec row: %d required entries granted, want 4", n)
+	}
 	if w := text(byID(doc, "widenings")); !strings.Contains(w, policyWiderExecRead) {
 		t.Errorf("widenings: %s", w)
 	}
 	// The unconstrained run has neither policy nor result: notes, not errors.
 	code, _, body := get(t, srv, "/jobs/0/runs/"+runs[2].rec.Dir)
-	if code != http.StatusOK || !strings.Contains(body, "the unconstrained row has none") {
+	if code != http.StatusOK || !strings.Contains(body, "the unconstrained row runs without Landlock") {
 		t.Errorf("unconstrained run: %d", code)
 	}
 }

@@ -112,7 +112,7 @@ const maxNetworkEvents = 5000
 // NewRunPage builds the page of run r of job from its files.
 func NewRunPage(job string, r *trial.Record, files RunFiles) *RunPage {
 	p := &RunPage{Job: job, Record: r, Model: ModelOf(r)}
-	p.Policy = jsonSection(files[filePolicy], "no policy (the unconstrained row has none)")
+	p.Policy = jsonSection(files[filePolicy], policyMissing(r.Source))
 	p.Spec = jsonSection(files[specKey], "")
 	p.Plan = jsonSection(files[filePlan], "no plan (the unconstrained row has none)")
 	p.diff(files)
@@ -154,10 +154,23 @@ func jsonSection(f File, missing string) Section {
 	return s
 }
 
-// diff compares the run's policy with its task's spec.
+// policyMissing says what a run of source without a policy file ran
+// under.
+func policyMissing(source string) string {
+	switch source {
+	case runapi.SourceUnconstrained:
+		return "no policy: the unconstrained row runs without Landlock"
+	case runapi.SourceSpec:
+		return "the spec row runs under the spec's required_permissions (runapi.SpecPolicy; the plan adds implicit_permissions)"
+	}
+	return "not in the trial directory"
+}
+
+// diff compares the run's policy with its task's spec: the spec row's
+// policy is the spec's required set, which the bench keeps no file of.
 func (p *RunPage) diff(files RunFiles) {
 	pf, sf := files[filePolicy], files[specKey]
-	if pf.Data == nil || pf.Cut || sf.Data == nil || sf.Cut {
+	if sf.Data == nil || sf.Cut || pf.Cut || pf.Data == nil && p.Record.Source != runapi.SourceSpec {
 		return
 	}
 	spec, err := policy.ParseSpec(sf.Data, "spec")
@@ -165,10 +178,14 @@ func (p *RunPage) diff(files RunFiles) {
 		p.Spec.Note = "does not parse: " + err.Error()
 		return
 	}
-	pol, err := policy.ParsePolicyFor(pf.Data, "policy", spec)
-	if err != nil {
-		p.Policy.Note = "does not parse: " + err.Error()
-		return
+	pol := runapi.SpecPolicy(spec)
+	if pf.Data != nil {
+		if pol, err = policy.ParsePolicyFor(pf.Data, "policy", spec); err != nil {
+			p.Policy.Note = "does not parse: " + err.Error()
+			return
+		}
+	} else if doc, err := json.MarshalIndent(pol, "", "  "); err == nil {
+		p.Policy.Text = string(doc)
 	}
 	p.Diff = policy.DiffPolicy(pol, spec)
 }
