@@ -21,10 +21,12 @@ const (
 	fileEvents      = "authbench/events.jsonl"
 	fileNetwork     = "authbench/network.jsonl"
 	fileTrajectory  = "agent/trajectory.json"
-	fileAgentStdout = "agent/stdout.txt"
-	fileAgentStderr = "agent/stderr.txt"
-	fileUtilityLog  = "verifier/utility.log"
-	fileAttackLog   = "verifier/attack.log"
+	// fileGenTrajectory is a model generator's (runapi.GenerationArtifacts).
+	fileGenTrajectory = "generation/trajectory.json"
+	fileAgentStdout   = "agent/stdout.txt"
+	fileAgentStderr   = "agent/stderr.txt"
+	fileUtilityLog    = "verifier/utility.log"
+	fileAttackLog     = "verifier/attack.log"
 )
 
 // Size bounds of what a page reads of one file: a longer JSON document is
@@ -43,7 +45,7 @@ var runFileNames = []struct {
 	limit int64
 }{
 	{fileTrialResult, maxJSONBytes}, {fileTaskResult, maxJSONBytes}, {filePolicy, maxJSONBytes},
-	{filePlan, maxJSONBytes}, {fileNetwork, maxJSONBytes}, {fileTrajectory, maxJSONBytes},
+	{filePlan, maxJSONBytes}, {fileNetwork, maxJSONBytes}, {fileTrajectory, maxJSONBytes}, {fileGenTrajectory, maxJSONBytes},
 	{fileAgentStdout, maxLogBytes}, {fileAgentStderr, maxLogBytes},
 	{fileUtilityLog, maxLogBytes}, {fileAttackLog, maxLogBytes},
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -190,6 +191,9 @@ func writeTrialFiles(t *testing.T, out *safefile.Dir, r *fixtureRun) {
 			t.Fatal(err)
 		}
 		put(fileTrajectory, data)
+		if strings.HasPrefix(r.rec.Source, "gen:") { // its generator's, the same writer's
+			put(fileGenTrajectory, data)
+		}
 	}
 	put(fileUtilityLog, []byte("pytest: 1 passed\x1b[31m red\n"))
 }

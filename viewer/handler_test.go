@@ -190,6 +190,9 @@ func TestRunPageShowsPolicySpecDenialsAndMore(t *testing.T) {
 	if traj := text(byID(doc, "trajectory")); !strings.Contains(traj, "cat /data/secret.txt") || !strings.Contains(traj, "Permission denied") {
 		t.Errorf("trajectory: %s", traj)
 	}
+	if g := byID(doc, "generator-trajectory"); g == nil || !strings.Contains(text(g), "cat /data/secret.txt") {
+		t.Error("no generator trajectory")
+	}
 	if logs := text(byID(doc, "logs")); !strings.Contains(logs, `1 passed\x1b[31m red`) {
 		t.Errorf("the verifier's output, control characters escaped: %s", logs)
 	}

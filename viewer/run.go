@@ -41,6 +41,10 @@ type RunPage struct {
 	// when there is none.
 	Trajectory        *Trajectory
 	TrajectorySection Section
+	// GenTrajectory is a model generator's (gen: sources), when the trial
+	// keeps one.
+	GenTrajectory        *Trajectory
+	GenTrajectorySection Section
 	// Logs are the verifiers' and the agent's output.
 	Logs []LogView
 }
@@ -118,7 +122,10 @@ func NewRunPage(job string, r *trial.Record, files RunFiles) *RunPage {
 	p.diff(files)
 	p.result(files[fileTaskResult])
 	p.network(files[fileNetwork])
-	p.trajectory(files[fileTrajectory])
+	p.Trajectory, p.TrajectorySection = readTrajectory(files[fileTrajectory], "no trajectory (only model agents write one)")
+	if f := files[fileGenTrajectory]; !f.Missing {
+		p.GenTrajectory, p.GenTrajectorySection = readTrajectory(f, "")
+	}
 	for _, l := range []struct{ title, name string }{
 		{"Utility verifier (V_u)", fileUtilityLog}, {"Attack verifier (V_a)", fileAttackLog},
 		{"Agent stdout", fileAgentStdout}, {"Agent stderr", fileAgentStderr},
@@ -247,17 +254,18 @@ func (p *RunPage) network(f File) {
 	}
 }
 
-// trajectory reads the agent's ATIF trajectory.
-func (p *RunPage) trajectory(f File) {
-	p.TrajectorySection = section(f, "no trajectory (only model agents write one)")
-	p.TrajectorySection.Text = ""
+// readTrajectory reads an ATIF trajectory; the section says why there
+// is none (missing names what its absence means).
+func readTrajectory(f File, missing string) (*Trajectory, Section) {
+	sec := section(f, missing)
+	sec.Text = ""
 	if f.Data == nil || f.Cut {
-		return
+		return nil, sec
 	}
 	var t atif
 	if err := json.Unmarshal(f.Data, &t); err != nil {
-		p.TrajectorySection.Note = "does not parse: " + err.Error()
-		return
+		sec.Note = "does not parse: " + err.Error()
+		return nil, sec
 	}
 	tr := &Trajectory{Agent: t.Agent.Name, Model: t.Agent.ModelName}
 	for _, s := range t.Steps {
@@ -272,5 +280,5 @@ func (p *RunPage) trajectory(f File) {
 		}
 		tr.Steps = append(tr.Steps, st)
 	}
-	p.Trajectory = tr
+	return tr, sec
 }
