@@ -59,17 +59,33 @@ func NewHandler(jobs []*Job, opts Options) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{jobs: jobs, opts: opts, tmpl: tmpl, mux: http.NewServeMux()}
-	static, err := fs.Sub(assets, "assets")
-	if err != nil {
-		return nil, err
-	}
-	h.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(static)))
+	h.mux.HandleFunc("GET /assets/{name}", h.asset)
 	h.mux.HandleFunc("GET /{$}", h.index)
 	h.mux.HandleFunc("GET /jobs/{job}/{$}", h.job)
 	h.mux.HandleFunc("GET /jobs/{job}/runs/{id}", h.run)
 	h.mux.HandleFunc("GET /jobs/{job}/runs/{id}/events", h.events)
 	h.mux.HandleFunc("GET /compare", h.compare)
 	return h, nil
+}
+
+// staticAssets are the embedded files served as they are, with their
+// types (the templates beside them are not served).
+var staticAssets = map[string]string{"app.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8"}
+
+func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	typ, ok := staticAssets[name]
+	if !ok {
+		http.Error(w, "no such asset", http.StatusNotFound)
+		return
+	}
+	data, err := assets.ReadFile("assets/" + name)
+	if err != nil {
+		http.Error(w, "no such asset", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", typ)
+	_, _ = w.Write(data)
 }
 
 // ServeHTTP sets the security headers, refuses a foreign Host and

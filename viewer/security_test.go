@@ -23,6 +23,11 @@ func TestResponsesCarryCSPAndOnlyRead(t *testing.T) {
 	if !strings.Contains(CSP, "default-src 'none'") || !strings.Contains(CSP, "script-src 'self'") {
 		t.Errorf("CSP %q", CSP)
 	}
+	for p, want := range map[string]int{"/assets/app.css": 200, "/assets/app.js": 200, "/assets/": 404, "/assets/run.html": 404, "/assets/layout.html": 404} {
+		if code, _, _ := get(t, srv, p); code != want {
+			t.Errorf("GET %s: %d, want %d", p, code, want)
+		}
+	}
 	resp, err := srv.Client().Post(srv.URL+"/jobs/0/", "text/plain", strings.NewReader("x"))
 	if err != nil {
 		t.Fatal(err)
