@@ -195,7 +195,7 @@ func writeTrialFiles(t *testing.T, out *safefile.Dir, r *fixtureRun) {
 			put(fileGenTrajectory, data)
 		}
 	}
-	put(fileUtilityLog, []byte("pytest: 1 passed\x1b[31m red\n"))
+	put(fileUtilityLog, []byte("pytest: 1 passed\x1b[31m red\n<script>alert(1)</script><img src=x onerror=alert(2)>\n"))
 }
 
 // loadJobs loads the out dirs as `authbench view` does.

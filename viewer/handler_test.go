@@ -196,6 +196,11 @@ func TestRunPageShowsPolicySpecDenialsAndMore(t *testing.T) {
 	if logs := text(byID(doc, "logs")); !strings.Contains(logs, `1 passed\x1b[31m red`) {
 		t.Errorf("the verifier's output, control characters escaped: %s", logs)
 	}
+	// What an agent or a verifier wrote is text, never markup.
+	_, _, raw := get(t, srv, "/jobs/0/runs/"+runs[1].rec.Dir)
+	if strings.Contains(raw, "<script>alert") || strings.Contains(raw, "<img src=x") || !strings.Contains(raw, "&lt;script&gt;alert(1)") {
+		t.Error("a verifier's output is not escaped")
+	}
 	// The spec row's run shows its plan's widening, and its policy (the
 	// spec's required set, of which the trial keeps no file) against the
 	// spec: every required entry granted.
