@@ -171,7 +171,7 @@ func (h *Handler) index(w http.ResponseWriter, _ *http.Request) {
 type jobPage struct {
 	Index   int
 	Job     *Job
-	Tables  []report.Table
+	Tables  []tableView
 	Figures []report.Figure
 	FigErr  string
 	Filters []FilterField
@@ -185,7 +185,7 @@ func (h *Handler) job(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := ParseFilter(r.URL.Query())
-	p := jobPage{Index: i, Job: j, Tables: j.Report.Tables(), Filters: FilterFields(j.Records, f),
+	p := jobPage{Index: i, Job: j, Tables: tableViews(j.Report), Filters: FilterFields(j.Records, f),
 		Runs: RunRows(j.Records, f), Query: r.URL.RawQuery}
 	figs, err := j.Figures()
 	if err != nil {
@@ -195,6 +195,28 @@ func (h *Handler) job(w http.ResponseWriter, r *http.Request) {
 	pg := h.page(j.Name, p)
 	pg.FontFace = report.FontFace() // the charts' font, on the one page with charts
 	h.render(w, "job.html", pg)
+}
+
+// tableView is a report table as a page shows it; Links, when set, are
+// a link per row (Table 1's to its runs).
+type tableView struct {
+	report.Table
+	Links []string
+}
+
+// tableViews are the report's tables, Table 1's rows linked to their runs.
+func tableViews(rep *report.Report) []tableView {
+	var out []tableView
+	for _, t := range rep.Tables() {
+		v := tableView{Table: t}
+		if t.ID == "table1" && len(t.Rows) == len(rep.Rows) {
+			for _, row := range rep.Rows {
+				v.Links = append(v.Links, "?"+url.Values{"source": {row.Source}, "agent": {row.Agent}}.Encode()+"#runs")
+			}
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // runOf is the run the request names, nil after a 404.
@@ -292,8 +314,8 @@ type compareView struct {
 	A, B     int
 	JobA     *Job
 	JobB     *Job
-	TablesA  []report.Table
-	TablesB  []report.Table
+	TablesA  []tableView
+	TablesB  []tableView
 	Rows     []CompareRow
 	OnlyDiff bool
 	Filters  []FilterField
@@ -310,7 +332,7 @@ func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	f := ParseFilter(r.URL.Query())
 	only := r.URL.Query().Get("only") == "diff"
-	v := compareView{A: a, B: b, JobA: ja, JobB: jb, TablesA: ja.Report.Tables()[:1], TablesB: jb.Report.Tables()[:1],
+	v := compareView{A: a, B: b, JobA: ja, JobB: jb, TablesA: []tableView{{Table: ja.Report.Tables()[0]}}, TablesB: []tableView{{Table: jb.Report.Tables()[0]}},
 		Rows: CompareRuns(ja.Records, jb.Records, f, only), OnlyDiff: only,
 		Filters: FilterFields(append(append([]trial.Record{}, ja.Records...), jb.Records...), f)}
 	h.render(w, "compare.html", h.page(ja.Name+" vs "+jb.Name, v))

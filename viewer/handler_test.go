@@ -125,6 +125,16 @@ func TestJobPageListsAndFiltersRuns(t *testing.T) {
 			t.Errorf("the job page has no #%s", id)
 		}
 	}
+	// Each Table 1 row links to its runs.
+	links := find(byID(doc, "table1"), hasClass("row-runs"))
+	if len(links) != 3 {
+		t.Fatalf("Table 1 has %d run links, want one per row", len(links))
+	}
+	for _, a := range links {
+		if ids := runIDs(getPage(t, srv, "/jobs/0/"+attr(a, "href"))); len(ids) != 1 {
+			t.Errorf("Table 1 link %s lists %v, want its row's one run", attr(a, "href"), ids)
+		}
+	}
 	if n := len(find(doc, func(n *html.Node) bool { return n.Data == "svg" })); n == 0 {
 		t.Error("the job page has no figure")
 	}
