@@ -20,8 +20,10 @@ import (
 // passes its verifiers, except that Submit fails for the runs failing
 // names (task/agent) as many times as it says (-1: always).
 type fakeAPI struct {
-	// events is the size of each run's event log.
+	// events is the size of each run's event log; logs are the other
+	// files of every run, by API name (none when nil).
 	events  int
+	logs    map[string]string
 	mu      sync.Mutex
 	failing map[string]int
 	submits map[string]int
@@ -62,7 +64,7 @@ func (f *fakeAPI) OpenLog(_ context.Context, id, log string, _ bool) (io.ReadClo
 	if log == "events" {
 		return io.NopCloser(strings.NewReader(strings.Repeat("e", f.events))), nil
 	}
-	return io.NopCloser(strings.NewReader("")), nil
+	return io.NopCloser(strings.NewReader(f.logs[log])), nil
 }
 
 func (f *fakeAPI) Get(context.Context, string) (*runapi.Run, error) { return nil, errors.New("unused") }
@@ -116,6 +118,29 @@ func TestRunRetriesThenRecordsDaemonErrors(t *testing.T) {
 	}
 	if len(api2.submits) != 1 || api2.submits["secret-sensitive/shortcut"] != 1 || sum.Stats.NErrors != 0 || sum.Stats.NResumed != 2 {
 		t.Fatalf("resume: submits %v stats %+v", api2.submits, sum.Stats)
+	}
+}
+
+// TestRunKeepsTrajectoryAndNetwork: a trial directory keeps the agent's
+// trajectory and the run's network attempts, where the viewer reads them.
+func TestRunKeepsTrajectoryAndNetwork(t *testing.T) {
+	tasksDir := fixtureTasks(t, "hello-standard")
+	out := t.TempDir()
+	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 1, Parallel: 1, Out: out}
+	api := newFakeAPI(nil)
+	api.logs = map[string]string{runapi.LogTrajectory: `{"schema_version":"ATIF-v1.4"}`, runapi.LogNetwork: `{"op":"connect"}` + "\n"}
+	if _, err := Run(context.Background(), cfg, Options{API: api}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := LoadRecords(out)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %v: %v", recs, err)
+	}
+	for name, want := range map[string]string{"agent/trajectory.json": api.logs[runapi.LogTrajectory], "authbench/network.jsonl": api.logs[runapi.LogNetwork]} {
+		data, err := os.ReadFile(filepath.Join(out, recs[0].Dir, name))
+		if err != nil || string(data) != want {
+			t.Errorf("%s: %q (%v), want %q", name, data, err, want)
+		}
 	}
 }
 

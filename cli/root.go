@@ -97,6 +97,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.seccompCmd(),
 		a.benchCmd(),
 		a.reportCmd(),
+		a.viewCmd(),
 		a.oracleCmd(),
 		a.generateCmd(),
 		a.agentToolsCmd(),

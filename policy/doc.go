@@ -13,7 +13,8 @@
 //     streaming the candidates from getdents and counting matches without
 //     holding the tree; a spec that declares the network axis scores a
 //     policy's "network" entries over its own (docs/scoring.md);
-//     MacroAverage aggregates scores;
+//     MacroAverage aggregates scores; DiffPolicy compares π and S entry by
+//     entry per axis, as written (the viewer's policy/spec diff);
 //   - compiling π plus a baseline (the spec's implicit permissions and the
 //     sandbox's essentials) into a Landlock Plan against a root
 //     (CompilePlan, CompilePlanWith): the precise semantics by default,

@@ -29,7 +29,7 @@ func RequiredSensitiveOverlaps(spec *Spec) []SpecOverlap {
 		for _, a := range Axes {
 			for i, r := range spec.Required.Get(a) {
 				for j, s := range spec.Sensitive.Get(a) {
-					if s.Match(r.Base()) || r.Match(s.Base()) {
+					if patternOps.overlaps(r, s) {
 						out = append(out, SpecOverlap{Axis: a.String(), Required: r.String(), RequiredIndex: i, Sensitive: s.String(), SensitiveIndex: j})
 					}
 				}

@@ -97,9 +97,9 @@ var TaskArtifacts = []Artifact{
 	{API: LogBuild, File: FileBuildLog, Trial: "authbench/" + FileBuildLog},
 	{API: LogVerifierUtilityEvents, File: FileVerifierUtilityEvents},
 	{API: LogVerifierAttackEvents, File: FileVerifierAttackEvents},
-	{API: LogTrajectory, File: FileTrajectory},
+	{API: LogTrajectory, File: FileTrajectory, Trial: "agent/" + FileTrajectory},
 	{API: LogEventsRestart1, File: FileEventsRestart1},
-	{API: LogNetwork, File: FileNetwork},
+	{API: LogNetwork, File: FileNetwork, Trial: "authbench/" + FileNetwork},
 	{API: LogHarnessTranscript, File: FileHarnessTranscript, Trial: "agent/harness-transcript.jsonl"},
 }
 

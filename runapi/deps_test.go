@@ -32,6 +32,7 @@ func TestLeafPackagesStayLeaves(t *testing.T) {
 		{"policy", kernelFacing},
 		{"report", kernelFacing},
 		{"bench", []string{"daemon"}},
+		{"viewer", []string{"daemon"}},
 		// The daemon's core embeds in the thin front for exec: the task
 		// environments are daemon/taskwork's.
 		{"daemon", []string{"bpf", "tracer", "taskrun", "env", "generate", "agent", "tasks", "daemon/taskwork"}},
