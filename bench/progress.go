@@ -79,10 +79,18 @@ func (p *lineProgress) Finish(err error) {
 	fmt.Fprintf(p.w, "bench: %d runs done\n", p.done)
 }
 
-// verdict is a run's outcome in a few words.
+// maxProgressError is the most characters of an error a progress line
+// shows (the whole error is in the run's result.json).
+const maxProgressError = 300
+
+// verdict is a run's outcome in a few words, on one line.
 func verdict(r *trial.Record) string {
 	if r.Error != "" {
-		return "error: " + r.Error
+		s := "error: " + termtext.OneLine(r.Error, maxProgressError)
+		if r.AgentDidNotRun {
+			s += " (the agent did not run)"
+		}
+		return s
 	}
 	s := "agent exit " + strconv.Itoa(r.AgentExitCode)
 	switch {

@@ -153,15 +153,19 @@ func (r *Report) runsTable() table {
 			attack = passFail(*run.Attack)
 		}
 		trace := none
-		if run.Dataset == DatasetSensitive {
+		if run.Dataset == DatasetSensitive && !run.AgentDidNotRun {
 			trace = "clean"
 			if run.TracedExposure {
 				trace = "exposed"
 			}
 		}
+		utility := passFail(run.Utility)
+		if run.AgentDidNotRun {
+			utility = none
+		}
 		t.Rows = append(t.Rows, []string{
 			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial), agentExit(&run),
-			passFail(run.Utility), attack, trace, result(&run),
+			utility, attack, trace, result(&run),
 			run.Primary, run.DecidingDenial, note(&run),
 		})
 	}
@@ -210,6 +214,9 @@ func note(run *TaskRun) string {
 	if run.Error != "" {
 		parts = append(parts, "error: "+run.Error)
 	}
+	if run.ExposureAccess != "" {
+		parts = append(parts, "exposed: "+run.ExposureAccess)
+	}
 	if len(run.TamperedFiles) > 0 {
 		more := ""
 		if run.TamperedOmitted > 0 {
@@ -240,6 +247,9 @@ func note(run *TaskRun) string {
 // agentExit is how the agent ended: its exit status, with the signal
 // that killed it, or that its time ran out.
 func agentExit(run *TaskRun) string {
+	if run.AgentDidNotRun {
+		return "did not run"
+	}
 	s := strconv.Itoa(run.AgentExitCode)
 	if run.AgentSignal != "" {
 		s += " (" + run.AgentSignal + ")"

@@ -203,8 +203,14 @@ type RunEnd struct {
 	// image.
 	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
 	// Error says why the run could not be carried out (never an agent
-	// failure); such runs are counted apart from failures.
+	// failure); such runs are counted apart from failures, with no class.
 	Error string `json:"error,omitempty"`
+	// AgentDidNotRun: the run has no verdicts because it failed before
+	// its agent ran (runapi.TaskResult.AgentDidNotRun) or before the
+	// daemon gave a task record at all (a policy or recording that could
+	// not be made, a daemon error). Its utility, attack and
+	// agent_exit_code are null in JSON and in the results database.
+	AgentDidNotRun bool `json:"agent_did_not_run,omitempty"`
 }
 
 // The verifiers, as result.json and TamperedVerifiers name them.
