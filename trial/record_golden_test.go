@@ -142,7 +142,7 @@ func TestOldRowLoads(t *testing.T) {
 func TestNotRunRowHasNullVerdicts(t *testing.T) {
 	r := Record{Identity: Identity{Task: "t", Dataset: "sensitive", Source: "spec", Agent: "oracle", Semantics: "published"},
 		Verdicts: Verdicts{Utility: true, Attack: ptrBool(true)}, Classes: []string{},
-		RunEnd:   RunEnd{AgentExitCode: 3, Error: "build task t: COPY app.py: no such file", AgentDidNotRun: true}, ErrorKind: "build"}
+		RunEnd: RunEnd{AgentExitCode: 3, Error: "build task t: COPY app.py: no such file", AgentDidNotRun: true}, ErrorKind: "build"}
 	data, err := json.Marshal(&r)
 	if err != nil {
 		t.Fatal(err)
