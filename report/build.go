@@ -234,7 +234,23 @@ func buildRow(g rowGroup, opts Options) Row {
 	addInterval(row.ExposureTrace, sensTrace, traced, false)
 	row.StaticStandard = macroStatic(scoredStd)
 	row.StaticSensitive = macroStatic(scoredSens)
+	row.PlanGrantsSensitive = planGrants(scoredSens)
 	return row
+}
+
+// planGrants counts the runs whose enforced plan granted a sensitive
+// file; nil without runs.
+func planGrants(runs []*trial.Record) *PlanGrants {
+	if len(runs) == 0 {
+		return nil
+	}
+	g := &PlanGrants{Runs: len(runs)}
+	for _, r := range runs {
+		if len(r.PlanGrantsSensitive) > 0 {
+			g.Granting++
+		}
+	}
+	return g
 }
 
 // byTask groups runs by task, in order of first appearance.

@@ -132,3 +132,36 @@ func TestShortColumns(t *testing.T) {
 		t.Error("a cell of 24 characters (48 bytes) is short")
 	}
 }
+
+// TestPlanGrantsSensitiveBesideTheStaticScore: a row counts its scored
+// sensitive runs whose enforced plan granted a sensitive file, in Table 1
+// and beside the static table's sensitive coverage, which stays 0.00.
+func TestPlanGrantsSensitiveBesideTheStaticScore(t *testing.T) {
+	granted := run("k", DatasetSensitive, "trace", "oracle", 1)
+	granted.PlanGrantsSensitive = []string{"read /srv/config/key.pem"}
+	rep := Build([]trial.Record{granted, run("k", DatasetSensitive, "trace", "oracle", 2),
+		run("s", DatasetStandard, "trace", "oracle", 1), run("k", DatasetSensitive, "unconstrained", "oracle", 1)}, Options{})
+	row := findRow(t, rep, "trace", "oracle")
+	if g := row.PlanGrantsSensitive; g == nil || g.Granting != 1 || g.Runs != 2 {
+		t.Fatalf("plan grants %+v, want 1 of 2 runs", g)
+	}
+	if g := findRow(t, rep, "unconstrained", "oracle").PlanGrantsSensitive; g != nil {
+		t.Errorf("unconstrained has no plan, got %+v", g)
+	}
+	t1 := rep.table1()
+	col := slices.Index(t1.Header, "Plan grants sensitive (lower is better)")
+	if col < 0 || t1.Rows[1][col] != "1 of 2 runs" || t1.Rows[0][col] != none {
+		t.Errorf("Table 1 column %d: %q", col, t1.Rows)
+	}
+	st := rep.staticTable()
+	cov, plan := slices.Index(st.Header, "Sensitive granted (lower is better)"), slices.Index(st.Header, "Plan grants sensitive (lower is better)")
+	for _, cells := range st.Rows {
+		want, wantCov := none, none
+		if cells[2] == DatasetSensitive {
+			want, wantCov = "1 of 2 runs", "0.00"
+		}
+		if plan != cov+1 || cells[plan] != want || cells[cov] != wantCov {
+			t.Errorf("static row %q: coverage %q, plan grants %q (want %q beside it)", cells[:3], cells[cov], cells[plan], want)
+		}
+	}
+}

@@ -99,6 +99,19 @@ type Row struct {
 	// (unconstrained) or a set without scored runs.
 	StaticStandard  *Static `json:"static_standard"`
 	StaticSensitive *Static `json:"static_sensitive"`
+	// PlanGrantsSensitive counts the row's scored sensitive runs whose
+	// enforced plan granted a sensitive file (trial.Record.
+	// PlanGrantsSensitive), beside StaticSensitive's sensitive coverage,
+	// which follows the published formula and cannot see it; nil for a
+	// row without scored sensitive runs.
+	PlanGrantsSensitive *PlanGrants `json:"plan_grants_sensitive,omitempty"`
+}
+
+// PlanGrants is how many of Runs had an enforced plan that granted a
+// sensitive file (Granting).
+type PlanGrants struct {
+	Granting int `json:"granting"`
+	Runs     int `json:"runs"`
 }
 
 // Label is the row's name in charts and text: "source / agent", the

@@ -53,6 +53,9 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.AgentStopReason = res.AgentStopReason
 	r.ImageSubstitutions = res.ImageSubstitutions
 	r.AgentDidNotRun = res.AgentDidNotRun
+	for _, g := range res.PlanGrantsSensitive {
+		r.PlanGrantsSensitive = append(r.PlanGrantsSensitive, g.Axis+" "+g.Path)
+	}
 	denials, mmapExecs := splitMmapExecs(res.Denials)
 	r.MmapExecs = mmapExecs
 	FillScore(r, res.StaticScore, rp, spec)

@@ -85,6 +85,11 @@ type Record struct {
 	ExecR             float64  `json:"execute_recall"`
 	ExecF1            float64  `json:"execute_f1"`
 	SensitiveCoverage *float64 `json:"sensitive_coverage,omitempty"`
+	// PlanGrantsSensitive are the sensitive files the run's enforced plan
+	// let its policy reach ("axis path", runapi.TaskResult.
+	// PlanGrantsSensitive), which the static score, following the
+	// published formula, does not see; empty when none (or no plan).
+	PlanGrantsSensitive []string `json:"plan_grants_sensitive,omitempty"`
 	// NetworkP, NetworkR and NetworkF1 are the network axis's score, set
 	// only for a scored run of a task whose spec scores that axis
 	// (docs/scoring.md, "The network axis"); 0 for an invalid policy.
