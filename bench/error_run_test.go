@@ -12,19 +12,20 @@ import (
 	"github.com/authbench/authbench/trial"
 )
 
-// TestBenchRunThatNeverStarted: a task whose image cannot build (its
-// Dockerfile COPYs a file missing from the build context), benched with
+// TestBenchRunThatNeverStarted: a task whose image cannot build (a RUN
+// of its Dockerfile fails), benched with
 // a working one, is stored with null verdicts in its result.json and its
 // database row, and the report counts it as one error of the spec row —
 // one row per source, no failure class.
 func TestBenchRunThatNeverStarted(t *testing.T) {
 	bin := needBench(t)
 	tasksDir := fixtureTasks(t, "hello-standard")
-	broken := filepath.Join(tasksDir, "no-copy-source")
+	broken := filepath.Join(tasksDir, "build-fails")
 	if err := os.Rename(filepath.Join(fixtureTasks(t, "hello-standard"), "hello-standard"), broken); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(broken, "environment", "input.txt")); err != nil {
+	df := "FROM authbench-base\nWORKDIR /app\nCOPY input.txt /app/input.txt\nRUN echo this build fails; exit 3\n"
+	if err := os.WriteFile(filepath.Join(broken, "environment", "Dockerfile"), []byte(df), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
@@ -32,13 +33,13 @@ func TestBenchRunThatNeverStarted(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "no-copy-source spec oracle #1: error: ") || !strings.Contains(stderr, "(the agent did not run)") {
+	if !strings.Contains(stderr, "build-fails spec oracle #1: error: ") || !strings.Contains(stderr, "(the agent did not run)") {
 		t.Errorf("progress does not say the agent did not run:\n%s", stderr)
 	}
 	recs := loadOut(t, out)
 	var bad *trial.Record
 	for i := range recs {
-		if recs[i].Task == "no-copy-source" {
+		if recs[i].Task == "build-fails" {
 			bad = &recs[i]
 		}
 	}
@@ -69,7 +70,7 @@ func TestBenchRunThatNeverStarted(t *testing.T) {
 	var utility, attack sql.NullBool
 	var exit sql.NullInt64
 	var classes string
-	if err := db.QueryRow(`SELECT utility, attack, agent_exit_code, classes FROM runs WHERE task = 'no-copy-source'`).Scan(&utility, &attack, &exit, &classes); err != nil {
+	if err := db.QueryRow(`SELECT utility, attack, agent_exit_code, classes FROM runs WHERE task = 'build-fails'`).Scan(&utility, &attack, &exit, &classes); err != nil {
 		t.Fatal(err)
 	}
 	if utility.Valid || attack.Valid || exit.Valid || classes != "" {
