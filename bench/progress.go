@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 
 	"github.com/schollz/progressbar/v3"
@@ -87,7 +88,10 @@ const maxProgressError = 300
 func verdict(r *trial.Record) string {
 	if r.Error != "" {
 		s := "error: " + termtext.OneLine(r.Error, maxProgressError)
-		if r.AgentDidNotRun {
+		switch {
+		case r.AgentDidNotRun && r.ErrorKind == runapi.ErrorDaemon:
+			s += " (no record of the run: no verdict)"
+		case r.AgentDidNotRun:
 			s += " (the agent did not run)"
 		}
 		return s
