@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -288,5 +289,15 @@ func TestProgressErrorOnOneLine(t *testing.T) {
 	if !strings.Contains(line, "error: run r1: pytest said \"E assert 'a' == 'b' | E assert 'a' == 'b' | \" | run r2: ") ||
 		!strings.Contains(line, "(the agent did not run) (0 failed, 1 errors") {
 		t.Errorf("progress line %q", line)
+	}
+}
+
+// TestProgressDaemonErrorNamesNoRecord: a run the daemon gave no record
+// of has no verdict, and its line does not claim its agent never ran.
+func TestProgressDaemonErrorNamesNoRecord(t *testing.T) {
+	r := &trial.Record{Identity: trial.Identity{Task: "t", Source: "spec", Agent: "oracle"},
+		RunEnd: trial.RunEnd{Error: "run r1 ended failed without a task result", AgentDidNotRun: true}, ErrorKind: runapi.ErrorDaemon}
+	if got := verdict(r); got != "error: run r1 ended failed without a task result (no record of the run: no verdict)" {
+		t.Errorf("verdict %q", got)
 	}
 }
