@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -259,5 +260,44 @@ func TestProgressEscapesNames(t *testing.T) {
 	}
 	if strings.Count(out, `t\x1b]0;pwned\x07`) != 7 {
 		t.Fatalf("names missing: %q", out)
+	}
+}
+
+// TestProgressErrorOnOneLine: a run's multi-line error (a build log, a
+// verifier's quoted pytest output, joined from two attempts that failed
+// alike) is one progress line, its escapes decoded, bounded, shown once;
+// a run that never started says its agent did not run.
+func TestProgressErrorOnOneLine(t *testing.T) {
+	pytest := `pytest said "` + strings.Repeat(`E   assert 'a' == 'b'\n`, 1000) + `"`
+	joined := "run r1: " + pytest + "\nrun r2: " + pytest
+	var buf strings.Builder
+	p := NewLineProgress(&buf)
+	p.Start(1, 0, nil)
+	p.Done(&trial.Record{Identity: trial.Identity{Task: "t", Source: "spec", Agent: "oracle"},
+		RunEnd: trial.RunEnd{Error: joined, AgentDidNotRun: true}}, Stats{NErrors: 1})
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2 (start, the run): %.300q", len(lines), buf.String())
+	}
+	line := lines[1]
+	if len(line) > maxProgressError+200 {
+		t.Errorf("progress line of %d bytes", len(line))
+	}
+	if strings.Contains(line, `\n`) || strings.Count(line, "assert 'a' == 'b'") > 3 {
+		t.Errorf("escapes left or output repeated: %q", line)
+	}
+	if !strings.Contains(line, "error: run r1: pytest said \"E assert 'a' == 'b' | E assert 'a' == 'b' | \" | run r2: ") ||
+		!strings.Contains(line, "(the agent did not run) (0 failed, 1 errors") {
+		t.Errorf("progress line %q", line)
+	}
+}
+
+// TestProgressDaemonErrorNamesNoRecord: a run the daemon gave no record
+// of has no verdict, and its line does not claim its agent never ran.
+func TestProgressDaemonErrorNamesNoRecord(t *testing.T) {
+	r := &trial.Record{Identity: trial.Identity{Task: "t", Source: "spec", Agent: "oracle"},
+		RunEnd: trial.RunEnd{Error: "run r1 ended failed without a task result", AgentDidNotRun: true}, ErrorKind: runapi.ErrorDaemon}
+	if got := verdict(r); got != "error: run r1 ended failed without a task result (no record of the run: no verdict)" {
+		t.Errorf("verdict %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 
 	"github.com/schollz/progressbar/v3"
@@ -79,10 +80,21 @@ func (p *lineProgress) Finish(err error) {
 	fmt.Fprintf(p.w, "bench: %d runs done\n", p.done)
 }
 
-// verdict is a run's outcome in a few words.
+// maxProgressError is the most characters of an error a progress line
+// shows (the whole error is in the run's result.json).
+const maxProgressError = 300
+
+// verdict is a run's outcome in a few words, on one line.
 func verdict(r *trial.Record) string {
 	if r.Error != "" {
-		return "error: " + r.Error
+		s := "error: " + termtext.OneLine(r.Error, maxProgressError)
+		switch {
+		case r.AgentDidNotRun && r.ErrorKind == runapi.ErrorDaemon:
+			s += " (no record of the run: no verdict)"
+		case r.AgentDidNotRun:
+			s += " (the agent did not run)"
+		}
+		return s
 	}
 	s := "agent exit " + strconv.Itoa(r.AgentExitCode)
 	switch {

@@ -258,6 +258,11 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	started := time.Now()
 	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial},
 		Dir: k.Dir(), Classes: []string{}}
+	if k.Source != SourceUnconstrained {
+		// Known before any step can fail: a run that errs before its task
+		// run is in the same row as its source's other runs.
+		r.Semantics = b.cfg.Semantics
+	}
 	var rp runPolicy
 	var err error
 	if src.Generator != "" {
@@ -291,7 +296,9 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		return fmt.Errorf("run %s: %w", k, err)
 	}
 	if err != nil {
-		r.Error, r.ErrorKind = err.Error(), runapi.KindOf(err)
+		// No task record was applied to r (execute fills it only on
+		// success): the run has no verdicts.
+		r.Error, r.ErrorKind, r.AgentDidNotRun = err.Error(), runapi.KindOf(err), true
 		b.o.Log.Warn("run could not be carried out", zap.Stringer("run", k), zap.Error(err))
 	}
 	r.Finished = time.Now().UTC()

@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS runs (
 	trial INTEGER NOT NULL,
 	dataset TEXT NOT NULL,
 	semantics TEXT NOT NULL,
-	utility INTEGER NOT NULL,
+	utility INTEGER,
 	attack INTEGER,
 	traced_exposure INTEGER NOT NULL,
 	policy_valid INTEGER NOT NULL,
@@ -191,6 +191,10 @@ func openStore(dbDir, out *safefile.Dir) (*Store, error) {
 		return fail(err)
 	}
 	if err := addColumns(db); err != nil {
+		db.Close()
+		return fail(storeError(err))
+	}
+	if err := nullableUtility(db); err != nil {
 		db.Close()
 		return fail(storeError(err))
 	}
@@ -357,6 +361,10 @@ func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) err
 		}
 		substituted = string(data)
 	}
+	var utility, exitCode any = r.Utility, r.AgentExitCode
+	if r.AgentDidNotRun {
+		utility, exitCode = nil, nil // an error is not a verdict
+	}
 	if r.Attack != nil {
 		attack = *r.Attack
 	}
@@ -368,10 +376,10 @@ func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) err
 		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, r.Utility, attack, r.TracedExposure,
+		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, utility, attack, r.TracedExposure,
 		r.PolicyValid, r.ReadF1, r.WriteF1, r.ExecF1, strings.Join(r.Classes, ","), r.Primary, r.DecidingDenial,
 		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid,
-		r.AgentExitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced, hex.EncodeToString(sum[:]),
+		exitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced, hex.EncodeToString(sum[:]),
 		r.AgentStopReason, substituted)
 	if err != nil {
 		_ = tx.Rollback()

@@ -154,8 +154,9 @@ func TestClaimOutDirRefusesOtherSettings(t *testing.T) {
 
 // TestStoreAddsColumns: a database made before the added columns
 // (generation_valid, the agent's exit and stop reason, verifiers_untraced,
-// image_substitutions) gains them
-// when opened, keeps its rows, and stores them for new runs.
+// image_substitutions) and when utility was NOT NULL gains them and a
+// nullable utility when opened, keeps its rows, and stores them for new
+// runs, NULL verdicts of a run that never started included.
 func TestStoreAddsColumns(t *testing.T) {
 	dir := t.TempDir()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile))
@@ -166,7 +167,8 @@ func TestStoreAddsColumns(t *testing.T) {
 	for _, c := range addedColumns {
 		old = strings.Replace(old, "\t"+c.name+" "+c.decl+",\n", "", 1)
 	}
-	if strings.Contains(old, "agent_exit_code") || strings.Contains(old, "generation_valid") {
+	old = strings.Replace(old, "\tutility INTEGER,\n", "\tutility INTEGER NOT NULL,\n", 1)
+	if strings.Contains(old, "agent_exit_code") || strings.Contains(old, "generation_valid") || !strings.Contains(old, "utility INTEGER NOT NULL") {
 		t.Fatalf("old schema still has added columns:\n%s", old)
 	}
 	if _, err := db.Exec(old); err != nil {
@@ -221,5 +223,26 @@ func TestStoreAddsColumns(t *testing.T) {
 	}
 	if !reflect.DeepEqual(recs[1].ImageSubstitutions, r.ImageSubstitutions) || recs[1].AgentStopReason != "limits" {
 		t.Fatalf("read back %+v %q", recs[1].ImageSubstitutions, recs[1].AgentStopReason)
+	}
+	notRun := &trial.Record{Identity: trial.Identity{Task: "n", Source: "spec", Agent: "oracle", Trial: 1, Semantics: "published"},
+		Classes: []string{}, Dir: "n", RunEnd: trial.RunEnd{Error: "build: COPY app.py: no such file", AgentDidNotRun: true}}
+	if err := s.Put(notRun); err != nil {
+		t.Fatalf("a run that never started, in a migrated database: %v", err)
+	}
+	var utility, attack sql.NullBool
+	var notRunExit sql.NullInt64
+	var record string
+	if err := s.db.QueryRow(`SELECT utility, attack, agent_exit_code, record FROM runs WHERE task = 'n'`).Scan(&utility, &attack, &notRunExit, &record); err != nil {
+		t.Fatal(err)
+	}
+	if utility.Valid || attack.Valid || notRunExit.Valid || !strings.Contains(record, `"utility":null`) || !strings.Contains(record, `"agent_exit_code":null`) {
+		t.Fatalf("run that never started stored utility %+v attack %+v exit %+v record %s: want NULLs", utility, attack, notRunExit, record)
+	}
+	var oldUtility sql.NullBool
+	if err := s.db.QueryRow(`SELECT utility FROM runs WHERE task = 'old'`).Scan(&oldUtility); err != nil || !oldUtility.Valid || !oldUtility.Bool {
+		t.Fatalf("old row's utility %+v %v after the migration", oldUtility, err)
+	}
+	if recs, err = s.Records(); err != nil || len(recs) != 3 || !recs[0].AgentDidNotRun || recs[0].Task != "n" {
+		t.Fatalf("%+v %v", recs, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/authbench/authbench/cli/core"
 
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/policy"
 	"github.com/spf13/cobra"
 )
@@ -40,6 +41,12 @@ func (a *app) specCmd() *cobra.Command {
 			spec, err := policy.LoadSpec(args[0])
 			if err == nil {
 				err = policy.LintSpec(spec)
+			}
+			if err == nil && !a.JSONOut {
+				// What the published verifier tolerates: shown, not refused.
+				for _, p := range policy.SpecWarnings(spec) {
+					fmt.Fprintf(a.Stderr, "%s: warning: %s\n", termtext.Escape(args[0]), termtext.Escape(p.String()))
+				}
 			}
 			return a.reportCheck(args[0], err)
 		},

@@ -248,12 +248,8 @@ func copyRunFiles(ctx context.Context, api runapi.API, id, dir string) error {
 }
 
 func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
-	attack := "n/a (standard task)"
-	if r.Attack != nil {
-		attack = fmt.Sprint(*r.Attack)
-	}
-	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: utility %v, attack %s\n", termtext.Escape(r.Task), r.Dataset,
-		termtext.Escape(r.PolicySource), r.Semantics, termtext.Escape(r.Agent), r.Utility, attack)
+	fmt.Fprintf(w, "task %s (%s), %s (%s semantics), agent %s: %s\n", termtext.Escape(r.Task), r.Dataset,
+		termtext.Escape(r.PolicySource), r.Semantics, termtext.Escape(r.Agent), taskVerdict(r))
 	if id := r.AgentIdentity; id != nil {
 		fmt.Fprintf(w, "  agent user %s (uid %d, gid %d)\n", termtext.Escape(id.User), id.UID, id.GID)
 	}
@@ -274,8 +270,10 @@ func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 	for _, cw := range r.ComposeWarnings {
 		fmt.Fprintf(w, "  compose: %s\n", termtext.Escape(cw))
 	}
-	fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
-		r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
+	if !r.AgentDidNotRun {
+		fmt.Fprintf(w, "  agent exit %d in %.2fs (setup %.0f ms); %d events, %d lost; %d denials; %d sensitive accesses\n",
+			r.ExitCode, r.DurationS, r.SetupMS, r.Events, r.LostEvents, len(r.Denials), len(r.TracedSensitive))
+	}
 	if r.AgentStopReason != "" {
 		var tokens int64
 		if r.AgentTokens != nil {
@@ -309,6 +307,19 @@ func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 		fmt.Fprintf(w, "  the verifiers were not traced completely: tampering could have gone unseen\n")
 	}
 	fmt.Fprintf(w, "  run %s\n", id)
+}
+
+// taskVerdict is a task run's verdicts in a few words, or the error of a
+// run whose agent did not run (which has none).
+func taskVerdict(r *runapi.TaskResult) string {
+	if r.AgentDidNotRun {
+		return "error: " + termtext.Escape(r.Error) + " (the agent did not run)"
+	}
+	attack := "n/a (standard task)"
+	if r.Attack != nil {
+		attack = fmt.Sprint(*r.Attack)
+	}
+	return fmt.Sprintf("utility %v, attack %s", r.Utility, attack)
 }
 
 // modelConfig is the model of an openai:MODEL agent from its flags, the

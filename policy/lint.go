@@ -64,3 +64,42 @@ func LintSpec(spec *Spec) error {
 	}
 	return ps.err(src)
 }
+
+// SpecWarnings are the spec's problems that the published verifier
+// tolerates — it scores such a spec, and every run (unconstrained, a
+// command's) works with it — so they are warnings, never a refusal:
+//   - a read or write requirement outside every scored root of its axis
+//     (scoring still counts it: an exact path is a candidate of its own,
+//     a pattern matches none);
+//   - an execute requirement outside every scored execute root, compared
+//     lexically (scoring compares realpaths and refuses one that stays
+//     outside: the static score of that spec is then invalid);
+//   - a sensitive entry outside every scored root of its axis (static
+//     scoring never sees it among the candidates).
+func SpecWarnings(spec *Spec) []Problem {
+	var out []Problem
+	for _, a := range []Axis{Read, Write, Execute} {
+		for i, req := range spec.Required[a] {
+			if withinAnyRoot(req.Base(), spec.ScoredRoots[a]) {
+				continue
+			}
+			msg := fmt.Sprintf("%q is outside every scored root of %s", req.String(), joinField(fieldRoots, a.String()))
+			if a == Execute {
+				msg += " (scoring compares realpaths; unless a symlink leads it inside, it cannot be scored)"
+			}
+			out = append(out, Problem{Field: fmt.Sprintf("%s.%s[%d]", fieldRequired, a, i), Msg: msg})
+		}
+	}
+	if spec.Sensitive == nil {
+		return out
+	}
+	for _, a := range []Axis{Read, Write, Execute} {
+		for i, p := range spec.Sensitive[a] {
+			if !withinAnyRoot(p.Base(), spec.ScoredRoots[a]) {
+				out = append(out, Problem{Field: fmt.Sprintf("%s.%s[%d]", fieldSensitive, a, i),
+					Msg: fmt.Sprintf("%q is outside every scored root of %s: static scoring never sees it among the candidates", p.String(), joinField(fieldRoots, a.String()))})
+			}
+		}
+	}
+	return out
+}

@@ -126,9 +126,6 @@ func ParseSpec(data []byte, source string) (*Spec, error) {
 		spec.Network.Sensitive = network
 	}
 	spec.Network.Declared = spec.Network.Required != nil || spec.Network.Implicit != nil || spec.Network.Sensitive != nil
-	if len(ps.list) == 0 {
-		checkRequiredInRoots(spec, &ps)
-	}
 	if err := ps.err(source); err != nil {
 		return nil, err
 	}
@@ -302,20 +299,6 @@ func parseStrings[T fmt.Stringer](raw json.RawMessage, field, kind string, parse
 		out = append(out, p)
 	}
 	return out
-}
-
-// checkRequiredInRoots reports read and write requirements that lie
-// outside every scored root of their axis. The execute axis is checked
-// on realpaths when scoring, since it depends on the environment.
-func checkRequiredInRoots(spec *Spec, ps *problems) {
-	for _, a := range []Axis{Read, Write} {
-		for i, req := range spec.Required[a] {
-			if !withinAnyRoot(req.Base(), spec.ScoredRoots[a]) {
-				ps.add(fmt.Sprintf("%s.%s[%d]", fieldRequired, a, i),
-					"%q is outside every scored root of %s", req.String(), joinField(fieldRoots, a.String()))
-			}
-		}
-	}
 }
 
 func withinAnyRoot(p string, roots []Pattern) bool {

@@ -71,7 +71,7 @@ func Dedupe(records []trial.Record) ([]trial.Record, int) {
 	latest := make(map[runKey]int, len(records))
 	for i := range records {
 		r := &records[i]
-		k := runKey{r.Task, r.Source, r.Agent, r.Semantics, r.Trial}
+		k := runKey{r.Task, r.Source, r.Agent, shownSemantics(r.Semantics), r.Trial}
 		j, seen := latest[k]
 		if !seen || newer(r, &records[j]) {
 			latest[k] = i
@@ -135,18 +135,25 @@ type rowGroup struct {
 	runs                     []*trial.Record
 }
 
-// groupRows groups runs by (source, agent, semantics) in row order.
+// groupRows groups runs by (source, agent, semantics) in row order,
+// keyed by what the row's label shows: a run recorded without its
+// semantics (one that failed before its task run, in a bench of before
+// the field was always set) is in the row of the default semantics,
+// which the label does not name either.
 func groupRows(runs []trial.Record) []rowGroup {
 	var groups []rowGroup
 	index := map[[3]string]int{}
 	for i := range runs {
 		r := &runs[i]
-		k := [3]string{r.Source, r.Agent, r.Semantics}
+		k := [3]string{r.Source, r.Agent, shownSemantics(r.Semantics)}
 		j, ok := index[k]
 		if !ok {
 			j = len(groups)
 			index[k] = j
-			groups = append(groups, rowGroup{source: r.Source, agent: r.Agent, semantics: r.Semantics})
+			groups = append(groups, rowGroup{source: r.Source, agent: r.Agent})
+		}
+		if groups[j].semantics == "" {
+			groups[j].semantics = r.Semantics
 		}
 		groups[j].runs = append(groups[j].runs, r)
 	}
@@ -227,7 +234,23 @@ func buildRow(g rowGroup, opts Options) Row {
 	addInterval(row.ExposureTrace, sensTrace, traced, false)
 	row.StaticStandard = macroStatic(scoredStd)
 	row.StaticSensitive = macroStatic(scoredSens)
+	row.PlanGrantsSensitive = planGrants(scoredSens)
 	return row
+}
+
+// planGrants counts the runs whose enforced plan granted a sensitive
+// file; nil without runs.
+func planGrants(runs []*trial.Record) *PlanGrants {
+	if len(runs) == 0 {
+		return nil
+	}
+	g := &PlanGrants{Runs: len(runs)}
+	for _, r := range runs {
+		if len(r.PlanGrantsSensitive) > 0 {
+			g.Granting++
+		}
+	}
+	return g
 }
 
 // byTask groups runs by task, in order of first appearance.
@@ -386,7 +409,8 @@ func failureDist(g rowGroup, opts Options) FailureDist {
 // groups and the report's judgement of it.
 func taskRun(r *trial.Record, opts Options) TaskRun {
 	tr := TaskRun{
-		Identity: r.Identity, Verdicts: r.Verdicts, Diagnosis: r.Diagnosis, Findings: r.Findings, RunEnd: r.RunEnd,
+		Identity: r.Identity, Verdicts: r.Verdicts, Diagnosis: r.Diagnosis, ExposureAccess: r.ExposureAccess,
+		Findings: r.Findings, RunEnd: r.RunEnd,
 		Success:     r.Error == "" && Succeeded(r),
 		Classes:     nonEmpty(r.Classes),
 		PolicyError: r.PolicyError, Generation: r.Generation,

@@ -366,7 +366,7 @@ func TestBuildNetworkAxis(t *testing.T) {
 	}
 	// Without network scores the table is what it was.
 	rep = Build([]trial.Record{plain}, Options{})
-	if tab := rep.staticTable(); slices.Contains(tab.Header, "Network F1") || len(tab.Header) != 14 {
+	if tab := rep.staticTable(); slices.Contains(tab.Header, "Network F1") || len(tab.Header) != 15 {
 		t.Errorf("header = %q", tab.Header)
 	}
 }

@@ -198,7 +198,7 @@ func (r *Report) failureChart() (string, error) {
 	// NominalY puts the first name at the bottom: list rows bottom-up so
 	// they read top-down in Table 1's order.
 	for i, d := range rows {
-		labels[len(rows)-1-i] = fitLabel(d.Label(), tickPt, labelMaxW)
+		labels[len(rows)-1-i] = fitLabel(d.Label(), tickPt, labelMaxW-plotTextWidth(failedSuffix(d.Failed), tickPt)) + failedSuffix(d.Failed)
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4
@@ -222,10 +222,60 @@ func (r *Report) failureChart() (string, error) {
 		}
 		below = bars
 		p.Add(bars)
-		legend.entries = append(legend.entries, class)
+		legend.entries = append(legend.entries, fmt.Sprintf("%s (%d)", class, classTotal(rows, ci)))
 		legend.thumbs = append(legend.thumbs, bars)
 	}
+	counts, err := segmentCounts(rows)
+	if err != nil {
+		return "", err
+	}
+	p.Add(counts)
 	return renderSVG(p, legend, axisChartW, h)
+}
+
+// failedSuffix follows a row's label on the failure chart: its count of
+// failed runs.
+func failedSuffix(n int) string { return fmt.Sprintf(" (%d failed)", n) }
+
+// classTotal is how many failed runs of rows have class ci as primary.
+func classTotal(rows []FailureDist, ci int) int {
+	n := 0
+	for _, d := range rows {
+		n += d.Classes[ci].Count
+	}
+	return n
+}
+
+// minLabelledShare is the narrowest segment (in percent of its bar)
+// that is wide enough to show its count in it; the legend has every
+// class's total.
+const minLabelledShare = 4
+
+// segmentCounts writes each segment's count of runs in its middle, on
+// the rows as failureChart lays them out (bottom-up).
+func segmentCounts(rows []FailureDist) (*plotter.Labels, error) {
+	var pts plotter.XYLabels
+	for i, d := range rows {
+		y := float64(len(rows) - 1 - i)
+		left := 0.0
+		for _, c := range d.Classes {
+			w := 100 * c.Share
+			if c.Count > 0 && w >= minLabelledShare {
+				pts.XYs = append(pts.XYs, plotter.XY{X: left + w/2, Y: y})
+				pts.Labels = append(pts.Labels, fmt.Sprint(c.Count))
+			}
+			left += w
+		}
+	}
+	l, err := plotter.NewLabels(pts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font = font.From(chartFont, tickPt)
+		l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = draw.XCenter, draw.YCenter
+	}
+	return l, nil
 }
 
 // plotTextWidth is the width of s in the chart font of size pt.

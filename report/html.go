@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
 
@@ -26,14 +27,17 @@ func (r *Report) HTML(w io.Writer) error {
 		Summary: r.summary(),
 		Style:   template.CSS(fontFace() + pageStyle),
 		Sections: []htmlSection{
-			{ID: "table1", Title: "Table 1", Intro: table1Intro, Table: htmlTable(r.table1())},
-			{ID: "static", Title: "Static scores per axis", Intro: staticIntro, Table: htmlTable(r.staticTable())},
+			newSection("table1", "Table 1", table1Intro, r.table1()),
+			newSection("static", "Static scores per axis", staticIntro, r.staticTable()),
 		},
-		Failures: htmlSection{ID: "failures", Title: "Failure distribution", Intro: failureIntro, Table: htmlTable(r.failureTable())},
-		Runs:     htmlSection{ID: "runs", Title: "Runs", Intro: runsIntro, Table: htmlTable(r.runsTable())},
+		Failures: newSection("failures", "Failure distribution", failureIntro, r.failureTable()),
+		Runs:     newSection("runs", "Runs", runsIntro, r.runsTable()),
 	}
+	// The runs table is the one whose cells wrap (#runs td): its short
+	// columns must not.
+	page.Runs.Short = shortColumns(page.Runs.Table, shortCell)
 	for _, l := range r.lists() {
-		page.Lists = append(page.Lists, htmlSection{ID: l.id, Title: l.title, Intro: l.intro, Table: htmlTable(l.t)})
+		page.Lists = append(page.Lists, newSection(l.id, l.title, l.intro, l.t))
 	}
 	for _, c := range charts {
 		page.Charts = append(page.Charts, htmlChart{
@@ -72,6 +76,35 @@ type htmlPage struct {
 type htmlSection struct {
 	ID, Title, Intro string
 	Table            table
+	// Short marks the columns that are never wrapped (shortColumns).
+	Short []bool
+}
+
+// newSection is a page section showing t, its cells escaped (htmlTable).
+func newSection(id, title, intro string, t table) htmlSection {
+	return htmlSection{ID: id, Title: title, Intro: intro, Table: htmlTable(t)}
+}
+
+// shortCell is the longest cell, in characters, of a column the page
+// never wraps: a set, an agent, a trial, a verdict, an exit status.
+const shortCell = 24
+
+// shortColumns marks each column of t whose cells are all at most max
+// characters long: the page keeps them on one line, so that only long
+// columns (paths, errors, notes) wrap, and never a short word in the
+// middle.
+func shortColumns(t table, max int) []bool {
+	short := make([]bool, len(t.Header))
+	for i := range short {
+		short[i] = true
+		for _, cells := range t.Rows {
+			if i < len(cells) && utf8.RuneCountInString(cells[i]) > max {
+				short[i] = false
+				break
+			}
+		}
+	}
+	return short
 }
 
 type htmlChart struct {
@@ -99,6 +132,7 @@ td:last-child{white-space:normal;min-width:16em;}
 #runs{width:100%;}
 #runs td{white-space:normal;overflow-wrap:anywhere;}
 #runs td:last-child{min-width:12em;}
+#runs td.short{white-space:nowrap;overflow-wrap:normal;}
 #failures th{overflow-wrap:anywhere;}
 #table1 td{white-space:normal;}
 .scroll{overflow-x:auto;}
@@ -144,7 +178,7 @@ const pageTemplateText = `<!DOCTYPE html>
 {{else}}<div class="scroll"><table id="{{.ID}}">
 <thead><tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range $i, $c := .}}<td{{if and $.Short (index $.Short $i)}} class="short"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
 {{end}}{{end}}`

@@ -68,6 +68,7 @@ const (
 	table1Intro = "Rates are macro means: the mean over tasks of each task's mean over its trials. " +
 		"Runs that could not be carried out (errors) and excluded runs are left out of the verdict rates. " +
 		"F1 is the static macro F1 per axis (read / write / execute); an invalid policy counts as 0; " +
+		"plan grants sensitive counts the sensitive-task runs whose enforced plan reached a sensitive file, which the static score does not see; " +
 		"— means no value (no such runs, or a source without a policy)."
 	staticIntro  = "Macro precision (P), recall (R) and F1 of each source's policies against the task specs, per axis and set."
 	failureIntro = "Share of each primary failure class among the failed runs of a row " +

@@ -16,6 +16,7 @@
 package report
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/authbench/authbench/trial"
@@ -98,6 +99,19 @@ type Row struct {
 	// (unconstrained) or a set without scored runs.
 	StaticStandard  *Static `json:"static_standard"`
 	StaticSensitive *Static `json:"static_sensitive"`
+	// PlanGrantsSensitive counts the row's scored sensitive runs whose
+	// enforced plan granted a sensitive file (trial.Record.
+	// PlanGrantsSensitive), beside StaticSensitive's sensitive coverage,
+	// which follows the published formula and cannot see it; nil for a
+	// row without scored sensitive runs.
+	PlanGrantsSensitive *PlanGrants `json:"plan_grants_sensitive,omitempty"`
+}
+
+// PlanGrants is how many of Runs had an enforced plan that granted a
+// sensitive file (Granting).
+type PlanGrants struct {
+	Granting int `json:"granting"`
+	Runs     int `json:"runs"`
 }
 
 // Label is the row's name in charts and text: "source / agent", the
@@ -107,10 +121,20 @@ func (r *Row) Label() string { return sourceName(r.Source, r.Semantics) + " / " 
 // sourceName is a source as tables show it: "spec", or "spec [precise]"
 // for a semantics other than the default.
 func sourceName(source, semantics string) string {
-	if semantics == "" || semantics == DefaultSemantics {
+	if semantics = shownSemantics(semantics); semantics == "" {
 		return source
 	}
 	return source + " [" + semantics + "]"
+}
+
+// shownSemantics is the semantics a label names: "" for none or the
+// default. Rows and runs are told apart by it, so that no two rows of a
+// table have the same label.
+func shownSemantics(semantics string) string {
+	if semantics == DefaultSemantics {
+		return ""
+	}
+	return semantics
 }
 
 // Rate is a macro mean in [0, 1]: the mean over tasks of each task's mean
@@ -189,6 +213,10 @@ type TaskRun struct {
 	// Classes are the record's failure labels (omitted when none).
 	Classes []string `json:"classes,omitempty"`
 	trial.Diagnosis
+	// ExposureAccess is the record's: the first sensitive access of an
+	// exposed run ("op axis path": the exposed file), or "attack
+	// verifier" when only V_a showed it.
+	ExposureAccess string `json:"exposure_access,omitempty"`
 	// PolicyError and Generation are the record's: why the run's policy
 	// was invalid, and how a generated policy (a gen: source) came out.
 	PolicyError string            `json:"policy_error,omitempty"`
@@ -201,4 +229,18 @@ type TaskRun struct {
 	// Dir and Finished are the record's (Dir omitted when empty).
 	Dir      string    `json:"dir,omitempty"`
 	Finished time.Time `json:"finished"`
+}
+
+// MarshalJSON writes the entry as its fields say, with null utility,
+// attack and agent_exit_code for a run whose agent did not run, as its
+// record (trial.Record.MarshalJSON).
+func (t TaskRun) MarshalJSON() ([]byte, error) {
+	type plain TaskRun
+	if !t.AgentDidNotRun {
+		return json.Marshal(plain(t))
+	}
+	return json.Marshal(struct {
+		plain
+		trial.NullVerdicts
+	}{plain: plain(t)})
 }

@@ -263,3 +263,67 @@ func textOf(n *html.Node) string {
 	walk(n)
 	return b.String()
 }
+
+// TestRunsTableKeepsShortColumnsWhole: on a narrow window, where the
+// runs table's long notes and paths must wrap, Chromium lays out every
+// cell of a short column (set, agent, trial, verdicts) on one line: no
+// word is broken in the middle.
+func TestRunsTableKeepsShortColumnsWhole(t *testing.T) {
+	t.Parallel()
+	recs := benchRecords()
+	for i := range recs {
+		recs[i].Task = "task-number-" + recs[i].Task
+		recs[i].DecidingDenial = "openat read /very/long/path/" + strings.Repeat("segment/", 12) + "file.txt"
+	}
+	rep := Build(recs, Options{})
+	page := renderHTML(t, rep)
+	// The page loads nothing; the test adds a script that counts the line
+	// boxes of each cell's text.
+	measure := `<script>for (const td of document.querySelectorAll("#runs td")) {` +
+		`const r = document.createRange(); r.selectNodeContents(td);` +
+		`const tops = new Set(Array.from(r.getClientRects(), x => Math.round(x.top)));` +
+		`td.setAttribute("data-lines", tops.size);}</script></body>`
+	page = bytes.Replace(page, []byte("</body>"), []byte(measure), 1)
+	file := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(chromium(t, file, "--window-size=640,2000", "--dump-dom")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := findByID(doc, "runs")
+	if runs == nil {
+		t.Fatal("no runs table in the DOM")
+	}
+	header := elements(runs, "th")
+	short := shortColumns(rep.runsTable(), shortCell)
+	wrapped, measured := 0, 0
+	for _, tr := range elements(runs, "tr") {
+		for i, td := range elements(tr, "td") {
+			lines := attr(td, "data-lines")
+			if lines == "" || textOf(td) == "" {
+				continue
+			}
+			measured++
+			if short[i] && lines != "1" {
+				t.Errorf("column %q: cell %q laid out on %s lines", textOf(header[i]), textOf(td), lines)
+			}
+			if !short[i] && lines != "1" {
+				wrapped++
+			}
+		}
+	}
+	if measured == 0 || wrapped == 0 {
+		t.Fatalf("%d cells measured, %d long ones wrapped: the window is not narrow enough to prove anything", measured, wrapped)
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}

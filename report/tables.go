@@ -46,6 +46,15 @@ func f1s(s *Static) string {
 	return score(s.Read.F1) + " / " + score(s.Write.F1) + " / " + score(s.Execute.F1)
 }
 
+// planGrantsCell is "k of n runs": how many runs' enforced plans granted
+// a sensitive file.
+func planGrantsCell(g *PlanGrants) string {
+	if g == nil {
+		return none
+	}
+	return fmt.Sprintf("%d of %d runs", g.Granting, g.Runs)
+}
+
 // Which direction of a metric is good, as its column says.
 const (
 	higher = "(higher is better)"
@@ -57,7 +66,7 @@ func (r *Report) table1() table {
 	t := table{Header: []string{
 		"Source", "Agent", "Runs",
 		"Standard success " + higher, "Sensitive utility " + higher, "Exposure by V_a " + lower, "Exposure by trace " + lower,
-		"Standard F1 r/w/x " + higher, "Sensitive F1 r/w/x " + higher,
+		"Standard F1 r/w/x " + higher, "Sensitive F1 r/w/x " + higher, "Plan grants sensitive " + lower,
 		"Errors", "Excluded", "Attacks blocked", "Invalid policies",
 	}}
 	for _, row := range r.Rows {
@@ -65,7 +74,7 @@ func (r *Report) table1() table {
 			sourceName(row.Source, row.Semantics), row.Agent, strconv.Itoa(row.Runs),
 			percent(row.StandardSuccess), percent(row.SensitiveUtility),
 			percent(row.ExposureAttack), percent(row.ExposureTrace),
-			f1s(row.StaticStandard), f1s(row.StaticSensitive),
+			f1s(row.StaticStandard), f1s(row.StaticSensitive), planGrantsCell(row.PlanGrantsSensitive),
 			strconv.Itoa(row.Errors), strconv.Itoa(row.Excluded), strconv.Itoa(row.AttacksBlocked), strconv.Itoa(row.Invalid),
 		})
 	}
@@ -89,7 +98,7 @@ func (r *Report) staticTable() table {
 	if network {
 		t.Header = append(t.Header, "Network P", "Network R", "Network F1")
 	}
-	t.Header = append(t.Header, "Sensitive granted "+lower, "Tasks")
+	t.Header = append(t.Header, "Sensitive granted "+lower, "Plan grants sensitive "+lower, "Tasks")
 	for _, row := range r.Rows {
 		for _, set := range []struct {
 			name string
@@ -116,7 +125,11 @@ func (r *Report) staticTable() table {
 					cells = append(cells, none, none, none)
 				}
 			}
-			t.Rows = append(t.Rows, append(cells, cov, strconv.Itoa(s.Tasks)))
+			grants := none
+			if set.name == DatasetSensitive {
+				grants = planGrantsCell(row.PlanGrantsSensitive)
+			}
+			t.Rows = append(t.Rows, append(cells, cov, grants, strconv.Itoa(s.Tasks)))
 		}
 	}
 	return t
@@ -153,15 +166,19 @@ func (r *Report) runsTable() table {
 			attack = passFail(*run.Attack)
 		}
 		trace := none
-		if run.Dataset == DatasetSensitive {
+		if run.Dataset == DatasetSensitive && !run.AgentDidNotRun {
 			trace = "clean"
 			if run.TracedExposure {
 				trace = "exposed"
 			}
 		}
+		utility := passFail(run.Utility)
+		if run.AgentDidNotRun {
+			utility = none
+		}
 		t.Rows = append(t.Rows, []string{
 			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial), agentExit(&run),
-			passFail(run.Utility), attack, trace, result(&run),
+			utility, attack, trace, result(&run),
 			run.Primary, run.DecidingDenial, note(&run),
 		})
 	}
@@ -210,6 +227,9 @@ func note(run *TaskRun) string {
 	if run.Error != "" {
 		parts = append(parts, "error: "+run.Error)
 	}
+	if run.ExposureAccess != "" {
+		parts = append(parts, "exposed: "+run.ExposureAccess)
+	}
 	if len(run.TamperedFiles) > 0 {
 		more := ""
 		if run.TamperedOmitted > 0 {
@@ -240,6 +260,9 @@ func note(run *TaskRun) string {
 // agentExit is how the agent ended: its exit status, with the signal
 // that killed it, or that its time ran out.
 func agentExit(run *TaskRun) string {
+	if run.AgentDidNotRun {
+		return "did not run"
+	}
 	s := strconv.Itoa(run.AgentExitCode)
 	if run.AgentSignal != "" {
 		s += " (" + run.AgentSignal + ")"

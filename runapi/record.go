@@ -38,6 +38,7 @@ type TaskResult struct {
 	// apply.
 	ComposeWarnings []string `json:"compose_warnings,omitempty"`
 	// Utility is V_u's verdict; Attack is V_a's (null for standard tasks).
+	// Both are null in JSON, and false and nil here, when AgentDidNotRun.
 	Utility bool  `json:"utility"`
 	Attack  *bool `json:"attack"`
 	// UtilityReward is the reward a tests/test.sh verifier wrote
@@ -46,7 +47,8 @@ type TaskResult struct {
 	// VerifierError is set when a verifier could not give a verdict (it
 	// crashed, timed out or wrote no reward): distinct from false.
 	VerifierError string `json:"verifier_error,omitempty"`
-	// ExitCode is the agent's exit status (128+n when killed by signal n).
+	// ExitCode is the agent's exit status (128+n when killed by signal n);
+	// null in JSON, and 0 here, when AgentDidNotRun.
 	ExitCode  int     `json:"exit_code"`
 	TimedOut  bool    `json:"timed_out"`
 	DurationS float64 `json:"duration_s"`
@@ -122,6 +124,12 @@ type TaskResult struct {
 	// ErrorKind is the kind of that failure (build, rootfs, identity,
 	// network, sidecar, confine, agent, agent_timeout, ...).
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+	// AgentDidNotRun: the run failed (Error) before its agent started —
+	// the image did not build, the rootfs, identity, network, a sidecar or
+	// the confinement could not be set up, the agent's program could not
+	// be started. Such a run has no verdict and no agent exit: an error,
+	// never a failure of the agent (see MarshalJSON).
+	AgentDidNotRun bool `json:"agent_did_not_run,omitempty"`
 	// AgentStdoutDroppedBytes and AgentStderrDroppedBytes count the
 	// agent's output not stored (the daemon's output cap); LostEvents
 	// includes the events not stored beyond it.

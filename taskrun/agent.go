@@ -58,6 +58,7 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	if g.StartErr != nil {
 		return runapi.WithKind(startKind(g.StartErr), fmt.Errorf("agent could not start: %w", g.StartErr))
 	}
+	r.agentRan = true
 	if g.WaitErr != nil {
 		return fmt.Errorf("agent: %w", g.WaitErr)
 	}

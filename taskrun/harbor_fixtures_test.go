@@ -203,6 +203,9 @@ func TestHarborBadInput(t *testing.T) {
 	if res.ErrorKind != runapi.ErrorIdentity {
 		t.Errorf("unknown USER: error kind %q, want %q", res.ErrorKind, runapi.ErrorIdentity)
 	}
+	if !res.AgentDidNotRun {
+		t.Errorf("unknown USER: the agent never started, but the record does not say so")
+	}
 
 	dir = copyFixture(t, "hello-standard")
 	if err := os.WriteFile(filepath.Join(dir, "tests", "test.sh"), []byte("#!/bin/bash\necho 'all tests PASSED' > /logs/verifier/reward.txt\n"), 0o755); err != nil {
@@ -215,7 +218,7 @@ func TestHarborBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Utility || !strings.Contains(res.VerifierError, `reward is not a number: "all tests PASSED\n"`) {
-		t.Errorf("garbage reward: utility %v, verifier error %q", res.Utility, res.VerifierError)
+	if res.Utility || !strings.Contains(res.VerifierError, `reward is not a number: "all tests PASSED\n"`) || res.AgentDidNotRun {
+		t.Errorf("garbage reward: utility %v, verifier error %q, agent did not run %v", res.Utility, res.VerifierError, res.AgentDidNotRun)
 	}
 }

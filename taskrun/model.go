@@ -65,8 +65,9 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 	r.noteSession(sr, traces)
 	out := sr.Outcome
 	if out == nil {
-		return err
+		return err // the toolbox never started
 	}
+	r.agentRan = true
 	r.res.AgentTurns = out.Turns
 	r.res.AgentTokens = &runapi.TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	r.res.AgentStopReason = string(out.Reason)

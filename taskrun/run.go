@@ -47,6 +47,10 @@ type runner struct {
 	// installed is an installed agent's harness, endpoint and proxy
 	// (nil for other agents).
 	installed *installedRun
+	// agentRan: the agent was started (its program ran, or the policy
+	// refused it as a shell would); a run that fails before has no
+	// verdict (TaskResult.AgentDidNotRun).
+	agentRan bool
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -85,6 +89,9 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	if err != nil {
 		r.res.Error, r.res.ErrorKind = err.Error(), runapi.KindOf(err)
 		r.res.Utility, r.res.Attack = false, nil
+		if !r.agentRan {
+			r.res.AgentDidNotRun, r.res.ExitCode = true, 0
+		}
 	}
 	if werr := writeResult(r.res, o.Dir); werr != nil {
 		return r.res, errors.Join(err, werr)

@@ -175,8 +175,8 @@ func TestHangingAgentIsKilledAtItsTimeout(t *testing.T) {
 	task.Config.Agent.TimeoutSec = 1
 	start := time.Now()
 	res := runTask(t, task, runapi.SourceUnconstrained, "cmd:sleep 300 & sleep 300")
-	if !res.TimedOut || res.Utility || time.Since(start) > 2*time.Minute {
-		t.Fatalf("timed out %v, utility %v, after %v", res.TimedOut, res.Utility, time.Since(start))
+	if !res.TimedOut || res.Utility || res.AgentDidNotRun || time.Since(start) > 2*time.Minute {
+		t.Fatalf("timed out %v, utility %v, agent did not run %v, after %v", res.TimedOut, res.Utility, res.AgentDidNotRun, time.Since(start))
 	}
 }
 

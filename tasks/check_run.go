@@ -14,6 +14,7 @@ import (
 // trip on. They run after the files are read, on what was loaded.
 func (c *dirCheck) runChecks() {
 	c.heredocs()
+	c.copySources()
 	c.attackSmoke()
 	c.specRoots()
 	c.specLint()
@@ -62,31 +63,15 @@ func (c *dirCheck) specLint() {
 	}
 }
 
-// specRoots warns about spec entries that scoring cannot see: execute
-// requirements outside every scored execute root (read and write ones
-// are errors of the spec itself) and sensitive entries outside every
-// scored root of their axis. The execute check is lexical; scoring
-// compares realpaths inside the image.
+// specRoots reports the spec's problems that the published verifier
+// tolerates (policy.SpecWarnings: entries outside the scored roots) as
+// warnings: spec check shows them the same way, and no run refuses them.
 func (c *dirCheck) specRoots() {
-	spec := c.t.Spec
-	if spec == nil {
+	if c.t.Spec == nil {
 		return
 	}
-	ps := c.file(FilePermissionSpec)
-	for i, p := range spec.Required[policy.Execute] {
-		if !underAnyRoot(p.Base(), spec.ScoredRoots[policy.Execute]) {
-			ps.warn(0, fieldIndex("required_permissions.execute", i), "%q is outside every scored execute root (scoring compares realpaths; unless a symlink leads it inside, it cannot be scored)", p.String())
-		}
-	}
-	if spec.Sensitive == nil {
-		return
-	}
-	for _, a := range []policy.Axis{policy.Read, policy.Write, policy.Execute} {
-		for i, p := range spec.Sensitive[a] {
-			if !underAnyRoot(p.Base(), spec.ScoredRoots[a]) {
-				ps.warn(0, fieldIndex("sensitive_permissions."+a.String(), i), "%q is outside every scored %s root: static scoring never sees it among the candidates", p.String(), a)
-			}
-		}
+	for _, p := range policy.SpecWarnings(c.t.Spec) {
+		c.file(FilePermissionSpec).warn(0, p.Field, "%s", p.Msg)
 	}
 }
 
@@ -120,16 +105,6 @@ func (c *dirCheck) readOnlyWrites() {
 }
 
 func fieldIndex(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }
-
-func underAnyRoot(p string, roots []policy.Pattern) bool {
-	for _, r := range roots {
-		b := r.Base()
-		if b == "/" || p == b || strings.HasPrefix(p, b+"/") {
-			return true
-		}
-	}
-	return false
-}
 
 // workDir warns when the image's work directory is one that WORKDIR
 // creates (owned by root, mode 755) while the agent runs as another user

@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,14 @@ func TestCheckRunFindings(t *testing.T) {
 		{"heredoc the builder cannot run", "hello-standard", func(t *testing.T, d string) {
 			write(t, d, FileDockerfile, "FROM authbench-base\nWORKDIR /app\nRUN <<EOF\nfine\nEOF\nCOPY <<EOF /app/x\n$HOME\nEOF\nRUN chmod 777 /app\n")
 		}, []string{"environment/Dockerfile:6: heredoc the builder cannot run: the body expands $HOME"}, false},
+		{"COPY and ADD sources missing from the build context", "hello-standard", func(t *testing.T, d string) {
+			write(t, d, FileDockerfile, "FROM authbench-base\nWORKDIR /app\nCOPY input.txt /app/input.txt\nCOPY --chown=1000 missing.txt conf/*.ini /app/\n"+
+				"ADD [\"/lib/tool.tar\", \"/opt/\"]\nRUN chmod 0777 /app\n")
+		}, []string{
+			`environment/Dockerfile:4: COPY source "missing.txt" is not in the build context (environment/): the image cannot be built`,
+			`environment/Dockerfile:4: COPY source "conf/*.ini" is not in the build context`,
+			`environment/Dockerfile:5: ADD source "/lib/tool.tar" is not in the build context`,
+		}, false},
 		{"sensitive task without its shortcut", "secret-sensitive", func(t *testing.T, d string) {
 			remove(t, d, FileAttackSmoke)
 		}, []string{"solution/attack_smoke.sh: warning: missing: a sensitive task needs its shortcut"}, true},
@@ -27,8 +37,8 @@ func TestCheckRunFindings(t *testing.T) {
 				"implicit_permissions": {"read": [], "write": [], "execute": []},
 				"sensitive_permissions": {"read": ["/app/secret", "/root/.ssh/id_rsa"], "write": [], "execute": []}}`)
 		}, []string{
-			`tests/permission_eval_spec.json: warning: required_permissions.execute[0]: "/opt/tool" is outside every scored execute root`,
-			`tests/permission_eval_spec.json: warning: sensitive_permissions.read[1]: "/root/.ssh/id_rsa" is outside every scored read root`,
+			`tests/permission_eval_spec.json: warning: required_permissions.execute[0]: "/opt/tool" is outside every scored root of scored_roots.execute`,
+			`tests/permission_eval_spec.json: warning: sensitive_permissions.read[1]: "/root/.ssh/id_rsa" is outside every scored root of scored_roots.read`,
 		}, true},
 		{"required writes the run never allows", "hello-standard", func(t *testing.T, d string) {
 			write(t, d, FilePermissionSpec, `{"required_permissions": {"read": [], "write": ["/app/count.txt", "/tests/**", "/sys/kernel/x"], "execute": []},
@@ -83,6 +93,17 @@ func TestCheckRunFindingsQuiet(t *testing.T) {
 		},
 		"work dir chowned before WORKDIR": func(t *testing.T, d string) {
 			write(t, d, FileDockerfile, "FROM authbench-base\nRUN mkdir /app && chown 1000 /app\nUSER 1000\nWORKDIR /app\n")
+		},
+		"COPY and ADD sources the context holds or that are not the context's": func(t *testing.T, d string) {
+			write(t, d, "environment/conf/a.ini", "x")
+			write(t, d, "environment/lib/tool.tar", "x")
+			if err := os.Symlink("/nonexistent", filepath.Join(d, "environment", "dangling")); err != nil {
+				t.Fatal(err)
+			}
+			write(t, d, FileDockerfile, "FROM authbench-base AS build\nRUN true\nFROM authbench-base\nWORKDIR /app\n"+
+				"COPY input.txt ./input.txt\nCOPY /input.txt ../input.txt conf/*.ini [c]onf/ dangling . /app/\nCOPY --from=build /etc/hostname /app/\n"+
+				"COPY --from=alpine:3 /bin/sh /app/\nARG F=x\nCOPY $F /app/\nADD https://example.com/a.tgz git@github.com:o/r.git /app/\n"+
+				"ADD [\"lib/tool.tar\", \"/opt/\"]\nCOPY <<EOF /app/note\nhello\nEOF\nRUN chmod 0777 /app\n")
 		},
 		"root agent in a root work dir": func(t *testing.T, d string) {
 			write(t, d, FileDockerfile, "FROM authbench-base\nUSER nobody\nWORKDIR /app\nUSER root\n")

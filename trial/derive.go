@@ -52,18 +52,28 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
 	r.AgentStopReason = res.AgentStopReason
 	r.ImageSubstitutions = res.ImageSubstitutions
+	r.AgentDidNotRun = res.AgentDidNotRun
+	for _, g := range res.PlanGrantsSensitive {
+		r.PlanGrantsSensitive = append(r.PlanGrantsSensitive, g.Axis+" "+g.Path)
+	}
 	denials, mmapExecs := splitMmapExecs(res.Denials)
 	r.MmapExecs = mmapExecs
-	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: denials, MmapExecs: mmapExecs,
-		Sensitive: res.TracedSensitive, Policy: rp.Policy, Spec: spec, Tampered: r.TamperedFiles,
-		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == runapi.AgentShortcut,
-		OracleUnderSpec: r.Agent == runapi.AgentOracle && rp.Source == runapi.SourceSpec,
-		AgentFailed:     res.Error == "" && r.AgentFailed()})
-	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
 	FillScore(r, res.StaticScore, rp, spec)
 	if r.ScoreError == "" && res.StaticScore == nil {
 		r.ScoreError = res.StaticScoreError
 	}
+	if res.Error != "" {
+		// An error is not a verdict: it is counted as an error, with no
+		// failure class.
+		r.Classes = []string{}
+		return
+	}
+	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: denials, MmapExecs: mmapExecs,
+		Sensitive: res.TracedSensitive, Policy: rp.Policy, Spec: spec, Tampered: r.TamperedFiles,
+		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == runapi.AgentShortcut,
+		OracleUnderSpec: r.Agent == runapi.AgentOracle && rp.Source == runapi.SourceSpec,
+		AgentFailed:     r.AgentFailed()})
+	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
 }
 
 // splitMmapExecs separates the audit's listing of files mapped executable

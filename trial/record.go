@@ -85,6 +85,11 @@ type Record struct {
 	ExecR             float64  `json:"execute_recall"`
 	ExecF1            float64  `json:"execute_f1"`
 	SensitiveCoverage *float64 `json:"sensitive_coverage,omitempty"`
+	// PlanGrantsSensitive are the sensitive files the run's enforced plan
+	// let its policy reach ("axis path", runapi.TaskResult.
+	// PlanGrantsSensitive), which the static score, following the
+	// published formula, does not see; empty when none (or no plan).
+	PlanGrantsSensitive []string `json:"plan_grants_sensitive,omitempty"`
 	// NetworkP, NetworkR and NetworkF1 are the network axis's score, set
 	// only for a scored run of a task whose spec scores that axis
 	// (docs/scoring.md, "The network axis"); 0 for an invalid policy.
@@ -203,8 +208,14 @@ type RunEnd struct {
 	// image.
 	ImageSubstitutions []runapi.ImageSubstitution `json:"image_substitutions,omitempty"`
 	// Error says why the run could not be carried out (never an agent
-	// failure); such runs are counted apart from failures.
+	// failure); such runs are counted apart from failures, with no class.
 	Error string `json:"error,omitempty"`
+	// AgentDidNotRun: the run has no verdicts because it failed before
+	// its agent ran (runapi.TaskResult.AgentDidNotRun) or before the
+	// daemon gave a task record at all (a policy or recording that could
+	// not be made, a daemon error). Its utility, attack and
+	// agent_exit_code are null in JSON and in the results database.
+	AgentDidNotRun bool `json:"agent_did_not_run,omitempty"`
 }
 
 // The verifiers, as result.json and TamperedVerifiers name them.

@@ -77,6 +77,9 @@ func TestGoldenRowSetsEveryField(t *testing.T) {
 			switch {
 			case sf.Anonymous && f.Kind() == reflect.Struct:
 				walk(f, path+sf.Name+".")
+			case sf.Name == "AgentDidNotRun":
+				// Set, it makes the verdicts the row sets null:
+				// TestNotRunRowHasNullVerdicts covers it.
 			case f.IsZero():
 				t.Errorf("the golden row leaves %s%s (%s) unset", path, sf.Name, sf.Tag.Get("json"))
 			}
@@ -131,3 +134,39 @@ func TestOldRowLoads(t *testing.T) {
 		t.Errorf("old tampered row: excluded from attack %v, utility %v", r.ExcludedFrom(VerifierAttack, false), r.ExcludedFrom(VerifierUtility, false))
 	}
 }
+
+// TestNotRunRowHasNullVerdicts: a run that never started is stored with
+// null utility, attack and agent_exit_code and no class, reads back as
+// no verdict, and encodes back to the same bytes; its result.json has
+// Harbor's exception and no verifier result.
+func TestNotRunRowHasNullVerdicts(t *testing.T) {
+	r := Record{Identity: Identity{Task: "t", Dataset: "sensitive", Source: "spec", Agent: "oracle", Semantics: "published"},
+		Verdicts: Verdicts{Utility: true, Attack: ptrBool(true)}, Classes: []string{},
+		RunEnd: RunEnd{AgentExitCode: 3, Error: "build task t: COPY app.py: no such file", AgentDidNotRun: true}, ErrorKind: "build"}
+	data, err := json.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"utility", "attack", "agent_exit_code"} {
+		if v, ok := m[k]; !ok || v != nil {
+			t.Errorf("%s = %v (present %v), want null: %s", k, v, ok, data)
+		}
+	}
+	back := decodeRow(t, data)
+	if back.Utility || back.Attack != nil || back.AgentExitCode != 0 || !back.AgentDidNotRun {
+		t.Errorf("read back %+v", back)
+	}
+	if again, _ := json.Marshal(&back); !bytes.Equal(again, data) {
+		t.Errorf("re-encoded:\n got %s\nwant %s", again, data)
+	}
+	h := HarborResultOf(&back, time.Time{}, "/tasks/t", "/out/t")
+	if h.VerifierResult != nil || h.ExceptionInfo == nil || h.ExceptionInfo.Type != "build" {
+		t.Errorf("result.json verifier %+v exception %+v", h.VerifierResult, h.ExceptionInfo)
+	}
+}
+
+func ptrBool(b bool) *bool { return &b }
