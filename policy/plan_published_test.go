@@ -66,6 +66,11 @@ func TestCompilePlanPublished(t *testing.T) {
 			[]string{"/d/.hidden: read_file"}, nil, nil},
 		{"a recursive glob keeps directories", `{"read":["/d/*/**"],"write":[],"execute":[]}`,
 			[]string{"/d/sub/: read_file,read_dir"}, nil, nil},
+		// The launcher puts directory rights on the file itself, which
+		// Landlock refuses (EINVAL): its run never starts. Here the file
+		// is granted as its exact entry would be.
+		{"read file/** is the file (the launcher fails)", `{"read":["/d/f.txt/**"],"write":[],"execute":[]}`,
+			[]string{"/d/f.txt: read_file"}, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
