@@ -105,6 +105,7 @@ func (p Puller) Pull(ctx context.Context, ref string) (image, digest, registry s
 		if full == "" {
 			continue
 		}
+		before, _ := runTool(ctx, nil, nil, p.Builder.DigestArgv(full)...) // "" when not in storage
 		if _, err := runTool(ctx, p.Log, nil, p.Builder.PullArgv(full, reg.Plain)...); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", full, err))
 			continue
@@ -119,6 +120,9 @@ func (p Puller) Pull(ctx context.Context, ref string) (image, digest, registry s
 		}
 		if !strings.HasPrefix(digest, "sha256:") {
 			return "", "", "", fmt.Errorf("digest of %s: %q is not a digest", full, digest)
+		}
+		if before = strings.TrimSpace(before); before != "" && !strings.HasSuffix(before, digest) && p.Log != nil {
+			fmt.Fprintf(p.Log, "%s: the registry moved the tag: now %s (storage had %s); the build uses the new image\n", full, digest, before)
 		}
 		return repoOf(full) + "@" + digest, digest, reg.Host, nil
 	}

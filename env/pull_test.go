@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -162,7 +163,7 @@ const movedProbe = "authbench-moved-probe:1"
 func TestPullNoticesAMovedTag(t *testing.T) {
 	reg, s, b, ctx := registryTest(t, 5*time.Minute)
 	repo, tag, _ := strings.Cut(movedProbe, ":")
-	build := func(marker string, regs []Registry) (*TaskImage, error) {
+	build := func(marker string, regs []Registry, log ...io.Writer) (*TaskImage, error) {
 		t.Helper()
 		dir := copyTask(t, "hello-standard")
 		if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM "+movedProbe+"\n"), 0o644); err != nil {
@@ -172,7 +173,11 @@ func TestPullNoticesAMovedTag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		img, _, err := BuildTask(ctx, s, task, BuildOptions{Builder: b, Registries: regs})
+		o := BuildOptions{Builder: b, Registries: regs}
+		if len(log) > 0 {
+			o.Log = log[0]
+		}
+		img, _, err := BuildTask(ctx, s, task, o)
 		if err != nil {
 			return nil, err
 		}
@@ -199,9 +204,13 @@ func TestPullNoticesAMovedTag(t *testing.T) {
 	if d2 == d1 {
 		t.Fatalf("the tag did not move: %s", d2)
 	}
-	img, err = build(second, []Registry{reg})
+	var log strings.Builder
+	img, err = build(second, []Registry{reg}, &log)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "the registry moved the tag: now "+d2) {
+		t.Errorf("the build log does not say the tag moved:\n%s", log.String())
 	}
 	if f := img.Froms[0]; f.Digest != d2 || f.Image != repoOf(pulled)+"@"+d2 {
 		t.Fatalf("after the tag moved: from %+v, want digest %s (was %s)", f, d2, d1)
