@@ -95,7 +95,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if o.Base != nil && o.Bases.Default.Suite == "" {
 		o.Bases.Default = o.Base.Config
 	}
-	look := ImageLookup{Local: func(ref string) bool { return o.Builder.Exists(ctx, ref) }}
+	look := ImageLookup{Local: localLookup(ctx, o.Builder)}
 	if len(o.Registries) > 0 {
 		p := Puller{Builder: o.Builder, Registries: o.Registries, Log: o.Log}
 		look.Pull = func(ref string) (string, string, string, error) { return p.Pull(ctx, ref) }
@@ -131,9 +131,17 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	for _, b := range bases {
 		baseKeys = append(baseKeys, b.Key)
 	}
+	if err := recordLocalIDs(ctx, o.Builder, froms); err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
 	for _, f := range froms {
-		if f.Digest != "" { // a pulled image's name may come to mean other content
+		// A name may come to mean other content: the key holds what it
+		// meant (a pull's digest, a local image's ID).
+		if f.Digest != "" {
 			baseKeys = append(baseKeys, f.Digest)
+		}
+		if f.ID != "" {
+			baseKeys = append(baseKeys, f.ID)
 		}
 	}
 	key := taskKey(o.Builder.Kind, strings.Join(baseKeys, ","), dockerfile, o.BuildArgs, ctxHash)

@@ -58,8 +58,11 @@
 //   - debootstrap makes the base (about 550 MB with gcc and python3) in
 //     about a minute from the machine's configured mirror.
 //   - no public registry is reachable: a FROM resolves through the image
-//     map, the builder's storage, a registry the config names (tested
-//     against Debian's docker-registry on loopback), the family bases and
-//     the documented offline defaults (ResolveFroms, OfflineDefault), and
-//     every image used in place of the one written is a Substitution.
+//     map, the builder's storage by exact name only (Builder.LocalImage:
+//     buildah's short-name match would return an image pulled earlier from
+//     any registry), a registry the config names, asked on every build and
+//     used by digest (tested against Debian's docker-registry on loopback),
+//     the family bases and the documented offline defaults (ResolveFroms,
+//     OfflineDefault), and every image used in place of the one written is
+//     a Substitution.
 package env

@@ -91,8 +91,14 @@ type ResolvedFrom struct {
 	// Base is the local base the image is ("authbench-base" or a family
 	// name), "" when it is none: the build makes it on demand.
 	Base string `json:"base,omitempty"`
-	// Digest is a pulled image's manifest digest.
+	// Digest is a pulled image's manifest digest (Image is then the
+	// exact reference REG/REPO@DIGEST), or the digest of the base a
+	// family was built on.
 	Digest string `json:"digest,omitempty"`
+	// ID is the image ID of an image the build took from the builder's
+	// storage by its exact name ("local", an image map's target): what
+	// the name meant at this build.
+	ID string `json:"id,omitempty"`
 	// StandIn names the stand-in recipe (StandIns) the build makes the
 	// image from when it is missing.
 	StandIn string `json:"stand_in,omitempty"`
@@ -122,7 +128,7 @@ func Substitutions(froms []ResolvedFrom) []Substitution {
 			continue
 		}
 		used := f.Image
-		if f.Digest != "" {
+		if f.Digest != "" && !strings.Contains(used, "@") {
 			used = f.Image + "@" + f.Digest
 		}
 		out = append(out, Substitution{Ref: f.Expanded, Used: used, Why: f.Why})

@@ -57,12 +57,13 @@ func PullRef(reg Registry, ref string) string {
 }
 
 // PullArgv pulls ref (buildah and podman; docker pulls with the same
-// verb) without TLS when plain.
+// verb) without TLS when plain, asking the registry even when an image of
+// that name is in storage (docker always does).
 func (b Builder) PullArgv(ref string, plain bool) []string {
 	if b.Kind == Docker {
 		return b.cmd("pull", "--quiet", ref)
 	}
-	args := []string{"pull", "--quiet"}
+	args := []string{"pull", "--quiet", "--policy=always"}
 	if plain {
 		args = append(args, "--tls-verify=false")
 	}
@@ -91,8 +92,12 @@ type Puller struct {
 	Log io.Writer
 }
 
-// Pull pulls ref (unless the pulled image is in storage already) and
-// returns the image's name in storage, its digest and the registry.
+// Pull pulls ref from the first configured registry that has it, on
+// every call (a tag the registry moved since the last pull is noticed:
+// the image and digest returned are what the registry serves now), and
+// returns the exact reference of the pulled image in storage
+// ("REG/REPO@DIGEST": a later pull of the same tag cannot change what it
+// names), its digest and the registry.
 func (p Puller) Pull(ctx context.Context, ref string) (image, digest, registry string, err error) {
 	var errs []error
 	for _, reg := range p.Registries {
@@ -100,11 +105,10 @@ func (p Puller) Pull(ctx context.Context, ref string) (image, digest, registry s
 		if full == "" {
 			continue
 		}
-		if !p.Builder.Exists(ctx, full) {
-			if _, err := runTool(ctx, p.Log, nil, p.Builder.PullArgv(full, reg.Plain)...); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", full, err))
-				continue
-			}
+		before, _ := runTool(ctx, nil, nil, p.Builder.DigestArgv(full)...) // "" when not in storage
+		if _, err := runTool(ctx, p.Log, nil, p.Builder.PullArgv(full, reg.Plain)...); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", full, err))
+			continue
 		}
 		out, err := runTool(ctx, nil, nil, p.Builder.DigestArgv(full)...)
 		if err != nil {
@@ -114,7 +118,13 @@ func (p Puller) Pull(ctx context.Context, ref string) (image, digest, registry s
 		if i := strings.LastIndexByte(digest, '@'); i >= 0 { // docker's repo@digest
 			digest = digest[i+1:]
 		}
-		return full, digest, reg.Host, nil
+		if !strings.HasPrefix(digest, "sha256:") {
+			return "", "", "", fmt.Errorf("digest of %s: %q is not a digest", full, digest)
+		}
+		if before = strings.TrimSpace(before); before != "" && !strings.HasSuffix(before, digest) && p.Log != nil {
+			fmt.Fprintf(p.Log, "%s: the registry moved the tag: now %s (storage had %s); the build uses the new image\n", full, digest, before)
+		}
+		return repoOf(full) + "@" + digest, digest, reg.Host, nil
 	}
 	return "", "", "", errors.Join(append([]error{ErrNotInRegistries}, errs...)...)
 }

@@ -2,7 +2,9 @@ package env
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -114,7 +116,7 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	}
 	forgetImage(t, img)
 	f := img.Froms[0]
-	if f.How != "pull "+reg.Host || f.Image != pulled || !strings.HasPrefix(f.Digest, "sha256:") {
+	if f.How != "pull "+reg.Host || f.Image != repoOf(pulled)+"@"+f.Digest || !strings.HasPrefix(f.Digest, "sha256:") {
 		t.Fatalf("from = %+v", f)
 	}
 	if got, _ := os.ReadFile(filepath.Join(img.Rootfs, "marker")); string(got) != marker {
@@ -126,7 +128,7 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 		t.Errorf("recorded digest %s, the registry serves %s", f.Digest, want)
 	}
 	subs := Substitutions(img.Froms)
-	if len(subs) != 1 || subs[0].Used != pulled+"@"+want || !strings.Contains(subs[0].Why, reg.Host) {
+	if len(subs) != 1 || subs[0].Used != repoOf(pulled)+"@"+want || !strings.Contains(subs[0].Why, reg.Host) {
 		t.Errorf("substitutions %+v", subs)
 	}
 	t.Logf("pulled %s from %s, digest %s", pullProbe, reg.Host, f.Digest)
@@ -138,11 +140,89 @@ func TestPullFromLoopbackRegistry(t *testing.T) {
 	}
 	p := Puller{Builder: b, Registries: []Registry{reg}}
 	_, froms, err := ResolveFroms(dfile, nil, nil, Bases{}, ImageLookup{
-		Local: func(ref string) bool { return b.Exists(ctx, ref) },
+		Local: localLookup(ctx, b),
 		Pull:  func(ref string) (string, string, string, error) { return p.Pull(ctx, ref) },
 	})
 	if err != nil || froms[0].How != "default" || !strings.Contains(froms[0].Why, "Debian bookworm stands in for Ubuntu") {
 		t.Errorf("ubuntu:24.04 with a registry that lacks it: %+v %v", froms, err)
+	}
+}
+
+// movedProbe is the image TestPullNoticesAMovedTag moves: a name no
+// task uses.
+const movedProbe = "authbench-moved-probe:1"
+
+// TestPullNoticesAMovedTag: every build asks the registry again, so when
+// the registry's tag is moved to another image the next build records
+// the new digest and holds the new image's files (on 98203a8 it reused
+// the first pull: the image in storage under that name was never asked
+// about again); with the registry removed from the configuration, the
+// image pulled earlier does not stand in under its short name (buildah
+// matches "NAME:TAG" against "REG/library/NAME:TAG"): the FROM resolves
+// nowhere instead of "local".
+func TestPullNoticesAMovedTag(t *testing.T) {
+	reg, s, b, ctx := registryTest(t, 5*time.Minute)
+	repo, tag, _ := strings.Cut(movedProbe, ":")
+	build := func(marker string, regs []Registry, log ...io.Writer) (*TaskImage, error) {
+		t.Helper()
+		dir := copyTask(t, "hello-standard")
+		if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM "+movedProbe+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		task, err := tasks.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := BuildOptions{Builder: b, Registries: regs}
+		if len(log) > 0 {
+			o.Log = log[0]
+		}
+		img, _, err := BuildTask(ctx, s, task, o)
+		if err != nil {
+			return nil, err
+		}
+		forgetImage(t, img)
+		if got, _ := os.ReadFile(filepath.Join(img.Rootfs, "marker")); string(got) != marker {
+			t.Errorf("the image holds %q, want %q (what the registry serves now)", got, marker)
+		}
+		return img, nil
+	}
+	first := fmt.Sprintf("first image on %s\n", reg.Host)
+	pulled := pushMarked(ctx, t, b, reg, b.FromScratchArgv(), first, "library/"+movedProbe)
+	d1 := manifestDigest(t, reg, "library/"+repo, tag)
+	img, err := build(first, []Registry{reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := img.Froms[0]; f.Digest != d1 || f.Image != repoOf(pulled)+"@"+d1 {
+		t.Fatalf("first build: from %+v, want digest %s", f, d1)
+	}
+
+	second := fmt.Sprintf("second image on %s\n", reg.Host)
+	pushMarked(ctx, t, b, reg, b.FromScratchArgv(), second, "library/"+movedProbe)
+	d2 := manifestDigest(t, reg, "library/"+repo, tag)
+	if d2 == d1 {
+		t.Fatalf("the tag did not move: %s", d2)
+	}
+	var log strings.Builder
+	img, err = build(second, []Registry{reg}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "the registry moved the tag: now "+d2) {
+		t.Errorf("the build log does not say the tag moved:\n%s", log.String())
+	}
+	if f := img.Froms[0]; f.Digest != d2 || f.Image != repoOf(pulled)+"@"+d2 {
+		t.Fatalf("after the tag moved: from %+v, want digest %s (was %s)", f, d2, d1)
+	}
+	if !b.Exists(ctx, movedProbe) {
+		t.Fatalf("%s is not found by a short-name match: the case below proves nothing", movedProbe)
+	}
+
+	_, err = build(second, nil)
+	var ue *UnresolvedError
+	if !errors.As(err, &ue) || ue.Froms[0].Expanded != movedProbe {
+		t.Fatalf("no registry configured: %v; want %s unresolved, not the pulled image as local", err, movedProbe)
 	}
 }
 
@@ -252,7 +332,7 @@ func TestUbuntuFamilyPulledFromLoopbackRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, froms, err := ResolveFroms(dfile, nil, nil, Bases{}, ImageLookup{
-		Local: func(ref string) bool { return b.Exists(ctx, ref) },
+		Local: localLookup(ctx, b),
 		Pull:  func(ref string) (string, string, string, error) { return p.Pull(ctx, ref) },
 		Family: func(f BaseFamily) (string, string, string, error) {
 			return buildFamilyOnPulled(ctx, s, BuildOptions{Builder: b}, p, f)

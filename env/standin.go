@@ -129,7 +129,7 @@ func ensureStandIn(ctx context.Context, s Store, o BuildOptions, name, tag strin
 	if err != nil {
 		return err
 	}
-	look := ImageLookup{Local: func(ref string) bool { return o.Builder.Exists(ctx, ref) }}
+	look := ImageLookup{Local: localLookup(ctx, o.Builder)}
 	resolved, froms, err := ResolveFroms(df, nil, nil, o.Bases, look)
 	if err != nil {
 		return err

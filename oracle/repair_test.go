@@ -35,6 +35,7 @@ func TestRepairFor(t *testing.T) {
 		err     string // "sensitive", "none"
 		sens    string // a sensitive read pattern added
 		write   string // a write entry added to the spec
+		read    string // a read entry added to the spec
 		axis    string // the repair's axis, when not the denial's
 	}{
 		{name: "execute: the realpath", m: MissingPermission{Axis: "execute", Path: "/usr/bin/awk", Real: "/usr/bin/mawk"}, entry: "/usr/bin/mawk"},
@@ -55,6 +56,12 @@ func TestRepairFor(t *testing.T) {
 			m: MissingPermission{Axis: "write", Op: "open", Path: "/w/src/new.txt"}, entry: "/w/src/new.txt"},
 		{name: "open for writing, exact write held: the directory (made at run time)", m: MissingPermission{Axis: "write", Op: "open", Path: "/w/README.md"},
 			entry: "/w/**", widened: true, replace: []string{"/w/README.md"}},
+		// A glob is expanded at launch: a file made during the run that
+		// the spec's glob names is not granted by it, and neither the glob
+		// nor the exact name it already matches is proposed again.
+		{name: "a file made at run time that a held read glob names: the directory, not the glob again",
+			m: MissingPermission{Axis: "read", Path: "/w/out-1.txt"}, read: "/w/out-*.txt", entry: "/w/**", widened: true,
+			replace: []string{"/w/README.md", "/w/src", "/w/out-*.txt"}},
 		{name: "sensitive denial", m: MissingPermission{Axis: "read", Path: "/w/.env"}, err: "sensitive", sens: "/w/.env"},
 		{name: "sensitive execute by realpath", m: MissingPermission{Axis: "execute", Path: "/bin/curl", Real: "/usr/bin/curl"}, err: "sensitive"},
 		{name: "only a grant over a sensitive file", m: MissingPermission{Axis: "read", Path: "/w/README.md"}, err: "sensitive", sens: "/w/notes.txt"},
@@ -67,6 +74,9 @@ func TestRepairFor(t *testing.T) {
 			}
 			if c.write != "" {
 				spec.Required[policy.Write] = append(spec.Required[policy.Write], policy.MustPattern(c.write))
+			}
+			if c.read != "" {
+				spec.Required[policy.Read] = append(spec.Required[policy.Read], policy.MustPattern(c.read))
 			}
 			if c.sens != "" {
 				spec.Sensitive[policy.Read] = append(spec.Sensitive[policy.Read], policy.MustPattern(c.sens))

@@ -26,8 +26,9 @@ func CompilePlan(pol *Policy, base Baseline, root *Root) (*Plan, error) {
 }
 
 // CompilePlanWith is CompilePlan with a choice of semantics for the
-// policy's patterns (the baseline and the sandbox essentials are always
-// precise) and of refusing symlinked targets. Errors: a pattern too broad
+// policy's patterns (and a spec baseline's, Baseline.AsPolicy; the
+// default baseline and the sandbox essentials are always precise) and of
+// refusing symlinked targets. Errors: a pattern too broad
 // to expand (ErrTooBroad), a pattern no kernel path can hold
 // (ErrUnenforceablePattern), and with RefuseSymlinks a *SymlinkError;
 // each names the layer, axis and index of the pattern.

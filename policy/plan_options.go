@@ -7,8 +7,9 @@ import (
 )
 
 // Semantics names how the policy's patterns are turned into Landlock
-// rules. The runtime baseline and the sandbox essentials are always
-// compiled with SemanticsPrecise.
+// rules. A spec's implicit entries (SpecBaseline) are compiled like the
+// policy's, as the published launcher takes them; the default baseline
+// and the sandbox essentials are always compiled with SemanticsPrecise.
 type Semantics string
 
 // The enforcement semantics a plan can be compiled with.

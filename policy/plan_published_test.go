@@ -66,6 +66,11 @@ func TestCompilePlanPublished(t *testing.T) {
 			[]string{"/d/.hidden: read_file"}, nil, nil},
 		{"a recursive glob keeps directories", `{"read":["/d/*/**"],"write":[],"execute":[]}`,
 			[]string{"/d/sub/: read_file,read_dir"}, nil, nil},
+		// The launcher puts directory rights on the file itself, which
+		// Landlock refuses (EINVAL): its run never starts. Here the file
+		// is granted as its exact entry would be.
+		{"read file/** is the file (the launcher fails)", `{"read":["/d/f.txt/**"],"write":[],"execute":[]}`,
+			[]string{"/d/f.txt: read_file"}, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,5 +121,64 @@ func TestPublishedCompilesTheSpecBaselineAsTheLauncher(t *testing.T) {
 	}
 	if r := pl.Rule("/e"); r != nil {
 		t.Errorf("precise: a missing implicit read grants %+v", r)
+	}
+}
+
+// TestPublishedRunTimeFiles: what the launcher's rules grant on a file
+// that does not exist at launch (/d/new.txt, made during the run beside
+// /d/f.txt), entry by entry, required (the policy's) and implicit (the
+// spec baseline's) alike: reading it back takes an entry that grants its
+// nearest existing ancestor (and so every file of /d); a read glob that
+// would match it grants nothing on it; a write entry lets it be made and
+// written but not read.
+func TestPublishedRunTimeFiles(t *testing.T) {
+	root := planFixture(t)
+	const made = "/d/new.txt"
+	tests := []struct {
+		name            string
+		axis            Axis
+		entry           string
+		readMade        bool // READ_FILE on /d/new.txt
+		createMade      bool // MAKE_REG in /d
+		readsSibling    bool // READ_FILE on /d/f.txt (the widening)
+		ruleOnAncestors string
+	}{
+		{"an exact read of the file", Read, made, true, false, true, "/d"},
+		{"a read glob that would match it", Read, "/d/new*.txt", false, false, false, ""},
+		{"a read glob matching its siblings", Read, "/d/*.txt", false, false, true, ""},
+		{"a read dir/** of its directory", Read, "/d/**", true, false, true, "/d"},
+		{"an exact write of the file", Write, made, false, true, false, "/d"},
+		{"an exact execute of the file", Execute, made, true, false, true, "/d"},
+	}
+	for _, tc := range tests {
+		for _, layer := range []string{"required", "implicit"} {
+			t.Run(tc.name+"/"+layer, func(t *testing.T) {
+				var perms Permissions
+				perms[tc.axis] = []Pattern{MustPattern(tc.entry)}
+				var pol *Policy
+				base := NoBaseline()
+				if layer == "required" {
+					pol = &Policy{Permissions: perms}
+				} else {
+					base = SpecBaseline(&Spec{Source: "spec.json", Implicit: perms})
+				}
+				pl, err := CompilePlanWith(pol, base, root, PlanOptions{Semantics: SemanticsPublished})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := pl.Allowed(made).Has(AccessReadFile); got != tc.readMade {
+					t.Errorf("read %s: %v, want %v (rules %+v)", made, got, tc.readMade, pl.Rules)
+				}
+				if got := pl.Allowed("/d").Has(AccessMakeReg); got != tc.createMade {
+					t.Errorf("create in /d: %v, want %v", got, tc.createMade)
+				}
+				if got := pl.Allowed("/d/f.txt").Has(AccessReadFile); got != tc.readsSibling {
+					t.Errorf("read the sibling /d/f.txt: %v, want %v", got, tc.readsSibling)
+				}
+				if tc.ruleOnAncestors != "" && pl.Rule(tc.ruleOnAncestors) == nil {
+					t.Errorf("no rule on %s: %+v", tc.ruleOnAncestors, pl.Rules)
+				}
+			})
+		}
 	}
 }

@@ -2,7 +2,9 @@ package taskrun
 
 import (
 	"errors"
+	"fmt"
 	"github.com/authbench/authbench/audit"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/lifecycle"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
@@ -203,5 +206,83 @@ func TestComposePostgresImageOnly(t *testing.T) {
 		if n != 2 {
 			t.Errorf("%s: substitutions %+v, want db's and job's postgres:15 stand-in", source, res.ImageSubstitutions)
 		}
+	}
+}
+
+// TestPublicThroughProxy: a public phase of a run with services is
+// public through the proxy; other phases stay as they are.
+func TestPublicThroughProxy(t *testing.T) {
+	for _, tc := range []struct {
+		in               netpolicy.Policy
+		allAll, mediated bool
+	}{
+		{netpolicy.Policy{Mode: netpolicy.Public}, true, true},
+		{netpolicy.Policy{Mode: netpolicy.Public, AllowAll: true}, true, true},
+		{netpolicy.Policy{Mode: netpolicy.NoNetwork}, false, true},
+		{netpolicy.Policy{Mode: netpolicy.Allowlist}, false, true},
+	} {
+		got := PublicThroughProxy(tc.in)
+		if got.Mode != tc.in.Mode || got.AllowAll != tc.allAll || got.Mediated() != tc.mediated {
+			t.Errorf("PublicThroughProxy(%+v) = %+v", tc.in, got)
+		}
+	}
+}
+
+// TestComposeAllowInternet: a compose task with allow_internet = true
+// (refused on 98203a8: "sidecars need a private network") runs: its
+// service stays on the run's private network, reached by name, and the
+// agent's phase is public through the run's proxy — a server of the
+// host answers, through the proxy variables and directly, and each
+// connection is an allowed event of the agent's phase. (The service has
+// no healthcheck: the agent retries until it listens.)
+func TestComposeAllowInternet(t *testing.T) {
+	setup(t)
+	srv, got := hostServer(t, "from-the-internet")
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	dir := copyFixture(t, "harbor-compose-sink")
+	cfg := filepath.Join(dir, tasks.FileConfig)
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(data), "allow_internet = false", "allow_internet = true", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task, err := tasks.Load(dir)
+	if err != nil || !task.Config.Environment.AllowInternet {
+		t.Fatalf("load: %v (allow_internet %v)", err, task.Config.Environment.AllowInternet)
+	}
+	script := fmt.Sprintf(`curl -sS --fail --max-time 20 --retry 40 --retry-delay 1 --retry-connrefused -d hello http://leak_sink:8080/; echo " sink=$?"
+curl -sS --fail --max-time 10 http://127.0.0.1:%[1]d/a; echo " public=$?"
+curl -sS --fail --max-time 10 --noproxy '*' http://127.0.0.1:%[1]d/b; echo " public-direct=$?"`, port)
+	out := t.TempDir()
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourceUnconstrained, Agent: "cmd:" + script, Dir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := os.ReadFile(filepath.Join(out, runapi.FileAgentStdout))
+	for _, want := range []string{"ok\n sink=0", "from-the-internet public=0", "from-the-internet public-direct=0"} {
+		if !strings.Contains(string(stdout), want) {
+			t.Errorf("agent output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if n := got.Load(); n != 2 {
+		t.Errorf("the host's server accepted %d connections, want 2", n)
+	}
+	n := res.Network
+	if n == nil || !n.Mediated || n.Agent.Mode != netpolicy.Public || !n.Agent.AllowAll || n.Setup == nil || n.Setup.Mode != netpolicy.NoNetwork {
+		t.Fatalf("network record %+v", n)
+	}
+	var public int
+	for _, e := range readNetworkEvents(t, filepath.Join(out, runapi.FileNetwork)) {
+		if e.Port == port {
+			public++
+			if !e.Allowed || e.Phase != netpolicy.PhaseAgent || !e.Agents() {
+				t.Errorf("public event %+v", e)
+			}
+		}
+	}
+	if public != 2 {
+		t.Errorf("%d events of the host's server, want 2", public)
 	}
 }

@@ -130,6 +130,19 @@ func SetupPolicy(t *tasks.Task) (netpolicy.Policy, error) {
 	return p, err
 }
 
+// PublicThroughProxy is the phase p of a run with compose services: a
+// public phase is mediated, public through the run's proxy (AllowAll),
+// so that its containers stay in the services' private namespace (where
+// the services' names resolve) and still reach whatever the host can, as
+// Harbor's compose network with internet access does; any other phase is
+// returned as it is. Pure.
+func PublicThroughProxy(p netpolicy.Policy) netpolicy.Policy {
+	if p.Mode == netpolicy.Public {
+		p.AllowAll = true
+	}
+	return p
+}
+
 // resolveNetwork decides the run's network before anything starts.
 func (r *runner) resolveNetwork() error {
 	pol, err := r.runPolicy()
@@ -143,6 +156,9 @@ func (r *runner) resolveNetwork() error {
 	setup, err := SetupPolicy(r.Options.Task)
 	if err != nil {
 		return err
+	}
+	if len(r.sidecarNames()) > 0 {
+		agent, verifier = PublicThroughProxy(agent), PublicThroughProxy(verifier)
 	}
 	r.net = &runNetwork{setup: setup, agent: agent, verifier: verifier}
 	rec := &runapi.NetworkRecord{Agent: agent, Verifier: verifier, Setup: &setup, Mediated: agent.Mediated() || verifier.Mediated()}
@@ -200,7 +216,7 @@ func (r *runner) startNetwork() error {
 	if n.agent.Mediated() {
 		r.AgentNet.Env = n.proxy.Env()
 	}
-	if n.verifier.Mediated() && n.verifier.Mode == netpolicy.Allowlist {
+	if n.verifier.Mediated() && (n.verifier.Mode == netpolicy.Allowlist || n.verifier.AllowAll) {
 		r.VerifierNet.Env = n.proxy.Env()
 	}
 	return nil

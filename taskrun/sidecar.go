@@ -87,7 +87,9 @@ func (r *runner) startSidecars(ctx context.Context) error {
 		return nil
 	}
 	if len(cf.Sidecars) > 0 && (r.AgentNet.Host || r.VerifierNet.Host) {
-		return &tasks.ComposeError{File: cf.File, Reason: "sidecars need a private network: allow_internet must be false (or network_mode not \"public\")"}
+		// resolveNetwork makes a public phase of a run with services
+		// public through the proxy (PublicThroughProxy): never here.
+		return &tasks.ComposeError{File: cf.File, Reason: "a phase on the host's network beside services: the run's network was not resolved"}
 	}
 	cr := &composeRun{file: cf.File, sidecars: map[string]*runningSidecar{}, volumes: map[string]string{}, filled: map[string]bool{}}
 	r.compose = cr
@@ -156,7 +158,9 @@ func (r *runner) startSidecar(ctx context.Context, sc tasks.Sidecar, names []str
 		r.NetNS = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), cr.netns.Fd())
 	}
 	cfg := env.TaskRunConfig(r.Options.Task, img)
-	cfg.Rootfs, cfg.Hostname, cfg.NetNSPath = rs.rootfs.Path, sc.Name, r.NetNS
+	// A service is on the run's private network whatever the task's
+	// allow_internet: a public phase reaches out through the proxy.
+	cfg.Rootfs, cfg.Hostname, cfg.NetNSPath, cfg.AllowInternet = rs.rootfs.Path, sc.Name, r.NetNS, false
 	cfg.UID, cfg.GID = uint32(id.UID), uint32(id.GID)
 	cfg.Env = env.MergeEnv(cfg.Env, sc.Env)
 	if sc.WorkingDir != "" {

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -233,6 +234,23 @@ func TestCheckNamesComposeKeys(t *testing.T) {
 	write(t, dir, "environment/docker-compose.yaml", "services:\n  main: {build: .}\n  leak_sink: {build: ./sink, restart: always, mystery: 1}\n")
 	_, ps = Check(dir)
 	if len(ps) != 2 || !ps[0].Warning || !ps[1].Warning || !strings.Contains(ps[0].Msg, `"mystery"`) || !strings.Contains(ps[1].Msg, `"restart"`) {
+		t.Fatalf("problems = %v", ps)
+	}
+}
+
+// TestCheckAcceptsComposeWithInternet: a compose task with
+// allow_internet = true (Harbor's default) is a task runs carry out
+// (public through the run's proxy, the services on their private
+// network): tasks check reports nothing for it.
+func TestCheckAcceptsComposeWithInternet(t *testing.T) {
+	dir := copyFixture(t, "harbor-compose-sink")
+	data, err := os.ReadFile(filepath.Join(dir, FileConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, FileConfig, strings.Replace(string(data), "allow_internet = false", "allow_internet = true", 1))
+	task, ps := Check(dir)
+	if len(ps) != 0 || task == nil || !task.Config.Environment.AllowInternet {
 		t.Fatalf("problems = %v", ps)
 	}
 }
