@@ -92,5 +92,9 @@
 // A relay holds two 32 KiB buffers whatever passes (gigabytes stay
 // bounded; byte counts are int64); a connection idle both ways for
 // IdleTimeout is closed; resolving and dialling take at most
-// DialTimeout; a Log keeps at most Max events and counts the rest.
+// DialTimeout; a Log keeps at most Max events and counts the rest. At
+// most MaxConns client connections are open at once, at most
+// MaxConnsPerProcess of them one process's (found before the connection
+// is served); past either, a connection is reset and counted
+// (OverLimit).
 package netproxy
