@@ -134,7 +134,7 @@ sys.stdin.read()
 
 // startFlooder starts a flooder of n connections to addr in f's
 // namespace and waits until they are open.
-func (f *proxyFixture) startFlooder(t *testing.T, addr string, n int) *flooder {
+func (f *proxyFixture) startFlooder(t testing.TB, addr string, n int) *flooder {
 	t.Helper()
 	host, port, _ := strings.Cut(addr, ":")
 	cmd := exec.Command("nsenter", "--net=/proc/self/fd/3", "python3", "-c", floodScript, host, port, strconv.Itoa(n))

@@ -81,11 +81,14 @@
 // pid, host, port, how it came, allowed or refused and why, address
 // dialled, bytes each way, duration, SNI seen, whether the key was
 // injected, whether the idle timeout closed it. The pid is the process
-// holding the client's socket, found by a sock_diag query for the exact
-// connection inside the namespace and the /proc/PID/fd links of the
-// processes in that namespace (TCP has no SO_PEERCRED), looked up before
-// the client gets an answer; 0 when it could not be found. The schema is
-// in docs/trace-events.md.
+// that connected the client's socket: a sock_diag query for the exact
+// connection inside the namespace gives the socket's cookie, under which
+// eBPF programs at the cgroup v2 root (cgroup/connect4, connect6:
+// bpf/connpid.c) recorded the connecting process (TCP has no
+// SO_PEERCRED); without a record, the process holding the socket among
+// the /proc/PID/fd links of the processes in that namespace. It is looked
+// up before the client gets an answer; 0 when it could not be found. The
+// schema is in docs/trace-events.md.
 //
 // # Bounds
 //

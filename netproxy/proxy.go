@@ -215,6 +215,9 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 		p.Close()
 		return nil, errors.New("proxy: no sock_diag socket in the run's namespace")
 	}
+	if err := p.pids.record(); err != nil {
+		p.cfg.Log.Warn("proxy: connecting processes are found by scanning /proc", zap.Error(err))
+	}
 	if err := inNetNS(host, host, func() (err error) { p.hostPids, err = newPIDFinder(); return err }); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("proxy: host sock_diag socket: %w", err)
