@@ -3,6 +3,7 @@ package netproxy
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -48,16 +49,17 @@ func newPIDFinder() (*pidFinder, error) {
 	tv := unix.Timeval{Sec: 1}
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	f.diag = fd
-	if f.nsCookie, err = unix.GetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_NETNS_COOKIE); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("namespace cookie: %w", err)
-	}
+	// Linux 5.14; without it the finder cannot record (record fails).
+	f.nsCookie, _ = unix.GetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_NETNS_COOKIE)
 	return f, nil
 }
 
 // record starts recording who connects in the finder's namespace
 // (connPids), so that pid needs no scan of /proc.
 func (f *pidFinder) record() error {
+	if f.nsCookie == 0 {
+		return errors.New("no network namespace cookie (SO_NETNS_COOKIE, Linux 5.14)")
+	}
 	c, err := loadedConnPids()
 	if err != nil {
 		return err

@@ -305,3 +305,19 @@ func TestFdinfoPid(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpenProcOf times the openat2 agent's lookup of a caller's
+// /proc directory from its thread id (a pidfd and its fdinfo), per
+// served call.
+func BenchmarkOpenProcOf(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := unix.Gettid()
+	for b.Loop() {
+		fd, err := openProcOf(tid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		unix.Close(fd)
+	}
+}
