@@ -81,16 +81,23 @@
 // pid, host, port, how it came, allowed or refused and why, address
 // dialled, bytes each way, duration, SNI seen, whether the key was
 // injected, whether the idle timeout closed it. The pid is the process
-// holding the client's socket, found by a sock_diag query for the exact
-// connection inside the namespace and the /proc/PID/fd links of the
-// processes in that namespace (TCP has no SO_PEERCRED), looked up before
-// the client gets an answer; 0 when it could not be found. The schema is
-// in docs/trace-events.md.
+// that connected the client's socket: a sock_diag query for the exact
+// connection inside the namespace gives the socket's cookie, under which
+// eBPF programs at the cgroup v2 root (cgroup/connect4, connect6:
+// bpf/connpid.c) recorded the connecting process (TCP has no
+// SO_PEERCRED); without a record, the process holding the socket among
+// the /proc/PID/fd links of the processes in that namespace. It is looked
+// up before the client gets an answer; 0 when it could not be found. The
+// schema is in docs/trace-events.md.
 //
 // # Bounds
 //
 // A relay holds two 32 KiB buffers whatever passes (gigabytes stay
 // bounded; byte counts are int64); a connection idle both ways for
 // IdleTimeout is closed; resolving and dialling take at most
-// DialTimeout; a Log keeps at most Max events and counts the rest.
+// DialTimeout; a Log keeps at most Max events and counts the rest. At
+// most MaxConns client connections are open at once, at most
+// MaxConnsPerProcess of them one process's (found before the connection
+// is served); past either, a connection is reset and counted
+// (OverLimit).
 package netproxy

@@ -3,6 +3,7 @@ package netproxy
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -13,18 +14,23 @@ import (
 )
 
 // pidFinder maps a client's connection in the run's network namespace to
-// the process holding its socket: the socket's inode from a sock_diag
-// query for the exact connection (a netlink socket made inside the
-// namespace: an O(1) lookup, where /proc/net/tcp walks every TCP socket
-// of the host), then the process among those in that namespace whose
-// descriptors include socket:[inode]. TCP has no SO_PEERCRED. A socket
-// passed to another process is found in the first one scanned.
+// its process. A sock_diag query for the exact connection (a netlink
+// socket made inside the namespace: an O(1) lookup, where /proc/net/tcp
+// walks every TCP socket of the host) gives the socket's cookie and
+// inode; the process that connected the socket is recorded under its
+// cookie (connPids) when the finder records. Without a record (the
+// programs could not be attached, or the entry was evicted) the process
+// is the one among those in that namespace whose descriptors include
+// socket:[inode], found by scanning /proc (TCP has no SO_PEERCRED; a
+// socket passed to another process is found in the first one scanned).
 type pidFinder struct {
-	mu    sync.Mutex
-	diag  int    // NETLINK_SOCK_DIAG socket of the namespace
-	nsIno uint64 // the namespace's inode
-	proc  string // "/proc"
-	buf   []byte
+	mu       sync.Mutex
+	diag     int    // NETLINK_SOCK_DIAG socket of the namespace
+	nsIno    uint64 // the namespace's inode
+	nsCookie uint64 // and its cookie
+	proc     string // "/proc"
+	buf      []byte
+	conns    *connPids // nil: not recording
 }
 
 // newPIDFinder opens a sock_diag socket in the calling thread's network
@@ -43,29 +49,57 @@ func newPIDFinder() (*pidFinder, error) {
 	tv := unix.Timeval{Sec: 1}
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	f.diag = fd
+	// Linux 5.14; without it the finder cannot record (record fails).
+	f.nsCookie, _ = unix.GetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_NETNS_COOKIE)
 	return f, nil
 }
 
+// record starts recording who connects in the finder's namespace
+// (connPids), so that pid needs no scan of /proc.
+func (f *pidFinder) record() error {
+	if f.nsCookie == 0 {
+		return errors.New("no network namespace cookie (SO_NETNS_COOKIE, Linux 5.14)")
+	}
+	c, err := loadedConnPids()
+	if err != nil {
+		return err
+	}
+	if err := c.watch(f.nsCookie); err != nil {
+		return fmt.Errorf("record the namespace's connections: %w", err)
+	}
+	f.conns = c
+	return nil
+}
+
 func (f *pidFinder) close() {
+	if f.conns != nil {
+		f.conns.unwatch(f.nsCookie)
+	}
 	if f.diag >= 0 {
 		unix.Close(f.diag)
 	}
 }
 
-// pid returns the process that holds the client end of the TCP
-// connection client → dst (dst as the client's socket sees it: the
-// original destination), 0 when none is found.
+// pid returns the process of the client end of the TCP connection
+// client → dst (dst as the client's socket sees it: the original
+// destination): the one that connected it when recorded, else the one
+// holding it; 0 when none is found.
 func (f *pidFinder) pid(client, dst netip.AddrPort) int {
-	ino := f.inode(client, dst)
+	ino, cookie := f.socket(client, dst)
 	if ino == 0 {
 		return 0
+	}
+	if f.conns != nil {
+		if pid, ok := f.conns.lookup(cookie); ok {
+			return pid
+		}
 	}
 	return f.holder(ino)
 }
 
-// inode asks the kernel for the socket client → dst (AF_INET, else an
-// AF_INET6 socket with mapped addresses).
-func (f *pidFinder) inode(client, dst netip.AddrPort) uint64 {
+// socket asks the kernel for the socket client → dst (AF_INET, else an
+// AF_INET6 socket with mapped addresses): its inode and cookie.
+func (f *pidFinder) socket(client, dst netip.AddrPort) (ino, cookie uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	families := []uint8{unix.AF_INET6}
@@ -74,17 +108,17 @@ func (f *pidFinder) inode(client, dst netip.AddrPort) uint64 {
 	}
 	for _, fam := range families {
 		if err := unix.Send(f.diag, diagRequest(fam, client, dst), 0); err != nil {
-			return 0
+			return 0, 0
 		}
 		n, err := unix.Read(f.diag, f.buf)
 		if err != nil {
-			return 0
+			return 0, 0
 		}
-		if ino := diagInode(f.buf[:n]); ino != 0 {
-			return ino
+		if ino, cookie := diagSocket(f.buf[:n]); ino != 0 {
+			return ino, cookie
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // diagAddr writes a as a sock_diag address of family fam (IPv4 in the
@@ -120,14 +154,16 @@ func diagRequest(fam uint8, src, dst netip.AddrPort) []byte {
 	return b
 }
 
-// diagInode reads the inode of a sock_diag answer (struct
-// inet_diag_msg), 0 for an error or nothing found. It is pure.
-func diagInode(b []byte) uint64 {
+// diagSocket reads the inode and cookie of a sock_diag answer (struct
+// inet_diag_msg; the cookie is two native 32-bit words, low first), 0
+// for an error or nothing found. It is pure.
+func diagSocket(b []byte) (ino, cookie uint64) {
 	const hdr = unix.SizeofNlMsghdr
 	if len(b) < hdr+72 || binary.NativeEndian.Uint16(b[4:]) != unix.SOCK_DIAG_BY_FAMILY {
-		return 0
+		return 0, 0
 	}
-	return uint64(binary.NativeEndian.Uint32(b[hdr+68:]))
+	cookie = uint64(binary.NativeEndian.Uint32(b[hdr+44:])) | uint64(binary.NativeEndian.Uint32(b[hdr+48:]))<<32
+	return uint64(binary.NativeEndian.Uint32(b[hdr+68:])), cookie
 }
 
 // holder scans the processes in the finder's namespace for a descriptor

@@ -3,7 +3,11 @@ package netproxy
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"io"
 	"net/netip"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,12 +31,17 @@ func TestDiagRequest(t *testing.T) {
 	msg := make([]byte, 16+72)
 	msg[4] = 20
 	msg[16+68], msg[16+69] = 0x39, 0x30
-	if got := diagInode(msg); got != 12345 {
-		t.Errorf("diagInode = %d", got)
+	binary.NativeEndian.PutUint32(msg[16+44:], 0x89abcdef) // idiag_cookie, low word first
+	binary.NativeEndian.PutUint32(msg[16+48:], 0x01234567)
+	if ino, cookie := diagSocket(msg); ino != 12345 || cookie != 0x0123456789abcdef {
+		t.Errorf("diagSocket = %d %#x", ino, cookie)
 	}
 	msg[4] = 2 // NLMSG_ERROR: nothing found
-	if got := diagInode(msg); got != 0 || diagInode(msg[:20]) != 0 {
-		t.Errorf("diagInode of an error = %d", got)
+	if ino, _ := diagSocket(msg); ino != 0 {
+		t.Errorf("diagSocket of an error = %d", ino)
+	}
+	if ino, _ := diagSocket(msg[:20]); ino != 0 {
+		t.Errorf("diagSocket of a short answer = %d", ino)
 	}
 }
 
@@ -76,5 +85,57 @@ func TestListenersMatch(t *testing.T) {
 		if hit, _ := listenersMatch(msg(c.fam, c.addr, 8080), c.dst); hit != c.want {
 			t.Errorf("%s: hit %v, want %v", c.name, hit, c.want)
 		}
+	}
+}
+
+// TestCgroup2Mount: the cgroup v2 hierarchy's root, on a hybrid host
+// and a unified one; none on a v1-only host or for a bind of a subtree.
+func TestCgroup2Mount(t *testing.T) {
+	v1 := "35 25 0:30 / /sys/fs/cgroup/cpu rw,relatime shared:10 - cgroup cgroup rw,cpu\n"
+	for _, c := range []struct{ mountinfo, want string }{
+		{v1 + "40 25 0:35 / /sys/fs/cgroup/unified rw,relatime shared:15 - cgroup2 cgroup2 rw\n", "/sys/fs/cgroup/unified"},
+		{"30 24 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate\n", "/sys/fs/cgroup"},
+		{v1, ""},
+		{"50 24 0:26 /user.slice /mnt/cg rw shared:4 - cgroup2 cgroup2 rw\n", ""},
+	} {
+		if got := cgroup2Mount([]byte(c.mountinfo)); got != c.want {
+			t.Errorf("cgroup2Mount(%q) = %q, want %q", c.mountinfo, got, c.want)
+		}
+	}
+}
+
+// TestPIDFromConnectRecord: the proxy knows a connection's process from
+// the record of who connected it, with no scan of /proc: a connection
+// this process makes from a thread that joined the run's namespace is
+// its own (a scan finds no process of the namespace: this one's leader
+// is in the host's), and a process of the namespace's holds (the
+// flooder, several connections) are its.
+func TestPIDFromConnectRecord(t *testing.T) {
+	srv := newCountingServer(t, "ok")
+	addr := "127.0.0.1:" + strconv.Itoa(srv.port())
+	f := startFixture(t, Config{Policy: allow(t, addr)})
+	if f.p.pids.conns == nil {
+		t.Fatal("the proxy does not record who connects (eBPF cgroup/connect programs)")
+	}
+	c, err := f.dialIn(t, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, "GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+	io.ReadAll(c)
+	c.Close()
+	fl := f.startFlooder(t, addr, 3)
+	fl.count(t)
+	fl.in.Close() // its connections end: their events are sent
+	fl.cmd.Wait()
+	var pids []int
+	for _, ev := range f.waitEvents(t, 4) {
+		pids = append(pids, ev.PID)
+	}
+	want := []int{os.Getpid(), fl.cmd.Process.Pid, fl.cmd.Process.Pid, fl.cmd.Process.Pid}
+	slices.Sort(pids)
+	slices.Sort(want)
+	if !slices.Equal(pids, want) {
+		t.Fatalf("event pids %v, want %v (this process's, the flooder's)", pids, want)
 	}
 }

@@ -31,6 +31,9 @@ const (
 	// serves one run's phase): a connection flood from the tree costs
 	// the daemon at most this many descriptors (twice, with upstreams).
 	DefaultMaxConns = 512
+	// DefaultMaxConnsPerProcess bounds one process's share of them
+	// (Config.MaxConnsPerProcess: a quarter of MaxConns unless set).
+	DefaultMaxConnsPerProcess = DefaultMaxConns / 4
 )
 
 // mappedPrefix holds the loopback addresses that stand for allowed names
@@ -75,6 +78,14 @@ type Config struct {
 	// connection beyond it is reset at once and counted (OverLimit),
 	// the first of each burst with an event.
 	MaxConns int
+	// MaxConnsPerProcess bounds the open client connections of one
+	// process of the tree (a quarter of MaxConns, at least 1, unless
+	// set; at most MaxConns), so that one process's flood leaves room for
+	// the others; connections whose process is not found share one such
+	// allowance. A connection beyond it is reset before it is served and
+	// counted in OverLimit, the first of each process's burst with an
+	// event.
+	MaxConnsPerProcess int
 	// Resolver resolves names on the daemon's host (nil: net's
 	// default).
 	Resolver *net.Resolver
@@ -115,10 +126,15 @@ type Proxy struct {
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
-	// overLimit counts connections reset over MaxConns; inBurst is set
-	// from the first of them until a connection is accepted again.
+	// overLimit counts connections reset over MaxConns or
+	// MaxConnsPerProcess; inBurst is set from the first over MaxConns
+	// until a connection is accepted again, procBurst[pid] likewise for
+	// a process.
 	overLimit int
 	inBurst   bool
+	// byProc counts the open connections of each process (0: not found).
+	byProc    map[int]int
+	procBurst map[int]bool
 	wg        sync.WaitGroup
 }
 
@@ -149,6 +165,10 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = DefaultMaxConns
 	}
+	if cfg.MaxConnsPerProcess <= 0 {
+		cfg.MaxConnsPerProcess = max(1, cfg.MaxConns/4)
+	}
+	cfg.MaxConnsPerProcess = min(cfg.MaxConnsPerProcess, cfg.MaxConns)
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
@@ -156,7 +176,7 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 		cfg.Resolver = net.DefaultResolver
 	}
 	p := &Proxy{cfg: cfg, ns: ns, phase: cfg.Phase, policy: cfg.Policy,
-		names: map[netip.Addr]string{}, services: map[string]bool{}, conns: map[net.Conn]struct{}{}, synClients: map[netip.AddrPort]client{}}
+		names: map[netip.Addr]string{}, services: map[string]bool{}, conns: map[net.Conn]struct{}{}, byProc: map[int]int{}, procBurst: map[int]bool{}, synClients: map[netip.AddrPort]client{}}
 	if cfg.Model != nil {
 		host, port, plain, err := cfg.Model.Target()
 		if err != nil {
@@ -194,6 +214,9 @@ func Start(ns *os.File, cfg Config) (*Proxy, error) {
 	if p.pids == nil {
 		p.Close()
 		return nil, errors.New("proxy: no sock_diag socket in the run's namespace")
+	}
+	if err := p.pids.record(); err != nil {
+		p.cfg.Log.Warn("proxy: connecting processes are found by scanning /proc", zap.Error(err))
 	}
 	if err := inNetNS(host, host, func() (err error) { p.hostPids, err = newPIDFinder(); return err }); err != nil {
 		p.Close()
@@ -404,6 +427,47 @@ func (p *Proxy) untrack(c net.Conn) {
 	p.connMu.Unlock()
 }
 
+// admitProcess counts a tracked connection for its process who (pid 0:
+// not found); false when that process already holds MaxConnsPerProcess
+// (the connection is then counted in OverLimit, and the first refusal
+// of the process since its last admitted connection is an event).
+func (p *Proxy) admitProcess(who client) bool {
+	p.connMu.Lock()
+	defer p.connMu.Unlock()
+	if p.byProc[who.pid] >= p.cfg.MaxConnsPerProcess {
+		p.overLimit++
+		if !p.procBurst[who.pid] {
+			p.procBurst[who.pid] = true
+			p.processLimitEvent(who)
+		}
+		return false
+	}
+	delete(p.procBurst, who.pid)
+	p.byProc[who.pid]++
+	return true
+}
+
+// releaseProcess ends the count admitProcess made for pid.
+func (p *Proxy) releaseProcess(pid int) {
+	p.connMu.Lock()
+	defer p.connMu.Unlock()
+	if p.byProc[pid]--; p.byProc[pid] <= 0 {
+		delete(p.byProc, pid)
+	}
+}
+
+// processLimitEvent reports the first connection of who refused over
+// MaxConnsPerProcess.
+func (p *Proxy) processLimitEvent(who client) {
+	if p.cfg.Sink == nil {
+		return
+	}
+	ph, _ := p.current()
+	p.cfg.Sink.Event(netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Via: netpolicy.ViaTransparent,
+		PID: who.pid, Origin: who.origin,
+		Reason: fmt.Sprintf("connection limit: this process holds %d connections of this run (the per-process bound); this and its next ones are reset until one closes (counted, not each recorded)", p.cfg.MaxConnsPerProcess)})
+}
+
 func (p *Proxy) accept(l net.Listener) {
 	defer p.wg.Done()
 	for {
@@ -495,6 +559,14 @@ func (p *Proxy) serve(c *net.TCPConn) {
 		ph, _ := p.current()
 		s.pid <- client{pid: pid, origin: p.origin(pid, ph)}
 	}()
+	// The process's share is decided before anything is served: the
+	// lookup's wait is the price of the per-process bound.
+	who := s.clientPID()
+	if !p.admitProcess(who) {
+		c.SetLinger(0) // a reset: the client fails at once
+		return
+	}
+	defer p.releaseProcess(who.pid)
 	for _, a := range p.addrs {
 		if dst == a {
 			s.serveProxyRequests(bufio.NewReader(c))

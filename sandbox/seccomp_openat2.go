@@ -240,10 +240,6 @@ type openat2Agent struct {
 	// creds are the Uid, Gid, Groups and CapEff lines of an opening
 	// thread's status: a caller with others is not judged.
 	creds string
-	// sameProc says /proc is of the agent's PID namespace; pidNS is
-	// that namespace's inode.
-	sameProc bool
-	pidNS    uint64
 }
 
 func newOpenat2Agent(cfg *agentConfig) (*openat2Agent, error) {
@@ -273,15 +269,6 @@ func newOpenat2Agent(cfg *agentConfig) (*openat2Agent, error) {
 		// sandbox-init's own ruleset, built before the tree ran.
 		unix.CloseOnExec(agentRulesetFD)
 		a.ruleset, a.rsFlags = agentRulesetFD, cfg.RulesetFlags
-	}
-	var ns unix.Stat_t
-	if err := unix.Stat("/proc/self/ns/pid", &ns); err != nil {
-		return nil, fmt.Errorf("pid namespace: %w", err)
-	}
-	a.pidNS = ns.Ino
-	if st, err := os.ReadFile("/proc/self/status"); err == nil {
-		pids := nsPids(string(st))
-		a.sameProc = len(pids) > 0 && pids[0] == strconv.Itoa(os.Getpid())
 	}
 	if cfg.UID != nil {
 		if err := setIdentity(*cfg.UID, *cfg.GID, cfg.Groups); err != nil {
@@ -518,11 +505,7 @@ func (a *openat2Agent) openFor(listener int, req *seccompNotif, out *unix.OpenHo
 	if errno != 0 {
 		return -1, errno
 	}
-	procPid, ok := a.procPid(pid)
-	if !ok {
-		return -1, unix.ENOSYS
-	}
-	proc, err := unix.Open("/proc/"+strconv.Itoa(procPid), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	proc, err := openProcOf(pid)
 	if err != nil {
 		return -1, unix.ENOSYS
 	}
@@ -596,50 +579,6 @@ func (a *openat2Agent) openAs(dfd int, path string, how unix.OpenHow, umask int)
 		return -1, unix.ENOSYS
 	}
 	return res.fd, 0
-}
-
-// procPid is the /proc entry of the process pid of the agent's PID
-// namespace. A tree in a PID namespace of its own whose /proc is the
-// launcher's (a root `authbench exec`) sees other numbers there: the
-// process is then the one whose NSpid ends with pid, in the agent's
-// namespace. The caller confirms it with NOTIF_ID_VALID.
-func (a *openat2Agent) procPid(pid int) (int, bool) {
-	if a.sameProc {
-		return pid, true
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, false
-	}
-	want := strconv.Itoa(pid)
-	for _, e := range entries {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		if ns := nsPids(string(st)); len(ns) > 0 && ns[len(ns)-1] == want {
-			var s unix.Stat_t
-			if unix.Stat("/proc/"+e.Name()+"/ns/pid", &s) == nil && s.Ino == a.pidNS {
-				return n, true
-			}
-		}
-	}
-	return 0, false
-}
-
-// nsPids is the NSpid line of a /proc/PID/status text: the process's pid
-// in each PID namespace, outermost first. Pure.
-func nsPids(status string) []string {
-	for line := range strings.SplitSeq(status, "\n") {
-		if v, ok := strings.CutPrefix(line, "NSpid:"); ok {
-			return strings.Fields(v)
-		}
-	}
-	return nil
 }
 
 // selfRelative reports whether fd is a file whose meaning depends on the

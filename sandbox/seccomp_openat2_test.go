@@ -44,6 +44,30 @@ func init() {
 		}
 		return out, nil
 	}
+	// openat2thread: openat2beneath on an OS thread of its own, not the
+	// thread group's leader (the seccomp notification then names the
+	// thread, whose pid no listing of /proc shows).
+	probeFuncs["openat2thread"] = func(o probeOp) (string, error) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if unix.Gettid() != unix.Getpid() {
+			return probeFuncs["openat2beneath"](o)
+		}
+		// On the leader, which this goroutine now holds: another
+		// goroutine runs on another thread.
+		type res struct {
+			out string
+			err error
+		}
+		done := make(chan res, 1)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			out, err := probeFuncs["openat2beneath"](o)
+			done <- res{out, err}
+		}()
+		r := <-done
+		return r.out, r.err
+	}
 	// openat2mode: openat2(AT_FDCWD, Path, O_WRONLY|O_CREAT|O_EXCL, mode Arg).
 	probeFuncs["openat2mode"] = func(o probeOp) (string, error) {
 		fd, err := unix.Openat2(unix.AT_FDCWD, o.Path, &unix.OpenHow{Flags: unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_CLOEXEC, Mode: uint64(o.Arg)})
@@ -139,11 +163,13 @@ func TestOpenat2Agent(t *testing.T) {
 		{Op: "openat2beneath", Path: rw, Path2: "new", Arg: unix.O_RDWR | unix.O_CREAT},
 		{Op: "openat2mode", Path: rw + "/setuid", Arg: 0o4755},
 		{Op: "openat2mode", Path: rw + "/setgid", Arg: 0o2755},
+		{Op: "openat2thread", Path: ro, Path2: "lock", Arg: unix.O_RDONLY},
 		{Op: "openat2self"},
 	}
 	// A root launcher starts the tree in a PID namespace of its own with
-	// the host's /proc (authbench exec): the agent finds its callers by
-	// NSpid there.
+	// the host's /proc (authbench exec): the agent translates its callers'
+	// pids (openat2thread: a thread's, in no listing of /proc) with a
+	// pidfd. Every call is answered.
 	for _, tc := range []struct {
 		name   string
 		filter *Filter
@@ -157,20 +183,6 @@ func TestOpenat2Agent(t *testing.T) {
 			}
 			spec := Spec{UID: &uid, GID: &gid}.Confined(pl, tc.filter)
 			res, c := probeAt(t, spec, tc.opts, bin, ops, nil)
-			for try := 1; try < 3 && tc.opts.OwnPIDNamespace && agentVanished(res); try++ {
-				// A known, unsolved race (docs/security.md, "The openat2
-				// agent"): under load the agent of a tree in its own PID
-				// namespace sometimes leaves an openat2 unanswered mid-run
-				// (ENOSYS: one call, or every later one) (callers fall back to
-				// openat, which Landlock and the filter judge). Seen about
-				// once in ten runs on a loaded machine; three times in a row
-				// fails the test.
-				t.Logf("the openat2 agent left a call unanswered (ENOSYS): probing again")
-				for _, f := range []string{rw + "/new", rw + "/setuid", rw + "/setgid"} {
-					_ = os.Remove(f)
-				}
-				res, c = probeAt(t, spec, tc.opts, bin, ops, nil)
-			}
 			if len(res) != len(ops) {
 				t.Fatalf("probe: %d of %d results: %v\n%s", len(res), len(ops), c.err, c.stderr)
 			}
@@ -188,19 +200,9 @@ func TestOpenat2Agent(t *testing.T) {
 				{0, ""},
 				{tc.setID, ""},
 				{tc.setID, ""},
-			}
-			unanswered := tc.opts.OwnPIDNamespace && agentVanished(res)
-			if unanswered {
-				// The known race stayed three probes long: an unanswered
-				// call is ENOSYS, which grants nothing (the caller falls
-				// back to openat, judged by Landlock and the filter); every
-				// answered call must still be right.
-				t.Logf("KNOWN GAP: the openat2 agent left calls unanswered (ENOSYS) in three probes in a row")
+				{0, "content of lock"}, // from a thread other than the leader
 			}
 			for i, w := range want {
-				if unanswered && unix.Errno(res[i].Errno) == unix.ENOSYS {
-					continue
-				}
 				if unix.Errno(res[i].Errno) != w.errno || res[i].Out != w.out {
 					t.Errorf("%+v: errno %v out %q, want %v %q", ops[i], unix.Errno(res[i].Errno), res[i].Out, w.errno, w.out)
 				}
@@ -212,7 +214,7 @@ func TestOpenat2Agent(t *testing.T) {
 				if sys := st.Sys().(*syscall.Stat_t); int(sys.Uid) != uid {
 					t.Errorf("created by uid %d, want %d (the caller's)", sys.Uid, uid)
 				}
-			} else if !unanswered || unix.Errno(res[7].Errno) != unix.ENOSYS {
+			} else {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(rw + "/setuid"); (err == nil) != (tc.setID == 0) {
@@ -283,17 +285,39 @@ func TestCredLines(t *testing.T) {
 	}
 }
 
-// agentVanished reports whether an openat2 of the probe answered ENOSYS
-// (no answer of the agent: it stopped, or was not there), which no case
-// of the probe expects.
-func agentVanished(res []probeResult) bool {
-	if len(res) == 0 {
-		return false
-	}
-	for _, r := range res[:len(res)-1] { // the last one (openat2self) is ENOSYS by design
-		if unix.Errno(r.Errno) == unix.ENOSYS {
-			return true
+// TestFdinfoPid: the pid a pidfd's fdinfo gives in its procfs's PID
+// namespace; none when the task is not there (0) or has exited (-1).
+func TestFdinfoPid(t *testing.T) {
+	for _, tc := range []struct {
+		info string
+		want int
+		ok   bool
+	}{
+		{"pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1062\nPid:\t11991\nNSpid:\t11991\t1\n", 11991, true},
+		{"Pid:\t0\nNSpid:\t0\n", 0, false},
+		{"Pid:\t-1\nNSpid:\t-1\n", 0, false},
+		{"pos:\t0\n", 0, false},
+		{"Pid:\tx\n", 0, false},
+	} {
+		got, ok := fdinfoPid(tc.info)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("fdinfoPid(%q) = %d %v, want %d %v", tc.info, got, ok, tc.want, tc.ok)
 		}
 	}
-	return false
+}
+
+// BenchmarkOpenProcOf times the openat2 agent's lookup of a caller's
+// /proc directory from its thread id (a pidfd and its fdinfo), per
+// served call.
+func BenchmarkOpenProcOf(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := unix.Gettid()
+	for b.Loop() {
+		fd, err := openProcOf(tid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		unix.Close(fd)
+	}
 }
