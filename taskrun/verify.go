@@ -189,7 +189,9 @@ func (r *runner) noteAgentWrites() {
 	if sens := r.Options.Task.Spec.Sensitive; sens != nil {
 		evidence = sens.Get(policy.Write)
 	}
-	r.tamper = newTamperJudge(written, root, r.Options.Task.Spec.Required.Get(policy.Write), evidence)
+	sem := r.Options.Semantics
+	r.tamper = newTamperJudge(written, root, newExpectedOutputs(r.Options.Task.Spec.Required.Get(policy.Write), root, sem),
+		newExpectedOutputs(evidence, root, sem))
 }
 
 // judgeVerifiers records whether the verifiers consumed a file the agent
