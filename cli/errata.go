@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/oracle"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -127,6 +129,12 @@ func (a *app) errataOf(f oracleFlags, dir string, rep *errataReport) error {
 	if err != nil {
 		return refusal(err)
 	}
+	if len(res.Entries) > 0 || !res.Clean {
+		if why := oracleFailsUnconstrained(ctx, api, t, ro.BaseMap); why != "" {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %s: an environment or oracle failure, not a spec gap (%d entries the replays under the spec called for are not proposed)", t.Name, why, len(res.Entries)))
+			return nil
+		}
+	}
 	gap := func(m oracle.MissingPermission) specGap {
 		return specGap{Task: t.Name, Dir: dir, Axis: m.Axis, Op: m.Op, Path: m.Path, Real: m.Real, Errno: m.Errno}
 	}
@@ -178,4 +186,24 @@ func printErrata(a *app, rep *errataReport) {
 	}
 	fmt.Fprintf(a.Stderr, "%d tasks checked: %d with spec gaps (%d gaps), %d other problems\n",
 		rep.Tasks, len(gapTasks), len(rep.Gaps), len(rep.Problems))
+}
+
+// oracleFailsUnconstrained runs the task's oracle without a policy and
+// says how it failed ("" when it passed, or when the run could not say):
+// a spec gap is only a gap when the oracle passes unconstrained.
+func oracleFailsUnconstrained(ctx context.Context, api runapi.API, t *tasks.Task, baseMap map[string]string) string {
+	run, err := runapi.RunTask(ctx, api, &runapi.RunRequest{Task: &runapi.TaskRequest{
+		Dir: t.Dir, PolicySource: runapi.SourceUnconstrained, Agent: runapi.AgentOracle, BaseMap: baseMap}})
+	if err != nil || run.TaskResult == nil || run.TaskResult.Error != "" {
+		return ""
+	}
+	res := run.TaskResult
+	if res.Utility {
+		return ""
+	}
+	why := fmt.Sprintf("the oracle fails unconstrained too (run %s, exit %d", run.ID, res.ExitCode)
+	if res.VerifierError != "" {
+		why += ", verifier error: " + termtext.Escape(firstLine(res.VerifierError))
+	}
+	return why + ")"
 }
