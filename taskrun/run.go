@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -47,6 +48,14 @@ type runner struct {
 	// installed is an installed agent's harness, endpoint and proxy
 	// (nil for other agents).
 	installed *installedRun
+	// kept is the agent's container while what the agent left running
+	// runs on into the verifier phase (nil: nothing was left); keptTrace
+	// its trace, still recording; left what those processes did since
+	// the agent's command ended.
+	kept      *runbox.Kept
+	keptTrace *agentTrace
+	left      *leftovers
+	agentDone atomic.Bool
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -188,6 +197,7 @@ func (r *runner) run(ctx context.Context) error {
 	} else {
 		err = r.runAgent(ctx, argv)
 	}
+	defer r.endKept()
 	if err != nil {
 		return runapi.WithKind(runapi.ErrorAgent, err)
 	}
@@ -199,6 +209,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.noteAgentWrites()
 	r.verifierNetwork()
 	defer r.judgeVerifiers()
+	defer r.endKept() // at the verifiers' end, before they are judged
 	verifyStart := time.Now()
 	defer func() { r.res.VerifyS = time.Since(verifyStart).Seconds() }()
 	u := r.verifyUtility(ctx)

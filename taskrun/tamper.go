@@ -230,11 +230,19 @@ type tamperJudge struct {
 	seen    map[string]bool
 	found   []runapi.TamperedFile
 	omitted int
+	// left, when set, is what the processes the agent left running did
+	// (leftovers); consumptions and named are the verifiers' uses judged
+	// against it at the end.
+	left            *leftovers
+	consumptions    map[fileID]consumption
+	consumptionsCut bool
+	named           []nameUse
 }
 
 func newTamperJudge(agent *agentWrites, root *policy.Root, required, evidence expectedOutputs) *tamperJudge {
 	j := &tamperJudge{agent: agent, root: root, required: required, evidence: evidence, live: map[fileID]*agentFile{},
-		modified: map[fileID]bool{}, byPath: map[string]*agentFile{}, origin: map[string]string{}, seen: map[string]bool{}}
+		modified: map[fileID]bool{}, byPath: map[string]*agentFile{}, origin: map[string]string{}, seen: map[string]bool{},
+		consumptions: map[fileID]consumption{}}
 	for id, f := range agent.byID {
 		j.live[id] = f
 	}
@@ -297,14 +305,18 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 		case ev.Axis == tracer.AxisRead && !ev.PathOnly() && ev.Ino != 0:
 			j.consumed(name, consumedRead, ev.Real, id)
 			j.throughLink(name, consumedRead, ev.Path, ev.Real)
+			j.noteConsumption(name, consumedRead, ev.Real, ev)
+			j.noteName(name, consumedRead, ev.Path, ev)
 		}
 	case tracer.OpExec:
 		// The file executed (a script itself) by its identity, and the
 		// name as given and the interpreter by the file there now.
 		if ev.Ino != 0 {
 			j.consumed(name, consumedExec, ev.Real, fileID{ev.Dev, ev.Ino})
+			j.noteConsumption(name, consumedExec, ev.Real, ev)
 		}
 		for _, given := range []string{ev.Path, ev.Interp} {
+			j.noteName(name, consumedExec, given, ev)
 			p := j.resolve(given)
 			if p == "" {
 				continue
@@ -320,6 +332,7 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 	case tracer.OpMmap:
 		if ev.Ino != 0 {
 			j.consumed(name, consumedMmap, ev.Real, fileID{ev.Dev, ev.Ino})
+			j.noteConsumption(name, consumedMmap, ev.Real, ev)
 		}
 	}
 }
@@ -451,6 +464,7 @@ func (j *tamperJudge) sameContent(f *agentFile, p string) bool {
 // result is the files found, sorted by path, and how many more there
 // were.
 func (j *tamperJudge) result() ([]runapi.TamperedFile, int) {
+	j.judgeLeftovers()
 	out := append([]runapi.TamperedFile(nil), j.found...)
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Path < out[b].Path })
 	return out, j.omitted
