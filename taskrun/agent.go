@@ -45,6 +45,9 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 		Stdio: env.Stdio{Stdout: stdout, Stderr: stderr}, Timeout: r.AgentTimeout(),
 		Track: track, KeepTree: true,
 	})
+	if g.Kept != nil {
+		r.left.since = g.Kept.Ended.UnixNano()
+	}
 	r.agentDone.Store(true)
 	if g.Kept != nil {
 		// What the agent left running (a server it started) runs on,

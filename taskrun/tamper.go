@@ -237,12 +237,13 @@ type tamperJudge struct {
 	consumptions    map[fileID]consumption
 	consumptionsCut bool
 	named           []nameUse
+	verifierWrites  map[fileID][]int64
 }
 
 func newTamperJudge(agent *agentWrites, root *policy.Root, required, evidence expectedOutputs) *tamperJudge {
 	j := &tamperJudge{agent: agent, root: root, required: required, evidence: evidence, live: map[fileID]*agentFile{},
 		modified: map[fileID]bool{}, byPath: map[string]*agentFile{}, origin: map[string]string{}, seen: map[string]bool{},
-		consumptions: map[fileID]consumption{}}
+		consumptions: map[fileID]consumption{}, verifierWrites: map[fileID][]int64{}}
 	for id, f := range agent.byID {
 		j.live[id] = f
 	}
@@ -299,6 +300,7 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 		switch {
 		case ev.Axis == tracer.AxisWrite && ev.Ino != 0:
 			j.modified[id] = true
+			j.noteVerifierWrite(ev)
 			if now, err := statAgentFile(j.root, ev.Real); ev.Real != "" && err == nil {
 				j.modified[now.id] = true // its host identity (see consumed)
 			}
