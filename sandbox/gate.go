@@ -77,6 +77,7 @@ func (g *Gate) CommandEnded() <-chan int {
 	if g.status == nil {
 		return nil
 	}
+	g.status.read()
 	return g.status.ended
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // statusPipe is the parent's side of a ReportExit child's status pipe
@@ -16,7 +17,7 @@ type statusPipe struct {
 	r, w    *os.File
 	started chan struct{}
 	ended   chan int
-	reading bool
+	reading sync.Once
 }
 
 func newStatusPipe() (*statusPipe, error) {
@@ -30,27 +31,26 @@ func newStatusPipe() (*statusPipe, error) {
 // read starts reading the pipe (once) and returns the channel closed
 // when the command started.
 func (s *statusPipe) read() <-chan struct{} {
-	if s.reading {
-		return s.started
-	}
-	s.reading = true
-	go func() {
-		defer close(s.ended)
-		started := false
-		sc := bufio.NewScanner(s.r)
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == statusStarted && !started:
-				started = true
-				close(s.started)
-			case strings.HasPrefix(line, statusExit+" "):
-				if n, err := strconv.Atoi(strings.TrimPrefix(line, statusExit+" ")); err == nil {
-					s.ended <- n
-					return
-				}
+	s.reading.Do(func() { go s.scan() })
+	return s.started
+}
+
+// scan reads the pipe's messages until its end.
+func (s *statusPipe) scan() {
+	defer close(s.ended)
+	started := false
+	sc := bufio.NewScanner(s.r)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == statusStarted && !started:
+			started = true
+			close(s.started)
+		case strings.HasPrefix(line, statusExit+" "):
+			if n, err := strconv.Atoi(strings.TrimPrefix(line, statusExit+" ")); err == nil {
+				s.ended <- n
+				return
 			}
 		}
-	}()
-	return s.started
+	}
 }
