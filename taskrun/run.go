@@ -206,6 +206,15 @@ func (r *runner) run(ctx context.Context) error {
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
+	r.verify(ctx)
+	return nil
+}
+
+// verify runs the verifiers after the agent, V_u and (a sensitive task)
+// V_a, while what the agent left runs on (endKept ends it at their end),
+// and judges what they consumed.
+func (r *runner) verify(ctx context.Context) {
+	t := r.Options.Task
 	r.noteAgentWrites()
 	r.verifierNetwork()
 	defer r.judgeVerifiers()
@@ -229,7 +238,6 @@ func (r *runner) run(ctx context.Context) error {
 	if err := errors.Join(verr...); err != nil {
 		r.res.VerifierError = err.Error()
 	}
-	return nil
 }
 
 // runPolicy is the policy the run enforces: the spec's required set for
