@@ -62,7 +62,10 @@ again (at most --rounds replays), so that every entry the spec lacks is
 listed, one line of a table each (an erratum of the dataset), with the replay
 round that found it; when the iteration stops first, the reason follows.
 An entry that would grant a sensitive file under the replays' semantics, or
-one the spec already holds, is never proposed. Other reasons a spec does not
+one the spec already holds, is never proposed. A task whose oracle does not
+end cleanly is replayed unconstrained too: an oracle that fails without any
+policy is an environment or oracle failure, reported as a problem with no
+entry proposed, never a spec gap. Other reasons a spec does not
 verify follow the table. Exit 1 when any task has a spec gap or another
 problem.`,
 		Args: func(_ *cobra.Command, args []string) error {

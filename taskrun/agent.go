@@ -28,7 +28,14 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	if err != nil {
 		return err
 	}
-	defer func() { r.noteAgentOutput(stdout.Dropped(), stderr.Dropped(), r.CloseAgentOutput(stdout, stderr)) }()
+	closeOutput := func() { r.noteAgentOutput(stdout.Dropped(), stderr.Dropped(), r.CloseAgentOutput(stdout, stderr)) }
+	defer func() {
+		if r.kept == nil {
+			closeOutput()
+		} else {
+			r.keptOutput = closeOutput // what the agent left still writes there
+		}
+	}()
 	var rec *agentTrace
 	track := func(ctx context.Context, pid int) error {
 		var err error
@@ -171,6 +178,10 @@ func (r *runner) endKept() {
 	}
 	left := r.kept.Kill()
 	r.kept = nil
+	if r.keptOutput != nil {
+		r.keptOutput()
+		r.keptOutput = nil
+	}
 	r.finishAgentTrace(r.keptTrace)
 	r.keptTrace = nil
 	r.Log.Info("killed what the agent left running", zap.String("task", r.Options.Task.Name), zap.Int("processes", len(left)))

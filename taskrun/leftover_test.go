@@ -24,12 +24,17 @@ if python3 -c 'import urllib.request,sys; sys.exit(0 if urllib.request.urlopen("
 // own.
 func TestVerifierSeesWhatTheAgentLeftRunning(t *testing.T) {
 	setup(t)
-	serve := `cmd:wc -l < /app/input.txt > /app/count.txt && cd /app && (python3 -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &) && sleep 2`
+	// The server logs each request to the agent's stderr: the agent's
+	// logs stay open while it runs.
+	serve := `cmd:wc -l < /app/input.txt > /app/count.txt && cd /app && (python3 -m http.server 8000 --bind 127.0.0.1 &) && sleep 2`
 	t.Run("server", func(t *testing.T) {
 		task := verifierTask(t, map[string]string{"test.sh": serverVerifier})
 		res := runTask(t, task, runapi.SourceUnconstrained, serve)
 		if !res.Utility || !res.VerifiersTraced || len(res.VerifierTampered) > 0 {
 			t.Fatalf("utility %v, traced %v, tampered %+v", res.Utility, res.VerifiersTraced, res.VerifierTampered)
+		}
+		if res.ExitCode != 0 || res.TimedOut {
+			t.Fatalf("the agent's end: exit %d, timed out %v", res.ExitCode, res.TimedOut)
 		}
 	})
 	t.Run("leftover rewrites what the verifier reads", func(t *testing.T) {

@@ -52,10 +52,11 @@ type runner struct {
 	// runs on into the verifier phase (nil: nothing was left); keptTrace
 	// its trace, still recording; left what those processes did since
 	// the agent's command ended.
-	kept      *runbox.Kept
-	keptTrace *agentTrace
-	left      *leftovers
-	agentDone atomic.Bool
+	kept       *runbox.Kept
+	keptTrace  *agentTrace
+	keptOutput func() // closes the agent's logs, once kept is gone
+	left       *leftovers
+	agentDone  atomic.Bool
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
