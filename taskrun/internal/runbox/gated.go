@@ -39,9 +39,8 @@ type Gated struct {
 type Kept struct {
 	c    *container.Container
 	gate *sandbox.Gate
-	// Start is when the container was started; Ended when its command
-	// was seen to end.
-	Start, Ended time.Time
+	// Ended is when its command was seen to end.
+	Ended time.Time
 }
 
 // Pid is the container init's pid (host PID namespace).
@@ -132,7 +131,7 @@ func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 		if g.KeepTree {
 			var kept bool
 			if res, kept = container.RunCommand(runCtx, c, steps, gate.CommandEnded()); kept {
-				out.Kept = &Kept{c: c, gate: gate, Start: c.Started(), Ended: time.Now()}
+				out.Kept = &Kept{c: c, gate: gate, Ended: time.Now()}
 				out.RunResult = env.RunResult{ExitCode: res.Status, Duration: time.Since(c.Started())}
 				out.Setup = c.Setup()
 				return out
