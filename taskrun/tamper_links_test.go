@@ -111,3 +111,43 @@ func TestTamperJudgeLinks(t *testing.T) {
 		t.Errorf("why: %+v", found)
 	}
 }
+
+// TestTamperJudgeLeftovers: a file a process the agent left running
+// wrote during the verifier phase counts when a verifier used it after
+// that write (by kernel time, whatever order the two traces delivered
+// them in), not before it, not once the verifier wrote it itself since,
+// and not when it is an expected output; a link such a process made
+// before a verifier went through it counts too.
+func TestTamperJudgeLeftovers(t *testing.T) {
+	jt := linkTree(t, map[string]string{"/srv/state": "0", "/srv/early": "0", "/srv/own": "0", "/app/out.txt": "", "/usr/bin/true": "ELF"},
+		nil, nil, nil, "/app/out.txt")
+	j := jt.judge
+	j.left = newLeftovers()
+	j.left.since = 100
+	at := func(ev *tracer.Event, ts int64) *tracer.Event { ev.TS = ts; return ev }
+	write := func(p string, ts int64) *tracer.Event {
+		ev := jt.read(p)
+		ev.Axis, ev.TS = tracer.AxisWrite, ts
+		return ev
+	}
+	j.left.observe(write("/srv/state", 50)) // before the command ended: the agent's own
+	j.left.observe(write("/srv/state", 200))
+	j.left.observe(write("/srv/early", 300))
+	j.left.observe(write("/srv/own", 200))
+	j.left.observe(write("/app/out.txt", 200))
+	link := &tracer.Event{Op: tracer.OpSymlink, Path: "/usr/local/bin/python3", Path2: "/usr/bin/true", TS: 200}
+	j.left.observe(link)
+	// The verifiers' events, judged before the leftovers' were seen.
+	j.observe("utility", at(jt.read("/srv/state"), 250))
+	j.observe("utility", at(jt.read("/srv/early"), 250))
+	j.observe("utility", write("/srv/own", 220))
+	j.observe("utility", at(jt.read("/srv/own"), 250))
+	j.observe("utility", at(jt.read("/app/out.txt"), 250))
+	exec := jt.exec("/usr/bin/true", "/usr/bin/true")
+	exec.Path, exec.TS = "/usr/local/bin/python3", 250
+	j.observe("utility", exec)
+	want := []string{"utility read /srv/state", "utility exec /usr/local/bin/python3"}
+	if got := jt.paths(); !slices.Equal(got, want) {
+		t.Fatalf("flagged %q, want %q", got, want)
+	}
+}
