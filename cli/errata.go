@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/oracle"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -60,7 +62,10 @@ again (at most --rounds replays), so that every entry the spec lacks is
 listed, one line of a table each (an erratum of the dataset), with the replay
 round that found it; when the iteration stops first, the reason follows.
 An entry that would grant a sensitive file under the replays' semantics, or
-one the spec already holds, is never proposed. Other reasons a spec does not
+one the spec already holds, is never proposed. A task whose oracle does not
+end cleanly is replayed unconstrained too: an oracle that fails without any
+policy is an environment or oracle failure, reported as a problem with no
+entry proposed, never a spec gap. Other reasons a spec does not
 verify follow the table. Exit 1 when any task has a spec gap or another
 problem.`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -127,6 +132,12 @@ func (a *app) errataOf(f oracleFlags, dir string, rep *errataReport) error {
 	if err != nil {
 		return refusal(err)
 	}
+	if len(res.Entries) > 0 || !res.Clean {
+		if why := oracleFailsUnconstrained(ctx, api, t, ro.BaseMap); why != "" {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %s: an environment or oracle failure, not a spec gap (%d entries the replays under the spec called for are not proposed)", t.Name, why, len(res.Entries)))
+			return nil
+		}
+	}
 	gap := func(m oracle.MissingPermission) specGap {
 		return specGap{Task: t.Name, Dir: dir, Axis: m.Axis, Op: m.Op, Path: m.Path, Real: m.Real, Errno: m.Errno}
 	}
@@ -178,4 +189,24 @@ func printErrata(a *app, rep *errataReport) {
 	}
 	fmt.Fprintf(a.Stderr, "%d tasks checked: %d with spec gaps (%d gaps), %d other problems\n",
 		rep.Tasks, len(gapTasks), len(rep.Gaps), len(rep.Problems))
+}
+
+// oracleFailsUnconstrained runs the task's oracle without a policy and
+// says how it failed ("" when it passed, or when the run could not say):
+// a spec gap is only a gap when the oracle passes unconstrained.
+func oracleFailsUnconstrained(ctx context.Context, api runapi.API, t *tasks.Task, baseMap map[string]string) string {
+	run, err := runapi.RunTask(ctx, api, &runapi.RunRequest{Task: &runapi.TaskRequest{
+		Dir: t.Dir, PolicySource: runapi.SourceUnconstrained, Agent: runapi.AgentOracle, BaseMap: baseMap}})
+	if err != nil || run.TaskResult == nil || run.TaskResult.Error != "" {
+		return ""
+	}
+	res := run.TaskResult
+	if res.Utility {
+		return ""
+	}
+	why := fmt.Sprintf("the oracle fails unconstrained too (run %s, exit %d", run.ID, res.ExitCode)
+	if res.VerifierError != "" {
+		why += ", verifier error: " + termtext.Escape(firstLine(res.VerifierError))
+	}
+	return why + ")"
 }

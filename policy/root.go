@@ -233,3 +233,11 @@ func (r *Root) linksOn(p string, seen map[string]bool, depth int, links *[]strin
 		cur = next
 	}
 }
+
+// LinksOnNow is LinksOn against the tree as it is now: like RealpathNow
+// it neither reads nor fills the caches (for judging the events of a
+// running process, whose links may have changed since).
+func (r *Root) LinksOnNow(p string) []string {
+	fresh := &Root{dir: r.dir, realpaths: map[string]string{}, links: map[string]linkInfo{}}
+	return fresh.LinksOn(p)
+}

@@ -33,6 +33,7 @@ var ClassOrder = append(slices.Clone(trial.FailureClasses), ClassUnclassified)
 // records.
 func Build(records []trial.Record, opts Options) *Report {
 	runs, dups := Dedupe(records)
+	trial.MarkOracleFailures(runs)
 	rep := &Report{
 		TrustVerifiers: opts.TrustVerifiers, Runs: len(runs), Duplicates: dups,
 		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},

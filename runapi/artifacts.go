@@ -38,6 +38,12 @@ const (
 // VerifierLogFile is the output of verifier name ("utility", "attack").
 func VerifierLogFile(name string) string { return "verifier-" + name + ".log" }
 
+// VerifierLogsDir holds verifier name's own /logs/verifier (as
+// logs/verifier below it): mounted into its container alone, so that
+// nothing else of the run (a process the agent left running) can write
+// the reward read from it.
+func VerifierLogsDir(name string) string { return "verifier-" + name + "-logs" }
+
 // VerifierEventsFile is the trace of verifier name.
 func VerifierEventsFile(name string) string { return "verifier-" + name + "-events.jsonl" }
 

@@ -24,6 +24,8 @@ type Gate struct {
 	errR   *os.File
 	errW   *os.File // child's end of the error pipe
 	closed bool
+	// status is the status pipe of a spec with ReportExit (nil without).
+	status *statusPipe
 }
 
 // NewGate makes the pipes of a gate for spec.
@@ -38,17 +40,45 @@ func NewGate(spec Spec) (*Gate, error) {
 		specW.Close()
 		return nil, fmt.Errorf("sandbox gate: error pipe: %w", err)
 	}
-	return &Gate{spec: spec, specR: specR, specW: specW, errR: errR, errW: errW}, nil
+	g := &Gate{spec: spec, specR: specR, specW: specW, errR: errR, errW: errW}
+	if spec.ReportExit {
+		if g.status, err = newStatusPipe(); err != nil {
+			g.Close()
+			g.Started()
+			return nil, err
+		}
+	}
+	return g, nil
 }
 
-// ChildFiles are the child's ends, to become its descriptors 3 and 4.
-func (g *Gate) ChildFiles() []*os.File { return []*os.File{g.specR, g.errW} }
+// ChildFiles are the child's ends, to become its descriptors 3 and 4
+// (and 5, the status pipe, for a spec with ReportExit).
+func (g *Gate) ChildFiles() []*os.File {
+	if g.status != nil {
+		return []*os.File{g.specR, g.errW, g.status.w}
+	}
+	return []*os.File{g.specR, g.errW}
+}
 
 // Started closes this process's copies of the child's ends; call it once
 // the child has them.
 func (g *Gate) Started() {
 	g.specR.Close()
 	g.errW.Close()
+	if g.status != nil {
+		g.status.w.Close()
+	}
+}
+
+// CommandEnded delivers the command's status (as a shell reports it)
+// once it ended, for a spec with ReportExit; it is closed without a
+// value when the child ended without saying (nil without ReportExit).
+func (g *Gate) CommandEnded() <-chan int {
+	if g.status == nil {
+		return nil
+	}
+	g.status.read()
+	return g.status.ended
 }
 
 // Release opens the gate: the child reads its spec, restricts itself and
@@ -101,6 +131,14 @@ func (g *Gate) Close() {
 	g.errR.Close()
 }
 
+// CloseStatus closes the status pipe's read end (a ReportExit gate whose
+// tree is gone).
+func (g *Gate) CloseStatus() {
+	if g.status != nil {
+		g.status.r.Close()
+	}
+}
+
 // ReleaseProcess is Release for a child whose descriptors another process
 // also holds (runc run keeps its copies of what it passes with
 // --preserve-fds), so that the exec cannot be seen as EOF: it waits
@@ -119,8 +157,17 @@ func (g *Gate) ReleaseProcess(pid int) error {
 	if werr != nil {
 		return fmt.Errorf("send spec to sandbox-init: %w", werr)
 	}
+	var started <-chan struct{}
+	if g.status != nil {
+		started = g.status.read()
+	}
 	var msg []byte
 	for {
+		select {
+		case <-started:
+			return nil // a reaper: its program never changes
+		default:
+		}
 		got, closed := g.readFor(time.Millisecond)
 		msg = append(msg, got...)
 		switch {

@@ -213,6 +213,9 @@ func checkSpec(spec *Spec) ([]int, *InitError) {
 	if err != nil {
 		return nil, initError(StageSpec, "", err)
 	}
+	if spec.ReportExit && !spec.WaitTree {
+		return nil, &InitError{Stage: StageSpec, Msg: "report_exit needs wait_tree"}
+	}
 	if len(granted) > 0 && !spec.DropCapabilities {
 		return nil, &InitError{Stage: StageSpec, Msg: "capabilities are granted only with drop_capabilities"}
 	}

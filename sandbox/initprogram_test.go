@@ -165,7 +165,7 @@ func TestSpecRoundTrip(t *testing.T) {
 	plan := hostPlan(t, `{"read":["/etc/**"],"write":["/tmp/**"],"execute":["/bin/true"]}`, policy.DefaultBaseline())
 	spec := Spec{Path: "true", Args: []string{"true"}, Env: []string{"A=b"}, Dir: "/", HidePaths: []string{"/run/x.sock"},
 		AllowUnenforced: true, LandlockABI: 3, Capabilities: []string{"CAP_CHOWN"}, UID: &uid, GID: &gid, Groups: []int{1, 2},
-		WaitTree: true}.Confined(plan, f)
+		WaitTree: true, ReportExit: true}.Confined(plan, f)
 	data, err := json.Marshal(spec) // as Gate.Release sends it
 	if err != nil {
 		t.Fatal(err)

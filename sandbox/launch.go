@@ -33,6 +33,9 @@ const InitBinaryName = "authbench-sandbox-init"
 const (
 	specFD  = 3 // parent → child: the JSON Spec, then EOF (the release)
 	errorFD = 4 // child → parent: an error message before exec, else EOF
+	// statusFD (Spec.ReportExit only): child → parent: "started" once the
+	// command runs, then "exit N" when it ended (N as a shell reports it).
+	statusFD = 5
 )
 
 // Spec is everything sandbox-init needs to become the target command.
@@ -105,6 +108,12 @@ type Spec struct {
 	// Without it sandbox-init becomes the command, and the tree ends with
 	// it when it is the init of a PID namespace.
 	WaitTree bool `json:"wait_tree,omitempty"`
+	// ReportExit (with WaitTree) reports the command's start and end on
+	// the gate's status pipe (Gate.CommandEnded) while the reaper stays
+	// for the rest of the tree: what the command left running (a server
+	// it started) keeps running, confined as it was, until it ends or
+	// the launcher kills the tree.
+	ReportExit bool `json:"report_exit,omitempty"`
 }
 
 // Child is a sandbox-init process waiting at its gate.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,6 +24,9 @@ var forwardedSignals = []os.Signal{
 // the command's status. It returns only when the command could not be
 // started.
 func reapTree(spec *Spec) *InitError {
+	if spec.ReportExit {
+		unix.CloseOnExec(statusFD) // the command's tree never holds it
+	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return initError(StageExec, "", os.NewSyscallError("prctl(PR_SET_CHILD_SUBREAPER)", err))
 	}
@@ -47,18 +51,35 @@ func reapTree(spec *Spec) *InitError {
 		return ierr
 	}
 	_ = unix.Close(errorFD) // the launcher's Release returns: the command runs
+	report := func(string) {}
+	if spec.ReportExit {
+		report = func(msg string) { _, _ = unix.Write(statusFD, []byte(msg+"\n")) }
+		report(statusStarted)
+	}
 	go func() {
 		for sig := range sigs {
 			_ = unix.Kill(pid, sig.(syscall.Signal))
 		}
 	}()
-	os.Exit(reapAll(pid))
+	os.Exit(reapAll(pid, func(status int) {
+		report(fmt.Sprintf("%s %d", statusExit, status))
+		if spec.ReportExit {
+			_ = unix.Close(statusFD)
+		}
+	}))
 	return nil
 }
 
+// The messages of the status pipe (Spec.ReportExit).
+const (
+	statusStarted = "started"
+	statusExit    = "exit"
+)
+
 // reapAll waits for every child (orphans of the tree included) until
-// none is left and returns the status of pid as a shell reports it.
-func reapAll(pid int) int {
+// none is left and returns the status of pid as a shell reports it;
+// ended is called with it as soon as pid ends.
+func reapAll(pid int, ended func(status int)) int {
 	status := 0
 	for {
 		var ws syscall.WaitStatus
@@ -71,6 +92,7 @@ func reapAll(pid int) int {
 		}
 		if p == pid {
 			status = shellStatus(ws)
+			ended(status)
 		}
 		// The reaper holds the seccomp filter, so the openat2 agent,
 		// which serves until nobody holds it, ends when it is the last

@@ -28,7 +28,14 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	if err != nil {
 		return err
 	}
-	defer func() { r.noteAgentOutput(stdout.Dropped(), stderr.Dropped(), r.CloseAgentOutput(stdout, stderr)) }()
+	closeOutput := func() { r.noteAgentOutput(stdout.Dropped(), stderr.Dropped(), r.CloseAgentOutput(stdout, stderr)) }
+	defer func() {
+		if r.kept == nil {
+			closeOutput()
+		} else {
+			r.keptOutput = closeOutput // what the agent left still writes there
+		}
+	}()
 	var rec *agentTrace
 	track := func(ctx context.Context, pid int) error {
 		var err error
@@ -39,12 +46,24 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 		track = nil
 	}
 	r.AgentStart = time.Now()
+	r.left = newLeftovers()
 	g := r.RunGated(ctx, runbox.Gated{
 		Name: "agent", Config: r.AgentRunConfig(), Spec: spec,
 		Stdio: env.Stdio{Stdout: stdout, Stderr: stderr}, Timeout: r.AgentTimeout(),
-		Track: track,
+		Track: track, KeepTree: true,
 	})
-	r.finishAgentTrace(rec)
+	if g.Kept != nil {
+		r.left.since = g.Kept.Ended.UnixNano()
+	}
+	r.agentDone.Store(true)
+	if g.Kept != nil {
+		// What the agent left running (a server it started) runs on,
+		// confined and traced, until the verifiers end (endKept).
+		r.kept, r.keptTrace = g.Kept, rec
+		r.Log.Info("the agent left processes running into the verifier phase", zap.String("task", t.Name))
+	} else {
+		r.finishAgentTrace(rec)
+	}
 	r.res.ExitCode, r.res.TimedOut, r.res.DurationS = g.ExitCode, g.TimedOut, g.Duration.Seconds()
 	r.res.SetupMS = float64(g.Setup) / float64(time.Millisecond)
 	r.res.StillRunning = g.StillRunning
@@ -100,7 +119,11 @@ func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string, al
 		return nil, err
 	}
 	tr := &agentTrace{sensitive: newSensitiveMatcher(r.Options.Task.Spec, root), volumes: r.volumeWrites}
+	left := r.left
 	observe := func(ev *tracer.Event) {
+		if left != nil && r.agentDone.Load() {
+			left.observe(ev)
+		}
 		tr.sensitive.observe(ev)
 		if also != nil {
 			also(ev)
@@ -145,4 +168,22 @@ func startKind(err error) runapi.ErrorKind {
 		return runapi.ErrorConfine
 	}
 	return runapi.ErrorAgent
+}
+
+// endKept kills what the agent left running once the verifiers ended (or
+// the run ends first) and closes the agent's trace with it: its denials
+// and sensitive accesses in the verifier phase are the agent's too.
+func (r *runner) endKept() {
+	if r.kept == nil {
+		return
+	}
+	left := r.kept.Kill()
+	r.kept = nil
+	if r.keptOutput != nil {
+		r.keptOutput()
+		r.keptOutput = nil
+	}
+	r.finishAgentTrace(r.keptTrace)
+	r.keptTrace = nil
+	r.Log.Info("killed what the agent left running", zap.String("task", r.Options.Task.Name), zap.Int("processes", len(left)))
 }

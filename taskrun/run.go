@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -51,6 +52,15 @@ type runner struct {
 	// refused it as a shell would); a run that fails before has no
 	// verdict (TaskResult.AgentDidNotRun).
 	agentRan bool
+	// kept is the agent's container while what the agent left running
+	// runs on into the verifier phase (nil: nothing was left); keptTrace
+	// its trace, still recording; left what those processes did since
+	// the agent's command ended.
+	kept       *runbox.Kept
+	keptTrace  *agentTrace
+	keptOutput func() // closes the agent's logs, once kept is gone
+	left       *leftovers
+	agentDone  atomic.Bool
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -195,6 +205,7 @@ func (r *runner) run(ctx context.Context) error {
 	} else {
 		err = r.runAgent(ctx, argv)
 	}
+	defer r.endKept()
 	if err != nil {
 		return runapi.WithKind(runapi.ErrorAgent, err)
 	}
@@ -203,9 +214,19 @@ func (r *runner) run(ctx context.Context) error {
 		// would only be killed at once too.
 		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
 	}
+	r.verify(ctx)
+	return nil
+}
+
+// verify runs the verifiers after the agent, V_u and (a sensitive task)
+// V_a, while what the agent left runs on (endKept ends it at their end),
+// and judges what they consumed.
+func (r *runner) verify(ctx context.Context) {
+	t := r.Options.Task
 	r.noteAgentWrites()
 	r.verifierNetwork()
 	defer r.judgeVerifiers()
+	defer r.endKept() // at the verifiers' end, before they are judged
 	verifyStart := time.Now()
 	defer func() { r.res.VerifyS = time.Since(verifyStart).Seconds() }()
 	u := r.verifyUtility(ctx)
@@ -225,7 +246,6 @@ func (r *runner) run(ctx context.Context) error {
 	if err := errors.Join(verr...); err != nil {
 		r.res.VerifierError = err.Error()
 	}
-	return nil
 }
 
 // runPolicy is the policy the run enforces: the spec's required set for

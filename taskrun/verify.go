@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"go.uber.org/zap"
@@ -47,7 +48,7 @@ func (r *runner) verifyUtility(ctx context.Context) verdict {
 		if err != nil {
 			return verdict{err: err}
 		}
-		files, err := readRewardFiles(r.Rootfs.Path)
+		files, err := readRewardFiles(filepath.Join(r.Options.Dir, runapi.VerifierLogsDir("utility")))
 		if err != nil {
 			return verdict{err: fmt.Errorf("utility verifier: %w", err)}
 		}
@@ -100,6 +101,17 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	caps := t.Config.Environment.Capabilities()
 	cfg.AddCapabilities = caps
 	r.VerifierNet.Apply(r.Box, &cfg)
+	logs, err := r.verifierLogs(name)
+	if err != nil {
+		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
+	}
+	cfg.Binds = append(cfg.Binds, env.Bind{Source: logs, Destination: "/" + verifierLogDir})
+	if r.NetNS == "" && !cfg.AllowInternet && r.kept != nil {
+		// Without a namespace of the run's, the agent's container has
+		// its own: the verifier joins it, to reach what the agent left
+		// listening there (as in one container).
+		cfg.NetNSPath = fmt.Sprintf("/proc/%d/ns/net", r.kept.Pid())
+	}
 	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), r.VerifierNet.Env), Dir: dir, CloseFDs: true,
 		DropCapabilities: true, Capabilities: caps}
 	log, err := r.CappedLog(runapi.VerifierLogFile(name), name+" verifier log", r.LogLimit(), os.O_TRUNC)
@@ -189,7 +201,12 @@ func (r *runner) noteAgentWrites() {
 	if sens := r.Options.Task.Spec.Sensitive; sens != nil {
 		evidence = sens.Get(policy.Write)
 	}
-	r.tamper = newTamperJudge(written, root, r.Options.Task.Spec.Required.Get(policy.Write), evidence)
+	sem := r.Options.Semantics
+	r.tamper = newTamperJudge(written, root, newExpectedOutputs(r.Options.Task.Spec.Required.Get(policy.Write), root, sem),
+		newExpectedOutputs(evidence, root, sem))
+	if r.kept != nil {
+		r.tamper.left = r.left
+	}
 }
 
 // judgeVerifiers records whether the verifiers consumed a file the agent
@@ -211,4 +228,21 @@ func mapEnv(m map[string]string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+// verifierLogs makes verifier name's own /logs/verifier afresh in the
+// run directory (runapi.VerifierLogsDir) and returns it: it is bind
+// mounted into the verifier's container alone, so the reward read from
+// it was written by the verifier's tree (what the agent left running
+// sees the rootfs's /logs/verifier, never this one).
+func (r *runner) verifierLogs(name string) (string, error) {
+	top := filepath.Join(r.Options.Dir, runapi.VerifierLogsDir(name))
+	if err := os.RemoveAll(top); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(top, filepath.FromSlash(verifierLogDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
 }

@@ -34,6 +34,11 @@ const (
 	// ClassSpecGap: the oracle failed under the task's own spec on a
 	// denial, an erratum of the dataset, not the agent's failure.
 	ClassSpecGap = "spec_gap"
+	// ClassOracleFailed: the oracle failed under the task's own spec and
+	// fails without any policy too: an environment or oracle failure (a
+	// service it needs is gone, its verifier cannot pass), not a gap of
+	// the spec.
+	ClassOracleFailed = "oracle_failed"
 	// ClassAttackBlocked: the shortcut ran and the policy stopped its
 	// attack. Not a failure: counted apart.
 	ClassAttackBlocked = "attack_blocked"
@@ -53,7 +58,7 @@ const (
 // FailureClasses are the failure classes, in report order; the other
 // labels are counted apart (ClassAttackBlocked) or flags.
 var FailureClasses = []string{ClassSensitiveExposure, ClassExecuteInsufficient, ClassReadInsufficient,
-	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassCapabilityDenied, ClassNetworkDenied, ClassNotPermissionRelated}
+	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassOracleFailed, ClassCapabilityDenied, ClassNetworkDenied, ClassNotPermissionRelated}
 
 // Record is one run of the benchmark: one row of the results database,
 // the unit every report aggregates. Rates and means are computed by the

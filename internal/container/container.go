@@ -141,6 +141,9 @@ func (c *Container) Release() error {
 	return nil
 }
 
+// Started is when runc was started.
+func (c *Container) Started() time.Time { return c.start }
+
 // Setup is the time from runc's start to the command's exec, once
 // Release returned.
 func (c *Container) Setup() time.Duration { return c.setup }
@@ -235,6 +238,39 @@ type boundTree struct {
 
 func (t boundTree) Wait() (int, error) {
 	select {
+	case <-t.c.Done():
+	case <-t.ctx.Done():
+		_ = t.KillTree()
+	}
+	return t.Container.Wait()
+}
+
+// RunCommand is Run for a container whose init reaps a command and stays
+// for what the command left running (sandbox.Spec.ReportExit): it
+// returns once ended delivers the command's status, and the container
+// goes on running (Kill or Stop it later), or once the container itself
+// ended or was killed (its time ran out, ctx ended), as Run does. kept
+// reports that the container still runs.
+func RunCommand(ctx context.Context, c *Container, s lifecycle.Steps, ended <-chan int) (res lifecycle.Result, kept bool) {
+	t := &commandTree{boundTree: boundTree{c, ctx}, ended: ended}
+	res = lifecycle.Run(ctx, t, s)
+	return res, t.kept
+}
+
+// commandTree is a boundTree whose Wait returns when its command ended.
+type commandTree struct {
+	boundTree
+	ended <-chan int
+	kept  bool
+}
+
+func (t *commandTree) Wait() (int, error) {
+	select {
+	case status, ok := <-t.ended:
+		if ok && !t.c.Exited() {
+			t.kept = true
+			return status, nil
+		}
 	case <-t.c.Done():
 	case <-t.ctx.Done():
 		_ = t.KillTree()

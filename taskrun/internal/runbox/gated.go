@@ -27,6 +27,35 @@ type Gated struct {
 	Timeout time.Duration                            // the command's time
 	Track   func(ctx context.Context, pid int) error // nil: untraced
 	Started func()                                   // nil, or called once runc was started (or failed to)
+	// KeepTree: sandbox-init reaps the command (Spec.WaitTree and
+	// ReportExit are set here) and the container outlives it while what
+	// it left runs: RunGated returns when the command ended, with the
+	// container in GatedResult.Kept.
+	KeepTree bool
+}
+
+// Kept is a gated container whose command ended while processes it left
+// still run in it (confined as the command was).
+type Kept struct {
+	c    *container.Container
+	gate *sandbox.Gate
+	// Ended is when its command was seen to end.
+	Ended time.Time
+}
+
+// Pid is the container init's pid (host PID namespace).
+func (k *Kept) Pid() int { return k.c.Pid() }
+
+// Kill kills what is left in the container and deletes it; it returns
+// the processes that were still running. Safe on nil.
+func (k *Kept) Kill() []lifecycle.Process {
+	if k == nil {
+		return nil
+	}
+	left := lifecycle.TreeProcesses(k.c.Pid())
+	k.c.Kill()
+	k.gate.CloseStatus()
+	return left
 }
 
 // GatedResult is how a gated container ended.
@@ -41,21 +70,32 @@ type GatedResult struct {
 	Setup time.Duration
 	// StillRunning were its processes when it was killed.
 	StillRunning []lifecycle.Process
+	// Kept is the container still running after its command ended
+	// (Gated.KeepTree; nil when nothing was left or it was killed).
+	Kept *Kept
 }
 
 // RunGated runs g's container to its end: track at the gate, release,
 // wait, kill when its time is up (the life of every run, lifecycle.Run).
 func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 	var out GatedResult
+	if g.KeepTree {
+		g.Spec.WaitTree, g.Spec.ReportExit = true, true
+	}
 	gate, err := sandbox.NewGate(g.Spec)
 	if err != nil {
 		out.StartErr = err
 		return out
 	}
 	defer gate.Close()
+	defer func() {
+		if out.Kept == nil {
+			gate.CloseStatus()
+		}
+	}()
 	cfg := g.Config
 	cfg.Rootfs, cfg.Binary = b.Rootfs.Path, b.Self
-	if !cfg.AllowInternet {
+	if !cfg.AllowInternet && cfg.NetNSPath == "" {
 		cfg.NetNSPath = b.NetNS
 	}
 	cfg.Args = []string{BinaryInContainer, sandbox.InitCommand}
@@ -86,7 +126,19 @@ func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 		if g.Track != nil {
 			track = func(pid int) error { return g.Track(runCtx, pid) }
 		}
-		res := container.Run(runCtx, c, lifecycle.Steps{KillGrace: container.KillGrace, Track: track})
+		steps := lifecycle.Steps{KillGrace: container.KillGrace, Track: track}
+		var res lifecycle.Result
+		if g.KeepTree {
+			var kept bool
+			if res, kept = container.RunCommand(runCtx, c, steps, gate.CommandEnded()); kept {
+				out.Kept = &Kept{c: c, gate: gate, Ended: time.Now()}
+				out.RunResult = env.RunResult{ExitCode: res.Status, Duration: time.Since(c.Started())}
+				out.Setup = c.Setup()
+				return out
+			}
+		} else {
+			res = container.Run(runCtx, c, steps)
+		}
 		out.StillRunning = res.StillRunning
 		_, waited, waitErr := c.Ended()
 		switch {
