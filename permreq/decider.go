@@ -115,3 +115,23 @@ func (d specDecider) Decide(_ context.Context, req Request, g *Grant) Decision {
 	}
 	return Decision{Why: fmt.Sprintf("refused: the task's spec does not cover %s", req)}
 }
+
+// Ceiling is every permission decider name could ever grant for a task
+// with spec: the domain the tool process that applies grants must hold
+// (Landlock cannot widen one). spec: the required entries (the implicit
+// ones are every plan's baseline); deny: nothing; allow: every path.
+func Ceiling(name string, spec *policy.Spec) policy.Permissions {
+	var out policy.Permissions
+	switch name {
+	case DeciderSpec:
+		if spec != nil {
+			out = spec.Required
+		}
+	case DeciderAllow:
+		all := policy.MustPattern("/**")
+		for _, a := range policy.Axes {
+			out[a] = []policy.Pattern{all}
+		}
+	}
+	return out
+}

@@ -47,6 +47,9 @@ type runner struct {
 	// installed is an installed agent's harness, endpoint and proxy
 	// (nil for other agents).
 	installed *installedRun
+	// requests are a model agent's run-time permission requests (nil:
+	// none).
+	requests *requestRun
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -158,6 +161,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.agentNetwork()
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
+	if err := r.checkRequests(model); err != nil {
+		return runapi.WithKind(runapi.ErrorTask, err)
+	}
 	if model {
 		if r.Options.Model == nil {
 			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration", r.Options.Agent))
@@ -304,6 +310,11 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	}
 	if r.installed != nil {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
+	}
+	if toolbox && r.Options.Requests != "" {
+		if err := r.prepareRequests(pol, base, root, opts); err != nil {
+			return err
+		}
 	}
 	return runbox.WriteJSON(filepath.Join(r.Options.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }
