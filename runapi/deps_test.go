@@ -30,6 +30,7 @@ func TestLeafPackagesStayLeaves(t *testing.T) {
 		{"tracer/trace", kernelFacing},
 		{"audit", kernelFacing},
 		{"policy", kernelFacing},
+		{"permreq", kernelFacing},
 		{"report", kernelFacing},
 		{"bench", []string{"daemon"}},
 		// The daemon's core embeds in the thin front for exec: the task

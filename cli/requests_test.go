@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/cli/core"
+)
+
+// TestTaskRunRequestsFlags: --requests and its bounds go into the daemon
+// request; an unknown decider, a decider not available yet, bounds out of
+// range and bounds without a decider are usage errors (exit 2).
+func TestTaskRunRequestsFlags(t *testing.T) {
+	f := taskRunFlags{specPolicy: true, semantics: "published", agent: "oracle", requests: requestFlags{decider: "spec", max: 3, timeoutS: 5}}
+	req, err := f.taskRequest("/nonexistent/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := req.Task; tr.Requests != "spec" || tr.MaxRequests != 3 || tr.RequestTimeoutS != 5 {
+		t.Errorf("request %+v", tr)
+	}
+	for _, c := range []struct {
+		f    requestFlags
+		want string
+	}{
+		{requestFlags{decider: "maybe"}, "unknown decider"},
+		{requestFlags{decider: "ask"}, "not available yet"},
+		{requestFlags{decider: "model:gpt-4o"}, "not available yet"},
+		{requestFlags{decider: "deny", max: 1001}, "--max-requests"},
+		{requestFlags{decider: "deny", timeoutS: -1}, "--request-timeout"},
+		{requestFlags{max: 2}, "need --requests"},
+	} {
+		f.requests = c.f
+		_, err := f.taskRequest("/nonexistent/task")
+		var ue *core.UsageError
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ue) {
+			t.Errorf("%+v: %v (want a usage error with %q)", c.f, err, c.want)
+		}
+	}
+}
