@@ -49,6 +49,7 @@ func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root 
 	if err != nil {
 		return fmt.Errorf("requests: compile the tool process's plan: %w", err)
 	}
+	r.res.Requests = d.Name()
 	r.requests = &requestRun{desk: permreq.NewDesk(d, spec, root, opts, r.Options.RequestLimits)}
 	r.requests.session = &session.Requests{Desk: r.requests.desk, CallPlan: r.Plan, ToolboxPlan: tp, OnGrant: r.requests.granted}
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.RequestWidening(d.Name()))

@@ -52,13 +52,14 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
 	r.AgentStopReason = res.AgentStopReason
 	r.ImageSubstitutions = res.ImageSubstitutions
+	r.Requests = RequestsOf(res)
 	denials, mmapExecs := splitMmapExecs(res.Denials)
 	r.MmapExecs = mmapExecs
 	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: denials, MmapExecs: mmapExecs,
 		Sensitive: res.TracedSensitive, Policy: rp.Policy, Spec: spec, Tampered: r.TamperedFiles,
 		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == runapi.AgentShortcut,
 		OracleUnderSpec: r.Agent == runapi.AgentOracle && rp.Source == runapi.SourceSpec,
-		AgentFailed:     res.Error == "" && r.AgentFailed()})
+		AgentFailed:     res.Error == "" && r.AgentFailed(), RequestsRefused: r.Requests.refused()})
 	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
 	FillScore(r, res.StaticScore, rp, spec)
 	if r.ScoreError == "" && res.StaticScore == nil {
