@@ -22,22 +22,34 @@ func requestCall(id, access, path string) agenttest.Call {
 // the read of /app/data.csv: the agent is refused the task's input.
 func withoutDataRead(t *testing.T) *policy.Policy {
 	t.Helper()
-	pol, err := policy.ParsePolicy([]byte(`{"read":[],"write":["/app/total.txt"],"execute":["/usr/bin/bash","/usr/bin/mawk"]}`), "without-data")
+	pol, err := policy.ParsePolicy([]byte(`{"read":[],"write":["/app/total.txt"],"execute":["/usr/bin/bash","/usr/bin/mawk","/usr/bin/python3*"]}`), "without-data")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pol
 }
 
-func runRequests(t *testing.T, task *tasks.Task, decider string, limits permreq.Limits, srv *agenttest.Server, cfg agent.Config) *runapi.TaskResult {
+func runRequests(t *testing.T, task *tasks.Task, decider string, limits permreq.Limits, srv *agenttest.Server, cfg agent.Config) (*runapi.TaskResult, string) {
 	t.Helper()
 	cfg.BaseURL, cfg.APIKey, cfg.Model = srv.URL, testAPIKey, "test-model"
+	dir := t.TempDir()
 	res, err := runWith(t, Options{Task: task, Source: runapi.SourcePolicy, Policy: withoutDataRead(t), Agent: "openai:test-model",
-		Model: &cfg, Dir: t.TempDir(), Log: zaptest.NewLogger(t), Requests: decider, RequestLimits: limits})
+		Model: &cfg, Dir: dir, Log: zaptest.NewLogger(t), Requests: decider, RequestLimits: limits})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	return res
+	return res, dir
+}
+
+// toolResult is the result of call id in the conversation of req.
+func toolResult(req agenttest.Request, id string) string {
+	for _, m := range req.Messages {
+		if m["role"] == "tool" && m["tool_call_id"] == id {
+			s, _ := m["content"].(string)
+			return s
+		}
+	}
+	return ""
 }
 
 // TestModelAgentRequestsUnderTheSpecDecider: a scripted model is refused
@@ -48,18 +60,25 @@ func TestModelAgentRequestsUnderTheSpecDecider(t *testing.T) {
 	setup(t)
 	task := fixture(t, "secret-sensitive")
 	sum := `awk -F, 'NR > 1 { s += $2 } END { print s }' /app/data.csv > /app/total.txt; echo "status $?"`
+	// openat2 would be served by the openat2 agent, under the tool
+	// process's wider domain: it must not open what the call may not.
+	openat2 := `python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); ` +
+		`r = l.syscall(437, -100, b"/app/data.csv", bytes(24), 24); print("openat2", r, ctypes.get_errno())'`
 	srv := agenttest.New(t,
-		calls(shellCall("c1", sum)),
+		calls(shellCall("c1", sum), shellCall("c1b", openat2)),
 		calls(requestCall("r1", "read", "/app/data.csv")),
 		calls(requestCall("r2", "read", "/app/config/deploy.key"), requestCall("r3", "read", "app/data.csv")),
 		calls(shellCall("c2", sum)),
 		calls(shellCall("c3", "x=$(< /app/config/deploy.key); echo \"status $?\"")),
 		finish("summed after the grant"),
 	)
-	res := runRequests(t, task, permreq.DeciderSpec, permreq.Limits{}, srv, agent.Config{})
+	res, dir := runRequests(t, task, permreq.DeciderSpec, permreq.Limits{}, srv, agent.Config{})
 	reqs := srv.Requests()
-	if got := agenttest.LastToolResult(reqs[1]); !strings.Contains(got, "Permission denied") {
+	if got := toolResult(reqs[1], "c1"); !strings.Contains(got, "Permission denied") {
 		t.Errorf("the first sum was not refused: %q", got)
+	}
+	if got := agenttest.LastToolResult(reqs[1]); !strings.Contains(got, "openat2 -1 38") {
+		t.Errorf("openat2 of a file the call may not read: %q", got)
 	}
 	if got := agenttest.LastToolResult(reqs[2]); !strings.Contains(got, "granted") || !strings.Contains(got, "next tool call") {
 		t.Errorf("the grant's answer: %q", got)
@@ -93,6 +112,9 @@ func TestModelAgentRequestsUnderTheSpecDecider(t *testing.T) {
 	if !keyDenied {
 		t.Errorf("the kernel's denial of the key is not recorded: %+v", res.Denials)
 	}
+	if traj := readTrajectory(t, dir); !strings.Contains(traj, `"permission_request"`) || !strings.Contains(traj, `"decision":"granted"`) {
+		t.Error("the trajectory lacks the requests")
+	}
 	wider := false
 	for _, w := range res.PlanWiderThanPolicy {
 		wider = wider || w.Kind == "request-toolbox"
@@ -118,7 +140,7 @@ func TestModelAgentRequestFlood(t *testing.T) {
 		replies = append(replies, calls(cs...))
 	}
 	srv := agenttest.New(t, append(replies, finish("flooded"))...)
-	res := runRequests(t, task, permreq.DeciderDeny, permreq.Limits{Max: n}, srv, agent.Config{MaxTurns: 40})
+	res, _ := runRequests(t, task, permreq.DeciderDeny, permreq.Limits{Max: n}, srv, agent.Config{MaxTurns: 40})
 	if len(res.PermissionRequests) != n || res.PermissionRequestsOverLimit != 1000 || res.AgentStopReason != string(agent.StopFinished) {
 		t.Fatalf("%d requests, %d over, stop %s", len(res.PermissionRequests), res.PermissionRequestsOverLimit, res.AgentStopReason)
 	}
