@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/permreq"
 	"github.com/authbench/authbench/runapi"
 )
@@ -43,4 +46,24 @@ func (f requestFlags) apply(tr *runapi.TaskRequest) error {
 	}
 	tr.Requests, tr.MaxRequests, tr.RequestTimeoutS = f.decider, f.max, f.timeoutS
 	return nil
+}
+
+// printRequests prints a run's permission requests, one line each (the
+// agent's texts made safe for the terminal).
+func printRequests(w io.Writer, r *runapi.TaskResult) {
+	if r.Requests == "" {
+		return
+	}
+	fmt.Fprintf(w, "  permission requests (%s): %d", r.Requests, len(r.PermissionRequests))
+	if r.PermissionRequestsOverLimit > 0 {
+		fmt.Fprintf(w, ", %d more over the limit", r.PermissionRequestsOverLimit)
+	}
+	fmt.Fprintln(w)
+	for _, p := range r.PermissionRequests {
+		used := ""
+		if p.Used {
+			used = ", used"
+		}
+		fmt.Fprintf(w, "  request %-8s %-7s %s: %s%s\n", p.Decision, termtext.Escape(p.Access), termtext.Escape(p.Path), termtext.Escape(p.Why), used)
+	}
 }

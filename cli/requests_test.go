@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/runapi"
 )
 
 // TestTaskRunRequestsFlags: --requests and its bounds go into the daemon
@@ -37,5 +38,23 @@ func TestTaskRunRequestsFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ue) {
 			t.Errorf("%+v: %v (want a usage error with %q)", c.f, err, c.want)
 		}
+	}
+}
+
+// TestPrintRequests: each request is a line, the agent's texts escaped
+// for the terminal.
+func TestPrintRequests(t *testing.T) {
+	var b strings.Builder
+	printRequests(&b, &runapi.TaskResult{})
+	if b.Len() != 0 {
+		t.Errorf("a run without requests printed %q", b.String())
+	}
+	printRequests(&b, &runapi.TaskResult{Requests: "spec", PermissionRequestsOverLimit: 2, PermissionRequests: []runapi.PermissionRequest{
+		{Decision: runapi.RequestGranted, Access: "read", Path: "/data/in.txt", Why: "granted", Used: true},
+		{Decision: runapi.RequestInvalid, Access: "read\x1b[2J", Path: "x", Why: "invalid request: \x1b]0;pwned\x07"},
+	}})
+	out := b.String()
+	if !strings.Contains(out, "permission requests (spec): 2, 2 more over the limit") || !strings.Contains(out, "/data/in.txt: granted, used") || strings.ContainsRune(out, 0x1b) {
+		t.Errorf("%q", out)
 	}
 }

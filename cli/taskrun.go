@@ -292,6 +292,7 @@ func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	printRequests(w, r)
 	for _, d := range r.Denials {
 		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, termtext.Escape(d.Path), d.Errno)
 	}
