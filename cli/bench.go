@@ -118,7 +118,7 @@ func (f benchFlags) config() (bench.Config, error) {
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
 		return bench.Config{}, core.UsageErrorf("%v", err)
 	}
-	var rq runapi.TaskRequest
+	rq := runapi.TaskRequest{Agent: f.agent}
 	if err := f.requests.apply(&rq); err != nil {
 		return bench.Config{}, err
 	}

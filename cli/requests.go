@@ -29,6 +29,9 @@ func (f *requestFlags) register(fl *pflag.FlagSet) {
 
 // apply checks the flags (bad input exits 2) and sets them on tr.
 func (f requestFlags) apply(tr *runapi.TaskRequest) error {
+	if f.decider != "" && tr.Agent != "" && !strings.HasPrefix(tr.Agent, "openai:") {
+		return core.UsageErrorf("--requests: agent %s cannot make permission requests (only openai:MODEL agents can, yet)", tr.Agent)
+	}
 	if f.decider == "" {
 		if f.max != 0 || f.timeoutS != 0 {
 			return core.UsageErrorf("--max-requests and --request-timeout need --requests")

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/runapi"
 )
@@ -13,7 +16,13 @@ import (
 // request; an unknown decider, a decider not available yet, bounds out of
 // range and bounds without a decider are usage errors (exit 2).
 func TestTaskRunRequestsFlags(t *testing.T) {
-	f := taskRunFlags{specPolicy: true, semantics: "published", agent: "oracle", requests: requestFlags{decider: "spec", max: 3, timeoutS: 5}}
+	t.Setenv("TB_MODEL_KEY", "sk-from-env")
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	f := taskRunFlags{specPolicy: true, semantics: "published", agent: "openai:m", requests: requestFlags{decider: "spec", max: 3, timeoutS: 5},
+		models: modelFlags{model: agent.AddFlags(fs)}}
+	if err := fs.Parse([]string{"--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "TB_MODEL_KEY"}); err != nil {
+		t.Fatal(err)
+	}
 	req, err := f.taskRequest("/nonexistent/task")
 	if err != nil {
 		t.Fatal(err)
@@ -32,12 +41,17 @@ func TestTaskRunRequestsFlags(t *testing.T) {
 		{requestFlags{decider: "deny", timeoutS: -1}, "--request-timeout"},
 		{requestFlags{max: 2}, "need --requests"},
 	} {
+		f.agent = "openai:m"
 		f.requests = c.f
 		_, err := f.taskRequest("/nonexistent/task")
 		var ue *core.UsageError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ue) {
 			t.Errorf("%+v: %v (want a usage error with %q)", c.f, err, c.want)
 		}
+	}
+	f.agent, f.requests = "oracle", requestFlags{decider: "spec"}
+	if _, err := f.taskRequest("/nonexistent/task"); err == nil || !strings.Contains(err.Error(), "cannot make permission requests") {
+		t.Errorf("--requests with the oracle: %v", err)
 	}
 }
 
