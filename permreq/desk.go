@@ -3,7 +3,6 @@ package permreq
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -153,15 +152,4 @@ func (d *Desk) Records() ([]runapi.PermissionRequest, int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]runapi.PermissionRequest(nil), d.records...), d.overLimit
-}
-
-// GrantedRules are the grants' rules so far, by path (a toolbox started again
-// gets them all).
-func GrantedRules(grants []*Grant) []policy.Rule {
-	var out []policy.Rule
-	for _, g := range grants {
-		out = append(out, g.Rules...)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
 }
