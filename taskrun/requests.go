@@ -2,6 +2,7 @@ package taskrun
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,22 +14,24 @@ import (
 )
 
 // checkRequests checks --requests before anything is built: a known
-// decider, and a model agent (the only kind that can request yet).
-func (r *runner) checkRequests(model bool) error {
+// decider, and a model agent (the only kind that can request yet) under
+// a policy (error kind task).
+func (r *runner) checkRequests() error {
 	name := r.Options.Requests
-	if name == "" {
+	var err error
+	switch {
+	case name == "":
+		return nil
+	case permreq.CheckDecider(name) != nil:
+		err = permreq.CheckDecider(name)
+	case !strings.HasPrefix(r.Options.Agent, agentOpenAI):
+		err = fmt.Errorf("agent %s cannot make permission requests (only openai:MODEL agents can, yet)", r.Options.Agent)
+	case r.Options.Source == runapi.SourceUnconstrained:
+		err = fmt.Errorf("the unconstrained row has no policy to widen")
+	default:
 		return nil
 	}
-	if err := permreq.CheckDecider(name); err != nil {
-		return fmt.Errorf("requests: %w", err)
-	}
-	if !model {
-		return fmt.Errorf("requests: agent %s cannot make permission requests (only openai:MODEL agents can, yet)", r.Options.Agent)
-	}
-	if r.Options.Source == runapi.SourceUnconstrained {
-		return fmt.Errorf("requests: the unconstrained row has no policy to widen")
-	}
-	return nil
+	return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("requests: %w", err))
 }
 
 // prepareRequests makes a model agent's request desk and the tool

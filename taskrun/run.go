@@ -83,6 +83,9 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	}
 	err := semErr
 	if err == nil {
+		err = r.checkRequests()
+	}
+	if err == nil {
 		err = r.run(ctx)
 	}
 	if err != nil {
@@ -161,9 +164,6 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.agentNetwork()
 	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
-	if err := r.checkRequests(model); err != nil {
-		return runapi.WithKind(runapi.ErrorTask, err)
-	}
 	if model {
 		if r.Options.Model == nil {
 			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration", r.Options.Agent))
