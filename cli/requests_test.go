@@ -36,7 +36,7 @@ func TestTaskRunRequestsFlags(t *testing.T) {
 	}{
 		{requestFlags{decider: "maybe"}, "unknown decider"},
 		{requestFlags{decider: "ask"}, "not available yet"},
-		{requestFlags{decider: "model:gpt-4o"}, "not available yet"},
+		{requestFlags{decider: "model:"}, "want model:MODEL"},
 		{requestFlags{decider: "deny", max: 1001}, "--max-requests"},
 		{requestFlags{decider: "deny", timeoutS: -1}, "--request-timeout"},
 		{requestFlags{max: 2}, "need --requests"},

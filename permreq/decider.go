@@ -13,10 +13,14 @@ const (
 	DeciderSpec  = "spec"
 	DeciderDeny  = "deny"
 	DeciderAllow = "allow"
+	// DeciderModel prefixes a judge model: model:MODEL asks MODEL through
+	// the run's model client (the run makes that decider: NewDecider's
+	// judge).
+	DeciderModel = "model:"
 )
 
 // Deciders lists the deciders a run may name.
-var Deciders = []string{DeciderSpec, DeciderDeny, DeciderAllow}
+var Deciders = []string{DeciderSpec, DeciderDeny, DeciderAllow, DeciderModel + "MODEL"}
 
 // Decision is a decider's answer.
 type Decision struct {
@@ -34,22 +38,39 @@ type Decider interface {
 
 // CheckDecider checks a decider name without a task (CLI flags: exit 2).
 func CheckDecider(name string) error {
-	for _, d := range Deciders {
+	for _, d := range Deciders[:3] {
 		if name == d {
 			return nil
 		}
 	}
-	if name == "ask" || strings.HasPrefix(name, "model:") {
+	if m, ok := strings.CutPrefix(name, DeciderModel); ok {
+		if strings.TrimSpace(m) == "" || len(m) > 256 {
+			return fmt.Errorf("decider %q: want model:MODEL", name)
+		}
+		return nil
+	}
+	if name == "ask" {
 		return fmt.Errorf("decider %q is not available yet (want %s)", name, strings.Join(Deciders, ", "))
 	}
 	return fmt.Errorf("unknown decider %q (want %s)", name, strings.Join(Deciders, ", "))
 }
 
 // NewDecider makes the decider name for a task with spec (nil: the task
-// has none, which the spec decider needs).
-func NewDecider(name string, spec *policy.Spec) (Decider, error) {
+// has none, which the spec decider needs); judge makes model:MODEL's
+// (nil: none can be made here).
+func NewDecider(name string, spec *policy.Spec, judge func(model string) (Decider, error)) (Decider, error) {
 	if err := CheckDecider(name); err != nil {
 		return nil, err
+	}
+	if m, ok := strings.CutPrefix(name, DeciderModel); ok {
+		if judge == nil {
+			return nil, fmt.Errorf("decider %s: no model client here", name)
+		}
+		j, err := judge(m)
+		if err != nil {
+			return nil, fmt.Errorf("decider %s: %w", name, err)
+		}
+		return guarded{Decider: j, sens: sensitiveOf(spec)}, nil
 	}
 	switch name {
 	case DeciderDeny:
@@ -80,6 +101,20 @@ func sensitiveWhy(req Request, g *Grant, sens *policy.Permissions) string {
 		return fmt.Sprintf("refused: the grant would reach the sensitive %s %s (%s)", g.Sensitive[0].Axis, g.Sensitive[0].Path, g.Sensitive[0].Sensitive)
 	}
 	return ""
+}
+
+// guarded refuses what reaches a sensitive file before asking its
+// decider (a judge model never sees such a request).
+type guarded struct {
+	Decider
+	sens *policy.Permissions
+}
+
+func (g guarded) Decide(ctx context.Context, req Request, gr *Grant) Decision {
+	if why := sensitiveWhy(req, gr, g.sens); why != "" {
+		return Decision{Why: why}
+	}
+	return g.Decider.Decide(ctx, req, gr)
 }
 
 // deny records and refuses every request.
@@ -119,15 +154,16 @@ func (d specDecider) Decide(_ context.Context, req Request, g *Grant) Decision {
 // Ceiling is every permission decider name could ever grant for a task
 // with spec: the domain the tool process that applies grants must hold
 // (Landlock cannot widen one). spec: the required entries (the implicit
-// ones are every plan's baseline); deny: nothing; allow: every path.
+// ones are every plan's baseline); deny: nothing; allow and a judge
+// model: every path.
 func Ceiling(name string, spec *policy.Spec) policy.Permissions {
 	var out policy.Permissions
-	switch name {
-	case DeciderSpec:
+	switch {
+	case name == DeciderSpec:
 		if spec != nil {
 			out = spec.Required
 		}
-	case DeciderAllow:
+	case name == DeciderAllow || strings.HasPrefix(name, DeciderModel):
 		all := policy.MustPattern("/**")
 		for _, a := range policy.Axes {
 			out[a] = []policy.Pattern{all}

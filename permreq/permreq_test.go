@@ -133,7 +133,7 @@ func TestDeciders(t *testing.T) {
 		{"deny", "read", "/data/in.txt", runapi.RequestRefused, false, true},
 		{"spec", "read", "relative", runapi.RequestInvalid, false, false},
 	} {
-		d, err := NewDecider(c.decider, spec)
+		d, err := NewDecider(c.decider, spec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,12 +162,12 @@ func TestGrantRulesAreTheRequestsOnly(t *testing.T) {
 }
 
 func TestUnknownDecider(t *testing.T) {
-	for _, n := range []string{"", "maybe", "ask", "model:gpt"} {
-		if _, err := NewDecider(n, nil); err == nil {
+	for _, n := range []string{"", "maybe", "ask", "model:", "model:gpt"} {
+		if _, err := NewDecider(n, nil, nil); err == nil {
 			t.Errorf("decider %q accepted", n)
 		}
 	}
-	if _, err := NewDecider("spec", nil); err == nil {
+	if _, err := NewDecider("spec", nil, nil); err == nil {
 		t.Error("spec decider without a spec accepted")
 	}
 }
@@ -195,7 +195,7 @@ func TestDecisionTimeLimit(t *testing.T) {
 // decider at most N times and keep N records; the rest are counted.
 func TestFlood(t *testing.T) {
 	root, spec := fixture(t)
-	d, _ := NewDecider("spec", spec)
+	d, _ := NewDecider("spec", spec, nil)
 	c := &counting{Decider: d}
 	desk := NewDesk(c, spec, root, policy.PlanOptions{}, Limits{Max: 8})
 	for i := range 1008 {
@@ -224,4 +224,46 @@ type counting struct {
 func (c *counting) Decide(ctx context.Context, r Request, g *Grant) Decision {
 	c.n++
 	return c.Decider.Decide(ctx, r, g)
+}
+
+// fixed answers every request it is asked.
+type fixed struct {
+	asked *int
+	grant bool
+}
+
+func (fixed) Name() string { return "model:judge" }
+func (f fixed) Decide(context.Context, Request, *Grant) Decision {
+	*f.asked++
+	return Decision{Granted: f.grant, Why: "judged"}
+}
+
+// TestJudgeIsGuarded: a model:MODEL decider never sees a request that
+// reaches a sensitive file (refused before), and decides the others.
+func TestJudgeIsGuarded(t *testing.T) {
+	root, spec := fixture(t)
+	asked := 0
+	d, err := NewDecider("model:judge", spec, func(m string) (Decider, error) {
+		if m != "judge" {
+			t.Errorf("model %q", m)
+		}
+		return fixed{asked: &asked, grant: true}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk := NewDesk(d, spec, root, policy.PlanOptions{}, Limits{})
+	for _, c := range []struct{ path, want string }{
+		{"/data/secret.key", runapi.RequestRefused}, {"/data", runapi.RequestRefused}, {"/data/in.txt", runapi.RequestGranted},
+	} {
+		if _, rec, _ := desk.Ask(context.Background(), "read", c.path, "r"); rec.Decision != c.want || rec.Decider != "model:judge" {
+			t.Errorf("%s: %+v", c.path, rec)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("the judge was asked %d times, want 1", asked)
+	}
+	if c := Ceiling("model:judge", spec); len(c.Get(policy.Read)) != 1 || c.Get(policy.Read)[0].String() != "/**" {
+		t.Errorf("ceiling %v", c)
+	}
 }

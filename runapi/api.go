@@ -140,8 +140,9 @@ type TaskRequest struct {
 	// and them. A bad entry is refused naming its index.
 	AgentAllowHosts []string `json:"agent_allow_hosts,omitempty"`
 	// Requests names the decider of an openai:MODEL agent's run-time
-	// permission requests ("spec", "deny" or "allow"; empty: the agent
-	// cannot request); MaxRequests (0: 8, at most 1000) and
+	// permission requests ("spec", "deny", "allow" or "model:MODEL", a
+	// judge model on the agent's endpoint; empty: the agent cannot
+	// request); MaxRequests (0: 8, at most 1000) and
 	// RequestTimeoutS (0: 30, at most 600) bound them (docs/security.md,
 	// "Permission requests").
 	Requests        string  `json:"requests,omitempty"`

@@ -39,7 +39,7 @@ func (r *runner) checkRequests() error {
 // caps every grant), listed as a widening; the calls start from r.Plan.
 func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root *policy.Root, opts policy.PlanOptions) error {
 	spec := r.Options.Task.Spec
-	d, err := permreq.NewDecider(r.Options.Requests, spec)
+	d, err := permreq.NewDecider(r.Options.Requests, spec, r.judge)
 	if err != nil {
 		return fmt.Errorf("requests: %w", err)
 	}
