@@ -49,6 +49,13 @@ type Config struct {
 	BaseMap map[string]string
 	// Out is the out dir (Harbor's job layout).
 	Out string
+	// Requests is the decider of the model agent's run-time permission
+	// requests ("": none; not for the unconstrained source, which has no
+	// policy to widen); MaxRequests and RequestTimeoutS bound them (0:
+	// the defaults).
+	Requests        string
+	MaxRequests     int
+	RequestTimeoutS float64
 	// Attribute re-runs each failed run with its deciding denial's
 	// permission added (Record.Attribution) once every run is stored; it
 	// is not a setting of the out dir (a bench may be resumed with it).
@@ -69,12 +76,18 @@ type Settings struct {
 	AllowHosts     []string          `json:"agent_allow_hosts,omitempty"`
 	TrustVerifiers bool              `json:"trust_verifiers"`
 	BaseMap        map[string]string `json:"base_map,omitempty"`
+	// Requests, MaxRequests and RequestTimeoutS: Config's (absent in out
+	// dirs made before them, which had none).
+	Requests        string  `json:"requests,omitempty"`
+	MaxRequests     int     `json:"max_requests,omitempty"`
+	RequestTimeoutS float64 `json:"request_timeout_s,omitempty"`
 }
 
 // Settings returns the configuration's settings.
 func (c *Config) Settings() Settings {
 	s := Settings{Tasks: c.TasksDir, Agent: c.Agent, Trials: c.Trials, Shard: c.Shard.String(),
-		Semantics: c.Semantics, Caps: c.Caps, AllowHosts: c.AgentAllowHosts, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap}
+		Semantics: c.Semantics, Caps: c.Caps, AllowHosts: c.AgentAllowHosts, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap,
+		Requests: c.Requests, MaxRequests: c.MaxRequests, RequestTimeoutS: c.RequestTimeoutS}
 	for _, src := range c.Sources {
 		s.Sources = append(s.Sources, src.Name)
 	}
@@ -124,7 +137,7 @@ func (c *Config) check() error {
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", c.AgentAllowHosts); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	return nil
+	return c.checkRequests()
 }
 
 // JobConfigFile and JobResultFile are the job's files in the out dir
@@ -204,6 +217,9 @@ func compareSettings(out string, have, want Settings) error {
 		{"--agent-allow-host", have.AllowHosts, want.AllowHosts},
 		{"--trust-verifiers", have.TrustVerifiers, want.TrustVerifiers},
 		{"--base-map", have.BaseMap, want.BaseMap},
+		{"--requests", have.Requests, want.Requests},
+		{"--max-requests", have.MaxRequests, want.MaxRequests},
+		{"--request-timeout", have.RequestTimeoutS, want.RequestTimeoutS},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.have, c.want) && !(isEmptyMap(c.have) && isEmptyMap(c.want)) {

@@ -153,7 +153,8 @@ func shardSettings(shards []string) (Settings, int, map[int]bool, error) {
 // configOf is the configuration whose settings are s, writing to out.
 func configOf(s Settings, out string) Config {
 	c := Config{TasksDir: s.Tasks, Agent: s.Agent, Trials: s.Trials, Parallel: 1, Shard: Shard{Count: 1},
-		Semantics: s.Semantics, Caps: s.Caps, AgentAllowHosts: s.AllowHosts, TrustVerifiers: s.TrustVerifiers, BaseMap: s.BaseMap, Out: out}
+		Semantics: s.Semantics, Caps: s.Caps, AgentAllowHosts: s.AllowHosts, TrustVerifiers: s.TrustVerifiers, BaseMap: s.BaseMap, Out: out,
+		Requests: s.Requests, MaxRequests: s.MaxRequests, RequestTimeoutS: s.RequestTimeoutS}
 	for _, name := range s.Sources {
 		c.Sources = append(c.Sources, Source{Name: name})
 	}

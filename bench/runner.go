@@ -319,6 +319,9 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
 		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
 		AgentAllowHosts: b.cfg.AgentAllowHosts}}
+	if rp.source != runapi.SourceUnconstrained {
+		b.cfg.requestsOn(req.Task)
+	}
 	final, err := attempt(ctx, b.o.API, req)
 	if err != nil {
 		trial.FillScore(r, nil, rp.trial(), t.Spec)

@@ -32,6 +32,7 @@ type benchFlags struct {
 	semantics      string
 	caps           string
 	allowHosts     []string
+	requests       requestFlags
 	trustVerifiers bool
 	attribute      bool
 	out            string
@@ -87,6 +88,7 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	f.embedded.register(fl, imagesDirUsage, "run untraced when embedded (no eBPF; no traced exposure; runs are verifier_untraced, left out of rates unless --trust-verifiers)")
 	f.models.register(fl, "agent")
+	f.requests.register(fl)
 	return cmd
 }
 
@@ -116,6 +118,10 @@ func (f benchFlags) config() (bench.Config, error) {
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
 		return bench.Config{}, core.UsageErrorf("%v", err)
 	}
+	rq := runapi.TaskRequest{Agent: f.agent}
+	if err := f.requests.apply(&rq); err != nil {
+		return bench.Config{}, err
+	}
 	if f.trials < 1 {
 		return bench.Config{}, core.UsageErrorf("--trials must be at least 1")
 	}
@@ -135,7 +141,8 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, err
 	}
 	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, GenModel: genModel, Trials: f.trials, Parallel: f.parallel,
-		Shard: shard, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute}, nil
+		Shard: shard, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute,
+		Requests: rq.Requests, MaxRequests: rq.MaxRequests, RequestTimeoutS: rq.RequestTimeoutS}, nil
 }
 
 func (a *app) runBench(f benchFlags) error {

@@ -34,6 +34,7 @@ type taskRunFlags struct {
 	baseMap       []string
 	embedded      embeddedFlags
 	models        modelFlags
+	requests      requestFlags
 }
 
 func (a *app) taskCmd() *cobra.Command {
@@ -102,6 +103,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	addImageMapFlag(fl, &f.baseMap, imageMapUsage)
 	f.embedded.register(fl, imagesDirUsage, noTraceUsage)
 	f.models.register(fl, "agent")
+	f.requests.register(fl)
 	cmd.AddCommand(run)
 	return cmd
 }
@@ -115,6 +117,9 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 	}
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
 		return nil, core.UsageErrorf("%v", err)
+	}
+	if err := f.requests.apply(req.Task); err != nil {
+		return nil, err
 	}
 	if f.caps != "" {
 		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
@@ -285,6 +290,7 @@ func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	printRequests(w, r)
 	for _, d := range r.Denials {
 		fmt.Fprintf(w, "  denied  %-7s %-8s %s [%s]\n", d.Axis, d.Op, termtext.Escape(d.Path), d.Errno)
 	}

@@ -24,7 +24,8 @@ func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
 	defer stop()
 	res, err := m.cfg.Work.RunTask(ctx, work.TaskJob{Env: run,
 		Source: tr.PolicySource, Policy: prep.policy, Semantics: policy.Semantics(tr.Semantics), Agent: tr.Agent, Model: prep.model,
-		Capabilities: prep.caps, AllowHosts: tr.AgentAllowHosts})
+		Capabilities: prep.caps, AllowHosts: tr.AgentAllowHosts,
+		Requests: tr.Requests, RequestLimits: RequestLimits(tr)})
 	if res != nil {
 		m.amend(ar, func(r *runapi.Run) { r.TaskResult = res }) // saved with the end; its counts and denials are read there
 	}

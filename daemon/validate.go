@@ -338,6 +338,9 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string, w work.Ki
 	if err := p.checkAllowHosts(); err != nil {
 		return nil, err
 	}
+	if err := checkRequests(p.req.Task); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

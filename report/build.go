@@ -39,7 +39,8 @@ func Build(records []trial.Record, opts Options) *Report {
 		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},
 		Skipped: append([]trial.SkippedTask{}, opts.Skipped...),
 	}
-	for _, g := range groupRows(runs) {
+	groups := groupRows(runs)
+	for _, g := range groups {
 		row := buildRow(g, opts)
 		rep.Errors += row.Errors
 		rep.Excluded += row.Excluded
@@ -50,6 +51,7 @@ func Build(records []trial.Record, opts Options) *Report {
 			rep.Attribution = append(rep.Attribution, a)
 		}
 	}
+	rep.Requests = requestsRows(groups, opts)
 	for i := range runs {
 		rep.Tasks = append(rep.Tasks, taskRun(&runs[i], opts))
 	}
@@ -72,7 +74,7 @@ func Dedupe(records []trial.Record) ([]trial.Record, int) {
 	latest := make(map[runKey]int, len(records))
 	for i := range records {
 		r := &records[i]
-		k := runKey{r.Task, r.Source, r.Agent, shownSemantics(r.Semantics), r.Trial}
+		k := runKey{r.Task, r.Source, rowAgent(r), shownSemantics(r.Semantics), r.Trial}
 		j, seen := latest[k]
 		if !seen || newer(r, &records[j]) {
 			latest[k] = i
@@ -146,12 +148,12 @@ func groupRows(runs []trial.Record) []rowGroup {
 	index := map[[3]string]int{}
 	for i := range runs {
 		r := &runs[i]
-		k := [3]string{r.Source, r.Agent, shownSemantics(r.Semantics)}
+		k := [3]string{r.Source, rowAgent(r), shownSemantics(r.Semantics)}
 		j, ok := index[k]
 		if !ok {
 			j = len(groups)
 			index[k] = j
-			groups = append(groups, rowGroup{source: r.Source, agent: r.Agent})
+			groups = append(groups, rowGroup{source: r.Source, agent: k[1]})
 		}
 		if groups[j].semantics == "" {
 			groups[j].semantics = r.Semantics

@@ -60,6 +60,9 @@ func (r *Report) lists() []list {
 	if len(r.Attribution) > 0 {
 		ls = append(ls, list{"attribution", "Attribution", attributionIntro, r.attributionTable()})
 	}
+	if len(r.Requests) > 0 {
+		ls = append(ls, list{"requests", "Permission requests", requestsIntro, r.requestsTable()})
+	}
 	return ls
 }
 

@@ -60,6 +60,9 @@ type Report struct {
 	// Attribution summarises bench --attribute per row (rows with an
 	// attributed run only).
 	Attribution []AttributionRow `json:"attribution,omitempty"`
+	// Requests summarises run-time permission requests per row (rows
+	// whose runs had a --requests decider only).
+	Requests []RequestsRow `json:"permission_requests,omitempty"`
 	// Tasks is the drill-down: one entry per run, ordered by task, source,
 	// agent and trial.
 	Tasks []TaskRun `json:"tasks"`

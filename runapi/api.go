@@ -139,6 +139,15 @@ type TaskRequest struct {
 	// the agent phase becomes an allowlist of the task's allowed_hosts
 	// and them. A bad entry is refused naming its index.
 	AgentAllowHosts []string `json:"agent_allow_hosts,omitempty"`
+	// Requests names the decider of an openai:MODEL agent's run-time
+	// permission requests ("spec", "deny", "allow" or "model:MODEL", a
+	// judge model on the agent's endpoint; empty: the agent cannot
+	// request); MaxRequests (0: 8, at most 1000) and
+	// RequestTimeoutS (0: 30, at most 600) bound them (docs/security.md,
+	// "Permission requests").
+	Requests        string  `json:"requests,omitempty"`
+	MaxRequests     int     `json:"max_requests,omitempty"`
+	RequestTimeoutS float64 `json:"request_timeout_s,omitempty"`
 }
 
 // GenerateRequest asks for one permission generation (package generate):

@@ -30,6 +30,7 @@ func TestLeafPackagesStayLeaves(t *testing.T) {
 		{"tracer/trace", kernelFacing},
 		{"audit", kernelFacing},
 		{"policy", kernelFacing},
+		{"permreq", kernelFacing},
 		{"report", kernelFacing},
 		{"bench", []string{"daemon"}},
 		{"viewer", []string{"daemon"}},

@@ -112,6 +112,15 @@ type TaskResult struct {
 	AgentTokens     *TokenCounts        `json:"agent_tokens,omitempty"`
 	AgentStopReason string              `json:"agent_stop_reason,omitempty"`
 	AgentError      string              `json:"agent_error,omitempty"`
+	// Requests is the run's decider of run-time permission requests
+	// (--requests; "" when the agent could not request).
+	Requests string `json:"requests,omitempty"`
+	// PermissionRequests are the agent's run-time permission requests
+	// within the run's limit, in order (--requests);
+	// PermissionRequestsOverLimit counts those refused beyond it (not
+	// listed).
+	PermissionRequests          []PermissionRequest `json:"permission_requests,omitempty"`
+	PermissionRequestsOverLimit int                 `json:"permission_requests_over_limit,omitempty"`
 	// Harness is an installed agent's harness and version
 	// (installed:NAME); HarnessError says why its transcript could not be
 	// kept. Its own transcript is harness-transcript.jsonl, as ATIF

@@ -90,6 +90,13 @@
 // ConfineFlag installs SidecarFilter (the container profile, openat2
 // allowed) before the exec.
 //
+// Ruleset (ruleset.go) is a plan's Landlock ruleset kept by a confined
+// process to restrict threads of its own, and grown by run-time grants
+// whose paths are opened without following links: a model agent's tool
+// process under --requests, whose filter is GrantingFilter (the container
+// profile with openat2 refused ENOSYS rather than served by the openat2
+// agent under the process's wider ruleset).
+//
 // The conversion steps (plan, enforcement, profile compilation) are pure
 // and tested with tables; applying them is the small restrict step. Tests
 // that restrict a process re-execute the test binary and restrict only

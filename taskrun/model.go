@@ -50,7 +50,15 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		dir = "/"
 	}
 	var traces []*agentTrace
+	var requests *session.Requests
+	if r.requests != nil {
+		requests = r.requests.session
+		defer r.noteRequests()
+	}
 	trace := func(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*runbox.AgentTrace, error) {
+		if r.requests != nil {
+			also = r.requests.watch(also)
+		}
 		tr, err := r.startAgentTraceTo(ctx, pid, file, also)
 		if err != nil {
 			return nil, err
@@ -59,8 +67,8 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		return tr.AgentTrace, nil
 	}
 	sr, err := session.Run(ctx, r.Box, session.Options{
-		Tools: toolbox.ExecutionTools, Loop: loop, System: executionPrompt(dir, r.Ident), User: t.Instruction,
-		Timeout: r.AgentTimeout(), Trace: trace,
+		Tools: toolbox.ExecutionTools, Loop: loop, System: executionPrompt(dir, r.Ident, requests != nil), User: t.Instruction,
+		Timeout: r.AgentTimeout(), Trace: trace, Requests: requests,
 	})
 	r.noteSession(sr, traces)
 	out := sr.Outcome
@@ -106,13 +114,18 @@ var AgentVersion = "1"
 func ptr[T any](v T) *T { return &v }
 
 // executionPrompt is the execution agent's system prompt.
-func executionPrompt(dir string, id runapi.Identity) string {
+func executionPrompt(dir string, id runapi.Identity, requests bool) string {
+	ask := ""
+	if requests {
+		ask = "When an access the task needs is denied, you may ask for it with `request_permission`, saying why; " +
+			"ask only for what the task needs.\n\n"
+	}
 	return "You are an autonomous software engineer working in a Linux environment. You act only through the tools: " +
 		"`shell` runs a command, `read_file` and `write_file` read and write files, and `finish` ends your work.\n\n" +
 		"The working directory is " + dir + "; you are user " + id.User + " (uid " + strconv.Itoa(id.UID) + ").\n\n" +
 		"A security policy limits which files may be read, written and executed here. Some of your accesses may " +
 		"be denied: the error you then see (for example \"Permission denied\" or EACCES) is the system's real " +
-		"answer, not a fault of the tools.\n\n" +
+		"answer, not a fault of the tools.\n\n" + ask +
 		"Work step by step and check your results. When the task is done, or cannot be done, call `finish` " +
 		"with a short summary. The task follows."
 }

@@ -61,6 +61,9 @@ type runner struct {
 	keptOutput func() // closes the agent's logs, once kept is gone
 	left       *leftovers
 	agentDone  atomic.Bool
+	// requests are a model agent's run-time permission requests (nil:
+	// none).
+	requests *requestRun
 }
 
 // Cleanup removes what a run that was killed left in its directory dir:
@@ -93,6 +96,9 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 		return nil, err
 	}
 	err := semErr
+	if err == nil {
+		err = r.checkRequests()
+	}
 	if err == nil {
 		err = r.run(ctx)
 	}
@@ -331,6 +337,11 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	}
 	if r.installed != nil {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
+	}
+	if toolbox && r.Options.Requests != "" {
+		if err := r.prepareRequests(pol, base, root, opts); err != nil {
+			return err
+		}
 	}
 	return runbox.WriteJSON(filepath.Join(r.Options.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf})
 }

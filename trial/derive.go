@@ -56,6 +56,7 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	for _, g := range res.PlanGrantsSensitive {
 		r.PlanGrantsSensitive = append(r.PlanGrantsSensitive, g.Axis+" "+g.Path)
 	}
+	r.Requests = RequestsOf(res)
 	denials, mmapExecs := splitMmapExecs(res.Denials)
 	r.MmapExecs = mmapExecs
 	FillScore(r, res.StaticScore, rp, spec)
@@ -72,7 +73,7 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 		Sensitive: res.TracedSensitive, Policy: rp.Policy, Spec: spec, Tampered: r.TamperedFiles,
 		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == runapi.AgentShortcut,
 		OracleUnderSpec: r.Agent == runapi.AgentOracle && rp.Source == runapi.SourceSpec,
-		AgentFailed:     r.AgentFailed()})
+		AgentFailed:     r.AgentFailed(), RequestsRefused: r.Requests.refused()})
 	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
 }
 

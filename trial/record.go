@@ -134,6 +134,10 @@ type Record struct {
 	// for other sources); its files are in Dir/generation/.
 	Generation *Generation `json:"generation,omitempty"`
 
+	// Requests are the run's run-time permission requests in brief (nil:
+	// the run had no --requests decider).
+	Requests *Requests `json:"permission_requests,omitempty"`
+
 	// Attribution is set by bench --attribute on a failed run: the
 	// permissions a re-run with them added confirmed (or not).
 	Attribution *Attribution `json:"attribution,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/sandbox"
 	"io"
 	"io/fs"
 	"os"
@@ -29,6 +30,8 @@ const (
 type server struct {
 	o     Options
 	shell *shell
+	// rules confine the calls once set (OpConfine).
+	rules *sandbox.Ruleset
 }
 
 func newServer(o Options) *server {

@@ -1,5 +1,7 @@
 package toolbox
 
+import "github.com/authbench/authbench/policy"
+
 // Operations of a Request.
 const (
 	OpListDir   = "list_dir"
@@ -34,6 +36,10 @@ type Request struct {
 	// default, bounded by Options.MaxTimeout).
 	Command  string  `json:"command,omitempty"`
 	TimeoutS float64 `json:"timeout_s,omitempty"`
+	// Plan is confine's plan (π's, compiled by the host); Rules are the
+	// granted rules of confine and grant.
+	Plan  *policy.Plan  `json:"plan,omitempty"`
+	Rules []policy.Rule `json:"rules,omitempty"`
 }
 
 // Result is the answer to one Request.

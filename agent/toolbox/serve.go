@@ -162,6 +162,19 @@ func (s *server) handleLine(line []byte) Result {
 
 func (s *server) handle(req Request) Result {
 	switch req.Op {
+	case OpPing:
+		return Result{ID: req.ID, Output: "pong"}
+	case OpConfine:
+		return s.confine(req)
+	case OpGrant:
+		return s.grant(req)
+	}
+	return s.confined(req, func() Result { return s.call(req) })
+}
+
+// call runs one of the model's operations.
+func (s *server) call(req Request) Result {
+	switch req.Op {
 	case OpListDir:
 		return s.listDir(req)
 	case OpReadFile:
@@ -176,8 +189,6 @@ func (s *server) handle(req Request) Result {
 		return s.which(req)
 	case OpShell:
 		return s.shell.run(req)
-	case OpPing:
-		return Result{ID: req.ID, Output: "pong"}
 	}
 	return errorResult(req.ID, fmt.Errorf("unknown op %q", req.Op))
 }

@@ -130,6 +130,7 @@ func (w *Work) RunTask(ctx context.Context, j work.TaskJob) (*runapi.TaskResult,
 	}
 	opts.Source, opts.Policy, opts.Semantics, opts.Agent, opts.Model = j.Source, j.Policy, j.Semantics, j.Agent, j.Model
 	opts.Capabilities, opts.AllowHosts = j.Capabilities, j.AllowHosts
+	opts.Requests, opts.RequestLimits = j.Requests, j.RequestLimits
 	return taskrun.Run(ctx, opts)
 }
 

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/permreq"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 )
@@ -104,6 +105,10 @@ type TaskJob struct {
 	Capabilities []string
 	// AllowHosts are run-time allow-list entries of the agent phase.
 	AllowHosts []string
+	// Requests names the decider of the agent's run-time permission
+	// requests ("": none); RequestLimits bound them.
+	Requests      string
+	RequestLimits permreq.Limits
 }
 
 // GenerateJob is a validated generation.

@@ -35,7 +35,11 @@ func (b *Box) AgentRunConfig() env.RunConfig {
 // profile (sandbox.ContainerProfile: set-ID modes allowed, the container
 // being nosuid) or Seccomp, keep the agent's capabilities (Caps, with or
 // without a plan), drop to the agent's uid and exec argv.
-func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) {
+func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) { return b.AgentSpecWith(argv, b.Plan) }
+
+// AgentSpecWith is AgentSpec confined to plan instead of Plan (a model
+// agent's tool process that applies run-time grants).
+func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan) (sandbox.Spec, error) {
 	cfg := env.TaskRunConfig(b.Task, b.Image)
 	dir := cfg.Cwd
 	if dir == "" {
@@ -47,7 +51,7 @@ func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) {
 		UID: &uid, GID: &gid, Groups: b.Ident.Groups, CloseFDs: true,
 		DropCapabilities: true, Capabilities: b.Caps,
 	}
-	if b.Plan == nil {
+	if plan == nil {
 		return spec, nil
 	}
 	filter, err := sandbox.ContainerFilter()
@@ -57,7 +61,7 @@ func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) {
 	if err != nil {
 		return spec, err
 	}
-	return spec.Confined(b.Plan, filter), nil
+	return spec.Confined(plan, filter), nil
 }
 
 // agentEnv is the agent's environment: the image's, with HOME the

@@ -6,6 +6,7 @@ import (
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/netproxy/netpolicy"
+	"github.com/authbench/authbench/permreq"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -76,4 +77,9 @@ type Options struct {
 	// OnIdentity, when set, is called with the agent's identity as soon
 	// as it is resolved (before the agent starts), e.g. to record it.
 	OnIdentity func(runapi.Identity)
+	// Requests names the decider of a model agent's run-time permission
+	// requests (package permreq: spec, deny, allow; "": the agent cannot
+	// request); RequestLimits bound them (zero: the defaults).
+	Requests      string
+	RequestLimits permreq.Limits
 }

@@ -110,6 +110,7 @@ type toolboxSession struct {
 	all     []*toolboxContainer
 	current map[string]agent.Tool
 	calls   []map[string]any // each call's Observation.Extra
+	grants  []policy.Rule    // the run-time grants applied so far
 }
 
 // maxToolboxStarts is how many toolbox containers a run may start.
@@ -129,6 +130,10 @@ type Options struct {
 	// file, also seeing each event (Box.StartAgentTrace, with what the
 	// caller observes besides); nil: untraced.
 	Trace func(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*runbox.AgentTrace, error)
+	// Requests, when set, gives the model request_permission and
+	// confines every tool call to its CallPlan and the grants; the tool
+	// process runs under its ToolboxPlan.
+	Requests *Requests
 }
 
 // Result is how a session's containers ended.
@@ -173,9 +178,19 @@ type Result struct {
 // all (the error says why); the error is otherwise one of the run.
 func Run(ctx context.Context, b *runbox.Box, o Options) (*Result, error) {
 	res := &Result{}
-	spec, err := b.AgentSpec(Argv(o.Timeout))
+	plan := b.Plan
+	if o.Requests != nil {
+		plan = o.Requests.ToolboxPlan
+	}
+	spec, err := b.AgentSpecWith(Argv(o.Timeout), plan)
 	if err != nil {
 		return res, err
+	}
+	if o.Requests != nil && spec.Seccomp != nil {
+		// The openat2 agent would open under the ceiling: no openat2.
+		if spec.Seccomp, err = sandbox.GrantingFilter(); err != nil {
+			return res, err
+		}
 	}
 	stdout, stderr, err := b.AgentOutput()
 	if err != nil {
@@ -200,6 +215,9 @@ func Run(ctx context.Context, b *runbox.Box, o Options) (*Result, error) {
 	// again either).
 	if _, err := s.cur.client.Call(loopCtx, toolbox.Request{Op: toolbox.OpPing}); err != nil && loopCtx.Err() == nil {
 		return res, errors.Join(fmt.Errorf("the agent's tool process did not start: %w", err), s.end())
+	}
+	if err := s.confine(loopCtx); err != nil { // fail closed: no call runs unconfined
+		return res, errors.Join(err, s.end())
 	}
 	loop := o.Loop
 	loop.Tools = s.wrapTools()
@@ -296,6 +314,9 @@ func (s *toolboxSession) wrapTools() []agent.Tool {
 		}
 		out = append(out, t)
 	}
+	if s.o.Requests != nil {
+		out = append(out, s.requestTool())
+	}
 	return out
 }
 
@@ -330,6 +351,10 @@ func (s *toolboxSession) restart(ctx context.Context, c *toolboxContainer, gone 
 	if err := s.start(); err != nil {
 		s.stop(errToolboxDied)
 		return agent.Observation{}, fmt.Errorf("the tool process died (exit status %d) and could not be started again: %w", g.ExitCode, err)
+	}
+	if err := s.confine(ctx); err != nil {
+		s.stop(errToolboxDied)
+		return agent.Observation{}, fmt.Errorf("the tool process died (exit status %d) and its new one could not be confined: %w", g.ExitCode, err)
 	}
 	return agent.Observation{Text: fmt.Sprintf("error: the tool process died during this call (exit status %d) and was started again: "+
 		"the shell is back in its first working directory and environment, and processes started before are gone. "+
