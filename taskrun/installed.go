@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
@@ -25,18 +26,19 @@ const (
 	HarnessTranscriptFile = runapi.FileHarnessTranscript
 )
 
-// installedRun is an installed agent's part of a run: its harness, the
-// endpoint it is configured for and its layer. The run's egress proxy
-// (network.go) lets it reach the endpoint, with the key injected.
+// installedRun is an installed agent's part of a run: its harness (at
+// the run's version), the endpoint and working directory it is
+// configured for and its layer. The run's egress proxy (network.go) lets
+// it reach the endpoint, with the key injected.
 type installedRun struct {
-	h        installed.Harness
-	endpoint installed.Endpoint
-	layer    string
+	h     installed.Harness
+	run   installed.Run
+	layer string
 }
 
-// prepareInstalled parses an installed:NAME[:MODEL] agent and makes
-// sure its layer exists (cached: built once per harness version). nil
-// for any other agent.
+// prepareInstalled parses an installed:NAME[@VERSION][:MODEL] agent and
+// makes sure its layer exists (cached: built once per harness version).
+// nil for any other agent.
 func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	h, _, ok, err := installed.ParseName(r.Options.Agent)
 	if err != nil || !ok {
@@ -66,7 +68,11 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	// The run's egress proxy lets the agent reach the endpoint and sets
 	// its key (network.go).
 	r.Options.ModelEndpoint = &netpolicy.ModelEndpoint{URL: e.BaseURL, Key: string(r.Options.Model.APIKey)}
-	return &installedRun{h: h, endpoint: e, layer: layer}, nil
+	workdir := env.TaskRunConfig(r.Options.Task, r.Image).Cwd
+	if workdir == "" {
+		workdir = "/"
+	}
+	return &installedRun{h: h, run: installed.Run{Endpoint: e, Workdir: workdir}, layer: layer}, nil
 }
 
 // writeFiles puts the harness's state directory, owned by the agent's
@@ -86,7 +92,7 @@ func (in *installedRun) writeFiles(r *runner) error {
 			return fmt.Errorf("harness state: %w", err)
 		}
 	}
-	files, err := in.h.Files(in.endpoint)
+	files, err := in.h.Files(in.run)
 	if err != nil {
 		return err
 	}
@@ -161,7 +167,7 @@ func (in *installedRun) finish(r *runner) {
 	if err := writeJSONLines(filepath.Join(r.Options.Dir, HarnessTranscriptFile), raw); err != nil {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
-	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
+	tr := installed.ToTrajectory(in.h, in.run.Model, events)
 	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}

@@ -23,7 +23,8 @@ func readEvents(t *testing.T, file string) [][]byte {
 	return out
 }
 
-// TestToTrajectory: the sessions OpenClaw 2026.9.6 and pi 1.6.0 recorded
+// TestToTrajectory: the sessions OpenClaw 2026.9.6, pi 1.6.0 and Qwen
+// Code 0.24.4 recorded
 // of one scripted turn (an exec/bash call, then "done") become the same
 // ATIF steps: the task as a user step, the call with its arguments and
 // its result as an observation, the final text, token usage summed.
