@@ -3,8 +3,11 @@ package taskrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -72,7 +75,7 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	if workdir == "" {
 		workdir = "/"
 	}
-	return &installedRun{h: h, run: installed.Run{Endpoint: e, Workdir: workdir}, layer: layer}, nil
+	return &installedRun{h: h, run: installed.Run{Endpoint: e, Workdir: workdir, Version: h.Version}, layer: layer}, nil
 }
 
 // writeFiles puts the harness's state directory, owned by the agent's
@@ -98,11 +101,38 @@ func (in *installedRun) writeFiles(r *runner) error {
 	}
 	for _, f := range files {
 		rel := strings.TrimPrefix(f.Path, "/")
+		if err := mkdirOwned(root, strings.TrimPrefix(installed.StateRoot, "/"), path.Dir(rel), r.Ident.UID, r.Ident.GID); err != nil {
+			return fmt.Errorf("harness configuration: %w", err)
+		}
 		_ = root.Remove(rel) // what the image has there (a link, a FIFO that would block the write) is replaced
 		if err := root.WriteFile(rel, f.Data, 0o600); err != nil {
 			return fmt.Errorf("harness configuration: %w", err)
 		}
 		if err := root.Lchown(rel, r.Ident.UID, r.Ident.GID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mkdirOwned makes dir (below base, which exists) in root, each
+// directory it makes owned by uid:gid (a harness's configuration lives
+// in a directory of its home it writes, .qwen).
+func mkdirOwned(root *os.Root, base, dir string, uid, gid int) error {
+	rest, ok := strings.CutPrefix(dir, base)
+	if !ok {
+		return fmt.Errorf("%s is not below %s", dir, base)
+	}
+	d := base
+	for _, c := range strings.Split(strings.Trim(rest, "/"), "/") {
+		if c == "" {
+			continue
+		}
+		d = path.Join(d, c)
+		if err := root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := root.Lchown(d, uid, gid); err != nil {
 			return err
 		}
 	}
@@ -124,6 +154,9 @@ func (in *installedRun) baseline(base *policy.Baseline) {
 		add(policy.Read, p)
 		add(policy.Write, p)
 	}
+	for _, p := range in.h.Reads {
+		add(policy.Read, p)
+	}
 }
 
 // widenings record what the harness's runtime adds to the plan.
@@ -138,6 +171,10 @@ func (in *installedRun) widenings() []policy.Widening {
 	for _, p := range in.h.Scratch {
 		w = append(w, policy.Widening{Kind: "agent-harness", Axis: policy.Write.String(), Pattern: p, Path: strings.TrimSuffix(p, "/**"),
 			Extra: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile, Detail: detail + "; scratch it writes whatever TMPDIR says"})
+	}
+	for _, p := range in.h.Reads {
+		w = append(w, policy.Widening{Kind: "agent-harness", Axis: policy.Read.String(), Pattern: p, Path: strings.TrimSuffix(p, "/**"),
+			Extra: policy.AccessReadFile, Detail: detail + "; what its runtime reads"})
 	}
 	return w
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -55,8 +56,13 @@ type Harness struct {
 	// Package and Version are its npm package (Version: the table's
 	// default, or the run's pin).
 	Package, Version string
-	// Entry is its command's script, relative to its package directory.
+	// Entry is its command's script, relative to its package directory
+	// ($ARCH: the npm registry's name of the machine's architecture, x64
+	// or arm64).
 	Entry string
+	// Native says Entry is a program of its own (a compiled binary),
+	// not a script for node.
+	Native bool
 	// API is the model API it speaks (docs/agents.md).
 	API string
 	// Sandbox says what becomes of the harness's own sandbox under
@@ -70,6 +76,13 @@ type Harness struct {
 	// whatever its environment says (OpenClaw's locks under /tmp): the
 	// plan lets it read and write them, listed as wider than π.
 	Scratch []string
+	// Reads are patterns outside its layer and state its runtime reads:
+	// the plan lets it read them, listed as wider than π.
+	Reads []string
+	// Overrides are npm overrides its install takes (package → registry
+	// version): for dependencies some of its versions name by a git URL,
+	// which the registry alone cannot serve.
+	Overrides map[string]string
 	// OwnEnv is its environment beside the common part of Env.
 	OwnEnv []string
 	// Config is its configuration files for a run (pure).
@@ -95,8 +108,10 @@ const (
 
 // Harnesses are the known harnesses, by name.
 var Harnesses = map[string]Harness{
-	"openclaw": openclaw,
-	"pi":       pi,
+	"openclaw":  openclaw,
+	"pi":        pi,
+	"qwen-code": qwenCode,
+	"opencode":  opencode,
 }
 
 // Names lists the known harnesses, sorted.
@@ -113,7 +128,10 @@ func Names() []string {
 func (h Harness) Dir() string { return path.Join(Root, h.Name, "node_modules", h.Package) }
 
 // EntryPath is its command's script inside the container.
-func (h Harness) EntryPath() string { return path.Join(h.Dir(), h.Entry) }
+func (h Harness) EntryPath() string {
+	arch, _ := nodeArch(runtime.GOARCH)
+	return path.Join(h.Dir(), strings.ReplaceAll(h.Entry, "$ARCH", arch))
+}
 
 // ParseName parses installed:NAME[@VERSION][:MODEL]
 // (modelconfig.ParseInstalledName) and finds NAME in Harnesses: h's
@@ -173,6 +191,9 @@ type Run struct {
 	// when it names none): the harness starts there and its tools work
 	// there, as Harbor's installed agents do.
 	Workdir string
+	// Version is the harness version the run installs (its
+	// configuration's keys may depend on it).
+	Version string
 }
 
 // File is a file Setup writes into the run's rootfs.
@@ -216,6 +237,9 @@ func (h Harness) Argv(r Run, instruction string) ([]string, error) {
 	}
 	if h.Args == nil {
 		return nil, fmt.Errorf("harness %s: no command", h.Name)
+	}
+	if h.Native {
+		return append([]string{h.EntryPath()}, h.Args(r, instruction)...), nil
 	}
 	return append([]string{Node, h.EntryPath()}, h.Args(r, instruction)...), nil
 }

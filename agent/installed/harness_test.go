@@ -2,6 +2,7 @@ package installed
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func lookup(v any, dotted string) any {
 // TestFiles: each harness's configuration, under its state root, names
 // the run's endpoint with the placeholder key (or the variable holding
 // it), never a real one, and the task's working directory where the
-// harness takes one.
+// harness takes one. The first file is the configuration.
 func TestFiles(t *testing.T) {
 	e := Endpoint{BaseURL: "http://127.0.0.1:8080/v1/", Model: "scripted"}
 	if err := e.Check(); err != nil {
@@ -66,15 +67,26 @@ func TestFiles(t *testing.T) {
 	}
 	want := map[string]map[string]any{
 		"openclaw": {"models.providers.authbench.baseUrl": "http://127.0.0.1:8080/v1", "models.providers.authbench.api": "openai-completions",
-			"models.providers.authbench.apiKey": PlaceholderKey, "agents.defaults.workspace": "/app", "agents.defaults.skipBootstrap": true,
+			"models.providers.authbench.apiKey": PlaceholderKey, "agents.defaults.cwd": "/app", "agents.defaults.workspace": nil,
 			"agents.defaults.sandbox.mode": "off"},
 		"pi": {"providers.authbench.baseUrl": "http://127.0.0.1:8080/v1", "providers.authbench.api": "openai-completions",
 			"providers.authbench.apiKey": PlaceholderKey},
+		"qwen-code": {"modelProviders.openai.0.baseUrl": "http://127.0.0.1:8080/v1", "modelProviders.openai.0.envKey": "OPENAI_API_KEY",
+			"security.auth.selectedType": "openai", "telemetry.enabled": false, "privacy.usageStatisticsEnabled": false,
+			"general.disableAutoUpdate": true},
+		"opencode": {"provider.authbench.options.baseURL": "http://127.0.0.1:8080/v1", "provider.authbench.options.apiKey": PlaceholderKey,
+			"provider.authbench.npm": "@ai-sdk/openai-compatible", "model": "authbench/scripted", "autoupdate": false, "share": "disabled",
+			"snapshot": false},
 	}
 	for _, name := range Names() {
-		files, err := Harnesses[name].Files(Run{Endpoint: e, Workdir: "/app"})
-		if err != nil || len(files) != 1 || !strings.HasPrefix(files[0].Path, StateRoot+"/") {
+		files, err := Harnesses[name].Files(Run{Endpoint: e, Workdir: "/app", Version: Harnesses[name].Version})
+		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v %v", name, files, err)
+		}
+		for _, f := range files {
+			if !strings.HasPrefix(f.Path, StateRoot+"/") || strings.Contains(string(f.Data), "sk-") {
+				t.Errorf("%s: %s outside the state root, or holding a key", name, f.Path)
+			}
 		}
 		var cfg any
 		if err := json.Unmarshal(files[0].Data, &cfg); err != nil {
@@ -96,12 +108,39 @@ func TestFiles(t *testing.T) {
 	}
 }
 
+// TestOpenClawWorkdirByVersion: OpenClaw from 2026.9 runs its tools in
+// agents.defaults.cwd; the published pin 2026.3.7, whose configuration
+// has no such key, gets the working directory as its workspace.
+func TestOpenClawWorkdirByVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version, key string
+		other        string
+	}{{"2026.9.6", "agents.defaults.cwd", "agents.defaults.workspace"}, {"2027.1.2", "agents.defaults.cwd", "agents.defaults.workspace"},
+		{"2026.3.7", "agents.defaults.workspace", "agents.defaults.cwd"}, {"junk", "agents.defaults.workspace", "agents.defaults.cwd"}} {
+		files, err := openclaw.Files(Run{Endpoint: Endpoint{BaseURL: "http://x/v1", Model: "m"}, Workdir: "/srv/analytics", Version: tc.version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg any
+		if err := json.Unmarshal(files[0].Data, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if lookup(cfg, tc.key) != "/srv/analytics" || lookup(cfg, tc.other) != nil {
+			t.Errorf("%s: %s", tc.version, files[0].Data)
+		}
+	}
+}
+
 func TestArgv(t *testing.T) {
 	e := Run{Endpoint: Endpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, Workdir: "/app"}
 	for _, name := range Names() {
 		h := Harnesses[name]
 		argv, err := h.Argv(e, "do the task")
-		if err != nil || argv[0] != Node || argv[1] != h.EntryPath() || argv[len(argv)-1] != "do the task" {
+		prog := []string{Node, h.EntryPath()}
+		if h.Native {
+			prog = prog[1:]
+		}
+		if err != nil || !slices.Equal(argv[:len(prog)], prog) || argv[len(argv)-1] != "do the task" {
 			t.Errorf("%s: %q %v", name, argv, err)
 		}
 		if _, err := h.Argv(e, strings.Repeat("x", MaxInstructionBytes+1)); err == nil {

@@ -255,12 +255,11 @@ func sessionFileEvents(root *safefile.Dir, pattern, who string) ([][]byte, strin
 	return events, root.Join(file), nil
 }
 
-// openclawEvents reads OpenClaw's transcript_events from a private copy
-// of its agent database under root (and write-ahead log), opened
-// read-only.
-func openclawEvents(root *safefile.Dir) ([][]byte, string, error) {
-	db := openclawDBFile
-	tmp, err := os.MkdirTemp("", "authbench-openclaw-")
+// sqliteEvents reads the events query selects (one JSON text a row)
+// from a private copy of the database db under root (and its write-ahead
+// log), opened read-only.
+func sqliteEvents(root *safefile.Dir, db, query string) ([][]byte, string, error) {
+	tmp, err := os.MkdirTemp("", "authbench-transcript-")
 	if err != nil {
 		return nil, "", err
 	}
@@ -288,7 +287,7 @@ func openclawEvents(root *safefile.Dir) ([][]byte, string, error) {
 		return nil, "", err
 	}
 	defer conn.Close()
-	rows, err := conn.Query(`SELECT event_json FROM transcript_events WHERE event_json IS NOT NULL ORDER BY session_id, seq`)
+	rows, err := conn.Query(query)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", root.Join(db), err)
 	}
