@@ -34,7 +34,7 @@ const (
 	InstalledPrefix              = modelconfig.InstalledPrefix
 )
 
-// ParseModelName parses "openai:MODEL" and "installed:NAME[:MODEL]" (see
+// ParseModelName parses "openai:MODEL" and "installed:NAME[@VERSION][:MODEL]" (see
 // modelconfig.ParseModelName).
 func ParseModelName(s string) (model string, ok bool, err error) {
 	return modelconfig.ParseModelName(s)

@@ -98,6 +98,8 @@ func TestModelAgentKeyNeverStored(t *testing.T) {
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1"}, "task.model"},
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m2", Model: model}, "task.model.model"},
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1", Model: &agent.Config{BaseURL: "ftp://x"}}, "task.model"},
+		// an installed harness's version is one exact npm release
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "installed:pi@latest:m1", Model: model}, "task.agent"},
 	} {
 		_, err := d.client.Submit(context.Background(), &runapi.RunRequest{Task: &bad.task})
 		var ae *runapi.APIError

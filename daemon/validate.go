@@ -381,6 +381,8 @@ func (p *prepared) takeModel() error {
 	tr := *p.req.Task
 	name, ok, err := modelconfig.ParseModelName(tr.Agent)
 	switch {
+	case err != nil && strings.HasPrefix(tr.Agent, modelconfig.InstalledPrefix):
+		return badField("task.agent", "%v", err)
 	case err != nil || !ok:
 		if tr.Model != nil {
 			return badField("task.model", "only an openai:MODEL or installed:NAME agent takes a model")

@@ -202,7 +202,7 @@ func (s *session) forward(br *bufio.Reader, req *http.Request, fixed *fixedTarge
 		// base URL's path and methods; any other request to that host
 		// is sent as the agent made it (with the placeholder at most).
 		if netpolicy.KeyApplies(m.prefix, req.Method, req.URL.EscapedPath()) {
-			req.Header.Set("Authorization", "Bearer "+m.key)
+			netpolicy.SetKey(req.Header, m.key)
 			ev.KeyInjected = true
 		} else {
 			ev.KeyWithheld = true

@@ -59,3 +59,32 @@ func TestEscapeDaemonModelKeyOnlyBelowTheBaseURL(t *testing.T) {
 		t.Errorf("%d events say the key was withheld, want %d", withheld, len(hostile))
 	}
 }
+
+// TestModelKeyAsAnthropicHeader: a harness speaking Anthropic's Messages
+// API (x-api-key with the placeholder, anthropic-version) gets the real
+// key as x-api-key below the base URL, and no Authorization beside it;
+// elsewhere on the host its placeholder goes out untouched.
+func TestModelKeyAsAnthropicHeader(t *testing.T) {
+	model := newCountingServer(t, "{}")
+	m := &netpolicy.ModelEndpoint{URL: model.URL + "/v1", Key: "sk-ant-real-789"}
+	pol, err := netpolicy.ResolvePhase(netpolicy.PhaseInput{Model: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startFixture(t, Config{Policy: pol, Model: m})
+	anthropic := []string{"-H", "x-api-key: " + netpolicy.Placeholder, "-H", "anthropic-version: 2023-06-01", "--data", "{}"}
+	for _, url := range []string{model.URL + "/v1/messages", model.URL + "/admin/echo-headers"} {
+		if out, _, err := f.curl(t, append(anthropic, url)...); err != nil {
+			t.Fatalf("curl %s: %v %s", url, err, out)
+		}
+	}
+	model.mu.Lock()
+	auth, keys := model.auth, model.apiKeys
+	model.mu.Unlock()
+	if len(keys) != 2 || keys[0] != "sk-ant-real-789" || auth[0] != "" {
+		t.Errorf("the Messages path got x-api-key %q and Authorization %q, want the real key alone", keys, auth)
+	}
+	if len(keys) == 2 && (keys[1] != netpolicy.Placeholder || strings.Contains(auth[1], "sk-ant")) {
+		t.Errorf("another path got x-api-key %q, Authorization %q", keys[1], auth[1])
+	}
+}

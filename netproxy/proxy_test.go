@@ -42,6 +42,7 @@ type countingServer struct {
 	accepted atomic.Int64
 	mu       sync.Mutex
 	auth     []string
+	apiKeys  []string // each request's x-api-key
 }
 
 func newCountingServer(t testing.TB, body string) *countingServer {
@@ -50,6 +51,7 @@ func newCountingServer(t testing.TB, body string) *countingServer {
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.auth = append(s.auth, r.Header.Get("Authorization"))
+		s.apiKeys = append(s.apiKeys, r.Header.Get("X-Api-Key"))
 		s.mu.Unlock()
 		io.WriteString(w, body)
 	}))

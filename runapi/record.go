@@ -122,11 +122,13 @@ type TaskResult struct {
 	PermissionRequests          []PermissionRequest `json:"permission_requests,omitempty"`
 	PermissionRequestsOverLimit int                 `json:"permission_requests_over_limit,omitempty"`
 	// Harness is an installed agent's harness and version
-	// (installed:NAME); HarnessError says why its transcript could not be
-	// kept. Its own transcript is harness-transcript.jsonl, as ATIF
-	// TrajectoryFile.
-	Harness      string `json:"harness,omitempty"`
-	HarnessError string `json:"harness_error,omitempty"`
+	// (installed:NAME[@VERSION]), HarnessVersion that npm version alone
+	// (the pinned one, else the harness table's); HarnessError says why
+	// its transcript could not be kept. Its own transcript is
+	// harness-transcript.jsonl, as ATIF TrajectoryFile.
+	Harness        string `json:"harness,omitempty"`
+	HarnessVersion string `json:"harness_version,omitempty"`
+	HarnessError   string `json:"harness_error,omitempty"`
 	// Error says why the run could not be carried out (image build,
 	// rootfs, the agent could not start); the verdicts are then false.
 	Error string `json:"error,omitempty"`

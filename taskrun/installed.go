@@ -3,14 +3,18 @@ package taskrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
@@ -25,18 +29,19 @@ const (
 	HarnessTranscriptFile = runapi.FileHarnessTranscript
 )
 
-// installedRun is an installed agent's part of a run: its harness, the
-// endpoint it is configured for and its layer. The run's egress proxy
-// (network.go) lets it reach the endpoint, with the key injected.
+// installedRun is an installed agent's part of a run: its harness (at
+// the run's version), the endpoint and working directory it is
+// configured for and its layer. The run's egress proxy (network.go) lets
+// it reach the endpoint, with the key injected.
 type installedRun struct {
-	h        installed.Harness
-	endpoint installed.Endpoint
-	layer    string
+	h     installed.Harness
+	run   installed.Run
+	layer string
 }
 
-// prepareInstalled parses an installed:NAME[:MODEL] agent and makes
-// sure its layer exists (cached: built once per harness version). nil
-// for any other agent.
+// prepareInstalled parses an installed:NAME[@VERSION][:MODEL] agent and
+// makes sure its layer exists (cached: built once per harness version).
+// nil for any other agent.
 func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	h, _, ok, err := installed.ParseName(r.Options.Agent)
 	if err != nil || !ok {
@@ -66,7 +71,11 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	// The run's egress proxy lets the agent reach the endpoint and sets
 	// its key (network.go).
 	r.Options.ModelEndpoint = &netpolicy.ModelEndpoint{URL: e.BaseURL, Key: string(r.Options.Model.APIKey)}
-	return &installedRun{h: h, endpoint: e, layer: layer}, nil
+	workdir := env.TaskRunConfig(r.Options.Task, r.Image).Cwd
+	if workdir == "" {
+		workdir = "/"
+	}
+	return &installedRun{h: h, run: installed.Run{Endpoint: e, Workdir: workdir, Version: h.Version}, layer: layer}, nil
 }
 
 // writeFiles puts the harness's state directory, owned by the agent's
@@ -86,17 +95,44 @@ func (in *installedRun) writeFiles(r *runner) error {
 			return fmt.Errorf("harness state: %w", err)
 		}
 	}
-	files, err := in.h.Files(in.endpoint)
+	files, err := in.h.Files(in.run)
 	if err != nil {
 		return err
 	}
 	for _, f := range files {
 		rel := strings.TrimPrefix(f.Path, "/")
+		if err := mkdirOwned(root, strings.TrimPrefix(installed.StateRoot, "/"), path.Dir(rel), r.Ident.UID, r.Ident.GID); err != nil {
+			return fmt.Errorf("harness configuration: %w", err)
+		}
 		_ = root.Remove(rel) // what the image has there (a link, a FIFO that would block the write) is replaced
 		if err := root.WriteFile(rel, f.Data, 0o600); err != nil {
 			return fmt.Errorf("harness configuration: %w", err)
 		}
 		if err := root.Lchown(rel, r.Ident.UID, r.Ident.GID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mkdirOwned makes dir (below base, which exists) in root, each
+// directory it makes owned by uid:gid (a harness's configuration lives
+// in a directory of its home it writes, .qwen).
+func mkdirOwned(root *os.Root, base, dir string, uid, gid int) error {
+	rest, ok := strings.CutPrefix(dir, base)
+	if !ok {
+		return fmt.Errorf("%s is not below %s", dir, base)
+	}
+	d := base
+	for _, c := range strings.Split(strings.Trim(rest, "/"), "/") {
+		if c == "" {
+			continue
+		}
+		d = path.Join(d, c)
+		if err := root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := root.Lchown(d, uid, gid); err != nil {
 			return err
 		}
 	}
@@ -118,6 +154,9 @@ func (in *installedRun) baseline(base *policy.Baseline) {
 		add(policy.Read, p)
 		add(policy.Write, p)
 	}
+	for _, p := range in.h.Reads {
+		add(policy.Read, p)
+	}
 }
 
 // widenings record what the harness's runtime adds to the plan.
@@ -132,6 +171,10 @@ func (in *installedRun) widenings() []policy.Widening {
 	for _, p := range in.h.Scratch {
 		w = append(w, policy.Widening{Kind: "agent-harness", Axis: policy.Write.String(), Pattern: p, Path: strings.TrimSuffix(p, "/**"),
 			Extra: policy.AccessReadFile | policy.AccessReadDir | policy.AccessWriteFile, Detail: detail + "; scratch it writes whatever TMPDIR says"})
+	}
+	for _, p := range in.h.Reads {
+		w = append(w, policy.Widening{Kind: "agent-harness", Axis: policy.Read.String(), Pattern: p, Path: strings.TrimSuffix(p, "/**"),
+			Extra: policy.AccessReadFile, Detail: detail + "; what its runtime reads"})
 	}
 	return w
 }
@@ -161,7 +204,7 @@ func (in *installedRun) finish(r *runner) {
 	if err := writeJSONLines(filepath.Join(r.Options.Dir, HarnessTranscriptFile), raw); err != nil {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
-	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
+	tr := installed.ToTrajectory(in.h, in.run.Model, events)
 	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}

@@ -140,6 +140,7 @@ func (r *runner) run(ctx context.Context) error {
 	if inst != nil {
 		layers = append(layers, inst.layer)
 		r.res.Harness = inst.h.Name + " " + inst.h.Version
+		r.res.HarnessVersion = inst.h.Version
 	}
 	if r.Rootfs, err = env.NewRootfsLayers(r.Image.Rootfs, layers, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
 		return runapi.WithKind(runapi.ErrorRootfs, err)
@@ -193,7 +194,7 @@ func (r *runner) run(ctx context.Context) error {
 		if err := inst.writeFiles(r); err != nil {
 			return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
 		}
-		if argv, err = inst.h.Argv(inst.endpoint, t.Instruction); err != nil {
+		if argv, err = inst.h.Argv(inst.run, t.Instruction); err != nil {
 			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
 		}
 	}

@@ -3,15 +3,20 @@ package installed
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/authbench/authbench/netproxy/netpolicy"
 	"net/url"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/internal/safefile"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 )
 
-// Prefix starts an installed agent's name: installed:NAME[:MODEL].
-const Prefix = "installed:"
+// Prefix starts an installed agent's name: installed:NAME[@VERSION][:MODEL].
+const Prefix = modelconfig.InstalledPrefix
 
 // Paths inside the container.
 const (
@@ -42,14 +47,24 @@ const ProviderID = "authbench"
 // key stays outside the container (the run's egress proxy injects it).
 const PlaceholderKey = netpolicy.Placeholder
 
-// Harness is one installable agent harness.
+// Harness is one installable agent harness: a value of the table
+// Harnesses, each harness's configuration, command and transcript in a
+// file of its own.
 type Harness struct {
 	// Name is its name in installed:NAME.
 	Name string
-	// Package and Version are its npm package.
+	// Package and Version are its npm package (Version: the table's
+	// default, or the run's pin).
 	Package, Version string
-	// Entry is its command's script, relative to its package directory.
+	// Entry is its command's script, relative to its package directory
+	// ($ARCH: the npm registry's name of the machine's architecture, x64
+	// or arm64).
 	Entry string
+	// Native says Entry is a program of its own (a compiled binary),
+	// not a script for node.
+	Native bool
+	// API is the model API it speaks (docs/agents.md).
+	API string
 	// Sandbox says what becomes of the harness's own sandbox under
 	// authbench (docs/agents.md).
 	Sandbox string
@@ -61,18 +76,42 @@ type Harness struct {
 	// whatever its environment says (OpenClaw's locks under /tmp): the
 	// plan lets it read and write them, listed as wider than π.
 	Scratch []string
+	// Reads are patterns outside its layer and state its runtime reads:
+	// the plan lets it read them, listed as wider than π.
+	Reads []string
+	// Overrides are npm overrides its install takes (package → registry
+	// version): for dependencies some of its versions name by a git URL,
+	// which the registry alone cannot serve.
+	Overrides map[string]string
+	// OwnEnv is its environment beside the common part of Env.
+	OwnEnv []string
+	// Config is its configuration files for a run (pure).
+	Config func(Run) ([]File, error)
+	// Args are its arguments after node and its entry for one turn on
+	// the instruction (pure).
+	Args func(r Run, instruction string) []string
+	// Events reads the session events it recorded, beneath the run's
+	// upper layer root, in order, and the file they came from.
+	Events func(root *safefile.Dir) (events [][]byte, file string, err error)
+	// Convert converts those events to ATIF (pure).
+	Convert func(h Harness, model string, events [][]byte) *agent.Trajectory
 }
 
 // NodeVersion is the Node.js every layer carries (from the npm
 // registry's node-linux-<arch> package).
 const NodeVersion = "24.22.3"
 
+// Model APIs a harness speaks.
+const (
+	APIChatCompletions = "openai-chat-completions"
+)
+
 // Harnesses are the known harnesses, by name.
 var Harnesses = map[string]Harness{
-	"openclaw": {Name: "openclaw", Package: "openclaw", Version: "2026.9.6", Entry: "openclaw.mjs", Complete: []string{"--version"}, Scratch: []string{"/tmp/**"},
-		Sandbox: "off (agents.defaults.sandbox.mode \"off\"): its sandbox runs tools in Docker containers, which do not exist inside a task container; the tools run in authbench's confinement instead"},
-	"pi": {Name: "pi", Package: "@earendil-works/pi-coding-agent", Version: "1.6.0", Entry: "dist/bundle/cli.js",
-		Sandbox: "none: pi has no sandbox of its own; its tools run in authbench's confinement"},
+	"openclaw":  openclaw,
+	"pi":        pi,
+	"qwen-code": qwenCode,
+	"opencode":  opencode,
 }
 
 // Names lists the known harnesses, sorted.
@@ -89,22 +128,30 @@ func Names() []string {
 func (h Harness) Dir() string { return path.Join(Root, h.Name, "node_modules", h.Package) }
 
 // EntryPath is its command's script inside the container.
-func (h Harness) EntryPath() string { return path.Join(h.Dir(), h.Entry) }
+func (h Harness) EntryPath() string {
+	arch, _ := nodeArch(runtime.GOARCH)
+	return path.Join(h.Dir(), strings.ReplaceAll(h.Entry, "$ARCH", arch))
+}
 
-// ParseName splits installed:NAME[:MODEL]. ok is false when name is not
-// an installed agent; an unknown harness is an error listing the known
-// ones. MODEL may be empty (the [model] table's model is used).
+// ParseName parses installed:NAME[@VERSION][:MODEL]
+// (modelconfig.ParseInstalledName) and finds NAME in Harnesses: h's
+// Version is the pinned one, else the table's. ok is false when name is
+// not an installed agent; a malformed name or an unknown harness is an
+// error (listing the known ones). MODEL may be empty (the [model]
+// table's model is used).
 func ParseName(name string) (h Harness, model string, ok bool, err error) {
-	rest, found := strings.CutPrefix(name, Prefix)
-	if !found {
-		return Harness{}, "", false, nil
+	n, ok, err := modelconfig.ParseInstalledName(name)
+	if !ok || err != nil {
+		return Harness{}, "", ok, err
 	}
-	hn, model, _ := strings.Cut(rest, ":")
-	h, known := Harnesses[hn]
+	h, known := Harnesses[n.Harness]
 	if !known {
-		return Harness{}, "", true, fmt.Errorf("agent %q: no installed harness %q (known: %s)", name, hn, strings.Join(Names(), ", "))
+		return Harness{}, "", true, fmt.Errorf("agent %q: no installed harness %q (known: %s)", name, n.Harness, strings.Join(Names(), ", "))
 	}
-	return h, model, true, nil
+	if n.Version != "" {
+		h.Version = n.Version
+	}
+	return h, n.Model, true, nil
 }
 
 // Endpoint is the model endpoint a harness is configured for.
@@ -129,26 +176,24 @@ func (e Endpoint) Check() error {
 	return nil
 }
 
-// modelEntry is a custom provider's model in both harnesses' formats.
-func (e Endpoint) modelEntry() map[string]any {
-	max := e.MaxTokens
-	if max <= 0 {
-		max = 8192
+// maxTokens is the bound on each answer a harness is configured with.
+func (e Endpoint) maxTokens() int {
+	if e.MaxTokens <= 0 {
+		return 8192
 	}
-	return map[string]any{
-		"id": e.Model, "name": e.Model, "reasoning": false, "input": []string{"text"},
-		"cost":          map[string]float64{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-		"contextWindow": 128000, "maxTokens": max,
-	}
+	return e.MaxTokens
 }
 
-// provider is the custom provider entry (both harnesses read the same
-// shape).
-func (e Endpoint) provider() map[string]any {
-	return map[string]any{
-		"baseUrl": strings.TrimRight(e.BaseURL, "/"), "apiKey": PlaceholderKey, "api": "openai-completions",
-		"models": []any{e.modelEntry()},
-	}
+// Run is one run's setting of a harness.
+type Run struct {
+	Endpoint
+	// Workdir is the task's working directory (its image's WORKDIR, "/"
+	// when it names none): the harness starts there and its tools work
+	// there, as Harbor's installed agents do.
+	Workdir string
+	// Version is the harness version the run installs (its
+	// configuration's keys may depend on it).
+	Version string
 }
 
 // File is a file Setup writes into the run's rootfs.
@@ -157,53 +202,28 @@ type File struct {
 	Data []byte
 }
 
-// Files are the harness's configuration files for the endpoint (pure).
-func (h Harness) Files(e Endpoint) ([]File, error) {
-	var cfg any
-	var name string
-	switch h.Name {
-	case "openclaw":
-		name = path.Join(State, "openclaw.json")
-		cfg = map[string]any{
-			"agents": map[string]any{"defaults": map[string]any{
-				"model":   map[string]any{"primary": ProviderID + "/" + e.Model},
-				"sandbox": map[string]any{"mode": "off"},
-			}},
-			"models": map[string]any{"mode": "merge", "providers": map[string]any{ProviderID: e.provider()}},
-		}
-	case "pi":
-		name = path.Join(State, "models.json")
-		cfg = map[string]any{"providers": map[string]any{ProviderID: e.provider()}}
-	default:
-		return nil, fmt.Errorf("harness %s: no configuration", h.Name)
-	}
-	data, err := json.MarshalIndent(cfg, "", "  ")
+// jsonFile is a configuration file of v as indented JSON.
+func jsonFile(name string, v any) ([]File, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return []File{{Path: name, Data: data}}, nil
 }
 
+// Files are the harness's configuration files for the run (pure).
+func (h Harness) Files(r Run) ([]File, error) {
+	if h.Config == nil {
+		return nil, fmt.Errorf("harness %s: no configuration", h.Name)
+	}
+	return h.Config(r)
+}
+
 // Env is the harness's environment beside the image's: its HOME and
 // state, and nothing of the real key.
 func (h Harness) Env() []string {
-	env := []string{"HOME=" + Home, "TMPDIR=" + Tmp, "NO_COLOR=1", "CI=1"}
-	switch h.Name {
-	case "openclaw":
-		// Its exec tool runs commands with $SHELL (else sh), and wraps
-		// each child in /bin/sh to set its OOM score unless
-		// OPENCLAW_CHILD_OOM_SCORE_ADJ is off: bash, the shell task
-		// specs name (an oracle's solve.sh runs in it), does both.
-		env = append(env, "OPENCLAW_STATE_DIR="+State, "OPENCLAW_CONFIG_PATH="+path.Join(State, "openclaw.json"),
-			"SHELL=/bin/bash", "OPENCLAW_CHILD_OOM_SCORE_ADJ=0")
-	case "pi":
-		env = append(env, "PI_CODING_AGENT_DIR="+State)
-	}
-	return env
+	return append([]string{"HOME=" + Home, "TMPDIR=" + Tmp, "NO_COLOR=1", "CI=1"}, h.OwnEnv...)
 }
-
-// SessionsDir is where pi keeps its session files.
-const SessionsDir = State + "/sessions"
 
 // MaxInstructionBytes bounds the instruction, which a harness gets as
 // one argument (Linux takes up to 128 KiB in one).
@@ -211,20 +231,15 @@ const MaxInstructionBytes = 100 << 10
 
 // Argv is the harness's command for one turn on the instruction (its
 // prompt); an instruction over MaxInstructionBytes is an error.
-func (h Harness) Argv(e Endpoint, instruction string) ([]string, error) {
+func (h Harness) Argv(r Run, instruction string) ([]string, error) {
 	if len(instruction) > MaxInstructionBytes {
 		return nil, fmt.Errorf("instruction of %d bytes: a harness takes at most %d", len(instruction), MaxInstructionBytes)
 	}
-	switch h.Name {
-	case "openclaw":
-		return []string{Node, h.EntryPath(), "agent", "--local", "--session-id", SessionID, "--json",
-			"--model", ProviderID + "/" + e.Model, "-m", instruction}, nil
-	case "pi":
-		return []string{Node, h.EntryPath(), "--print", "--provider", ProviderID, "--model", e.Model,
-			"--session-dir", SessionsDir, instruction}, nil
+	if h.Args == nil {
+		return nil, fmt.Errorf("harness %s: no command", h.Name)
 	}
-	return nil, fmt.Errorf("harness %s: no command", h.Name)
+	if h.Native {
+		return append([]string{h.EntryPath()}, h.Args(r, instruction)...), nil
+	}
+	return append([]string{Node, h.EntryPath()}, h.Args(r, instruction)...), nil
 }
-
-// SessionID is the session an OpenClaw run records its transcript under.
-const SessionID = "authbench"

@@ -131,6 +131,15 @@ func makeLayer(ctx context.Context, cacheDir, dir string, h Harness, self string
 	if err := os.MkdirAll(prefix, 0o755); err != nil {
 		return err
 	}
+	if len(h.Overrides) > 0 {
+		manifest, err := json.Marshal(map[string]any{"private": true, "overrides": h.Overrides})
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(prefix, "package.json"), manifest, 0o644); err != nil {
+			return err
+		}
+	}
 	spec := h.Package + "@" + h.Version
 	if err := npm(ctx, log, "install", "--prefix", prefix, "--cache", npmCache, "--ignore-scripts",
 		"--no-audit", "--no-fund", "--omit=dev", "--no-package-lock", "--no-save", spec); err != nil {

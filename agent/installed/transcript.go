@@ -80,15 +80,26 @@ func clip(s string, cut *bool) string {
 	return strings.ToValidUTF8(s[:maxTextBytes], "")
 }
 
-// ToTrajectory converts a harness's session events (JSON, in order) to
-// an ATIF trajectory: each user (system) message a user (system) step, each assistant
-// message an agent step (text, thinking as reasoning_content, tool calls,
-// token usage), each tool result an observation result of the agent step
-// that called it. Lines that are not JSON, and events of other types, are
-// counted in extra.skipped_events. Pure.
+// ToTrajectory converts a harness's session events (JSON, in order, as
+// h.Events read them) to an ATIF trajectory with h.Convert. Pure.
 func ToTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
-	t := &agent.Trajectory{SchemaVersion: agent.SchemaVersion, Agent: agent.AgentInfo{Name: h.Name, Version: h.Version, ModelName: model},
+	return h.Convert(h, model, events)
+}
+
+// newTrajectory is an empty trajectory of h's run.
+func newTrajectory(h Harness, model string) *agent.Trajectory {
+	return &agent.Trajectory{SchemaVersion: agent.SchemaVersion, Agent: agent.AgentInfo{Name: h.Name, Version: h.Version, ModelName: model},
 		Steps: []agent.Step{}, Extra: map[string]any{}}
+}
+
+// sessionTrajectory converts pi's session events (OpenClaw's are the
+// same format): each user (system) message a user (system) step, each
+// assistant message an agent step (text, thinking as reasoning_content,
+// tool calls, token usage), each tool result an observation result of
+// the agent step that called it. Lines that are not JSON, and events of
+// other types, are counted in extra.skipped_events. Pure.
+func sessionTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
+	t := newTrajectory(h, model)
 	skipped, truncated := 0, false
 	callStep := map[string]int{} // tool call id → index of its agent step
 	for _, line := range events {
@@ -130,11 +141,7 @@ func ToTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
 				case "thinking":
 					thinking = append(thinking, p.Thinking)
 				case "toolCall":
-					args := p.Arguments
-					if !json.Valid(args) || !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
-						args = json.RawMessage("{}")
-					}
-					s.ToolCalls = append(s.ToolCalls, agent.ToolCall{ToolCallID: p.ID, FunctionName: p.Name, Arguments: args})
+					s.ToolCalls = append(s.ToolCalls, agent.ToolCall{ToolCallID: p.ID, FunctionName: p.Name, Arguments: objectOrEmpty(p.Arguments)})
 					callStep[p.ID] = len(t.Steps)
 				}
 			}
@@ -160,15 +167,17 @@ func ToTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
 			if m.IsError {
 				content = "error: " + content
 			}
-			st := &t.Steps[i]
-			if st.Observation == nil {
-				st.Observation = &agent.StepObservation{}
-			}
-			st.Observation.Results = append(st.Observation.Results, agent.ObservationResult{SourceCallID: m.ToolCallID, Content: content})
+			observe(&t.Steps[i], m.ToolCallID, content)
 		default:
 			skipped++
 		}
 	}
+	return finishTrajectory(t, skipped, truncated)
+}
+
+// finishTrajectory numbers t's steps, sums their metrics and notes what
+// its converter skipped and cut.
+func finishTrajectory(t *agent.Trajectory, skipped int, truncated bool) *agent.Trajectory {
 	fm := &agent.FinalMetrics{TotalSteps: len(t.Steps)}
 	for i := range t.Steps {
 		t.Steps[i].StepID = i + 1
@@ -199,33 +208,31 @@ func ToTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
 // sessions directory replaced by a link to a host directory, or a FIFO
 // where a session file was, is refused. No events is an error.
 func Transcript(h Harness, upper string) (events [][]byte, file string, err error) {
+	if h.Events == nil {
+		return nil, "", fmt.Errorf("harness %s: no transcript", h.Name)
+	}
 	root, err := safefile.OpenReadDir(upper)
 	if err != nil {
 		return nil, "", fmt.Errorf("harness %s: upper layer: %w", h.Name, err)
 	}
 	defer root.Close()
-	state := strings.TrimPrefix(State, "/")
-	switch h.Name {
-	case "pi":
-		return piTranscript(root, path.Join(state, strings.TrimPrefix(SessionsDir, State+"/")))
-	case "openclaw":
-		return openclawTranscript(root, path.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite"))
-	}
-	return nil, "", fmt.Errorf("harness %s: no transcript", h.Name)
+	return h.Events(root)
 }
 
-// piTranscript reads pi's session file (the newest, if several) in the
-// directory dir under root.
-func piTranscript(root *safefile.Dir, dir string) ([][]byte, string, error) {
-	files, err := fs.Glob(root.FS(), path.Join(dir, "*.jsonl"))
+// sessionFileEvents reads the lines of a session file (the newest by
+// name, if several) matching the glob pattern under root; who names the
+// harness in errors.
+func sessionFileEvents(root *safefile.Dir, pattern, who string) ([][]byte, string, error) {
+	dir := path.Dir(pattern)
+	files, err := fs.Glob(root.FS(), pattern)
 	if err == nil && len(files) == 0 {
 		// Say why when the directory itself was refused (a link).
 		if _, rerr := fs.ReadDir(root.FS(), dir); rerr != nil {
-			return nil, "", fmt.Errorf("no pi session file: %w", rerr)
+			return nil, "", fmt.Errorf("no %s session file: %w", who, rerr)
 		}
 	}
 	if err != nil || len(files) == 0 {
-		return nil, "", fmt.Errorf("no pi session file in %s", root.Join(dir))
+		return nil, "", fmt.Errorf("no %s session file in %s", who, root.Join(dir))
 	}
 	slices.Sort(files)
 	file := files[len(files)-1]
@@ -248,11 +255,11 @@ func piTranscript(root *safefile.Dir, dir string) ([][]byte, string, error) {
 	return events, root.Join(file), nil
 }
 
-// openclawTranscript reads OpenClaw's transcript_events from a private
-// copy of its agent database db under root (and write-ahead log), opened
-// read-only.
-func openclawTranscript(root *safefile.Dir, db string) ([][]byte, string, error) {
-	tmp, err := os.MkdirTemp("", "authbench-openclaw-")
+// sqliteEvents reads the events query selects (one JSON text a row)
+// from a private copy of the database db under root (and its write-ahead
+// log), opened read-only.
+func sqliteEvents(root *safefile.Dir, db, query string) ([][]byte, string, error) {
+	tmp, err := os.MkdirTemp("", "authbench-transcript-")
 	if err != nil {
 		return nil, "", err
 	}
@@ -280,7 +287,7 @@ func openclawTranscript(root *safefile.Dir, db string) ([][]byte, string, error)
 		return nil, "", err
 	}
 	defer conn.Close()
-	rows, err := conn.Query(`SELECT event_json FROM transcript_events WHERE event_json IS NOT NULL ORDER BY session_id, seq`)
+	rows, err := conn.Query(query)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", root.Join(db), err)
 	}
@@ -301,4 +308,21 @@ func openclawTranscript(root *safefile.Dir, db string) ([][]byte, string, error)
 		return nil, "", fmt.Errorf("%s: no transcript events", root.Join(db))
 	}
 	return events, root.Join(db), rows.Err()
+}
+
+// objectOrEmpty is args when it is a JSON object, else {} (ATIF's
+// arguments are an object).
+func objectOrEmpty(args json.RawMessage) json.RawMessage {
+	if !json.Valid(args) || !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
+		return json.RawMessage("{}")
+	}
+	return args
+}
+
+// observe adds a tool call's result to the agent step s that made it.
+func observe(s *agent.Step, callID, content string) {
+	if s.Observation == nil {
+		s.Observation = &agent.StepObservation{}
+	}
+	s.Observation.Results = append(s.Observation.Results, agent.ObservationResult{SourceCallID: callID, Content: content})
 }

@@ -2,8 +2,10 @@ package installed
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,7 +25,8 @@ func readEvents(t *testing.T, file string) [][]byte {
 	return out
 }
 
-// TestToTrajectory: the sessions OpenClaw 2026.9.6 and pi 1.6.0 recorded
+// TestToTrajectory: the sessions OpenClaw 2026.9.6, pi 1.6.0, Qwen Code
+// 0.24.4 and opencode 1.18.33 recorded
 // of one scripted turn (an exec/bash call, then "done") become the same
 // ATIF steps: the task as a user step, the call with its arguments and
 // its result as an observation, the final text, token usage summed.
@@ -31,9 +34,14 @@ func TestToTrajectory(t *testing.T) {
 	for _, tc := range []struct {
 		harness, file, tool string
 		system              bool
+		prompt              string
 	}{
-		{"openclaw", "testdata/openclaw-events.jsonl", "exec", false},
-		{"pi", "testdata/pi-session.jsonl", "bash", true},
+		{"openclaw", "testdata/openclaw-events.jsonl", "exec", false, "create the file"},
+		{"pi", "testdata/pi-session.jsonl", "bash", true, "create the file"},
+		{"qwen-code", "testdata/qwen-chat.jsonl", "run_shell_command", false, "create the file"},
+		// opencode run quotes an argument holding spaces as it joins them
+		// into its message: the model sees the quotes too.
+		{"opencode", "testdata/opencode-messages.jsonl", "bash", false, `"create the file"`},
 	} {
 		t.Run(tc.harness, func(t *testing.T) {
 			h := Harnesses[tc.harness]
@@ -51,7 +59,7 @@ func TestToTrajectory(t *testing.T) {
 			if len(steps) != 3 {
 				t.Fatalf("steps: %+v", tr.Steps)
 			}
-			if steps[0].Source != agent.SourceUser || steps[0].Message != "create the file" {
+			if steps[0].Source != agent.SourceUser || steps[0].Message != tc.prompt {
 				t.Errorf("user step: %+v", steps[0])
 			}
 			call := steps[1]
@@ -107,5 +115,93 @@ func TestToTrajectoryHostile(t *testing.T) {
 	}
 	if a.Observation == nil || a.Observation.Results[0].Content != "error: boom" {
 		t.Errorf("observation: %+v", a.Observation)
+	}
+}
+
+// TestToTrajectoryHostileChats: the same hostile lines in Qwen Code's
+// chat and opencode's messages: junk, a result for no call, arguments
+// that are not an object, a huge text, an event of an unknown kind.
+func TestToTrajectoryHostileChats(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	ev := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	qwen := [][]byte{
+		[]byte("not json"),
+		ev(map[string]any{"type": "tool_result", "message": map[string]any{"parts": []any{map[string]any{"functionResponse": map[string]any{"id": "nobody", "response": map[string]any{"output": "x"}}}}}}),
+		ev(map[string]any{"type": "assistant", "message": map[string]any{"parts": []any{
+			map[string]any{"functionCall": map[string]any{"id": "c1", "name": "run_shell_command", "args": []int{1, 2}}},
+			map[string]any{"text": huge},
+		}}}),
+		ev(map[string]any{"type": "tool_result", "message": map[string]any{"parts": []any{map[string]any{"functionResponse": map[string]any{"id": "c1", "response": map[string]any{"error": "boom"}}}}}}),
+		ev(map[string]any{"type": "compaction"}),
+	}
+	opencode := [][]byte{
+		[]byte("{"),
+		ev(map[string]any{"message": map[string]any{"role": "assistant"}, "parts": []any{
+			map[string]any{"type": "tool", "tool": "bash", "callID": "c1", "state": map[string]any{"status": "error", "input": "[1,2]", "error": "boom"}},
+			map[string]any{"type": "text", "text": huge},
+		}}),
+		ev(map[string]any{"message": map[string]any{"role": "system"}}),
+	}
+	for _, tc := range []struct {
+		harness string
+		events  [][]byte
+		skipped int
+	}{{"qwen-code", qwen, 3}, {"opencode", opencode, 2}} {
+		tr := ToTrajectory(Harnesses[tc.harness], "m", tc.events)
+		if tr.Extra["skipped_events"] != tc.skipped || tr.Extra["truncated"] != true {
+			t.Errorf("%s: extra %v", tc.harness, tr.Extra)
+		}
+		if len(tr.Steps) != 1 {
+			t.Fatalf("%s: steps %+v", tc.harness, tr.Steps)
+		}
+		a := tr.Steps[0]
+		if len(a.ToolCalls) != 1 || string(a.ToolCalls[0].Arguments) != "{}" || len(a.Message) != maxTextBytes {
+			t.Errorf("%s: calls %+v, message of %d bytes", tc.harness, a.ToolCalls, len(a.Message))
+		}
+		if a.Observation == nil || len(a.Observation.Results) != 1 || !strings.HasPrefix(a.Observation.Results[0].Content, "error: boom") {
+			t.Errorf("%s: observation %+v", tc.harness, a.Observation)
+		}
+	}
+}
+
+// TestOpencodeEventsFromItsDatabase: opencode's messages and parts, read
+// from its database through the reader's query (parts as JSON, in
+// order, a message's parts together), become its steps.
+func TestOpencodeEventsFromItsDatabase(t *testing.T) {
+	upper := t.TempDir()
+	file := filepath.Join(upper, opencodeDB)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT)`,
+		`CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT)`,
+		`INSERT INTO message VALUES ('m1', 's', 1, 1, '{"role":"user","time":{"created":1}}'), ('m2', 's', 2, 2, '{"role":"assistant","modelID":"x","tokens":{"input":7,"output":3,"cache":{"read":1}}}')`,
+		`INSERT INTO part VALUES ('p1', 'm1', 's', 1, 1, '{"type":"text","text":"do it"}'),
+			('p3', 'm2', 's', 2, 2, '{"type":"text","text":"done"}'),
+			('p2', 'm2', 's', 2, 2, '{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{"command":"ls"},"output":"a.txt"}}')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	h := Harnesses["opencode"]
+	events, _, err := Transcript(h, upper)
+	if err != nil || len(events) != 2 {
+		t.Fatalf("%d events: %v", len(events), err)
+	}
+	tr := ToTrajectory(h, "x", events)
+	if len(tr.Steps) != 2 || tr.Steps[0].Message != "do it" || tr.SessionID != "s" {
+		t.Fatalf("steps %+v", tr.Steps)
+	}
+	a := tr.Steps[1]
+	if a.Message != "done" || len(a.ToolCalls) != 1 || a.ToolCalls[0].FunctionName != "bash" || string(a.ToolCalls[0].Arguments) != `{"command":"ls"}` ||
+		a.Observation == nil || a.Observation.Results[0].Content != "a.txt" || a.Metrics == nil || a.Metrics.PromptTokens != 7 {
+		t.Errorf("agent step %+v", a)
 	}
 }

@@ -209,17 +209,17 @@ func (c Config) Retries() int {
 const ModelPrefix = "openai:"
 
 // InstalledPrefix starts the name of an installed harness run inside the
-// container (installed:NAME[:MODEL], package agent/installed), which
-// takes a model configuration like openai:MODEL.
+// container (installed:NAME[@VERSION][:MODEL], package agent/installed),
+// which takes a model configuration like openai:MODEL.
 const InstalledPrefix = "installed:"
 
-// ParseModelName parses "openai:MODEL" and "installed:NAME[:MODEL]": ok
-// is false when s is neither, an error when an openai: model is empty
-// (an installed harness's MODEL may be, the configuration naming it).
+// ParseModelName parses "openai:MODEL" and "installed:NAME[@VERSION][:MODEL]"
+// (ParseInstalledName): ok is false when s is neither, an error when an
+// openai: model is empty (an installed harness's MODEL may be, the
+// configuration naming it) or an installed name is malformed.
 func ParseModelName(s string) (model string, ok bool, err error) {
-	if rest, found := strings.CutPrefix(s, InstalledPrefix); found {
-		_, model, _ = strings.Cut(rest, ":")
-		return model, true, nil
+	if n, found, err := ParseInstalledName(s); found {
+		return n.Model, true, err
 	}
 	rest, ok := strings.CutPrefix(s, ModelPrefix)
 	if !ok {

@@ -165,8 +165,9 @@ func ResolvePhase(in PhaseInput) (Policy, error) {
 
 // ModelEndpoint is a model API the proxy lets a phase reach and whose
 // key it injects: requests over plain HTTP to the endpoint's host and
-// port get `Authorization: Bearer <Key>` (replacing any the client sent,
-// typically Placeholder), so the real key never enters the container.
+// port get `Authorization: Bearer <Key>`, or `x-api-key: <Key>` for
+// Anthropic's API (SetKey; replacing any the client sent, typically
+// Placeholder), so the real key never enters the container.
 // Over HTTPS the proxy only tunnels (it does not intercept TLS): the
 // client must then hold a real key itself (see docs/security.md).
 type ModelEndpoint struct {
