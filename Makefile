@@ -15,7 +15,7 @@ export GOFLAGS := -buildvcs=false
 # (Landlock on all threads) only works without cgo inside a PID namespace.
 export CGO_ENABLED := 0
 
-.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race test-slurm bench-env bench-oracle bench-netproxy record-agreement clean
+.PHONY: cross all build install demo bench-bench test deps generate lint vet fmt-check fuzz bench bench-score bench-trace bench-seccomp bench-exec test-escape test-race test-slurm test-harnesses bench-env bench-oracle bench-netproxy record-agreement clean
 
 all: build
 
@@ -43,6 +43,13 @@ test: deps lint build test-escape
 # summary: blocked, detected or escaped; held or broken.
 test-escape:
 	@GO=$(GO) bash scripts/test-escape.sh
+
+# test-harnesses runs every installed harness's end-to-end test (the
+# default run has pi and OpenClaw): the published OpenClaw pin, Qwen Code
+# and opencode too. Their layers are npm installs, built once into the
+# test cache (about 4 minutes each on a fresh machine).
+test-harnesses: build
+	AUTHBENCH_TEST_HARNESSES=all CI=$(CI) $(GO) test -count=1 -timeout 60m -run '^TestInstalled' -v ./taskrun
 
 # test-race runs, under the race detector, the tests of the packages
 # that need neither root nor task images (the rest start containers, load
