@@ -11,10 +11,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -117,7 +117,7 @@ func (c *Config) check() error {
 	}
 	c.Semantics = string(sem)
 	if c.Caps != "" {
-		if _, err := sandbox.ParseCapabilitySet(c.Caps); err != nil {
+		if _, err := capability.ParseSet(c.Caps); err != nil {
 			return fmt.Errorf("bench: caps: %w", err)
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"os"
 	"runtime"
+
+	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -17,7 +19,6 @@ import (
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -109,7 +110,7 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, core.UsageErrorf("--semantics %q: want published or precise", f.semantics)
 	}
 	if f.caps != "" {
-		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
+		if _, err := capability.ParseSet(f.caps); err != nil {
 			return bench.Config{}, core.UsageErrorf("--caps: %v", err)
 		}
 	}

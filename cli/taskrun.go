@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +20,6 @@ import (
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 )
 
 // taskRunFlags are the flags of `authbench task run`.
@@ -117,7 +118,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 		return nil, core.UsageErrorf("%v", err)
 	}
 	if f.caps != "" {
-		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
+		if _, err := capability.ParseSet(f.caps); err != nil {
 			return nil, core.UsageErrorf("--caps: %v", err)
 		}
 	}

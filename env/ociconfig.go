@@ -7,7 +7,7 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
-	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/capability"
 )
 
 // Paths inside the container where RuntimeSpec mounts authbench's files.
@@ -80,7 +80,7 @@ type RunConfig struct {
 	// CgroupsPath is the runtime's cgroup path, "" for its default.
 	CgroupsPath string
 	// AddCapabilities are given to the container's root process beyond
-	// Docker's default set (sandbox.DockerCapabilities), for a tree
+	// Docker's default set (capability.Docker), for a tree
 	// granted more; sandbox-init narrows the set of the tree it starts.
 	AddCapabilities []string
 }
@@ -122,7 +122,7 @@ func RuntimeSpec(c RunConfig) (*specs.Spec, error) {
 	if rlimits == nil {
 		rlimits = DefaultRlimits
 	}
-	set := sandbox.SortCapabilities(append(clone(sandbox.DockerCapabilities), c.AddCapabilities...))
+	set := capability.Sort(append(clone(capability.Docker), c.AddCapabilities...))
 	caps := &specs.LinuxCapabilities{Bounding: set}
 	if c.UID == 0 {
 		caps.Effective, caps.Permitted = clone(set), clone(set)
@@ -166,7 +166,7 @@ func (c RunConfig) check() error {
 	case c.NetNSPath != "" && (c.AllowInternet || !path.IsAbs(c.NetNSPath)):
 		return fmt.Errorf("network namespace %q: must be absolute, and not with the host's network", c.NetNSPath)
 	}
-	if _, err := sandbox.ParseCapabilities(c.AddCapabilities); err != nil {
+	if _, err := capability.Numbers(c.AddCapabilities); err != nil {
 		return fmt.Errorf("added capabilities: %w", err)
 	}
 	seen := map[string]bool{}

@@ -82,8 +82,8 @@
 // under Docker; bare-host trees (exec, the daemon) keep the default
 // profile, and policy generation a stricter one.
 //
-// Capabilities are Docker's model (caps.go): DockerCapabilities is its
-// default set, ParseCapabilitySet reads `--caps none|docker|LIST`.
+// Capabilities are Docker's model: package capability holds the names,
+// the default set and `--caps none|docker|LIST`; caps.go applies them.
 // DieWithParentCommand is the init of containers that run no
 // sandbox-init (a task's compose sidecars): it arms the parent-death
 // signal, so they end with the runc that started them, and with

@@ -78,7 +78,7 @@ type Spec struct {
 	// sets are empty.
 	DropCapabilities bool `json:"drop_capabilities,omitempty"`
 	// Capabilities names the capabilities the tree keeps (for example
-	// "CAP_CHOWN", or DockerCapabilities); an unknown name fails the
+	// "CAP_CHOWN", or capability.Docker); an unknown name fails the
 	// spec. They need DropCapabilities and a caller holding them.
 	Capabilities []string `json:"capabilities,omitempty"`
 	// UID and GID, when set, are the identity to drop to.
