@@ -10,7 +10,6 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // Bounds of the heuristic's reading.
@@ -265,7 +264,7 @@ func (h *heuristic) commandLine(line string) {
 
 // program adds the real path of a program found through the PATH.
 func (h *heuristic) program(name string) {
-	if p := explore.LookPath(h.root, name, h.path); p != "" {
+	if p := h.root.LookPath(name, h.path); p != "" {
 		h.add(policy.Execute, p)
 	}
 }

@@ -240,7 +240,7 @@ func GenerationPolicy(root *policy.Root, programs []string, path string) (pol *p
 		add(p)
 	}
 	for _, tool := range InspectionTools {
-		add(LookPath(root, tool, path))
+		add(root.LookPath(tool, path))
 	}
 	sort.Strings(exe)
 	pol = &policy.Policy{Source: "generation policy"}
@@ -266,7 +266,7 @@ func GeneratorPrograms(root *policy.Root, argv []string, path string) []string {
 		return nil
 	}
 	first := argv[0]
-	if sh := realExecutable(root, first); sh != "" {
+	if sh := root.Executable(first); sh != "" {
 		out = append(out, sh)
 	}
 	if len(argv) < 3 || argv[1] != "-c" {
@@ -276,66 +276,12 @@ func GeneratorPrograms(root *policy.Root, argv []string, path string) []string {
 	if len(words) == 0 {
 		return out
 	}
-	prog := LookPath(root, words[0], path)
+	prog := root.LookPath(words[0], path)
 	if prog == "" {
 		return out
 	}
 	out = append(out, prog)
-	return append(out, ScriptInterpreters(root, prog, path)...)
-}
-
-// ScriptInterpreters are the real paths of what the kernel runs for prog
-// when prog is a "#!" script of the rootfs: the interpreter its "#!" line
-// names, and for `#!/usr/bin/env NAME` also NAME found in path. nil for a
-// program that is no script (or whose interpreter is not an executable
-// file of the rootfs).
-func ScriptInterpreters(root *policy.Root, prog, path string) []string {
-	interp := root.Shebang(prog)
-	if len(interp) == 0 {
-		return nil
-	}
-	p := realExecutable(root, interp[0])
-	if p == "" {
-		return nil
-	}
-	out := []string{p}
-	if filepath.Base(interp[0]) == "env" && len(interp) > 1 {
-		if q := LookPath(root, interp[1], path); q != "" {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
-// LookPath finds name (a path, or a bare name searched in path) in root:
-// the real path of an executable regular file, or "".
-func LookPath(root *policy.Root, name, path string) string {
-	if strings.Contains(name, "/") {
-		if !filepath.IsAbs(name) {
-			return ""
-		}
-		return realExecutable(root, filepath.Clean(name))
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		if p := realExecutable(root, filepath.Join(dir, name)); p != "" {
-			return p
-		}
-	}
-	return ""
-}
-
-// realExecutable is the real path in root of p when it is an executable
-// regular file, else "".
-func realExecutable(root *policy.Root, p string) string {
-	rp := root.RealpathNow(p)
-	st, err := os.Stat(root.HostPath(rp))
-	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-		return ""
-	}
-	return rp
+	return append(out, root.ScriptInterpreters(prog, path)...)
 }
 
 // runGenerator runs argv in the rootfs under the generation plan, with

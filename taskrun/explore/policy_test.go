@@ -78,30 +78,6 @@ func TestGeneratorPrograms(t *testing.T) {
 	}
 }
 
-// TestScriptInterpreters: the interpreter of a "#!" script named by a
-// symlinked path, env's program found in path; nothing for a program that
-// is no script, a missing file, or a "#!" naming a missing interpreter.
-func TestScriptInterpreters(t *testing.T) {
-	root := fakeRootfs(t)
-	path := "/usr/local/bin:/usr/bin:/bin"
-	for _, c := range []struct {
-		prog string
-		want []string
-	}{
-		{"/opt/gen.sh", []string{"/usr/bin/bash"}},
-		{"/opt/gen.py", []string{"/usr/bin/env", "/usr/bin/python3.11"}},
-		{"/opt/run", []string{"/usr/bin/bash"}}, // a symlink to gen.sh
-		{"/opt/nointerp.sh", nil},
-		{"/usr/bin/ls", nil},
-		{"/opt/data.txt", nil},
-		{"/opt/missing", nil},
-	} {
-		if got := ScriptInterpreters(root, c.prog, path); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: %v, want %v", c.prog, got, c.want)
-		}
-	}
-}
-
 func TestGenerationPolicy(t *testing.T) {
 	root := fakeRootfs(t)
 	pol, exe := GenerationPolicy(root, []string{"/usr/bin/dash"}, "/usr/bin:/bin")
