@@ -8,6 +8,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/policy"
 )
 
 // Paths inside the container where RuntimeSpec mounts authbench's files.
@@ -18,7 +19,7 @@ const (
 )
 
 // DefaultPath is PATH when the caller's environment has none.
-const DefaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+const DefaultPath = "PATH=" + policy.DefaultPath
 
 // Bind is a host path bind-mounted into the container.
 type Bind struct {

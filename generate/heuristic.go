@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 )
 
@@ -317,5 +316,5 @@ func imagePath(envv []string) string {
 			return v
 		}
 	}
-	return strings.TrimPrefix(env.DefaultPath, "PATH=")
+	return policy.DefaultPath
 }

@@ -57,7 +57,7 @@
 //     only has to allow what remains.
 //  9. lookup and exec: Spec.Path is absolute, relative with a "/"
 //     (against Dir), or a bare name searched in the PATH of Spec.Env
-//     (DefaultPath if none; empty and relative entries skipped) like
+//     (policy.DefaultPath if none; empty and relative entries skipped) like
 //     execvp: every candidate is execve'd as the final process, missing
 //     ones skipped, EACCES remembered. No check happens before the use,
 //     and none as root.

@@ -39,7 +39,7 @@ const (
 type Spec struct {
 	// Path is the program to exec: an absolute path, a relative path
 	// containing a "/" (resolved against Dir, as a shell does), or a bare
-	// name searched in the PATH of Env (DefaultPath when Env has none;
+	// name searched in the PATH of Env (policy.DefaultPath when Env has none;
 	// empty and relative PATH entries are skipped). The search is made
 	// like execvp, with the command's final identity and restrictions.
 	Path string `json:"path"`

@@ -130,7 +130,7 @@ func (b *Box) BuildOptions(log io.Writer) env.BuildOptions {
 	return env.BuildOptions{Builder: b.Builder, BaseMap: b.BaseMap, Registries: b.Registries, Log: log}
 }
 
-// ImagePath is the PATH of the task's image (env.DefaultPath's when it
+// ImagePath is the PATH of the task's image (policy.DefaultPath when it
 // sets none).
 func (b *Box) ImagePath() string {
 	for _, kv := range env.TaskRunConfig(b.Task, b.Image).Env {
@@ -138,7 +138,7 @@ func (b *Box) ImagePath() string {
 			return v
 		}
 	}
-	return strings.TrimPrefix(env.DefaultPath, "PATH=")
+	return policy.DefaultPath
 }
 
 // WriteJSON writes v, indented, to path.
