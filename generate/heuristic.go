@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 )
 
@@ -104,7 +105,7 @@ func HeuristicFor(root *policy.Root, instruction, workdir, path string, network 
 		// No output named: the agent works in its working directory.
 		h.add(policy.Write, wd)
 	}
-	pol := &policy.Policy{Source: KindHeuristic}
+	pol := &policy.Policy{Source: genname.KindHeuristic}
 	for _, a := range policy.Axes {
 		list := make([]string, 0, len(h.sets[a]))
 		for p := range h.sets[a] {

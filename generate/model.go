@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
@@ -37,7 +38,7 @@ nothing more.`
 const modelAgentName = "authbench-generate"
 
 // runModel runs an openai generator and judges its answer.
-func runModel(ctx context.Context, o Options, g Generator, rec *runapi.GenerationRecord) error {
+func runModel(ctx context.Context, o Options, g genname.Generator, rec *runapi.GenerationRecord) error {
 	if o.Model == nil {
 		return fmt.Errorf("generator %s: no model configuration", g.Name)
 	}

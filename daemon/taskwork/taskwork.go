@@ -16,6 +16,7 @@ import (
 	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
@@ -78,13 +79,13 @@ func (w *Work) CheckAgent(t work.Task, agent string) error {
 	return err
 }
 
-// ParseGenerator checks a generator's name (generate.ParseGenerator).
+// ParseGenerator checks a generator's name (genname.Parse).
 func (w *Work) ParseGenerator(name string) (work.Generator, error) {
-	g, err := generate.ParseGenerator(name)
+	g, err := genname.Parse(name)
 	if err != nil {
 		return work.Generator{}, err
 	}
-	return work.Generator{Model: g.Model, OpenAI: g.Kind == generate.KindOpenAI}, nil
+	return work.Generator{Model: g.Model, OpenAI: g.Kind == genname.KindOpenAI}, nil
 }
 
 // CheckBuilder checks an image builder's name ("": buildah).
