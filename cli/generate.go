@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/generate/genname"
 
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
@@ -115,7 +115,7 @@ func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 		return nil, err
 	}
 	g, _ := genname.Parse(f.generator)
-	var model *agent.Config
+	var model *modelconfig.Config
 	if g.Kind == genname.KindOpenAI {
 		if model, err = f.models.config("openai:" + g.Model); err != nil {
 			return nil, err
@@ -210,7 +210,7 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 // generatorModel is the model configuration of a bench's gen:openai:MODEL
 // sources (the first one's model; each source sets its own), from the
 // model flags, the config file and the environment; nil when there is none.
-func generatorModel(sources []bench.Source, f modelFlags) (*agent.Config, error) {
+func generatorModel(sources []bench.Source, f modelFlags) (*modelconfig.Config, error) {
 	for _, s := range sources {
 		if g, err := genname.Parse(s.Generator); err == nil && g.Kind == genname.KindOpenAI {
 			return f.config("openai:" + g.Model)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/cli/core"
 
@@ -314,8 +315,8 @@ func printTaskResult(w io.Writer, id string, r *runapi.TaskResult) {
 
 // modelConfig is the model of an openai:MODEL agent from its flags, the
 // config file and the environment; nil for other agents.
-func modelConfig(agentName string, f *agent.Flags, configFile string) (*agent.Config, error) {
-	name, ok, err := agent.ParseModelName(agentName)
+func modelConfig(agentName string, f *agent.Flags, configFile string) (*modelconfig.Config, error) {
+	name, ok, err := modelconfig.ParseModelName(agentName)
 	if err != nil {
 		return nil, core.UsageErrorf("--agent: %v", err)
 	}

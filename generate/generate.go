@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -30,7 +30,7 @@ type Options struct {
 	// Model is an openai generator's endpoint and options (resolved, with
 	// its API key; its Model is set from the generator's name). The
 	// record keeps it redacted.
-	Model *agent.Config
+	Model *modelconfig.Config
 }
 
 // Run carries out one generation in o.Run.Dir and writes generation.json

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 const testKey = "sk-test-generate-secret"
 
-func modelConfig(t *testing.T, srv *agenttest.Server, stream bool, maxTurns int) *agent.Config {
+func modelConfig(t *testing.T, srv *agenttest.Server, stream bool, maxTurns int) *modelconfig.Config {
 	t.Helper()
-	cfg, err := agent.Config{BaseURL: srv.URL, APIKey: testKey, Model: "test-model", MaxTurns: maxTurns, Stream: stream,
-		CallTimeout: agent.Duration(20 * time.Second)}.Resolve(nil)
+	cfg, err := modelconfig.Config{BaseURL: srv.URL, APIKey: testKey, Model: "test-model", MaxTurns: maxTurns, Stream: stream,
+		CallTimeout: modelconfig.Duration(20 * time.Second)}.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestOpenAIGenerator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !rec.Valid || rec.AnswerFrom != FromModel || rec.StopReason != string(agent.StopFinished) {
+			if !rec.Valid || rec.AnswerFrom != FromModel || rec.StopReason != string(modelconfig.StopFinished) {
 				t.Fatalf("valid %v from %s stop %s reason %q", rec.Valid, rec.AnswerFrom, rec.StopReason, rec.Reason)
 			}
 			if rec.ToolCalls != 2 || rec.Turns != 4 || rec.Tokens == nil || rec.Tokens.Total < 440 {

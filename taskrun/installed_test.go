@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/agent"
+	"go.uber.org/zap/zaptest"
+
 	"github.com/authbench/authbench/agent/agenttest"
 	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
-	"go.uber.org/zap/zaptest"
 )
 
 // harnessCache keeps the harness layers and npm's downloads between test
@@ -43,7 +44,7 @@ console.log("key-in-processes=" + procs + " key-in-files=" + files + " scanned="
 // under the spec.
 func runInstalled(t *testing.T, name string, srv *agenttest.Server, dir string) *runapi.TaskResult {
 	t.Helper()
-	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
+	cfg := modelconfig.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
 	task := fixture(t, "secret-sensitive")
 	// OpenClaw prepares for tens of seconds (its tool catalog, its
 	// databases) before its first model call: on a loaded 2-core machine
@@ -178,7 +179,7 @@ func TestInstalledAgentBadInput(t *testing.T) {
 		return agenttest.Reply{Content: "done"}
 	})
 	dir := t.TempDir()
-	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
+	cfg := modelconfig.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
 	start := time.Now()
 	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: runapi.SourceUnconstrained, Agent: "installed:pi:test-model",
 		Model: &cfg, Dir: dir, HarnessCache: harnessCache, Log: zaptest.NewLogger(t)})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/runapi"
@@ -25,7 +26,7 @@ const StopToolboxDied = session.StopToolboxDied
 
 // checkModelAgent checks an openai:MODEL agent name.
 func checkModelAgent(name string) error {
-	_, ok, err := agent.ParseModelName(name)
+	_, ok, err := modelconfig.ParseModelName(name)
 	if err == nil && !ok {
 		err = fmt.Errorf("not an openai:MODEL name")
 	}
@@ -70,7 +71,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 	r.res.AgentTurns = out.Turns
 	r.res.AgentTokens = &runapi.TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	r.res.AgentStopReason = string(out.Reason)
-	if out.Reason == agent.StopTimeout {
+	if out.Reason == modelconfig.StopTimeout {
 		r.res.TimedOut = true // the loop's time ended first, the toolbox then exited
 	}
 	if out.Err != nil {

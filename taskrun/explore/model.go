@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
@@ -84,7 +85,7 @@ func RunModel(ctx context.Context, o Options, loop agent.Loop, system, user stri
 	// is described by its other fields.
 	out := res.Outcome
 	x.Outcome, x.ToolCalls = out, int(calls.Load())
-	x.ExitCode, x.TimedOut, x.DurationS, x.SetupMS = res.ExitCode, out != nil && out.Reason == agent.StopTimeout, res.DurationS, res.SetupMS
+	x.ExitCode, x.TimedOut, x.DurationS, x.SetupMS = res.ExitCode, out != nil && out.Reason == modelconfig.StopTimeout, res.DurationS, res.SetupMS
 	x.Traced, x.Events, x.LostEvents, x.Denials = res.Traced, res.Events, res.LostEvents, append(x.Denials, res.Denials...)
 	if x.Traced {
 		x.FilesRead, x.FilesReadDropped = r.filesReadFromLogs()

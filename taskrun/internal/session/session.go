@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
@@ -28,7 +29,7 @@ import (
 
 // StopToolboxDied is a model agent's stop reason when its tool process
 // died twice (it is started again once).
-const StopToolboxDied agent.StopReason = "toolbox_died"
+const StopToolboxDied modelconfig.StopReason = "toolbox_died"
 
 // errToolboxDied ends a model agent's loop.
 var errToolboxDied = errors.New("the tool process died again after its restart")
