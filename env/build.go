@@ -15,30 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
 // taskFormat changes whenever BuildTask's output changes.
 const taskFormat = 3
-
-// TaskImage is a built task environment, exported to a rootfs directory.
-type TaskImage struct {
-	Task    string      `json:"task"`
-	Key     string      `json:"key"`
-	BaseKey string      `json:"base_key"`
-	Builder BuilderKind `json:"builder"`
-	// Rootfs is the image's root filesystem: the lower layer of each run.
-	Rootfs string `json:"rootfs"`
-	// Froms says how each FROM was resolved.
-	Froms []ResolvedFrom `json:"froms"`
-	// Config is the image's Env, WorkingDir, User...
-	Config ImageConfig `json:"config"`
-	// SharedBytes is how much of Rootfs is hard-linked to the base's
-	// identical files instead of stored again.
-	SharedBytes  int64     `json:"shared_bytes"`
-	BuiltAt      time.Time `json:"built_at"`
-	BuildSeconds float64   `json:"build_seconds"`
-}
 
 // BuildOptions tune BuildTask.
 type BuildOptions struct {
@@ -84,7 +66,7 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // whether it did any work. The local bases the FROMs name are built and
 // imported first when missing. A heredoc the builder cannot run is a
 // *tasks.HeredocError; a FROM that resolves nowhere an *UnresolvedError.
-func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img *TaskImage, built bool, err error) {
+func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img *imagemeta.TaskImage, built bool, err error) {
 	if t.Dockerfile == nil {
 		return nil, false, fmt.Errorf("build task %s: no Dockerfile", t.Name)
 	}
@@ -144,7 +126,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	}
 	defer unlock()
 	dir := s.TaskDir(name, key)
-	img = &TaskImage{}
+	img = &imagemeta.TaskImage{}
 	if ok, err := readMeta(dir, img); err != nil || ok {
 		if err != nil {
 			return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
@@ -186,7 +168,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if len(tr.Files) > 0 {
 		os.RemoveAll(contextDir)
 	}
-	if o.Builder.Kind == Buildah {
+	if o.Builder.Kind == imagemeta.Buildah {
 		// The exported rootfs is the cache; vfs copies are large.
 		defer runTool(context.Background(), nil, nil, o.Builder.RemoveImageArgv(tag)...)
 	}
@@ -217,7 +199,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if err := install(tmp, dir); err != nil {
 		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
-	img = &TaskImage{
+	img = &imagemeta.TaskImage{
 		Task: t.Name, Key: key, BaseKey: baseKey, Builder: o.Builder.Kind,
 		Rootfs: filepath.Join(dir, "rootfs"), Froms: froms, Config: cfg, SharedBytes: shared,
 		BuiltAt: time.Now().UTC(), BuildSeconds: time.Since(start).Seconds(),
@@ -233,7 +215,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 // as the base's files plus the task's layers (exportOverBase), else (or
 // when that fails) as a copy of the whole image.
 func exportTask(ctx context.Context, o BuildOptions, tag string, inspect []byte, base *BaseImage, rootfs string) error {
-	if o.Builder.Kind == Buildah && o.Builder.driver() == Overlay && base != nil {
+	if o.Builder.Kind == imagemeta.Buildah && o.Builder.driver() == Overlay && base != nil {
 		err := exportOverBase(ctx, o.Builder, tag, inspect, base, rootfs, o.Log)
 		if err == nil || ctx.Err() != nil {
 			return err
@@ -251,7 +233,7 @@ func exportTask(ctx context.Context, o BuildOptions, tag string, inspect []byte,
 // ensureBases builds and imports every local base the FROMs need, in
 // order; last is the base of the final stage's FROM (nil when that is
 // none), which the image shares files with.
-func ensureBases(ctx context.Context, s Store, o BuildOptions, froms []ResolvedFrom) (all []*BaseImage, last *BaseImage, err error) {
+func ensureBases(ctx context.Context, s Store, o BuildOptions, froms []imagemeta.ResolvedFrom) (all []*BaseImage, last *BaseImage, err error) {
 	done := map[string]*BaseImage{}
 	for _, f := range froms {
 		if f.Base == "" {
@@ -342,7 +324,7 @@ func hashFiles(files map[string]string) string {
 	return "+" + hex.EncodeToString(h.Sum(nil))
 }
 
-func taskKey(kind BuilderKind, baseKey string, dockerfile []byte, args map[string]string, ctxHash string) string {
+func taskKey(kind imagemeta.BuilderKind, baseKey string, dockerfile []byte, args map[string]string, ctxHash string) string {
 	keys := make([]string, 0, len(args))
 	for k := range args {
 		keys = append(keys, k)

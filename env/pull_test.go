@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -74,7 +75,7 @@ func registryTest(t *testing.T, timeout time.Duration) (Registry, Store, Builder
 	s := testStore(t)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
-	return reg, s, NewBuilder(Buildah, s), ctx
+	return reg, s, NewBuilder(imagemeta.Buildah, s), ctx
 }
 
 // pullProbe is the image TestPullFromLoopbackRegistry pulls: a name no
@@ -268,7 +269,7 @@ func TestUbuntuFamilyPulledFromLoopbackRegistry(t *testing.T) {
 // ends: an image built on what a test pushed to its own registry (a
 // marker naming the registry's random port) has a new key every run and
 // would never be used again (1.2 GB each).
-func forgetImage(t *testing.T, img *TaskImage) {
+func forgetImage(t *testing.T, img *imagemeta.TaskImage) {
 	t.Helper()
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(img.Rootfs)) })
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
@@ -50,7 +51,7 @@ func fixture(t *testing.T, name string) *tasks.Task {
 func runOptions(t *testing.T, task *tasks.Task, generator string) Options {
 	images := env.Store{Dir: testenv.ImagesDir()}
 	return Options{Generator: generator, Timeout: 20 * time.Second, Run: taskrun.Options{Task: task, Self: testSelf,
-		Images: images, Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: t.TempDir()}}
+		Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images), Tracer: testTr, Dir: t.TempDir()}}
 }
 
 // TestCmdGeneratorAnswers: a generator's answer on stdout or in the

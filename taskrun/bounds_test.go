@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
@@ -66,7 +67,7 @@ func TestEscapeDaemonForkBombAndMemoryHogAreBounded(t *testing.T) {
 		go func() {
 			images := testImages()
 			res, err := Run(ctx, Options{Task: unboundedTask(t), Source: runapi.SourceUnconstrained, Agent: agent, Self: testSelf,
-				Images: images, Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: dir})
+				Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images), Tracer: testTr, Dir: dir})
 			ch <- result{res, dir, err}
 		}()
 		return dir, ch

@@ -7,6 +7,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
@@ -36,7 +37,7 @@ func TestIOUringOpenIsNeverInvisible(t *testing.T) {
 		t.Run(tc.source, func(t *testing.T) {
 			dir := t.TempDir()
 			res, err := Run(t.Context(), Options{Task: task, Source: tc.source, Agent: runapi.AgentOracle, Self: testSelf,
-				Images: testImages(), Builder: env.NewBuilder(env.Buildah, testImages()), Tracer: testTr, Dir: dir})
+				Images: testImages(), Builder: env.NewBuilder(imagemeta.Buildah, testImages()), Tracer: testTr, Dir: dir})
 			if err != nil || res.Error != "" || !res.Utility {
 				t.Fatalf("run: %v; result %+v", err, res)
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
@@ -90,7 +91,7 @@ func (w *Work) ParseGenerator(name string) (work.Generator, error) {
 
 // CheckBuilder checks an image builder's name ("": buildah).
 func (w *Work) CheckBuilder(name string) error {
-	_, err := env.ParseBuilderKind(builderName(name))
+	_, err := imagemeta.ParseBuilderKind(builderName(name))
 	return err
 }
 
@@ -117,7 +118,7 @@ func (w *Work) runOptions(e work.Env) (taskrun.Options, error) {
 		return taskrun.Options{}, err
 	}
 	return taskrun.Options{
-		Task: unwrap(e.Task), Self: e.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+		Task: unwrap(e.Task), Self: e.Self, Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images),
 		BaseMap: env.BaseMap(e.BaseMap), Registries: w.cfg.Registries, Runc: env.Runc{Root: e.RuncRoot},
 		Tracer: w.cfg.Tracer, Dir: e.Dir, Log: e.Log, MaxOutputBytes: e.MaxOutputBytes, OnIdentity: e.OnIdentity,
 	}, nil
@@ -154,7 +155,7 @@ func (w *Work) DeleteContainer(runcRoot, id string) error {
 // builderName is the builder a request names, buildah by default.
 func builderName(name string) string {
 	if name == "" {
-		return string(env.Buildah)
+		return string(imagemeta.Buildah)
 	}
 	return name
 }
@@ -180,7 +181,7 @@ func (w *Work) Build(ctx context.Context, j work.BuildJob) (*runapi.BuildResult,
 		return res, err
 	}
 	br := j.Request
-	kind, err := env.ParseBuilderKind(builderName(br.Builder))
+	kind, err := imagemeta.ParseBuilderKind(builderName(br.Builder))
 	if err != nil {
 		return res, err
 	}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -98,7 +99,7 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 	var before, after map[string]string
 	images := testImages()
 	o := Options{
-		Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+		Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images),
 			Tracer: testTr, Dir: dir},
 		Command: changeAttempts, Input: "explore", Timeout: 2 * time.Minute,
 		inspect: func(phase, rootfs string) {

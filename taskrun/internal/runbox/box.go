@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
@@ -50,7 +51,7 @@ type Box struct {
 	ID string
 	// Image, Rootfs and Ident are the task image, the run's rootfs and
 	// the agent's identity in it.
-	Image  *env.TaskImage
+	Image  *imagemeta.TaskImage
 	Rootfs *env.Rootfs
 	Ident  runapi.Identity
 	// Plan is what confines the agent (nil: unconstrained).
@@ -111,7 +112,7 @@ func (b *Box) New() error {
 
 // BuildImage makes sure the task image (and the local bases it needs)
 // exist, logging the build to BuildLogFile.
-func (b *Box) BuildImage(ctx context.Context) (*env.TaskImage, error) {
+func (b *Box) BuildImage(ctx context.Context) (*imagemeta.TaskImage, error) {
 	log, err := b.CappedLog(BuildLogFile, "build log", b.LogLimit(), os.O_TRUNC)
 	if err != nil {
 		return nil, err
