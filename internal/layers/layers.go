@@ -27,6 +27,25 @@ type Layer struct {
 	Reach string
 }
 
+// ServerLibraries are the third-party libraries of the kernel, proxy,
+// runtime and model-client code, which the clients must not link
+// (TestClientsLinkNoServer), with the packages of them that are allowed:
+// the task format reads Dockerfiles with BuildKit's parser, the one
+// `docker build` uses, which builds nothing.
+var ServerLibraries = []struct {
+	Prefix string
+	Except []string
+}{
+	{"github.com/cilium/ebpf", nil},
+	{"github.com/google/nftables", nil},
+	{"github.com/mdlayher/netlink", nil},
+	{"github.com/landlock-lsm/go-landlock", nil},
+	{"github.com/opencontainers/runtime-spec", nil},
+	{"github.com/openai/openai-go", nil},
+	{"github.com/prometheus/client_golang", nil},
+	{"github.com/moby/buildkit", []string{"github.com/moby/buildkit/frontend/dockerfile/", "github.com/moby/buildkit/util/stack"}},
+}
+
 // Module is the module path the packages are relative to.
 const Module = "github.com/authbench/authbench"
 
@@ -51,7 +70,7 @@ var Layers = []Layer{
 	{Name: "service", Holds: "the daemon: authorisation, limits, records, the run kinds",
 		Packages: []string{"daemon", "daemon/work", "daemon/metrics", "daemon/taskwork"}},
 	{Name: "clients", Holds: "the bench, the oracle and the report: they talk to runs through the run API",
-		Packages: []string{"bench", "oracle", "report"}},
+		Packages: []string{"bench", "oracle", "report"}, Reach: "task format"},
 	{Name: "commands", Holds: "the binaries: the CLI wires the clients to a daemon's socket or an embedded service",
 		Packages: []string{"cli", "cli/core", "cli/front", "cli/authbench", "cli/authbench-full", "cli/authbench-sandbox-init", "scripts/benchtrace"}},
 }

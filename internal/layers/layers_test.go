@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,6 +107,11 @@ func TestCheck(t *testing.T) {
 		{"taskrun", "daemon", false},
 		{"cli", "daemon/taskwork", true},
 		{"bench", "nowhere", false},
+		{"bench", "tasks", true},
+		{"bench", "sandbox", false}, // out of the clients' reach
+		{"oracle", "env", false},
+		{"report", "daemon", false},
+		{"oracle", "report", true},
 	} {
 		if err := Check(c.from, c.to); (err == nil) != c.ok {
 			t.Errorf("Check(%s, %s) = %v, want ok %v", c.from, c.to, err, c.ok)
@@ -122,5 +128,36 @@ func TestArchitectureDocShowsTheMap(t *testing.T) {
 	}
 	if want := Markdown(); !strings.Contains(string(doc), want) {
 		t.Errorf("docs/architecture.md lacks the layer table of layers.Layers; want:\n%s", want)
+	}
+}
+
+// TestClientsLinkNoServer: the clients link none of ServerLibraries,
+// directly or not; each entry is linked by some package of the module,
+// so that the check can fail.
+func TestClientsLinkNoServer(t *testing.T) {
+	pkgs := listModule(t)
+	linked := map[string]bool{}
+	for _, p := range pkgs {
+		for _, d := range p.Deps {
+			for _, lib := range ServerLibraries {
+				if strings.HasPrefix(d, lib.Prefix) {
+					linked[lib.Prefix] = true
+				}
+			}
+		}
+	}
+	for _, lib := range ServerLibraries {
+		if !linked[lib.Prefix] {
+			t.Errorf("no package of the module links %s: the entry proves nothing", lib.Prefix)
+		}
+	}
+	for _, c := range Layers[Index("bench")].Packages {
+		for _, d := range pkgs[c].Deps {
+			for _, lib := range ServerLibraries {
+				if strings.HasPrefix(d, lib.Prefix) && !slices.ContainsFunc(lib.Except, func(e string) bool { return strings.HasPrefix(d, e) }) {
+					t.Errorf("client %s links %s", c, d)
+				}
+			}
+		}
 	}
 }
