@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/tracer/trace"
 
 	"go.uber.org/zap"
 
@@ -144,7 +145,7 @@ func TestTraceThroughDaemon(t *testing.T) {
 		}
 		var lines []string
 		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-			var ev tracer.Event
+			var ev trace.Event
 			if strings.HasPrefix(line, `{"op":"summary"`) {
 				lines = append(lines, "summary")
 				continue
@@ -152,7 +153,7 @@ func TestTraceThroughDaemon(t *testing.T) {
 			if err := ev.UnmarshalJSON([]byte(line)); err != nil {
 				t.Fatalf("%s: %v: %s", mode.name, err, line)
 			}
-			if ev.Op == tracer.OpOpen || ev.Op == tracer.OpExec {
+			if ev.Op == trace.OpOpen || ev.Op == trace.OpExec {
 				lines = append(lines, fmt.Sprintf("%s %s %s", ev.Op, ev.Path, ev.Errno))
 			}
 		}

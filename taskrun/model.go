@@ -14,7 +14,7 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // agentOpenAI names a model agent: openai:MODEL.
@@ -51,7 +51,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		dir = "/"
 	}
 	var traces []*agentTrace
-	trace := func(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*runbox.AgentTrace, error) {
+	trace := func(ctx context.Context, pid int, file string, also func(*trace.Event)) (*runbox.AgentTrace, error) {
 		tr, err := r.startAgentTraceTo(ctx, pid, file, also)
 		if err != nil {
 			return nil, err

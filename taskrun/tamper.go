@@ -18,7 +18,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Ways a verifier consumes a file (TamperedFile.Op).
@@ -217,14 +217,14 @@ func (j *tamperJudge) retire(p string) {
 }
 
 // observe judges one event of verifier name.
-func (j *tamperJudge) observe(name string, ev *tracer.Event) {
+func (j *tamperJudge) observe(name string, ev *trace.Event) {
 	if ev.Failed() {
 		return
 	}
 	switch ev.Op {
-	case tracer.OpUnlink:
+	case trace.OpUnlink:
 		j.retire(j.resolve(ev.Path))
-	case tracer.OpRename:
+	case trace.OpRename:
 		from, to := j.resolve(ev.Path), j.resolve(ev.Path2)
 		moved := j.byPath[from]
 		if old := j.byPath[to]; old != nil && old != moved {
@@ -234,19 +234,19 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 			delete(j.byPath, from)
 			j.byPath[to] = moved
 		}
-	case tracer.OpTruncate:
+	case trace.OpTruncate:
 		if f := j.byPath[j.resolve(ev.Path)]; f != nil {
 			j.modified[f.id] = true
 		}
-	case tracer.OpOpen:
+	case trace.OpOpen:
 		id := fileID{ev.Dev, ev.Ino}
 		switch {
-		case ev.Axis == tracer.AxisWrite && ev.Ino != 0:
+		case ev.Axis == trace.AxisWrite && ev.Ino != 0:
 			j.modified[id] = true
-		case ev.Axis == tracer.AxisRead && !ev.PathOnly() && ev.Ino != 0:
+		case ev.Axis == trace.AxisRead && !ev.PathOnly() && ev.Ino != 0:
 			j.consumed(name, consumedRead, ev.Real, id)
 		}
-	case tracer.OpExec:
+	case trace.OpExec:
 		// The file executed (a script itself) by its identity, and the
 		// name as given and the interpreter by the file there now.
 		if ev.Ino != 0 {
@@ -260,7 +260,7 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 				j.consumed(name, consumedExec, p, f.id)
 			}
 		}
-	case tracer.OpMmap:
+	case trace.OpMmap:
 		if ev.Ino != 0 {
 			j.consumed(name, consumedMmap, ev.Real, fileID{ev.Dev, ev.Ino})
 		}

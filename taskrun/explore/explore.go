@@ -23,7 +23,7 @@ import (
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Paths of the exploration (permission generation) inside the container.
@@ -432,15 +432,15 @@ func (r *explorer) startExploreTrace(ctx context.Context, pid int, tr *exploreTr
 }
 
 // observe notes a file opened for reading successfully.
-func (tr *exploreTrace) observe(ev *tracer.Event) {
-	if tr.init != 0 && ev.TGID != tr.init && ev.Op == tracer.OpExec && !ev.Failed() &&
+func (tr *exploreTrace) observe(ev *trace.Event) {
+	if tr.init != 0 && ev.TGID != tr.init && ev.Op == trace.OpExec && !ev.Failed() &&
 		(ev.Path == runbox.BinaryInContainer || ev.Target() == runbox.BinaryInContainer) {
 		tr.own[ev.TGID] = true
 	}
 	if tr.own[ev.TGID] {
 		return
 	}
-	if ev.Op == tracer.OpExec && !ev.Failed() && (tr.started || ev.Path != runbox.BinaryInContainer) {
+	if ev.Op == trace.OpExec && !ev.Failed() && (tr.started || ev.Path != runbox.BinaryInContainer) {
 		tr.started = true
 		tr.execs++
 	}
@@ -448,7 +448,7 @@ func (tr *exploreTrace) observe(ev *tracer.Event) {
 		return
 	}
 	// O_PATH opens (sandbox-init's Landlock rules) read nothing.
-	if ev.Op != tracer.OpOpen || ev.Axis != tracer.AxisRead || ev.Failed() || ev.PathOnly() {
+	if ev.Op != trace.OpOpen || ev.Axis != trace.AxisRead || ev.Failed() || ev.PathOnly() {
 		return
 	}
 	p := ev.Target()

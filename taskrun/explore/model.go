@@ -16,7 +16,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // ModelExploration is how an openai generator's exploration went.
@@ -111,7 +111,7 @@ func (r *explorer) filesReadFromLogs() ([]string, int) {
 		if err != nil {
 			continue
 		}
-		_, _ = audit.ReadLog(f, func(ev *tracer.Event) error { tr.observe(ev); return nil })
+		_, _ = audit.ReadLog(f, func(ev *trace.Event) error { tr.observe(ev); return nil })
 		f.Close()
 	}
 	out := make([]string, 0, len(tr.read))

@@ -24,7 +24,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // StopToolboxDied is a model agent's stop reason when its tool process
@@ -129,7 +129,7 @@ type Options struct {
 	// Trace follows a toolbox container's init (pid) into the run's
 	// file, also seeing each event (Box.StartAgentTrace, with what the
 	// caller observes besides); nil: untraced.
-	Trace func(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*runbox.AgentTrace, error)
+	Trace func(ctx context.Context, pid int, file string, also func(*trace.Event)) (*runbox.AgentTrace, error)
 }
 
 // Result is how a session's containers ended.
@@ -421,8 +421,8 @@ type runtimeOpens struct {
 	refused map[string]int
 }
 
-func (ro *runtimeOpens) observe(ev *tracer.Event) {
-	if ev.TGID == ro.pid && ev.Op == tracer.OpOpen && ev.Failed() && runtimeOpen[ev.Path] {
+func (ro *runtimeOpens) observe(ev *trace.Event) {
+	if ev.TGID == ro.pid && ev.Op == trace.OpOpen && ev.Failed() && runtimeOpen[ev.Path] {
 		ro.refused[ev.Path]++
 	}
 }
@@ -435,7 +435,7 @@ func (ro *runtimeOpens) discount(denials []audit.Denial) []audit.Denial {
 	}
 	out := denials[:0]
 	for _, d := range denials {
-		if n := min(d.Count, ro.refused[d.Path]); n > 0 && d.Op == string(tracer.OpOpen) && d.Errno != audit.OutsidePlan {
+		if n := min(d.Count, ro.refused[d.Path]); n > 0 && d.Op == string(trace.OpOpen) && d.Errno != audit.OutsidePlan {
 			d.Count -= n
 			ro.refused[d.Path] -= n
 			if d.Count == 0 {
@@ -483,7 +483,7 @@ func annotateCalls(path string, calls []map[string]any) error {
 	}
 	defer f.Close()
 	line := 0
-	_, err = audit.ReadLog(f, func(ev *tracer.Event) error {
+	_, err = audit.ReadLog(f, func(ev *trace.Event) error {
 		line++
 		for i := range ws {
 			if ev.TS >= ws[i].start && ev.TS <= ws[i].end {
