@@ -15,7 +15,6 @@ import (
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
 
 // Files of an installed agent's run.
@@ -53,7 +52,7 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	if cache == "" {
 		cache = installed.DefaultCacheDir
 	}
-	log, err := r.CappedLog(runbox.BuildLogFile, "build log", r.LogLimit(), os.O_APPEND)
+	log, err := r.CappedLog(runapi.FileBuildLog, "build log", r.LogLimit(), os.O_APPEND)
 	if err != nil {
 		return nil, runapi.WithKind(runapi.ErrorBuild, err)
 	}

@@ -221,7 +221,7 @@ func (r *explorer) compileGenerationPlan(root *policy.Root, programs []string, x
 	}
 	r.Plan = plan
 	enf := sandbox.KernelEnforcement()
-	return runbox.WriteJSON(filepath.Join(r.Dir, runbox.PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
+	return runbox.WriteJSON(filepath.Join(r.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
 }
 
 // GenerationPolicy is the policy a generator runs under: read `/**`;
@@ -427,7 +427,7 @@ func (r *explorer) startExploreTrace(ctx context.Context, pid int, tr *exploreTr
 	tr.read, tr.gate, tr.init, tr.own = map[string]bool{}, true, pid, map[int]bool{}
 	ess := policy.SandboxEssentials()
 	tr.skip = ess.Get(policy.Read)
-	tr.rec, err = r.TraceContainer(ctx, pid, runbox.EventsFile, r.Plan, root, tr.observe)
+	tr.rec, err = r.TraceContainer(ctx, pid, runapi.FileEvents, r.Plan, root, tr.observe)
 	return err
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tracer/trace"
@@ -91,7 +92,7 @@ func RunModel(ctx context.Context, o Options, loop agent.Loop, system, user stri
 		x.FilesRead, x.FilesReadDropped = r.filesReadFromLogs()
 	}
 	if out != nil && out.Trajectory != nil {
-		if werr := out.Trajectory.WriteFile(filepath.Join(r.Dir, runbox.TrajectoryFile)); werr != nil {
+		if werr := out.Trajectory.WriteFile(filepath.Join(r.Dir, runapi.FileTrajectory)); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}

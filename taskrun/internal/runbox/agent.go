@@ -185,10 +185,10 @@ func (b *Box) AgentOutput() (stdout, stderr *capped.Writer, err error) {
 	open := func(file, name string) (*capped.Writer, error) {
 		return b.CappedLog(file, name, b.MaxOutputBytes, os.O_TRUNC)
 	}
-	if stdout, err = open(AgentStdoutFile, "agent stdout"); err != nil {
+	if stdout, err = open(runapi.FileAgentStdout, "agent stdout"); err != nil {
 		return nil, nil, err
 	}
-	if stderr, err = open(AgentStderrFile, "agent stderr"); err != nil {
+	if stderr, err = open(runapi.FileAgentStderr, "agent stderr"); err != nil {
 		stdout.Close()
 		return nil, nil, err
 	}

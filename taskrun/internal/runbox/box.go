@@ -24,18 +24,6 @@ import (
 // binary (sandbox-init, the toolbox, die-with-parent).
 const BinaryInContainer = "/.authbench/authbench"
 
-// Files every kind of run writes in its directory (runapi's artifact
-// tables name them).
-const (
-	EventsFile      = runapi.FileEvents
-	AgentStdoutFile = runapi.FileAgentStdout
-	AgentStderrFile = runapi.FileAgentStderr
-	BuildLogFile    = runapi.FileBuildLog
-	PlanFile        = runapi.FilePlan
-	// TrajectoryFile is a model agent's transcript (ATIF).
-	TrajectoryFile = runapi.FileTrajectory
-)
-
 // RootfsDir is where in the run directory a run mounts its rootfs.
 const RootfsDir = "rootfs"
 
@@ -113,7 +101,7 @@ func (b *Box) New() error {
 // BuildImage makes sure the task image (and the local bases it needs)
 // exist, logging the build to BuildLogFile.
 func (b *Box) BuildImage(ctx context.Context) (*imagemeta.TaskImage, error) {
-	log, err := b.CappedLog(BuildLogFile, "build log", b.LogLimit(), os.O_TRUNC)
+	log, err := b.CappedLog(runapi.FileBuildLog, "build log", b.LogLimit(), os.O_TRUNC)
 	if err != nil {
 		return nil, err
 	}

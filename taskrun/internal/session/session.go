@@ -22,6 +22,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tracer/trace"
@@ -230,7 +231,7 @@ func (s *toolboxSession) start() error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c := &toolboxContainer{n: n, client: client, ended: make(chan struct{}), file: runbox.EventsFile, cancel: cancel}
+	c := &toolboxContainer{n: n, client: client, ended: make(chan struct{}), file: runapi.FileEvents, cancel: cancel}
 	name := "agent"
 	if n > 0 {
 		name = "agent-restart-" + strconv.Itoa(n)
@@ -286,7 +287,7 @@ func (s *toolboxSession) wrapTools() []agent.Tool {
 				return s.restart(ctx, c, err)
 			}
 			if err == nil && obs.Extra != nil && obs.Extra["start_ns"] != nil {
-				if c.file != runbox.EventsFile {
+				if c.file != runapi.FileEvents {
 					obs.Extra["events_file"] = c.file
 				}
 				s.mu.Lock()
@@ -454,7 +455,7 @@ func (s *toolboxSession) annotate() {
 	for _, extra := range s.calls {
 		file, _ := extra["events_file"].(string)
 		if file == "" {
-			file = runbox.EventsFile
+			file = runapi.FileEvents
 		}
 		byFile[file] = append(byFile[file], extra)
 	}
