@@ -36,14 +36,6 @@ const (
 	OutFile = OutDir + "/policy.json"
 )
 
-// Files of an exploration run in its directory (runapi's artifact
-// tables name them).
-const (
-	GeneratorOutputFile = runapi.FileGeneratorOutput
-	GeneratorStdoutFile = runapi.FileGeneratorStdout
-	GeneratorStderrFile = runapi.FileGeneratorStderr
-)
-
 // MaxGeneratorStdout bounds the generator's stored stdout; beyond it the
 // answer is truncated (and so invalid).
 const MaxGeneratorStdout = 64 << 10
@@ -288,7 +280,7 @@ func GeneratorPrograms(root *policy.Root, argv []string, path string) []string {
 // input on its stdin, its stdout bounded, OutFile bound from the
 // run directory, traced.
 func (r *explorer) runGenerator(ctx context.Context, argv []string, input string, timeout time.Duration, x *Exploration) error {
-	outFile := filepath.Join(r.Dir, GeneratorOutputFile)
+	outFile := filepath.Join(r.Dir, runapi.FileGeneratorOutput)
 	if err := r.createOutputFile(outFile); err != nil {
 		return err
 	}
@@ -322,7 +314,7 @@ func (r *explorer) runGenerator(ctx context.Context, argv []string, input string
 	x.StdoutDropped = stdout.Dropped()
 	x.ExitCode, x.TimedOut, x.DurationS = g.ExitCode, g.TimedOut, g.Duration.Seconds()
 	x.SetupMS = float64(g.Setup) / float64(time.Millisecond)
-	if x.Stdout, err = os.ReadFile(filepath.Join(r.Dir, GeneratorStdoutFile)); err != nil {
+	if x.Stdout, err = os.ReadFile(filepath.Join(r.Dir, runapi.FileGeneratorStdout)); err != nil {
 		return err
 	}
 	if err := r.readOutputFile(outFile, x); err != nil {
@@ -389,10 +381,10 @@ func (r *explorer) generatorOutput() (stdout, stderr *capped.Writer, err error) 
 	open := func(file, name string, limit int64) (*capped.Writer, error) {
 		return r.CappedLog(file, name, limit, os.O_TRUNC)
 	}
-	if stdout, err = open(GeneratorStdoutFile, "generator stdout", MaxGeneratorStdout); err != nil {
+	if stdout, err = open(runapi.FileGeneratorStdout, "generator stdout", MaxGeneratorStdout); err != nil {
 		return nil, nil, err
 	}
-	if stderr, err = open(GeneratorStderrFile, "generator stderr", r.MaxOutputBytes); err != nil {
+	if stderr, err = open(runapi.FileGeneratorStderr, "generator stderr", r.MaxOutputBytes); err != nil {
 		stdout.Close()
 		return nil, nil, err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/env/imagemeta"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -118,7 +119,7 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, _ := os.ReadFile(filepath.Join(dir, GeneratorStderrFile))
+	stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileGeneratorStderr))
 	if x.ExitCode != 0 || x.TimedOut {
 		t.Fatalf("generator exit %d timed out %v: %s", x.ExitCode, x.TimedOut, stderr)
 	}
