@@ -98,7 +98,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			if pol := rec.ParsedPolicy(); c.valid && (pol == nil || len(pol.Get(0)) != 1) {
 				t.Errorf("policy %s", rec.Policy)
 			}
-			saved, err := os.ReadFile(filepath.Join(o.Run.Dir, PolicyFile))
+			saved, err := os.ReadFile(filepath.Join(o.Run.Dir, runapi.FileGeneratedPolicy))
 			if err != nil || string(saved) != rec.PolicyRaw {
 				t.Errorf("policy.json %q, raw answer %q (%v)", saved, rec.PolicyRaw, err)
 			}
@@ -113,7 +113,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			if c.name == "stdout" && (!contains(rec.FilesRead, "/app/input.txt") || rec.ToolCalls != 1) {
 				t.Errorf("files read: %v, tool calls %d (want 1: cat)", rec.FilesRead, rec.ToolCalls)
 			}
-			if _, err := os.Stat(filepath.Join(o.Run.Dir, RecordFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(o.Run.Dir, runapi.FileGeneration)); err != nil {
 				t.Error(err)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/agent/agenttest"
 	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/runapi"
 )
 
 const testKey = "sk-test-generate-secret"
@@ -113,7 +114,7 @@ func TestOpenAIGenerator(t *testing.T) {
 					t.Errorf("request %d: auth %q model %q stream %v", i, req.Authorization, req.Model, req.Stream)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(o.Run.Dir, TrajectoryFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(o.Run.Dir, runapi.FileTrajectory)); err != nil {
 				t.Error(err)
 			}
 			if strings.Contains(string(rec.Model), testKey) || !strings.Contains(string(rec.Model), "test-model") {
