@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/container"
 	"github.com/authbench/authbench/internal/lifecycle"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -40,7 +41,7 @@ type GatedResult struct {
 	// Setup is the time from the container's start to the command's exec.
 	Setup time.Duration
 	// StillRunning were its processes when it was killed.
-	StillRunning []lifecycle.Process
+	StillRunning []runapi.Process
 }
 
 // RunGated runs g's container to its end: track at the gate, release,

@@ -20,7 +20,6 @@ import (
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
-	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
@@ -146,7 +145,7 @@ type Result struct {
 	// first container's set-up.
 	DurationS, SetupMS float64
 	// StillRunning were the containers' processes when they were killed.
-	StillRunning []lifecycle.Process
+	StillRunning []runapi.Process
 	// Traced is set once a trace started; Events, LostEvents and Denials
 	// are the traces' (the toolbox's own start-up opens discounted).
 	Traced             bool
