@@ -186,7 +186,7 @@ func (a *app) runBench(f benchFlags) error {
 	if file, ok := a.Stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		progress = bench.NewBarProgress(a.Stderr)
 	}
-	opts := bench.Options{API: api, Progress: progress, Version: Version, Log: a.Log, TraceRecorder: recordTrace}
+	opts := bench.Options{API: api, Progress: progress, Version: core.Version, Log: a.Log, TraceRecorder: recordTrace}
 	if embedded {
 		// Attribution reads refused scripts' "#!" lines in the task image.
 		opts.ImageRoot = func(ctx context.Context, t *tasks.Task) (*policy.Root, error) {

@@ -173,7 +173,7 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 		}
 	}
 	if invalid > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("generate: %d of %d generated policies are invalid", invalid, f.trials)}
+		return &core.ExitError{Code: 1, Err: fmt.Errorf("generate: %d of %d generated policies are invalid", invalid, f.trials)}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/tracer/trace"
 
@@ -59,7 +60,7 @@ func serveTestDaemon(t *testing.T, bin string) string {
 func runBinary(t *testing.T, bin, socket string, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), SocketEnv+"="+socket)
+	cmd.Env = append(os.Environ(), core.SocketEnv+"="+socket)
 	return runCmd(t, cmd)
 }
 
