@@ -17,13 +17,6 @@ import (
 	"github.com/authbench/authbench/runapi"
 )
 
-// Files of an installed agent's run.
-const (
-	// HarnessTranscriptFile is the harness's own transcript: its session
-	// events as it recorded them, one JSON object a line.
-	HarnessTranscriptFile = runapi.FileHarnessTranscript
-)
-
 // installedRun is an installed agent's part of a run: its harness, the
 // endpoint it is configured for and its layer. The run's egress proxy
 // (network.go) lets it reach the endpoint, with the key injected.
@@ -157,7 +150,7 @@ func (in *installedRun) finish(r *runner) {
 			raw = append(raw, e)
 		}
 	}
-	if err := writeJSONLines(filepath.Join(r.Options.Dir, HarnessTranscriptFile), raw); err != nil {
+	if err := writeJSONLines(filepath.Join(r.Options.Dir, runapi.FileHarnessTranscript), raw); err != nil {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
 	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
