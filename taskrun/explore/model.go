@@ -36,7 +36,7 @@ type ModelExploration struct {
 // container's confined, traced agent, under the generation policy (the
 // tool process is its one program besides the inspection tools) and
 // GenerationFilter, for o.Timeout. system and user are the loop's
-// prompts. The trajectory is written to the run's runbox.TrajectoryFile.
+// prompts. The trajectory is written to the run's runapi.FileTrajectory.
 func RunModel(ctx context.Context, o Options, loop agent.Loop, system, user string) (*ModelExploration, error) {
 	r, err := newExplorer(o.Options)
 	if err != nil {

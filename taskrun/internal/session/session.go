@@ -159,7 +159,7 @@ type Result struct {
 
 // Run runs o.Loop with the tools that o.Tools makes of a client of the
 // toolbox, which runs as b's gated agent container: confined by b's
-// plan, as the agent's uid, traced into runbox.EventsFile, for
+// plan, as the agent's uid, traced into runapi.FileEvents, for
 // o.Timeout (the loop's ctx ends with it). When the loop ends the
 // toolbox's stdin is closed and its container ends; at the timeout it is
 // killed. A toolbox that dies is started again once (a new container on
@@ -167,7 +167,7 @@ type Result struct {
 // loop (StopToolboxDied). Each tool call's observation Extra gets its
 // trace window (start_ns, end_ns) and its event log lines
 // (events_first_line, events_last_line, and events_file when not
-// runbox.EventsFile). b.AgentStart is set when the first container
+// runapi.FileEvents). b.AgentStart is set when the first container
 // starts.
 //
 // The Result's Outcome is nil only when the toolbox could not start at
