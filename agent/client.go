@@ -17,6 +17,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // Bounds on what a model's response may occupy.
@@ -64,11 +66,11 @@ type response struct {
 
 // client calls a chat-completions endpoint.
 type client struct {
-	cfg Config
+	cfg modelconfig.Config
 	oc  openai.Client
 }
 
-func newClient(cfg Config, hc *http.Client) *client {
+func newClient(cfg modelconfig.Config, hc *http.Client) *client {
 	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithAPIKey(cfg.APIKey.Reveal()),
@@ -87,7 +89,7 @@ func newClient(cfg Config, hc *http.Client) *client {
 // OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS): in the daemon
 // that environment is the daemon's, and the endpoint is the caller's
 // choice.
-func onlyOwnHeaders(key Secret) option.Middleware {
+func onlyOwnHeaders(key modelconfig.Secret) option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		for name := range req.Header {
 			if !ownHeader(name) {
@@ -242,11 +244,11 @@ func excerpt(s string) string {
 }
 
 // scrub replaces the key wherever an error text repeats it.
-func scrub(s string, key Secret) string {
+func scrub(s string, key modelconfig.Secret) string {
 	if len(key) < 4 {
 		return s
 	}
-	return strings.ReplaceAll(s, key.Reveal(), redacted)
+	return strings.ReplaceAll(s, key.Reveal(), modelconfig.Redacted)
 }
 
 func isJSON(contentType string) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 func env(m map[string]string) func(string) string {
@@ -21,28 +22,28 @@ func TestConfigResolve(t *testing.T) {
 	temp := func(v float64) *float64 { return &v }
 	cases := []struct {
 		name    string
-		in      agent.Config
+		in      modelconfig.Config
 		env     map[string]string
-		want    agent.Config
+		want    modelconfig.Config
 		wantErr string
 	}{
-		{name: "defaults", in: agent.Config{Model: "m"},
-			want: agent.Config{Model: "m", BaseURL: agent.DefaultBaseURL, MaxTurns: 30, CallTimeout: agent.Duration(120 * time.Second), MaxRetries: 4, MaxHistoryBytes: agent.DefaultMaxHistoryBytes}},
-		{name: "env fills", in: agent.Config{Model: "m"}, env: map[string]string{"OPENAI_BASE_URL": "http://localhost:8080/v1", "OPENAI_API_KEY": "k1"},
-			want: agent.Config{Model: "m", BaseURL: "http://localhost:8080/v1", APIKey: "k1", MaxTurns: 30, CallTimeout: agent.Duration(120 * time.Second), MaxRetries: 4, MaxHistoryBytes: agent.DefaultMaxHistoryBytes}},
-		{name: "config beats env", in: agent.Config{Model: "m", BaseURL: "https://x.example/v1", APIKey: "k2", MaxRetries: -1, MaxTurns: 5, CallTimeout: agent.Duration(time.Second)},
+		{name: "defaults", in: modelconfig.Config{Model: "m"},
+			want: modelconfig.Config{Model: "m", BaseURL: modelconfig.DefaultBaseURL, MaxTurns: 30, CallTimeout: modelconfig.Duration(120 * time.Second), MaxRetries: 4, MaxHistoryBytes: modelconfig.DefaultMaxHistoryBytes}},
+		{name: "env fills", in: modelconfig.Config{Model: "m"}, env: map[string]string{"OPENAI_BASE_URL": "http://localhost:8080/v1", "OPENAI_API_KEY": "k1"},
+			want: modelconfig.Config{Model: "m", BaseURL: "http://localhost:8080/v1", APIKey: "k1", MaxTurns: 30, CallTimeout: modelconfig.Duration(120 * time.Second), MaxRetries: 4, MaxHistoryBytes: modelconfig.DefaultMaxHistoryBytes}},
+		{name: "config beats env", in: modelconfig.Config{Model: "m", BaseURL: "https://x.example/v1", APIKey: "k2", MaxRetries: -1, MaxTurns: 5, CallTimeout: modelconfig.Duration(time.Second)},
 			env:  map[string]string{"OPENAI_BASE_URL": "http://localhost:8080/v1", "OPENAI_API_KEY": "k1"},
-			want: agent.Config{Model: "m", BaseURL: "https://x.example/v1", APIKey: "k2", MaxTurns: 5, CallTimeout: agent.Duration(time.Second), MaxRetries: -1, MaxHistoryBytes: agent.DefaultMaxHistoryBytes}},
-		{name: "no model", in: agent.Config{}, wantErr: "model: missing"},
-		{name: "bad url", in: agent.Config{Model: "m", BaseURL: "localhost:8080"}, wantErr: "base_url"},
-		{name: "ftp url", in: agent.Config{Model: "m", BaseURL: "ftp://h/v1"}, wantErr: "base_url"},
-		{name: "credentials in url", in: agent.Config{Model: "m", BaseURL: "https://u:p@h/v1"}, wantErr: "base_url: no credentials"},
-		{name: "negative turns", in: agent.Config{Model: "m", MaxTurns: -1}, wantErr: "max_turns"},
-		{name: "negative history", in: agent.Config{Model: "m", MaxHistoryBytes: -1}, wantErr: "max_history_bytes"},
-		{name: "negative tokens", in: agent.Config{Model: "m", MaxTokens: -5}, wantErr: "max_tokens"},
-		{name: "negative timeout", in: agent.Config{Model: "m", CallTimeout: -1}, wantErr: "call_timeout"},
-		{name: "retries -2", in: agent.Config{Model: "m", MaxRetries: -2}, wantErr: "max_retries"},
-		{name: "temperature", in: agent.Config{Model: "m", Temperature: temp(3)}, wantErr: "temperature"},
+			want: modelconfig.Config{Model: "m", BaseURL: "https://x.example/v1", APIKey: "k2", MaxTurns: 5, CallTimeout: modelconfig.Duration(time.Second), MaxRetries: -1, MaxHistoryBytes: modelconfig.DefaultMaxHistoryBytes}},
+		{name: "no model", in: modelconfig.Config{}, wantErr: "model: missing"},
+		{name: "bad url", in: modelconfig.Config{Model: "m", BaseURL: "localhost:8080"}, wantErr: "base_url"},
+		{name: "ftp url", in: modelconfig.Config{Model: "m", BaseURL: "ftp://h/v1"}, wantErr: "base_url"},
+		{name: "credentials in url", in: modelconfig.Config{Model: "m", BaseURL: "https://u:p@h/v1"}, wantErr: "base_url: no credentials"},
+		{name: "negative turns", in: modelconfig.Config{Model: "m", MaxTurns: -1}, wantErr: "max_turns"},
+		{name: "negative history", in: modelconfig.Config{Model: "m", MaxHistoryBytes: -1}, wantErr: "max_history_bytes"},
+		{name: "negative tokens", in: modelconfig.Config{Model: "m", MaxTokens: -5}, wantErr: "max_tokens"},
+		{name: "negative timeout", in: modelconfig.Config{Model: "m", CallTimeout: -1}, wantErr: "call_timeout"},
+		{name: "retries -2", in: modelconfig.Config{Model: "m", MaxRetries: -2}, wantErr: "max_retries"},
+		{name: "temperature", in: modelconfig.Config{Model: "m", Temperature: temp(3)}, wantErr: "temperature"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestParseModelName(t *testing.T) {
 		{"cmd:openai:x", "", false, false},
 	}
 	for _, c := range cases {
-		m, ok, err := agent.ParseModelName(c.in)
+		m, ok, err := modelconfig.ParseModelName(c.in)
 		if m != c.model || ok != c.ok || (err != nil) != c.err {
 			t.Errorf("%q: %q %v %v", c.in, m, ok, err)
 		}
@@ -113,26 +114,26 @@ stream = true
 		args    []string
 		model   string
 		file    string
-		check   func(t *testing.T, c agent.Config)
+		check   func(t *testing.T, c modelconfig.Config)
 		wantErr string
 	}{
-		{name: "env and defaults", model: "m", check: func(t *testing.T, c agent.Config) {
+		{name: "env and defaults", model: "m", check: func(t *testing.T, c modelconfig.Config) {
 			if c.BaseURL != "http://env.example/v1" || c.APIKey.Reveal() != "env-key" || c.MaxTurns != 30 || c.Stream || c.Temperature != nil {
 				t.Errorf("%+v", c)
 			}
 		}},
-		{name: "file beats env", file: file, check: func(t *testing.T, c agent.Config) {
+		{name: "file beats env", file: file, check: func(t *testing.T, c modelconfig.Config) {
 			if c.BaseURL != "http://file.example/v1" || c.APIKey.Reveal() != "file-key" || c.Model != "file-model" ||
-				c.MaxTurns != 12 || *c.Temperature != 0.5 || c.CallTimeout != agent.Duration(90*time.Second) || c.MaxRetries != 2 || !c.Stream {
+				c.MaxTurns != 12 || *c.Temperature != 0.5 || c.CallTimeout != modelconfig.Duration(90*time.Second) || c.MaxRetries != 2 || !c.Stream {
 				t.Errorf("%+v", c)
 			}
 		}},
 		{name: "flags beat file", file: file, model: "flag-model",
 			args: []string{"--base-url", "http://flag.example/v1", "--api-key-env", "FLAG_KEY", "--temperature", "0", "--max-turns", "3",
 				"--max-tokens", "100", "--call-timeout", "5s", "--max-retries", "-1", "--stream=false"},
-			check: func(t *testing.T, c agent.Config) {
+			check: func(t *testing.T, c modelconfig.Config) {
 				if c.BaseURL != "http://flag.example/v1" || c.APIKey.Reveal() != "flag-key" || c.Model != "flag-model" || *c.Temperature != 0 ||
-					c.MaxTurns != 3 || c.MaxTokens != 100 || c.CallTimeout != agent.Duration(5*time.Second) || c.MaxRetries != -1 || c.Stream {
+					c.MaxTurns != 3 || c.MaxTokens != 100 || c.CallTimeout != modelconfig.Duration(5*time.Second) || c.MaxRetries != -1 || c.Stream {
 					t.Errorf("%+v", c)
 				}
 			}},

@@ -11,6 +11,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/pflag"
+
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // Flags are the model options of a command (task run, bench, generate).
@@ -32,13 +34,13 @@ type Flags struct {
 // AddFlags registers the model options on fs.
 func AddFlags(fs *pflag.FlagSet) *Flags {
 	f := &Flags{fs: fs}
-	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint of an openai:MODEL agent or generator (default $"+EnvBaseURL+", else "+DefaultBaseURL+")")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", EnvAPIKey, "environment variable holding the model's API key (never the key itself)")
+	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint of an openai:MODEL agent or generator (default $"+modelconfig.EnvBaseURL+", else "+modelconfig.DefaultBaseURL+")")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", modelconfig.EnvAPIKey, "environment variable holding the model's API key (never the key itself)")
 	fs.Float64Var(&f.temperature, "temperature", 0, "model sampling temperature, 0..2 (default: the server's)")
-	fs.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("model calls per agent loop (default %d)", DefaultMaxTurns))
+	fs.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("model calls per agent loop (default %d)", modelconfig.DefaultMaxTurns))
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "max output tokens per model call (default: the server's)")
-	fs.DurationVar(&f.callTimeout, "call-timeout", 0, fmt.Sprintf("timeout of each model call attempt (default %s)", DefaultCallTimeout))
-	fs.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a model call on 429/5xx/connection errors (default %d; -1: none)", DefaultMaxRetries))
+	fs.DurationVar(&f.callTimeout, "call-timeout", 0, fmt.Sprintf("timeout of each model call attempt (default %s)", modelconfig.DefaultCallTimeout))
+	fs.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a model call on 429/5xx/connection errors (default %d; -1: none)", modelconfig.DefaultMaxRetries))
 	fs.BoolVar(&f.stream, "stream", false, "ask the model for streamed (SSE) responses")
 	return f
 }
@@ -46,13 +48,13 @@ func AddFlags(fs *pflag.FlagSet) *Flags {
 // Config builds the resolved config of model from the flags, the [model]
 // table of configFile (a missing file is no error unless configRequired)
 // and the environment. model "" takes the config file's model.
-func (f *Flags) Config(model, configFile string, configRequired bool, getenv func(string) string) (Config, error) {
+func (f *Flags) Config(model, configFile string, configRequired bool, getenv func(string) string) (modelconfig.Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	t, err := loadModelTable(configFile, configRequired)
 	if err != nil {
-		return Config{}, err
+		return modelconfig.Config{}, err
 	}
 	c := t.Config
 	if model != "" {
@@ -77,7 +79,7 @@ func (f *Flags) Config(model, configFile string, configRequired bool, getenv fun
 		c.MaxTokens = f.maxTokens
 	}
 	if changed("call-timeout") {
-		c.CallTimeout = Duration(f.callTimeout)
+		c.CallTimeout = modelconfig.Duration(f.callTimeout)
 	}
 	if changed("max-retries") {
 		c.MaxRetries = f.maxRetries
@@ -88,9 +90,9 @@ func (f *Flags) Config(model, configFile string, configRequired bool, getenv fun
 	if keyEnv != "" {
 		key := getenv(keyEnv)
 		if key == "" {
-			return Config{}, fmt.Errorf("api key: environment variable %s is empty or unset", keyEnv)
+			return modelconfig.Config{}, fmt.Errorf("api key: environment variable %s is empty or unset", keyEnv)
 		}
-		c.APIKey = Secret(key)
+		c.APIKey = modelconfig.Secret(key)
 	}
 	return c.Resolve(getenv)
 }
@@ -115,22 +117,22 @@ func (f *Flags) Config(model, configFile string, configRequired bool, getenv fun
 //	member_max_turns = 100
 //	member_max_history_bytes = 16777216
 type modelTable struct {
-	Config
+	modelconfig.Config
 	APIKeyEnv string
-	Members   MemberPolicy
+	Members   modelconfig.MemberPolicy
 }
 
 type modelTableTOML struct {
-	BaseURL     string    `toml:"base_url"`
-	APIKeyEnv   string    `toml:"api_key_env"`
-	Model       string    `toml:"model"`
-	Temperature *float64  `toml:"temperature"`
-	MaxTokens   int       `toml:"max_tokens"`
-	MaxTurns    int       `toml:"max_turns"`
-	CallTimeout *Duration `toml:"call_timeout"`
-	MaxRetries  int       `toml:"max_retries"`
-	Stream      bool      `toml:"stream"`
-	MaxHistory  int64     `toml:"max_history_bytes"`
+	BaseURL     string                `toml:"base_url"`
+	APIKeyEnv   string                `toml:"api_key_env"`
+	Model       string                `toml:"model"`
+	Temperature *float64              `toml:"temperature"`
+	MaxTokens   int                   `toml:"max_tokens"`
+	MaxTurns    int                   `toml:"max_turns"`
+	CallTimeout *modelconfig.Duration `toml:"call_timeout"`
+	MaxRetries  int                   `toml:"max_retries"`
+	Stream      bool                  `toml:"stream"`
+	MaxHistory  int64                 `toml:"max_history_bytes"`
 
 	AllowedBaseURLs       []string `toml:"allowed_base_urls"`
 	MemberMaxTurns        int      `toml:"member_max_turns"`
@@ -180,10 +182,10 @@ func parseModelTable(data []byte, name string) (modelTable, error) {
 		return modelTable{}, fmt.Errorf("config %s: %w", name, err)
 	}
 	m := doc.Model
-	t := modelTable{APIKeyEnv: m.APIKeyEnv, Config: Config{
+	t := modelTable{APIKeyEnv: m.APIKeyEnv, Config: modelconfig.Config{
 		BaseURL: m.BaseURL, Model: m.Model, Temperature: m.Temperature,
 		MaxTokens: m.MaxTokens, MaxTurns: m.MaxTurns, MaxRetries: m.MaxRetries, Stream: m.Stream, MaxHistoryBytes: m.MaxHistory,
-	}, Members: MemberPolicy{AllowedBaseURLs: m.AllowedBaseURLs, MaxTurns: m.MemberMaxTurns, MaxHistoryBytes: m.MemberMaxHistoryBytes}}
+	}, Members: modelconfig.MemberPolicy{AllowedBaseURLs: m.AllowedBaseURLs, MaxTurns: m.MemberMaxTurns, MaxHistoryBytes: m.MemberMaxHistoryBytes}}
 	if err := t.Members.Check(); err != nil {
 		return modelTable{}, fmt.Errorf("config %s: model.%w", name, err)
 	}
@@ -196,7 +198,7 @@ func parseModelTable(data []byte, name string) (modelTable, error) {
 // LoadMemberPolicy reads what the daemon's members may use from the
 // [model] table of the config file name (a missing file is no error
 // unless required: members then may use no model endpoint).
-func LoadMemberPolicy(name string, required bool) (MemberPolicy, error) {
+func LoadMemberPolicy(name string, required bool) (modelconfig.MemberPolicy, error) {
 	t, err := loadModelTable(name, required)
 	return t.Members, err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -29,7 +30,7 @@ type hostileCase struct {
 	stream   bool
 	maxTurns int
 	reply    func(n int) agenttest.Reply
-	want     agent.StopReason
+	want     modelconfig.StopReason
 }
 
 func finishReply() agenttest.Reply {
@@ -47,24 +48,24 @@ func firstThenFinish(r agenttest.Reply) func(int) agenttest.Reply {
 }
 
 var hostileCases = []hostileCase{
-	{name: "calls-120k", reply: firstThenFinish(agenttest.HostileManyCalls(120_000, "echo", `{"text":"x"}`)), want: agent.StopFinished},
+	{name: "calls-120k", reply: firstThenFinish(agenttest.HostileManyCalls(120_000, "echo", `{"text":"x"}`)), want: modelconfig.StopFinished},
 	{name: "calls-120k-stream", stream: true, reply: firstThenFinish(agenttest.HostileStream(120_000, func(i int) string {
 		return fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":"c%d","type":"function","function":{"name":"echo","arguments":"{}"}}]}`, i, i)
-	})), want: agent.StopFinished},
-	{name: "sparse-indexes", stream: true, reply: firstThenFinish(agenttest.HostileStream(400_000, agenttest.SparseCallDelta(127, "echo"))), want: agent.StopFinished},
-	{name: "stream-16mib", stream: true, reply: firstThenFinish(agenttest.HostileStream(4200, agenttest.ArgumentsDelta("echo", strings.Repeat("\x01<", 2048)))), want: agent.StopFinished},
-	{name: "endless-stream", stream: true, reply: firstThenFinish(agenttest.HostileStream(-1, agenttest.ContentDelta(strings.Repeat("y", 1000)))), want: agent.StopFinished},
+	})), want: modelconfig.StopFinished},
+	{name: "sparse-indexes", stream: true, reply: firstThenFinish(agenttest.HostileStream(400_000, agenttest.SparseCallDelta(127, "echo"))), want: modelconfig.StopFinished},
+	{name: "stream-16mib", stream: true, reply: firstThenFinish(agenttest.HostileStream(4200, agenttest.ArgumentsDelta("echo", strings.Repeat("\x01<", 2048)))), want: modelconfig.StopFinished},
+	{name: "endless-stream", stream: true, reply: firstThenFinish(agenttest.HostileStream(-1, agenttest.ContentDelta(strings.Repeat("y", 1000)))), want: modelconfig.StopFinished},
 	{name: "turns-10000", maxTurns: 10_000, reply: func(int) agenttest.Reply {
 		return agenttest.HostileManyCalls(agent.MaxCallsPerTurn, "echo", `{"text":"`+strings.Repeat("z", 64<<10)+`"}`)
-	}, want: agent.StopLimits},
+	}, want: modelconfig.StopLimits},
 	{name: "malformed-utf8", maxTurns: 10_000, reply: func(int) agenttest.Reply {
 		return agenttest.HostileMalformedUTF8(agent.MaxCallsPerTurn, "echo", 200<<10)
-	}, want: agent.StopLimits},
+	}, want: modelconfig.StopLimits},
 }
 
 // hostileOutcome is what the child reports.
 type hostileOutcome struct {
-	Reason agent.StopReason
+	Reason modelconfig.StopReason
 	Turns  int
 	Err    string
 	// PeakRSS is the child's VmHWM in bytes, read at its end (its

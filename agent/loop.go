@@ -11,6 +11,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"go.uber.org/zap"
+
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // MaxCallsPerTurn bounds the tool calls taken from one response: the
@@ -42,7 +44,7 @@ const ReminderText = "No tool was called. Act by calling one of the tools; call 
 
 // Loop runs a model with tools until it finishes.
 type Loop struct {
-	Config Config // resolved
+	Config modelconfig.Config // resolved
 	Tools  []Tool
 	// Final judges an answer given without tool calls. nil error: accepted,
 	// StopFinished, Outcome.Final is the content. An error: the model is
@@ -60,7 +62,7 @@ type Loop struct {
 
 // Outcome is how a loop ended.
 type Outcome struct {
-	Reason     StopReason
+	Reason     modelconfig.StopReason
 	Final      string      // accepted final answer, or the last one given (StopInvalidAnswer)
 	Summary    string      // finish tool's summary, if any (Observation.Extra["summary"])
 	Turns      int         // model calls that returned a response
@@ -72,7 +74,7 @@ type Outcome struct {
 // run is the state of one Loop.Run.
 type run struct {
 	l       *Loop
-	cfg     Config
+	cfg     modelconfig.Config
 	log     *zap.Logger
 	client  *client
 	tools   map[string]*Tool
@@ -100,7 +102,7 @@ func (l *Loop) Run(ctx context.Context, system, user string) *Outcome {
 	defer r.end()
 	cfg, err := l.Config.Resolve(nil)
 	if err != nil {
-		r.out.Reason, r.out.Err = StopModelError, fmt.Errorf("model config: %w", err)
+		r.out.Reason, r.out.Err = modelconfig.StopModelError, fmt.Errorf("model config: %w", err)
 		return r.out
 	}
 	r.cfg = cfg
@@ -158,11 +160,11 @@ func (r *run) addUser(text string) bool {
 func (r *run) charge(hist, traj int64, what string) bool {
 	switch {
 	case r.histBytes+hist > r.cfg.MaxHistoryBytes:
-		r.stop(StopLimits, fmt.Errorf("%s (%d bytes) would bring the conversation to %d bytes, over its limit of %d (max_history_bytes)",
+		r.stop(modelconfig.StopLimits, fmt.Errorf("%s (%d bytes) would bring the conversation to %d bytes, over its limit of %d (max_history_bytes)",
 			what, hist, r.histBytes+hist, r.cfg.MaxHistoryBytes))
 		return false
 	case r.trajBytes+traj > trajectoryBudget:
-		r.stop(StopLimits, fmt.Errorf("%s (%d bytes) would bring the trajectory to %d bytes, over its limit of %d",
+		r.stop(modelconfig.StopLimits, fmt.Errorf("%s (%d bytes) would bring the trajectory to %d bytes, over its limit of %d",
 			what, traj, r.trajBytes+traj, trajectoryBudget))
 		return false
 	}
@@ -172,12 +174,12 @@ func (r *run) charge(hist, traj int64, what string) bool {
 }
 
 // stop ends the loop with a reason.
-func (r *run) stop(reason StopReason, err error) {
+func (r *run) stop(reason modelconfig.StopReason, err error) {
 	r.out.Reason, r.out.Err = reason, err
 }
 
 func (r *run) timeout(ctx context.Context) {
-	r.stop(StopTimeout, fmt.Errorf("agent stopped: %w", context.Cause(ctx)))
+	r.stop(modelconfig.StopTimeout, fmt.Errorf("agent stopped: %w", context.Cause(ctx)))
 }
 
 func (r *run) loop(ctx context.Context) {
@@ -187,7 +189,7 @@ func (r *run) loop(ctx context.Context) {
 			return
 		}
 		if r.out.Turns >= r.cfg.MaxTurns {
-			r.stop(StopTurnLimit, fmt.Errorf("no finish within %d model calls", r.cfg.MaxTurns))
+			r.stop(modelconfig.StopTurnLimit, fmt.Errorf("no finish within %d model calls", r.cfg.MaxTurns))
 			return
 		}
 		start := time.Now()
@@ -197,7 +199,7 @@ func (r *run) loop(ctx context.Context) {
 				r.timeout(ctx)
 				return
 			}
-			r.stop(StopModelError, err)
+			r.stop(modelconfig.StopModelError, err)
 			return
 		}
 		if r.turn(ctx, resp, time.Since(start)) {
@@ -305,7 +307,7 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		return true
 	}
 	if done {
-		r.stop(StopFinished, nil)
+		r.stop(modelconfig.StopFinished, nil)
 		return true
 	}
 	if ctx.Err() != nil {
@@ -329,11 +331,11 @@ func (r *run) answer(content string) bool {
 	r.out.Final = content
 	err := r.l.Final(content)
 	if err == nil {
-		r.stop(StopFinished, nil)
+		r.stop(modelconfig.StopFinished, nil)
 		return true
 	}
 	if r.repairs <= 0 {
-		r.stop(StopInvalidAnswer, fmt.Errorf("answer rejected: %w", err))
+		r.stop(modelconfig.StopInvalidAnswer, fmt.Errorf("answer rejected: %w", err))
 		return true
 	}
 	r.repairs--

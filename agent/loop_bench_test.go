@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // BenchmarkLoopToolCalls measures the loop's own cost per tool call: a
@@ -37,7 +38,7 @@ func BenchmarkLoopToolCalls(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for b.Loop() {
-		if out := l.Run(context.Background(), "sys", "go"); out.Reason != agent.StopFinished {
+		if out := l.Run(context.Background(), "sys", "go"); out.Reason != modelconfig.StopFinished {
 			b.Fatal(out.Err)
 		}
 	}

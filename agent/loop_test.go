@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // modes runs a test in non-streaming and streaming mode.
@@ -21,8 +22,8 @@ func modes(t *testing.T, f func(t *testing.T, stream bool)) {
 	}
 }
 
-func config(url string, stream bool) agent.Config {
-	return agent.Config{BaseURL: url, APIKey: "sk-test-SECRET", Model: "test-model", Stream: stream, MaxRetries: 2}
+func config(url string, stream bool) modelconfig.Config {
+	return modelconfig.Config{BaseURL: url, APIKey: "sk-test-SECRET", Model: "test-model", Stream: stream, MaxRetries: 2}
 }
 
 // echoTool returns its "text" argument upper-cased and counts its calls.
@@ -71,7 +72,7 @@ func TestLoopMultiTurnToolCalls(t *testing.T) {
 		var calls []string
 		l := agent.Loop{Config: config(srv.URL, stream), Tools: []agent.Tool{echoTool(&calls), finishTool()}, AgentName: "authbench-test", AgentVersion: "1"}
 		out := l.Run(context.Background(), "You are a test.", "Do it.")
-		if out.Reason != agent.StopFinished || out.Err != nil {
+		if out.Reason != modelconfig.StopFinished || out.Err != nil {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		if got := strings.Join(calls, ","); got != "hello,two,three" {
@@ -125,7 +126,7 @@ func TestLoopFinalAnswerRepaired(t *testing.T) {
 		)
 		l := agent.Loop{Config: config(srv.URL, stream), Final: jsonFinal}
 		out := l.Run(context.Background(), "sys", "write pi")
-		if out.Reason != agent.StopFinished || out.Err != nil || out.Final != `{"read": ["/etc"]}` {
+		if out.Reason != modelconfig.StopFinished || out.Err != nil || out.Final != `{"read": ["/etc"]}` {
 			t.Fatalf("reason %s err %v final %q", out.Reason, out.Err, out.Final)
 		}
 		reqs := srv.Requests()
@@ -144,7 +145,7 @@ func TestLoopFinalAnswerStillInvalid(t *testing.T) {
 		srv := agenttest.New(t, agenttest.Reply{Content: "policy: /etc"}, agenttest.Reply{Content: "policy: /etc again"})
 		l := agent.Loop{Config: config(srv.URL, stream), Final: jsonFinal}
 		out := l.Run(context.Background(), "sys", "write pi")
-		if out.Reason != agent.StopInvalidAnswer {
+		if out.Reason != modelconfig.StopInvalidAnswer {
 			t.Fatalf("reason %s", out.Reason)
 		}
 		if out.Err == nil || !strings.Contains(out.Err.Error(), "not a JSON object: invalid character 'p'") {
@@ -167,7 +168,7 @@ func TestLoopRetriesServerError(t *testing.T) {
 		)
 		l := agent.Loop{Config: config(srv.URL, stream), Final: jsonFinal}
 		out := l.Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished || out.Turns != 1 {
+		if out.Reason != modelconfig.StopFinished || out.Turns != 1 {
 			t.Fatalf("reason %s turns %d err %v", out.Reason, out.Turns, out.Err)
 		}
 		if n := len(srv.Requests()); n != 2 {
@@ -184,7 +185,7 @@ func TestLoopRetryAfter(t *testing.T) {
 		)
 		l := agent.Loop{Config: config(srv.URL, stream), Final: jsonFinal}
 		out := l.Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished {
+		if out.Reason != modelconfig.StopFinished {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		reqs := srv.Requests()
@@ -206,7 +207,7 @@ func TestLoopRetriesExhausted(t *testing.T) {
 		l := agent.Loop{Config: cfg, Final: jsonFinal}
 		out := l.Run(context.Background(), "sys", "go")
 		var me *agent.ModelError
-		if out.Reason != agent.StopModelError || !errors.As(out.Err, &me) || me.Status != 503 || !strings.Contains(me.Msg, "busy") {
+		if out.Reason != modelconfig.StopModelError || !errors.As(out.Err, &me) || me.Status != 503 || !strings.Contains(me.Msg, "busy") {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		if out.Turns != 0 {
@@ -220,7 +221,7 @@ func TestLoopNoRetries(t *testing.T) {
 	cfg := config(srv.URL, false)
 	cfg.MaxRetries = -1
 	out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopModelError || len(srv.Requests()) != 1 {
+	if out.Reason != modelconfig.StopModelError || len(srv.Requests()) != 1 {
 		t.Fatalf("reason %s, %d requests", out.Reason, len(srv.Requests()))
 	}
 }
@@ -245,7 +246,7 @@ func TestLoopGarbageBody(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := agenttest.New(t, c.reply)
 			out := (&agent.Loop{Config: config(srv.URL, c.stream), Final: jsonFinal}).Run(context.Background(), "sys", "go")
-			if out.Reason != agent.StopModelError {
+			if out.Reason != modelconfig.StopModelError {
 				t.Fatalf("reason %s err %v", out.Reason, out.Err)
 			}
 			msg := out.Err.Error()
@@ -256,7 +257,7 @@ func TestLoopGarbageBody(t *testing.T) {
 			if len(msg) > 600 {
 				t.Errorf("err is %d bytes: the body must be quoted, bounded", len(msg))
 			}
-			if out.Trajectory == nil || out.Trajectory.Extra[agent.TrajectoryExtraError] == nil || out.Trajectory.Extra[agent.TrajectoryExtraStopReason] != agent.StopModelError {
+			if out.Trajectory == nil || out.Trajectory.Extra[agent.TrajectoryExtraError] == nil || out.Trajectory.Extra[agent.TrajectoryExtraStopReason] != modelconfig.StopModelError {
 				t.Errorf("trajectory lacks the error")
 			}
 		})
@@ -277,7 +278,7 @@ func TestLoopUnknownToolAndBadArguments(t *testing.T) {
 		var calls []string
 		l := agent.Loop{Config: config(srv.URL, stream), Tools: []agent.Tool{echoTool(&calls), finishTool()}}
 		out := l.Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished {
+		if out.Reason != modelconfig.StopFinished {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		got := map[string]string{}
@@ -332,7 +333,7 @@ func TestLoopTurnLimit(t *testing.T) {
 		cfg := config(srv.URL, stream)
 		cfg.MaxTurns = 3
 		out := (&agent.Loop{Config: cfg, Tools: []agent.Tool{finishTool()}}).Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopTurnLimit || out.Turns != 3 || out.Err == nil {
+		if out.Reason != modelconfig.StopTurnLimit || out.Turns != 3 || out.Err == nil {
 			t.Fatalf("reason %s turns %d err %v", out.Reason, out.Turns, out.Err)
 		}
 		reqs := srv.Requests()
@@ -351,7 +352,7 @@ func TestLoopContextDeadline(t *testing.T) {
 		ctx, cancel := context.WithTimeoutCause(context.Background(), 200*time.Millisecond, errors.New("task timeout"))
 		defer cancel()
 		out := (&agent.Loop{Config: config(srv.URL, stream), Final: jsonFinal}).Run(ctx, "sys", "go")
-		if out.Reason != agent.StopTimeout {
+		if out.Reason != modelconfig.StopTimeout {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		if out.Err == nil || !strings.Contains(out.Err.Error(), "task timeout") {
@@ -369,7 +370,7 @@ func TestLoopDeadlineDuringTool(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	out := (&agent.Loop{Config: config(srv.URL, false), Tools: []agent.Tool{sleep}}).Run(ctx, "sys", "go")
-	if out.Reason != agent.StopTimeout || !errors.Is(out.Err, context.DeadlineExceeded) {
+	if out.Reason != modelconfig.StopTimeout || !errors.Is(out.Err, context.DeadlineExceeded) {
 		t.Fatalf("reason %s err %v", out.Reason, out.Err)
 	}
 	res := out.Trajectory.Steps[2].Observation.Results
@@ -381,10 +382,10 @@ func TestLoopDeadlineDuringTool(t *testing.T) {
 func TestLoopCallTimeout(t *testing.T) {
 	srv := agenttest.New(t, agenttest.Reply{Delay: 5 * time.Second, Content: "{}"})
 	cfg := config(srv.URL, false)
-	cfg.CallTimeout = agent.Duration(200 * time.Millisecond)
+	cfg.CallTimeout = modelconfig.Duration(200 * time.Millisecond)
 	cfg.MaxRetries = -1
 	out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopModelError {
+	if out.Reason != modelconfig.StopModelError {
 		t.Fatalf("reason %s err %v: a call's timeout is a model error, not the run's", out.Reason, out.Err)
 	}
 }
@@ -398,7 +399,7 @@ func TestLoopBoundsHugeFields(t *testing.T) {
 		)
 		var calls []string
 		out := (&agent.Loop{Config: config(srv.URL, stream), Tools: []agent.Tool{echoTool(&calls), finishTool()}}).Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished {
+		if out.Reason != modelconfig.StopFinished {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		step := out.Trajectory.Steps[2]

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 func TestMemberPolicyBaseURL(t *testing.T) {
-	p := agent.MemberPolicy{AllowedBaseURLs: []string{"http://127.0.0.1:8080/v1", "https://API.example.com/", "http://[::1]:9000/a/b/"}}
+	p := modelconfig.MemberPolicy{AllowedBaseURLs: []string{"http://127.0.0.1:8080/v1", "https://API.example.com/", "http://[::1]:9000/a/b/"}}
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,27 +45,27 @@ func TestMemberPolicyBaseURL(t *testing.T) {
 			t.Errorf("%s: allowed %v, want %v (%v)", c.url, err == nil, c.ok, err)
 		}
 	}
-	if err := (agent.MemberPolicy{}).AllowsBaseURL("http://127.0.0.1:8080/v1"); err == nil || !strings.Contains(err.Error(), "allowed_base_urls is empty") {
+	if err := (modelconfig.MemberPolicy{}).AllowsBaseURL("http://127.0.0.1:8080/v1"); err == nil || !strings.Contains(err.Error(), "allowed_base_urls is empty") {
 		t.Errorf("no list: %v", err)
 	}
-	if err := (agent.MemberPolicy{AllowedBaseURLs: []string{"http://h/v1?x"}}).Check(); err == nil {
+	if err := (modelconfig.MemberPolicy{AllowedBaseURLs: []string{"http://h/v1?x"}}).Check(); err == nil {
 		t.Error("an entry with a query was accepted")
 	}
 }
 
 func TestMemberPolicyLimits(t *testing.T) {
-	p := agent.MemberPolicy{MaxTurns: 20}
-	if _, err := p.Limit(agent.Config{MaxTurns: 10_000}); err == nil || !strings.Contains(err.Error(), "member_max_turns") {
+	p := modelconfig.MemberPolicy{MaxTurns: 20}
+	if _, err := p.Limit(modelconfig.Config{MaxTurns: 10_000}); err == nil || !strings.Contains(err.Error(), "member_max_turns") {
 		t.Errorf("10000 turns: %v", err)
 	}
-	if _, err := p.Limit(agent.Config{MaxHistoryBytes: 1 << 30}); err == nil || !strings.Contains(err.Error(), "member_max_history_bytes") {
+	if _, err := p.Limit(modelconfig.Config{MaxHistoryBytes: 1 << 30}); err == nil || !strings.Contains(err.Error(), "member_max_history_bytes") {
 		t.Errorf("1 GiB history: %v", err)
 	}
-	c, err := p.Limit(agent.Config{})
-	if err != nil || c.MaxTurns != 20 || c.MaxHistoryBytes != agent.DefaultMaxHistoryBytes {
+	c, err := p.Limit(modelconfig.Config{})
+	if err != nil || c.MaxTurns != 20 || c.MaxHistoryBytes != modelconfig.DefaultMaxHistoryBytes {
 		t.Errorf("defaults: %+v %v", c, err)
 	}
-	if c, err := (agent.MemberPolicy{}).Limit(agent.Config{MaxTurns: 50}); err != nil || c.MaxTurns != 50 {
+	if c, err := (modelconfig.MemberPolicy{}).Limit(modelconfig.Config{MaxTurns: 50}); err != nil || c.MaxTurns != 50 {
 		t.Errorf("within the default limit: %+v %v", c, err)
 	}
 }

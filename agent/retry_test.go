@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // A connection dropped without a response is retried.
@@ -37,7 +38,7 @@ func TestLoopRetriesConnectionError(t *testing.T) {
 	}))
 	defer srv.Close()
 	out := (&agent.Loop{Config: config(srv.URL+"/v1", false), Final: jsonFinal}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopFinished || n.Load() != 2 {
+	if out.Reason != modelconfig.StopFinished || n.Load() != 2 {
 		t.Fatalf("reason %s err %v after %d requests", out.Reason, out.Err, n.Load())
 	}
 }
@@ -54,7 +55,7 @@ func TestLoopBoundsCallsPerResponse(t *testing.T) {
 		srv := agenttest.New(t, agenttest.Reply{ToolCalls: many}, agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "f", Name: "finish", Arguments: `{}`}}})
 		var calls []string
 		out := (&agent.Loop{Config: config(srv.URL, stream), Tools: []agent.Tool{echoTool(&calls), finishTool()}}).Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished || len(calls) != agent.MaxCallsPerTurn {
+		if out.Reason != modelconfig.StopFinished || len(calls) != agent.MaxCallsPerTurn {
 			t.Fatalf("reason %s, %d calls run", out.Reason, len(calls))
 		}
 		step := out.Trajectory.Steps[2]
@@ -76,7 +77,7 @@ func TestLoopStreamAnsweredWithJSON(t *testing.T) {
 	body := `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"ok\":true}"}}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`
 	srv := agenttest.New(t, agenttest.Reply{Body: body})
 	out := (&agent.Loop{Config: config(srv.URL, true), Final: jsonFinal}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopFinished || out.Final != `{"ok":true}` || out.Usage.TotalTokens != 7 || !srv.Requests()[0].Stream {
+	if out.Reason != modelconfig.StopFinished || out.Final != `{"ok":true}` || out.Usage.TotalTokens != 7 || !srv.Requests()[0].Stream {
 		t.Fatalf("reason %s final %q usage %+v err %v", out.Reason, out.Final, out.Usage, out.Err)
 	}
 }
@@ -118,12 +119,12 @@ func TestLoopBodyOverLimit(t *testing.T) {
 		srv := agenttest.New(t, agenttest.Reply{Content: huge})
 		out := (&agent.Loop{Config: config(srv.URL, stream), Final: func(string) error { return nil }}).Run(context.Background(), "sys", "go")
 		if !stream {
-			if out.Reason != agent.StopModelError || !strings.Contains(out.Err.Error(), "response body over") {
+			if out.Reason != modelconfig.StopModelError || !strings.Contains(out.Err.Error(), "response body over") {
 				t.Fatalf("reason %s err %v", out.Reason, out.Err)
 			}
 			return
 		}
-		if out.Reason != agent.StopFinished || len(out.Final) != agent.MaxField {
+		if out.Reason != modelconfig.StopFinished || len(out.Final) != agent.MaxField {
 			t.Fatalf("reason %s err %v final %d bytes", out.Reason, out.Err, len(out.Final))
 		}
 		if got := fmt.Sprint(out.Trajectory.Steps[2].Extra[agent.StepExtraTruncated]); got != "[content response]" {
@@ -146,7 +147,7 @@ data: [DONE]
 `
 	srv := agenttest.New(t, agenttest.Reply{Body: body, Header: map[string]string{"Content-Type": "text/event-stream"}})
 	out := (&agent.Loop{Config: config(srv.URL, true), Final: jsonFinal}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopFinished || out.Final != `{"ok":1}` || out.Usage.TotalTokens != 5 {
+	if out.Reason != modelconfig.StopFinished || out.Final != `{"ok":1}` || out.Usage.TotalTokens != 5 {
 		t.Fatalf("reason %s final %q usage %+v err %v", out.Reason, out.Final, out.Usage, out.Err)
 	}
 }
@@ -171,7 +172,7 @@ data: [DONE]
 		}
 		srv := agenttest.New(t, reply)
 		out := (&agent.Loop{Config: config(srv.URL, s), Final: jsonFinal}).Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished {
+		if out.Reason != modelconfig.StopFinished {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		if got := out.Trajectory.Steps[2].ReasoningContent; got != "think hard" {
@@ -190,7 +191,7 @@ func TestLoopToolCallIDs(t *testing.T) {
 		)
 		var calls []string
 		out := (&agent.Loop{Config: config(srv.URL, stream), Tools: []agent.Tool{echoTool(&calls), finishTool()}}).Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished {
+		if out.Reason != modelconfig.StopFinished {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		seen := map[string]bool{}
@@ -223,7 +224,7 @@ func TestLoopErrorReplies(t *testing.T) {
 			cfg := config(srv.URL, false)
 			cfg.MaxRetries = -1
 			out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
-			if out.Reason != agent.StopModelError || out.Err.Error() != c.want {
+			if out.Reason != modelconfig.StopModelError || out.Err.Error() != c.want {
 				t.Errorf("reason %s err %v", out.Reason, out.Err)
 			}
 		})
@@ -241,7 +242,7 @@ func TestLoopBoundsObservation(t *testing.T) {
 		return agent.Observation{Text: strings.Repeat("y", 2*agent.MaxField)}, nil
 	}}
 	out := (&agent.Loop{Config: config(srv.URL, false), Tools: []agent.Tool{flood, finishTool()}}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopFinished {
+	if out.Reason != modelconfig.StopFinished {
 		t.Fatalf("reason %s err %v", out.Reason, out.Err)
 	}
 	got := agenttest.LastToolResult(srv.Requests()[1])
@@ -263,7 +264,7 @@ func TestLoopErrorMessageExcerpt(t *testing.T) {
 	cfg.MaxRetries = -1
 	out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
 	got := out.Err.Error()
-	if out.Reason != agent.StopModelError || !strings.HasPrefix(got, `model call: HTTP 400: "\x1b]0;owned\a`) || !strings.HasSuffix(got, `xxx"...`) || len(got) > 700 {
+	if out.Reason != modelconfig.StopModelError || !strings.HasPrefix(got, `model call: HTTP 400: "\x1b]0;owned\a`) || !strings.HasSuffix(got, `xxx"...`) || len(got) > 700 {
 		t.Errorf("error %.300q (%d bytes)", got, len(got))
 	}
 	if strings.ContainsRune(got, 0x1b) {

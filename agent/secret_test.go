@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 const key = "sk-test-SECRET"
@@ -37,11 +38,11 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		var calls []string
 		l := agent.Loop{Config: cfg, Tools: []agent.Tool{echoTool(&calls), finishTool()}, Log: log}
 		out := l.Run(context.Background(), "sys", "go")
-		if out.Reason != agent.StopFinished {
+		if out.Reason != modelconfig.StopFinished {
 			t.Fatalf("reason %s err %v", out.Reason, out.Err)
 		}
 		bad := l.Run(context.Background(), "sys", "go")
-		if bad.Reason != agent.StopModelError || !strings.Contains(bad.Err.Error(), "Incorrect API key provided: [redacted]") {
+		if bad.Reason != modelconfig.StopModelError || !strings.Contains(bad.Err.Error(), "Incorrect API key provided: [redacted]") {
 			t.Fatalf("reason %s err %v", bad.Reason, bad.Err)
 		}
 		for _, r := range srv.Requests() {
@@ -72,7 +73,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		}
 		// a request to the daemon carries the key
 		full, _ := json.Marshal(cfg)
-		var back agent.Config
+		var back modelconfig.Config
 		if err := json.Unmarshal(full, &back); err != nil || back.APIKey.Reveal() != key {
 			t.Errorf("config JSON round trip lost the key: %s, %v", full, err)
 		}
@@ -89,9 +90,9 @@ func TestNoAmbientKey(t *testing.T) {
 	t.Setenv("OPENAI_PROJECT_ID", "proj-AMBIENT")
 	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Proxy-Auth: AMBIENT")
 	srv := agenttest.New(t, agenttest.Reply{Content: "{}"})
-	cfg := agent.Config{BaseURL: srv.URL, Model: "m"}
+	cfg := modelconfig.Config{BaseURL: srv.URL, Model: "m"}
 	out := (&agent.Loop{Config: cfg, Final: jsonFinal}).Run(context.Background(), "sys", "go")
-	if out.Reason != agent.StopFinished {
+	if out.Reason != modelconfig.StopFinished {
 		t.Fatalf("reason %s err %v", out.Reason, out.Err)
 	}
 	for name, vs := range srv.Requests()[0].Header {

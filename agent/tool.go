@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // Tool is one function the model may call.
@@ -29,20 +27,6 @@ type Observation struct {
 // ExtraSummary is the Observation.Extra key whose string value becomes
 // Outcome.Summary (the finish tool's summary).
 const ExtraSummary = "summary"
-
-// StopReason says why a loop ended (modelconfig.StopReason: records
-// carry it without linking this client).
-type StopReason = modelconfig.StopReason
-
-// The reasons a loop ends (see modelconfig).
-const (
-	StopFinished      = modelconfig.StopFinished
-	StopTurnLimit     = modelconfig.StopTurnLimit
-	StopTimeout       = modelconfig.StopTimeout
-	StopModelError    = modelconfig.StopModelError
-	StopInvalidAnswer = modelconfig.StopInvalidAnswer
-	StopLimits        = modelconfig.StopLimits
-)
 
 // Usage counts tokens as the endpoint reported them.
 type Usage struct{ PromptTokens, CompletionTokens, TotalTokens int64 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 func TestTrajectoryFields(t *testing.T) {
@@ -24,7 +25,7 @@ func TestTrajectoryFields(t *testing.T) {
 	var calls []string
 	l := agent.Loop{Config: config(srv.URL, true), Tools: []agent.Tool{echoTool(&calls), finishTool()}, AgentName: "authbench", AgentVersion: "0.9"}
 	out := l.Run(context.Background(), "SYSTEM PROMPT", "USER TASK")
-	if out.Reason != agent.StopFinished {
+	if out.Reason != modelconfig.StopFinished {
 		t.Fatalf("reason %s err %v", out.Reason, out.Err)
 	}
 	path := filepath.Join(t.TempDir(), "trajectory.json")

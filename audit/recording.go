@@ -21,7 +21,7 @@ import (
 type Recording struct {
 	// Auditor judged the events; read it after Close.
 	Auditor *Auditor
-	sess    Session
+	sess    trace.Session
 	file    *os.File
 	out     *bufio.Writer
 	opts    RecordOptions
@@ -47,21 +47,17 @@ const FlushInterval = 200 * time.Millisecond
 // flushBytes is how many bytes of events may wait in memory at most.
 const flushBytes = 64 << 10
 
-// Session is the trace of one process tree as a Recording reads it
-// (trace.Session, e.g. a *tracer.Session).
-type Session = trace.Session
-
 // Record starts recording sess into a new file named file. also, when
 // not nil, sees every written event too (on the recording's goroutine);
 // it must not keep the event (or a pointer into it) after it returns:
 // the recording recycles the session's batches.
 // If the file cannot be created the session is closed.
-func Record(sess Session, file string, a *Auditor, also func(*trace.Event)) (*Recording, error) {
+func Record(sess trace.Session, file string, a *Auditor, also func(*trace.Event)) (*Recording, error) {
 	return RecordWith(sess, file, a, also, RecordOptions{})
 }
 
 // RecordWith is Record with options.
-func RecordWith(sess Session, file string, a *Auditor, also func(*trace.Event), opts RecordOptions) (*Recording, error) {
+func RecordWith(sess trace.Session, file string, a *Auditor, also func(*trace.Event), opts RecordOptions) (*Recording, error) {
 	f, err := os.Create(file)
 	if err != nil {
 		_, _ = sess.Close()

@@ -17,8 +17,6 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
-	"github.com/authbench/authbench/taskrun/explore"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer/trace"
 	"github.com/authbench/authbench/trial"
@@ -516,7 +514,7 @@ func appendGrants(list []string, gs []grant) []string {
 }
 
 // interpreters returns the function that names the interpreters of a
-// "#!" script of the task's image (explore.ScriptInterpreters), or nil
+// "#!" script of the task's image (policy.Root.ScriptInterpreters), or nil
 // when the image's root filesystem is not at hand.
 func (b *bencher) interpreters(ctx context.Context, t *tasks.Task) func(string) []string {
 	if b.o.ImageRoot == nil {
@@ -527,7 +525,7 @@ func (b *bencher) interpreters(ctx context.Context, t *tasks.Task) func(string) 
 		b.o.Log.Warn("attribution without the task image: the interpreters of refused scripts are not looked up", zap.String("task", t.Name), zap.Error(err))
 		return nil
 	}
-	return func(prog string) []string { return explore.ScriptInterpreters(root, prog, sandbox.DefaultPath) }
+	return func(prog string) []string { return root.ScriptInterpreters(prog, policy.DefaultPath) }
 }
 
 // imageRoot is the root filesystem of the task's image (Options.ImageRoot),

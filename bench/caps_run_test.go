@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -34,7 +34,7 @@ func TestBenchCapabilityDenied(t *testing.T) {
 			t.Fatalf("%d records: %+v", len(recs), recs)
 		}
 		for _, r := range recs {
-			wantCaps := sandbox.DockerCapabilities
+			wantCaps := capability.Docker
 			if !c.want {
 				wantCaps = []string{}
 			}

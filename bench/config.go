@@ -10,11 +10,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -26,10 +26,10 @@ type Config struct {
 	// Agent is "oracle", `cmd:COMMAND` or `openai:MODEL`; Model is the
 	// model of openai:MODEL (resolved, with its API key: never stored).
 	Agent string
-	Model *agent.Config
+	Model *modelconfig.Config
 	// GenModel is the model of gen:openai:MODEL sources (resolved, with
 	// its API key: never stored); its Model is set per source.
-	GenModel *agent.Config
+	GenModel *modelconfig.Config
 	Trials   int
 	// Parallel is how many runs are in flight at once.
 	Parallel int
@@ -112,7 +112,7 @@ func (c *Config) check() error {
 	if c.Agent == "" {
 		return fmt.Errorf("bench: no agent")
 	}
-	if _, model, _ := agent.ParseModelName(c.Agent); model != (c.Model != nil) {
+	if _, model, _ := modelconfig.ParseModelName(c.Agent); model != (c.Model != nil) {
 		return fmt.Errorf("bench: agent %s: a model configuration is given exactly for openai:MODEL agents", c.Agent)
 	}
 	if c.Trials < 1 {
@@ -130,7 +130,7 @@ func (c *Config) check() error {
 	}
 	c.Semantics = string(sem)
 	if c.Caps != "" {
-		if _, err := sandbox.ParseCapabilitySet(c.Caps); err != nil {
+		if _, err := capability.ParseSet(c.Caps); err != nil {
 			return fmt.Errorf("bench: caps: %w", err)
 		}
 	}

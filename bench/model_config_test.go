@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 )
 
 // TestModelAgentNeedsItsModel: an openai:MODEL agent needs a model
 // configuration, and only it takes one.
 func TestModelAgentNeedsItsModel(t *testing.T) {
-	m := &agent.Config{Model: "m"}
+	m := &modelconfig.Config{Model: "m"}
 	for _, c := range []struct {
 		agent string
-		model *agent.Config
+		model *modelconfig.Config
 		ok    bool
 	}{
 		{"openai:m", m, true}, {"openai:m", nil, false}, {"oracle", m, false}, {"oracle", nil, true},

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -46,7 +46,7 @@ func ParseSources(list string) ([]Source, error) {
 	items := strings.Split(list, ",")
 	for i := 0; i < len(items); i++ {
 		item := strings.TrimSpace(items[i])
-		if strings.HasPrefix(item, sourceGenPrefix+generate.KindCmd+":") {
+		if strings.HasPrefix(item, sourceGenPrefix+genname.KindCmd+":") {
 			item = strings.TrimSpace(strings.Join(items[i:], ","))
 			items = items[:i+1]
 		}
@@ -75,7 +75,7 @@ func parseSource(item string) (Source, error) {
 		return Source{Name: item}, nil
 	case strings.HasPrefix(item, sourceGenPrefix):
 		name := strings.TrimPrefix(item, sourceGenPrefix)
-		if _, err := generate.ParseGenerator(name); err != nil {
+		if _, err := genname.Parse(name); err != nil {
 			return Source{}, fmt.Errorf("source %q: %w", item, err)
 		}
 		return Source{Name: item, Generator: name}, nil
@@ -131,7 +131,7 @@ func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	case s.Name == SourceSpec:
 		return runPolicy{source: runapi.SourceSpec, pol: runapi.SpecPolicy(t.Spec), valid: true}
 	case s.Name == SourceAllowAll:
-		return fromDocument([]byte(generate.AllowAllDocument), SourceAllowAll, t.Spec)
+		return fromDocument([]byte(genname.AllowAllDocument), SourceAllowAll, t.Spec)
 	case s.Name == SourceTrace:
 		doc, err := trace.MarshalJSON() // with its network entries
 		if err != nil {

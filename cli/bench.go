@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"os"
 	"runtime"
+
+	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -17,7 +19,6 @@ import (
 	"github.com/authbench/authbench/oracle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -111,7 +112,7 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, core.UsageErrorf("--semantics %q: want published or precise", f.semantics)
 	}
 	if f.caps != "" {
-		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
+		if _, err := capability.ParseSet(f.caps); err != nil {
 			return bench.Config{}, core.UsageErrorf("--caps: %v", err)
 		}
 	}
@@ -192,7 +193,7 @@ func (a *app) runBench(f benchFlags) error {
 	if file, ok := a.Stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		progress = bench.NewBarProgress(a.Stderr)
 	}
-	opts := bench.Options{API: api, Progress: progress, Version: Version, Log: a.Log, TraceRecorder: recordTrace}
+	opts := bench.Options{API: api, Progress: progress, Version: core.Version, Log: a.Log, TraceRecorder: recordTrace}
 	if embedded {
 		// Attribution reads refused scripts' "#!" lines in the task image.
 		opts.ImageRoot = func(ctx context.Context, t *tasks.Task) (*policy.Root, error) {

@@ -40,7 +40,7 @@ runs only what no shard stored.`,
 }
 
 func (a *app) runBenchMerge(out string, shards []string) error {
-	sum, err := bench.Merge(out, shards, Version)
+	sum, err := bench.Merge(out, shards, core.Version)
 	var mismatch *bench.ShardMismatchError
 	var settings *bench.SettingsMismatchError
 	if errors.As(err, &mismatch) || errors.As(err, &settings) {

@@ -25,11 +25,7 @@ import (
 const DefaultStateDir = "/var/lib/authbench"
 
 func (a *app) daemonCmd() *cobra.Command {
-	var stateDir, imagesDir, group, configFile string
-	var noTracer bool
-	var maxConcurrent int
-	var trustedTasks []string
-	var limits daemon.Config // resource limits (helper "limits")
+	var f daemonFlags
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the privileged authbench daemon (BPF, sandboxes, run records) on a unix socket",
@@ -46,84 +42,96 @@ only the model endpoints the config file's [model] allowed_base_urls lists
 (403 otherwise, before any connection). SIGTERM or
 SIGINT aborts every active run and stops the daemon.`,
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			// Catch the stop signals before anything else: one that comes
-			// while the previous daemon's runs are recovered waits for it.
-			sigs := make(chan os.Signal, 1)
-			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-			defer signal.Stop(sigs)
-			auth, err := daemon.NewAuthorizer(group)
-			if err != nil {
-				return core.UsageErrorf("--group: %v", err)
-			}
-			self, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("find own binary: %w", err)
-			}
-			file, required := configFile, true
-			if file == "" {
-				file, required = env.DefaultConfigFile, false
-			}
-			members, err := agent.LoadMemberPolicy(file, required)
-			if err != nil {
-				return core.Usage(err)
-			}
-			var tr *tracer.Tracer
-			if !noTracer {
-				if tr, err = tracer.Load(tracer.Options{}, a.Log); err != nil {
-					return fmt.Errorf("load tracer (use --no-tracer to serve without tracing): %w", err)
-				}
-				defer tr.Close()
-			}
-			registries, err := configRegistries()
-			if err != nil {
-				return err
-			}
-			m, err := daemon.NewManager(daemon.Config{
-				StateDir: stateDir, Work: taskwork.New(taskwork.Config{ImagesDir: imagesDir, Registries: registries, Tracer: tr}),
-				Self: self, Tracer: daemonTracer(tr), Metrics: metrics.New(), MaxConcurrent: maxConcurrent, Log: a.Log,
-				MaxActivePerUID: limits.MaxActivePerUID, MaxConnsPerUID: limits.MaxConnsPerUID, MaxOutputBytes: limits.MaxOutputBytes,
-				TrustedTaskRoots: trustedTasks, MemberModels: members,
-				HidePaths: socketHidePaths(a.Socket),
-			})
-			if err != nil {
-				return err
-			}
-			if a.Socket == "" {
-				return core.UsageErrorf("--socket must name the socket to listen on")
-			}
-			srv, err := daemon.Listen(m, a.Socket, auth)
-			if err != nil {
-				return err
-			}
-			// Only now is it sure no other daemon uses this state; an
-			// embedded CLI may (its claim keeps its runs from being
-			// recovered: its watchdog recovers them when it ends).
-			claim, recovered, err := m.ClaimState()
-			if err != nil {
-				a.Log.Error("recover from the previous daemon", zap.Error(err))
-			}
-			if claim == nil {
-				return err
-			}
-			defer claim.Release()
-			if !recovered {
-				a.Log.Warn("another process uses the state dir: the runs it left are recovered when it ends", zap.String("state_dir", stateDir))
-			}
-			return a.serveUntilSignal(srv, a.Socket, sigs)
-		},
+		RunE: func(_ *cobra.Command, _ []string) error { return a.runDaemon(&f) },
 	}
-	cmd.Flags().StringVar(&stateDir, "state-dir", DefaultStateDir, "directory of run records")
-	cmd.Flags().StringVar(&imagesDir, "images-dir", env.DefaultImagesDir, "task images (task runs)")
-	cmd.Flags().StringVar(&configFile, "config", "", "config file whose [model] table says which model endpoints (allowed_base_urls) and limits (member_max_turns, member_max_history_bytes) members may use (default "+env.DefaultConfigFile+" if it exists; without it members may use no model endpoint)")
-	cmd.Flags().StringVar(&group, "group", "", "group whose members may use the daemon (default: root only)")
-	cmd.Flags().StringArrayVar(&trustedTasks, "trusted-tasks", nil, "`DIR` under which non-root callers may ask for task runs (repeatable; default: none, only root may)")
-	cmd.Flags().BoolVar(&noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
-	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
-	cmd.Flags().IntVar(&limits.MaxActivePerUID, "max-active-per-uid", daemon.DefaultMaxActivePerUID, "queued plus running runs of one non-root caller; more are refused (429)")
-	cmd.Flags().IntVar(&limits.MaxConnsPerUID, "max-conns-per-uid", daemon.DefaultMaxConnsPerUID, "open API connections of one non-root uid; more are refused (429)")
-	cmd.Flags().Int64Var(&limits.MaxOutputBytes, "max-output-bytes", daemon.DefaultMaxOutputBytes, "bytes stored of each run's stdout, stderr and event log; the rest is dropped and counted")
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", DefaultStateDir, "directory of run records")
+	cmd.Flags().StringVar(&f.imagesDir, "images-dir", env.DefaultImagesDir, "task images (task runs)")
+	cmd.Flags().StringVar(&f.configFile, "config", "", "config file whose [model] table says which model endpoints (allowed_base_urls) and limits (member_max_turns, member_max_history_bytes) members may use (default "+env.DefaultConfigFile+" if it exists; without it members may use no model endpoint)")
+	cmd.Flags().StringVar(&f.group, "group", "", "group whose members may use the daemon (default: root only)")
+	cmd.Flags().StringArrayVar(&f.trustedTasks, "trusted-tasks", nil, "`DIR` under which non-root callers may ask for task runs (repeatable; default: none, only root may)")
+	cmd.Flags().BoolVar(&f.noTracer, "no-tracer", false, "serve without loading the eBPF tracer (runs cannot be traced)")
+	cmd.Flags().IntVar(&f.maxConcurrent, "max-concurrent", daemon.DefaultMaxConcurrent, "runs executing at once; more wait queued")
+	cmd.Flags().IntVar(&f.limits.MaxActivePerUID, "max-active-per-uid", daemon.DefaultMaxActivePerUID, "queued plus running runs of one non-root caller; more are refused (429)")
+	cmd.Flags().IntVar(&f.limits.MaxConnsPerUID, "max-conns-per-uid", daemon.DefaultMaxConnsPerUID, "open API connections of one non-root uid; more are refused (429)")
+	cmd.Flags().Int64Var(&f.limits.MaxOutputBytes, "max-output-bytes", daemon.DefaultMaxOutputBytes, "bytes stored of each run's stdout, stderr and event log; the rest is dropped and counted")
 	return cmd
+}
+
+// daemonFlags are the daemon command's flags.
+type daemonFlags struct {
+	stateDir, imagesDir, group, configFile string
+	noTracer                               bool
+	maxConcurrent                          int
+	trustedTasks                           []string
+	limits                                 daemon.Config // resource limits (helper "limits")
+}
+
+// runDaemon serves the daemon API until SIGTERM or SIGINT.
+func (a *app) runDaemon(f *daemonFlags) error {
+	// Catch the stop signals before anything else: one that comes
+	// while the previous daemon's runs are recovered waits for it.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	auth, err := daemon.NewAuthorizer(f.group)
+	if err != nil {
+		return core.UsageErrorf("--f.group: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own binary: %w", err)
+	}
+	file, required := f.configFile, true
+	if file == "" {
+		file, required = env.DefaultConfigFile, false
+	}
+	members, err := agent.LoadMemberPolicy(file, required)
+	if err != nil {
+		return core.Usage(err)
+	}
+	var tr *tracer.Tracer
+	if !f.noTracer {
+		if tr, err = tracer.Load(tracer.Options{}, a.Log); err != nil {
+			return fmt.Errorf("load tracer (use --no-tracer to serve without tracing): %w", err)
+		}
+		defer tr.Close()
+	}
+	registries, err := configRegistries()
+	if err != nil {
+		return err
+	}
+	m, err := daemon.NewManager(daemon.Config{
+		StateDir: f.stateDir, Work: taskwork.New(taskwork.Config{ImagesDir: f.imagesDir, Registries: registries, Tracer: tr}),
+		Self: self, Tracer: daemonTracer(tr), Metrics: metrics.New(), MaxConcurrent: f.maxConcurrent, Log: a.Log,
+		MaxActivePerUID: f.limits.MaxActivePerUID, MaxConnsPerUID: f.limits.MaxConnsPerUID, MaxOutputBytes: f.limits.MaxOutputBytes,
+		TrustedTaskRoots: f.trustedTasks, MemberModels: members,
+		HidePaths: socketHidePaths(a.Socket),
+	})
+	if err != nil {
+		return err
+	}
+	if a.Socket == "" {
+		return core.UsageErrorf("--socket must name the socket to listen on")
+	}
+	srv, err := daemon.Listen(m, a.Socket, auth)
+	if err != nil {
+		return err
+	}
+	// Only now is it sure no other daemon uses this state; an
+	// embedded CLI may (its claim keeps its runs from being
+	// recovered: its watchdog recovers them when it ends).
+	claim, recovered, err := m.ClaimState()
+	if err != nil {
+		a.Log.Error("recover from the previous daemon", zap.Error(err))
+	}
+	if claim == nil {
+		return err
+	}
+	defer claim.Release()
+	if !recovered {
+		a.Log.Warn("another process uses the state dir: the runs it left are recovered when it ends", zap.String("state_dir", f.stateDir))
+	}
+	return a.serveUntilSignal(srv, a.Socket, sigs)
 }
 
 // serveUntilSignal serves until the first signal on sigs, then stops the

@@ -2,15 +2,18 @@ package cli
 
 import (
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"io"
 	"strings"
+
+	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/env/imagemeta"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
-	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 )
 
 // envFlags are the flags shared by the env commands.
@@ -61,7 +64,7 @@ func (f *envFlags) resolve() (*envSetup, error) {
 		return nil, core.Usage(err)
 	}
 	s := &envSetup{store: env.Store{Dir: firstNonEmpty(f.imagesDir, cfg.Env.ImagesDir, env.DefaultImagesDir)}}
-	kind, err := env.ParseBuilderKind(firstNonEmpty(f.builder, cfg.Env.Builder, string(env.Buildah)))
+	kind, err := imagemeta.ParseBuilderKind(firstNonEmpty(f.builder, cfg.Env.Builder, string(imagemeta.Buildah)))
 	if err != nil {
 		return nil, core.UsageErrorf("--builder: %v", err)
 	}

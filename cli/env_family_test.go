@@ -5,15 +5,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/cli/core"
 )
 
 func TestEnvBaseFamilyFlag(t *testing.T) {
 	code, _, errOut := runCLI("env", "base", "--images-dir", t.TempDir(), "--family", "nope")
-	if code != ExitUsage || !strings.Contains(errOut, `unknown base family "nope"`) || !strings.Contains(errOut, "python-py313") {
+	if code != core.ExitUsage || !strings.Contains(errOut, `unknown base family "nope"`) || !strings.Contains(errOut, "python-py313") {
 		t.Errorf("unknown family: exit %d: %s", code, errOut)
 	}
 	code, out, _ := runCLI("env", "base", "--help")
-	if code != ExitOK || !strings.Contains(out, "tbench-python-py313") || !strings.Contains(out, "trixie") {
+	if code != core.ExitOK || !strings.Contains(out, "tbench-python-py313") || !strings.Contains(out, "trixie") {
 		t.Errorf("help: exit %d: %s", code, out)
 	}
 }
@@ -27,7 +29,7 @@ func TestEnvBuildRefusesHeredocItCannotRun(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "environment"), "Dockerfile", "FROM authbench-base\nWORKDIR /app\nCOPY <<EOF /app/x\n$HOME\nEOF\n")
 	code, _, errOut := runCLI("env", "build", "--images-dir", t.TempDir(), dir)
-	if code != ExitUsage || !strings.Contains(errOut, "environment/Dockerfile:3: heredoc the builder cannot run") {
+	if code != core.ExitUsage || !strings.Contains(errOut, "environment/Dockerfile:3: heredoc the builder cannot run") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -32,7 +33,7 @@ func TestEnvBuildUnmappedFromFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runCLI("env", "build", "--images-dir", images, task)
-	if code != ExitUsage {
+	if code != core.ExitUsage {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"FROM ${BASE_IMAGE} (= redis:7)", "--image-map redis:7=authbench-base", "[image_map]"} {
@@ -57,14 +58,14 @@ func TestEnvBadInput(t *testing.T) {
 		"base takes no args": {"env", "base", "x"},
 	}
 	for name, args := range cases {
-		if code, _, errOut := runCLI(args...); code != ExitUsage {
-			t.Errorf("%s: exit %d, want %d: %s", name, code, ExitUsage, errOut)
+		if code, _, errOut := runCLI(args...); code != core.ExitUsage {
+			t.Errorf("%s: exit %d, want %d: %s", name, code, core.ExitUsage, errOut)
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(bad, []byte("[env]\nbuilder = 3\n"), 0o644)
 	code, _, errOut := runCLI("env", "base", "--config", bad)
-	if code != ExitUsage || !strings.Contains(errOut, "config.toml:2") {
+	if code != core.ExitUsage || !strings.Contains(errOut, "config.toml:2") {
 		t.Errorf("bad config: exit %d: %s", code, errOut)
 	}
 }
@@ -81,17 +82,17 @@ func TestEnvBaseAndBuild(t *testing.T) {
 		}
 	}
 	images := testenv.ImagesDir()
-	if code, _, errOut := runCLI("env", "base", "--images-dir", images); code != ExitOK {
+	if code, _, errOut := runCLI("env", "base", "--images-dir", images); code != core.ExitOK {
 		t.Fatalf("env base: exit %d: %s", code, errOut)
 	}
 	code, out, errOut := runCLI("env", "base", "--images-dir", images, "--json")
-	if code != ExitOK || !strings.Contains(errOut, "up to date") || !strings.Contains(out, `"built":false`) {
+	if code != core.ExitOK || !strings.Contains(errOut, "up to date") || !strings.Contains(out, `"built":false`) {
 		t.Fatalf("second env base: exit %d: %s %s", code, out, errOut)
 	}
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(cfg, []byte("[base_map]\n\"python:3.11-slim\" = \"authbench-base\"\n"), 0o644)
 	code, out, errOut = runCLI("env", "build", "--images-dir", images, "--config", cfg, "--json", filepath.Join(taskFixtures, "published-layout"))
-	if code != ExitOK || !strings.Contains(out, `"how":"image-map python:3.11-slim"`) {
+	if code != core.ExitOK || !strings.Contains(out, `"how":"image-map python:3.11-slim"`) {
 		t.Fatalf("env build: exit %d: %s %s", code, out, errOut)
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
+
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/spf13/cobra"
 
@@ -113,7 +114,7 @@ func (a *app) tasksErrata(f oracleFlags, args []string) error {
 		printErrata(a, &rep)
 	}
 	if len(rep.Gaps) > 0 || len(rep.Problems) > 0 {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("tasks errata: %d spec gaps, %d other problems in %d tasks", len(rep.Gaps), len(rep.Problems), rep.Tasks)}
+		return &core.ExitError{Code: core.ExitFailure, Err: fmt.Errorf("tasks errata: %d spec gaps, %d other problems in %d tasks", len(rep.Gaps), len(rep.Problems), rep.Tasks)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -50,7 +51,7 @@ func TestTasksErrata(t *testing.T) {
 	}
 	common := []string{"--images-dir", testenv.ImagesDir(), "--state-dir", t.TempDir()}
 	code, out, stderr := runBinary(t, bin, "", append([]string{"tasks", "errata", suite}, common...)...)
-	if code != ExitFailure {
+	if code != core.ExitFailure {
 		t.Fatalf("errata: exit %d\n%s\n%s", code, out, stderr)
 	}
 	// The denial a spec entry fixes comes first; the others (bash's

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/sandbox"
 )
@@ -18,7 +19,7 @@ const asCLIEnv = "AUTHBENCH_TEST_AS_CLI"
 // this binary.
 func TestMain(m *testing.M) {
 	// Tests run embedded, whatever daemon may listen on this machine.
-	os.Setenv(SocketEnv, "")
+	os.Setenv(core.SocketEnv, "")
 	// An embedded task run started in-process leaves its watchdog behind
 	// as this binary too.
 	hidden := len(os.Args) > 1 && (os.Args[1] == sandbox.InitCommand || os.Args[1] == daemon.WatchdogCommand ||

@@ -3,13 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/authbench/authbench/cli/core"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/authbench/authbench/internal/testenv"
 
@@ -56,8 +57,8 @@ func TestExecBadInputStartsNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append(tc.args, "--", "/bin/sh", "-c", "touch "+marker)
 			code, _, stderr := runCLI(args...)
-			if code != ExitUsage {
-				t.Errorf("exit %d, want %d (stderr %s)", code, ExitUsage, stderr)
+			if code != core.ExitUsage {
+				t.Errorf("exit %d, want %d (stderr %s)", code, core.ExitUsage, stderr)
 			}
 			if !strings.Contains(stderr, tc.want) {
 				t.Errorf("stderr %q lacks %q", stderr, tc.want)
@@ -192,7 +193,7 @@ func TestPolicyPlanCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "wider than the policy") || !strings.Contains(out, "create-at-root") {
 		t.Errorf("human output (exit %d):\n%s", code, out)
 	}
-	if code, _, stderr := runCLI("policy", "plan", "--policy", pol, "--root", filepath.Join(dir, "nope")); code != ExitUsage {
+	if code, _, stderr := runCLI("policy", "plan", "--policy", pol, "--root", filepath.Join(dir, "nope")); code != core.ExitUsage {
 		t.Errorf("missing root: exit %d %s", code, stderr)
 	}
 }
@@ -207,7 +208,7 @@ func TestSeccompCommands(t *testing.T) {
 		t.Errorf("check of the default profile: exit %d %s", code, out)
 	}
 	bad := writeFile(t, t.TempDir(), "bad.json", `{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mountt"],"action":"SCMP_ACT_ERRNO"}]}`)
-	if code, _, stderr := runCLI("seccomp", "check", bad); code != ExitUsage || !strings.Contains(stderr, "mountt") {
+	if code, _, stderr := runCLI("seccomp", "check", bad); code != core.ExitUsage || !strings.Contains(stderr, "mountt") {
 		t.Errorf("check of a bad profile: exit %d %s", code, stderr)
 	}
 }

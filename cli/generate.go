@@ -2,18 +2,19 @@ package cli
 
 import (
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/generate/genname"
+
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/bench"
-	"github.com/authbench/authbench/generate"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -96,7 +97,7 @@ func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	if f.generator == "" {
 		return nil, core.UsageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all)`)
 	}
-	if _, err := generate.ParseGenerator(f.generator); err != nil {
+	if _, err := genname.Parse(f.generator); err != nil {
 		return nil, core.UsageErrorf("--generator: %v", err)
 	}
 	if f.trials < 1 {
@@ -113,9 +114,9 @@ func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, _ := generate.ParseGenerator(f.generator)
-	var model *agent.Config
-	if g.Kind == generate.KindOpenAI {
+	g, _ := genname.Parse(f.generator)
+	var model *modelconfig.Config
+	if g.Kind == genname.KindOpenAI {
 		if model, err = f.models.config("openai:" + g.Model); err != nil {
 			return nil, err
 		}
@@ -172,7 +173,7 @@ func (a *app) runGenerate(f generateFlags, dir string) error {
 		}
 	}
 	if invalid > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("generate: %d of %d generated policies are invalid", invalid, f.trials)}
+		return &core.ExitError{Code: 1, Err: fmt.Errorf("generate: %d of %d generated policies are invalid", invalid, f.trials)}
 	}
 	return nil
 }
@@ -209,9 +210,9 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 // generatorModel is the model configuration of a bench's gen:openai:MODEL
 // sources (the first one's model; each source sets its own), from the
 // model flags, the config file and the environment; nil when there is none.
-func generatorModel(sources []bench.Source, f modelFlags) (*agent.Config, error) {
+func generatorModel(sources []bench.Source, f modelFlags) (*modelconfig.Config, error) {
 	for _, s := range sources {
-		if g, err := generate.ParseGenerator(s.Generator); err == nil && g.Kind == generate.KindOpenAI {
+		if g, err := genname.Parse(s.Generator); err == nil && g.Kind == genname.KindOpenAI {
 			return f.config("openai:" + g.Model)
 		}
 	}

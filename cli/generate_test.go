@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -72,7 +73,7 @@ func TestGenerateCommand(t *testing.T) {
 	const key = "sk-cli-generate-secret"
 	srv := agenttest.New(t, agenttest.Reply{Content: `{"read": ["/app/input.txt"], "write": [], "execute": []}`})
 	cmd := exec.Command(bin, append([]string{"generate", task, "--generator", "openai:m1", "--json", "--log-level", "debug"}, common...)...)
-	cmd.Env = append(os.Environ(), SocketEnv+"=", "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY="+key)
+	cmd.Env = append(os.Environ(), core.SocketEnv+"=", "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY="+key)
 	code, stdout, stderr = runCmd(t, cmd)
 	if code != 0 || !strings.Contains(stdout, `"stop_reason":"finished"`) {
 		t.Fatalf("openai: exit %d %s %s", code, stdout, stderr)

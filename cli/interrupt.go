@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/daemon"
 )
 
@@ -40,7 +41,7 @@ func interruptContext() (ctx context.Context, stop func()) {
 func interrupted(err error) error {
 	var se *daemon.SignalError
 	if errors.As(err, &se) {
-		return &ExitError{Code: se.ExitStatus(), Err: err}
+		return &core.ExitError{Code: se.ExitStatus(), Err: err}
 	}
 	return err
 }

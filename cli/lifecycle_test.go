@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"github.com/authbench/authbench/cli/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/authbench/authbench/cli/core"
 )
 
 // runBinaryIn is runBinary in working directory dir, with a PATH that
@@ -20,7 +21,7 @@ func runBinaryIn(t *testing.T, bin, socket, dir string, args ...string) (int, st
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), SocketEnv+"="+socket, "PATH=/usr/bin:/bin")
+	cmd.Env = append(os.Environ(), core.SocketEnv+"="+socket, "PATH=/usr/bin:/bin")
 	return runCmd(t, cmd)
 }
 
@@ -117,7 +118,7 @@ func execForwardsSignals(t *testing.T, bin, socket string) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(bin, "exec", "--policy", pol, "--", "/bin/sh", "-c", tc.script)
-			cmd.Env = append(os.Environ(), SocketEnv+"="+socket)
+			cmd.Env = append(os.Environ(), core.SocketEnv+"="+socket)
 			r, w, _ := os.Pipe()
 			cmd.Stdout = w
 			var errb bytes.Buffer
@@ -204,11 +205,11 @@ func TestDaemonHidesSocketAndGrantsCapabilities(t *testing.T) {
 		t.Errorf("--caps docker as uid 0: exit %d, stdout %q (want Docker's set, a80425fb, effective and bounding), stderr %q", code, out, errOut)
 	}
 	code, _, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--caps", "chown,CAP_FLY", "--policy", pol, "--", "/bin/true")
-	if code != ExitUsage || !strings.Contains(errOut, `"CAP_FLY"`) {
+	if code != core.ExitUsage || !strings.Contains(errOut, `"CAP_FLY"`) {
 		t.Errorf("--caps with an unknown name: exit %d, stderr %q; want 2 naming it", code, errOut)
 	}
 	code, _, errOut = runBinaryIn(t, bin, socket, "/", "exec", "--uid", "65534", "--gid", "65534", "--cap", "CAP_CHOWN", "--policy", pol, "--", "/bin/true")
-	if code != ExitUsage || !strings.Contains(errOut, "capabilities") {
+	if code != core.ExitUsage || !strings.Contains(errOut, "capabilities") {
 		t.Errorf("--cap for uid 65534: exit %d, stderr %q; want 2 naming the field", code, errOut)
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/spf13/cobra"
 
@@ -471,7 +472,7 @@ func (a *app) oracleVerify(f oracleFlags, dir string) error {
 		printVerdict(a.Stderr, v)
 	}
 	if !v.OK {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("oracle verify: the spec of task %s does not verify", t.Name)}
+		return &core.ExitError{Code: core.ExitFailure, Err: fmt.Errorf("oracle verify: the spec of task %s does not verify", t.Name)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -54,11 +55,11 @@ func TestOracleRecordVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = oracle("verify", task, "--spec", noWC, "--semantics", "precise")
-	if code != ExitFailure || !strings.Contains(stderr, `denied execute /usr/bin/wc (exec, EACCES): missing permission execute "/usr/bin/wc"`) {
+	if code != core.ExitFailure || !strings.Contains(stderr, `denied execute /usr/bin/wc (exec, EACCES): missing permission execute "/usr/bin/wc"`) {
 		t.Fatalf("verify without wc: exit %d: %s", code, stderr)
 	}
 	for _, bad := range [][]string{{"verify", task, "--semantics", "loose"}, {"verify", task, "--parallel", "0"}, {"record", "/nonexistent"}} {
-		if code, _, stderr := oracle(bad...); code != ExitUsage {
+		if code, _, stderr := oracle(bad...); code != core.ExitUsage {
 			t.Errorf("%q: exit %d: %s", bad, code, stderr)
 		}
 	}
@@ -111,7 +112,7 @@ func TestOracleRecordWithoutSpec(t *testing.T) {
 	oracle := func(args ...string) (int, string, string) {
 		return runBinary(t, bin, "", append(append([]string{"oracle"}, args...), common...)...)
 	}
-	if code, _, stderr := oracle("verify", task); code != ExitUsage || !strings.Contains(stderr, "record one first, or give --spec FILE") {
+	if code, _, stderr := oracle("verify", task); code != core.ExitUsage || !strings.Contains(stderr, "record one first, or give --spec FILE") {
 		t.Fatalf("verify without a spec: exit %d: %s", code, stderr)
 	}
 	code, out, stderr := oracle("record", task, "--write")

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/cli/core"
 )
 
 // TestPolicyPlanSymlinksAndSemantics: `policy plan` prints a rule reached
@@ -58,7 +60,7 @@ func TestPolicyPlanSymlinksAndSemantics(t *testing.T) {
 	}
 
 	code, _, stderr = runCLI(append(base, "--refuse-symlinks")...)
-	if code != ExitUsage || !strings.Contains(stderr, "reaches /s/k through the symlink /w/r.txt") {
+	if code != core.ExitUsage || !strings.Contains(stderr, "reaches /s/k through the symlink /w/r.txt") {
 		t.Errorf("--refuse-symlinks: exit %d, %q", code, stderr)
 	}
 
@@ -66,7 +68,7 @@ func TestPolicyPlanSymlinksAndSemantics(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "semantics published") || !strings.Contains(out, "write-parent-directory on /w") {
 		t.Errorf("--semantics published: exit %d\n%s%s", code, out, stderr)
 	}
-	if code, _, stderr := runCLI(append(base, "--semantics", "loose")...); code != ExitUsage || !strings.Contains(stderr, "--semantics") {
+	if code, _, stderr := runCLI(append(base, "--semantics", "loose")...); code != core.ExitUsage || !strings.Contains(stderr, "--semantics") {
 		t.Errorf("--semantics loose: exit %d, %q", code, stderr)
 	}
 }

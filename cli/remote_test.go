@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/tracer/trace"
 
 	"go.uber.org/zap"
 
@@ -58,7 +60,7 @@ func serveTestDaemon(t *testing.T, bin string) string {
 func runBinary(t *testing.T, bin, socket string, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), SocketEnv+"="+socket)
+	cmd.Env = append(os.Environ(), core.SocketEnv+"="+socket)
 	return runCmd(t, cmd)
 }
 
@@ -144,7 +146,7 @@ func TestTraceThroughDaemon(t *testing.T) {
 		}
 		var lines []string
 		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-			var ev tracer.Event
+			var ev trace.Event
 			if strings.HasPrefix(line, `{"op":"summary"`) {
 				lines = append(lines, "summary")
 				continue
@@ -152,7 +154,7 @@ func TestTraceThroughDaemon(t *testing.T) {
 			if err := ev.UnmarshalJSON([]byte(line)); err != nil {
 				t.Fatalf("%s: %v: %s", mode.name, err, line)
 			}
-			if ev.Op == tracer.OpOpen || ev.Op == tracer.OpExec {
+			if ev.Op == trace.OpOpen || ev.Op == trace.OpExec {
 				lines = append(lines, fmt.Sprintf("%s %s %s", ev.Op, ev.Path, ev.Errno))
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/trial"
 )
@@ -78,7 +79,7 @@ func TestReportMergesOutDirs(t *testing.T) {
 	}
 	for _, bad := range [][]string{{"report", a, "--format", "pdf"}, {"report"}} {
 		errb.Reset()
-		if code := Run(bad, &out, &errb); code != ExitUsage {
+		if code := Run(bad, &out, &errb); code != core.ExitUsage {
 			t.Errorf("%v: exit %d %s", bad, code, errb.String())
 		}
 	}
@@ -95,7 +96,7 @@ func TestReportMergesOutDirs(t *testing.T) {
 	if code := Run([]string{"report", a, b, "--format", "json"}, &out, &errb); code != 0 || json.Unmarshal(out.Bytes(), &trust) != nil || !trust.Trust {
 		t.Errorf("trust from the benches: exit %d %s", code, out.String())
 	}
-	if code := Run([]string{"report", t.TempDir()}, &out, &errb); code != ExitFailure {
+	if code := Run([]string{"report", t.TempDir()}, &out, &errb); code != core.ExitFailure {
 		t.Errorf("an empty dir: exit %d", code)
 	}
 }

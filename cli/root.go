@@ -15,27 +15,6 @@ import (
 	"github.com/authbench/authbench/sandbox"
 )
 
-// Version is the authbench release (core.Version, set at build time).
-var Version = core.Version
-
-// Exit codes shared by every command (core's).
-const (
-	ExitOK      = core.ExitOK
-	ExitFailure = core.ExitFailure
-	ExitUsage   = core.ExitUsage
-)
-
-// SocketEnv names the environment variable that overrides the default
-// daemon socket (core.SocketEnv).
-const SocketEnv = core.SocketEnv
-
-// UsageError and ExitError are core's: bad input (ExitUsage) and an
-// exit with a given status.
-type (
-	UsageError = core.UsageError
-	ExitError  = core.ExitError
-)
-
 // app is the state shared by all commands of one invocation: core's,
 // with the full CLI's embedding (tracer, task work).
 type app struct {

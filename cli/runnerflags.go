@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/env"
 )
 
@@ -42,7 +43,7 @@ func (f *modelFlags) register(fl *pflag.FlagSet, whom string) {
 
 // config is the model of agentName ("openai:MODEL"; nil for another
 // agent) from the flags and the config file.
-func (f modelFlags) config(agentName string) (*agent.Config, error) {
+func (f modelFlags) config(agentName string) (*modelconfig.Config, error) {
 	return modelConfig(agentName, f.model, f.configFile)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -104,7 +105,7 @@ func TestScoreUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errOut := runCLI(tt.args...)
-			if code != ExitUsage || !strings.Contains(errOut, tt.msg) {
+			if code != core.ExitUsage || !strings.Contains(errOut, tt.msg) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, errOut, tt.msg)
 			}
 			if strings.Count(errOut, "authbench:") != 1 {
@@ -120,18 +121,18 @@ func TestCheckCommands(t *testing.T) {
 		t.Fatalf("spec check: exit %d, out %q", code, out)
 	}
 	code, _, errOut := runCLI("policy", "check", pol)
-	if code != ExitUsage || !strings.Contains(errOut, pol+`: write[0]: pattern "/a/**/b": "**" is only allowed as a trailing "/**"`) {
+	if code != core.ExitUsage || !strings.Contains(errOut, pol+`: write[0]: pattern "/a/**/b": "**" is only allowed as a trailing "/**"`) {
 		t.Fatalf("policy check: exit %d, stderr %q", code, errOut)
 	}
 	code, out, _ := runCLI("policy", "check", pol, "--json")
-	if code != ExitUsage || !strings.Contains(out, `"field":"write[0]"`) {
+	if code != core.ExitUsage || !strings.Contains(out, `"field":"write[0]"`) {
 		t.Fatalf("policy check --json: exit %d, out %q", code, out)
 	}
 }
 
 func TestVersion(t *testing.T) {
 	code, out, _ := runCLI("--version")
-	if code != 0 || !strings.Contains(out, Version) {
+	if code != 0 || !strings.Contains(out, core.Version) {
 		t.Fatalf("exit %d, out %q", code, out)
 	}
 }
@@ -183,7 +184,7 @@ func TestScoreTask(t *testing.T) {
 	if s := score(broad)["execute"]; s["recall"] != 1 || s["precision"] >= 0.5 {
 		t.Errorf("broad execute: %+v", s)
 	}
-	if code, _, errOut := runCLI("score", "--task", task, "--policy", exact, "--spec", "x.json"); code != ExitUsage || !strings.Contains(errOut, "give no --spec or --root") {
+	if code, _, errOut := runCLI("score", "--task", task, "--policy", exact, "--spec", "x.json"); code != core.ExitUsage || !strings.Contains(errOut, "give no --spec or --root") {
 		t.Errorf("--task with --spec: exit %d %s", code, errOut)
 	}
 }

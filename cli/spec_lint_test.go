@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/cli/core"
 )
 
 // TestOneLintForSpecAndTasksCheck: a spec whose required entries overlap
@@ -31,7 +33,7 @@ func TestOneLintForSpecAndTasksCheck(t *testing.T) {
 	}
 	want := `required_permissions.read[1]: "/app/config/**" overlaps sensitive_permissions.read[0] "/app/config/deploy.key": the oracle would have to reach what the spec marks sensitive`
 	code, _, stderr := runCLI("spec", "check", spec)
-	if code != ExitUsage || !strings.Contains(stderr, want) {
+	if code != core.ExitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("spec check: exit %d, stderr %q; want exit 2 naming the overlap", code, stderr)
 	}
 	_, _, stderr = runCLI("tasks", "check", dir)
@@ -81,7 +83,7 @@ func TestTasksCheckRefusesMissingCopySource(t *testing.T) {
 		t.Errorf("tasks check: exit %d, stderr %q; want a failure naming the missing source", code, stderr)
 	}
 	code, _, stderr = runCLI("task", "run", dir, "--unconstrained", "--agent", "oracle", "--state-dir", t.TempDir())
-	if code != ExitUsage || !strings.Contains(stderr, want) {
+	if code != core.ExitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("task run: exit %d, stderr %q; want it refused with the same words", code, stderr)
 	}
 }

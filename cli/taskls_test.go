@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/cli/core"
 )
 
 func decodeListing(t *testing.T, out string) map[string]taskListing {
@@ -24,7 +26,7 @@ func decodeListing(t *testing.T, out string) map[string]taskListing {
 
 func TestTasksLsFixtures(t *testing.T) {
 	code, out, errOut := runCLI("tasks", "ls", "--json", taskFixtures)
-	if code != ExitOK {
+	if code != core.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got := decodeListing(t, out)
@@ -49,7 +51,7 @@ func TestTasksLsFixtures(t *testing.T) {
 
 func TestTasksLsTable(t *testing.T) {
 	code, out, errOut := runCLI("tasks", "ls", filepath.Join(taskFixtures, "secret-sensitive"))
-	if code != ExitOK {
+	if code != core.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -65,7 +67,7 @@ func TestTasksLsTable(t *testing.T) {
 func TestTasksLsDefaultsToTheSuite(t *testing.T) {
 	t.Chdir("..")
 	code, out, errOut := runCLI("tasks", "ls", "--json")
-	if code != ExitOK {
+	if code != core.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got := decodeListing(t, out)
@@ -100,7 +102,7 @@ func TestTasksLsMarksInvalidTasks(t *testing.T) {
 	}
 	os.Remove(filepath.Join(suite, "secret-sensitive", "tests", "test_attack_outputs.py"))
 	code, out, errOut := runCLI("tasks", "ls", suite)
-	if code != ExitUsage || !strings.Contains(errOut, "1 of 2 task(s) do not load") {
+	if code != core.ExitUsage || !strings.Contains(errOut, "1 of 2 task(s) do not load") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	if !strings.Contains(out, "hello-standard") || !rowHas(out, "secret-sensitive", "invalid") {
@@ -119,10 +121,10 @@ func rowHas(out, name, word string) bool {
 }
 
 func TestTasksLsBadArgs(t *testing.T) {
-	if code, _, _ := runCLI("tasks", "ls", "a", "b"); code != ExitUsage {
+	if code, _, _ := runCLI("tasks", "ls", "a", "b"); code != core.ExitUsage {
 		t.Errorf("two DIRs: exit %d", code)
 	}
-	if code, _, errOut := runCLI("tasks", "ls", filepath.Join(t.TempDir(), "none")); code != ExitUsage || !strings.Contains(errOut, "find tasks") {
+	if code, _, errOut := runCLI("tasks", "ls", filepath.Join(t.TempDir(), "none")); code != core.ExitUsage || !strings.Contains(errOut, "find tasks") {
 		t.Errorf("missing DIR: exit %d, %q", code, errOut)
 	}
 }

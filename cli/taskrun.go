@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/cli/core"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +21,6 @@ import (
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 )
 
 // taskRunFlags are the flags of `authbench task run`.
@@ -122,7 +124,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 		return nil, err
 	}
 	if f.caps != "" {
-		if _, err := sandbox.ParseCapabilitySet(f.caps); err != nil {
+		if _, err := capability.ParseSet(f.caps); err != nil {
 			return nil, core.UsageErrorf("--caps: %v", err)
 		}
 	}
@@ -330,8 +332,8 @@ func taskVerdict(r *runapi.TaskResult) string {
 
 // modelConfig is the model of an openai:MODEL agent from its flags, the
 // config file and the environment; nil for other agents.
-func modelConfig(agentName string, f *agent.Flags, configFile string) (*agent.Config, error) {
-	name, ok, err := agent.ParseModelName(agentName)
+func modelConfig(agentName string, f *agent.Flags, configFile string) (*modelconfig.Config, error) {
+	name, ok, err := modelconfig.ParseModelName(agentName)
 	if err != nil {
 		return nil, core.UsageErrorf("--agent: %v", err)
 	}

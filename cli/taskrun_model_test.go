@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/runapi"
 )
 
@@ -51,7 +52,7 @@ func TestTaskRunModelFlags(t *testing.T) {
 		f := parse(bad.args...)
 		f.agent = bad.agent
 		_, err := f.taskRequest("/nonexistent/task")
-		var ue *UsageError
+		var ue *core.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s %v: %v, want a usage error naming %s", bad.agent, bad.args, err, bad.want)
 		}

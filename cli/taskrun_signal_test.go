@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func TestTaskRunSignalsAlikeThroughASocket(t *testing.T) {
 				marker := "600.4242" + strconv.Itoa(os.Getpid()) + strconv.Itoa(int(sig)) + strconv.Itoa(i) // sleep's argument: a number
 				cmd := exec.Command(bin, "task", "run", "../tasks/testdata/fixtures/hello-standard", "--unconstrained",
 					"--agent", "cmd:sleep "+marker, "--no-trace", "--images-dir", testenv.ImagesDir(), "--state-dir", t.TempDir())
-				cmd.Env = append(os.Environ(), SocketEnv+"="+mode.socket)
+				cmd.Env = append(os.Environ(), core.SocketEnv+"="+mode.socket)
 				var errb bytes.Buffer
 				cmd.Stderr = &errb
 				if err := cmd.Start(); err != nil {

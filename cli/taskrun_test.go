@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/testenv"
 )
 
@@ -50,11 +51,11 @@ func TestTaskRunWritesResult(t *testing.T) {
 		t.Errorf("summary: %s", stderr)
 	}
 	code, _, stderr = runBinary(t, bin, "", "task", "run", "../tasks/testdata/fixtures/published-layout", "--agent", "oracle")
-	if code != ExitUsage || !strings.Contains(stderr, "exactly one of") {
+	if code != core.ExitUsage || !strings.Contains(stderr, "exactly one of") {
 		t.Fatalf("no policy source: exit %d %s", code, stderr)
 	}
 	code, _, stderr = runBinary(t, bin, "", "task", "run", "../tasks/testdata/fixtures/published-layout", "--spec-policy", "--agent", "oracle", "--semantics", "loose")
-	if code != ExitUsage || !strings.Contains(stderr, `unknown enforcement semantics "loose"`) {
+	if code != core.ExitUsage || !strings.Contains(stderr, `unknown enforcement semantics "loose"`) {
 		t.Fatalf("bad --semantics: exit %d %s", code, stderr)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/cli/core"
 )
 
 const taskFixtures = "../tasks/testdata/fixtures"
@@ -17,7 +19,7 @@ func TestTasksCheckFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runCLI("tasks", "check", taskFixtures)
-	if code != ExitOK || strings.Count(errOut, "ok   ") != len(entries) {
+	if code != core.ExitOK || strings.Count(errOut, "ok   ") != len(entries) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	code, out, errOut := runCLI("tasks", "check", "--json", filepath.Join(taskFixtures, "secret-sensitive"))
@@ -29,7 +31,7 @@ func TestTasksCheckFixtures(t *testing.T) {
 			Valid   bool   `json:"valid"`
 		} `json:"tasks"`
 	}
-	if code != ExitOK || json.Unmarshal([]byte(out), &got) != nil || !got.Valid || len(got.Tasks) != 1 || got.Tasks[0].Dataset != "sensitive" {
+	if code != core.ExitOK || json.Unmarshal([]byte(out), &got) != nil || !got.Valid || len(got.Tasks) != 1 || got.Tasks[0].Dataset != "sensitive" {
 		t.Fatalf("exit %d, out %q, err %q", code, out, errOut)
 	}
 }
@@ -55,8 +57,8 @@ func TestTasksCheckReportsEveryProblemOfEveryTask(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, errOut)
 		}
 	}
-	if code != ExitUsage {
-		t.Errorf("exit %d, want %d", code, ExitUsage)
+	if code != core.ExitUsage {
+		t.Errorf("exit %d, want %d", code, core.ExitUsage)
 	}
 	code, out, _ := runCLI("tasks", "check", "--json", suite)
 	var got struct {
@@ -69,7 +71,7 @@ func TestTasksCheckReportsEveryProblemOfEveryTask(t *testing.T) {
 			} `json:"problems"`
 		} `json:"tasks"`
 	}
-	if code != ExitUsage || json.Unmarshal([]byte(out), &got) != nil || got.Valid || len(got.Tasks) != 2 || len(got.Tasks[0].Problems) != 2 {
+	if code != core.ExitUsage || json.Unmarshal([]byte(out), &got) != nil || got.Valid || len(got.Tasks) != 2 || len(got.Tasks[0].Problems) != 2 {
 		t.Fatalf("exit %d, json %q", code, out)
 	}
 	if p := got.Tasks[0].Problems[0]; p.File != "task.toml" || p.Line != 2 || p.Field != "agent.timeout_sec" {
@@ -78,15 +80,15 @@ func TestTasksCheckReportsEveryProblemOfEveryTask(t *testing.T) {
 }
 
 func TestTasksCheckBadArgs(t *testing.T) {
-	if code, _, _ := runCLI("tasks", "check"); code != ExitUsage {
+	if code, _, _ := runCLI("tasks", "check"); code != core.ExitUsage {
 		t.Errorf("no DIR: exit %d", code)
 	}
 	code, _, errOut := runCLI("tasks", "check", filepath.Join(t.TempDir(), "missing"))
-	if code != ExitUsage || !strings.Contains(errOut, "find tasks in") {
+	if code != core.ExitUsage || !strings.Contains(errOut, "find tasks in") {
 		t.Errorf("missing DIR: exit %d %s", code, errOut)
 	}
 	code, _, errOut = runCLI("tasks", "check", t.TempDir())
-	if code != ExitUsage || !strings.Contains(errOut, "no task.toml") {
+	if code != core.ExitUsage || !strings.Contains(errOut, "no task.toml") {
 		t.Errorf("empty DIR: exit %d %s", code, errOut)
 	}
 }

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/cli/core"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/tracer/trace"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -108,7 +110,7 @@ func (a *app) runTrace(args []string, out string, ringBytes int, waitTree bool) 
 		err = r.CopyEvents(a.Stdout)
 	case out == "":
 		counts := tracer.NewCounts()
-		var sum tracer.Summary
+		var sum trace.Summary
 		if sum, err = countEvents(r, counts); err == nil {
 			err = counts.WriteText(a.Stderr, sum)
 		}
@@ -145,18 +147,18 @@ func parseSize(s string) (int, error) {
 
 // countEvents reads the run's event log into counts and returns its
 // summary line.
-func countEvents(r *core.SubmittedRun, counts *tracer.Counts) (tracer.Summary, error) {
+func countEvents(r *core.SubmittedRun, counts *tracer.Counts) (trace.Summary, error) {
 	rc, err := r.OpenEvents()
 	if err != nil {
-		return tracer.Summary{}, err
+		return trace.Summary{}, err
 	}
 	defer rc.Close()
-	end, err := audit.ReadLog(rc, func(ev *tracer.Event) error {
+	end, err := audit.ReadLog(rc, func(ev *trace.Event) error {
 		counts.Add(ev)
 		return nil
 	})
 	if err != nil || end.Summary == nil {
-		return tracer.Summary{}, err
+		return trace.Summary{}, err
 	}
 	return *end.Summary, nil
 }

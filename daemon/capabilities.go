@@ -1,6 +1,6 @@
 package daemon
 
-import "github.com/authbench/authbench/sandbox"
+import "github.com/authbench/authbench/capability"
 
 // checkCapabilities: capabilities are kept only by a tree running as uid
 // 0, which only a root caller can ask for; names must be known.
@@ -14,7 +14,7 @@ func (p *prepared) checkCapabilities(peer Peer) error {
 	case p.uid != 0:
 		return badField("capabilities", "only a tree running as uid 0 keeps capabilities (uid is %d)", p.uid)
 	}
-	if _, err := sandbox.ParseCapabilities(caps); err != nil {
+	if _, err := capability.Numbers(caps); err != nil {
 		return badField("capabilities", "%v", err)
 	}
 	return nil

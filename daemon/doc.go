@@ -5,19 +5,25 @@
 // SO_PEERCRED: root and members of one group; a member sees and controls
 // only its own runs, runs as itself, at most MaxActivePerUID at once.
 //
-// One request kind, POST /v1/runs, carries three kinds of run, all
+// One request kind, POST /v1/runs, carries four kinds of run, all
 // through the same Manager lifecycle (queue, start, wait or cancel,
 // signal, record, logs):
 //   - a command under a policy (`authbench exec`, `authbench trace`):
 //     sandbox-init with Landlock, seccomp and an identity, traced, its
 //     denials judged by package audit;
 //   - a task run (RunRequest.Task, package taskrun): the task's agent —
-//     oracle, shortcut, `cmd:COMMAND` or an `openai:MODEL` model agent
-//     whose tool calls run in the confined toolbox — then its verifiers;
+//     oracle, shortcut, `cmd:COMMAND`, an `openai:MODEL` model agent
+//     whose tool calls run in the confined toolbox, or an installed
+//     harness (`installed:NAME[:MODEL]`, package agent/installed) — then
+//     its verifiers;
 //     a member may run only tasks under Config.TrustedTaskRoots, with
 //     Docker's capabilities at most;
 //   - a permission generation (RunRequest.Generate, package generate):
-//     a generator in a read-only copy of the task's environment.
+//     a generator in a read-only copy of the task's environment;
+//   - an image build (RunRequest.Build, package env): a base image or a
+//     task's image exported to a rootfs directory in the daemon's image
+//     store (debootstrap, buildah), so nothing privileged runs outside
+//     the daemon.
 //
 // Task runs, generations and image builds are carried out behind the
 // contract of package daemon/work (Config.Work, package daemon/taskwork);

@@ -15,8 +15,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
 )
 
@@ -51,7 +51,7 @@ func TestModelAgentKeyNeverStored(t *testing.T) {
 		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "a", Name: "shell", Arguments: string(cmd)}}},
 		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "b", Name: "finish", Arguments: `{"summary": "counted"}`}}},
 	)
-	model := &agent.Config{BaseURL: srv.URL, APIKey: key, Model: "m1"}
+	model := &modelconfig.Config{BaseURL: srv.URL, APIKey: key, Model: "m1"}
 	run := submitAndWait(t, d.client, &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "openai:m1", Model: model}})
 	res := run.TaskResult
 	if run.State != runapi.StateSucceeded || res == nil || res.AgentStopReason != "finished" || !res.Utility {
@@ -97,7 +97,7 @@ func TestModelAgentKeyNeverStored(t *testing.T) {
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Model: model}, "task.model"},
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1"}, "task.model"},
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m2", Model: model}, "task.model.model"},
-		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1", Model: &agent.Config{BaseURL: "ftp://x"}}, "task.model"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "openai:m1", Model: &modelconfig.Config{BaseURL: "ftp://x"}}, "task.model"},
 		// an installed harness's version is one exact npm release
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "installed:pi@latest:m1", Model: model}, "task.agent"},
 	} {

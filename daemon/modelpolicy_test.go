@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
 )
 
 func modelTaskRequest(dir, baseURL string, maxTurns int) *runapi.RunRequest {
 	return &runapi.RunRequest{Task: &runapi.TaskRequest{Dir: dir, PolicySource: "unconstrained", Agent: "openai:m",
-		Model: &agent.Config{BaseURL: baseURL, Model: "m", MaxTurns: maxTurns}}}
+		Model: &modelconfig.Config{BaseURL: baseURL, Model: "m", MaxTurns: maxTurns}}}
 }
 
 // TestEscapeDaemonMemberModelEndpoint: a member's task run or
@@ -48,10 +48,10 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 	}()
 	unlisted := "http://" + ln.Addr().String() + "/v1"
 	listed := "http://127.0.0.1:9/v1"
-	pol := agent.MemberPolicy{AllowedBaseURLs: []string{listed}, MaxTurns: 50}
+	pol := modelconfig.MemberPolicy{AllowedBaseURLs: []string{listed}, MaxTurns: 50}
 	d := startTestDaemon(t, Config{Self: testBinary, TrustedTaskRoots: []string{root}, MemberModels: pol}, "nogroup")
 
-	gen := &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: task, Generator: "openai:m", Model: &agent.Config{BaseURL: unlisted}}}
+	gen := &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: task, Generator: "openai:m", Model: &modelconfig.Config{BaseURL: unlisted}}}
 	cases := []struct {
 		name string
 		req  *runapi.RunRequest
@@ -81,7 +81,7 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 	if err == nil {
 		err = prep.limitMemberModel(member, pol)
 	}
-	if err != nil || prep.model.MaxTurns != agent.DefaultMaxTurns || prep.req.Task.Model.MaxHistoryBytes != agent.DefaultMaxHistoryBytes {
+	if err != nil || prep.model.MaxTurns != modelconfig.DefaultMaxTurns || prep.req.Task.Model.MaxHistoryBytes != modelconfig.DefaultMaxHistoryBytes {
 		t.Fatalf("listed endpoint: %v", err)
 	}
 	rootPeer := Peer{PID: 1}
@@ -105,7 +105,7 @@ func TestMemberModelListedEndpointWorks(t *testing.T) {
 		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "a", Name: "shell", Arguments: string(cmd)}}},
 		agenttest.Reply{ToolCalls: []agenttest.Call{{ID: "b", Name: "finish", Arguments: `{"summary": "counted"}`}}},
 	)
-	d, _ := startTaskDaemon(t, Config{TrustedTaskRoots: []string{root}, MemberModels: agent.MemberPolicy{AllowedBaseURLs: []string{srv.URL}, MaxTurns: 5}})
+	d, _ := startTaskDaemon(t, Config{TrustedTaskRoots: []string{root}, MemberModels: modelconfig.MemberPolicy{AllowedBaseURLs: []string{srv.URL}, MaxTurns: 5}})
 	run, err := d.m.Submit(modelTaskRequest(filepath.Join(root, "suite", "hello"), srv.URL, 0), member)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/tracer/trace"
 
 	"go.uber.org/zap"
 
@@ -168,7 +169,7 @@ func TestConcurrentRunsSeeOnlyTheirOwnTree(t *testing.T) {
 		seen := map[string]bool{}
 		sc := bufio.NewScanner(strings.NewReader(readLog(t, d.client, run.ID, "events")))
 		for sc.Scan() {
-			var ev tracer.Event
+			var ev trace.Event
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil || ev.Op == "summary" {
 				continue
 			}

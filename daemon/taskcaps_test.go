@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 )
 
 // TestTaskCaps: a task run's capability set is checked before anything
@@ -23,7 +23,7 @@ func TestTaskCaps(t *testing.T) {
 	}{
 		{"", member, nil, true},
 		{"none", member, []string{}, true},
-		{"docker", member, sandbox.DockerCapabilities, true},
+		{"docker", member, capability.Docker, true},
 		{"chown,fowner", member, []string{"CAP_CHOWN", "CAP_FOWNER"}, true},
 		{"SYS_ADMIN", member, nil, false},
 		{"SYS_ADMIN", root, []string{"CAP_SYS_ADMIN"}, true},

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
@@ -172,7 +173,7 @@ func (p *prepared) compileSeccomp() error {
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
-	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(p.req.Capabilities)})
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: capability.Held(p.req.Capabilities)})
 	if err != nil {
 		return badField("seccomp", "%v", err)
 	}
@@ -360,13 +361,13 @@ func (p *prepared) takeTaskCaps(peer Peer) error {
 	if tr.Caps == "" {
 		return nil
 	}
-	caps, err := sandbox.ParseCapabilitySet(tr.Caps)
+	caps, err := capability.ParseSet(tr.Caps)
 	if err != nil {
 		return badField("task.caps", "%v", err)
 	}
 	if peer.UID != 0 {
 		for _, c := range caps {
-			if !slices.Contains(sandbox.DockerCapabilities, c) {
+			if !slices.Contains(capability.Docker, c) {
 				return badField("task.caps", "only a root caller may grant %s (beyond Docker's default set)", c)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -107,7 +108,7 @@ func BenchmarkBaseBuild(b *testing.B) {
 		start := time.Now()
 		img, _, err := BuildBase(context.Background(), s, DefaultBaseConfig(), nil)
 		if err == nil {
-			_, err = ImportBase(context.Background(), s, NewBuilder(Buildah, s), img, nil)
+			_, err = ImportBase(context.Background(), s, NewBuilder(imagemeta.Buildah, s), img, nil)
 		}
 		if err != nil {
 			b.Fatal(err)

@@ -15,30 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
 // taskFormat changes whenever BuildTask's output changes.
 const taskFormat = 4
-
-// TaskImage is a built task environment, exported to a rootfs directory.
-type TaskImage struct {
-	Task    string      `json:"task"`
-	Key     string      `json:"key"`
-	BaseKey string      `json:"base_key"`
-	Builder BuilderKind `json:"builder"`
-	// Rootfs is the image's root filesystem: the lower layer of each run.
-	Rootfs string `json:"rootfs"`
-	// Froms says how each FROM was resolved.
-	Froms []ResolvedFrom `json:"froms"`
-	// Config is the image's Env, WorkingDir, User...
-	Config ImageConfig `json:"config"`
-	// SharedBytes is how much of Rootfs is hard-linked to the base's
-	// identical files instead of stored again.
-	SharedBytes  int64     `json:"shared_bytes"`
-	BuiltAt      time.Time `json:"built_at"`
-	BuildSeconds float64   `json:"build_seconds"`
-}
 
 // BuildOptions tune BuildTask.
 type BuildOptions struct {
@@ -84,7 +66,7 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // whether it did any work. The local bases the FROMs name are built and
 // imported first when missing. A heredoc the builder cannot run is a
 // *tasks.HeredocError; a FROM that resolves nowhere an *UnresolvedError.
-func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img *TaskImage, built bool, err error) {
+func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img *imagemeta.TaskImage, built bool, err error) {
 	if t.Dockerfile == nil {
 		return nil, false, fmt.Errorf("build task %s: no Dockerfile", t.Name)
 	}
@@ -95,6 +77,66 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	if o.Base != nil && o.Bases.Default.Suite == "" {
 		o.Bases.Default = o.Base.Config
 	}
+	dockerfile, froms, err := resolveTaskFroms(ctx, s, o, tr)
+	if err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	bases, last, err := ensureBases(ctx, s, o, froms)
+	if err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	key, err := taskBuildKey(ctx, t, o, tr, dockerfile, froms, bases)
+	if err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	name := imageName(t.Name)
+	unlock, err := s.lock("task-" + name + "-" + key)
+	if err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	defer unlock()
+	dir := s.TaskDir(name, key)
+	img = &imagemeta.TaskImage{}
+	if ok, err := readMeta(dir, img); err != nil || ok {
+		if err != nil {
+			return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+		}
+		img.Froms = froms // the same image, possibly reached by another mapping
+		return img, false, nil
+	}
+	start := time.Now()
+	tmp, err := s.tmpDir("task-" + name + "-")
+	if err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	defer os.RemoveAll(tmp)
+	tag := "localhost/authbench-task/" + name + ":" + key
+	cfg, shared, err := buildAndExport(ctx, s, o, t, tr, dockerfile, tag, tmp, last)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := install(tmp, dir); err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	baseKey := ""
+	if last != nil {
+		baseKey = last.Key
+	}
+	img = &imagemeta.TaskImage{
+		Task: t.Name, Key: key, BaseKey: baseKey, Builder: o.Builder.Kind,
+		Rootfs: filepath.Join(dir, "rootfs"), Froms: froms, Config: cfg, SharedBytes: shared,
+		BuiltAt: time.Now().UTC(), BuildSeconds: time.Since(start).Seconds(),
+	}
+	if err := writeMeta(dir, img); err != nil {
+		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	}
+	return img, true, nil
+}
+
+// resolveTaskFroms resolves the FROM lines of a task's translated
+// Dockerfile (pulls, base families, stand-ins made on demand) and
+// returns the Dockerfile the build runs.
+func resolveTaskFroms(ctx context.Context, s Store, o BuildOptions, tr *tasks.Translated) ([]byte, []imagemeta.ResolvedFrom, error) {
 	look := ImageLookup{Local: localLookup(ctx, o.Builder)}
 	if len(o.Registries) > 0 {
 		p := Puller{Builder: o.Builder, Registries: o.Registries, Log: o.Log}
@@ -109,22 +151,26 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 	}
 	dockerfile, froms, err := ResolveFroms(tr.Dockerfile, o.BuildArgs, o.BaseMap, o.Bases, look)
 	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+		return nil, nil, err
 	}
 	for _, f := range froms {
 		if f.StandIn != "" {
 			if err := ensureStandIn(ctx, s, o, f.StandIn, f.Image); err != nil {
-				return nil, false, fmt.Errorf("build task %s: stand-in for %s: %w", t.Name, f.Expanded, err)
+				return nil, nil, fmt.Errorf("stand-in for %s: %w", f.Expanded, err)
 			}
 		}
 	}
-	bases, last, err := ensureBases(ctx, s, o, froms)
-	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
-	}
+	return dockerfile, froms, nil
+}
+
+// taskBuildKey is the cache key of a task image: the builder, the bases,
+// what each FROM name meant at this build (a pull's digest, a local
+// image's ID: a name may come to mean other content), the Dockerfile,
+// the build args and the build context.
+func taskBuildKey(ctx context.Context, t *tasks.Task, o BuildOptions, tr *tasks.Translated, dockerfile []byte, froms []imagemeta.ResolvedFrom, bases []*BaseImage) (string, error) {
 	ctxHash, err := hashTree(t.ContextDir())
 	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: hash build context: %w", t.Name, err)
+		return "", fmt.Errorf("hash build context: %w", err)
 	}
 	ctxHash += hashFiles(tr.Files)
 	var baseKeys []string
@@ -132,11 +178,9 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 		baseKeys = append(baseKeys, b.Key)
 	}
 	if err := recordLocalIDs(ctx, o.Builder, froms); err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+		return "", err
 	}
 	for _, f := range froms {
-		// A name may come to mean other content: the key holds what it
-		// meant (a pull's digest, a local image's ID).
 		if f.Digest != "" {
 			baseKeys = append(baseKeys, f.Digest)
 		}
@@ -144,96 +188,69 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 			baseKeys = append(baseKeys, f.ID)
 		}
 	}
-	key := taskKey(o.Builder.Kind, strings.Join(baseKeys, ","), dockerfile, o.BuildArgs, ctxHash)
-	name := imageName(t.Name)
-	unlock, err := s.lock("task-" + name + "-" + key)
-	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
-	}
-	defer unlock()
-	dir := s.TaskDir(name, key)
-	img = &TaskImage{}
-	if ok, err := readMeta(dir, img); err != nil || ok {
-		if err != nil {
-			return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
-		}
-		img.Froms = froms // the same image, possibly reached by another mapping
-		return img, false, nil
-	}
-	start := time.Now()
+	return taskKey(o.Builder.Kind, strings.Join(baseKeys, ","), dockerfile, o.BuildArgs, ctxHash), nil
+}
+
+// buildAndExport builds dockerfile as image tag (within the task's build
+// timeout) and exports its root filesystem into tmp/rootfs, sharing
+// files with the base last; it returns the image's config and the bytes
+// shared.
+func buildAndExport(ctx context.Context, s Store, o BuildOptions, t *tasks.Task, tr *tasks.Translated, dockerfile []byte, tag, tmp string, last *BaseImage) (imagemeta.ImageConfig, int64, error) {
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = time.Duration(t.Config.Environment.BuildTimeoutSec * float64(time.Second))
 	}
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tmp, err := s.tmpDir("task-" + name + "-")
-	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+	fail := func(err error) (imagemeta.ImageConfig, int64, error) {
+		return imagemeta.ImageConfig{}, 0, fmt.Errorf("build task %s: %w", t.Name, err)
 	}
-	defer os.RemoveAll(tmp)
 	df := filepath.Join(tmp, "Dockerfile")
 	if err := os.WriteFile(df, dockerfile, 0o644); err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+		return fail(err)
 	}
+	defer os.Remove(df)
 	contextDir := t.ContextDir()
 	if len(tr.Files) > 0 {
 		contextDir = filepath.Join(tmp, "context")
 		if err := heredocContext(bctx, t.ContextDir(), contextDir, tr.Files); err != nil {
-			return nil, false, fmt.Errorf("build task %s: build context with heredoc files: %w", t.Name, err)
+			return fail(fmt.Errorf("build context with heredoc files: %w", err))
 		}
+		defer os.RemoveAll(contextDir)
 	}
-	tag := "localhost/authbench-task/" + name + ":" + key
 	spec := BuildSpec{Dockerfile: df, ContextDir: contextDir, Tag: tag, BuildArgs: o.BuildArgs}
 	if err := runBuild(bctx, s, o, spec); err != nil {
 		if errors.Is(bctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("timed out after %v (build_timeout_sec): %w", timeout, err)
 		}
-		return nil, false, &BuildError{Task: t.Name, Err: err}
+		return imagemeta.ImageConfig{}, 0, &BuildError{Task: t.Name, Err: err}
 	}
-	if len(tr.Files) > 0 {
-		os.RemoveAll(contextDir)
-	}
-	if o.Builder.Kind == Buildah {
+	if o.Builder.Kind == imagemeta.Buildah {
 		// The exported rootfs is the cache; vfs copies are large.
 		defer runTool(context.Background(), nil, nil, o.Builder.RemoveImageArgv(tag)...)
 	}
 	inspect, err := runTool(bctx, nil, nil, o.Builder.InspectArgv(tag)...)
 	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: inspect: %w", t.Name, err)
+		return fail(fmt.Errorf("inspect: %w", err))
 	}
 	cfg, err := ParseInspect(o.Builder.Kind, []byte(inspect))
 	if err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+		return fail(err)
 	}
 	rootfs := filepath.Join(tmp, "rootfs")
 	if err := os.Mkdir(rootfs, 0o755); err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
+		return fail(err)
 	}
 	if err := exportTask(bctx, o, tag, []byte(inspect), last, rootfs); err != nil {
-		return nil, false, fmt.Errorf("build task %s: export rootfs: %w", t.Name, err)
+		return fail(fmt.Errorf("export rootfs: %w", err))
 	}
 	var shared int64
-	baseKey := ""
 	if last != nil {
-		baseKey = last.Key
 		if shared, err = dedupe(last.Rootfs, rootfs); err != nil {
-			return nil, false, fmt.Errorf("build task %s: share files with the base: %w", t.Name, err)
+			return fail(fmt.Errorf("share files with the base: %w", err))
 		}
 	}
-	os.Remove(df)
-	if err := install(tmp, dir); err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
-	}
-	img = &TaskImage{
-		Task: t.Name, Key: key, BaseKey: baseKey, Builder: o.Builder.Kind,
-		Rootfs: filepath.Join(dir, "rootfs"), Froms: froms, Config: cfg, SharedBytes: shared,
-		BuiltAt: time.Now().UTC(), BuildSeconds: time.Since(start).Seconds(),
-	}
-	if err := writeMeta(dir, img); err != nil {
-		return nil, false, fmt.Errorf("build task %s: %w", t.Name, err)
-	}
-	return img, true, nil
+	return cfg, shared, nil
 }
 
 // exportTask writes the built image tag's root filesystem into rootfs:
@@ -241,7 +258,7 @@ func BuildTask(ctx context.Context, s Store, t *tasks.Task, o BuildOptions) (img
 // as the base's files plus the task's layers (exportOverBase), else (or
 // when that fails) as a copy of the whole image.
 func exportTask(ctx context.Context, o BuildOptions, tag string, inspect []byte, base *BaseImage, rootfs string) error {
-	if o.Builder.Kind == Buildah && o.Builder.driver() == Overlay && base != nil {
+	if o.Builder.Kind == imagemeta.Buildah && o.Builder.driver() == Overlay && base != nil {
 		err := exportOverBase(ctx, o.Builder, tag, inspect, base, rootfs, o.Log)
 		if err == nil || ctx.Err() != nil {
 			return err
@@ -259,7 +276,7 @@ func exportTask(ctx context.Context, o BuildOptions, tag string, inspect []byte,
 // ensureBases builds and imports every local base the FROMs need, in
 // order; last is the base of the final stage's FROM (nil when that is
 // none), which the image shares files with.
-func ensureBases(ctx context.Context, s Store, o BuildOptions, froms []ResolvedFrom) (all []*BaseImage, last *BaseImage, err error) {
+func ensureBases(ctx context.Context, s Store, o BuildOptions, froms []imagemeta.ResolvedFrom) (all []*BaseImage, last *BaseImage, err error) {
 	done := map[string]*BaseImage{}
 	for _, f := range froms {
 		if f.Base == "" {
@@ -350,7 +367,7 @@ func hashFiles(files map[string]string) string {
 	return "+" + hex.EncodeToString(h.Sum(nil))
 }
 
-func taskKey(kind BuilderKind, baseKey string, dockerfile []byte, args map[string]string, ctxHash string) string {
+func taskKey(kind imagemeta.BuilderKind, baseKey string, dockerfile []byte, args map[string]string, ctxHash string) string {
 	keys := make([]string, 0, len(args))
 	for k := range args {
 		keys = append(keys, k)

@@ -1,30 +1,10 @@
 package env
 
 import (
-	"fmt"
 	"sort"
+
+	"github.com/authbench/authbench/env/imagemeta"
 )
-
-// BuilderKind names an image builder.
-type BuilderKind string
-
-// The builders authbench can drive. Buildah is the default: daemonless,
-// overlay storage, each RUN step in runc with namespaces of its own
-// (confinedBuildArgs), so it works without a container engine.
-const (
-	Buildah BuilderKind = "buildah"
-	Docker  BuilderKind = "docker"
-	Podman  BuilderKind = "podman"
-)
-
-// ParseBuilderKind checks a --builder value.
-func ParseBuilderKind(s string) (BuilderKind, error) {
-	switch k := BuilderKind(s); k {
-	case Buildah, Docker, Podman:
-		return k, nil
-	}
-	return "", fmt.Errorf("unknown builder %q (want buildah, docker or podman)", s)
-}
 
 // StorageDriver is buildah's storage driver.
 type StorageDriver string
@@ -42,7 +22,7 @@ const (
 // Builder makes the argv of each image-builder step. Its methods are pure
 // functions; BuildTask and ImportBase run them.
 type Builder struct {
-	Kind BuilderKind
+	Kind imagemeta.BuilderKind
 	// Bin is the program, the kind's name (from PATH) when empty.
 	Bin string
 	// Driver is buildah's storage driver, Overlay when empty (ignored by
@@ -55,7 +35,7 @@ type Builder struct {
 
 // NewBuilder returns the builder of kind using the store's buildah
 // storage (overlay).
-func NewBuilder(kind BuilderKind, s Store) Builder {
+func NewBuilder(kind imagemeta.BuilderKind, s Store) Builder {
 	return Builder{Kind: kind, Driver: Overlay, Root: s.BuilderRoot(Overlay), RunRoot: s.BuilderRunRoot(Overlay)}
 }
 
@@ -73,7 +53,7 @@ func (b Builder) cmd(args ...string) []string {
 		bin = string(b.Kind)
 	}
 	argv := []string{bin}
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		argv = append(argv, "--storage-driver", string(b.driver()))
 		if b.Root != "" {
 			argv = append(argv, "--root", b.Root)
@@ -107,10 +87,10 @@ type BuildSpec struct {
 func (b Builder) BuildArgv(s BuildSpec) []string {
 	var args []string
 	switch b.Kind {
-	case Buildah:
+	case imagemeta.Buildah:
 		args = append([]string{"build"}, confinedBuildArgs(s.Runtime, s.NetNS, s.Hosts)...)
 		args = append(args, "--pull=never", "--layers=false")
-	case Podman:
+	case imagemeta.Podman:
 		args = []string{"build", "--pull=never"}
 	default: // docker never pulls an image it has unless --pull is given
 		args = []string{"build"}
@@ -130,9 +110,9 @@ func (b Builder) BuildArgv(s BuildSpec) []string {
 // ExistsArgv exits 0 when ref is in the builder's local storage.
 func (b Builder) ExistsArgv(ref string) []string {
 	switch b.Kind {
-	case Buildah:
+	case imagemeta.Buildah:
 		return b.cmd("inspect", "--type", "image", "--format", "{{.FromImageID}}", ref)
-	case Podman:
+	case imagemeta.Podman:
 		return b.cmd("image", "exists", ref)
 	}
 	return b.cmd("image", "inspect", "--format", "{{.Id}}", ref)
@@ -140,7 +120,7 @@ func (b Builder) ExistsArgv(ref string) []string {
 
 // InspectArgv prints ref's image description as JSON.
 func (b Builder) InspectArgv(ref string) []string {
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		return b.cmd("inspect", "--type", "image", ref)
 	}
 	return b.cmd("image", "inspect", ref)
@@ -151,7 +131,7 @@ func (b Builder) TagArgv(src, dst string) []string { return b.cmd("tag", src, ds
 
 // RemoveImageArgv removes the image ref.
 func (b Builder) RemoveImageArgv(ref string) []string {
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		return b.cmd("rmi", ref)
 	}
 	return b.cmd("image", "rm", ref)
@@ -165,7 +145,7 @@ func (b Builder) ImportArgv(tag string) []string { return b.cmd("import", "-", t
 // CreateArgv creates a container of ref (to export or fill its rootfs);
 // it prints the container's id.
 func (b Builder) CreateArgv(ref string) []string {
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		return b.cmd("from", "--pull=never", "--quiet", ref)
 	}
 	return b.cmd("create", ref, "/bin/true")
@@ -191,7 +171,7 @@ func (b Builder) ExportArgv(ctr string) []string { return b.cmd("export", ctr) }
 
 // RemoveContainerArgv removes a container.
 func (b Builder) RemoveContainerArgv(ctr string) []string {
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		return b.cmd("rm", ctr)
 	}
 	return b.cmd("rm", "-f", ctr)

@@ -4,16 +4,18 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/authbench/authbench/env/imagemeta"
 )
 
 func TestBuilderArgv(t *testing.T) {
-	buildah := Builder{Kind: Buildah, Root: "/img/buildah/root", RunRoot: "/img/buildah/run"}
-	docker := Builder{Kind: Docker}
-	podman := Builder{Kind: Podman, Bin: "/usr/bin/podman"}
+	buildah := Builder{Kind: imagemeta.Buildah, Root: "/img/buildah/root", RunRoot: "/img/buildah/run"}
+	docker := Builder{Kind: imagemeta.Docker}
+	podman := Builder{Kind: imagemeta.Podman, Bin: "/usr/bin/podman"}
 	spec := BuildSpec{Dockerfile: "/tmp/x/Dockerfile", ContextDir: "/t/environment", Tag: "localhost/authbench-task/t:k", BuildArgs: map[string]string{"B": "2", "A": "1"}}
 	confined := spec
 	confined.Runtime, confined.NetNS, confined.Hosts = "/img/buildah/runtime/runc-x", "/proc/1/fd/7", []string{"deb.debian.org:127.88.0.1"}
-	vfs := Builder{Kind: Buildah, Driver: VFS, Root: "/img/buildah/root", RunRoot: "/img/buildah/run"}
+	vfs := Builder{Kind: imagemeta.Buildah, Driver: VFS, Root: "/img/buildah/root", RunRoot: "/img/buildah/run"}
 	g := []string{"buildah", "--storage-driver", "overlay", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
 	gv := []string{"buildah", "--storage-driver", "vfs", "--root", "/img/buildah/root", "--runroot", "/img/buildah/run"}
 	cat := func(a []string, b ...string) []string { return append(append([]string{}, a...), b...) }
@@ -48,7 +50,7 @@ func TestBuilderArgv(t *testing.T) {
 		{"docker rm", docker.RemoveContainerArgv("c"), []string{"docker", "rm", "-f", "c"}},
 		{"buildah rmi", buildah.RemoveImageArgv("t"), cat(g, "rmi", "t")},
 		{"buildah rmi on vfs", vfs.RemoveImageArgv("t"), cat(gv, "rmi", "t")},
-		{"new builder", NewBuilder(Buildah, Store{Dir: "/img"}).MountArgv("c"),
+		{"new builder", NewBuilder(imagemeta.Buildah, Store{Dir: "/img"}).MountArgv("c"),
 			[]string{"buildah", "--storage-driver", "overlay", "--root", "/img/buildah/overlay/root", "--runroot", "/img/buildah/overlay/run", "mount", "c"}},
 		{"podman rmi", podman.RemoveImageArgv("t"), []string{"/usr/bin/podman", "image", "rm", "t"}},
 		{"tag", docker.TagArgv("a", "b"), []string{"docker", "tag", "a", "b"}},
@@ -62,27 +64,27 @@ func TestBuilderArgv(t *testing.T) {
 
 func TestParseBuilderKind(t *testing.T) {
 	for _, k := range []string{"buildah", "docker", "podman"} {
-		if got, err := ParseBuilderKind(k); err != nil || string(got) != k {
+		if got, err := imagemeta.ParseBuilderKind(k); err != nil || string(got) != k {
 			t.Errorf("ParseBuilderKind(%q) = %v, %v", k, got, err)
 		}
 	}
-	if _, err := ParseBuilderKind("kaniko"); err == nil {
+	if _, err := imagemeta.ParseBuilderKind("kaniko"); err == nil {
 		t.Error("kaniko: want an error")
 	}
 }
 
 func TestParseInspect(t *testing.T) {
 	b := `{"Type":"buildah 0.0.1","OCIv1":{"config":{"Env":["PATH=/bin","FOO=bar"],"WorkingDir":"/app","User":"1000"}}}`
-	got, err := ParseInspect(Buildah, []byte(b))
+	got, err := ParseInspect(imagemeta.Buildah, []byte(b))
 	if err != nil || got.WorkingDir != "/app" || got.User != "1000" || len(got.Env) != 2 {
 		t.Errorf("buildah: %+v %v", got, err)
 	}
 	d := `[{"Id":"sha256:x","Config":{"Env":["PATH=/bin"],"WorkingDir":"/w","Cmd":["bash"]}}]`
-	got, err = ParseInspect(Docker, []byte(d))
+	got, err = ParseInspect(imagemeta.Docker, []byte(d))
 	if err != nil || got.WorkingDir != "/w" || got.Cmd[0] != "bash" {
 		t.Errorf("docker: %+v %v", got, err)
 	}
-	if _, err := ParseInspect(Podman, []byte("[]")); err == nil {
+	if _, err := ParseInspect(imagemeta.Podman, []byte("[]")); err == nil {
 		t.Error("empty podman inspect: want an error")
 	}
 }
@@ -91,7 +93,7 @@ func TestParseInspect(t *testing.T) {
 // build runtime or network namespace gets paths that are not there (the
 // build fails), never buildah's default runtime or network.
 func TestBuildArgvUnconfinedSpecFails(t *testing.T) {
-	argv := Builder{Kind: Buildah}.BuildArgv(BuildSpec{Dockerfile: "D", ContextDir: "C", Tag: "t"})
+	argv := Builder{Kind: imagemeta.Buildah}.BuildArgv(BuildSpec{Dockerfile: "D", ContextDir: "C", Tag: "t"})
 	for i, a := range argv {
 		switch a {
 		case "--runtime":

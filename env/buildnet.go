@@ -2,12 +2,13 @@ package env
 
 import (
 	"fmt"
-	"github.com/authbench/authbench/internal/netns"
 	"io"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/authbench/authbench/internal/netns"
 
 	"github.com/authbench/authbench/netproxy"
 	"github.com/authbench/authbench/netproxy/netpolicy"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/authbench/authbench/env/imagemeta"
 )
 
 // runBuild runs the builder on spec. A buildah build is confined
@@ -14,7 +16,7 @@ import (
 // are logged and, when the build fails, named in its error. Docker and
 // podman builds run in their own engines' containers, as they did.
 func runBuild(ctx context.Context, s Store, o BuildOptions, spec BuildSpec) error {
-	if o.Builder.Kind != Buildah {
+	if o.Builder.Kind != imagemeta.Buildah {
 		_, err := runTool(ctx, o.Log, nil, o.Builder.BuildArgv(spec)...)
 		return err
 	}

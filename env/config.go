@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/authbench/authbench/env/imagemeta"
 )
 
 // DefaultConfigFile is read when --config is not given (it may be absent).
@@ -85,7 +87,7 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 		c.registries = append(c.registries, reg)
 	}
 	if c.Env.Builder != "" {
-		if _, err := ParseBuilderKind(c.Env.Builder); err != nil {
+		if _, err := imagemeta.ParseBuilderKind(c.Env.Builder); err != nil {
 			return nil, fmt.Errorf("config %s: env.builder: %w", name, err)
 		}
 	}

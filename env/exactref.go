@@ -3,6 +3,7 @@ package env
 import (
 	"context"
 	"fmt"
+	"github.com/authbench/authbench/env/imagemeta"
 	"os/exec"
 	"strings"
 )
@@ -70,7 +71,7 @@ func namesExactly(ref string, names []string) bool {
 // the name(s) it was found under: buildah the one name it resolved ref
 // to, docker and podman every tag of the image.
 func (b Builder) IdentityArgv(ref string) []string {
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		return b.cmd("inspect", "--type", "image", "--format", "{{.FromImageID}} {{.FromImage}}", ref)
 	}
 	return b.cmd("image", "inspect", "--format", `{{.Id}} {{join .RepoTags " "}}`, ref)
@@ -118,7 +119,7 @@ func localLookup(ctx context.Context, b Builder) func(string) bool {
 // builder's storage by name (no base, stand-in, pull or stage): the
 // record then says which image the name meant, and a name given to
 // another image changes the build's key.
-func recordLocalIDs(ctx context.Context, b Builder, froms []ResolvedFrom) error {
+func recordLocalIDs(ctx context.Context, b Builder, froms []imagemeta.ResolvedFrom) error {
 	for i, f := range froms {
 		if f.Image == "" || f.Base != "" || f.StandIn != "" || f.Digest != "" || f.How == "stage" || f.How == "scratch" {
 			continue

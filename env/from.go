@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -75,38 +76,6 @@ func (m BaseMap) keys() []string {
 	return keys
 }
 
-// ResolvedFrom says how one FROM was resolved.
-type ResolvedFrom struct {
-	// Line is the FROM's line in the Dockerfile.
-	Line int `json:"line"`
-	// Written is the image as written; Expanded after ARG substitution.
-	Written  string `json:"written"`
-	Expanded string `json:"expanded"`
-	// Image is what the build uses ("" when unresolved).
-	Image string `json:"image,omitempty"`
-	// How names the rule: "stage", "scratch", "authbench-base",
-	// "family NAME", "image-map NAME", "pull REGISTRY", "default" or
-	// "local".
-	How string `json:"how,omitempty"`
-	// Base is the local base the image is ("authbench-base" or a family
-	// name), "" when it is none: the build makes it on demand.
-	Base string `json:"base,omitempty"`
-	// Digest is a pulled image's manifest digest (Image is then the
-	// exact reference REG/REPO@DIGEST), or the digest of the base a
-	// family was built on.
-	Digest string `json:"digest,omitempty"`
-	// ID is the image ID of an image the build took from the builder's
-	// storage by its exact name ("local", an image map's target): what
-	// the name meant at this build.
-	ID string `json:"id,omitempty"`
-	// StandIn names the stand-in recipe (StandIns) the build makes the
-	// image from when it is missing.
-	StandIn string `json:"stand_in,omitempty"`
-	// Why says, when the image used is not the one written, what stands
-	// in for it ("" when it is the image written, or a stage).
-	Why string `json:"why,omitempty"`
-}
-
 // Substitution is one image a run used in place of the one its task
 // names: a run record lists every one, so that a reader knows which
 // runs did not use the published image.
@@ -121,7 +90,7 @@ type Substitution struct {
 
 // Substitutions lists the FROMs that did not use the image written.
 // Pure.
-func Substitutions(froms []ResolvedFrom) []Substitution {
+func Substitutions(froms []imagemeta.ResolvedFrom) []Substitution {
 	var out []Substitution
 	for _, f := range froms {
 		if f.Why == "" {
@@ -156,7 +125,7 @@ type ImageLookup struct {
 // UnresolvedError lists the FROMs that name no local image.
 type UnresolvedError struct {
 	File  string
-	Froms []ResolvedFrom
+	Froms []imagemeta.ResolvedFrom
 }
 
 func (e *UnresolvedError) Error() string {
@@ -197,7 +166,7 @@ func (e *UnresolvedError) Error() string {
 // (authbench-<family>-plain-base, any tag) as its local base; the
 // offline default (OfflineDefault, then a StandIns recipe); the image
 // map's "*".
-func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, bases Bases, look ImageLookup) ([]byte, []ResolvedFrom, error) {
+func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, bases Bases, look ImageLookup) ([]byte, []imagemeta.ResolvedFrom, error) {
 	froms, err := df.Froms()
 	if err != nil {
 		return nil, nil, err
@@ -211,10 +180,10 @@ func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, 
 	}
 	lines := append([]string(nil), df.Lines...)
 	stages := map[string]bool{}
-	var out []ResolvedFrom
-	var bad []ResolvedFrom
+	var out []imagemeta.ResolvedFrom
+	var bad []imagemeta.ResolvedFrom
 	for _, f := range froms {
-		r := ResolvedFrom{Line: f.Line, Written: f.Image, Expanded: expandVars(f.Image, vars)}
+		r := imagemeta.ResolvedFrom{Line: f.Line, Written: f.Image, Expanded: expandVars(f.Image, vars)}
 		var err error
 		r, err = resolveOne(r, stages, m, bases, look)
 		if err != nil {
@@ -246,7 +215,7 @@ func ResolveFroms(df *tasks.Dockerfile, buildArgs map[string]string, m BaseMap, 
 
 // resolveOne fills in the image, the rule, the local base and what
 // stands in for the image of one FROM (r.Image "": unresolved).
-func resolveOne(r ResolvedFrom, stages map[string]bool, m BaseMap, bases Bases, look ImageLookup) (ResolvedFrom, error) {
+func resolveOne(r imagemeta.ResolvedFrom, stages map[string]bool, m BaseMap, bases Bases, look ImageLookup) (imagemeta.ResolvedFrom, error) {
 	img := r.Expanded
 	var err error
 	switch {

@@ -10,21 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-)
 
-// ImageConfig is the part of an image's config that a run needs.
-type ImageConfig struct {
-	Env        []string `json:"env,omitempty"`
-	WorkingDir string   `json:"working_dir,omitempty"`
-	User       string   `json:"user,omitempty"`
-	Entrypoint []string `json:"entrypoint,omitempty"`
-	Cmd        []string `json:"cmd,omitempty"`
-}
+	"github.com/authbench/authbench/env/imagemeta"
+)
 
 // ParseInspect reads the image config out of `buildah inspect --type
 // image` output (an object with OCIv1.config) or `docker/podman image
 // inspect` output (an array of objects with Config).
-func ParseInspect(kind BuilderKind, data []byte) (ImageConfig, error) {
+func ParseInspect(kind imagemeta.BuilderKind, data []byte) (imagemeta.ImageConfig, error) {
 	type cfg struct {
 		Env        []string
 		WorkingDir string
@@ -33,24 +26,24 @@ func ParseInspect(kind BuilderKind, data []byte) (ImageConfig, error) {
 		Cmd        []string
 	}
 	var c cfg
-	if kind == Buildah {
+	if kind == imagemeta.Buildah {
 		var v struct {
 			OCIv1 struct {
 				Config cfg `json:"config"`
 			} `json:"OCIv1"`
 		}
 		if err := json.Unmarshal(data, &v); err != nil {
-			return ImageConfig{}, fmt.Errorf("parse buildah inspect: %w", err)
+			return imagemeta.ImageConfig{}, fmt.Errorf("parse buildah inspect: %w", err)
 		}
 		c = v.OCIv1.Config
 	} else {
 		var v []struct{ Config cfg }
 		if err := json.Unmarshal(data, &v); err != nil || len(v) == 0 {
-			return ImageConfig{}, fmt.Errorf("parse %s image inspect: %v", kind, err)
+			return imagemeta.ImageConfig{}, fmt.Errorf("parse %s image inspect: %v", kind, err)
 		}
 		c = v[0].Config
 	}
-	return ImageConfig{Env: c.Env, WorkingDir: c.WorkingDir, User: c.User, Entrypoint: c.Entrypoint, Cmd: c.Cmd}, nil
+	return imagemeta.ImageConfig{Env: c.Env, WorkingDir: c.WorkingDir, User: c.User, Entrypoint: c.Entrypoint, Cmd: c.Cmd}, nil
 }
 
 // Exists reports whether ref is in the builder's local storage.
@@ -83,7 +76,7 @@ func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.
 	defer unlock()
 	if !b.Exists(ctx, tag) {
 		noteOldStorage(s, b, log)
-		if b.Kind == Buildah {
+		if b.Kind == imagemeta.Buildah {
 			err = importBuildah(ctx, b, img.Rootfs, tag, log)
 		} else {
 			err = importTar(ctx, b, img.Rootfs, tag, log)
@@ -111,7 +104,7 @@ func ImportBase(ctx context.Context, s Store, b Builder, img *BaseImage, log io.
 // rebuilt: their key changed with the format).
 func noteOldStorage(s Store, b Builder, log io.Writer) {
 	old := s.BuilderRoot(VFS)
-	if log == nil || b.Kind != Buildah || b.driver() == VFS || b.Root == old {
+	if log == nil || b.Kind != imagemeta.Buildah || b.driver() == VFS || b.Root == old {
 		return
 	}
 	if _, err := os.Stat(old); err == nil {
@@ -123,7 +116,7 @@ func noteOldStorage(s Store, b Builder, log io.Writer) {
 // importedBaseKey names a base imported into a builder's store.
 type importedBaseKey struct {
 	dir  string
-	kind BuilderKind
+	kind imagemeta.BuilderKind
 	key  string
 }
 
@@ -242,7 +235,7 @@ func exportImage(ctx context.Context, b Builder, ref, dst string, log io.Writer)
 	}
 	defer c.remove(&err)
 	ctr := c.id
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		mnt, err := c.mount(ctx)
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -67,7 +68,7 @@ func TestBuildTaskRefusesUntranslatableHeredoc(t *testing.T) {
 		t.Fatalf("check: %v", problems)
 	}
 	s := Store{Dir: t.TempDir()}
-	_, _, err := BuildTask(context.Background(), s, task, BuildOptions{Builder: NewBuilder(Buildah, s)})
+	_, _, err := BuildTask(context.Background(), s, task, BuildOptions{Builder: NewBuilder(imagemeta.Buildah, s)})
 	var he *tasks.HeredocError
 	if !errors.As(err, &he) || !strings.Contains(err.Error(), "environment/Dockerfile:3: heredoc the builder cannot run") {
 		t.Fatalf("err = %v, want a *tasks.HeredocError at line 3", err)

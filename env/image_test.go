@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/testenv"
 
 	"github.com/authbench/authbench/tasks"
@@ -38,7 +39,7 @@ func needBase(t testing.TB) (Store, Builder, *BaseImage) {
 	need(t, "debootstrap", haveBin("debootstrap"))
 	need(t, "buildah", haveBin("buildah"))
 	s := testStore(t)
-	b := NewBuilder(Buildah, s)
+	b := NewBuilder(imagemeta.Buildah, s)
 	baseOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
@@ -91,7 +92,7 @@ func TestBuildBaseIsIdempotent(t *testing.T) {
 }
 
 // buildFixture builds a fixture task (cached across runs).
-func buildFixture(t *testing.T, name string, m BaseMap) *TaskImage {
+func buildFixture(t *testing.T, name string, m BaseMap) *imagemeta.TaskImage {
 	t.Helper()
 	s, b, base := needBase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -130,7 +131,7 @@ func runScript(t *testing.T, rootfs string, c RunConfig) (RunResult, string) {
 // agentThenVerify runs script (solve.sh or attack_smoke.sh) as an
 // unprivileged user, then the verifier as root, Harbor-style, in one
 // fresh rootfs of img; it returns whether V_u and V_a (if any) passed.
-func agentThenVerify(t *testing.T, task *tasks.Task, img *TaskImage, script string) (utility, attack bool) {
+func agentThenVerify(t *testing.T, task *tasks.Task, img *imagemeta.TaskImage, script string) (utility, attack bool) {
 	t.Helper()
 	rfs, err := NewRootfs(img.Rootfs, filepath.Join(t.TempDir(), "run"))
 	if err != nil {

@@ -7,7 +7,8 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
-	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/policy"
 )
 
 // Paths inside the container where RuntimeSpec mounts authbench's files.
@@ -18,7 +19,7 @@ const (
 )
 
 // DefaultPath is PATH when the caller's environment has none.
-const DefaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+const DefaultPath = "PATH=" + policy.DefaultPath
 
 // Bind is a host path bind-mounted into the container.
 type Bind struct {
@@ -80,7 +81,7 @@ type RunConfig struct {
 	// CgroupsPath is the runtime's cgroup path, "" for its default.
 	CgroupsPath string
 	// AddCapabilities are given to the container's root process beyond
-	// Docker's default set (sandbox.DockerCapabilities), for a tree
+	// Docker's default set (capability.Docker), for a tree
 	// granted more; sandbox-init narrows the set of the tree it starts.
 	AddCapabilities []string
 }
@@ -122,7 +123,7 @@ func RuntimeSpec(c RunConfig) (*specs.Spec, error) {
 	if rlimits == nil {
 		rlimits = DefaultRlimits
 	}
-	set := sandbox.SortCapabilities(append(clone(sandbox.DockerCapabilities), c.AddCapabilities...))
+	set := capability.Sort(append(clone(capability.Docker), c.AddCapabilities...))
 	caps := &specs.LinuxCapabilities{Bounding: set}
 	if c.UID == 0 {
 		caps.Effective, caps.Permitted = clone(set), clone(set)
@@ -166,7 +167,7 @@ func (c RunConfig) check() error {
 	case c.NetNSPath != "" && (c.AllowInternet || !path.IsAbs(c.NetNSPath)):
 		return fmt.Errorf("network namespace %q: must be absolute, and not with the host's network", c.NetNSPath)
 	}
-	if _, err := sandbox.ParseCapabilities(c.AddCapabilities); err != nil {
+	if _, err := capability.Numbers(c.AddCapabilities); err != nil {
 		return fmt.Errorf("added capabilities: %w", err)
 	}
 	seen := map[string]bool{}

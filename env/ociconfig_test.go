@@ -7,7 +7,7 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
-	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/capability"
 )
 
 func mountDests(s *specs.Spec) []string {
@@ -104,7 +104,7 @@ func TestRuntimeSpec(t *testing.T) {
 			}
 		}},
 		{"root holds Docker's set, plus what a tree is granted beyond it", func(c *RunConfig) { c.AddCapabilities = []string{"CAP_SYS_PTRACE", "CAP_CHOWN"} }, func(t *testing.T, s *specs.Spec) {
-			want := sandbox.SortCapabilities(append(append([]string{}, sandbox.DockerCapabilities...), "CAP_SYS_PTRACE"))
+			want := capability.Sort(append(append([]string{}, capability.Docker...), "CAP_SYS_PTRACE"))
 			c := s.Process.Capabilities
 			if !reflect.DeepEqual(c.Bounding, want) || !reflect.DeepEqual(c.Effective, want) || !reflect.DeepEqual(c.Permitted, want) || len(c.Inheritable)+len(c.Ambient) != 0 {
 				t.Errorf("caps = %+v, want %v in bounding, effective and permitted only", c, want)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/authbench/authbench/env/imagemeta"
 )
 
 // Registry is a registry images may be pulled from: Host is "host[:port]";
@@ -60,7 +62,7 @@ func PullRef(reg Registry, ref string) string {
 // verb) without TLS when plain, asking the registry even when an image of
 // that name is in storage (docker always does).
 func (b Builder) PullArgv(ref string, plain bool) []string {
-	if b.Kind == Docker {
+	if b.Kind == imagemeta.Docker {
 		return b.cmd("pull", "--quiet", ref)
 	}
 	args := []string{"pull", "--quiet", "--policy=always"}
@@ -73,7 +75,7 @@ func (b Builder) PullArgv(ref string, plain bool) []string {
 // DigestArgv prints the manifest digest of the image ref in storage, as
 // the registry it was pulled from serves it.
 func (b Builder) DigestArgv(ref string) []string {
-	if b.Kind == Buildah {
+	if b.Kind == imagemeta.Buildah {
 		return b.cmd("inspect", "--type", "image", "--format", "{{.FromImageDigest}}", ref)
 	}
 	return b.cmd("image", "inspect", "--format", "{{index .RepoDigests 0}}", ref)

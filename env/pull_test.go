@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -76,7 +77,7 @@ func registryTest(t *testing.T, timeout time.Duration) (Registry, Store, Builder
 	s := testStore(t)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
-	return reg, s, NewBuilder(Buildah, s), ctx
+	return reg, s, NewBuilder(imagemeta.Buildah, s), ctx
 }
 
 // pullProbe is the image TestPullFromLoopbackRegistry pulls: a name no
@@ -163,7 +164,7 @@ const movedProbe = "authbench-moved-probe:1"
 func TestPullNoticesAMovedTag(t *testing.T) {
 	reg, s, b, ctx := registryTest(t, 5*time.Minute)
 	repo, tag, _ := strings.Cut(movedProbe, ":")
-	build := func(marker string, regs []Registry, log ...io.Writer) (*TaskImage, error) {
+	build := func(marker string, regs []Registry, log ...io.Writer) (*imagemeta.TaskImage, error) {
 		t.Helper()
 		dir := copyTask(t, "hello-standard")
 		if err := os.WriteFile(filepath.Join(dir, tasks.FileDockerfile), []byte("FROM "+movedProbe+"\n"), 0o644); err != nil {
@@ -348,7 +349,7 @@ func TestUbuntuFamilyPulledFromLoopbackRegistry(t *testing.T) {
 // ends: an image built on what a test pushed to its own registry (a
 // marker naming the registry's random port) has a new key every run and
 // would never be used again (1.2 GB each).
-func forgetImage(t *testing.T, img *TaskImage) {
+func forgetImage(t *testing.T, img *imagemeta.TaskImage) {
 	t.Helper()
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(img.Rootfs)) })
 }

@@ -56,7 +56,7 @@ func NewRootfsLayers(lower string, extra []string, runDir string) (*Rootfs, erro
 		}
 	}
 	opts := OverlayOptions(lower, upper, work, extra...)
-	if err := unix.Mount("overlay", r.Path, "overlay", RootfsMountFlags, opts); err != nil {
+	if err := unix.Mount("overlay", r.Path, "overlay", unix.MS_NOSUID, opts); err != nil {
 		os.RemoveAll(runDir)
 		if errors.Is(err, unix.ENODEV) {
 			return nil, fmt.Errorf("new rootfs: overlayfs is not available on this kernel (modprobe overlay?): %w", err)
@@ -72,13 +72,6 @@ func NewRootfsLayers(lower string, extra []string, runDir string) (*Rootfs, erro
 	r.Setup = time.Since(start)
 	return r, nil
 }
-
-// RootfsMountFlags are the flags of a run's overlay. nosuid: a set-user-ID
-// or set-group-ID file in the rootfs (one the image ships, or one a
-// confined tree made — task containers may chmod u+s) grants nothing, in
-// the container (whose bind mounts of it keep the flag) or to a host
-// process that runs it from the merged directory.
-const RootfsMountFlags = unix.MS_NOSUID
 
 // OverlayOptions is the overlay mount data for the lower directory
 // lower and, above it (topmost first), the layers above.

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // runIn runs args in a fresh overlay of lower under runc and returns the
@@ -187,8 +185,6 @@ func isMounted(t *testing.T, p string) bool {
 	}
 	return false
 }
-
-var _ = unix.MNT_DETACH
 
 func TestRuncAppliesResourceLimits(t *testing.T) {
 	needRunc(t)

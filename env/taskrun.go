@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -14,7 +15,7 @@ import (
 // cgroup controllers (HostControllers, probed once). The caller adds
 // Rootfs, Args, the user, the authbench binary and policy, and TestsDir
 // when running a verifier. Pure but for that probe.
-func TaskRunConfig(t *tasks.Task, img *TaskImage) RunConfig {
+func TaskRunConfig(t *tasks.Task, img *imagemeta.TaskImage) RunConfig {
 	e := t.Config.Environment
 	c := RunConfig{
 		Env:           MergeEnv(img.Config.Env, nil),

@@ -4,11 +4,12 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/tasks"
 )
 
 func TestTaskRunConfig(t *testing.T) {
-	img := &TaskImage{Config: ImageConfig{Env: []string{"PATH=/x", "A=1"}, WorkingDir: "/app"}}
+	img := &imagemeta.TaskImage{Config: imagemeta.ImageConfig{Env: []string{"PATH=/x", "A=1"}, WorkingDir: "/app"}}
 	cases := []struct {
 		name string
 		env  tasks.Environment

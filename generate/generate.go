@@ -9,7 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
@@ -22,14 +23,14 @@ type Options struct {
 	// exploration run (Self, Images, Builder, BaseMap, Runc, Tracer,
 	// MaxOutputBytes, Log, OnIdentity); its policy fields are not used.
 	Run taskrun.Options
-	// Generator is the generator's name (ParseGenerator).
+	// Generator is the generator's name (genname.Parse).
 	Generator string
 	// Timeout is a sandboxed generator's time (0: explore.DefaultTimeout).
 	Timeout time.Duration
 	// Model is an openai generator's endpoint and options (resolved, with
 	// its API key; its Model is set from the generator's name). The
 	// record keeps it redacted.
-	Model *agent.Config
+	Model *modelconfig.Config
 }
 
 // Run carries out one generation in o.Run.Dir and writes generation.json
@@ -66,20 +67,20 @@ func Run(ctx context.Context, o Options) (*runapi.GenerationRecord, error) {
 }
 
 func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
-	g, err := ParseGenerator(o.Generator)
+	g, err := genname.Parse(o.Generator)
 	if err != nil {
 		return runapi.WithKind(runapi.ErrorTask, err)
 	}
 	t := o.Run.Task
 	switch g.Kind {
-	case KindAllowAll:
+	case genname.KindAllowAll:
 		return acceptBuiltin(rec, AllowAll())
-	case KindSpec:
+	case genname.KindSpec:
 		if t.Spec == nil {
 			return fmt.Errorf("generator spec: task %s has no permission spec", t.Name)
 		}
 		return acceptBuiltin(rec, SpecPolicy(t.Spec))
-	case KindHeuristic:
+	case genname.KindHeuristic:
 		img, err := taskrun.BuildImage(ctx, o.Run, o.Run.Dir)
 		if err != nil {
 			return err
@@ -89,7 +90,7 @@ func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 			return err
 		}
 		return acceptBuiltin(rec, HeuristicFor(root, t.Instruction, img.Config.WorkingDir, imagePath(img.Config.Env), answersNetwork(t)))
-	case KindCmd:
+	case genname.KindCmd:
 		timeout := o.Timeout
 		if timeout <= 0 {
 			timeout = explore.DefaultTimeout
@@ -100,7 +101,7 @@ func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 		}
 		judgeExploration(rec, x, timeout.String(), t.Spec)
 		return nil
-	case KindOpenAI:
+	case genname.KindOpenAI:
 		return runModel(ctx, o, g, rec)
 	}
 	return fmt.Errorf("generator %q: not implemented", o.Generator)

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
@@ -50,7 +51,7 @@ func fixture(t *testing.T, name string) *tasks.Task {
 func runOptions(t *testing.T, task *tasks.Task, generator string) Options {
 	images := env.Store{Dir: testenv.ImagesDir()}
 	return Options{Generator: generator, Timeout: 20 * time.Second, Run: taskrun.Options{Task: task, Self: testSelf,
-		Images: images, Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: t.TempDir()}}
+		Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images), Tracer: testTr, Dir: t.TempDir()}}
 }
 
 // TestCmdGeneratorAnswers: a generator's answer on stdout or in the
@@ -97,7 +98,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			if pol := rec.ParsedPolicy(); c.valid && (pol == nil || len(pol.Get(0)) != 1) {
 				t.Errorf("policy %s", rec.Policy)
 			}
-			saved, err := os.ReadFile(filepath.Join(o.Run.Dir, PolicyFile))
+			saved, err := os.ReadFile(filepath.Join(o.Run.Dir, runapi.FileGeneratedPolicy))
 			if err != nil || string(saved) != rec.PolicyRaw {
 				t.Errorf("policy.json %q, raw answer %q (%v)", saved, rec.PolicyRaw, err)
 			}
@@ -112,7 +113,7 @@ func TestCmdGeneratorAnswers(t *testing.T) {
 			if c.name == "stdout" && (!contains(rec.FilesRead, "/app/input.txt") || rec.ToolCalls != 1) {
 				t.Errorf("files read: %v, tool calls %d (want 1: cat)", rec.FilesRead, rec.ToolCalls)
 			}
-			if _, err := os.Stat(filepath.Join(o.Run.Dir, RecordFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(o.Run.Dir, runapi.FileGeneration)); err != nil {
 				t.Error(err)
 			}
 		})

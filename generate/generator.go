@@ -1,65 +1,14 @@
 package generate
 
 import (
-	"fmt"
-	"strings"
-
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 )
 
-// Kinds of generators.
-const (
-	KindCmd       = "cmd"
-	KindOpenAI    = "openai"
-	KindHeuristic = "heuristic"
-	KindSpec      = "spec"
-	KindAllowAll  = "allow-all"
-)
-
-// Generator is a parsed generator name.
-type Generator struct {
-	// Name is the name as given ("heuristic", `cmd:./gen`, "openai:gpt-4o").
-	Name string
-	// Kind is one of the Kind constants.
-	Kind string
-	// Command is a cmd: generator's command line; Model an openai: one's model.
-	Command, Model string
-}
-
-// ParseGenerator parses `cmd:COMMAND`, `openai:MODEL`, `heuristic`,
-// `spec` or `allow-all`.
-func ParseGenerator(s string) (Generator, error) {
-	g := Generator{Name: s}
-	switch {
-	case s == KindHeuristic || s == KindSpec || s == KindAllowAll:
-		g.Kind = s
-	case strings.HasPrefix(s, KindCmd+":"):
-		g.Kind, g.Command = KindCmd, strings.TrimPrefix(s, KindCmd+":")
-		if strings.TrimSpace(g.Command) == "" {
-			return g, fmt.Errorf("generator %q: cmd: needs a command", s)
-		}
-	case strings.HasPrefix(s, KindOpenAI+":"):
-		g.Kind, g.Model = KindOpenAI, strings.TrimPrefix(s, KindOpenAI+":")
-		if strings.TrimSpace(g.Model) == "" {
-			return g, fmt.Errorf("generator %q: openai: needs a model name", s)
-		}
-	default:
-		return g, fmt.Errorf("unknown generator %q (want cmd:\"COMMAND\", openai:MODEL, heuristic, spec or allow-all)", s)
-	}
-	return g, nil
-}
-
-// Sandboxed reports whether the generator runs inside the task's
-// environment (cmd, openai) rather than as a static baseline.
-func (g Generator) Sandboxed() bool { return g.Kind == KindCmd || g.Kind == KindOpenAI }
-
-// AllowAllDocument is the allow-all policy: `/**` on every axis.
-const AllowAllDocument = `{"read": ["/**"], "write": ["/**"], "execute": ["/**"]}`
-
 // AllowAll returns the allow-all policy.
 func AllowAll() *policy.Policy {
-	pol, err := policy.ParsePolicy([]byte(AllowAllDocument), KindAllowAll)
+	pol, err := policy.ParsePolicy([]byte(genname.AllowAllDocument), genname.KindAllowAll)
 	if err != nil {
 		panic(err) // a constant document
 	}
@@ -69,6 +18,6 @@ func AllowAll() *policy.Policy {
 // SpecPolicy is the spec baseline: the spec's required_permissions.
 func SpecPolicy(spec *policy.Spec) *policy.Policy {
 	pol := runapi.SpecPolicy(spec)
-	pol.Source = KindSpec
+	pol.Source = genname.KindSpec
 	return pol
 }

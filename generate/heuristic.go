@@ -8,9 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/taskrun/explore"
 )
 
 // Bounds of the heuristic's reading.
@@ -106,7 +105,7 @@ func HeuristicFor(root *policy.Root, instruction, workdir, path string, network 
 		// No output named: the agent works in its working directory.
 		h.add(policy.Write, wd)
 	}
-	pol := &policy.Policy{Source: KindHeuristic}
+	pol := &policy.Policy{Source: genname.KindHeuristic}
 	for _, a := range policy.Axes {
 		list := make([]string, 0, len(h.sets[a]))
 		for p := range h.sets[a] {
@@ -265,7 +264,7 @@ func (h *heuristic) commandLine(line string) {
 
 // program adds the real path of a program found through the PATH.
 func (h *heuristic) program(name string) {
-	if p := explore.LookPath(h.root, name, h.path); p != "" {
+	if p := h.root.LookPath(name, h.path); p != "" {
 		h.add(policy.Execute, p)
 	}
 }
@@ -318,5 +317,5 @@ func imagePath(envv []string) string {
 			return v
 		}
 	}
-	return strings.TrimPrefix(env.DefaultPath, "PATH=")
+	return policy.DefaultPath
 }

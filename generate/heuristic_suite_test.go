@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/taskrun"
@@ -49,7 +50,7 @@ func TestHeuristicSuiteScores(t *testing.T) {
 			t.Fatalf("task %s: %v", d, err)
 		}
 		img, err := taskrun.BuildImage(context.Background(), taskrun.Options{Task: task, Images: images,
-			Builder: env.NewBuilder(env.Buildah, images)}, t.TempDir())
+			Builder: env.NewBuilder(imagemeta.Buildah, images)}, t.TempDir())
 		if err != nil {
 			t.Fatalf("image of %s: %v", task.Name, err)
 		}

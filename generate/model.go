@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
@@ -37,7 +39,7 @@ nothing more.`
 const modelAgentName = "authbench-generate"
 
 // runModel runs an openai generator and judges its answer.
-func runModel(ctx context.Context, o Options, g Generator, rec *runapi.GenerationRecord) error {
+func runModel(ctx context.Context, o Options, g genname.Generator, rec *runapi.GenerationRecord) error {
 	if o.Model == nil {
 		return fmt.Errorf("generator %s: no model configuration", g.Name)
 	}
@@ -79,7 +81,7 @@ func userPrompt(t *tasks.Task) string {
 
 // judgeModel fills rec from the model's loop: its final answer, and
 // whether it is a valid policy, with the reason when not.
-func judgeModel(rec *runapi.GenerationRecord, x *explore.ModelExploration, cfg agent.Config, timeout time.Duration, spec *policy.Spec) {
+func judgeModel(rec *runapi.GenerationRecord, x *explore.ModelExploration, cfg modelconfig.Config, timeout time.Duration, spec *policy.Spec) {
 	out := x.Outcome
 	rec.TimedOut, rec.DurationS, rec.SetupMS = x.TimedOut, x.DurationS, x.SetupMS
 	rec.Executable, rec.Denials = x.Executable, x.Denials
@@ -95,7 +97,7 @@ func judgeModel(rec *runapi.GenerationRecord, x *explore.ModelExploration, cfg a
 		errText = out.Err.Error()
 	}
 	switch out.Reason {
-	case agent.StopFinished:
+	case modelconfig.StopFinished:
 		pol, err := policy.ParseAnswerFor(out.Final, spec)
 		if err != nil {
 			rec.Reason = "invalid policy: " + err.Error()
@@ -105,16 +107,16 @@ func judgeModel(rec *runapi.GenerationRecord, x *explore.ModelExploration, cfg a
 			rec.Reason = err.Error()
 		}
 		return
-	case agent.StopTurnLimit:
+	case modelconfig.StopTurnLimit:
 		turns := cfg.MaxTurns
 		if turns == 0 {
-			turns = agent.DefaultMaxTurns
+			turns = modelconfig.DefaultMaxTurns
 		}
 		rec.Reason = fmt.Sprintf("no answer within %d turns", turns)
-	case agent.StopTimeout:
+	case modelconfig.StopTimeout:
 		rec.TimedOut = true
 		rec.Reason = "the generator timed out after " + timeout.String()
-	case agent.StopInvalidAnswer:
+	case modelconfig.StopInvalidAnswer:
 		if _, err := policy.ParseAnswerFor(out.Final, spec); err != nil {
 			rec.Reason = "invalid policy after a repair: " + err.Error()
 		} else {

@@ -8,16 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/runapi"
 )
 
 const testKey = "sk-test-generate-secret"
 
-func modelConfig(t *testing.T, srv *agenttest.Server, stream bool, maxTurns int) *agent.Config {
+func modelConfig(t *testing.T, srv *agenttest.Server, stream bool, maxTurns int) *modelconfig.Config {
 	t.Helper()
-	cfg, err := agent.Config{BaseURL: srv.URL, APIKey: testKey, Model: "test-model", MaxTurns: maxTurns, Stream: stream,
-		CallTimeout: agent.Duration(20 * time.Second)}.Resolve(nil)
+	cfg, err := modelconfig.Config{BaseURL: srv.URL, APIKey: testKey, Model: "test-model", MaxTurns: maxTurns, Stream: stream,
+		CallTimeout: modelconfig.Duration(20 * time.Second)}.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestOpenAIGenerator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !rec.Valid || rec.AnswerFrom != FromModel || rec.StopReason != string(agent.StopFinished) {
+			if !rec.Valid || rec.AnswerFrom != FromModel || rec.StopReason != string(modelconfig.StopFinished) {
 				t.Fatalf("valid %v from %s stop %s reason %q", rec.Valid, rec.AnswerFrom, rec.StopReason, rec.Reason)
 			}
 			if rec.ToolCalls != 2 || rec.Turns != 4 || rec.Tokens == nil || rec.Tokens.Total < 440 {
@@ -113,7 +114,7 @@ func TestOpenAIGenerator(t *testing.T) {
 					t.Errorf("request %d: auth %q model %q stream %v", i, req.Authorization, req.Model, req.Stream)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(o.Run.Dir, TrajectoryFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(o.Run.Dir, runapi.FileTrajectory)); err != nil {
 				t.Error(err)
 			}
 			if strings.Contains(string(rec.Model), testKey) || !strings.Contains(string(rec.Model), "test-model") {

@@ -10,17 +10,6 @@ import (
 	"github.com/authbench/authbench/runapi"
 )
 
-// Files of a generation in its directory (besides the exploration's;
-// runapi's artifact tables name them).
-const (
-	// RecordFile is the generation record.
-	RecordFile = runapi.FileGeneration
-	// PolicyFile is the generator's raw answer, valid or not.
-	PolicyFile = runapi.FileGeneratedPolicy
-	// TrajectoryFile is an openai generator's transcript (ATIF).
-	TrajectoryFile = runapi.FileTrajectory
-)
-
 // Answer sources.
 const (
 	FromOutputFile = "output_file"
@@ -35,10 +24,10 @@ func writeRecord(r *runapi.GenerationRecord, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, RecordFile), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runapi.FileGeneration), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write generation record: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, PolicyFile), []byte(r.PolicyRaw), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runapi.FileGeneratedPolicy), []byte(r.PolicyRaw), 0o644); err != nil {
 		return fmt.Errorf("write generated policy: %w", err)
 	}
 	return nil

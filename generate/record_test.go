@@ -58,7 +58,7 @@ func TestUncarriedGenerationRecordsItsKind(t *testing.T) {
 	if err == nil || rec == nil || rec.Valid || rec.ErrorKind != runapi.ErrorTask || !strings.Contains(rec.Error, "unknown generator") {
 		t.Fatalf("record %+v, err %v", rec, err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	data, err := os.ReadFile(filepath.Join(dir, runapi.FileGeneration))
 	if err != nil || !strings.Contains(string(data), `"error_kind": "task"`) {
 		t.Errorf("generation.json %s (%v)", data, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -17,7 +17,7 @@ import (
 // need, as a task run does) or find it built, and returns its root
 // filesystem: the environment the oracle's paths are resolved in and
 // scored over. The root is only read.
-func ImageRoot(ctx context.Context, api runapi.API, t *tasks.Task, baseMap map[string]string) (*policy.Root, *env.TaskImage, error) {
+func ImageRoot(ctx context.Context, api runapi.API, t *tasks.Task, baseMap map[string]string) (*policy.Root, *imagemeta.TaskImage, error) {
 	dir, err := filepath.Abs(t.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -30,7 +30,7 @@ func ImageRoot(ctx context.Context, api runapi.API, t *tasks.Task, baseMap map[s
 	if final.State != runapi.StateSucceeded || res == nil {
 		return nil, nil, fmt.Errorf("image of task %s: build %s: %s", t.Name, final.State, final.Error)
 	}
-	var img env.TaskImage
+	var img imagemeta.TaskImage
 	if err := json.Unmarshal(res.Image, &img); err != nil {
 		return nil, nil, fmt.Errorf("image of task %s: %w", t.Name, err)
 	}

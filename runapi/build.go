@@ -35,7 +35,7 @@ type BuildRequest struct {
 // BuildResult is how an image build went (Run.BuildResult).
 type BuildResult struct {
 	// Image is the image as package env records it (an env.BaseImage
-	// for a base, an env.TaskImage for a task).
+	// for a base, an imagemeta.TaskImage for a task).
 	Image json.RawMessage `json:"image,omitempty"`
 	// Rootfs is the image's root filesystem directory.
 	Rootfs string `json:"rootfs,omitempty"`

@@ -3,49 +3,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/capability"
 )
-
-func TestParseCapabilities(t *testing.T) {
-	for _, c := range []struct {
-		names []string
-		want  []int
-		err   string
-	}{
-		{nil, nil, ""},
-		{[]string{"CAP_FOWNER", "CAP_CHOWN", "CAP_FOWNER"}, []int{0, 3}, ""},
-		{[]string{"CAP_CHECKPOINT_RESTORE"}, []int{40}, ""},
-		{[]string{"CAP_CHOWN", "cap_chown", "CAP_NOPE"}, nil, `unknown capabilities "cap_chown", "CAP_NOPE"`},
-	} {
-		got, err := ParseCapabilities(c.names)
-		if c.err != "" {
-			if err == nil || err.Error() != c.err {
-				t.Errorf("ParseCapabilities(%q): err %v, want %q", c.names, err, c.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("ParseCapabilities(%q) = %v, %v; want %v", c.names, got, err, c.want)
-		}
-	}
-	if len(capabilityNumbers) != lastCap()+1 && lastCap() == 40 {
-		t.Errorf("capabilityNumbers has %d names, the kernel %d capabilities", len(capabilityNumbers), lastCap()+1)
-	}
-}
-
-func TestHeldCapabilities(t *testing.T) {
-	if got := HeldCapabilities(nil); len(got) != 0 {
-		t.Errorf("HeldCapabilities(nil) = %v, want none (uid 0 included)", got)
-	}
-	got := HeldCapabilities([]string{"CAP_CHOWN", "CAP_NOPE"})
-	if !reflect.DeepEqual(got, map[string]bool{"CAP_CHOWN": true}) {
-		t.Errorf("HeldCapabilities = %v", got)
-	}
-}
 
 // capLines returns the Cap* lines of a /proc/self/status.
 func capLines(status string) map[string]string {
@@ -85,7 +49,7 @@ func TestConfinedRootCapabilities(t *testing.T) {
 		for _, grant := range []bool{false, true} {
 			name := fmt.Sprintf("%s granted=%v", c.cap, grant)
 			f := newEscapeFixture(t)
-			filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(nil)})
+			filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: capability.Held(nil)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +60,8 @@ func TestConfinedRootCapabilities(t *testing.T) {
 			var want uint64
 			if grant && c.cap != "" {
 				spec.Capabilities = []string{c.cap}
-				want = 1 << uint(capabilityNumbers[c.cap])
+				nr, _ := capability.Number(c.cap)
+				want = 1 << uint(nr)
 			}
 			ops := []probeOp{op("read", "/proc/self/status"), op("securebits", "")}
 			if c.ops != nil {
@@ -139,7 +104,7 @@ func checkCapSets(t *testing.T, name, status string, want capSets, bnd uint64) {
 // like Docker's USER; neither gets an ambient or inheritable set.
 func TestDockerCapabilitiesSurviveExec(t *testing.T) {
 	requireRoot(t, "sandbox-init grants capabilities")
-	granted, err := ParseCapabilities(DockerCapabilities)
+	granted, err := capability.Numbers(capability.Docker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +118,7 @@ func TestDockerCapabilitiesSurviveExec(t *testing.T) {
 	} {
 		uid, gid := c.uid, c.uid
 		spec := Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "exec /bin/cat /proc/self/status"},
-			UID: &uid, GID: &gid, DropCapabilities: true, NoNewPrivs: true, CloseFDs: true, Capabilities: DockerCapabilities}
+			UID: &uid, GID: &gid, DropCapabilities: true, NoNewPrivs: true, CloseFDs: true, Capabilities: capability.Docker}
 		res := runChild(t, spec, nil)
 		if res.err != nil || res.status != 0 {
 			t.Fatalf("uid %d: %v status %d (%s)", uid, res.err, res.status, res.stderr)
@@ -172,12 +137,12 @@ func TestDACOverrideDoesNotBypassLandlock(t *testing.T) {
 	f := newEscapeFixture(t)
 	withOtherUIDFile("readonly")(t, f, nil, nil)
 	withOtherUIDFile("forbidden")(t, f, nil, nil)
-	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(DockerCapabilities)})
+	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: capability.Held(capability.Docker)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec := escapeSpec(t, f, filter)
-	spec.Capabilities = DockerCapabilities
+	spec.Capabilities = capability.Docker
 	ops := []probeOp{
 		op("read", f.readonly+"/other.txt"),
 		op("read", f.forbidden+"/other.txt"),

@@ -57,7 +57,7 @@
 //     only has to allow what remains.
 //  9. lookup and exec: Spec.Path is absolute, relative with a "/"
 //     (against Dir), or a bare name searched in the PATH of Spec.Env
-//     (DefaultPath if none; empty and relative entries skipped) like
+//     (policy.DefaultPath if none; empty and relative entries skipped) like
 //     execvp: every candidate is execve'd as the final process, missing
 //     ones skipped, EACCES remembered. No check happens before the use,
 //     and none as root.
@@ -82,8 +82,8 @@
 // under Docker; bare-host trees (exec, the daemon) keep the default
 // profile, and policy generation a stricter one.
 //
-// Capabilities are Docker's model (caps.go): DockerCapabilities is its
-// default set, ParseCapabilitySet reads `--caps none|docker|LIST`.
+// Capabilities are Docker's model: package capability holds the names,
+// the default set and `--caps none|docker|LIST`; caps.go applies them.
 // DieWithParentCommand is the init of containers that run no
 // sandbox-init (a task's compose sidecars): it arms the parent-death
 // signal, so they end with the runc that started them, and with

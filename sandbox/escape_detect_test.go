@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // The escape suite traces the techniques that Landlock cannot stop (the
@@ -36,7 +37,7 @@ func requireTracer(t *testing.T) *tracer.Tracer {
 }
 
 // runTraced runs spec like runChild, tracing the command's tree.
-func runTraced(t *testing.T, tr *tracer.Tracer, spec Spec) (childResult, []tracer.Event) {
+func runTraced(t *testing.T, tr *tracer.Tracer, spec Spec) (childResult, []trace.Event) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	c, err := Start(testBinary(t), spec, strings.NewReader(""), &out, &errb)
@@ -49,7 +50,7 @@ func runTraced(t *testing.T, tr *tracer.Tracer, spec Spec) (childResult, []trace
 		c.Wait()
 		t.Fatalf("track: %v", err)
 	}
-	var events []tracer.Event
+	var events []trace.Event
 	done := make(chan struct{})
 	go func() {
 		for batch := range sess.Events() {
@@ -80,7 +81,7 @@ func detectLdsoExec(t *testing.T, f escapeFixture, spec Spec) (bool, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, le := range tracer.FindLoaderExecs(events, root.Realpath) {
+	for _, le := range trace.FindLoaderExecs(events, root.Realpath) {
 		if le.Program == prog && le.Ret >= 0 {
 			return true, fmt.Sprintf("trace: pid %d ran %s through %s (status %d)", le.PID, le.Program, le.Loader, c.status)
 		}
@@ -142,7 +143,7 @@ func detectMmapExec(t *testing.T, f escapeFixture, spec Spec) (bool, string) {
 	_, events := runTraced(t, tr, spec)
 	lib := f.allowed + "/libpreload.so"
 	for _, ev := range events {
-		if ev.Op == tracer.OpMmap && ev.Real == lib && !ev.Failed() {
+		if ev.Op == trace.OpMmap && ev.Real == lib && !ev.Failed() {
 			return true, fmt.Sprintf("trace: pid %d (%s) mapped %s executable (%s)", ev.TGID, ev.Comm, lib, ev.Syscall)
 		}
 	}

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/policy"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/policy"
 )
 
 // Verdicts of the escape suite.
@@ -500,7 +502,7 @@ type escapeRun struct {
 
 func runTechnique(t *testing.T, tc technique, w *escapeWorld, variant func(*Spec)) (escapeRun, escapeFixture, Spec) {
 	f := newEscapeFixture(t)
-	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(nil)})
+	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: capability.Held(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

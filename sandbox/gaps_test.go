@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/capability"
 )
 
 // TestKnownGaps documents what Landlock (ABI ≤ 8) does not restrict, so
@@ -34,7 +36,7 @@ func TestKnownGaps(t *testing.T) {
 			c.Close()
 		}
 	}()
-	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: HeldCapabilities(nil)})
+	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: capability.Held(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

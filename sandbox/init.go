@@ -9,6 +9,8 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/capability"
 )
 
 // ExitInitFailure is sandbox-init's exit status when it fails before exec.
@@ -209,7 +211,7 @@ func checkSpec(spec *Spec) ([]int, *InitError) {
 	if spec.Path == "" {
 		return nil, &InitError{Stage: StageSpec, Msg: "no program to run"}
 	}
-	granted, err := ParseCapabilities(spec.Capabilities)
+	granted, err := capability.Numbers(spec.Capabilities)
 	if err != nil {
 		return nil, initError(StageSpec, "", err)
 	}

@@ -42,7 +42,7 @@ const (
 type Spec struct {
 	// Path is the program to exec: an absolute path, a relative path
 	// containing a "/" (resolved against Dir, as a shell does), or a bare
-	// name searched in the PATH of Env (DefaultPath when Env has none;
+	// name searched in the PATH of Env (policy.DefaultPath when Env has none;
 	// empty and relative PATH entries are skipped). The search is made
 	// like execvp, with the command's final identity and restrictions.
 	Path string `json:"path"`
@@ -81,7 +81,7 @@ type Spec struct {
 	// sets are empty.
 	DropCapabilities bool `json:"drop_capabilities,omitempty"`
 	// Capabilities names the capabilities the tree keeps (for example
-	// "CAP_CHOWN", or DockerCapabilities); an unknown name fails the
+	// "CAP_CHOWN", or capability.Docker); an unknown name fails the
 	// spec. They need DropCapabilities and a caller holding them.
 	Capabilities []string `json:"capabilities,omitempty"`
 	// UID and GID, when set, are the identity to drop to.

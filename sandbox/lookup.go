@@ -6,16 +6,14 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-)
 
-// DefaultPath is the PATH searched for a bare program name when
-// Spec.Env has no PATH.
-const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	"github.com/authbench/authbench/policy"
+)
 
 // programCandidates returns the files to try, in order, for the program
 // name path: path itself when it contains a "/" (absolute, or relative
 // to the working directory, as a shell does), otherwise name joined to
-// each absolute entry of env's PATH (DefaultPath when there is none).
+// each absolute entry of env's PATH (policy.DefaultPath when there is none).
 // Empty and relative PATH entries are skipped: they would name
 // directories that depend on where the command happens to start.
 // search reports whether PATH was searched.
@@ -26,7 +24,7 @@ func programCandidates(path string, env []string) (candidates []string, search b
 	if path == "" {
 		return nil, true
 	}
-	pathVar, found := DefaultPath, false
+	pathVar, found := policy.DefaultPath, false
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok && !found {
 			pathVar, found = v, true

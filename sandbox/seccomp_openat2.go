@@ -16,6 +16,8 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/capability"
 )
 
 // openat2AgentArg follows InitCommand in the agent's argv: the authbench
@@ -247,7 +249,7 @@ func newOpenat2Agent(cfg *agentConfig) (*openat2Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	granted, err := ParseCapabilities(cfg.Capabilities)
+	granted, err := capability.Numbers(cfg.Capabilities)
 	if err != nil {
 		return nil, err
 	}

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/policy"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/capability"
+	"github.com/authbench/authbench/policy"
 )
 
 // withDockerCapabilities is the escape suite's variant of a tree holding
 // Docker's default capability set, as a root task agent does.
-func withDockerCapabilities(s *Spec) { s.Capabilities = DockerCapabilities }
+func withDockerCapabilities(s *Spec) { s.Capabilities = capability.Docker }
 
 func init() {
 	// probeFuncs is built by probe_test.go's init, which runs first (the
@@ -89,7 +91,7 @@ func fileCapsProgram(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) fun
 	if err := os.WriteFile(p, prog, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	nrs, err := ParseCapabilities(DockerCapabilities)
+	nrs, err := capability.Numbers(capability.Docker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +157,7 @@ func TestFileCapsProgramRunsWithoutSandbox(t *testing.T) {
 	var s Spec
 	fileCapsProgram(t, f, nil, &s)
 	s.Path, s.Args = f.allowed+"/suid-id", []string{"cat", "/proc/self/status"}
-	s.Capabilities = DockerCapabilities
+	s.Capabilities = capability.Docker
 	s.DropCapabilities = true
 	res := runChild(t, s, nil)
 	eff, ok := effectiveCaps(res.stdout)
@@ -176,7 +178,7 @@ func TestMknodHolderMakesNoDeviceNodes(t *testing.T) {
 	var spec Spec
 	publishedPlan(t, f, nil, &spec)
 	spec = spec.Confined(spec.Plan, nil)
-	spec.Capabilities = DockerCapabilities
+	spec.Capabilities = capability.Docker
 	ops := []probeOp{op("mknodc", f.allowed+"/null"), op("mknod", f.allowed+"/disk"), {Op: "mkfifo", Path: f.allowed + "/fifo"}}
 	res, cr := probe(t, spec, ops, nil)
 	if len(res) != len(ops) {
@@ -190,7 +192,7 @@ func TestMknodHolderMakesNoDeviceNodes(t *testing.T) {
 	if res[2].Errno != 0 {
 		t.Errorf("mkfifo: errno %d, want success", res[2].Errno)
 	}
-	granted, err := ParseCapabilities(DockerCapabilities)
+	granted, err := capability.Numbers(capability.Docker)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // runAgent runs the agent as its container's init through sandbox-init
@@ -113,14 +113,14 @@ type agentTrace struct {
 // startAgentTraceTo waits until the container's init (pid) is
 // sandbox-init at its gate and follows it from its exec of the agent on
 // into the run's file named file; also (nil: nothing) sees each event.
-func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*agentTrace, error) {
+func (r *runner) startAgentTraceTo(ctx context.Context, pid int, file string, also func(*trace.Event)) (*agentTrace, error) {
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return nil, err
 	}
 	tr := &agentTrace{sensitive: newSensitiveMatcher(r.Options.Task.Spec, root), volumes: r.volumeWrites}
 	left := r.left
-	observe := func(ev *tracer.Event) {
+	observe := func(ev *trace.Event) {
 		if left != nil && r.agentDone.Load() {
 			left.observe(ev)
 		}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -66,7 +66,7 @@ func TestEscapeDaemonForkBombAndMemoryHogAreBounded(t *testing.T) {
 		go func() {
 			images := testImages()
 			res, err := Run(ctx, Options{Task: unboundedTask(t), Source: runapi.SourceUnconstrained, Agent: agent, Self: testSelf,
-				Images: images, Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: dir})
+				Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images), Tracer: testTr, Dir: dir})
 			ch <- result{res, dir, err}
 		}()
 		return dir, ch
@@ -76,7 +76,7 @@ func TestEscapeDaemonForkBombAndMemoryHogAreBounded(t *testing.T) {
 	// Wait until the bomb holds every process its bound allows.
 	var report string
 	for report == "" {
-		data, _ := os.ReadFile(filepath.Join(bombDir, runbox.AgentStdoutFile))
+		data, _ := os.ReadFile(filepath.Join(bombDir, runapi.FileAgentStdout))
 		if m := regexp.MustCompile(`forked=\d+ err=.*`).Find(data); m != nil {
 			report = string(m)
 			break
@@ -105,7 +105,7 @@ func TestEscapeDaemonForkBombAndMemoryHogAreBounded(t *testing.T) {
 	if hog.err != nil || hog.res.ExitCode != 137 {
 		t.Errorf("memory hog: exit %d, err %v; want killed (137) at %d MiB", hog.res.ExitCode, hog.err, env.DefaultBounds.MemoryMB)
 	}
-	if out, _ := os.ReadFile(filepath.Join(hog.dir, runbox.AgentStdoutFile)); strings.Contains(string(out), "allocated") {
+	if out, _ := os.ReadFile(filepath.Join(hog.dir, runapi.FileAgentStdout)); strings.Contains(string(out), "allocated") {
 		t.Errorf("memory hog got its 3 GiB: %s", out)
 	}
 	bomb := <-bombDone

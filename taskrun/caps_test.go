@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -43,7 +43,7 @@ func TestRootTaskHasDockerCapabilities(t *testing.T) {
 			}
 			wantCaps := c.caps
 			if wantCaps == nil {
-				wantCaps = sandbox.DockerCapabilities
+				wantCaps = capability.Docker
 			}
 			if !slices.Equal(res.AgentCapabilities, wantCaps) {
 				t.Errorf("agent_capabilities %v, want %v", res.AgentCapabilities, wantCaps)

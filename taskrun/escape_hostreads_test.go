@@ -30,7 +30,7 @@ func finishHarness(t *testing.T, harness string, plant func(upper string)) (stri
 	r := &runner{Box: &runbox.Box{Options: Options{Dir: dir}, Log: zap.NewNop(), Rootfs: rootfs}, res: &runapi.TaskResult{}}
 	in := &installedRun{h: installed.Harnesses[harness], run: installed.Run{Endpoint: installed.Endpoint{Model: "m"}, Workdir: "/app"}}
 	safefiletest.Within(t, 10*time.Second, func() { in.finish(r) })
-	for _, f := range []string{HarnessTranscriptFile, runapi.FileTrajectory} {
+	for _, f := range []string{runapi.FileHarnessTranscript, runapi.FileTrajectory} {
 		data, _ := os.ReadFile(filepath.Join(dir, f))
 		safefiletest.NoSecret(t, f, string(data))
 	}
@@ -66,7 +66,7 @@ func TestEscapeDaemonHarnessTranscriptStaysInTheUpperLayer(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if data, err := os.ReadFile(filepath.Join(dir, HarnessTranscriptFile)); err != nil || !strings.Contains(string(data), "own") || res.HarnessError != "" {
+	if data, err := os.ReadFile(filepath.Join(dir, runapi.FileHarnessTranscript)); err != nil || !strings.Contains(string(data), "own") || res.HarnessError != "" {
 		t.Errorf("the harness's own session: %q, %v, harness error %q", data, err, res.HarnessError)
 	}
 }

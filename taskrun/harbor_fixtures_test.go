@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -30,7 +31,7 @@ func runWith(t testing.TB, o Options) (*runapi.TaskResult, error) {
 	images := testImages()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	o.Self, o.Images, o.Builder, o.Tracer = testSelf, images, env.NewBuilder(env.Buildah, images), testTr
+	o.Self, o.Images, o.Builder, o.Tracer = testSelf, images, env.NewBuilder(imagemeta.Buildah, images), testTr
 	return Run(ctx, o)
 }
 

@@ -1,7 +1,7 @@
 package taskrun
 
 import (
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
@@ -14,6 +14,6 @@ type UnknownUserError = runbox.UnknownUserError
 // ResolveAgent resolves the task's agent user through the rootfs's
 // /etc/passwd and /etc/group, read with rootfs as the root (a symlink
 // cannot lead outside it).
-func ResolveAgent(t *tasks.Task, img *env.TaskImage, rootfs string) (runapi.Identity, error) {
+func ResolveAgent(t *tasks.Task, img *imagemeta.TaskImage, rootfs string) (runapi.Identity, error) {
 	return runbox.ResolveAgent(t, img, rootfs)
 }

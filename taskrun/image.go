@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 )
@@ -14,7 +15,7 @@ import (
 // BuildImage makes sure the task's image (and the local base) exist, as
 // a run does, and returns it; only Task, Images, Builder, BaseMap and
 // Log of o are used. The build log is written to logDir/build.log.
-func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, error) {
+func BuildImage(ctx context.Context, o Options, logDir string) (*imagemeta.TaskImage, error) {
 	if err := os.MkdirAll(logDir, 0o750); err != nil {
 		return nil, err
 	}
@@ -28,7 +29,7 @@ func BuildImage(ctx context.Context, o Options, logDir string) (*env.TaskImage, 
 
 // noteSubstitutions records the substitutions of an image built for
 // service ("" the agent's).
-func (r *runner) noteSubstitutions(service string, img *env.TaskImage) {
+func (r *runner) noteSubstitutions(service string, img *imagemeta.TaskImage) {
 	for _, s := range env.Substitutions(img.Froms) {
 		r.res.ImageSubstitutions = append(r.res.ImageSubstitutions, runapi.ImageSubstitution{Service: service, Ref: s.Ref, Used: s.Used, Why: s.Why})
 	}

@@ -19,14 +19,6 @@ import (
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/taskrun/internal/runbox"
-)
-
-// Files of an installed agent's run.
-const (
-	// HarnessTranscriptFile is the harness's own transcript: its session
-	// events as it recorded them, one JSON object a line.
-	HarnessTranscriptFile = runapi.FileHarnessTranscript
 )
 
 // installedRun is an installed agent's part of a run: its harness (at
@@ -58,7 +50,7 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	if cache == "" {
 		cache = installed.DefaultCacheDir
 	}
-	log, err := r.CappedLog(runbox.BuildLogFile, "build log", r.LogLimit(), os.O_APPEND)
+	log, err := r.CappedLog(runapi.FileBuildLog, "build log", r.LogLimit(), os.O_APPEND)
 	if err != nil {
 		return nil, runapi.WithKind(runapi.ErrorBuild, err)
 	}
@@ -201,7 +193,7 @@ func (in *installedRun) finish(r *runner) {
 			raw = append(raw, e)
 		}
 	}
-	if err := writeJSONLines(filepath.Join(r.Options.Dir, HarnessTranscriptFile), raw); err != nil {
+	if err := writeJSONLines(filepath.Join(r.Options.Dir, runapi.FileHarnessTranscript), raw); err != nil {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
 	tr := installed.ToTrajectory(in.h, in.run.Model, events)

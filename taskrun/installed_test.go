@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/agent"
+	"go.uber.org/zap/zaptest"
+
 	"github.com/authbench/authbench/agent/agenttest"
 	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
-	"go.uber.org/zap/zaptest"
 )
 
 // harnessCache keeps the harness layers and npm's downloads between test
@@ -44,7 +45,7 @@ console.log("key-in-processes=" + procs + " key-in-files=" + files + " scanned="
 // under the spec.
 func runInstalled(t *testing.T, name string, srv *agenttest.Server, dir string) *runapi.TaskResult {
 	t.Helper()
-	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
+	cfg := modelconfig.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
 	task := fixture(t, "secret-sensitive")
 	// OpenClaw prepares for tens of seconds (its tool catalog, its
 	// databases) before its first model call: on a loaded 2-core machine
@@ -215,7 +216,7 @@ func TestInstalledAgentBadInput(t *testing.T) {
 		return agenttest.Reply{Content: "done"}
 	})
 	dir := t.TempDir()
-	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
+	cfg := modelconfig.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
 	start := time.Now()
 	res, err := runWith(t, Options{Task: fixture(t, "secret-sensitive"), Source: runapi.SourceUnconstrained, Agent: "installed:pi:test-model",
 		Model: &cfg, Dir: dir, HarnessCache: harnessCache, Log: zaptest.NewLogger(t)})
@@ -280,7 +281,7 @@ func TestInstalledOpenClawSolvesASuiteTaskInItsWorkdir(t *testing.T) {
 	// is killed by the task's 1 GiB memory bound (exit 137).
 	task.Config.Environment.MemoryMB = 4096
 	dir := t.TempDir()
-	cfg := agent.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
+	cfg := modelconfig.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
 	res, err := runWith(t, Options{Task: task, Source: runapi.SourceSpec, Agent: "installed:openclaw:test-model",
 		Model: &cfg, Dir: dir, HarnessCache: harnessCache, Log: zaptest.NewLogger(t)})
 	if err != nil {

@@ -7,9 +7,10 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestIOUringOpenIsNeverInvisible: an agent that opens a file with
@@ -36,7 +37,7 @@ func TestIOUringOpenIsNeverInvisible(t *testing.T) {
 		t.Run(tc.source, func(t *testing.T) {
 			dir := t.TempDir()
 			res, err := Run(t.Context(), Options{Task: task, Source: tc.source, Agent: runapi.AgentOracle, Self: testSelf,
-				Images: testImages(), Builder: env.NewBuilder(env.Buildah, testImages()), Tracer: testTr, Dir: dir})
+				Images: testImages(), Builder: env.NewBuilder(imagemeta.Buildah, testImages()), Tracer: testTr, Dir: dir})
 			if err != nil || res.Error != "" || !res.Utility {
 				t.Fatalf("run: %v; result %+v", err, res)
 			}
@@ -46,9 +47,9 @@ func TestIOUringOpenIsNeverInvisible(t *testing.T) {
 			var uring, plain, setupOK, setupFailed bool
 			for _, ev := range readEvents(t, filepath.Join(dir, runapi.FileEvents)) {
 				switch {
-				case ev.Op == tracer.OpURingSetup:
+				case ev.Op == trace.OpURingSetup:
 					setupOK, setupFailed = setupOK || !ev.Failed(), setupFailed || ev.Failed()
-				case ev.Op == tracer.OpOpen && ev.Path == note && !ev.Failed():
+				case ev.Op == trace.OpOpen && ev.Path == note && !ev.Failed():
 					if ev.URing {
 						uring = true
 					} else {
@@ -65,15 +66,15 @@ func TestIOUringOpenIsNeverInvisible(t *testing.T) {
 }
 
 // readEvents reads an events.jsonl file (audit.ReadLog).
-func readEvents(t *testing.T, path string) []tracer.Event {
+func readEvents(t *testing.T, path string) []trace.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []tracer.Event
-	if _, err := audit.ReadLog(f, func(ev *tracer.Event) error {
+	var out []trace.Event
+	if _, err := audit.ReadLog(f, func(ev *trace.Event) error {
 		out = append(out, *ev)
 		return nil
 	}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/permreq"
 )
 
@@ -22,7 +23,7 @@ const maxJudgeInstruction = 4 << 10
 // is refused before (permreq's guard); no judgeVerdict in time refuses.
 type judgeDecider struct {
 	model       string
-	cfg         agent.Config
+	cfg         modelconfig.Config
 	log         *zap.Logger
 	instruction string
 }
@@ -51,7 +52,7 @@ func (j judgeDecider) Decide(ctx context.Context, req permreq.Request, g *permre
 	loop := agent.Loop{Config: j.cfg, AgentName: "authbench-judge", AgentVersion: AgentVersion, Log: j.log,
 		Final: func(content string) error { _, err := parseVerdict(content); return err }}
 	out := loop.Run(ctx, judgeSystem, judgeUser(j.instruction, req, g))
-	if out.Reason != agent.StopFinished {
+	if out.Reason != modelconfig.StopFinished {
 		return permreq.Decision{Why: fmt.Sprintf("refused: the judge model gave no judgeVerdict (%s)", out.Reason)}
 	}
 	v, _ := parseVerdict(out.Final)

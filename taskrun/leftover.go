@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // leftovers are what the processes the agent left running (a server it
@@ -40,7 +40,7 @@ func newLeftovers() *leftovers {
 }
 
 // observe notes one event of the agent's tree after its command ended.
-func (l *leftovers) observe(ev *tracer.Event) {
+func (l *leftovers) observe(ev *trace.Event) {
 	if ev.Failed() || ev.TS < l.since {
 		return
 	}
@@ -51,14 +51,14 @@ func (l *leftovers) observe(ev *tracer.Event) {
 		return
 	}
 	switch {
-	case ev.Op == tracer.OpOpen && ev.Axis == tracer.AxisWrite && ev.Ino != 0:
+	case ev.Op == trace.OpOpen && ev.Axis == trace.AxisWrite && ev.Ino != 0:
 		id := fileID{ev.Dev, ev.Ino}
 		if _, ok := l.writes[id]; !ok {
 			l.writes[id] = leftoverWrite{ts: ev.TS, path: ev.Real}
 		}
-	case ev.Op == tracer.OpSymlink || ev.Op == tracer.OpRename || ev.Op == tracer.OpLink:
+	case ev.Op == trace.OpSymlink || ev.Op == trace.OpRename || ev.Op == trace.OpLink:
 		name := ev.Path
-		if ev.Op != tracer.OpSymlink {
+		if ev.Op != trace.OpSymlink {
 			name = ev.Path2
 		}
 		if _, ok := l.links[name]; !ok {
@@ -76,7 +76,7 @@ type consumption struct {
 // noteConsumption remembers the verifier's use of the file id reached as
 // p (by the event's identity), for judging it against the leftovers'
 // writes at the end.
-func (j *tamperJudge) noteConsumption(verifier, op, p string, ev *tracer.Event) {
+func (j *tamperJudge) noteConsumption(verifier, op, p string, ev *trace.Event) {
 	if j.left == nil || ev.Ino == 0 {
 		return
 	}
@@ -133,7 +133,7 @@ type nameUse struct {
 
 // noteName remembers a verifier's use of a name (only while leftovers
 // made links or moved files: the check is then against their names).
-func (j *tamperJudge) noteName(verifier, op, given string, ev *tracer.Event) {
+func (j *tamperJudge) noteName(verifier, op, given string, ev *trace.Event) {
 	if j.left == nil || given == "" {
 		return
 	}
@@ -154,7 +154,7 @@ const maxVerifierWrites = 8
 // identity in the events) for writing: content it wrote after a
 // leftover's is the verifier's own (an inode number is reused at once
 // for a file it made anew).
-func (j *tamperJudge) noteVerifierWrite(ev *tracer.Event) {
+func (j *tamperJudge) noteVerifierWrite(ev *trace.Event) {
 	if j.left == nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
@@ -40,7 +41,7 @@ func TestVerifierAndBuildLogsAreCapped(t *testing.T) {
 	const limit = 16
 	res, err := Run(ctx, Options{
 		Task: task, Source: runapi.SourceUnconstrained, Agent: runapi.AgentOracle, Self: testSelf, Images: images,
-		Builder: env.NewBuilder(env.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
+		Builder: env.NewBuilder(imagemeta.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
 		Dir: dir, MaxOutputBytes: limit,
 	})
 	if err != nil {

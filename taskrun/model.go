@@ -8,12 +8,13 @@ import (
 	"strconv"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // agentOpenAI names a model agent: openai:MODEL.
@@ -25,7 +26,7 @@ const StopToolboxDied = session.StopToolboxDied
 
 // checkModelAgent checks an openai:MODEL agent name.
 func checkModelAgent(name string) error {
-	_, ok, err := agent.ParseModelName(name)
+	_, ok, err := modelconfig.ParseModelName(name)
 	if err == nil && !ok {
 		err = fmt.Errorf("not an openai:MODEL name")
 	}
@@ -55,7 +56,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 		requests = r.requests.session
 		defer r.noteRequests()
 	}
-	trace := func(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*runbox.AgentTrace, error) {
+	trace := func(ctx context.Context, pid int, file string, also func(*trace.Event)) (*runbox.AgentTrace, error) {
 		if r.requests != nil {
 			also = r.requests.watch(also)
 		}
@@ -79,7 +80,7 @@ func (r *runner) runModelAgent(ctx context.Context) error {
 	r.res.AgentTurns = out.Turns
 	r.res.AgentTokens = &runapi.TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	r.res.AgentStopReason = string(out.Reason)
-	if out.Reason == agent.StopTimeout {
+	if out.Reason == modelconfig.StopTimeout {
 		r.res.TimedOut = true // the loop's time ended first, the toolbox then exited
 	}
 	if out.Err != nil {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
 )
 
@@ -32,11 +32,11 @@ func BenchmarkModelAgentToolCall(b *testing.B) {
 			return calls(toolCall(fmt.Sprint("r", i), "read_file", map[string]any{"path": "/app/input.txt"}))
 		}
 	})
-	cfg := agent.Config{BaseURL: srv.URL, Model: "bench", MaxTurns: n + 1}
+	cfg := modelconfig.Config{BaseURL: srv.URL, Model: "bench", MaxTurns: n + 1}
 	b.ResetTimer()
 	res, err := runWith(b, Options{Task: task, Source: runapi.SourceSpec, Agent: "openai:bench", Model: &cfg, Dir: b.TempDir()})
 	b.StopTimer()
-	if err != nil || res.AgentStopReason != string(agent.StopFinished) {
+	if err != nil || res.AgentStopReason != string(modelconfig.StopFinished) {
 		b.Fatalf("run: %v (stop %q: %s)", err, res.AgentStopReason, res.AgentError)
 	}
 	reqs := srv.Requests()

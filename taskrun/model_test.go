@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/agent"
+	"go.uber.org/zap/zaptest"
+
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
-	"go.uber.org/zap/zaptest"
 )
 
 // testAPIKey is the key the model agent tests send; no file of a run may
@@ -43,7 +44,7 @@ func finish(summary string) agenttest.Reply {
 }
 
 // runModel runs task with an openai:test-model agent against srv.
-func runModel(t *testing.T, task *tasks.Task, source string, srv *agenttest.Server, cfg agent.Config, dir string) *runapi.TaskResult {
+func runModel(t *testing.T, task *tasks.Task, source string, srv *agenttest.Server, cfg modelconfig.Config, dir string) *runapi.TaskResult {
 	t.Helper()
 	cfg.BaseURL, cfg.APIKey = srv.URL, testAPIKey
 	cfg.Model = "test-model"
@@ -99,11 +100,11 @@ func TestModelAgentSolvesTheTaskUnderTheSpec(t *testing.T) {
 		finish("wrote the total to /app/total.txt"),
 	)
 	dir := t.TempDir()
-	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{}, dir)
+	res := runModel(t, task, runapi.SourceSpec, srv, modelconfig.Config{}, dir)
 	if !res.Utility || res.Attack == nil || *res.Attack {
 		t.Errorf("utility %v attack %v, denials %+v", res.Utility, res.Attack, res.Denials)
 	}
-	if res.AgentStopReason != string(agent.StopFinished) || res.AgentTurns != 4 || res.AgentTokens == nil || res.AgentTokens.Total != 440 {
+	if res.AgentStopReason != string(modelconfig.StopFinished) || res.AgentTurns != 4 || res.AgentTokens == nil || res.AgentTokens.Total != 440 {
 		t.Errorf("stop %q turns %d tokens %+v", res.AgentStopReason, res.AgentTurns, res.AgentTokens)
 	}
 	if res.Model == nil || res.Model.Model != "test-model" || res.Model.APIKey != "" {
@@ -158,11 +159,11 @@ func TestModelAgentDeniedSensitiveReadAndBadModelReplies(t *testing.T) {
 		finish("the key is not readable"),
 	)
 	dir := t.TempDir()
-	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{Stream: true, MaxRetries: 2}, dir)
+	res := runModel(t, task, runapi.SourceSpec, srv, modelconfig.Config{Stream: true, MaxRetries: 2}, dir)
 	if res.Attack == nil || *res.Attack || len(res.TracedSensitive) != 0 {
 		t.Errorf("attack %v, traced sensitive %+v", res.Attack, res.TracedSensitive)
 	}
-	if res.AgentStopReason != string(agent.StopFinished) || res.AgentTurns != 5 {
+	if res.AgentStopReason != string(modelconfig.StopFinished) || res.AgentTurns != 5 {
 		t.Errorf("stop %q turns %d (%s)", res.AgentStopReason, res.AgentTurns, res.AgentError)
 	}
 	denied := 0
@@ -246,8 +247,8 @@ func TestModelAgentTurnLimit(t *testing.T) {
 	srv := agenttest.NewFunc(t, func(n int, _ agenttest.Request) agenttest.Reply {
 		return calls(shellCall(fmt.Sprintf("c%d", n), "true"))
 	})
-	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{MaxTurns: 3}, t.TempDir())
-	if res.AgentStopReason != string(agent.StopTurnLimit) || res.AgentTurns != 3 || len(srv.Requests()) != 3 || res.Utility {
+	res := runModel(t, task, runapi.SourceSpec, srv, modelconfig.Config{MaxTurns: 3}, t.TempDir())
+	if res.AgentStopReason != string(modelconfig.StopTurnLimit) || res.AgentTurns != 3 || len(srv.Requests()) != 3 || res.Utility {
 		t.Errorf("stop %q turns %d requests %d utility %v", res.AgentStopReason, res.AgentTurns, len(srv.Requests()), res.Utility)
 	}
 }
@@ -302,8 +303,8 @@ func TestModelAgentKilledAtTheTaskTimeout(t *testing.T) {
 		t.Errorf("request %d after the timeout", n)
 		return agenttest.Reply{Status: 500}
 	})
-	res := runModel(t, task, runapi.SourceUnconstrained, srv, agent.Config{}, dir)
-	if res.AgentStopReason != string(agent.StopTimeout) || !res.TimedOut {
+	res := runModel(t, task, runapi.SourceUnconstrained, srv, modelconfig.Config{}, dir)
+	if res.AgentStopReason != string(modelconfig.StopTimeout) || !res.TimedOut {
 		t.Errorf("stop %q timed out %v", res.AgentStopReason, res.TimedOut)
 	}
 	if len(seen) < 2 {
@@ -352,7 +353,7 @@ func TestModelAgentToolboxDies(t *testing.T) {
 		t.Errorf("request %d after the second death", n)
 		return agenttest.Reply{Status: 500}
 	})
-	res := runModel(t, task, runapi.SourceSpec, srv, agent.Config{}, dir)
+	res := runModel(t, task, runapi.SourceSpec, srv, modelconfig.Config{}, dir)
 	if res.AgentStopReason != string(StopToolboxDied) || !strings.Contains(res.AgentError, "died again") {
 		t.Errorf("stop %q error %q", res.AgentStopReason, res.AgentError)
 	}

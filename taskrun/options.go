@@ -2,11 +2,12 @@ package taskrun
 
 import (
 	"fmt"
-	"github.com/authbench/authbench/agent/installed"
 	"strings"
 
+	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/capability"
+
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tasks"
@@ -55,11 +56,11 @@ func AgentCapabilities(o Options) ([]string, error) {
 	}
 	out := make([]string, 0, len(o.Capabilities))
 	for _, n := range o.Capabilities {
-		c, ok := sandbox.CanonicalCapability(n)
+		c, ok := capability.Canonical(n)
 		if !ok {
 			return nil, fmt.Errorf("agent capabilities: unknown capability %q", n)
 		}
 		out = append(out, c)
 	}
-	return sandbox.SortCapabilities(out), nil
+	return capability.Sort(out), nil
 }

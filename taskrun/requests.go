@@ -10,7 +10,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/session"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // checkRequests checks --requests before anything is built: a known
@@ -71,7 +71,7 @@ type requestRun struct {
 // grantWatch is a grant whose use the trace is watched for.
 type grantWatch struct {
 	record int
-	axis   tracer.Axis
+	axis   trace.Axis
 	path   policy.Pattern
 	after  int64
 	used   bool
@@ -85,11 +85,11 @@ func (q *requestRun) granted(i int, rec runapi.PermissionRequest) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.grants = append(q.grants, grantWatch{record: i, axis: tracer.Axis(req.Axis.String()), path: req.Path, after: time.Now().UnixNano()})
+	q.grants = append(q.grants, grantWatch{record: i, axis: trace.Axis(req.Axis.String()), path: req.Path, after: time.Now().UnixNano()})
 }
 
 // observe marks the grants that a successful traced access uses.
-func (q *requestRun) observe(ev *tracer.Event) {
+func (q *requestRun) observe(ev *trace.Event) {
 	if ev.Failed() {
 		return
 	}
@@ -121,8 +121,8 @@ func (r *runner) noteRequests() {
 }
 
 // watch adds the grants' use to what a trace observes.
-func (q *requestRun) watch(also func(*tracer.Event)) func(*tracer.Event) {
-	return func(ev *tracer.Event) {
+func (q *requestRun) watch(also func(*trace.Event)) func(*trace.Event) {
+	return func(ev *trace.Event) {
 		if also != nil {
 			also(ev)
 		}

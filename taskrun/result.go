@@ -11,7 +11,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // writeResult saves the result as dir/result.json.
@@ -98,8 +98,8 @@ func (m *sensitiveMatcher) remember(a policy.Axis, id fileID, pattern string) {
 // observe records a successful operation whose file is sensitive on the
 // operation's axis; an O_PATH open is none (Event.PathOnly: the openat2
 // agent opens every rule's path so while it builds the tree's ruleset).
-func (m *sensitiveMatcher) observe(ev *tracer.Event) {
-	if m.patterns == nil || ev.Failed() || ev.Axis == tracer.AxisNone || ev.Op == tracer.OpFork || ev.Op == tracer.OpExit || ev.PathOnly() {
+func (m *sensitiveMatcher) observe(ev *trace.Event) {
+	if m.patterns == nil || ev.Failed() || ev.Axis == trace.AxisNone || ev.Op == trace.OpFork || ev.Op == trace.OpExit || ev.PathOnly() {
 		return
 	}
 	a, err := policy.ParseAxis(string(ev.Axis))
@@ -142,8 +142,8 @@ func (m *sensitiveMatcher) observe(ev *tracer.Event) {
 // file (target): the name as given resolved in the tree now (a #! script
 // when the tracer names the interpreter) and the script's interpreter.
 // Executing a script runs both it and its interpreter.
-func (m *sensitiveMatcher) alsoExecuted(ev *tracer.Event, target string) []string {
-	if ev.Op != tracer.OpExec {
+func (m *sensitiveMatcher) alsoExecuted(ev *trace.Event, target string) []string {
+	if ev.Op != trace.OpExec {
 		return nil
 	}
 	var out []string
@@ -161,7 +161,7 @@ func (m *sensitiveMatcher) alsoExecuted(ev *tracer.Event, target string) []strin
 	return out
 }
 
-func (m *sensitiveMatcher) add(ev *tracer.Event, target, pattern string) {
+func (m *sensitiveMatcher) add(ev *trace.Event, target, pattern string) {
 	sa := runapi.SensitiveAccess{Op: string(ev.Op), Axis: string(ev.Axis), Path: target, Pattern: pattern}
 	if ev.Path != target {
 		sa.Via = ev.Path

@@ -10,7 +10,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestSensitiveThroughAliases: a sensitive file reached through a
@@ -52,26 +52,26 @@ func TestSensitiveThroughAliases(t *testing.T) {
 	m := newSensitiveMatcher(&policy.Spec{Sensitive: &sens}, root)
 
 	dev, ino := uint64(st.Dev), uint64(st.Ino)
-	read := func(path, given, real string, ino uint64) *tracer.Event {
-		return &tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: path, Given: given, Real: real, Dev: dev, Ino: ino}
+	read := func(path, given, real string, ino uint64) *trace.Event {
+		return &trace.Event{Op: trace.OpOpen, Axis: trace.AxisRead, Path: path, Given: given, Real: real, Dev: dev, Ino: ino}
 	}
 	for _, c := range []struct {
 		kind string
-		ev   *tracer.Event
+		ev   *trace.Event
 		want bool
 	}{
 		// First, before an access of the same file is counted (found
 		// is deduplicated).
-		{"O_PATH open", &tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: "/secret/key", Real: "/secret/key",
+		{"O_PATH open", &trace.Event{Op: trace.OpOpen, Axis: trace.AxisRead, Path: "/secret/key", Real: "/secret/key",
 			Flags: unix.O_PATH | unix.O_CLOEXEC, Dev: dev, Ino: ino}, false},
 		{"symlink", read("/work/l/key", "", "/secret/key", ino), true},
 		{"hard link", read("/work/hl", "", "/work/hl", ino), true},
 		{"/proc/self/root", read("/proc/self/root/secret/key", "", "/secret/key", ino), true},
 		{".. after a symlink", read("/work/secret/key", "/work/l/../secret/key", "/secret/key", ino), true},
 		{"renamed directory", read("/tmp/moved/key", "", "/tmp/moved/key", ino), true},
-		{"write through a symlink, no descriptor", &tracer.Event{Op: tracer.OpTruncate, Axis: tracer.AxisWrite, Path: "/work/l/key"}, true},
+		{"write through a symlink, no descriptor", &trace.Event{Op: trace.OpTruncate, Axis: trace.AxisWrite, Path: "/work/l/key"}, true},
 		{"another file", read("/work/plain", "", "/work/plain", ino+1), false},
-		{"refused", &tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: "/work/l/key", Ret: -13}, false},
+		{"refused", &trace.Event{Op: trace.OpOpen, Axis: trace.AxisRead, Path: "/work/l/key", Ret: -13}, false},
 	} {
 		before := len(m.found)
 		m.observe(c.ev)
@@ -115,7 +115,7 @@ func TestSensitiveGlobIndexed(t *testing.T) {
 	var sens policy.Permissions
 	sens[policy.Read] = []policy.Pattern{pat}
 	m := newSensitiveMatcher(&policy.Spec{Sensitive: &sens}, root)
-	m.observe(&tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: "/tmp/hl", Real: "/tmp/hl", Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
+	m.observe(&trace.Event{Op: trace.OpOpen, Axis: trace.AxisRead, Path: "/tmp/hl", Real: "/tmp/hl", Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
 	if len(m.found) != 1 || m.found[0].Pattern != "/keys/id_*" {
 		t.Fatalf("hard link to a file of a glob pattern: found %+v, want one access of /keys/id_*", m.found)
 	}
@@ -144,11 +144,11 @@ func TestSensitiveScriptExecuted(t *testing.T) {
 	var sens policy.Permissions
 	sens[policy.Execute] = []policy.Pattern{policy.MustPattern("/opt/helper.sh")}
 	m := newSensitiveMatcher(&policy.Spec{Sensitive: &sens}, root)
-	m.observe(&tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/usr/bin/dash", Real: "/usr/bin/dash", Ino: 7})
+	m.observe(&trace.Event{Op: trace.OpExec, Axis: trace.AxisExecute, Path: "/usr/bin/dash", Real: "/usr/bin/dash", Ino: 7})
 	if len(m.found) != 0 {
 		t.Fatalf("the interpreter alone: %+v", m.found)
 	}
-	m.observe(&tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/usr/bin/helper", Real: "/usr/bin/dash", Ino: 7})
+	m.observe(&trace.Event{Op: trace.OpExec, Axis: trace.AxisExecute, Path: "/usr/bin/helper", Real: "/usr/bin/dash", Ino: 7})
 	if len(m.found) != 1 || m.found[0].Path != "/opt/helper.sh" || m.found[0].Via != "/usr/bin/helper" || m.found[0].Axis != "execute" {
 		t.Fatalf("exec of the script through a symlink: found %+v", m.found)
 	}
@@ -157,7 +157,7 @@ func TestSensitiveScriptExecuted(t *testing.T) {
 	var interp policy.Permissions
 	interp[policy.Execute] = []policy.Pattern{policy.MustPattern("/usr/bin/dash")}
 	m = newSensitiveMatcher(&policy.Spec{Sensitive: &interp}, root)
-	m.observe(&tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/usr/bin/helper", Real: "/opt/helper.sh", Interp: "/usr/bin/dash", Ino: 8})
+	m.observe(&trace.Event{Op: trace.OpExec, Axis: trace.AxisExecute, Path: "/usr/bin/helper", Real: "/opt/helper.sh", Interp: "/usr/bin/dash", Ino: 8})
 	if len(m.found) != 1 || m.found[0].Path != "/usr/bin/dash" {
 		t.Fatalf("exec of a script run by a sensitive interpreter: found %+v", m.found)
 	}

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/authbench/authbench/internal/netns"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/env/imagemeta"
+	"github.com/authbench/authbench/internal/netns"
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
@@ -402,7 +404,7 @@ func fdPath(f *os.File) string {
 
 // sidecarArgv is the service's command line, as compose makes it: an
 // entrypoint given by the service drops the image's CMD.
-func sidecarArgv(sc tasks.Sidecar, img env.ImageConfig) []string {
+func sidecarArgv(sc tasks.Sidecar, img imagemeta.ImageConfig) []string {
 	entry, cmd := img.Entrypoint, img.Cmd
 	if sc.Entrypoint != nil {
 		entry, cmd = sc.Entrypoint, nil
@@ -417,7 +419,7 @@ func sidecarArgv(sc tasks.Sidecar, img env.ImageConfig) []string {
 // so that its Dockerfile and files are the build's whole input), or, for
 // a service with an image only, as FROM that image (resolved like any
 // FROM: the image map, a registry, the offline defaults).
-func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*env.TaskImage, error) {
+func (r *runner) buildSidecar(ctx context.Context, sc tasks.Sidecar) (*imagemeta.TaskImage, error) {
 	t := r.Options.Task
 	tmp, err := os.MkdirTemp(r.Options.Dir, "sidecar-build-")
 	if err != nil {

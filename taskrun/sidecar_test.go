@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/tasks"
 )
@@ -50,7 +50,7 @@ func TestVolumeOnRootfsIsNosuid(t *testing.T) {
 }
 
 func TestSidecarArgv(t *testing.T) {
-	img := env.ImageConfig{Entrypoint: []string{"/entry"}, Cmd: []string{"serve"}}
+	img := imagemeta.ImageConfig{Entrypoint: []string{"/entry"}, Cmd: []string{"serve"}}
 	for _, tt := range []struct {
 		sc   tasks.Sidecar
 		want []string

@@ -16,7 +16,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Ways a verifier consumes a file (TamperedFile.Op).
@@ -282,35 +282,35 @@ func (j *tamperJudge) retire(p string) {
 }
 
 // observe judges one event of verifier name.
-func (j *tamperJudge) observe(name string, ev *tracer.Event) {
+func (j *tamperJudge) observe(name string, ev *trace.Event) {
 	if ev.Failed() {
 		return
 	}
 	switch ev.Op {
-	case tracer.OpUnlink:
+	case trace.OpUnlink:
 		j.retire(j.resolve(ev.Path))
-	case tracer.OpRename:
+	case trace.OpRename:
 		j.renamed(j.resolve(ev.Path), j.resolve(ev.Path2))
-	case tracer.OpTruncate:
+	case trace.OpTruncate:
 		if f := j.byPath[j.resolve(ev.Path)]; f != nil {
 			j.modified[f.id] = true
 		}
-	case tracer.OpOpen:
+	case trace.OpOpen:
 		id := fileID{ev.Dev, ev.Ino}
 		switch {
-		case ev.Axis == tracer.AxisWrite && ev.Ino != 0:
+		case ev.Axis == trace.AxisWrite && ev.Ino != 0:
 			j.modified[id] = true
 			j.noteVerifierWrite(ev)
 			if now, err := statAgentFile(j.root, ev.Real); ev.Real != "" && err == nil {
 				j.modified[now.id] = true // its host identity (see consumed)
 			}
-		case ev.Axis == tracer.AxisRead && !ev.PathOnly() && ev.Ino != 0:
+		case ev.Axis == trace.AxisRead && !ev.PathOnly() && ev.Ino != 0:
 			j.consumed(name, consumedRead, ev.Real, id)
 			j.throughLink(name, consumedRead, ev.Path, ev.Real)
 			j.noteConsumption(name, consumedRead, ev.Real, ev)
 			j.noteName(name, consumedRead, ev.Path, ev)
 		}
-	case tracer.OpExec:
+	case trace.OpExec:
 		// The file executed (a script itself) by its identity, and the
 		// name as given and the interpreter by the file there now.
 		if ev.Ino != 0 {
@@ -331,7 +331,7 @@ func (j *tamperJudge) observe(name string, ev *tracer.Event) {
 				j.consumed(name, consumedExec, p, f.id)
 			}
 		}
-	case tracer.OpMmap:
+	case trace.OpMmap:
 		if ev.Ino != 0 {
 			j.consumed(name, consumedMmap, ev.Real, fileID{ev.Dev, ev.Ino})
 			j.noteConsumption(name, consumedMmap, ev.Real, ev)

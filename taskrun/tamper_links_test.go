@@ -10,7 +10,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // linkTree is a judgeTree whose agent phase also makes links: symlinks
@@ -64,7 +64,7 @@ func linkTree(t *testing.T, before, agent, symlinks, hardlinks map[string]string
 }
 
 // readAs is a read of name that reached real.
-func (jt *judgeTree) readAs(name, real string) *tracer.Event {
+func (jt *judgeTree) readAs(name, real string) *trace.Event {
 	ev := jt.read(real)
 	ev.Path = name
 	return ev
@@ -124,10 +124,10 @@ func TestTamperJudgeLeftovers(t *testing.T) {
 	j := jt.judge
 	j.left = newLeftovers()
 	j.left.since = 100
-	at := func(ev *tracer.Event, ts int64) *tracer.Event { ev.TS = ts; return ev }
-	write := func(p string, ts int64) *tracer.Event {
+	at := func(ev *trace.Event, ts int64) *trace.Event { ev.TS = ts; return ev }
+	write := func(p string, ts int64) *trace.Event {
 		ev := jt.read(p)
-		ev.Axis, ev.TS = tracer.AxisWrite, ts
+		ev.Axis, ev.TS = trace.AxisWrite, ts
 		return ev
 	}
 	j.left.observe(write("/srv/state", 50)) // before the command ended: the agent's own
@@ -135,7 +135,7 @@ func TestTamperJudgeLeftovers(t *testing.T) {
 	j.left.observe(write("/srv/early", 300))
 	j.left.observe(write("/srv/own", 200))
 	j.left.observe(write("/app/out.txt", 200))
-	link := &tracer.Event{Op: tracer.OpSymlink, Path: "/usr/local/bin/python3", Path2: "/usr/bin/true", TS: 200}
+	link := &trace.Event{Op: trace.OpSymlink, Path: "/usr/local/bin/python3", Path2: "/usr/bin/true", TS: 200}
 	j.left.observe(link)
 	// The verifiers' events, judged before the leftovers' were seen.
 	j.observe("utility", at(jt.read("/srv/state"), 250))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -137,7 +138,7 @@ func runTaskSem(t *testing.T, task *tasks.Task, source, agent string, sem policy
 	defer cancel()
 	res, err := Run(ctx, Options{
 		Task: task, Source: source, Agent: agent, Self: testSelf, Images: images, Semantics: sem,
-		Builder: env.NewBuilder(env.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
+		Builder: env.NewBuilder(imagemeta.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
 		Tracer: testTr, Dir: t.TempDir(),
 	})
 	if err != nil {

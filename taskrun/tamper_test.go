@@ -15,7 +15,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // judgeTree is a tree standing for a run's merged rootfs, and the judge
@@ -70,14 +70,14 @@ func (jt *judgeTree) id(p string) (uint64, uint64) {
 	return st.Dev, st.Ino
 }
 
-func (jt *judgeTree) read(p string) *tracer.Event {
+func (jt *judgeTree) read(p string) *trace.Event {
 	dev, ino := jt.id(p)
-	return &tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: p, Real: p, Dev: dev, Ino: ino}
+	return &trace.Event{Op: trace.OpOpen, Axis: trace.AxisRead, Path: p, Real: p, Dev: dev, Ino: ino}
 }
 
-func (jt *judgeTree) exec(p, real string) *tracer.Event {
+func (jt *judgeTree) exec(p, real string) *trace.Event {
 	dev, ino := jt.id(real)
-	return &tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: p, Real: real, Dev: dev, Ino: ino}
+	return &trace.Event{Op: trace.OpExec, Axis: trace.AxisExecute, Path: p, Real: real, Dev: dev, Ino: ino}
 }
 
 func (jt *judgeTree) paths() []string {
@@ -121,19 +121,19 @@ func TestTamperJudgeByIdentity(t *testing.T) {
 	// The verifier removes /tmp/x, makes its own and runs it: even when
 	// its new file reuses the inode number, it is the verifier's.
 	oldDev, oldIno := jt.id("/tmp/x")
-	j.observe("utility", &tracer.Event{Op: tracer.OpUnlink, Axis: tracer.AxisWrite, Path: "/tmp/x"})
+	j.observe("utility", &trace.Event{Op: trace.OpUnlink, Axis: trace.AxisWrite, Path: "/tmp/x"})
 	if err := os.Remove(jt.root.HostPath("/tmp/x")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(jt.root.HostPath("/tmp/x"), []byte("verifier's"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	j.observe("utility", &tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/tmp/x", Real: "/tmp/x", Dev: oldDev, Ino: oldIno})
+	j.observe("utility", &trace.Event{Op: trace.OpExec, Axis: trace.AxisExecute, Path: "/tmp/x", Real: "/tmp/x", Dev: oldDev, Ino: oldIno})
 	// Opened for writing by the verifier: the agent's while its content
 	// is unchanged.
 	for _, p := range []string{"/tmp/edited", "/tmp/edited2"} {
 		ev := jt.read(p)
-		ev.Axis = tracer.AxisWrite
+		ev.Axis = trace.AxisWrite
 		j.observe("utility", ev)
 	}
 	if err := os.WriteFile(jt.root.HostPath("/tmp/edited"), []byte("verifier's"), 0o755); err != nil {
@@ -142,17 +142,17 @@ func TestTamperJudgeByIdentity(t *testing.T) {
 	j.observe("utility", jt.read("/tmp/edited"))
 	j.observe("utility", jt.read("/tmp/edited2"))
 	// Renamed by the verifier: the same file under its new name.
-	j.observe("utility", &tracer.Event{Op: tracer.OpRename, Axis: tracer.AxisWrite, Path: "/tmp/moved", Path2: "/tmp/moved2"})
+	j.observe("utility", &trace.Event{Op: trace.OpRename, Axis: trace.AxisWrite, Path: "/tmp/moved", Path2: "/tmp/moved2"})
 	if err := os.Rename(jt.root.HostPath("/tmp/moved"), jt.root.HostPath("/tmp/moved2")); err != nil {
 		t.Fatal(err)
 	}
 	j.observe("utility", jt.read("/tmp/moved2"))
 	// A library the agent left, mapped executable (dlopen, LD_PRELOAD).
 	lib := jt.read("/usr/local/lib/mapped")
-	lib.Op, lib.Axis = tracer.OpMmap, tracer.AxisExecute
+	lib.Op, lib.Axis = trace.OpMmap, trace.AxisExecute
 	j.observe("utility", lib)
 	// A script whose interpreter the agent left.
-	j.observe("utility", &tracer.Event{Op: tracer.OpExec, Axis: tracer.AxisExecute, Path: "/app/run.sh", Real: "/app/input.txt",
+	j.observe("utility", &trace.Event{Op: trace.OpExec, Axis: trace.AxisExecute, Path: "/app/run.sh", Real: "/app/input.txt",
 		Interp: "/tmp/interp", Ino: 1})
 	// A refused open and an O_PATH one consume nothing.
 	ev := jt.read("/pytest.ini")
@@ -192,7 +192,7 @@ func TestTamperJudgeReplacedBeforeVerifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	jt.judge.recheck()
-	jt.judge.observe("utility", &tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisRead, Path: "/tests/test_outputs.py",
+	jt.judge.observe("utility", &trace.Event{Op: trace.OpOpen, Axis: trace.AxisRead, Path: "/tests/test_outputs.py",
 		Real: "/tests/test_outputs.py", Dev: oldDev, Ino: oldIno})
 	if got := jt.paths(); got != nil {
 		t.Fatalf("flagged %q", got)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/runapi"
 
@@ -50,7 +51,7 @@ func runTask(t *testing.T, task *tasks.Task, source, agent string) *runapi.TaskR
 	defer cancel()
 	res, err := Run(ctx, Options{
 		Task: task, Source: source, Agent: agent, Self: testSelf, Images: images,
-		Builder: env.NewBuilder(env.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
+		Builder: env.NewBuilder(imagemeta.Buildah, images), BaseMap: env.BaseMap{"python": env.BaseShortName},
 		Tracer: testTr, Dir: t.TempDir(),
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/authbench/authbench/agent"
 	"github.com/authbench/authbench/agent/agenttest"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/runapi"
 )
@@ -62,8 +63,8 @@ func TestEscapeDaemonToolboxChannelUnreachable(t *testing.T) {
 				answer = append(answer, agenttest.Call{ID: "a" + strconv.Itoa(i), Name: "shell", Arguments: string(args)})
 			}
 			srv := agenttest.New(t, calls(answer...), finish("done"))
-			res := runModel(t, task, source, srv, agent.Config{}, dir)
-			if res.AgentStopReason != string(agent.StopFinished) {
+			res := runModel(t, task, source, srv, modelconfig.Config{}, dir)
+			if res.AgentStopReason != string(modelconfig.StopFinished) {
 				t.Fatalf("stop %q: %s", res.AgentStopReason, res.AgentError)
 			}
 			var traj agent.Trajectory

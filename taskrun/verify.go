@@ -15,7 +15,7 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Harbor's verifier conventions.
@@ -150,10 +150,10 @@ func (r *runner) startVerifierTrace(ctx context.Context, name string, pid int) (
 	if err != nil {
 		return nil, err
 	}
-	var note func(*tracer.Event)
+	var note func(*trace.Event)
 	if j := r.tamper; j != nil {
 		j.recheck()
-		note = func(ev *tracer.Event) { j.observe(name, ev) }
+		note = func(ev *trace.Event) { j.observe(name, ev) }
 	}
 	return r.TraceContainer(ctx, pid, runapi.VerifierEventsFile(name), nil, root, note)
 }

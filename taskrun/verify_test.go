@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
@@ -30,7 +31,7 @@ func TestCrashingVerifierIsAVerifierError(t *testing.T) {
 	defer cancel()
 	res, err := Run(ctx, Options{
 		Task: task, Source: runapi.SourceSpec, Agent: runapi.AgentOracle, Self: testSelf, Images: images,
-		Builder: env.NewBuilder(env.Buildah, images), Tracer: testTr, Dir: t.TempDir(),
+		Builder: env.NewBuilder(imagemeta.Buildah, images), Tracer: testTr, Dir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // The agent's writable mounts that are not its overlay upper layer are
@@ -114,8 +114,8 @@ func newVolumeWrites(mounts []volumeMount) *volumeWrites {
 }
 
 // observe notes one of the agent's events.
-func (w *volumeWrites) observe(ev *tracer.Event) {
-	if ev.Failed() || ev.Axis != tracer.AxisWrite || (ev.Op != tracer.OpOpen && ev.Op != tracer.OpTruncate) {
+func (w *volumeWrites) observe(ev *trace.Event) {
+	if ev.Failed() || ev.Axis != trace.AxisWrite || (ev.Op != trace.OpOpen && ev.Op != trace.OpTruncate) {
 		return
 	}
 	w.mu.Lock()
@@ -125,7 +125,7 @@ func (w *volumeWrites) observe(ev *tracer.Event) {
 		return
 	}
 	switch {
-	case ev.Op == tracer.OpOpen && ev.Ino != 0:
+	case ev.Op == trace.OpOpen && ev.Ino != 0:
 		if w.devs[ev.Dev] {
 			w.ids[fileID{ev.Dev, ev.Ino}] = true
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/tasks"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestAgentVolumeFiles: a volume file is the agent's only when it is new
@@ -57,14 +57,14 @@ func TestAgentVolumeFiles(t *testing.T) {
 // a mount point (not a sibling sharing its prefix).
 func TestVolumeWritesObserve(t *testing.T) {
 	w := &volumeWrites{devs: map[uint64]bool{7: true}, targets: []string{"/workspace/sink"}, ids: map[fileID]bool{}, paths: map[string]bool{}}
-	for _, ev := range []tracer.Event{
-		{Op: tracer.OpOpen, Axis: tracer.AxisWrite, Dev: 7, Ino: 1, Path: "/workspace/sink/a.py"},
-		{Op: tracer.OpOpen, Axis: tracer.AxisRead, Dev: 7, Ino: 2},
-		{Op: tracer.OpOpen, Axis: tracer.AxisWrite, Dev: 7, Ino: 3, Ret: -13, Errno: "EACCES"},
-		{Op: tracer.OpOpen, Axis: tracer.AxisWrite, Dev: 9, Ino: 4},
-		{Op: tracer.OpOpen, Axis: tracer.AxisWrite, Path: "/workspace/sink/ring", URing: true},
-		{Op: tracer.OpTruncate, Axis: tracer.AxisWrite, Path: "/workspace/sink/t"},
-		{Op: tracer.OpTruncate, Axis: tracer.AxisWrite, Path: "/workspace/sinkhole/t"},
+	for _, ev := range []trace.Event{
+		{Op: trace.OpOpen, Axis: trace.AxisWrite, Dev: 7, Ino: 1, Path: "/workspace/sink/a.py"},
+		{Op: trace.OpOpen, Axis: trace.AxisRead, Dev: 7, Ino: 2},
+		{Op: trace.OpOpen, Axis: trace.AxisWrite, Dev: 7, Ino: 3, Ret: -13, Errno: "EACCES"},
+		{Op: trace.OpOpen, Axis: trace.AxisWrite, Dev: 9, Ino: 4},
+		{Op: trace.OpOpen, Axis: trace.AxisWrite, Path: "/workspace/sink/ring", URing: true},
+		{Op: trace.OpTruncate, Axis: trace.AxisWrite, Path: "/workspace/sink/t"},
+		{Op: trace.OpTruncate, Axis: trace.AxisWrite, Path: "/workspace/sinkhole/t"},
 	} {
 		w.observe(&ev)
 	}
@@ -149,7 +149,7 @@ func TestNoteVolumeWrites(t *testing.T) {
 		if err := unix.Stat(filepath.Join(vol, name), &st); err != nil {
 			t.Fatal(err)
 		}
-		w.observe(&tracer.Event{Op: tracer.OpOpen, Axis: tracer.AxisWrite, Dev: st.Dev, Ino: st.Ino, Path: "/vol/" + name})
+		w.observe(&trace.Event{Op: trace.OpOpen, Axis: trace.AxisWrite, Dev: st.Dev, Ino: st.Ino, Path: "/vol/" + name})
 	}
 	root, err := policy.NewRoot(rootDir)
 	if err != nil {

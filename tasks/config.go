@@ -3,7 +3,7 @@ package tasks
 import (
 	"slices"
 
-	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/capability"
 )
 
 // Dataset is the AuthBench evaluation set a task belongs to
@@ -119,13 +119,13 @@ const CapDropAll = "ALL"
 func (e Environment) Capabilities() []string {
 	var out []string
 	if !slices.Contains(e.CapDrop, CapDropAll) {
-		for _, c := range sandbox.DockerCapabilities {
+		for _, c := range capability.Docker {
 			if !slices.Contains(e.CapDrop, c) {
 				out = append(out, c)
 			}
 		}
 	}
-	return sandbox.SortCapabilities(append(out, e.CapAdd...))
+	return capability.Sort(append(out, e.CapAdd...))
 }
 
 // Solution is [solution].

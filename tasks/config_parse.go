@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/netproxy/netpolicy"
-	"github.com/authbench/authbench/sandbox"
 )
 
 // Keys authbench knows in each table of task.toml. Keys listed but not
@@ -159,7 +159,7 @@ func capabilityList(c *checker, t map[string]any, prefix, key string, all bool) 
 			out = append(out, CapDropAll)
 			continue
 		}
-		canon, ok := sandbox.CanonicalCapability(n)
+		canon, ok := capability.Canonical(n)
 		if !ok {
 			path := fmt.Sprintf("%s[%d]", join(prefix, key), i)
 			c.ps.add(c.doc.line(join(prefix, key)), path, "unknown capability %q", n)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/capability"
 )
 
 func TestParseConfigDefaultsAndValues(t *testing.T) {
@@ -121,17 +121,17 @@ func TestEnvironmentCapabilities(t *testing.T) {
 		toml string
 		want []string
 	}{
-		{"", sandbox.DockerCapabilities},
+		{"", capability.Docker},
 		{"cap_drop = [\"ALL\"]", []string{}},
 		{"cap_drop = [\"all\"]\ncap_add = [\"chown\", \"CAP_FOWNER\", \"CHOWN\"]", []string{"CAP_CHOWN", "CAP_FOWNER"}},
-		{"cap_drop = [\"net_raw\", \"MKNOD\"]\ncap_add = [\"SYS_PTRACE\"]", slices.DeleteFunc(append(slices.Clone(sandbox.DockerCapabilities), "CAP_SYS_PTRACE"),
+		{"cap_drop = [\"net_raw\", \"MKNOD\"]\ncap_add = [\"SYS_PTRACE\"]", slices.DeleteFunc(append(slices.Clone(capability.Docker), "CAP_SYS_PTRACE"),
 			func(c string) bool { return c == "CAP_NET_RAW" || c == "CAP_MKNOD" })},
 	} {
 		cfg, ps := ParseConfig([]byte("[environment]\n" + c.toml + "\n"))
 		if len(ps) != 0 {
 			t.Fatalf("%q: problems %v", c.toml, ps)
 		}
-		if got := cfg.Environment.Capabilities(); !slices.Equal(got, sandbox.SortCapabilities(c.want)) {
+		if got := cfg.Environment.Capabilities(); !slices.Equal(got, capability.Sort(c.want)) {
 			t.Errorf("%q: capabilities %v, want %v", c.toml, got, c.want)
 		}
 	}

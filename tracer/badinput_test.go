@@ -15,6 +15,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestCommandNotFound: sandbox-init's failed exec is traced (ENOENT) and
@@ -29,8 +31,8 @@ func TestCommandNotFound(t *testing.T) {
 	if r.code == 0 {
 		t.Errorf("exit status 0 for a missing command")
 	}
-	n := count(r.events, func(ev *Event) bool {
-		return ev.Op == OpExec && ev.Path == missing && ev.Errno == "ENOENT"
+	n := count(r.events, func(ev *trace.Event) bool {
+		return ev.Op == trace.OpExec && ev.Path == missing && ev.Errno == "ENOENT"
 	})
 	if n != 1 {
 		t.Errorf("%d failed exec events of %s, want 1: %+v", n, missing, r.events)
@@ -41,8 +43,8 @@ func TestCommandNotFound(t *testing.T) {
 func TestExitRightAway(t *testing.T) {
 	tr := loadTracer(t, Options{})
 	r := runTraced(t, tr, "/", []string{"/bin/true"}, nil)
-	if count(r.events, func(ev *Event) bool { return ev.Op == OpExec && ev.Path == "/bin/true" }) != 1 ||
-		count(r.events, func(ev *Event) bool { return ev.Op == OpExit && ev.TGID == r.root }) != 1 {
+	if count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpExec && ev.Path == "/bin/true" }) != 1 ||
+		count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpExit && ev.TGID == r.root }) != 1 {
 		t.Errorf("exec and exit of /bin/true not both traced: %+v", r.events)
 	}
 }
@@ -115,13 +117,13 @@ func TestTenThousandProcesses(t *testing.T) {
 	// under a fork storm the name as given can, rarely, not be read from
 	// user memory without faulting (the event is then logged incomplete,
 	// its path empty), while the event itself is there.
-	r := runTraced(t, tr, "/", []string{forker, "100", "2", dir}, func(ev *Event) bool {
-		return ev.Op == OpFork || ev.Op == OpExit || (ev.Op == OpOpen && strings.HasPrefix(ev.Target(), dir))
+	r := runTraced(t, tr, "/", []string{forker, "100", "2", dir}, func(ev *trace.Event) bool {
+		return ev.Op == trace.OpFork || ev.Op == trace.OpExit || (ev.Op == trace.OpOpen && strings.HasPrefix(ev.Target(), dir))
 	})
 	const procs = 100 + 100*100
-	forks := count(r.events, func(ev *Event) bool { return ev.Op == OpFork })
-	exits := count(r.events, func(ev *Event) bool { return ev.Op == OpExit })
-	creates := count(r.events, func(ev *Event) bool { return ev.Op == OpOpen && ev.Ret == 0 })
+	forks := count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpFork })
+	exits := count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpExit })
+	creates := count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpOpen && ev.Ret == 0 })
 	t.Logf("forks %d, exits %d, creates %d, events %d, lost %d", forks, exits, creates, r.sum.Events, r.sum.Lost)
 	if r.code != 0 || forks != procs || exits != procs+1 || creates != procs || r.sum.Lost != 0 {
 		t.Errorf("want %d forks, %d exits, %d creates, 0 lost, exit 0 (got exit %d)", procs, procs+1, procs, r.code)
@@ -347,7 +349,7 @@ func TestEventTimesFollowTheWallClock(t *testing.T) {
 	r := runTraced(t, tr, "/", []string{"/bin/true"}, nil)
 	after := time.Now().UnixNano()
 	for _, ev := range r.events {
-		if ev.Op == OpExec && (ev.TS < before-int64(time.Second) || ev.TS > after+int64(time.Second)) {
+		if ev.Op == trace.OpExec && (ev.TS < before-int64(time.Second) || ev.TS > after+int64(time.Second)) {
 			t.Fatalf("exec at %d, outside [%d, %d]: the event clock did not follow the wall clock", ev.TS, before, after)
 		}
 	}

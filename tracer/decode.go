@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Layout of struct ab_event (bpf/tracer.h); TestRecordLayout pins these
@@ -116,17 +118,17 @@ func (c nameCache) get(b []byte) string {
 
 // decodeEvent turns a raw record into an Event; bootOffset converts the
 // kernel's monotonic clock into Unix time.
-func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
+func decodeEvent(raw []byte, bootOffset int64, names nameCache) (trace.Event, error) {
 	if len(raw) < hdrSize {
-		return Event{}, errShortRecord
+		return trace.Event{}, errShortRecord
 	}
 	le := binary.LittleEndian
 	code := raw[offOp]
 	if int(code) >= len(opByCode) || opByCode[code] == "" {
-		return Event{}, fmt.Errorf("unknown operation code %d", code)
+		return trace.Event{}, fmt.Errorf("unknown operation code %d", code)
 	}
 	info := le.Uint16(raw[offInfo:])
-	ev := Event{
+	ev := trace.Event{
 		TS:     int64(le.Uint64(raw[offTS:])) + bootOffset,
 		Ret:    int64(le.Uint64(raw[offRet:])),
 		PID:    int(le.Uint32(raw[offPID:])),
@@ -144,15 +146,15 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	for i := range parts {
 		n := int(le.Uint16(raw[partLenOff(i):]))
 		if n > len(data) {
-			return Event{}, fmt.Errorf("%s record: part %d is %d bytes, %d left", ev.Op, i, n, len(data))
+			return trace.Event{}, fmt.Errorf("%s record: part %d is %d bytes, %d left", ev.Op, i, n, len(data))
 		}
 		parts[i], data = data[:n], data[n:]
 	}
 	name1, name2 := cString(parts[0]), cString(parts[2])
-	if sys := int(le.Uint16(raw[offSys:])); sys < len(syscallByCode) && (ev.Op == OpMmap || CapabilityOp(ev.Op)) {
+	if sys := int(le.Uint16(raw[offSys:])); sys < len(syscallByCode) && (ev.Op == trace.OpMmap || trace.CapabilityOp(ev.Op)) {
 		ev.Syscall = syscallByCode[sys]
 	}
-	if ev.Op != OpFork && ev.Op != OpExit && ev.Op != OpURingSetup && info&infoNoName == 0 {
+	if ev.Op != trace.OpFork && ev.Op != trace.OpExit && ev.Op != trace.OpURingSetup && info&infoNoName == 0 {
 		ev.Path = resolve(name1, parts[1], info)
 		ev.Given = unclean(name1, parts[1], info)
 	}
@@ -161,20 +163,20 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 		ev.Ino = le.Uint64(raw[offIno:])
 		switch {
 		case info&infoUnreach != 0:
-			ev.RealState = RealUnreachable
+			ev.RealState = trace.RealUnreachable
 		case info&infoRTrunc != 0:
-			ev.RealState = RealTruncated
+			ev.RealState = trace.RealTruncated
 		default:
 			ev.Real = realPath(parts[4], ev.Path)
 			if info&infoDeleted != 0 {
-				ev.RealState = RealDeleted
+				ev.RealState = trace.RealDeleted
 			}
 		}
 	}
-	if ev.Op == OpMmap {
+	if ev.Op == trace.OpMmap {
 		ev.Path = ev.Real
 	}
-	if ev.Op == OpExec {
+	if ev.Op == trace.OpExec {
 		if len(parts[5]) > 0 {
 			ev.Interp = dirPath(parts[5])
 		}
@@ -190,11 +192,11 @@ func decodeEvent(raw []byte, bootOffset int64, names nameCache) (Event, error) {
 	if info&infoFlags == 0 {
 		ev.Flags = 0
 	}
-	ev.Axis = AxisOf(ev.Op, ev.Flags)
+	ev.Axis = trace.AxisOf(ev.Op, ev.Flags)
 	switch {
 	case ev.Failed():
-		ev.Errno = ErrnoName(-ev.Ret)
-	case ev.Op != OpExit:
+		ev.Errno = trace.ErrnoName(-ev.Ret)
+	case ev.Op != trace.OpExit:
 		ev.Ret = 0 // success: a descriptor number is of no interest
 	}
 	ev.Incomplete = info&(infoTrunc|infoFault|infoITrunc) != 0

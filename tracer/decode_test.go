@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/bpf"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestRecordLayout pins decode.go's offsets to the C struct via the
@@ -101,7 +102,7 @@ func TestDecodePaths(t *testing.T) {
 
 func TestDecodeResult(t *testing.T) {
 	ev, err := decodeEvent(rawRecord(1, infoFlags, -2, "/x\x00"), 0, nil)
-	if err != nil || ev.Ret != -2 || ev.Errno != "ENOENT" || ev.Axis != AxisRead {
+	if err != nil || ev.Ret != -2 || ev.Errno != "ENOENT" || ev.Axis != trace.AxisRead {
 		t.Errorf("failed open: %+v %v", ev, err)
 	}
 	ev, _ = decodeEvent(rawRecord(1, infoFlags, 3, "/x\x00"), 0, nil)
@@ -176,13 +177,13 @@ func TestDecodeReal(t *testing.T) {
 		parts []string
 		path  string
 		real  string
-		state RealState
+		state trace.RealState
 	}{
 		{"through a symlink", infoFlags | infoReal, []string{"/tmp/l/../shadow\x00", "", "", "", "shadow\x00etc\x00"}, "/tmp/shadow", "/etc/shadow", ""},
 		{"the root itself", infoFlags | infoReal, []string{"/\x00", "", "", "", ""}, "/", "/", ""},
-		{"deleted", infoFlags | infoReal | infoDeleted, []string{"/tmp/x\x00", "", "", "", "x\x00tmp\x00"}, "/tmp/x", "/tmp/x", RealDeleted},
-		{"memfd, pipe or other namespace", infoFlags | infoReal | infoUnreach, []string{"/proc/self/fd/3\x00"}, "/proc/self/fd/3", "", RealUnreachable},
-		{"too long", infoFlags | infoReal | infoRTrunc, []string{"/a\x00"}, "/a", "", RealTruncated},
+		{"deleted", infoFlags | infoReal | infoDeleted, []string{"/tmp/x\x00", "", "", "", "x\x00tmp\x00"}, "/tmp/x", "/tmp/x", trace.RealDeleted},
+		{"memfd, pipe or other namespace", infoFlags | infoReal | infoUnreach, []string{"/proc/self/fd/3\x00"}, "/proc/self/fd/3", "", trace.RealUnreachable},
+		{"too long", infoFlags | infoReal | infoRTrunc, []string{"/a\x00"}, "/a", "", trace.RealTruncated},
 		{"open_by_handle_at", infoFlags | infoReal | infoNoName, []string{"", "", "", "", "f\x00"}, "", "/f", ""},
 		{"failed: name only", infoFlags, []string{"/nope\x00"}, "/nope", "", ""},
 	} {
@@ -259,15 +260,15 @@ func TestDecodeExecParts(t *testing.T) {
 		sys     uint16
 		info    uint16
 		parts   []string
-		want    Op
+		want    trace.Op
 		syscall string
 		path    string
 	}{
-		{15, 26, infoFlags | infoNoName | infoReal, []string{"", "", "", "", "x.so\x00lib\x00"}, OpMmap, "mprotect", "/lib/x.so"},
-		{16, 31, 0, []string{"/f\x00"}, OpChown, "fchownat", "/f"},
-		{20, 46, infoNoName, nil, OpSetid, "setuid", ""},
-		{1, 2, infoFlags, []string{"/f\x00"}, OpOpen, "", "/f"}, // not named for other ops
-		{16, 999, 0, []string{"/f\x00"}, OpChown, "", "/f"},     // unknown code: no name
+		{15, 26, infoFlags | infoNoName | infoReal, []string{"", "", "", "", "x.so\x00lib\x00"}, trace.OpMmap, "mprotect", "/lib/x.so"},
+		{16, 31, 0, []string{"/f\x00"}, trace.OpChown, "fchownat", "/f"},
+		{20, 46, infoNoName, nil, trace.OpSetid, "setuid", ""},
+		{1, 2, infoFlags, []string{"/f\x00"}, trace.OpOpen, "", "/f"}, // not named for other ops
+		{16, 999, 0, []string{"/f\x00"}, trace.OpChown, "", "/f"},     // unknown code: no name
 	} {
 		raw := rawRecord(c.op, c.info, -1, c.parts...)
 		binary.LittleEndian.PutUint16(raw[offSys:], c.sys)

@@ -1,5 +1,7 @@
 package tracer
 
+import "github.com/authbench/authbench/tracer/trace"
+
 // Delivery of a session's events, in batches: the reader appends every
 // record it reads to its session's queue and now and then (see flushMin)
 // hands the queue to the consumer as one batch on the Events channel, if
@@ -11,7 +13,7 @@ package tracer
 
 // push queues an event (called by the reader); preTrack marks an exec
 // begun before its process was tracked. flush hands it over.
-func (s *Session) push(ev Event, preTrack bool) (queued bool) {
+func (s *Session) push(ev trace.Event, preTrack bool) (queued bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
@@ -19,7 +21,7 @@ func (s *Session) push(ev Event, preTrack bool) (queued bool) {
 		return false
 	}
 	if s.preExec && ev.TGID == s.root {
-		if ev.Op != OpExec || preTrack {
+		if ev.Op != trace.OpExec || preTrack {
 			if preTrack {
 				s.preTracks++
 			}
@@ -39,7 +41,7 @@ func (s *Session) push(ev Event, preTrack bool) (queued bool) {
 			// Growing a batch by doubling costs a third of the reader's
 			// time per event; the last batch's size is a good guess,
 			// and a wrong one lasts a single batch.
-			s.queue = make([]Event, 0, s.lastBatch)
+			s.queue = make([]trace.Event, 0, s.lastBatch)
 		}
 	}
 	s.queue = append(s.queue, ev)
@@ -76,7 +78,7 @@ const maxRecycled = 2 * flushMax
 // costs the reader more than decoding the events in it. The caller must
 // not use the batch, or pointers to its events, afterwards. Optional: a
 // batch that is not recycled is garbage collected.
-func (s *Session) Recycle(batch []Event) {
+func (s *Session) Recycle(batch []trace.Event) {
 	if cap(batch) == 0 || cap(batch) > maxRecycled {
 		return
 	}

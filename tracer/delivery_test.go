@@ -3,6 +3,8 @@ package tracer
 import (
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // newTestSession is a session of no tracer's kernel side, for the
@@ -10,7 +12,7 @@ import (
 func newTestSession(maxQueued int) *Session {
 	return &Session{
 		t:   &Tracer{maxQueued: maxQueued},
-		out: make(chan []Event, outBatches), delivered: make(chan struct{}), free: make(chan []Event, outBatches+1),
+		out: make(chan []trace.Event, outBatches), delivered: make(chan struct{}), free: make(chan []trace.Event, outBatches+1),
 	}
 }
 
@@ -20,7 +22,7 @@ func newTestSession(maxQueued int) *Session {
 func TestRecycledBatchIsReused(t *testing.T) {
 	s := newTestSession(100)
 	for i := range 3 {
-		s.push(Event{PID: i}, false)
+		s.push(trace.Event{PID: i}, false)
 	}
 	if s.flush() {
 		t.Fatal("flush left events queued with room in the channel")
@@ -30,7 +32,7 @@ func TestRecycledBatchIsReused(t *testing.T) {
 		t.Fatalf("first batch = %+v", batch)
 	}
 	s.Recycle(batch)
-	s.push(Event{PID: 7}, false)
+	s.push(trace.Event{PID: 7}, false)
 	s.flush()
 	next := <-s.out
 	if len(next) != 1 || next[0].PID != 7 {
@@ -48,13 +50,13 @@ func TestFlushKeepsQueueWhenConsumerBehind(t *testing.T) {
 	s := newTestSession(1000)
 	n := 0
 	for range outBatches {
-		s.push(Event{PID: n}, false)
+		s.push(trace.Event{PID: n}, false)
 		n++
 		if s.flush() {
 			t.Fatal("channel full too early")
 		}
 	}
-	s.push(Event{PID: n}, false)
+	s.push(trace.Event{PID: n}, false)
 	n++
 	done := make(chan bool)
 	go func() { done <- s.flush() }()
@@ -66,7 +68,7 @@ func TestFlushKeepsQueueWhenConsumerBehind(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("flush blocked on a full channel")
 	}
-	s.push(Event{PID: n}, false)
+	s.push(trace.Event{PID: n}, false)
 	n++
 	s.finish()
 	want := 0

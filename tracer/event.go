@@ -1,11 +1,13 @@
 package tracer
 
+import "github.com/authbench/authbench/tracer/trace"
+
 // opByCode maps the kernel's enum ab_op (bpf/tracer.h) to Op.
-var opByCode = [...]Op{
-	1: OpOpen, 2: OpExec, 3: OpMkdir, 4: OpUnlink, 5: OpRmdir, 6: OpRename,
-	7: OpLink, 8: OpSymlink, 9: OpTruncate, 10: OpChdir, 11: OpFork, 12: OpExit,
-	14: OpURingSetup, 15: OpMmap, 16: OpChown, 17: OpChmod, 18: OpSetxattr, 19: OpMknod,
-	20: OpSetid,
+var opByCode = [...]trace.Op{
+	1: trace.OpOpen, 2: trace.OpExec, 3: trace.OpMkdir, 4: trace.OpUnlink, 5: trace.OpRmdir, 6: trace.OpRename,
+	7: trace.OpLink, 8: trace.OpSymlink, 9: trace.OpTruncate, 10: trace.OpChdir, 11: trace.OpFork, 12: trace.OpExit,
+	14: trace.OpURingSetup, 15: trace.OpMmap, 16: trace.OpChown, 17: trace.OpChmod, 18: trace.OpSetxattr, 19: trace.OpMknod,
+	20: trace.OpSetid,
 }
 
 // syscallByCode names the kernel's enum ab_sys (bpf/syscalls.h), in its

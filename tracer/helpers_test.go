@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // helperEnv selects a helper mode of the re-executed test binary.
@@ -106,8 +107,8 @@ func helperBin(t testing.TB, name string) string {
 // run is the outcome of one traced command.
 type run struct {
 	root   int
-	events []Event
-	sum    Summary
+	events []trace.Event
+	sum    trace.Summary
 	code   int
 	relErr error // sandbox-init's error before exec, if any
 }
@@ -115,7 +116,7 @@ type run struct {
 // runTraced runs argv (argv[0] absolute, or looked up in PATH) in dir as a
 // traced sandbox-init child and collects its session. keep filters the
 // events kept in memory (nil keeps all); every event is still counted.
-func runTraced(t *testing.T, tr *Tracer, dir string, argv []string, keep func(*Event) bool) run {
+func runTraced(t *testing.T, tr *Tracer, dir string, argv []string, keep func(*trace.Event) bool) run {
 	t.Helper()
 	prog := argv[0]
 	if !filepath.IsAbs(prog) {
@@ -171,7 +172,7 @@ func runTraced(t *testing.T, tr *Tracer, dir string, argv []string, keep func(*E
 }
 
 // count returns how many events satisfy f.
-func count(evs []Event, f func(*Event) bool) int {
+func count(evs []trace.Event, f func(*trace.Event) bool) int {
 	n := 0
 	for i := range evs {
 		if f(&evs[i]) {

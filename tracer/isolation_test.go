@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestIsolation: while a traced workload runs, a noisy workload outside
@@ -31,8 +33,8 @@ func TestIsolation(t *testing.T) {
 	wg.Add(1)
 	go func() { // a concurrent second session, demultiplexed from the first
 		defer wg.Done()
-		otherRun = runTraced(t, tr, "/", []string{opens, "50000", other}, func(ev *Event) bool {
-			return ev.Op == OpOpen && !strings.HasPrefix(ev.Path, "/etc/") && !strings.HasPrefix(ev.Path, "/lib")
+		otherRun = runTraced(t, tr, "/", []string{opens, "50000", other}, func(ev *trace.Event) bool {
+			return ev.Op == trace.OpOpen && !strings.HasPrefix(ev.Path, "/etc/") && !strings.HasPrefix(ev.Path, "/lib")
 		})
 	}()
 	r := runTraced(t, tr, "/", []string{opens, "50000", inside}, nil)
@@ -45,11 +47,11 @@ func TestIsolation(t *testing.T) {
 		r    run
 		own  string
 	}{{"first", r, inside}, {"second", otherRun, other}} {
-		own := count(rr.r.events, func(ev *Event) bool { return ev.Path == rr.own })
-		foreign := count(rr.r.events, func(ev *Event) bool {
+		own := count(rr.r.events, func(ev *trace.Event) bool { return ev.Path == rr.own })
+		foreign := count(rr.r.events, func(ev *trace.Event) bool {
 			return ev.Path == outside || (ev.Path != rr.own && (ev.Path == inside || ev.Path == other))
 		})
-		stranger := count(rr.r.events, func(ev *Event) bool { return ev.TGID != rr.r.root })
+		stranger := count(rr.r.events, func(ev *trace.Event) bool { return ev.TGID != rr.r.root })
 		t.Logf("%s session: %d events, %d of its own target, %d foreign, lost %d", rr.name, rr.r.sum.Events, own, foreign, rr.r.sum.Lost)
 		if own != 50000 {
 			t.Errorf("%s session: %d opens of its target, want 50000", rr.name, own)
@@ -76,14 +78,14 @@ func TestEightConcurrentSessions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[i] = runTraced(t, tr, "/", []string{opens, strconv.Itoa(opensEach), targets[i]}, func(ev *Event) bool {
+			runs[i] = runTraced(t, tr, "/", []string{opens, strconv.Itoa(opensEach), targets[i]}, func(ev *trace.Event) bool {
 				return strings.HasPrefix(ev.Path, dir)
 			})
 		}()
 	}
 	wg.Wait()
 	for i, r := range runs {
-		own := count(r.events, func(ev *Event) bool { return ev.Path == targets[i] && ev.TGID == r.root })
+		own := count(r.events, func(ev *trace.Event) bool { return ev.Path == targets[i] && ev.TGID == r.root })
 		if own != opensEach || len(r.events) != opensEach || r.sum.Lost != 0 {
 			t.Errorf("session %d: %d opens of its target, %d events under %s, lost %d; want %d, %d, 0",
 				i, own, len(r.events), dir, r.sum.Lost, opensEach, opensEach)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestLoadMillionOpens: a workload doing 1,000,000 opens loses nothing at
@@ -20,7 +22,7 @@ func TestLoadMillionOpens(t *testing.T) {
 	writeFile(t, target, "x")
 	const n = 1_000_000
 	start := time.Now()
-	r := runTraced(t, tr, "/", []string{opens, strconv.Itoa(n), target}, func(ev *Event) bool { return false })
+	r := runTraced(t, tr, "/", []string{opens, strconv.Itoa(n), target}, func(ev *trace.Event) bool { return false })
 	t.Logf("%d opens traced in %v: %d events, %d lost", n, time.Since(start), r.sum.Events, r.sum.Lost)
 	if r.code != 0 {
 		t.Fatalf("workload exited %d", r.code)
@@ -43,8 +45,8 @@ func TestTinyRingReportsLoss(t *testing.T) {
 	writeFile(t, target, "x")
 	const n = 200_000
 	var seen int
-	r := runTraced(t, tr, "/", []string{opens, strconv.Itoa(n), target}, func(ev *Event) bool {
-		if ev.Op == OpOpen && ev.Path == target {
+	r := runTraced(t, tr, "/", []string{opens, strconv.Itoa(n), target}, func(ev *trace.Event) bool {
+		if ev.Op == trace.OpOpen && ev.Path == target {
 			seen++
 		}
 		return false

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // sharedObject compiles testdata/preload.c into a shared object in dir.
@@ -22,8 +24,8 @@ func sharedObject(t *testing.T, dir, name string) string {
 }
 
 // mmapsOf returns the mmap events that name file.
-func mmapsOf(evs []Event, file string) []Event {
-	return filterEvents(evs, func(e *Event) bool { return e.Op == OpMmap && e.Real == file })
+func mmapsOf(evs []trace.Event, file string) []trace.Event {
+	return filterEvents(evs, func(e *trace.Event) bool { return e.Op == trace.OpMmap && e.Real == file })
 }
 
 // TestMmapExecEvents: native code that runs without an execve — a library
@@ -54,7 +56,7 @@ func TestMmapExecEvents(t *testing.T) {
 		}
 		ev := evs[0]
 		dev, ino := inodeOf(t, c.file)
-		if ev.Dev != dev || ev.Ino != ino || ev.Path != c.file || ev.Axis != AxisExecute ||
+		if ev.Dev != dev || ev.Ino != ino || ev.Path != c.file || ev.Axis != trace.AxisExecute ||
 			ev.Flags&unix.PROT_EXEC == 0 || ev.Syscall != c.syscall || ev.Failed() {
 			t.Errorf("%s: event %+v, want dev %d ino %d, execute, PROT_EXEC, syscall %s", c.file, ev, dev, ino, c.syscall)
 		}
@@ -63,7 +65,7 @@ func TestMmapExecEvents(t *testing.T) {
 		}
 	}
 	for _, ev := range r.events {
-		if ev.Op == OpMmap && (ev.Real == "" || ev.Flags&unix.PROT_EXEC == 0) {
+		if ev.Op == trace.OpMmap && (ev.Real == "" || ev.Flags&unix.PROT_EXEC == 0) {
 			t.Errorf("mmap event without a file or without PROT_EXEC: %+v", ev)
 		}
 	}
@@ -84,11 +86,11 @@ func TestMmapEventsPerLs(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("ls exited %d", r.code)
 	}
-	ls := func(e *Event) bool { return e.Comm == "ls" }
-	maps := count(r.events, func(e *Event) bool { return e.Op == OpMmap && ls(e) })
+	ls := func(e *trace.Event) bool { return e.Comm == "ls" }
+	maps := count(r.events, func(e *trace.Event) bool { return e.Op == trace.OpMmap && ls(e) })
 	seen := map[string]bool{}
 	for _, ev := range r.events {
-		if ev.Op == OpMmap && ls(&ev) {
+		if ev.Op == trace.OpMmap && ls(&ev) {
 			if seen[ev.Real] {
 				t.Errorf("%s mapped executable twice", ev.Real)
 			}
@@ -113,8 +115,8 @@ func keys(m map[string]bool) []string {
 }
 
 // execsOf returns the successful exec events whose name as given is path.
-func execsOf(evs []Event, path string) []Event {
-	return filterEvents(evs, func(e *Event) bool { return e.Op == OpExec && !e.Failed() && e.Path == path })
+func execsOf(evs []trace.Event, path string) []trace.Event {
+	return filterEvents(evs, func(e *trace.Event) bool { return e.Op == trace.OpExec && !e.Failed() && e.Path == path })
 }
 
 // TestExecScriptInterp: executing a #! script reports the script as the
@@ -188,7 +190,7 @@ func TestExecLdEnv(t *testing.T) {
 			t.Errorf("exec of env without LD_ variables: ld_env %q truncated %v", ev.LdEnv, ev.LdEnvTruncated)
 		}
 	}
-	var back Event
+	var back trace.Event
 	must(t, back.UnmarshalJSON(ev.AppendJSON(nil)))
 	if strings.Join(back.LdEnv, "|") != strings.Join(ev.LdEnv, "|") || !back.LdEnvTruncated {
 		t.Errorf("JSON round trip: %q, want %q", back.LdEnv, ev.LdEnv)
@@ -218,16 +220,16 @@ func TestCapabilityEvents(t *testing.T) {
 	var denied []string // "op syscall path" of each EPERM
 	var setids []string
 	for _, ev := range r.events {
-		if !CapabilityOp(ev.Op) {
+		if !trace.CapabilityOp(ev.Op) {
 			continue
 		}
-		if ev.Axis != AxisNone || ev.Syscall == "" {
+		if ev.Axis != trace.AxisNone || ev.Syscall == "" {
 			t.Errorf("capability event %+v: want no axis and a syscall name", ev)
 		}
 		switch {
 		case ev.Errno == "EPERM":
 			denied = append(denied, string(ev.Op)+" "+ev.Syscall+" "+ev.Path)
-		case ev.Op == OpSetid && !ev.Failed():
+		case ev.Op == trace.OpSetid && !ev.Failed():
 			setids = append(setids, ev.Syscall)
 		default:
 			t.Errorf("unexpected capability event %+v", ev)

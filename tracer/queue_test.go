@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestDeliveryQueueBounded: a consumer that stops reading does not make a
@@ -47,7 +48,7 @@ func TestDeliveryQueueBounded(t *testing.T) {
 		t.Fatalf("opens exited %d: %v", code, err)
 	}
 	type result struct {
-		sum Summary
+		sum trace.Summary
 		err error
 	}
 	closed := make(chan result, 1)

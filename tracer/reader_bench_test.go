@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // BenchmarkReaderCPUPerEvent is what an event costs while a traced helper
@@ -55,7 +56,7 @@ func BenchmarkReaderCPUPerEvent(b *testing.B) {
 		b.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- WriteSession(NewWriter(io.Discard), sess) }()
+	go func() { done <- WriteSession(trace.NewWriter(io.Discard), sess) }()
 	if err := child.Release(); err != nil {
 		b.Fatal(err)
 	}

@@ -39,7 +39,7 @@ type Session struct {
 	mu        sync.Mutex
 	preExec   bool // dropping the root's events until it execs (FromExec)
 	preTracks int  // execs of the root begun before tracking, dropped (FromExec)
-	queue     []Event
+	queue     []trace.Event
 	flushing  bool // in Tracer.dirty (reader goroutine only)
 	lastBatch int  // size of the last batch sent: the next queue's capacity
 	ended     bool // no more events will be queued or handed over by the reader
@@ -49,11 +49,11 @@ type Session struct {
 	syncSeq   uint64
 	syncDone  chan struct{}
 
-	out       chan []Event
-	delivered chan struct{} // closed with out, once the last batch was taken
-	free      chan []Event  // recycled batches (Recycle), reused by push
+	out       chan []trace.Event
+	delivered chan struct{}      // closed with out, once the last batch was taken
+	free      chan []trace.Event // recycled batches (Recycle), reused by push
 	closeMu   sync.Mutex
-	summary   *Summary
+	summary   *trace.Summary
 }
 
 // TrackOptions adjust what a session records.
@@ -102,7 +102,7 @@ func (t *Tracer) TrackWith(pid int, opts TrackOptions) (*Session, error) {
 	}
 	s := &Session{
 		t: t, id: t.nextID.Add(1), root: pid, preExec: opts.FromExec,
-		out: make(chan []Event, outBatches), delivered: make(chan struct{}), free: make(chan []Event, outBatches+1),
+		out: make(chan []trace.Event, outBatches), delivered: make(chan struct{}), free: make(chan []trace.Event, outBatches+1),
 		missed0: t.missed(),
 	}
 	t.sessions[s.id] = s
@@ -194,7 +194,7 @@ func (s *Session) Root() int { return s.root }
 // Recycle once done with it. Read it until it is closed:
 // the reader never blocks on a slow consumer; events queue in memory up
 // to Options.MaxQueued, and those beyond are counted in Summary.Lost.
-func (s *Session) Events() <-chan []Event { return s.out }
+func (s *Session) Events() <-chan []trace.Event { return s.out }
 
 // Close stops tracing the tree, waits until every event the kernel
 // committed for it before the call has been read, delivers them, closes
@@ -204,7 +204,7 @@ func (s *Session) Events() <-chan []Event { return s.out }
 // returns once every event has been handed to the Events channel, so keep
 // reading it (in another goroutine) until it is closed. Close may be
 // called more than once; later calls return the same Summary.
-func (s *Session) Close() (Summary, error) {
+func (s *Session) Close() (trace.Summary, error) {
 	s.closeMu.Lock()
 	defer s.closeMu.Unlock()
 	if s.summary != nil {
@@ -217,7 +217,7 @@ func (s *Session) Close() (Summary, error) {
 	if closed {
 		<-s.delivered
 		s.mu.Lock()
-		sum := Summary{Events: s.events, Lost: s.badRecs + s.overflow}
+		sum := trace.Summary{Events: s.events, Lost: s.badRecs + s.overflow}
 		s.mu.Unlock()
 		s.summary = &sum
 		return sum, fmt.Errorf("close trace session %d: the tracer was closed first; lost events are unknown", s.id)
@@ -239,7 +239,7 @@ func (s *Session) Close() (Summary, error) {
 	<-s.delivered
 
 	s.mu.Lock()
-	sum := Summary{Events: s.events, Lost: lost + s.badRecs + s.overflow, Running: running}
+	sum := trace.Summary{Events: s.events, Lost: lost + s.badRecs + s.overflow, Running: running}
 	s.mu.Unlock()
 	s.summary = &sum
 	if err := errors.Join(drainErr, lostErr); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestFromExecSkipsPreTrackExec: with FromExec, an exec of the root that
@@ -20,13 +21,13 @@ import (
 func TestFromExecSkipsPreTrackExec(t *testing.T) {
 	s := newTestSession(100)
 	s.root, s.preExec = 10, true
-	for i, ev := range []Event{
-		{TGID: 10, Op: OpExec, Path: "/.authbench/authbench"}, // begun before tracking
-		{TGID: 10, Op: OpOpen, Path: "/etc", Flags: unix.O_PATH},
-		{TGID: 10, Op: OpOpen, Path: "/proc/self/cgroup", Real: "/proc/1/cgroup"},
-		{TGID: 10, Op: OpExec, Path: "/agent", Ret: -2, Errno: "ENOENT"}, // an attempt: kept
-		{TGID: 10, Op: OpExec, Path: "/usr/bin/agent"},
-		{TGID: 10, Op: OpOpen, Path: "/work/x"},
+	for i, ev := range []trace.Event{
+		{TGID: 10, Op: trace.OpExec, Path: "/.authbench/authbench"}, // begun before tracking
+		{TGID: 10, Op: trace.OpOpen, Path: "/etc", Flags: unix.O_PATH},
+		{TGID: 10, Op: trace.OpOpen, Path: "/proc/self/cgroup", Real: "/proc/1/cgroup"},
+		{TGID: 10, Op: trace.OpExec, Path: "/agent", Ret: -2, Errno: "ENOENT"}, // an attempt: kept
+		{TGID: 10, Op: trace.OpExec, Path: "/usr/bin/agent"},
+		{TGID: 10, Op: trace.OpOpen, Path: "/work/x"},
 	} {
 		s.push(ev, i == 0)
 	}
@@ -93,7 +94,7 @@ func TestAgentTraceStartsAtItsExec(t *testing.T) {
 			_, _ = child.Wait()
 			t.Fatalf("track: %v", err)
 		}
-		var evs []Event
+		var evs []trace.Event
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -119,7 +120,7 @@ func TestAgentTraceStartsAtItsExec(t *testing.T) {
 		raced += sess.preTracks
 		sess.mu.Unlock()
 		for _, ev := range evs {
-			if ev.Op != OpOpen {
+			if ev.Op != trace.OpOpen {
 				continue
 			}
 			if ev.Flags&unix.O_PATH != 0 && rulePaths[ev.Target()] {
@@ -130,7 +131,7 @@ func TestAgentTraceStartsAtItsExec(t *testing.T) {
 				t.Errorf("run %d: a start-up cgroup read in the events: %+v", i, ev)
 			}
 		}
-		if len(evs) == 0 || evs[0].Op != OpExec || evs[0].Path != cat || evs[0].TGID != child.Pid() {
+		if len(evs) == 0 || evs[0].Op != trace.OpExec || evs[0].Path != cat || evs[0].TGID != child.Pid() {
 			t.Errorf("run %d: first event %+v, want the exec of %s by %d", i, evs[:min(1, len(evs))], cat, child.Pid())
 		}
 	}

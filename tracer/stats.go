@@ -7,36 +7,38 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Counts aggregates events for the human summary of a trace: counts per
 // operation and axis, the most accessed paths and the failed accesses.
 type Counts struct {
 	// ByOp counts events per operation.
-	ByOp map[Op]int
+	ByOp map[trace.Op]int
 	// ByAxis counts events per permission axis (not AxisNone).
-	ByAxis map[Axis]int
+	ByAxis map[trace.Axis]int
 	paths  map[string]int
 	failed map[failure]int
 	total  int
 }
 
 type failure struct {
-	op    Op
+	op    trace.Op
 	path  string
 	errno string
 }
 
 // NewCounts returns an empty aggregate.
 func NewCounts() *Counts {
-	return &Counts{ByOp: map[Op]int{}, ByAxis: map[Axis]int{}, paths: map[string]int{}, failed: map[failure]int{}}
+	return &Counts{ByOp: map[trace.Op]int{}, ByAxis: map[trace.Axis]int{}, paths: map[string]int{}, failed: map[failure]int{}}
 }
 
 // Add counts one event.
-func (c *Counts) Add(ev *Event) {
+func (c *Counts) Add(ev *trace.Event) {
 	c.total++
 	c.ByOp[ev.Op]++
-	if ev.Axis != AxisNone {
+	if ev.Axis != trace.AxisNone {
 		c.ByAxis[ev.Axis]++
 	}
 	if ev.Path == "" {
@@ -52,7 +54,7 @@ func (c *Counts) Add(ev *Event) {
 const topN = 10
 
 // WriteText writes the human summary.
-func (c *Counts) WriteText(w io.Writer, sum Summary) error {
+func (c *Counts) WriteText(w io.Writer, sum trace.Summary) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trace: %d events, %d lost", sum.Events, sum.Lost)
 	if sum.Lost > 0 {
@@ -67,7 +69,7 @@ func (c *Counts) WriteText(w io.Writer, sum Summary) error {
 		fmt.Fprintf(&b, " %s=%d", op, c.ByOp[op])
 	}
 	b.WriteString("\nby axis:")
-	for _, ax := range []Axis{AxisRead, AxisWrite, AxisExecute} {
+	for _, ax := range []trace.Axis{trace.AxisRead, trace.AxisWrite, trace.AxisExecute} {
 		fmt.Fprintf(&b, " %s=%d", ax, c.ByAxis[ax])
 	}
 	b.WriteString("\ntop paths:\n")

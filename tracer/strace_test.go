@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // workload is one entry of the strace-completeness corpus.
@@ -214,10 +216,10 @@ func tracerTuples(r run, st *straceTrace) map[tuple]bool {
 		ev := &r.events[i]
 		// Only strace's tracees: not strace itself (the root) nor the
 		// short-lived processes it forks to probe ptrace features.
-		if !st.pids[ev.PID] || ev.TGID == r.root || ev.Op == OpFork || ev.Op == OpExit {
+		if !st.pids[ev.PID] || ev.TGID == r.root || ev.Op == trace.OpFork || ev.Op == trace.OpExit {
 			continue
 		}
-		if ev.Op == OpMmap && ev.Syscall != "mmap" {
+		if ev.Op == trace.OpMmap && ev.Syscall != "mmap" {
 			continue // strace cannot name an mprotect's file
 		}
 		ok := !ev.Failed()

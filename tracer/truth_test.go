@@ -9,6 +9,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // inodeOf returns the identity of path as stat(2) reports it.
@@ -22,13 +24,13 @@ func inodeOf(t *testing.T, path string) (dev, ino uint64) {
 }
 
 // opensOf returns the successful open events whose name as given is path.
-func opensOf(evs []Event, path string) []Event {
-	return filterEvents(evs, func(e *Event) bool { return e.Op == OpOpen && !e.Failed() && e.Path == path })
+func opensOf(evs []trace.Event, path string) []trace.Event {
+	return filterEvents(evs, func(e *trace.Event) bool { return e.Op == trace.OpOpen && !e.Failed() && e.Path == path })
 }
 
 // filterEvents returns the events that satisfy f.
-func filterEvents(evs []Event, f func(*Event) bool) []Event {
-	var out []Event
+func filterEvents(evs []trace.Event, f func(*trace.Event) bool) []trace.Event {
+	var out []trace.Event
 	for i := range evs {
 		if f(&evs[i]) {
 			out = append(out, evs[i])
@@ -106,8 +108,8 @@ func TestRealPathAliases(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, catIno := inodeOf(t, catReal)
-	if count(r.events, func(ev *Event) bool {
-		return ev.Op == OpExec && ev.Comm == "cat" && ev.Real == catReal && ev.Ino == catIno
+	if count(r.events, func(ev *trace.Event) bool {
+		return ev.Op == trace.OpExec && ev.Comm == "cat" && ev.Real == catReal && ev.Ino == catIno
 	}) != 5 {
 		t.Errorf("exec events of /bin/cat do not all name %s (ino %d): %+v", catReal, catIno, r.events)
 	}
@@ -146,9 +148,9 @@ func TestRealPathBadInput(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("script exited %d", r.code)
 	}
-	check := func(kind string, f func(*Event) bool, real string, state RealState, ino uint64) {
+	check := func(kind string, f func(*trace.Event) bool, real string, state trace.RealState, ino uint64) {
 		t.Helper()
-		var hit *Event
+		var hit *trace.Event
 		for i := range r.events {
 			if f(&r.events[i]) {
 				hit = &r.events[i]
@@ -162,23 +164,23 @@ func TestRealPathBadInput(t *testing.T) {
 			t.Errorf("%s: real %q state %q ino %d, want %q %q %d", kind, hit.Real, hit.RealState, hit.Ino, real, state, ino)
 		}
 	}
-	check("deleted", func(ev *Event) bool { return ev.Op == OpOpen && ev.Path == "/dev/fd/3" }, del, RealDeleted, delIno)
-	check("pipe", func(ev *Event) bool { return ev.Op == OpOpen && ev.Path == "/dev/stdin" }, "", RealUnreachable, 0)
-	check("O_PATH", func(ev *Event) bool {
-		return ev.Op == OpOpen && ev.Path == plain && ev.Flags&unix.O_PATH != 0
+	check("deleted", func(ev *trace.Event) bool { return ev.Op == trace.OpOpen && ev.Path == "/dev/fd/3" }, del, trace.RealDeleted, delIno)
+	check("pipe", func(ev *trace.Event) bool { return ev.Op == trace.OpOpen && ev.Path == "/dev/stdin" }, "", trace.RealUnreachable, 0)
+	check("O_PATH", func(ev *trace.Event) bool {
+		return ev.Op == trace.OpOpen && ev.Path == plain && ev.Flags&unix.O_PATH != 0
 	}, plain, "", plainIno)
-	check("open_by_handle_at", func(ev *Event) bool {
-		return ev.Op == OpOpen && ev.Path == "" && !ev.Failed() && ev.Comm == "opath"
+	check("open_by_handle_at", func(ev *trace.Event) bool {
+		return ev.Op == trace.OpOpen && ev.Path == "" && !ev.Failed() && ev.Comm == "opath"
 	}, plain, "", plainIno)
 	// A NULL name is a fault with no path, not the current directory.
-	if count(r.events, func(ev *Event) bool {
-		return ev.Op == OpOpen && ev.Comm == "opath" && ev.Errno == "EFAULT" && ev.Path == "" && ev.Real == ""
+	if count(r.events, func(ev *trace.Event) bool {
+		return ev.Op == trace.OpOpen && ev.Comm == "opath" && ev.Errno == "EFAULT" && ev.Path == "" && ev.Real == ""
 	}) != 1 {
 		t.Errorf("open(NULL) not recorded as a fault without a path")
 	}
-	check("too long", func(ev *Event) bool {
-		return ev.Op == OpOpen && strings.HasSuffix(ev.Path, "/f") && ev.Comm == "cat"
-	}, "", RealTruncated, deep.ino)
+	check("too long", func(ev *trace.Event) bool {
+		return ev.Op == trace.OpOpen && strings.HasSuffix(ev.Path, "/f") && ev.Comm == "cat"
+	}, "", trace.RealTruncated, deep.ino)
 }
 
 type deepDir struct {
@@ -263,15 +265,15 @@ func TestRealPathRace(t *testing.T) {
 	_, ia := inodeOf(t, a)
 	_, ib := inodeOf(t, b)
 	inoOf := map[string]uint64{a: ia, b: ib}
-	r := runTraced(t, tr, dir, []string{race, "20000", a, b}, func(ev *Event) bool {
-		return (ev.Op == OpOpen && strings.HasPrefix(ev.Path, dir)) || ev.Op == OpExit
+	r := runTraced(t, tr, dir, []string{race, "20000", a, b}, func(ev *trace.Event) bool {
+		return (ev.Op == trace.OpOpen && strings.HasPrefix(ev.Path, dir)) || ev.Op == trace.OpExit
 	})
 	if r.code != 0 || r.sum.Lost != 0 {
 		t.Fatalf("race exited %d, lost %d", r.code, r.sum.Lost)
 	}
 	nameDiffers := 0
 	for _, ev := range r.events {
-		if ev.Failed() || ev.Op != OpOpen {
+		if ev.Failed() || ev.Op != trace.OpOpen {
 			continue
 		}
 		if want, ok := inoOf[ev.Real]; !ok || want != ev.Ino {
@@ -282,10 +284,10 @@ func TestRealPathRace(t *testing.T) {
 		}
 	}
 	// main returned while the other thread ran: one exit of the process.
-	if n := count(r.events, func(ev *Event) bool { return ev.Op == OpExit }); n != 1 {
+	if n := count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpExit }); n != 1 {
 		t.Errorf("%d exit events for one process whose two threads exited together", n)
 	}
-	if n := count(r.events, func(ev *Event) bool { return ev.Op == OpOpen }); n < 20000 {
+	if n := count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpOpen }); n < 20000 {
 		t.Fatalf("%d open events, want 20000", n)
 	}
 	t.Logf("%d of %d events: the name in memory at sys_exit was not the file opened; the real path was right", nameDiffers, len(r.events))
@@ -305,26 +307,26 @@ func TestProcessIdentityPidReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 10000
-	r := runTraced(t, tr, dir, []string{tree, strconv.Itoa(n), dir}, func(ev *Event) bool {
-		return ev.Op != OpOpen || strings.HasPrefix(ev.Path, dir+"/")
+	r := runTraced(t, tr, dir, []string{tree, strconv.Itoa(n), dir}, func(ev *trace.Event) bool {
+		return ev.Op != trace.OpOpen || strings.HasPrefix(ev.Path, dir+"/")
 	})
 	if r.code != 0 || r.sum.Lost != 0 {
 		t.Fatalf("tree exited %d, lost %d", r.code, r.sum.Lost)
 	}
-	var root ProcID
-	forkParent := map[ProcID]ProcID{}
-	lastExec := map[ProcID]int{}  // process -> index of its latest exec event
-	execOwner := map[int]string{} // exec event index -> the file its process opened
+	var root trace.ProcID
+	forkParent := map[trace.ProcID]trace.ProcID{}
+	lastExec := map[trace.ProcID]int{} // process -> index of its latest exec event
+	execOwner := map[int]string{}      // exec event index -> the file its process opened
 	pidsSeen := map[int]map[uint64]bool{}
 	for i := range r.events {
 		ev := &r.events[i]
 		switch ev.Op {
-		case OpExec:
+		case trace.OpExec:
 			if ev.TGID == r.root && root.Start == 0 {
 				root = ev.Proc()
 			}
 			lastExec[ev.Proc()] = i
-		case OpFork:
+		case trace.OpFork:
 			if _, dup := forkParent[ev.Proc()]; dup {
 				t.Fatalf("two forks created process %v", ev.Proc())
 			}
@@ -333,7 +335,7 @@ func TestProcessIdentityPidReuse(t *testing.T) {
 				pidsSeen[ev.TGID] = map[uint64]bool{}
 			}
 			pidsSeen[ev.TGID][ev.Start] = true
-		case OpOpen:
+		case trace.OpOpen:
 			x, ok := lastExec[ev.Proc()]
 			if !ok {
 				t.Fatalf("open of %s by %v joins no exec", ev.Path, ev.Proc())
@@ -376,11 +378,11 @@ func TestURingOpenTraced(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("uring exited %d", r.code)
 	}
-	if count(r.events, func(ev *Event) bool { return ev.Op == OpURingSetup && !ev.Failed() }) != 1 {
+	if count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpURingSetup && !ev.Failed() }) != 1 {
 		t.Errorf("no io_uring_setup event: %+v", r.events)
 	}
-	if count(r.events, func(ev *Event) bool {
-		return ev.Op == OpOpen && ev.URing && ev.Path == filepath.Join(dir, "data") && ev.Axis == AxisRead
+	if count(r.events, func(ev *trace.Event) bool {
+		return ev.Op == trace.OpOpen && ev.URing && ev.Path == filepath.Join(dir, "data") && ev.Axis == trace.AxisRead
 	}) != 1 {
 		t.Errorf("the io_uring openat of %s/data is not traced: %+v", dir, r.events)
 	}

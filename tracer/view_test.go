@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestChrootView: a process in a chroot reports paths as it sees them,
@@ -48,15 +50,15 @@ func TestChrootView(t *testing.T) {
 		t.Fatalf("chrooted shell exited %d", r.code)
 	}
 	for _, want := range []struct {
-		op   Op
+		op   trace.Op
 		path string
-	}{{OpChdir, "/work"}, {OpOpen, "/work/f"}, {OpChdir, "/work/d"}, {OpOpen, "/work/g"}} {
-		n := count(r.events, func(ev *Event) bool { return ev.Op == want.op && ev.Path == want.path && !ev.Failed() })
+	}{{trace.OpChdir, "/work"}, {trace.OpOpen, "/work/f"}, {trace.OpChdir, "/work/d"}, {trace.OpOpen, "/work/g"}} {
+		n := count(r.events, func(ev *trace.Event) bool { return ev.Op == want.op && ev.Path == want.path && !ev.Failed() })
 		if n != 1 {
 			t.Errorf("%d successful %s of %s (the chroot's view), want 1", n, want.op, want.path)
 		}
 	}
-	if n := count(r.events, func(ev *Event) bool { return strings.HasPrefix(ev.Path, root+"/work") }); n != 0 {
+	if n := count(r.events, func(ev *trace.Event) bool { return strings.HasPrefix(ev.Path, root+"/work") }); n != 0 {
 		t.Errorf("%d events show the host's path of the chroot", n)
 	}
 }
@@ -73,7 +75,7 @@ func TestMountCrossing(t *testing.T) {
 		t.Fatalf("workload exited %d", r.code)
 	}
 	for _, p := range []string{mnt + "/sub/f", mnt + "/g"} {
-		if n := count(r.events, func(ev *Event) bool { return ev.Op == OpOpen && ev.Path == p && !ev.Failed() }); n != 1 {
+		if n := count(r.events, func(ev *trace.Event) bool { return ev.Op == trace.OpOpen && ev.Path == p && !ev.Failed() }); n != 1 {
 			t.Errorf("%d opens of %s across the tmpfs mount, want 1", n, p)
 		}
 	}
@@ -95,7 +97,9 @@ func TestCompatSyscall(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("int80 exited %d (ia32 emulation off?)", r.code)
 	}
-	if n := count(r.events, func(ev *Event) bool { return ev.Op == OpOpen && ev.Path == target && ev.Axis == AxisRead }); n != 1 {
+	if n := count(r.events, func(ev *trace.Event) bool {
+		return ev.Op == trace.OpOpen && ev.Path == target && ev.Axis == trace.AxisRead
+	}); n != 1 {
 		t.Errorf("%d int 0x80 opens of %s traced, want 1", n, target)
 	}
 }

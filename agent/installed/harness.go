@@ -156,7 +156,7 @@ func ParseName(name string) (h Harness, model string, ok bool, err error) {
 
 // Endpoint is the model endpoint a harness is configured for.
 type Endpoint struct {
-	// BaseURL ends before /chat/completions (as agent.Config's).
+	// BaseURL ends before /chat/completions (as modelconfig.Config's).
 	BaseURL string
 	// Model is the model's name at the endpoint.
 	Model string

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
@@ -95,7 +96,7 @@ is started).`,
 	cmd.Flags().StringVar(&ef.seccomp, "seccomp", "", "seccomp profile `FILE` (OCI LinuxSeccomp / Docker format); \"none\" for no filter")
 	cmd.Flags().IntVar(&ef.uid, "uid", -1, "run as user `N` (with --gid; root only)")
 	cmd.Flags().IntVar(&ef.gid, "gid", -1, "run as group `N` (with --uid)")
-	cmd.Flags().StringVar(&ef.capSet, "caps", sandbox.CapsNone, "capabilities the tree keeps: `none`, docker (Docker's default set) or a list such as CHOWN,FOWNER (uid 0 only)")
+	cmd.Flags().StringVar(&ef.capSet, "caps", capability.SetNone, "capabilities the tree keeps: `none`, docker (Docker's default set) or a list such as CHOWN,FOWNER (uid 0 only)")
 	cmd.Flags().StringArrayVar(&ef.caps, "cap", nil, "keep capability `NAME` (e.g. CAP_NET_BIND_SERVICE; repeatable; only for a tree running as uid 0)")
 	cmd.Flags().BoolVar(&ef.allowUnixConnect, "allow-unix-connect", false, "let the tree connect to pathname unix sockets (ssh-agent, docker.sock) on a kernel below Landlock ABI 9, where it otherwise may create no unix socket but socketpair")
 	cmd.Flags().BoolVar(&ef.allowUnenforced, "allow-unenforced", false, "run even if the kernel has no Landlock (the policy is then NOT enforced)")
@@ -118,7 +119,7 @@ func (a *App) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, *pol
 	}
 	// The files are read once, into the request; the plan is compiled
 	// from it.
-	set, err := sandbox.ParseCapabilitySet(ef.capSet)
+	set, err := capability.ParseSet(ef.capSet)
 	if err != nil {
 		return nil, nil, UsageErrorf("--caps: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
@@ -46,7 +47,7 @@ func (a *App) ReportPlanWarnings(pl *policy.Plan) {
 
 // LoadSeccomp loads and compiles a profile ("" for the default) for a
 // command that keeps the granted capabilities (none unless named; see
-// sandbox.HeldCapabilities). Any problem, such as unknown syscall names, is a usage
+// capability.Held). Any problem, such as unknown syscall names, is a usage
 // error.
 func LoadSeccomp(file string, granted []string) (*sandbox.Filter, error) {
 	if file == "" {
@@ -56,7 +57,7 @@ func LoadSeccomp(file string, granted []string) (*sandbox.Filter, error) {
 	if err != nil {
 		return nil, Usage(err)
 	}
-	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: sandbox.HeldCapabilities(granted)})
+	f, err := sandbox.CompileProfile(prof, sandbox.CompileOptions{Capabilities: capability.Held(granted)})
 	if err != nil {
 		return nil, Usage(err)
 	}

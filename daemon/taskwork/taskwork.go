@@ -15,7 +15,9 @@ import (
 
 	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/generate"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
@@ -78,18 +80,18 @@ func (w *Work) CheckAgent(t work.Task, agent string) error {
 	return err
 }
 
-// ParseGenerator checks a generator's name (generate.ParseGenerator).
+// ParseGenerator checks a generator's name (genname.Parse).
 func (w *Work) ParseGenerator(name string) (work.Generator, error) {
-	g, err := generate.ParseGenerator(name)
+	g, err := genname.Parse(name)
 	if err != nil {
 		return work.Generator{}, err
 	}
-	return work.Generator{Model: g.Model, OpenAI: g.Kind == generate.KindOpenAI}, nil
+	return work.Generator{Model: g.Model, OpenAI: g.Kind == genname.KindOpenAI}, nil
 }
 
 // CheckBuilder checks an image builder's name ("": buildah).
 func (w *Work) CheckBuilder(name string) error {
-	_, err := env.ParseBuilderKind(builderName(name))
+	_, err := imagemeta.ParseBuilderKind(builderName(name))
 	return err
 }
 
@@ -116,7 +118,7 @@ func (w *Work) runOptions(e work.Env) (taskrun.Options, error) {
 		return taskrun.Options{}, err
 	}
 	return taskrun.Options{
-		Task: unwrap(e.Task), Self: e.Self, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+		Task: unwrap(e.Task), Self: e.Self, Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images),
 		BaseMap: env.BaseMap(e.BaseMap), Registries: w.cfg.Registries, Runc: env.Runc{Root: e.RuncRoot},
 		Tracer: w.cfg.Tracer, Dir: e.Dir, Log: e.Log, MaxOutputBytes: e.MaxOutputBytes, OnIdentity: e.OnIdentity,
 	}, nil
@@ -154,7 +156,7 @@ func (w *Work) DeleteContainer(runcRoot, id string) error {
 // builderName is the builder a request names, buildah by default.
 func builderName(name string) string {
 	if name == "" {
-		return string(env.Buildah)
+		return string(imagemeta.Buildah)
 	}
 	return name
 }
@@ -180,7 +182,7 @@ func (w *Work) Build(ctx context.Context, j work.BuildJob) (*runapi.BuildResult,
 		return res, err
 	}
 	br := j.Request
-	kind, err := env.ParseBuilderKind(builderName(br.Builder))
+	kind, err := imagemeta.ParseBuilderKind(builderName(br.Builder))
 	if err != nil {
 		return res, err
 	}

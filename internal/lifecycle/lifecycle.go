@@ -16,6 +16,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 // Tree is a process tree whose root waits at the sandbox-init gate.
@@ -59,7 +61,7 @@ type Result struct {
 	Killed bool
 	// StillRunning are the processes of the tree (its root first) that
 	// were still running when it was killed.
-	StillRunning []Process
+	StillRunning []runapi.Process
 }
 
 // Run tracks, releases and waits for t, killing its tree when ctx ends.

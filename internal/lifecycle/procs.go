@@ -9,10 +9,6 @@ import (
 	"strings"
 )
 
-// Process is one process of a tree, as /proc shows it: the run API's
-// type, so that run records carry it as is.
-type Process = runapi.Process
-
 // maxCmdline bounds the command line kept per process.
 const maxCmdline = 256
 
@@ -20,12 +16,12 @@ const maxCmdline = 256
 // PIDs, read from /proc). Orphans are found when they were reparented
 // inside the tree: to the init of the tree's PID namespace, or to a
 // subreaper in it (sandbox.Spec.WaitTree).
-func TreeProcesses(root int) []Process {
+func TreeProcesses(root int) []runapi.Process {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	var all []Process
+	var all []runapi.Process
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -49,30 +45,30 @@ func TreeProcesses(root int) []Process {
 
 // ParseStat reads pid, comm and ppid from the text of /proc/PID/stat
 // (comm may hold spaces and parentheses: it ends at the last ")").
-func ParseStat(stat string) (Process, bool) {
+func ParseStat(stat string) (runapi.Process, bool) {
 	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
 	if open < 0 || end < open {
-		return Process{}, false
+		return runapi.Process{}, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(stat[:open]))
 	if err != nil {
-		return Process{}, false
+		return runapi.Process{}, false
 	}
 	fields := strings.Fields(stat[end+1:])
 	if len(fields) < 2 {
-		return Process{}, false
+		return runapi.Process{}, false
 	}
 	ppid, err := strconv.Atoi(fields[1])
 	if err != nil {
-		return Process{}, false
+		return runapi.Process{}, false
 	}
-	return Process{Pid: pid, PPid: ppid, Comm: stat[open+1 : end]}, true
+	return runapi.Process{Pid: pid, PPid: ppid, Comm: stat[open+1 : end]}, true
 }
 
 // Descendants returns root and every process below it in procs, by pid.
-func Descendants(procs []Process, root int) []Process {
-	children := map[int][]Process{}
-	var out []Process
+func Descendants(procs []runapi.Process, root int) []runapi.Process {
+	children := map[int][]runapi.Process{}
+	var out []runapi.Process
 	for _, p := range procs {
 		if p.Pid == root {
 			out = append(out, p)

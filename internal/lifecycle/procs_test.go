@@ -5,18 +5,20 @@ import (
 	"os/exec"
 	"reflect"
 	"testing"
+
+	"github.com/authbench/authbench/runapi"
 )
 
 func TestParseStat(t *testing.T) {
 	for _, tc := range []struct {
 		stat string
-		want Process
+		want runapi.Process
 		ok   bool
 	}{
-		{"42 (bash) S 7 42 42 0", Process{Pid: 42, PPid: 7, Comm: "bash"}, true},
-		{"43 (a) b (c)) R 1 2 3", Process{Pid: 43, PPid: 1, Comm: "a) b (c)"}, true},
-		{"garbage", Process{}, false},
-		{"44 (x) S", Process{}, false},
+		{"42 (bash) S 7 42 42 0", runapi.Process{Pid: 42, PPid: 7, Comm: "bash"}, true},
+		{"43 (a) b (c)) R 1 2 3", runapi.Process{Pid: 43, PPid: 1, Comm: "a) b (c)"}, true},
+		{"garbage", runapi.Process{}, false},
+		{"44 (x) S", runapi.Process{}, false},
 	} {
 		got, ok := ParseStat(tc.stat)
 		if ok != tc.ok || got != tc.want {
@@ -26,9 +28,9 @@ func TestParseStat(t *testing.T) {
 }
 
 func TestDescendants(t *testing.T) {
-	procs := []Process{{Pid: 1, PPid: 0}, {Pid: 10, PPid: 1}, {Pid: 11, PPid: 10}, {Pid: 12, PPid: 11}, {Pid: 13, PPid: 1}, {Pid: 14, PPid: 10}}
+	procs := []runapi.Process{{Pid: 1, PPid: 0}, {Pid: 10, PPid: 1}, {Pid: 11, PPid: 10}, {Pid: 12, PPid: 11}, {Pid: 13, PPid: 1}, {Pid: 14, PPid: 10}}
 	got := Descendants(procs, 10)
-	want := []Process{{Pid: 10, PPid: 1}, {Pid: 11, PPid: 10}, {Pid: 12, PPid: 11}, {Pid: 14, PPid: 10}}
+	want := []runapi.Process{{Pid: 10, PPid: 1}, {Pid: 11, PPid: 10}, {Pid: 12, PPid: 11}, {Pid: 14, PPid: 10}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Descendants = %+v, want %+v", got, want)
 	}
@@ -47,7 +49,7 @@ func TestTreeProcessesFindsGrandchildren(t *testing.T) {
 	// its comm changes at the start of exec, its command line only when
 	// the new image's arguments are in place (before its exec a forked
 	// child still shows the shell's command line).
-	execd := func(procs []Process) bool {
+	execd := func(procs []runapi.Process) bool {
 		if len(procs) != 3 {
 			return false
 		}
@@ -58,7 +60,7 @@ func TestTreeProcessesFindsGrandchildren(t *testing.T) {
 		}
 		return true
 	}
-	var procs []Process
+	var procs []runapi.Process
 	for i := 0; i < 500 && !execd(procs); i++ {
 		procs = TreeProcesses(cmd.Process.Pid)
 		if !execd(procs) {

@@ -38,6 +38,7 @@ import (
 
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // settle is long enough for the tracer's idle detach and the kernel's
@@ -211,29 +212,29 @@ func emptyHook() (*ebpf.Program, error) {
 }
 
 // runTraced runs the command the way `authbench trace --out` does.
-func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File) (tracer.Summary, error) {
+func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File) (trace.Summary, error) {
 	if _, err := out.Seek(0, 0); err != nil {
-		return tracer.Summary{}, err
+		return trace.Summary{}, err
 	}
 	child, err := sandbox.Start(self, sandbox.Spec{Path: prog, Args: argv, Env: os.Environ()}, nil, nil, nil)
 	if err != nil {
-		return tracer.Summary{}, err
+		return trace.Summary{}, err
 	}
 	sess, err := tr.TrackWith(child.Pid(), tracer.TrackOptions{FromExec: true})
 	if err != nil {
 		_ = child.Kill()
 		_, _ = child.Wait()
-		return tracer.Summary{}, err
+		return trace.Summary{}, err
 	}
-	w := tracer.NewWriter(out)
+	w := trace.NewWriter(out)
 	done := make(chan error, 1)
 	go func() { done <- tracer.WriteSession(w, sess) }()
 	if err := child.Release(); err != nil {
-		return tracer.Summary{}, err
+		return trace.Summary{}, err
 	}
 	code, err := child.Wait()
 	if err != nil {
-		return tracer.Summary{}, err
+		return trace.Summary{}, err
 	}
 	sum, err := sess.Close()
 	if err != nil {

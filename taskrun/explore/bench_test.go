@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkExploreOverhead(b *testing.B) {
 			setup(b)
 			task, images := fixture(b, "hello-standard"), testImages()
 			cmd := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do cat /app/input.txt >/dev/null; i=$((i+1)); done; echo '{"read": [], "write": [], "execute": []}'`, calls)
-			o := Options{Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+			o := Options{Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images),
 				Tracer: testTr}, Command: cmd, Input: "x", Timeout: time.Minute}
 			var total, setup []time.Duration
 			b.ResetTimer()

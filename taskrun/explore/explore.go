@@ -23,7 +23,7 @@ import (
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // Paths of the exploration (permission generation) inside the container.
@@ -34,14 +34,6 @@ const (
 	// directory (GeneratorOutputFile) bind-mounted here, so the rootfs
 	// itself is never written.
 	OutFile = OutDir + "/policy.json"
-)
-
-// Files of an exploration run in its directory (runapi's artifact
-// tables name them).
-const (
-	GeneratorOutputFile = runapi.FileGeneratorOutput
-	GeneratorStdoutFile = runapi.FileGeneratorStdout
-	GeneratorStderrFile = runapi.FileGeneratorStderr
 )
 
 // MaxGeneratorStdout bounds the generator's stored stdout; beyond it the
@@ -221,7 +213,7 @@ func (r *explorer) compileGenerationPlan(root *policy.Root, programs []string, x
 	}
 	r.Plan = plan
 	enf := sandbox.KernelEnforcement()
-	return runbox.WriteJSON(filepath.Join(r.Dir, runbox.PlanFile), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
+	return runbox.WriteJSON(filepath.Join(r.Dir, runapi.FilePlan), map[string]any{"semantics": plan.Semantics, "plan": plan, "enforcement": enf, "policy": pol.Permissions})
 }
 
 // GenerationPolicy is the policy a generator runs under: read `/**`;
@@ -240,7 +232,7 @@ func GenerationPolicy(root *policy.Root, programs []string, path string) (pol *p
 		add(p)
 	}
 	for _, tool := range InspectionTools {
-		add(LookPath(root, tool, path))
+		add(root.LookPath(tool, path))
 	}
 	sort.Strings(exe)
 	pol = &policy.Policy{Source: "generation policy"}
@@ -266,7 +258,7 @@ func GeneratorPrograms(root *policy.Root, argv []string, path string) []string {
 		return nil
 	}
 	first := argv[0]
-	if sh := realExecutable(root, first); sh != "" {
+	if sh := root.Executable(first); sh != "" {
 		out = append(out, sh)
 	}
 	if len(argv) < 3 || argv[1] != "-c" {
@@ -276,73 +268,19 @@ func GeneratorPrograms(root *policy.Root, argv []string, path string) []string {
 	if len(words) == 0 {
 		return out
 	}
-	prog := LookPath(root, words[0], path)
+	prog := root.LookPath(words[0], path)
 	if prog == "" {
 		return out
 	}
 	out = append(out, prog)
-	return append(out, ScriptInterpreters(root, prog, path)...)
-}
-
-// ScriptInterpreters are the real paths of what the kernel runs for prog
-// when prog is a "#!" script of the rootfs: the interpreter its "#!" line
-// names, and for `#!/usr/bin/env NAME` also NAME found in path. nil for a
-// program that is no script (or whose interpreter is not an executable
-// file of the rootfs).
-func ScriptInterpreters(root *policy.Root, prog, path string) []string {
-	interp := root.Shebang(prog)
-	if len(interp) == 0 {
-		return nil
-	}
-	p := realExecutable(root, interp[0])
-	if p == "" {
-		return nil
-	}
-	out := []string{p}
-	if filepath.Base(interp[0]) == "env" && len(interp) > 1 {
-		if q := LookPath(root, interp[1], path); q != "" {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
-// LookPath finds name (a path, or a bare name searched in path) in root:
-// the real path of an executable regular file, or "".
-func LookPath(root *policy.Root, name, path string) string {
-	if strings.Contains(name, "/") {
-		if !filepath.IsAbs(name) {
-			return ""
-		}
-		return realExecutable(root, filepath.Clean(name))
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		if p := realExecutable(root, filepath.Join(dir, name)); p != "" {
-			return p
-		}
-	}
-	return ""
-}
-
-// realExecutable is the real path in root of p when it is an executable
-// regular file, else "".
-func realExecutable(root *policy.Root, p string) string {
-	rp := root.RealpathNow(p)
-	st, err := os.Stat(root.HostPath(rp))
-	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-		return ""
-	}
-	return rp
+	return append(out, root.ScriptInterpreters(prog, path)...)
 }
 
 // runGenerator runs argv in the rootfs under the generation plan, with
 // input on its stdin, its stdout bounded, OutFile bound from the
 // run directory, traced.
 func (r *explorer) runGenerator(ctx context.Context, argv []string, input string, timeout time.Duration, x *Exploration) error {
-	outFile := filepath.Join(r.Dir, GeneratorOutputFile)
+	outFile := filepath.Join(r.Dir, runapi.FileGeneratorOutput)
 	if err := r.createOutputFile(outFile); err != nil {
 		return err
 	}
@@ -376,7 +314,7 @@ func (r *explorer) runGenerator(ctx context.Context, argv []string, input string
 	x.StdoutDropped = stdout.Dropped()
 	x.ExitCode, x.TimedOut, x.DurationS = g.ExitCode, g.TimedOut, g.Duration.Seconds()
 	x.SetupMS = float64(g.Setup) / float64(time.Millisecond)
-	if x.Stdout, err = os.ReadFile(filepath.Join(r.Dir, GeneratorStdoutFile)); err != nil {
+	if x.Stdout, err = os.ReadFile(filepath.Join(r.Dir, runapi.FileGeneratorStdout)); err != nil {
 		return err
 	}
 	if err := r.readOutputFile(outFile, x); err != nil {
@@ -443,10 +381,10 @@ func (r *explorer) generatorOutput() (stdout, stderr *capped.Writer, err error) 
 	open := func(file, name string, limit int64) (*capped.Writer, error) {
 		return r.CappedLog(file, name, limit, os.O_TRUNC)
 	}
-	if stdout, err = open(GeneratorStdoutFile, "generator stdout", MaxGeneratorStdout); err != nil {
+	if stdout, err = open(runapi.FileGeneratorStdout, "generator stdout", MaxGeneratorStdout); err != nil {
 		return nil, nil, err
 	}
-	if stderr, err = open(GeneratorStderrFile, "generator stderr", r.MaxOutputBytes); err != nil {
+	if stderr, err = open(runapi.FileGeneratorStderr, "generator stderr", r.MaxOutputBytes); err != nil {
 		stdout.Close()
 		return nil, nil, err
 	}
@@ -481,20 +419,20 @@ func (r *explorer) startExploreTrace(ctx context.Context, pid int, tr *exploreTr
 	tr.read, tr.gate, tr.init, tr.own = map[string]bool{}, true, pid, map[int]bool{}
 	ess := policy.SandboxEssentials()
 	tr.skip = ess.Get(policy.Read)
-	tr.rec, err = r.TraceContainer(ctx, pid, runbox.EventsFile, r.Plan, root, tr.observe)
+	tr.rec, err = r.TraceContainer(ctx, pid, runapi.FileEvents, r.Plan, root, tr.observe)
 	return err
 }
 
 // observe notes a file opened for reading successfully.
-func (tr *exploreTrace) observe(ev *tracer.Event) {
-	if tr.init != 0 && ev.TGID != tr.init && ev.Op == tracer.OpExec && !ev.Failed() &&
+func (tr *exploreTrace) observe(ev *trace.Event) {
+	if tr.init != 0 && ev.TGID != tr.init && ev.Op == trace.OpExec && !ev.Failed() &&
 		(ev.Path == runbox.BinaryInContainer || ev.Target() == runbox.BinaryInContainer) {
 		tr.own[ev.TGID] = true
 	}
 	if tr.own[ev.TGID] {
 		return
 	}
-	if ev.Op == tracer.OpExec && !ev.Failed() && (tr.started || ev.Path != runbox.BinaryInContainer) {
+	if ev.Op == trace.OpExec && !ev.Failed() && (tr.started || ev.Path != runbox.BinaryInContainer) {
 		tr.started = true
 		tr.execs++
 	}
@@ -502,7 +440,7 @@ func (tr *exploreTrace) observe(ev *tracer.Event) {
 		return
 	}
 	// O_PATH opens (sandbox-init's Landlock rules) read nothing.
-	if ev.Op != tracer.OpOpen || ev.Axis != tracer.AxisRead || ev.Failed() || ev.PathOnly() {
+	if ev.Op != trace.OpOpen || ev.Axis != trace.AxisRead || ev.Failed() || ev.PathOnly() {
 		return
 	}
 	p := ev.Target()

@@ -18,6 +18,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun"
 )
 
@@ -98,7 +100,7 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 	var before, after map[string]string
 	images := testImages()
 	o := Options{
-		Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(env.Buildah, images),
+		Options: taskrun.Options{Task: task, Self: testSelf, Images: images, Builder: env.NewBuilder(imagemeta.Buildah, images),
 			Tracer: testTr, Dir: dir},
 		Command: changeAttempts, Input: "explore", Timeout: 2 * time.Minute,
 		inspect: func(phase, rootfs string) {
@@ -117,7 +119,7 @@ func TestExploreRefusesEveryChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, _ := os.ReadFile(filepath.Join(dir, GeneratorStderrFile))
+	stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileGeneratorStderr))
 	if x.ExitCode != 0 || x.TimedOut {
 		t.Fatalf("generator exit %d timed out %v: %s", x.ExitCode, x.TimedOut, stderr)
 	}

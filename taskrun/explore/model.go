@@ -10,12 +10,14 @@ import (
 	"sync/atomic"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // ModelExploration is how an openai generator's exploration went.
@@ -34,7 +36,7 @@ type ModelExploration struct {
 // container's confined, traced agent, under the generation policy (the
 // tool process is its one program besides the inspection tools) and
 // GenerationFilter, for o.Timeout. system and user are the loop's
-// prompts. The trajectory is written to the run's runbox.TrajectoryFile.
+// prompts. The trajectory is written to the run's runapi.FileTrajectory.
 func RunModel(ctx context.Context, o Options, loop agent.Loop, system, user string) (*ModelExploration, error) {
 	r, err := newExplorer(o.Options)
 	if err != nil {
@@ -84,13 +86,13 @@ func RunModel(ctx context.Context, o Options, loop agent.Loop, system, user stri
 	// is described by its other fields.
 	out := res.Outcome
 	x.Outcome, x.ToolCalls = out, int(calls.Load())
-	x.ExitCode, x.TimedOut, x.DurationS, x.SetupMS = res.ExitCode, out != nil && out.Reason == agent.StopTimeout, res.DurationS, res.SetupMS
+	x.ExitCode, x.TimedOut, x.DurationS, x.SetupMS = res.ExitCode, out != nil && out.Reason == modelconfig.StopTimeout, res.DurationS, res.SetupMS
 	x.Traced, x.Events, x.LostEvents, x.Denials = res.Traced, res.Events, res.LostEvents, append(x.Denials, res.Denials...)
 	if x.Traced {
 		x.FilesRead, x.FilesReadDropped = r.filesReadFromLogs()
 	}
 	if out != nil && out.Trajectory != nil {
-		if werr := out.Trajectory.WriteFile(filepath.Join(r.Dir, runbox.TrajectoryFile)); werr != nil {
+		if werr := out.Trajectory.WriteFile(filepath.Join(r.Dir, runapi.FileTrajectory)); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
@@ -110,7 +112,7 @@ func (r *explorer) filesReadFromLogs() ([]string, int) {
 		if err != nil {
 			continue
 		}
-		_, _ = audit.ReadLog(f, func(ev *tracer.Event) error { tr.observe(ev); return nil })
+		_, _ = audit.ReadLog(f, func(ev *trace.Event) error { tr.observe(ev); return nil })
 		f.Close()
 	}
 	out := make([]string, 0, len(tr.read))

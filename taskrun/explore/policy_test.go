@@ -12,7 +12,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // fakeRootfs lays out a small rootfs: merged /usr, dash as sh, some
@@ -74,30 +74,6 @@ func TestGeneratorPrograms(t *testing.T) {
 		got := GeneratorPrograms(root, []string{"/bin/sh", "-c", c.command}, path)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: %v, want %v", c.command, got, c.want)
-		}
-	}
-}
-
-// TestScriptInterpreters: the interpreter of a "#!" script named by a
-// symlinked path, env's program found in path; nothing for a program that
-// is no script, a missing file, or a "#!" naming a missing interpreter.
-func TestScriptInterpreters(t *testing.T) {
-	root := fakeRootfs(t)
-	path := "/usr/local/bin:/usr/bin:/bin"
-	for _, c := range []struct {
-		prog string
-		want []string
-	}{
-		{"/opt/gen.sh", []string{"/usr/bin/bash"}},
-		{"/opt/gen.py", []string{"/usr/bin/env", "/usr/bin/python3.11"}},
-		{"/opt/run", []string{"/usr/bin/bash"}}, // a symlink to gen.sh
-		{"/opt/nointerp.sh", nil},
-		{"/usr/bin/ls", nil},
-		{"/opt/data.txt", nil},
-		{"/opt/missing", nil},
-	} {
-		if got := ScriptInterpreters(root, c.prog, path); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: %v, want %v", c.prog, got, c.want)
 		}
 	}
 }
@@ -205,20 +181,20 @@ func TestGenerationFilterRefusesFileChanges(t *testing.T) {
 // reads are not the generator's.
 func TestExploreTraceSkipsSandboxInitStartup(t *testing.T) {
 	tr := &exploreTrace{read: map[string]bool{}, gate: true, skip: []policy.Pattern{policy.MustPattern("/lib/**")}, init: 1, own: map[int]bool{}}
-	for _, ev := range []tracer.Event{
-		{TGID: 1, Op: tracer.OpExec, Path: runbox.BinaryInContainer, Axis: tracer.AxisExecute},
-		{TGID: 1, Op: tracer.OpOpen, Path: "/proc/1/cgroup", Axis: tracer.AxisRead},
-		{TGID: 9, Op: tracer.OpExec, Path: "/proc/self/exe", Real: runbox.BinaryInContainer, Axis: tracer.AxisExecute},
-		{TGID: 9, Op: tracer.OpOpen, Path: "/proc/9/mountinfo", Axis: tracer.AxisRead},
-		{Op: tracer.OpOpen, Path: "/usr/bin/cat", Axis: tracer.AxisRead, Flags: unix.O_PATH | unix.O_CLOEXEC},
-		{TGID: 1, Op: tracer.OpExec, Path: "/bin/sh", Axis: tracer.AxisExecute},
-		{TGID: 9, Op: tracer.OpOpen, Path: "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", Axis: tracer.AxisRead},
-		{Op: tracer.OpOpen, Path: "/lib/libc.so.6", Axis: tracer.AxisRead},
-		{Op: tracer.OpOpen, Path: "/app/secret", Axis: tracer.AxisRead, Ret: -13},
-		{Op: tracer.OpOpen, Path: "/app/out", Axis: tracer.AxisWrite, Flags: unix.O_WRONLY},
-		{Op: tracer.OpExec, Path: "/usr/bin/cat", Axis: tracer.AxisExecute},
-		{Op: tracer.OpOpen, Path: "/app/input.txt", Axis: tracer.AxisRead},
-		{Op: tracer.OpOpen, Path: "/etc", Axis: tracer.AxisRead, Flags: unix.O_PATH},
+	for _, ev := range []trace.Event{
+		{TGID: 1, Op: trace.OpExec, Path: runbox.BinaryInContainer, Axis: trace.AxisExecute},
+		{TGID: 1, Op: trace.OpOpen, Path: "/proc/1/cgroup", Axis: trace.AxisRead},
+		{TGID: 9, Op: trace.OpExec, Path: "/proc/self/exe", Real: runbox.BinaryInContainer, Axis: trace.AxisExecute},
+		{TGID: 9, Op: trace.OpOpen, Path: "/proc/9/mountinfo", Axis: trace.AxisRead},
+		{Op: trace.OpOpen, Path: "/usr/bin/cat", Axis: trace.AxisRead, Flags: unix.O_PATH | unix.O_CLOEXEC},
+		{TGID: 1, Op: trace.OpExec, Path: "/bin/sh", Axis: trace.AxisExecute},
+		{TGID: 9, Op: trace.OpOpen, Path: "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", Axis: trace.AxisRead},
+		{Op: trace.OpOpen, Path: "/lib/libc.so.6", Axis: trace.AxisRead},
+		{Op: trace.OpOpen, Path: "/app/secret", Axis: trace.AxisRead, Ret: -13},
+		{Op: trace.OpOpen, Path: "/app/out", Axis: trace.AxisWrite, Flags: unix.O_WRONLY},
+		{Op: trace.OpExec, Path: "/usr/bin/cat", Axis: trace.AxisExecute},
+		{Op: trace.OpOpen, Path: "/app/input.txt", Axis: trace.AxisRead},
+		{Op: trace.OpOpen, Path: "/etc", Axis: trace.AxisRead, Flags: unix.O_PATH},
 	} {
 		tr.observe(&ev)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // AgentRunConfig is the agent's container: the task's, its root holding
@@ -90,10 +91,10 @@ func (b *Box) RefusedAgent(err error) (refused bool, denial *audit.Denial) {
 		return false, nil
 	}
 	b.Log.Info("the policy refused the agent's program", zap.String("task", b.Task.Name), zap.Error(err))
-	op := policy.Operation{Op: string(tracer.OpExec), Path: ie.Path}
+	op := policy.Operation{Op: string(trace.OpExec), Path: ie.Path}
 	root, rerr := policy.NewRoot(b.Rootfs.Path)
 	if rerr == nil && !b.Plan.Permits(op, root.RealpathNow) {
-		denial = &audit.Denial{Op: op.Op, Axis: string(tracer.AxisExecute), Path: ie.Path, Errno: "EACCES", Count: 1}
+		denial = &audit.Denial{Op: op.Op, Axis: string(trace.AxisExecute), Path: ie.Path, Errno: "EACCES", Count: 1}
 	}
 	return true, denial
 }
@@ -104,7 +105,7 @@ func (b *Box) RefusedAgent(err error) (refused bool, denial *audit.Denial) {
 type AgentTrace struct {
 	Rec  *audit.Recording
 	caps audit.CapabilityDenials
-	also func(*tracer.Event)
+	also func(*trace.Event)
 }
 
 // TraceSummary is what an ended AgentTrace recorded.
@@ -117,7 +118,7 @@ type TraceSummary struct {
 // StartAgentTrace waits until the container's init (pid) is sandbox-init
 // at its gate and follows it from its exec of the agent on into the
 // run's file named file; also (nil: nothing) sees each event too.
-func (b *Box) StartAgentTrace(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*AgentTrace, error) {
+func (b *Box) StartAgentTrace(ctx context.Context, pid int, file string, also func(*trace.Event)) (*AgentTrace, error) {
 	root, err := policy.NewRoot(b.Rootfs.Path)
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (b *Box) StartAgentTrace(ctx context.Context, pid int, file string, also fu
 	return tr, nil
 }
 
-func (tr *AgentTrace) observe(ev *tracer.Event) {
+func (tr *AgentTrace) observe(ev *trace.Event) {
 	tr.caps.Observe(ev)
 	if tr.also != nil {
 		tr.also(ev)
@@ -150,7 +151,7 @@ func (b *Box) FinishAgentTrace(tr *AgentTrace) TraceSummary {
 // TraceContainer follows a gated container's init (pid) from its exec of
 // the command on, once runc has made it sandbox-init, into the run's file,
 // judging the events against plan (nil: none) in root; also sees each.
-func (b *Box) TraceContainer(ctx context.Context, pid int, file string, plan *policy.Plan, root *policy.Root, also func(*tracer.Event)) (*audit.Recording, error) {
+func (b *Box) TraceContainer(ctx context.Context, pid int, file string, plan *policy.Plan, root *policy.Root, also func(*trace.Event)) (*audit.Recording, error) {
 	if err := WaitForExe(ctx, pid, BinaryInContainer); err != nil {
 		return nil, err
 	}
@@ -188,10 +189,10 @@ func (b *Box) AgentOutput() (stdout, stderr *capped.Writer, err error) {
 	open := func(file, name string) (*capped.Writer, error) {
 		return b.CappedLog(file, name, b.MaxOutputBytes, os.O_TRUNC)
 	}
-	if stdout, err = open(AgentStdoutFile, "agent stdout"); err != nil {
+	if stdout, err = open(runapi.FileAgentStdout, "agent stdout"); err != nil {
 		return nil, nil, err
 	}
-	if stderr, err = open(AgentStderrFile, "agent stderr"); err != nil {
+	if stderr, err = open(runapi.FileAgentStderr, "agent stderr"); err != nil {
 		stdout.Close()
 		return nil, nil, err
 	}

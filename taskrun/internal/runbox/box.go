@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
@@ -22,18 +23,6 @@ import (
 // BinaryInContainer is where every container of a run has the authbench
 // binary (sandbox-init, the toolbox, die-with-parent).
 const BinaryInContainer = "/.authbench/authbench"
-
-// Files every kind of run writes in its directory (runapi's artifact
-// tables name them).
-const (
-	EventsFile      = runapi.FileEvents
-	AgentStdoutFile = runapi.FileAgentStdout
-	AgentStderrFile = runapi.FileAgentStderr
-	BuildLogFile    = runapi.FileBuildLog
-	PlanFile        = runapi.FilePlan
-	// TrajectoryFile is a model agent's transcript (ATIF).
-	TrajectoryFile = runapi.FileTrajectory
-)
 
 // RootfsDir is where in the run directory a run mounts its rootfs.
 const RootfsDir = "rootfs"
@@ -50,7 +39,7 @@ type Box struct {
 	ID string
 	// Image, Rootfs and Ident are the task image, the run's rootfs and
 	// the agent's identity in it.
-	Image  *env.TaskImage
+	Image  *imagemeta.TaskImage
 	Rootfs *env.Rootfs
 	Ident  runapi.Identity
 	// Plan is what confines the agent (nil: unconstrained).
@@ -111,8 +100,8 @@ func (b *Box) New() error {
 
 // BuildImage makes sure the task image (and the local bases it needs)
 // exist, logging the build to BuildLogFile.
-func (b *Box) BuildImage(ctx context.Context) (*env.TaskImage, error) {
-	log, err := b.CappedLog(BuildLogFile, "build log", b.LogLimit(), os.O_TRUNC)
+func (b *Box) BuildImage(ctx context.Context) (*imagemeta.TaskImage, error) {
+	log, err := b.CappedLog(runapi.FileBuildLog, "build log", b.LogLimit(), os.O_TRUNC)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +119,7 @@ func (b *Box) BuildOptions(log io.Writer) env.BuildOptions {
 	return env.BuildOptions{Builder: b.Builder, BaseMap: b.BaseMap, Registries: b.Registries, Log: log}
 }
 
-// ImagePath is the PATH of the task's image (env.DefaultPath's when it
+// ImagePath is the PATH of the task's image (policy.DefaultPath when it
 // sets none).
 func (b *Box) ImagePath() string {
 	for _, kv := range env.TaskRunConfig(b.Task, b.Image).Env {
@@ -138,7 +127,7 @@ func (b *Box) ImagePath() string {
 			return v
 		}
 	}
-	return strings.TrimPrefix(env.DefaultPath, "PATH=")
+	return policy.DefaultPath
 }
 
 // WriteJSON writes v, indented, to path.

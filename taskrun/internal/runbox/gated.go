@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/container"
 	"github.com/authbench/authbench/internal/lifecycle"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -48,7 +49,7 @@ func (k *Kept) Pid() int { return k.c.Pid() }
 
 // Kill kills what is left in the container and deletes it; it returns
 // the processes that were still running. Safe on nil.
-func (k *Kept) Kill() []lifecycle.Process {
+func (k *Kept) Kill() []runapi.Process {
 	if k == nil {
 		return nil
 	}
@@ -69,7 +70,7 @@ type GatedResult struct {
 	// Setup is the time from the container's start to the command's exec.
 	Setup time.Duration
 	// StillRunning were its processes when it was killed.
-	StillRunning []lifecycle.Process
+	StillRunning []runapi.Process
 	// Kept is the container still running after its command ended
 	// (Gated.KeepTree; nil when nothing was left or it was killed).
 	Kept *Kept

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -36,7 +36,7 @@ func (e *UnknownUserError) Error() string {
 // AgentUserSpec is the user the task's agent runs as, before resolution:
 // task.toml's [agent] user, else the image's USER, else root (Harbor's
 // convention: the agent runs as the image's user).
-func AgentUserSpec(t *tasks.Task, img *env.TaskImage) string {
+func AgentUserSpec(t *tasks.Task, img *imagemeta.TaskImage) string {
 	if u := strings.TrimSpace(t.Config.Agent.User); u != "" {
 		return u
 	}
@@ -51,7 +51,7 @@ func AgentUserSpec(t *tasks.Task, img *env.TaskImage) string {
 // ResolveAgent resolves the task's agent user through the rootfs's
 // /etc/passwd and /etc/group, read beneath rootfs (no link followed, a
 // FIFO refused: internal/safefile).
-func ResolveAgent(t *tasks.Task, img *env.TaskImage, rootfs string) (runapi.Identity, error) {
+func ResolveAgent(t *tasks.Task, img *imagemeta.TaskImage, rootfs string) (runapi.Identity, error) {
 	user := AgentUserSpec(t, img)
 	root, err := safefile.OpenReadDir(rootfs)
 	if err != nil {

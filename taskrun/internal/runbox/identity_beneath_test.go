@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/safefile/safefiletest"
 	"github.com/authbench/authbench/runapi"
@@ -41,7 +41,7 @@ func TestAccountsReadBeneathTheRootfs(t *testing.T) {
 		var errAgent, errIn error
 		safefiletest.Within(t, 5*time.Second, func() {
 			var id runapi.Identity
-			id, errAgent = ResolveAgent(&tasks.Task{Name: "demo"}, &env.TaskImage{Config: env.ImageConfig{User: "evil"}}, tc.rootfs)
+			id, errAgent = ResolveAgent(&tasks.Task{Name: "demo"}, &imagemeta.TaskImage{Config: imagemeta.ImageConfig{User: "evil"}}, tc.rootfs)
 			if errAgent == nil {
 				errAgent = errors.New("resolved " + id.User)
 			}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/env/imagemeta"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -100,7 +100,9 @@ func TestAgentUserConvention(t *testing.T) {
 		t.Config.Agent.User = user
 		return t
 	}
-	image := func(user string) *env.TaskImage { return &env.TaskImage{Config: env.ImageConfig{User: user}} }
+	image := func(user string) *imagemeta.TaskImage {
+		return &imagemeta.TaskImage{Config: imagemeta.ImageConfig{User: user}}
+	}
 	tests := []struct {
 		task, image string
 		uid, gid    int
@@ -138,7 +140,7 @@ func TestPasswdSymlinkStaysInRootfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := &tasks.Task{Name: "demo"}
-	id, err := ResolveAgent(task, &env.TaskImage{Config: env.ImageConfig{User: "evil"}}, rootfs)
+	id, err := ResolveAgent(task, &imagemeta.TaskImage{Config: imagemeta.ImageConfig{User: "evil"}}, rootfs)
 	if err == nil {
 		t.Fatalf("resolved through a symlink out of the rootfs: %+v", id)
 	}
@@ -149,7 +151,7 @@ func TestPasswdSymlinkStaysInRootfs(t *testing.T) {
 // the securebits); unconstrained it is the image's root, as in Harbor.
 func TestConfinedRootAgentHoldsNoCapabilities(t *testing.T) {
 	task := &tasks.Task{Name: "demo"}
-	b := &Box{Options: Options{Task: task}, Image: &env.TaskImage{}, Ident: runapi.Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
+	b := &Box{Options: Options{Task: task}, Image: &imagemeta.TaskImage{}, Ident: runapi.Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
 	spec, err := b.AgentSpec([]string{"/bin/true"})
 	if err != nil {
 		t.Fatal(err)

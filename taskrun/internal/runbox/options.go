@@ -3,7 +3,7 @@ package runbox
 import (
 	"go.uber.org/zap"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/permreq"
@@ -43,7 +43,7 @@ type Options struct {
 	Capabilities []string
 	// Model is the endpoint and options of an openai:MODEL or installed
 	// agent (resolved; its Model is the agent's MODEL).
-	Model *agent.Config
+	Model *modelconfig.Config
 	// AllowHosts are run-time allow-list entries of the agent phase
 	// (--agent-allow-host HOST:PORT): they make the agent's network an
 	// allowlist of the task's allowed_hosts (when it has one) and them.

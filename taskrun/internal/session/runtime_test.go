@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // TestRuntimeOpensDiscount: the toolbox's own refused start-up opens
@@ -14,12 +14,12 @@ import (
 // other files' and opens outside the plan stay.
 func TestRuntimeOpensDiscount(t *testing.T) {
 	ro := &runtimeOpens{pid: 7, refused: map[string]int{}}
-	for _, ev := range []tracer.Event{
-		{TGID: 7, Op: tracer.OpOpen, Path: "/proc/self/cgroup", Ret: -13},
-		{TGID: 7, Op: tracer.OpOpen, Path: "/proc/self/cgroup", Ret: -13},
-		{TGID: 7, Op: tracer.OpOpen, Path: "/proc/self/mountinfo", Ret: 3},   // not refused
-		{TGID: 8, Op: tracer.OpOpen, Path: "/proc/self/mountinfo", Ret: -13}, // the agent's
-		{TGID: 7, Op: tracer.OpOpen, Path: "/etc/shadow", Ret: -13},          // not a runtime file
+	for _, ev := range []trace.Event{
+		{TGID: 7, Op: trace.OpOpen, Path: "/proc/self/cgroup", Ret: -13},
+		{TGID: 7, Op: trace.OpOpen, Path: "/proc/self/cgroup", Ret: -13},
+		{TGID: 7, Op: trace.OpOpen, Path: "/proc/self/mountinfo", Ret: 3},   // not refused
+		{TGID: 8, Op: trace.OpOpen, Path: "/proc/self/mountinfo", Ret: -13}, // the agent's
+		{TGID: 7, Op: trace.OpOpen, Path: "/etc/shadow", Ret: -13},          // not a runtime file
 	} {
 		ro.observe(&ev)
 	}

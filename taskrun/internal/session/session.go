@@ -16,19 +16,20 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
-	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/tracer"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 // StopToolboxDied is a model agent's stop reason when its tool process
 // died twice (it is started again once).
-const StopToolboxDied agent.StopReason = "toolbox_died"
+const StopToolboxDied modelconfig.StopReason = "toolbox_died"
 
 // errToolboxDied ends a model agent's loop.
 var errToolboxDied = errors.New("the tool process died again after its restart")
@@ -129,7 +130,7 @@ type Options struct {
 	// Trace follows a toolbox container's init (pid) into the run's
 	// file, also seeing each event (Box.StartAgentTrace, with what the
 	// caller observes besides); nil: untraced.
-	Trace func(ctx context.Context, pid int, file string, also func(*tracer.Event)) (*runbox.AgentTrace, error)
+	Trace func(ctx context.Context, pid int, file string, also func(*trace.Event)) (*runbox.AgentTrace, error)
 	// Requests, when set, gives the model request_permission and
 	// confines every tool call to its CallPlan and the grants; the tool
 	// process runs under its ToolboxPlan.
@@ -149,7 +150,7 @@ type Result struct {
 	// first container's set-up.
 	DurationS, SetupMS float64
 	// StillRunning were the containers' processes when they were killed.
-	StillRunning []lifecycle.Process
+	StillRunning []runapi.Process
 	// Traced is set once a trace started; Events, LostEvents and Denials
 	// are the traces' (the toolbox's own start-up opens discounted).
 	Traced             bool
@@ -163,7 +164,7 @@ type Result struct {
 
 // Run runs o.Loop with the tools that o.Tools makes of a client of the
 // toolbox, which runs as b's gated agent container: confined by b's
-// plan, as the agent's uid, traced into runbox.EventsFile, for
+// plan, as the agent's uid, traced into runapi.FileEvents, for
 // o.Timeout (the loop's ctx ends with it). When the loop ends the
 // toolbox's stdin is closed and its container ends; at the timeout it is
 // killed. A toolbox that dies is started again once (a new container on
@@ -171,7 +172,7 @@ type Result struct {
 // loop (StopToolboxDied). Each tool call's observation Extra gets its
 // trace window (start_ns, end_ns) and its event log lines
 // (events_first_line, events_last_line, and events_file when not
-// runbox.EventsFile). b.AgentStart is set when the first container
+// runapi.FileEvents). b.AgentStart is set when the first container
 // starts.
 //
 // The Result's Outcome is nil only when the toolbox could not start at
@@ -247,7 +248,7 @@ func (s *toolboxSession) start() error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c := &toolboxContainer{n: n, client: client, ended: make(chan struct{}), file: runbox.EventsFile, cancel: cancel}
+	c := &toolboxContainer{n: n, client: client, ended: make(chan struct{}), file: runapi.FileEvents, cancel: cancel}
 	name := "agent"
 	if n > 0 {
 		name = "agent-restart-" + strconv.Itoa(n)
@@ -303,7 +304,7 @@ func (s *toolboxSession) wrapTools() []agent.Tool {
 				return s.restart(ctx, c, err)
 			}
 			if err == nil && obs.Extra != nil && obs.Extra["start_ns"] != nil {
-				if c.file != runbox.EventsFile {
+				if c.file != runapi.FileEvents {
 					obs.Extra["events_file"] = c.file
 				}
 				s.mu.Lock()
@@ -445,8 +446,8 @@ type runtimeOpens struct {
 	refused map[string]int
 }
 
-func (ro *runtimeOpens) observe(ev *tracer.Event) {
-	if ev.TGID == ro.pid && ev.Op == tracer.OpOpen && ev.Failed() && runtimeOpen[ev.Path] {
+func (ro *runtimeOpens) observe(ev *trace.Event) {
+	if ev.TGID == ro.pid && ev.Op == trace.OpOpen && ev.Failed() && runtimeOpen[ev.Path] {
 		ro.refused[ev.Path]++
 	}
 }
@@ -459,7 +460,7 @@ func (ro *runtimeOpens) discount(denials []audit.Denial) []audit.Denial {
 	}
 	out := denials[:0]
 	for _, d := range denials {
-		if n := min(d.Count, ro.refused[d.Path]); n > 0 && d.Op == string(tracer.OpOpen) && d.Errno != audit.OutsidePlan {
+		if n := min(d.Count, ro.refused[d.Path]); n > 0 && d.Op == string(trace.OpOpen) && d.Errno != audit.OutsidePlan {
 			d.Count -= n
 			ro.refused[d.Path] -= n
 			if d.Count == 0 {
@@ -478,7 +479,7 @@ func (s *toolboxSession) annotate() {
 	for _, extra := range s.calls {
 		file, _ := extra["events_file"].(string)
 		if file == "" {
-			file = runbox.EventsFile
+			file = runapi.FileEvents
 		}
 		byFile[file] = append(byFile[file], extra)
 	}
@@ -507,7 +508,7 @@ func annotateCalls(path string, calls []map[string]any) error {
 	}
 	defer f.Close()
 	line := 0
-	_, err = audit.ReadLog(f, func(ev *tracer.Event) error {
+	_, err = audit.ReadLog(f, func(ev *trace.Event) error {
 		line++
 		for i := range ws {
 			if ev.TS >= ws[i].start && ev.TS <= ws[i].end {

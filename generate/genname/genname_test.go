@@ -1,11 +1,11 @@
-package generate
+package genname
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestParseGenerator(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, c := range []struct {
 		in, kind, command, model, err string
 	}{
@@ -19,7 +19,7 @@ func TestParseGenerator(t *testing.T) {
 		{"claude", "", "", "", "unknown generator"},
 		{"", "", "", "", "unknown generator"},
 	} {
-		g, err := ParseGenerator(c.in)
+		g, err := Parse(c.in)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: error %v, want %q", c.in, err, c.err)

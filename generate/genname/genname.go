@@ -1,0 +1,60 @@
+// Package genname is the vocabulary of permission generators, with no
+// generator in it: the kinds (`cmd:COMMAND`, `openai:MODEL`, `heuristic`,
+// `spec`, `allow-all`), a name parsed into its parts, and the allow-all
+// policy's document. Package generate runs generators; the bench, the
+// daemon and the CLI check names with this one without linking them.
+package genname
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kinds of generators.
+const (
+	KindCmd       = "cmd"
+	KindOpenAI    = "openai"
+	KindHeuristic = "heuristic"
+	KindSpec      = "spec"
+	KindAllowAll  = "allow-all"
+)
+
+// Generator is a parsed generator name.
+type Generator struct {
+	// Name is the name as given ("heuristic", `cmd:./gen`, "openai:gpt-4o").
+	Name string
+	// Kind is one of the Kind constants.
+	Kind string
+	// Command is a cmd: generator's command line; Model an openai: one's model.
+	Command, Model string
+}
+
+// Parse parses `cmd:COMMAND`, `openai:MODEL`, `heuristic`,
+// `spec` or `allow-all`.
+func Parse(s string) (Generator, error) {
+	g := Generator{Name: s}
+	switch {
+	case s == KindHeuristic || s == KindSpec || s == KindAllowAll:
+		g.Kind = s
+	case strings.HasPrefix(s, KindCmd+":"):
+		g.Kind, g.Command = KindCmd, strings.TrimPrefix(s, KindCmd+":")
+		if strings.TrimSpace(g.Command) == "" {
+			return g, fmt.Errorf("generator %q: cmd: needs a command", s)
+		}
+	case strings.HasPrefix(s, KindOpenAI+":"):
+		g.Kind, g.Model = KindOpenAI, strings.TrimPrefix(s, KindOpenAI+":")
+		if strings.TrimSpace(g.Model) == "" {
+			return g, fmt.Errorf("generator %q: openai: needs a model name", s)
+		}
+	default:
+		return g, fmt.Errorf("unknown generator %q (want cmd:\"COMMAND\", openai:MODEL, heuristic, spec or allow-all)", s)
+	}
+	return g, nil
+}
+
+// Sandboxed reports whether the generator runs inside the task's
+// environment (cmd, openai) rather than as a static baseline.
+func (g Generator) Sandboxed() bool { return g.Kind == KindCmd || g.Kind == KindOpenAI }
+
+// AllowAllDocument is the allow-all policy: `/**` on every axis.
+const AllowAllDocument = `{"read": ["/**"], "write": ["/**"], "execute": ["/**"]}`
