@@ -19,7 +19,7 @@ import (
 // could not be carried out.
 func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *trial.Record) (runPolicy, error) {
 	req := &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: t.Dir, Generator: s.Generator, BaseMap: b.cfg.BaseMap}}
-	if g, _ := generate.ParseGenerator(s.Generator); g.Kind == generate.KindOpenAI {
+	if g, _ := generate.ParseGenerator(s.Generator); g.UsesModel() {
 		if b.cfg.GenModel == nil {
 			return runPolicy{}, fmt.Errorf("source %s: no model configuration", s.Name)
 		}

@@ -33,7 +33,7 @@ type generateFlags struct {
 func (a *app) generateCmd() *cobra.Command {
 	var f generateFlags
 	cmd := &cobra.Command{
-		Use:   `generate TASK --generator cmd:"..."|openai:MODEL|heuristic|spec|allow-all [--out FILE] [--trials N] [--json]`,
+		Use:   `generate TASK --generator cmd:"..."|openai:MODEL|st:MODEL|heuristic|spec|allow-all [--out FILE] [--trials N] [--json]`,
 		Short: "Have a generator write a task's permission policy, exploring a read-only copy of its environment",
 		Long: `The generator reads the task's instruction and the rules of the phase (explore
 without changing anything; answer with a JSON object {read, write, execute} of
@@ -62,6 +62,12 @@ Generators:
                  model flags, else the config file's [model] table, else
                  OPENAI_BASE_URL and OPENAI_API_KEY (the key never on the
                  command line, never stored). The run keeps trajectory.json.
+  st:MODEL       the sufficiency-tightness decomposition with that model: a
+                 sufficiency stage explores as openai:MODEL does and answers a
+                 policy granting all the task needs; a tightness stage (one
+                 model call, no tools) is given the task and that policy and
+                 answers the final one, removing what is not needed. The
+                 record keeps both answers (stages).
   heuristic      static analysis of the image (no model): paths named in the
                  instruction and the files it names, programs scripts and
                  Makefiles run, the working directory.
@@ -81,7 +87,7 @@ policy is valid, 1 when one is invalid.`,
 		RunE: func(_ *cobra.Command, args []string) error { return a.runGenerate(f, args[0]) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.generator, "generator", "", `cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all (required)`)
+	fl.StringVar(&f.generator, "generator", "", `cmd:"COMMAND", openai:MODEL, st:MODEL, heuristic, spec or allow-all (required)`)
 	fl.StringVar(&f.out, "out", "", "write the generated policy (normalised JSON) to `FILE`")
 	fl.IntVar(&f.trials, "trials", 1, "generate `N` times")
 	fl.DurationVar(&f.timeout, "timeout", 0, "the generator's time (default 10m)")
@@ -94,7 +100,7 @@ policy is valid, 1 when one is invalid.`,
 // request checks the flags and builds the daemon request.
 func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	if f.generator == "" {
-		return nil, core.UsageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all)`)
+		return nil, core.UsageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, st:MODEL, heuristic, spec or allow-all)`)
 	}
 	if _, err := generate.ParseGenerator(f.generator); err != nil {
 		return nil, core.UsageErrorf("--generator: %v", err)
@@ -115,7 +121,7 @@ func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	}
 	g, _ := generate.ParseGenerator(f.generator)
 	var model *agent.Config
-	if g.Kind == generate.KindOpenAI {
+	if g.UsesModel() {
 		if model, err = f.models.config("openai:" + g.Model); err != nil {
 			return nil, err
 		}
@@ -207,11 +213,11 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 }
 
 // generatorModel is the model configuration of a bench's gen:openai:MODEL
-// sources (the first one's model; each source sets its own), from the
+// and gen:st:MODEL sources (the first one's model; each source sets its own), from the
 // model flags, the config file and the environment; nil when there is none.
 func generatorModel(sources []bench.Source, f modelFlags) (*agent.Config, error) {
 	for _, s := range sources {
-		if g, err := generate.ParseGenerator(s.Generator); err == nil && g.Kind == generate.KindOpenAI {
+		if g, err := generate.ParseGenerator(s.Generator); err == nil && g.UsesModel() {
 			return f.config("openai:" + g.Model)
 		}
 	}

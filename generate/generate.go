@@ -26,7 +26,7 @@ type Options struct {
 	Generator string
 	// Timeout is a sandboxed generator's time (0: explore.DefaultTimeout).
 	Timeout time.Duration
-	// Model is an openai generator's endpoint and options (resolved, with
+	// Model is an openai or st generator's endpoint and options (resolved, with
 	// its API key; its Model is set from the generator's name). The
 	// record keeps it redacted.
 	Model *agent.Config
@@ -102,6 +102,8 @@ func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 		return nil
 	case KindOpenAI:
 		return runModel(ctx, o, g, rec)
+	case KindST:
+		return runST(ctx, o, g, rec)
 	}
 	return fmt.Errorf("generator %q: not implemented", o.Generator)
 }

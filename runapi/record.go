@@ -258,12 +258,32 @@ type GenerationRecord struct {
 	Tokens     *TokenCounts    `json:"tokens,omitempty"`
 	StopReason string          `json:"stop_reason,omitempty"`
 	Model      json.RawMessage `json:"model,omitempty"`
+	// Stages are an st: generator's stages in order (sufficiency, then
+	// tightness when the sufficiency answer was valid): each one's answer
+	// as given and how it ended. Tokens and Turns are their sums; the
+	// record's answer is the last stage's.
+	Stages []GenerationStage `json:"stages,omitempty"`
 	// Error says why the generation could not be carried out at all
 	// (image build, rootfs); the policy is then invalid too.
 	Error string `json:"error,omitempty"`
 	// ErrorKind is the kind of that failure (ErrorKind: build, rootfs,
 	// identity, ...).
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+}
+
+// GenerationStage is one stage of a multi-stage generator (st:): its
+// answer as given and how its model loop ended.
+type GenerationStage struct {
+	// Stage is "sufficiency" or "tightness".
+	Stage string `json:"stage"`
+	// Valid: the answer is a policy for the task; Reason says why not.
+	Valid      bool         `json:"valid"`
+	Reason     string       `json:"reason,omitempty"`
+	PolicyRaw  string       `json:"policy_raw"`
+	Turns      int          `json:"turns"`
+	Tokens     *TokenCounts `json:"tokens,omitempty"`
+	StopReason string       `json:"stop_reason,omitempty"`
+	DurationS  float64      `json:"duration_s"`
 }
 
 // recordSpec stands for the task's spec when a record's policy is read
