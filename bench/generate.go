@@ -74,6 +74,9 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		g.Tokens = rec.Tokens.Total
 	}
 	r.Generation = g
+	if gen, err := generate.ParseGenerator(s.Generator); err == nil {
+		r.AddGenerationTokens(rec, gen.Model)
+	}
 	if !rec.Valid {
 		return runPolicy{source: runapi.SourcePolicy, err: rec.Reason}, nil
 	}

@@ -128,6 +128,9 @@ type Record struct {
 	// Generation describes how a gen: source's policy was generated (nil
 	// for other sources); its files are in Dir/generation/.
 	Generation *Generation `json:"generation,omitempty"`
+	// Tokens are the run's model tokens per stage (generator, agent); nil
+	// when no model reported any.
+	Tokens *Tokens `json:"tokens,omitempty"`
 
 	// Attribution is set by bench --attribute on a failed run: the
 	// permissions a re-run with them added confirmed (or not).
