@@ -52,9 +52,12 @@ in the first pass's form: absolute path patterns, "*", "?" and "[abc]" within on
 func runST(ctx context.Context, o Options, g Generator, rec *runapi.GenerationRecord) error {
 	err := exploreModel(ctx, o, g, rec, SufficiencyRules)
 	rec.Stages = []runapi.GenerationStage{stageOf(StageSufficiency, rec)}
-	if err != nil || !rec.Valid {
+	if err != nil {
+		return err // Run records why the generation could not be carried out
+	}
+	if !rec.Valid {
 		stageFailed(rec, StageSufficiency)
-		return err
+		return nil
 	}
 	cfg, timeout, err := modelSetup(o, g, rec)
 	if err != nil {

@@ -138,3 +138,13 @@ func TestSTPrompts(t *testing.T) {
 		t.Error("the sufficiency rules do not explore as the model generator's do")
 	}
 }
+
+// TestSTNeedsAModel: st: without a model configuration is a generation
+// that could not be carried out, said as such (not as a stage's answer).
+func TestSTNeedsAModel(t *testing.T) {
+	o := runOptions(t, fixture(t, "hello-standard"), "st:test-model")
+	rec, err := Run(context.Background(), o)
+	if err == nil || rec.Valid || !strings.Contains(rec.Reason, "could not be carried out") || !strings.Contains(rec.Error, "no model configuration") {
+		t.Errorf("err %v valid %v reason %q error %q", err, rec.Valid, rec.Reason, rec.Error)
+	}
+}
