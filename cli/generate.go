@@ -193,6 +193,19 @@ func trialFile(out string, n int) string {
 	return strings.TrimSuffix(out, ext) + "." + strconv.Itoa(n) + ext
 }
 
+// stageState is how a generator's stage ended, for printGeneration.
+func stageState(st runapi.GenerationStage) string {
+	state := "valid"
+	if !st.Valid {
+		state = "INVALID: " + st.Reason
+	}
+	s := fmt.Sprintf("%s, %d turns, stop %s", state, st.Turns, st.StopReason)
+	if st.Tokens != nil {
+		s += fmt.Sprintf(", tokens %d in, %d out", st.Tokens.Prompt, st.Tokens.Completion)
+	}
+	return s
+}
+
 func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationRecord) {
 	state := "valid"
 	if !r.Valid {
@@ -205,6 +218,12 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 	}
 	if r.Turns > 0 {
 		fmt.Fprintf(w, "  %d turns, %d tool calls, stop %s\n", r.Turns, r.ToolCalls, r.StopReason)
+	}
+	if r.Tokens != nil {
+		fmt.Fprintf(w, "  tokens %d in, %d out\n", r.Tokens.Prompt, r.Tokens.Completion)
+	}
+	for _, st := range r.Stages {
+		fmt.Fprintf(w, "  stage %s: %s\n", st.Stage, stageState(st))
 	}
 	if pol := r.ParsedPolicy(); pol != nil {
 		fmt.Fprintf(w, "  read %d, write %d, execute %d patterns\n", len(pol.Get(policy.Read)), len(pol.Get(policy.Write)), len(pol.Get(policy.Execute)))
