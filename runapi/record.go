@@ -103,7 +103,8 @@ type TaskResult struct {
 	VerifierTamperedOmitted int             `json:"verifier_tampered_omitted,omitempty"`
 	// Model is the endpoint and options of an openai:MODEL agent, without
 	// its API key. AgentTurns are its model calls that returned,
-	// AgentTokens their token counts, AgentStopReason why it stopped
+	// AgentTokens their token counts (an installed harness's too, summed
+	// from its transcript where the harness records usage), AgentStopReason why it stopped
 	// (finished, turn_limit, timeout, model_error, invalid_answer,
 	// toolbox_died) and AgentError the error behind a stop that is not
 	// "finished". Its transcript is TrajectoryFile.

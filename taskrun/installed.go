@@ -162,6 +162,7 @@ func (in *installedRun) finish(r *runner) {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
 	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
+	r.res.AgentTokens = trajectoryTokens(tr)
 	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}
