@@ -113,6 +113,9 @@ type TaskResult struct {
 	AgentTokens     *TokenCounts        `json:"agent_tokens,omitempty"`
 	AgentStopReason string              `json:"agent_stop_reason,omitempty"`
 	AgentError      string              `json:"agent_error,omitempty"`
+	// HarnessModel is the model an installed harness was configured for
+	// (its AgentTokens were spent on it).
+	HarnessModel string `json:"harness_model,omitempty"`
 	// Harness is an installed agent's harness and version
 	// (installed:NAME); HarnessError says why its transcript could not be
 	// kept. Its own transcript is harness-transcript.jsonl, as ATIF

@@ -162,7 +162,7 @@ func (in *installedRun) finish(r *runner) {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
 	tr := installed.ToTrajectory(in.h, in.endpoint.Model, events)
-	r.res.AgentTokens = trajectoryTokens(tr)
+	r.res.AgentTokens, r.res.HarnessModel = trajectoryTokens(tr), in.endpoint.Model
 	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}

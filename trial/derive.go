@@ -52,7 +52,7 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
 	r.AgentStopReason = res.AgentStopReason
 	if res.AgentTokens != nil {
-		model := ""
+		model := res.HarnessModel
 		if res.Model != nil {
 			model = res.Model.Model
 		}

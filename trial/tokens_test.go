@@ -24,3 +24,14 @@ func TestTokensPerStage(t *testing.T) {
 		t.Errorf("tokens %+v, want %+v", r.Tokens, want)
 	}
 }
+
+// TestHarnessTokensNameTheirModel: an installed harness's tokens are the
+// agent stage of the model it was configured for.
+func TestHarnessTokensNameTheirModel(t *testing.T) {
+	r := &Record{}
+	FromTaskResult(r, &runapi.TaskResult{HarnessModel: "harness-model", AgentTokens: &runapi.TokenCounts{Prompt: 5, Completion: 1}},
+		Policy{Source: runapi.SourceUnconstrained}, nil)
+	if r.Tokens == nil || len(r.Tokens.Stages) != 1 || r.Tokens.Stages[0] != (StageTokens{Stage: TokenStageAgent, Model: "harness-model", In: 5, Out: 1}) {
+		t.Errorf("tokens %+v", r.Tokens)
+	}
+}
