@@ -98,14 +98,17 @@ func TestTokensPerRow(t *testing.T) {
 	if cells := rep.tokensTable().Rows[0]; cells[5] != "unpriced" {
 		t.Errorf("partly priced cells %v", cells)
 	}
-	var md, text bytes.Buffer
+	var md, text, html bytes.Buffer
 	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.HTML(&html); err != nil {
 		t.Fatal(err)
 	}
 	if err := rep.Table1Text(&text); err != nil {
 		t.Fatal(err)
 	}
-	for name, out := range map[string]string{"markdown": md.String(), "text": text.String()} {
+	for name, out := range map[string]string{"markdown": md.String(), "text": text.String(), "html": html.String()} {
 		if !strings.Contains(out, "Tokens and cost") || !strings.Contains(out, "3000") {
 			t.Errorf("%s report has no tokens section:\n%s", name, out)
 		}
