@@ -19,7 +19,7 @@ import (
 // could not be carried out.
 func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, dir string, r *trial.Record) (runPolicy, error) {
 	req := &runapi.RunRequest{Generate: &runapi.GenerateRequest{Dir: t.Dir, Generator: s.Generator, BaseMap: b.cfg.BaseMap}}
-	if g, _ := genname.Parse(s.Generator); g.Kind == genname.KindOpenAI {
+	if g, _ := genname.Parse(s.Generator); g.UsesModel() {
 		if b.cfg.GenModel == nil {
 			return runPolicy{}, fmt.Errorf("source %s: no model configuration", s.Name)
 		}
@@ -74,6 +74,9 @@ func (b *bencher) generatedPolicy(ctx context.Context, t *tasks.Task, s Source, 
 		g.Tokens = rec.Tokens.Total
 	}
 	r.Generation = g
+	if gen, err := genname.Parse(s.Generator); err == nil {
+		r.AddGenerationTokens(rec, gen.Model)
+	}
 	if !rec.Valid {
 		return runPolicy{source: runapi.SourcePolicy, err: rec.Reason}, nil
 	}

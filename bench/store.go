@@ -91,6 +91,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	result_sha256 TEXT,
 	agent_stop_reason TEXT,
 	image_substitutions TEXT,
+	tokens_in INTEGER,
+	tokens_out INTEGER,
 	PRIMARY KEY (task, source, agent, trial)
 );`
 
@@ -101,7 +103,7 @@ const runColumns = `task, source, agent, trial, dataset, semantics, utility, att
 	policy_valid, read_f1, write_f1, execute_f1, classes, primary_class, deciding_denial,
 	error, setup_s, agent_s, verify_s, wall_s, lost_events, dir, finished, record, generation_valid,
 	agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced, result_sha256,
-	agent_stop_reason, image_substitutions`
+	agent_stop_reason, image_substitutions, tokens_in, tokens_out`
 
 // addedColumns are the columns of runs added since the first databases,
 // with their declarations, oldest first.
@@ -114,6 +116,8 @@ var addedColumns = []struct{ name, decl string }{
 	{"result_sha256", "TEXT"}, // NULL in older rows until backfillHashes
 	{"agent_stop_reason", "TEXT"},
 	{"image_substitutions", "TEXT"}, // JSON [{service, ref, used, why}]; NULL when none
+	{"tokens_in", "INTEGER"},        // the run's model tokens, all stages; NULL when none
+	{"tokens_out", "INTEGER"},
 }
 
 // addColumns adds to an older database's runs table the columns it lacks.
@@ -353,7 +357,10 @@ func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) err
 		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	sum := sha256.Sum256(file)
-	var attack, genValid, substituted any
+	var attack, genValid, substituted, tokensIn, tokensOut any
+	if r.Tokens != nil {
+		tokensIn, tokensOut = r.Tokens.In, r.Tokens.Out
+	}
 	if len(r.ImageSubstitutions) > 0 {
 		data, err := json.Marshal(r.ImageSubstitutions)
 		if err != nil {
@@ -375,12 +382,12 @@ func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) err
 	if err != nil {
 		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
-	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, utility, attack, r.TracedExposure,
 		r.PolicyValid, r.ReadF1, r.WriteF1, r.ExecF1, strings.Join(r.Classes, ","), r.Primary, r.DecidingDenial,
 		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid,
 		exitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced, hex.EncodeToString(sum[:]),
-		r.AgentStopReason, substituted)
+		r.AgentStopReason, substituted, tokensIn, tokensOut)
 	if err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))

@@ -57,7 +57,7 @@ required_permissions), trace (the oracle's traced needs), allow-all (/** on
 every axis), dir:PATH (PATH/<task>.json; a missing or malformed file is an
 invalid policy: scored 0 and run as deny-all), gen:GENERATOR (a policy generated
 per task and trial by a generator of "authbench generate": heuristic, spec,
-allow-all, openai:MODEL or cmd:"COMMAND", which must come last and takes the
+allow-all, openai:MODEL, st:MODEL or cmd:"COMMAND", which must come last and takes the
 rest of the list, commas included; an invalid generated policy is kept in the
 trial's generation/ directory, classified invalid_policy and scored 0, and
 the agent does not run). With --agent oracle, sensitive

@@ -34,7 +34,7 @@ type generateFlags struct {
 func (a *app) generateCmd() *cobra.Command {
 	var f generateFlags
 	cmd := &cobra.Command{
-		Use:   `generate TASK --generator cmd:"..."|openai:MODEL|heuristic|spec|allow-all [--out FILE] [--trials N] [--json]`,
+		Use:   `generate TASK --generator cmd:"..."|openai:MODEL|st:MODEL|heuristic|spec|allow-all [--out FILE] [--trials N] [--json]`,
 		Short: "Have a generator write a task's permission policy, exploring a read-only copy of its environment",
 		Long: `The generator reads the task's instruction and the rules of the phase (explore
 without changing anything; answer with a JSON object {read, write, execute} of
@@ -63,6 +63,12 @@ Generators:
                  model flags, else the config file's [model] table, else
                  OPENAI_BASE_URL and OPENAI_API_KEY (the key never on the
                  command line, never stored). The run keeps trajectory.json.
+  st:MODEL       the sufficiency-tightness decomposition with that model: a
+                 sufficiency stage explores as openai:MODEL does and answers a
+                 policy granting all the task needs; a tightness stage (one
+                 model call, no tools) is given the task and that policy and
+                 answers the final one, removing what is not needed. The
+                 record keeps both answers (stages).
   heuristic      static analysis of the image (no model): paths named in the
                  instruction and the files it names, programs scripts and
                  Makefiles run, the working directory.
@@ -82,7 +88,7 @@ policy is valid, 1 when one is invalid.`,
 		RunE: func(_ *cobra.Command, args []string) error { return a.runGenerate(f, args[0]) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.generator, "generator", "", `cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all (required)`)
+	fl.StringVar(&f.generator, "generator", "", `cmd:"COMMAND", openai:MODEL, st:MODEL, heuristic, spec or allow-all (required)`)
 	fl.StringVar(&f.out, "out", "", "write the generated policy (normalised JSON) to `FILE`")
 	fl.IntVar(&f.trials, "trials", 1, "generate `N` times")
 	fl.DurationVar(&f.timeout, "timeout", 0, "the generator's time (default 10m)")
@@ -95,7 +101,7 @@ policy is valid, 1 when one is invalid.`,
 // request checks the flags and builds the daemon request.
 func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	if f.generator == "" {
-		return nil, core.UsageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, heuristic, spec or allow-all)`)
+		return nil, core.UsageErrorf(`generate: --generator is required (cmd:"COMMAND", openai:MODEL, st:MODEL, heuristic, spec or allow-all)`)
 	}
 	if _, err := genname.Parse(f.generator); err != nil {
 		return nil, core.UsageErrorf("--generator: %v", err)
@@ -116,7 +122,7 @@ func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	}
 	g, _ := genname.Parse(f.generator)
 	var model *modelconfig.Config
-	if g.Kind == genname.KindOpenAI {
+	if g.UsesModel() {
 		if model, err = f.models.config("openai:" + g.Model); err != nil {
 			return nil, err
 		}
@@ -188,6 +194,19 @@ func trialFile(out string, n int) string {
 	return strings.TrimSuffix(out, ext) + "." + strconv.Itoa(n) + ext
 }
 
+// stageState is how a generator's stage ended, for printGeneration.
+func stageState(st runapi.GenerationStage) string {
+	state := "valid"
+	if !st.Valid {
+		state = "INVALID: " + st.Reason
+	}
+	s := fmt.Sprintf("%s, %d turns, stop %s", state, st.Turns, st.StopReason)
+	if st.Tokens != nil {
+		s += fmt.Sprintf(", tokens %d in, %d out", st.Tokens.Prompt, st.Tokens.Completion)
+	}
+	return s
+}
+
 func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationRecord) {
 	state := "valid"
 	if !r.Valid {
@@ -201,6 +220,12 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 	if r.Turns > 0 {
 		fmt.Fprintf(w, "  %d turns, %d tool calls, stop %s\n", r.Turns, r.ToolCalls, r.StopReason)
 	}
+	if r.Tokens != nil {
+		fmt.Fprintf(w, "  tokens %d in, %d out\n", r.Tokens.Prompt, r.Tokens.Completion)
+	}
+	for _, st := range r.Stages {
+		fmt.Fprintf(w, "  stage %s: %s\n", st.Stage, stageState(st))
+	}
 	if pol := r.ParsedPolicy(); pol != nil {
 		fmt.Fprintf(w, "  read %d, write %d, execute %d patterns\n", len(pol.Get(policy.Read)), len(pol.Get(policy.Write)), len(pol.Get(policy.Execute)))
 	}
@@ -208,11 +233,11 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 }
 
 // generatorModel is the model configuration of a bench's gen:openai:MODEL
-// sources (the first one's model; each source sets its own), from the
+// and gen:st:MODEL sources (the first one's model; each source sets its own), from the
 // model flags, the config file and the environment; nil when there is none.
 func generatorModel(sources []bench.Source, f modelFlags) (*modelconfig.Config, error) {
 	for _, s := range sources {
-		if g, err := genname.Parse(s.Generator); err == nil && g.Kind == genname.KindOpenAI {
+		if g, err := genname.Parse(s.Generator); err == nil && g.UsesModel() {
 			return f.config("openai:" + g.Model)
 		}
 	}

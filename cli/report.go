@@ -2,13 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"github.com/authbench/authbench/cli/core"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/bench"
+	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/report"
 )
@@ -18,6 +21,7 @@ type reportFlags struct {
 	format         string
 	out            string
 	trustVerifiers bool
+	configFile     string
 }
 
 func (a *app) reportCmd() *cobra.Command {
@@ -34,7 +38,10 @@ tasks.
 
 Formats: md (Markdown, the default), html (one self-contained page with inline
 SVG charts), json, text (Table 1 for a terminal). --out FILE writes the report
-there instead of stdout. docs/report.md says what every number means.`,
+there instead of stdout. Tokens are priced by the [prices] table of the config
+file (--config, default /etc/authbench/config.toml when it exists):
+[prices."MODEL"] input = USD per million input tokens, output = USD per
+million output tokens. docs/report.md says what every number means.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return core.UsageErrorf("report: name at least one bench out dir")
@@ -53,7 +60,29 @@ there instead of stdout. docs/report.md says what every number means.`,
 	fl.StringVar(&f.out, "out", "", "write the report to `FILE` instead of stdout")
 	fl.BoolVar(&f.trustVerifiers, "trust-verifiers", false,
 		"keep runs whose verifier consumed agent-written files or was not traced completely in success rates (default: as every bench was run)")
+	fl.StringVar(&f.configFile, "config", "", "price the tokens by the [prices] table of `FILE` (default "+env.DefaultConfigFile+" when it exists)")
 	return cmd
+}
+
+// reportPrices reads the price table of the report's config file; the
+// default file is optional, a named one is not.
+func reportPrices(name string) (report.Prices, error) {
+	file, required := name, true
+	if file == "" {
+		file, required = env.DefaultConfigFile, false
+	}
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, core.UsageErrorf("--config: %v", err)
+	}
+	p, err := report.ParsePrices(data, file)
+	if err != nil {
+		return nil, core.Usage(err)
+	}
+	return p, nil
 }
 
 func (a *app) runReport(f reportFlags, dirs []string) error {
@@ -70,6 +99,10 @@ func (a *app) runReport(f reportFlags, dirs []string) error {
 	default:
 		return core.UsageErrorf("--format %q: want md, html, json or text", f.format)
 	}
+	prices, err := reportPrices(f.configFile)
+	if err != nil {
+		return err
+	}
 	records, err := bench.LoadRecords(dirs...)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -78,7 +111,7 @@ func (a *app) runReport(f reportFlags, dirs []string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	rep := report.Build(records, report.Options{TrustVerifiers: f.trustVerifiers, Skipped: skipped})
+	rep := report.Build(records, report.Options{TrustVerifiers: f.trustVerifiers, Skipped: skipped, Prices: prices})
 	var buf bytes.Buffer
 	if err := render(rep, &buf); err != nil {
 		return fmt.Errorf("report: render %s: %w", f.format, err)

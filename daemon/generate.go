@@ -57,7 +57,7 @@ func (p *prepared) takeGeneratorModel(g work.Generator) error {
 	switch {
 	case !g.OpenAI:
 		if gr.Model != nil {
-			return badField("generate.model", "only an openai:MODEL generator takes a model")
+			return badField("generate.model", "only an openai:MODEL or st:MODEL generator takes a model")
 		}
 		return nil
 	case gr.Model == nil:

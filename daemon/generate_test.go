@@ -21,7 +21,7 @@ func TestGenerateRequestsNameTheField(t *testing.T) {
 		{`{"generate": {"dir": "relative", "generator": "spec"}}`, "generate.dir", "absolute"},
 		{gen(`, "generator": "spec", "timeout_s": -1`), "generate.timeout_s", "between 0"},
 		{gen(`, "generator": "openai:m"`), "generate.model", "needs a model"},
-		{gen(`, "generator": "spec", "model": {"model": "m"}`), "generate.model", "only an openai:MODEL generator"},
+		{gen(`, "generator": "spec", "model": {"model": "m"}`), "generate.model", "only an openai:MODEL or st:MODEL generator"},
 		{gen(`, "generator": "openai:m", "model": {"model": "other", "base_url": "http://127.0.0.1:1/v1"}`), "generate.model.model", "is \"other\""},
 		{`{"command": ["/bin/true"], "generate": {"dir": "` + task + `", "generator": "spec"}}`, "command", "takes its command"},
 		{`{"policy": {"read": [], "write": [], "execute": []}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "policy", "generation policy"},

@@ -27,7 +27,7 @@ type Options struct {
 	Generator string
 	// Timeout is a sandboxed generator's time (0: explore.DefaultTimeout).
 	Timeout time.Duration
-	// Model is an openai generator's endpoint and options (resolved, with
+	// Model is an openai or st generator's endpoint and options (resolved, with
 	// its API key; its Model is set from the generator's name). The
 	// record keeps it redacted.
 	Model *modelconfig.Config
@@ -103,6 +103,8 @@ func run(ctx context.Context, o Options, rec *runapi.GenerationRecord) error {
 		return nil
 	case genname.KindOpenAI:
 		return runModel(ctx, o, g, rec)
+	case genname.KindST:
+		return runST(ctx, o, g, rec)
 	}
 	return fmt.Errorf("generator %q: not implemented", o.Generator)
 }

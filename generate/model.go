@@ -40,30 +40,58 @@ const modelAgentName = "authbench-generate"
 
 // runModel runs an openai generator and judges its answer.
 func runModel(ctx context.Context, o Options, g genname.Generator, rec *runapi.GenerationRecord) error {
+	return exploreModel(ctx, o, g, rec, ModelRules)
+}
+
+// modelSetup is the model configuration of generator g (its Model set
+// from the name), kept redacted in rec, and the generator's timeout.
+func modelSetup(o Options, g genname.Generator, rec *runapi.GenerationRecord) (modelconfig.Config, time.Duration, error) {
 	if o.Model == nil {
-		return fmt.Errorf("generator %s: no model configuration", g.Name)
+		return modelconfig.Config{}, 0, fmt.Errorf("generator %s: no model configuration", g.Name)
 	}
 	cfg := *o.Model
 	cfg.Model = g.Model
 	model, err := json.Marshal(cfg.Redacted())
 	if err != nil {
-		return err
+		return cfg, 0, err
 	}
 	rec.Model = model
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = explore.DefaultTimeout
 	}
-	spec := taskSpec(o.Run.Task)
-	loop := agent.Loop{
+	return cfg, timeout, nil
+}
+
+// answerLoop is a generator's model loop whose final answer must be a
+// policy for spec (one repair).
+func answerLoop(o Options, cfg modelconfig.Config, spec *policy.Spec) agent.Loop {
+	return agent.Loop{
 		Config: cfg, Repairs: 1, AgentName: modelAgentName, AgentVersion: taskrun.AgentVersion, Log: o.Run.Log,
 		Final: func(content string) error { _, err := policy.ParseAnswerFor(content, spec); return err },
 	}
-	rules := ModelRules
-	if answersNetwork(o.Run.Task) {
-		rules += "\n\n" + NetworkRules
+}
+
+// withNetworkRules are rules followed by NetworkRules when t's policy
+// answers the network axis.
+func withNetworkRules(rules string, t *tasks.Task) string {
+	if answersNetwork(t) {
+		return rules + "\n\n" + NetworkRules
 	}
-	x, err := explore.RunModel(ctx, explore.Options{Options: o.Run, Timeout: timeout}, loop, rules, userPrompt(o.Run.Task))
+	return rules
+}
+
+// exploreModel runs g's model exploring read-only with system prompt
+// rules (and the network rules where the task has that axis) and judges
+// its answer into rec.
+func exploreModel(ctx context.Context, o Options, g genname.Generator, rec *runapi.GenerationRecord, rules string) error {
+	cfg, timeout, err := modelSetup(o, g, rec)
+	if err != nil {
+		return err
+	}
+	spec := taskSpec(o.Run.Task)
+	loop := answerLoop(o, cfg, spec)
+	x, err := explore.RunModel(ctx, explore.Options{Options: o.Run, Timeout: timeout}, loop, withNetworkRules(rules, o.Run.Task), userPrompt(o.Run.Task))
 	if x == nil || x.Outcome == nil {
 		if err == nil {
 			err = errors.New("the tool process did not start")
@@ -89,7 +117,15 @@ func judgeModel(rec *runapi.GenerationRecord, x *explore.ModelExploration, cfg m
 	if x.Traced {
 		rec.FilesRead, rec.FilesReadDropped = x.FilesRead, x.FilesReadDropped
 	}
-	rec.ToolCalls, rec.Turns, rec.StopReason = x.ToolCalls, out.Turns, string(out.Reason)
+	rec.ToolCalls = x.ToolCalls
+	judgeOutcome(rec, out, cfg, timeout, spec)
+}
+
+// judgeOutcome fills rec from a generator's model loop out: its turns,
+// tokens and final answer, and whether that is a valid policy for spec,
+// with the reason when not.
+func judgeOutcome(rec *runapi.GenerationRecord, out *agent.Outcome, cfg modelconfig.Config, timeout time.Duration, spec *policy.Spec) {
+	rec.Turns, rec.StopReason = out.Turns, string(out.Reason)
 	rec.Tokens = &runapi.TokenCounts{Prompt: out.Usage.PromptTokens, Completion: out.Usage.CompletionTokens, Total: out.Usage.TotalTokens}
 	rec.PolicyRaw, rec.AnswerFrom = out.Final, FromModel
 	errText := ""

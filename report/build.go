@@ -238,6 +238,7 @@ func buildRow(g rowGroup, opts Options) Row {
 	row.StaticStandard = macroStatic(scoredStd)
 	row.StaticSensitive = macroStatic(scoredSens)
 	row.PlanGrantsSensitive = planGrants(scoredSens)
+	row.Tokens = rowTokens(g.runs, opts.Prices)
 	return row
 }
 

@@ -57,6 +57,9 @@ func (r *Report) lists() []list {
 		{"skipped", "Skipped tasks", skippedIntro, r.skippedTable()},
 		{"substituted", "Runs not on the published image", substitutedIntro, r.substitutedTable()},
 	}
+	if tk := r.tokensTable(); len(tk.Rows) > 0 {
+		ls = append(ls, list{"tokens", "Tokens and cost", tokensIntro, tk})
+	}
 	if len(r.Attribution) > 0 {
 		ls = append(ls, list{"attribution", "Attribution", attributionIntro, r.attributionTable()})
 	}

@@ -31,6 +31,8 @@ type Options struct {
 	TrustVerifiers bool
 	// Skipped are the tasks the benches could not run, with their reasons.
 	Skipped []trial.SkippedTask
+	// Prices price the rows' tokens (nil: no cost is shown).
+	Prices Prices
 }
 
 // Report is everything the renderers show, computed once by Build.
@@ -83,6 +85,9 @@ type Row struct {
 	Errors   int `json:"errors"`
 	Excluded int `json:"excluded"`
 	Invalid  int `json:"invalid_policies"`
+	// Tokens are the row's model tokens and cost; nil when no run of it
+	// reported any.
+	Tokens *RowTokens `json:"tokens,omitempty"`
 	// AttacksBlocked counts the row's shortcut runs whose attack was
 	// stopped (attack_blocked), counted apart from failures.
 	AttacksBlocked int `json:"attacks_blocked"`

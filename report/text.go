@@ -22,6 +22,14 @@ func (r *Report) Table1Text(w io.Writer) error {
 			return err
 		}
 	}
+	if tk := r.tokensTable(); len(tk.Rows) > 0 {
+		if _, err := io.WriteString(w, "\nTokens and cost\n"); err != nil {
+			return err
+		}
+		if err := writeTextTable(w, tk); err != nil {
+			return err
+		}
+	}
 	if len(r.Attribution) == 0 {
 		return nil
 	}

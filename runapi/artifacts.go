@@ -112,11 +112,19 @@ var TaskArtifacts = []Artifact{
 // GenerationDir is where a trial keeps its generation's files.
 const GenerationDir = "generation"
 
+// An st: generator's tightness stage's transcript (its sufficiency
+// stage's is FileTrajectory), and its API name.
+const (
+	FileTightnessTrajectory = "tightness-trajectory.json"
+	LogTightnessTrajectory  = "tightness-trajectory"
+)
+
 // GenerationArtifacts are the files of a permission generation.
 var GenerationArtifacts = []Artifact{
 	{API: LogGeneration, File: FileGeneration, Trial: GenerationDir + "/" + FileGeneration},
 	{API: LogGeneratedPolicy, File: FileGeneratedPolicy, Trial: GenerationDir + "/" + FileGeneratedPolicy},
 	{API: LogTrajectory, File: FileTrajectory, Trial: GenerationDir + "/" + FileTrajectory},
+	{API: LogTightnessTrajectory, File: FileTightnessTrajectory, Trial: GenerationDir + "/" + FileTightnessTrajectory},
 	{API: LogGeneratorStdout, File: FileGeneratorStdout, Trial: GenerationDir + "/" + FileGeneratorStdout},
 	{API: LogGeneratorStderr, File: FileGeneratorStderr, Trial: GenerationDir + "/" + FileGeneratorStderr},
 	{API: LogEvents, File: FileEvents, Trial: GenerationDir + "/" + FileEvents},

@@ -103,7 +103,8 @@ type TaskResult struct {
 	VerifierTamperedOmitted int             `json:"verifier_tampered_omitted,omitempty"`
 	// Model is the endpoint and options of an openai:MODEL agent, without
 	// its API key. AgentTurns are its model calls that returned,
-	// AgentTokens their token counts, AgentStopReason why it stopped
+	// AgentTokens their token counts (an installed harness's too, summed
+	// from its transcript where the harness records usage), AgentStopReason why it stopped
 	// (finished, turn_limit, timeout, model_error, invalid_answer,
 	// toolbox_died) and AgentError the error behind a stop that is not
 	// "finished". Its transcript is TrajectoryFile.
@@ -121,6 +122,9 @@ type TaskResult struct {
 	// listed).
 	PermissionRequests          []PermissionRequest `json:"permission_requests,omitempty"`
 	PermissionRequestsOverLimit int                 `json:"permission_requests_over_limit,omitempty"`
+	// HarnessModel is the model an installed harness was configured for
+	// (its AgentTokens were spent on it).
+	HarnessModel string `json:"harness_model,omitempty"`
 	// Harness is an installed agent's harness and version
 	// (installed:NAME[@VERSION]), HarnessVersion that npm version alone
 	// (the pinned one, else the harness table's); HarnessError says why
@@ -269,12 +273,32 @@ type GenerationRecord struct {
 	Tokens     *TokenCounts    `json:"tokens,omitempty"`
 	StopReason string          `json:"stop_reason,omitempty"`
 	Model      json.RawMessage `json:"model,omitempty"`
+	// Stages are an st: generator's stages in order (sufficiency, then
+	// tightness when the sufficiency answer was valid): each one's answer
+	// as given and how it ended. Tokens and Turns are their sums; the
+	// record's answer is the last stage's.
+	Stages []GenerationStage `json:"stages,omitempty"`
 	// Error says why the generation could not be carried out at all
 	// (image build, rootfs); the policy is then invalid too.
 	Error string `json:"error,omitempty"`
 	// ErrorKind is the kind of that failure (ErrorKind: build, rootfs,
 	// identity, ...).
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+}
+
+// GenerationStage is one stage of a multi-stage generator (st:): its
+// answer as given and how its model loop ended.
+type GenerationStage struct {
+	// Stage is "sufficiency" or "tightness".
+	Stage string `json:"stage"`
+	// Valid: the answer is a policy for the task; Reason says why not.
+	Valid      bool         `json:"valid"`
+	Reason     string       `json:"reason,omitempty"`
+	PolicyRaw  string       `json:"policy_raw"`
+	Turns      int          `json:"turns"`
+	Tokens     *TokenCounts `json:"tokens,omitempty"`
+	StopReason string       `json:"stop_reason,omitempty"`
+	DurationS  float64      `json:"duration_s"`
 }
 
 // recordSpec stands for the task's spec when a record's policy is read

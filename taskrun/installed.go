@@ -197,6 +197,7 @@ func (in *installedRun) finish(r *runner) {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
 	tr := installed.ToTrajectory(in.h, in.run.Model, events)
+	r.res.AgentTokens, r.res.HarnessModel = trajectoryTokens(tr), in.run.Model
 	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}

@@ -160,6 +160,9 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 					t.Errorf("trajectory lacks %s", want)
 				}
 			}
+			if tk := res.AgentTokens; tk == nil || tk.Prompt != 400 || tk.Completion != 35 || res.HarnessModel == "" {
+				t.Errorf("agent tokens %+v of model %q, want the server's usage summed from the transcript (400 in, 35 out)", tk, res.HarnessModel)
+			}
 			if st, err := os.Stat(filepath.Join(dir, runapi.FileHarnessTranscript)); err != nil || st.Size() == 0 {
 				t.Errorf("harness transcript: %v", err)
 			}

@@ -51,6 +51,13 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.VerifiersUntraced = res.Error == "" && !res.VerifiersTraced
 	r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = res.ExitCode, exitSignal(res.ExitCode), res.TimedOut
 	r.AgentStopReason = res.AgentStopReason
+	if res.AgentTokens != nil {
+		model := res.HarnessModel
+		if res.Model != nil {
+			model = res.Model.Model
+		}
+		r.AddTokens(TokenStageAgent, model, res.AgentTokens)
+	}
 	r.ImageSubstitutions = res.ImageSubstitutions
 	r.AgentDidNotRun = res.AgentDidNotRun
 	for _, g := range res.PlanGrantsSensitive {

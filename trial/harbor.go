@@ -21,6 +21,16 @@ type HarborResult struct {
 	StartedAt      time.Time       `json:"started_at"`
 	FinishedAt     time.Time       `json:"finished_at"`
 	Authbench      *Record         `json:"authbench"`
+	// AgentResult carries the run's tokens (all stages) as Harbor's
+	// agent_result does; absent when no model reported any.
+	AgentResult *AgentResult `json:"agent_result,omitempty"`
+}
+
+// AgentResult is the part of Harbor's agent_result authbench fills: the
+// run's input and output tokens.
+type AgentResult struct {
+	InputTokens  int64 `json:"n_input_tokens"`
+	OutputTokens int64 `json:"n_output_tokens"`
 }
 
 // Name is a Harbor object known by its name (an agent).
@@ -60,6 +70,9 @@ func HarborResultOf(r *Record, started time.Time, taskDir, dir string) HarborRes
 			rewards["attack"] = boolReward(*r.Attack)
 		}
 		res.VerifierResult = &VerifierResult{Rewards: rewards}
+	}
+	if r.Tokens != nil {
+		res.AgentResult = &AgentResult{InputTokens: r.Tokens.In, OutputTokens: r.Tokens.Out}
 	}
 	return res
 }

@@ -133,6 +133,9 @@ type Record struct {
 	// Generation describes how a gen: source's policy was generated (nil
 	// for other sources); its files are in Dir/generation/.
 	Generation *Generation `json:"generation,omitempty"`
+	// Tokens are the run's model tokens per stage (generator, agent); nil
+	// when no model reported any.
+	Tokens *Tokens `json:"tokens,omitempty"`
 
 	// Requests are the run's run-time permission requests in brief (nil:
 	// the run had no --requests decider).

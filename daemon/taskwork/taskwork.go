@@ -86,7 +86,7 @@ func (w *Work) ParseGenerator(name string) (work.Generator, error) {
 	if err != nil {
 		return work.Generator{}, err
 	}
-	return work.Generator{Model: g.Model, OpenAI: g.Kind == genname.KindOpenAI}, nil
+	return work.Generator{Model: g.Model, OpenAI: g.UsesModel()}, nil
 }
 
 // CheckBuilder checks an image builder's name ("": buildah).

@@ -63,7 +63,8 @@ type Task interface {
 
 // Generator is a parsed generator name.
 type Generator struct {
-	// Model is an openai:MODEL generator's model; OpenAI says it is one.
+	// Model is an openai:MODEL or st:MODEL generator's model; OpenAI says
+	// it is one of those (it calls a model).
 	Model  string
 	OpenAI bool
 }

@@ -1,5 +1,5 @@
 // Package genname is the vocabulary of permission generators, with no
-// generator in it: the kinds (`cmd:COMMAND`, `openai:MODEL`, `heuristic`,
+// generator in it: the kinds (`cmd:COMMAND`, `openai:MODEL`, `st:MODEL`, `heuristic`,
 // `spec`, `allow-all`), a name parsed into its parts, and the allow-all
 // policy's document. Package generate runs generators; the bench, the
 // daemon and the CLI check names with this one without linking them.
@@ -12,8 +12,12 @@ import (
 
 // Kinds of generators.
 const (
-	KindCmd       = "cmd"
-	KindOpenAI    = "openai"
+	KindCmd    = "cmd"
+	KindOpenAI = "openai"
+	// KindST is the sufficiency-tightness decomposition: an openai
+	// generator's exploration answering a sufficient policy, then a
+	// second model call tightening it (package generate, st.go).
+	KindST        = "st"
 	KindHeuristic = "heuristic"
 	KindSpec      = "spec"
 	KindAllowAll  = "allow-all"
@@ -25,11 +29,12 @@ type Generator struct {
 	Name string
 	// Kind is one of the Kind constants.
 	Kind string
-	// Command is a cmd: generator's command line; Model an openai: one's model.
+	// Command is a cmd: generator's command line; Model an openai: or
+	// st: one's model.
 	Command, Model string
 }
 
-// Parse parses `cmd:COMMAND`, `openai:MODEL`, `heuristic`,
+// Parse parses `cmd:COMMAND`, `openai:MODEL`, `st:MODEL`, `heuristic`,
 // `spec` or `allow-all`.
 func Parse(s string) (Generator, error) {
 	g := Generator{Name: s}
@@ -41,20 +46,25 @@ func Parse(s string) (Generator, error) {
 		if strings.TrimSpace(g.Command) == "" {
 			return g, fmt.Errorf("generator %q: cmd: needs a command", s)
 		}
-	case strings.HasPrefix(s, KindOpenAI+":"):
-		g.Kind, g.Model = KindOpenAI, strings.TrimPrefix(s, KindOpenAI+":")
+	case strings.HasPrefix(s, KindOpenAI+":"), strings.HasPrefix(s, KindST+":"):
+		kind, model, _ := strings.Cut(s, ":")
+		g.Kind, g.Model = kind, model
 		if strings.TrimSpace(g.Model) == "" {
-			return g, fmt.Errorf("generator %q: openai: needs a model name", s)
+			return g, fmt.Errorf("generator %q: %s: needs a model name", s, kind)
 		}
 	default:
-		return g, fmt.Errorf("unknown generator %q (want cmd:\"COMMAND\", openai:MODEL, heuristic, spec or allow-all)", s)
+		return g, fmt.Errorf("unknown generator %q (want cmd:\"COMMAND\", openai:MODEL, st:MODEL, heuristic, spec or allow-all)", s)
 	}
 	return g, nil
 }
 
 // Sandboxed reports whether the generator runs inside the task's
-// environment (cmd, openai) rather than as a static baseline.
-func (g Generator) Sandboxed() bool { return g.Kind == KindCmd || g.Kind == KindOpenAI }
+// environment (cmd, openai, st) rather than as a static baseline.
+func (g Generator) Sandboxed() bool { return g.Kind == KindCmd || g.UsesModel() }
+
+// UsesModel reports whether the generator calls a model (openai, st):
+// it needs a model configuration, its Model set from the name.
+func (g Generator) UsesModel() bool { return g.Kind == KindOpenAI || g.Kind == KindST }
 
 // AllowAllDocument is the allow-all policy: `/**` on every axis.
 const AllowAllDocument = `{"read": ["/**"], "write": ["/**"], "execute": ["/**"]}`

@@ -14,6 +14,8 @@ func TestParse(t *testing.T) {
 		{"allow-all", KindAllowAll, "", "", ""},
 		{`cmd:python3 gen.py --x "a b"`, KindCmd, `python3 gen.py --x "a b"`, "", ""},
 		{"openai:gpt-4o-mini", KindOpenAI, "", "gpt-4o-mini", ""},
+		{"st:gpt-5", KindST, "", "gpt-5", ""},
+		{"st: ", "", "", "", "st: needs a model name"},
 		{"cmd:  ", "", "", "", "needs a command"},
 		{"openai:", "", "", "", "needs a model name"},
 		{"claude", "", "", "", "unknown generator"},
