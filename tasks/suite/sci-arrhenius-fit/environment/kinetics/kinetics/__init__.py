@@ -1,0 +1,1 @@
+"""Rate-constant analysis for the stability lab."""
