@@ -27,17 +27,10 @@ type RequestsRow struct {
 	Source    string `json:"source"`
 	Agent     string `json:"agent"`
 	Semantics string `json:"semantics,omitempty"`
-	Decider   string `json:"decider"`
-	// Runs counts the carried-out runs; the rest count their requests
-	// (trial.Requests) summed over them.
-	Runs      int `json:"runs"`
-	Made      int `json:"made"`
-	Granted   int `json:"granted"`
-	Refused   int `json:"refused"`
-	Invalid   int `json:"invalid"`
-	Required  int `json:"required"`
-	Used      int `json:"used"`
-	Sensitive int `json:"sensitive"`
+	// Requests are the row's carried-out runs' requests summed
+	// (trial.Requests.Add); Runs counts those runs.
+	trial.Requests
+	Runs int `json:"runs"`
 	// PerRun is Made / Runs; GrantRate Granted / (Granted + Refused);
 	// Precision Required / Granted (nil without grants).
 	PerRun    float64  `json:"requests_per_run"`
@@ -63,16 +56,14 @@ func requestsRows(groups []rowGroup, opts Options) []RequestsRow {
 		if !ok {
 			continue
 		}
-		q := RequestsRow{Source: g.source, Agent: g.agent, Semantics: g.semantics, Decider: decider,
+		q := RequestsRow{Source: g.source, Agent: g.agent, Semantics: g.semantics, Requests: trial.Requests{Decider: decider},
 			Success: success[[3]string{g.source, g.agent, g.semantics}], Without: success[[3]string{g.source, base, g.semantics}]}
 		for _, r := range g.runs {
 			if r.Error != "" || r.Requests == nil {
 				continue
 			}
 			q.Runs++
-			s := r.Requests
-			q.Made, q.Granted, q.Refused, q.Invalid = q.Made+s.Made, q.Granted+s.Granted, q.Refused+s.Refused, q.Invalid+s.Invalid
-			q.Required, q.Used, q.Sensitive = q.Required+s.Required, q.Used+s.Used, q.Sensitive+s.Sensitive
+			q.Add(r.Requests)
 		}
 		if q.Runs > 0 {
 			q.PerRun = float64(q.Made) / float64(q.Runs)

@@ -31,6 +31,12 @@ type Requests struct {
 	Sensitive int `json:"sensitive"`
 }
 
+// Add adds o's counts to q's (its decider stays q's).
+func (q *Requests) Add(o *Requests) {
+	q.Made, q.Granted, q.Refused, q.Invalid = q.Made+o.Made, q.Granted+o.Granted, q.Refused+o.Refused, q.Invalid+o.Invalid
+	q.Required, q.Used, q.Sensitive = q.Required+o.Required, q.Used+o.Used, q.Sensitive+o.Sensitive
+}
+
 // RequestsOf sums a task result's requests (nil when the run had no
 // decider).
 func RequestsOf(res *runapi.TaskResult) *Requests {
