@@ -388,7 +388,7 @@ func (p *Proxy) track(c net.Conn) bool {
 		p.overLimit++
 		if !p.inBurst {
 			p.inBurst = true
-			p.limitEvent()
+			p.limitEvent(client{}, fmt.Sprintf("connection limit: %d connections of this run are open; this and the next ones are reset until one closes (counted, not each recorded)", p.cfg.MaxConns))
 		}
 		return false
 	}
@@ -397,14 +397,15 @@ func (p *Proxy) track(c net.Conn) bool {
 	return true
 }
 
-// limitEvent reports the first connection refused over MaxConns.
-func (p *Proxy) limitEvent() {
+// limitEvent reports the first connection refused over a bound, with
+// why: who is the refused process (zero: the run's bound, no process).
+func (p *Proxy) limitEvent(who client, reason string) {
 	if p.cfg.Sink == nil {
 		return
 	}
 	ph, _ := p.current()
 	p.cfg.Sink.Event(netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Via: netpolicy.ViaTransparent,
-		Reason: fmt.Sprintf("connection limit: %d connections of this run are open; this and the next ones are reset until one closes (counted, not each recorded)", p.cfg.MaxConns)})
+		PID: who.pid, Origin: who.origin, Reason: reason})
 }
 
 // OverLimit is how many connections were reset over MaxConns.
@@ -438,7 +439,7 @@ func (p *Proxy) admitProcess(who client) bool {
 		p.overLimit++
 		if !p.procBurst[who.pid] {
 			p.procBurst[who.pid] = true
-			p.processLimitEvent(who)
+			p.limitEvent(who, fmt.Sprintf("connection limit: this process holds %d connections of this run (the per-process bound); this and its next ones are reset until one closes (counted, not each recorded)", p.cfg.MaxConnsPerProcess))
 		}
 		return false
 	}
@@ -454,18 +455,6 @@ func (p *Proxy) releaseProcess(pid int) {
 	if p.byProc[pid]--; p.byProc[pid] <= 0 {
 		delete(p.byProc, pid)
 	}
-}
-
-// processLimitEvent reports the first connection of who refused over
-// MaxConnsPerProcess.
-func (p *Proxy) processLimitEvent(who client) {
-	if p.cfg.Sink == nil {
-		return
-	}
-	ph, _ := p.current()
-	p.cfg.Sink.Event(netpolicy.Event{TS: time.Now().UnixNano(), Op: netpolicy.OpConnect, Phase: ph, Via: netpolicy.ViaTransparent,
-		PID: who.pid, Origin: who.origin,
-		Reason: fmt.Sprintf("connection limit: this process holds %d connections of this run (the per-process bound); this and its next ones are reset until one closes (counted, not each recorded)", p.cfg.MaxConnsPerProcess)})
 }
 
 func (p *Proxy) accept(l net.Listener) {
