@@ -246,7 +246,6 @@ feed:
 // the bench: the run could not be stored, or the bench was cancelled.
 func (b *bencher) runOne(ctx context.Context, k Key) error {
 	t := b.tasks[k.Task]
-	src := b.source(k.Source)
 	dir := k.Dir() // under the out dir
 	// A run killed in flight may have left files: start afresh.
 	if err := b.out.RemoveAll(dir); err != nil {
@@ -263,13 +262,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		// run is in the same row as its source's other runs.
 		r.Semantics = b.cfg.Semantics
 	}
-	var rp runPolicy
-	var err error
-	if src.Generator != "" {
-		rp, err = b.generatedPolicy(ctx, t, src, dir, r)
-	} else {
-		rp, err = b.policy(ctx, t, src)
-	}
+	rp, err := b.policySourceFor(k).PolicyFor(ctx, t, runTrial{Number: k.Trial, Dir: dir, Record: r})
 	var policyFile string
 	if err == nil && rp.doc != nil {
 		policyFile = "authbench/policy.json"
@@ -282,7 +275,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		}
 	}
 	switch {
-	case err == nil && src.Generator != "" && !rp.valid:
+	case err == nil && rp.generated && !rp.valid:
 		// An invalid generated policy: no agent run; it scores 0.
 		r.Classes, r.Primary = []string{trial.ClassInvalidPolicy}, trial.ClassInvalidPolicy
 		trial.FillScore(r, nil, rp.trial(), t.Spec)
@@ -334,28 +327,19 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 	return nil
 }
 
-func (b *bencher) source(name string) Source {
+// policySourceFor is the policy source of the run k.
+func (b *bencher) policySourceFor(k Key) policySource {
 	for _, s := range b.cfg.Sources {
-		if s.Name == name {
-			return s
+		if s.Name == k.Source {
+			return b.policySourceOf(s)
 		}
 	}
-	panic("bench: a run of an unknown source " + name)
+	panic("bench: a run of an unknown source " + k.Source)
 }
 
-// policy returns the source's policy for a task, recording the trace
-// policy once per task (kept in the out dir for a resumed bench).
-func (b *bencher) policy(ctx context.Context, t *tasks.Task, s Source) (runPolicy, error) {
-	if s.Name == SourceSpec {
-		// The spec lint every command shares: a spec whose required
-		// entries overlap its sensitive ones is no policy to run.
-		if err := policy.LintSpec(t.Spec); err != nil {
-			return runPolicy{}, runapi.WithKind(runapi.ErrorTask, fmt.Errorf("the spec source: %w", err))
-		}
-	}
-	if s.Name != SourceTrace {
-		return s.policyFor(t, nil), nil
-	}
+// tracePolicy returns the trace source's policy for a task, recording it
+// once per task (kept in the out dir for a resumed bench).
+func (b *bencher) tracePolicy(ctx context.Context, t *tasks.Task, s Source) (runPolicy, error) {
 	b.mu.Lock()
 	once := b.traces[t.Name]
 	if once == nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 )
 
@@ -110,12 +111,15 @@ func newer(a, b *trial.Record) bool {
 // Known sources and agents come first, in this order; others follow in
 // lexical order.
 var (
-	sourceOrder    = []string{"unconstrained", "spec", "trace", "allow-all"}
 	agentOrder     = []string{"oracle", "shortcut"}
 	semanticsOrder = []string{"", DefaultSemantics}
 )
 
-func compareSources(a, b string) int { return compareKnown(sourceOrder, a, b) }
+// compareSources orders sources as the vocabulary lists their kinds
+// (runapi.SourceKinds), then by name.
+func compareSources(a, b string) int {
+	return cmp.Or(cmp.Compare(runapi.SourceRank(a), runapi.SourceRank(b)), cmp.Compare(a, b))
+}
 func compareAgents(a, b string) int  { return compareKnown(agentOrder, a, b) }
 func compareSemantics(a, b string) int {
 	return compareKnown(semanticsOrder, a, b)
