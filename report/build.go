@@ -120,7 +120,7 @@ var (
 func compareSources(a, b string) int {
 	return cmp.Or(cmp.Compare(runapi.SourceRank(a), runapi.SourceRank(b)), cmp.Compare(a, b))
 }
-func compareAgents(a, b string) int  { return compareKnown(agentOrder, a, b) }
+func compareAgents(a, b string) int { return compareKnown(agentOrder, a, b) }
 func compareSemantics(a, b string) int {
 	return compareKnown(semanticsOrder, a, b)
 }
