@@ -114,7 +114,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 	for _, t := range ts {
 		b.tasks[t.Name] = t
 	}
-	keys := planRuns(ts, cfg.Sources, cfg.Agent, cfg.Trials)
+	keys := b.planned(ts)
 	pending, err := b.pending(keys)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 		return nil, diskError(err)
 	}
 	o.Progress.Start(len(keys), len(keys)-len(pending), skipped)
-	err = b.runAll(ctx, pending)
+	err = b.runPending(ctx, pending)
 	if err == nil && cfg.Attribute {
 		err = b.attributeAll(ctx)
 	}
@@ -149,6 +149,8 @@ type bencher struct {
 	// rootsMu.
 	rootsMu sync.Mutex
 	roots   map[string]*policy.Root
+	// stages are a pipeline's runs' stages (nil for a bench of sources).
+	stages map[Key]string
 }
 
 // pending returns the runs not yet stored; a stored run with an error
@@ -201,6 +203,10 @@ func tally(s *Stats, r *trial.Record, resumed bool) {
 	switch {
 	case r.Error != "":
 		s.NErrors++
+	case r.Stage == StageGenerate:
+		if !r.PolicyValid {
+			s.NFailed++ // a generation attempt fails with no valid policy
+		}
 	case r.Has(trial.ClassAttackBlocked):
 		// The policy stopped the shortcut: not a failure.
 	case !r.Utility || r.Exposed():
@@ -255,7 +261,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		return fmt.Errorf("run %s: %w", k, diskError(err))
 	}
 	started := time.Now()
-	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial},
+	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial, Stage: b.stages[k]},
 		Dir: k.Dir(), Classes: []string{}}
 	if k.Source != SourceUnconstrained {
 		// Known before any step can fail: a run that errs before its task
@@ -275,6 +281,8 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		}
 	}
 	switch {
+	case err == nil && k.Agent == AgentNone:
+		b.scoreGeneration(ctx, t, rp, r)
 	case err == nil && rp.generated && !rp.valid:
 		// An invalid generated policy: no agent run; it scores 0.
 		r.Classes, r.Primary = []string{trial.ClassInvalidPolicy}, trial.ClassInvalidPolicy
@@ -310,7 +318,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *trial.Record) error {
 	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
-		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.modelFor(k.Agent), BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
 		AgentAllowHosts: b.cfg.AgentAllowHosts}}
 	if rp.source != runapi.SourceUnconstrained {
 		b.cfg.requestsOn(req.Task)
@@ -331,6 +339,9 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 func (b *bencher) policySourceFor(k Key) policySource {
 	for _, s := range b.cfg.Sources {
 		if s.Name == k.Source {
+			if b.cfg.Pipeline != nil && s.Generator != "" && k.Agent != AgentNone {
+				return stagedGenSource{b: b, s: s}
+			}
 			return b.policySourceOf(s)
 		}
 	}

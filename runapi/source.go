@@ -119,6 +119,9 @@ func SourceNames(request bool) string {
 const (
 	AgentOracle   = "oracle"   // the task's solution/solve.sh
 	AgentShortcut = "shortcut" // the task's solution/attack_smoke.sh
+	// AgentNone is no agent: a bench pipeline's generation attempt, whose
+	// policy is scored and not run (never sent to the daemon).
+	AgentNone = "none"
 )
 
 // SpecPolicy is the policy of the spec row: required_permissions (the
