@@ -40,7 +40,7 @@ func Build(records []trial.Record, opts Options) *Report {
 		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},
 		Skipped: append([]trial.SkippedTask{}, opts.Skipped...),
 	}
-	groups := groupRows(runs)
+	groups := groupRows(tableRuns(runs))
 	for _, g := range groups {
 		row := buildRow(g, opts)
 		rep.Errors += row.Errors
@@ -53,6 +53,7 @@ func Build(records []trial.Record, opts Options) *Report {
 		}
 	}
 	rep.Requests = requestsRows(groups, opts)
+	rep.Stages, rep.Models = stageRows(runs, opts), modelRows(runs, opts)
 	for i := range runs {
 		rep.Tasks = append(rep.Tasks, taskRun(&runs[i], opts))
 	}

@@ -65,6 +65,12 @@ type Report struct {
 	// Requests summarises run-time permission requests per row (rows
 	// whose runs had a --requests decider only).
 	Requests []RequestsRow `json:"permission_requests,omitempty"`
+	// Stages is a bench --pipeline's table: pass@k and pass^k per stage,
+	// source and agent (absent without pipeline runs).
+	Stages []StageRow `json:"stages,omitempty"`
+	// Models is the report across models: one row per generator and per
+	// model executor (absent when no run has one).
+	Models []ModelRow `json:"models,omitempty"`
 	// Tasks is the drill-down: one entry per run, ordered by task, source,
 	// agent and trial.
 	Tasks []TaskRun `json:"tasks"`
