@@ -140,3 +140,16 @@ func (g stagedGenSource) PolicyFor(_ context.Context, t *tasks.Task, tr runTrial
 	return runPolicy{source: runapi.SourcePolicy, generated: true,
 		err: "no generation attempt gave a valid policy: " + strings.Join(reasons, "; ")}, nil
 }
+
+// generationVerdict is a generation attempt's outcome on a progress
+// line: its policy's validity and static recall and precision per axis.
+func generationVerdict(r *trial.Record) string {
+	switch {
+	case !r.PolicyValid:
+		return "no valid policy, " + trial.ClassInvalidPolicy
+	case !r.Scored:
+		return "policy valid, not scored: " + r.ScoreError
+	}
+	return fmt.Sprintf("policy valid, recall r/w/x %.2f/%.2f/%.2f, precision %.2f/%.2f/%.2f",
+		r.ReadR, r.WriteR, r.ExecR, r.ReadP, r.WriteP, r.ExecP)
+}

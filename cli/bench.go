@@ -46,7 +46,7 @@ type benchFlags struct {
 func (a *app) benchCmd() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
-		Use:   `bench --tasks DIR --sources LIST --agent oracle|cmd:"..."|openai:MODEL --out DIR`,
+		Use:   `bench --tasks DIR (--sources LIST --agent oracle|cmd:"..."|openai:MODEL | --pipeline published|FILE --generator LIST --executor LIST) --out DIR`,
 		Short: "Run the benchmark: tasks × policy sources × agents × trials, into a results database",
 		Long: `Run every task of --tasks under every policy source, with the agent, --trials
 times, through the daemon (embedded when none listens; root), and store one
@@ -66,6 +66,14 @@ tasks also run the shortcut agent, so that exposure is measured. --agent
 openai:MODEL runs a model as the agent (see "authbench task run --help"),
 configured by the model flags, the config file's [model] table and
 OPENAI_BASE_URL / OPENAI_API_KEY.
+
+--pipeline published runs the published stages instead of --sources and
+--agent: per task the oracle under the spec, 3 generation attempts per
+--generator (scored, no agent), 3 unconstrained replays per --executor, 1
+replay under each generator's first valid policy and 1 under the curated
+spec, each run stored with its stage and attempt; --pipeline FILE reads
+another layout (TOML or JSON, docs/benchmark.md); --STAGE-attempts N sets a
+stage's count.
 
 The same command again resumes: finished runs are skipped, runs that ended in
 an error are run again. An out dir made with other settings is refused.
