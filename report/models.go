@@ -43,9 +43,10 @@ type ModelRow struct {
 // ClassOrder with invalid_policy before unclassified.
 var ModelClassOrder = append(slices.Clone(ClassOrder[:len(ClassOrder)-1]), trial.ClassInvalidPolicy, ClassUnclassified)
 
-// invalidPolicyColor colours invalid_policy in the per-model chart (no
-// class of classColors has it).
-var invalidPolicyColor = color.RGBA{0x22, 0x22, 0x22, 0xff}
+// invalidPolicyColor colours invalid_policy in the per-model chart: a
+// light colour no class of classColors has, under which the segment's
+// count (black) stays legible.
+var invalidPolicyColor = color.RGBA{0xff, 0xbb, 0x78, 0xff}
 
 // generatorOf is the generator of a gen: source ("" for another).
 func generatorOf(source string) string {
@@ -129,6 +130,14 @@ func modelRow(role, model string, static, verdicts []*trial.Record, opts Options
 		slices.SortFunc(all, func(a, b *trial.Record) int { return strings.Compare(a.Dir, b.Dir) })
 		all = slices.CompactFunc(all, func(a, b *trial.Record) bool { return a == b })
 		row.Tokens = rowTokens(all, opts.Prices)
+	}
+	// A model's runs mix sources (an executor's unconstrained, generated
+	// and spec runs): its rates are plain macro means, without the
+	// intervals and pass^k over "trials" that are no trials of one row.
+	for _, rate := range []*Rate{row.StandardSuccess, row.SensitiveUtility, row.ExposureAttack, row.ExposureTrace} {
+		if rate != nil {
+			rate.CI95, rate.PassK, rate.K = nil, nil, 0
+		}
 	}
 	return ModelRow{Role: role, Model: model, Row: row, Failures: modelFailures(g, opts)}
 }

@@ -80,3 +80,13 @@ func TestModelRows(t *testing.T) {
 		t.Errorf("markdown lacks the sections (%v)", err)
 	}
 }
+
+// TestInvalidPolicyColorIsItsOwn: invalid_policy's colour in the
+// per-model chart is no other class's.
+func TestInvalidPolicyColorIsItsOwn(t *testing.T) {
+	for class, c := range classColors {
+		if c == invalidPolicyColor {
+			t.Errorf("invalid_policy shares its colour with %s", class)
+		}
+	}
+}
