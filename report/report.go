@@ -7,7 +7,9 @@
 // utility rates pass^k; bench --attribute's re-runs are summarised per
 // source and agent (AttributionRow). Blocked attacks, spec gaps, skipped
 // tasks, untraced verifiers and agents that failed while V_u passed are
-// counted or listed apart.
+// counted or listed apart. A bench --pipeline's runs add pass@k and
+// pass^k per stage (StageRow), and every report with generator or model
+// agent runs the report across models (ModelRow) with its figures.
 //
 // Build is a pure function of the records; the renderers only format the
 // Report it returns, escaping every untrusted text (task and agent names,
