@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -103,5 +104,26 @@ func TestPublishedPlan(t *testing.T) {
 	src, err := p.Sources()
 	if err != nil || len(src) != 4 || src[2].Name != "gen:openai:g1" || src[3].Generator != "st:g2" {
 		t.Errorf("sources %+v %v", src, err)
+	}
+}
+
+// TestPipelineIsASetting: an out dir made with one layout is refused
+// with another (a count, a generator) or with none, naming --pipeline.
+func TestPipelineIsASetting(t *testing.T) {
+	a := PublishedPipeline([]string{"openai:g"}, []string{"openai:e"})
+	b := PublishedPipeline([]string{"openai:g"}, []string{"openai:e"})
+	if err := b.SetAttempts(StageGenerate, 5); err != nil {
+		t.Fatal(err)
+	}
+	c := PublishedPipeline([]string{"openai:h"}, []string{"openai:e"})
+	with := (&Config{Pipeline: &a}).Settings()
+	if err := compareSettings("out", with, (&Config{Pipeline: &a}).Settings()); err != nil {
+		t.Errorf("the same layout: %v", err)
+	}
+	for _, other := range []*Pipeline{&b, &c, nil} {
+		var mm *SettingsMismatchError
+		if err := compareSettings("out", with, (&Config{Pipeline: other}).Settings()); !errors.As(err, &mm) || mm.Setting != "--pipeline" {
+			t.Errorf("layout %+v: %v", other, err)
+		}
 	}
 }
