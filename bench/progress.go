@@ -96,6 +96,9 @@ func verdict(r *trial.Record) string {
 		}
 		return s
 	}
+	if r.Stage == StageGenerate {
+		return generationVerdict(r)
+	}
 	s := "agent exit " + strconv.Itoa(r.AgentExitCode)
 	switch {
 	case r.AgentTimedOut:

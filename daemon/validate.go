@@ -318,7 +318,7 @@ func validateTask(req *runapi.RunRequest, peer Peer, trusted []string, w work.Ki
 		}
 		p.policy = pol
 	default:
-		return nil, badField("task.policy_source", "must be unconstrained, spec or policy, got %q", tr.PolicySource)
+		return nil, badField("task.policy_source", "must be %s, got %q", runapi.SourceNames(true), tr.PolicySource)
 	}
 	if err := w.CheckAgent(t, tr.Agent); err != nil {
 		return nil, badField("task.agent", "%v", err)
