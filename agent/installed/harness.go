@@ -104,14 +104,18 @@ const NodeVersion = "24.22.3"
 // Model APIs a harness speaks.
 const (
 	APIChatCompletions = "openai-chat-completions"
+	APIResponses       = "openai-responses"
+	APIMessages        = "anthropic-messages"
 )
 
 // Harnesses are the known harnesses, by name.
 var Harnesses = map[string]Harness{
-	"openclaw":  openclaw,
-	"pi":        pi,
-	"qwen-code": qwenCode,
-	"opencode":  opencode,
+	"openclaw":    openclaw,
+	"pi":          pi,
+	"qwen-code":   qwenCode,
+	"opencode":    opencode,
+	"claude-code": claudeCode,
+	"codex":       codex,
 }
 
 // Names lists the known harnesses, sorted.

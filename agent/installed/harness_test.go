@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 func TestParseName(t *testing.T) {
@@ -77,6 +79,11 @@ func TestFiles(t *testing.T) {
 		"opencode": {"provider.authbench.options.baseURL": "http://127.0.0.1:8080/v1", "provider.authbench.options.apiKey": PlaceholderKey,
 			"provider.authbench.npm": "@ai-sdk/openai-compatible", "model": "authbench/scripted", "autoupdate": false, "share": "disabled",
 			"snapshot": false},
+		"claude-code": {"env.ANTHROPIC_BASE_URL": "http://127.0.0.1:8080", "env.ANTHROPIC_MODEL": "scripted",
+			"env.ANTHROPIC_DEFAULT_HAIKU_MODEL": "scripted", "env.CLAUDE_CODE_MAX_OUTPUT_TOKENS": "8192", "permissions.defaultMode": "bypassPermissions"},
+		"codex": {"model_providers.authbench.base_url": "http://127.0.0.1:8080/v1", "model_providers.authbench.wire_api": "responses",
+			"model_providers.authbench.env_key": "OPENAI_API_KEY", "model_provider": "authbench", "model": "scripted",
+			"approval_policy": "never", "sandbox_mode": "danger-full-access", "analytics.enabled": false, "check_for_update_on_startup": false},
 	}
 	for _, name := range Names() {
 		files, err := Harnesses[name].Files(Run{Endpoint: e, Workdir: "/app", Version: Harnesses[name].Version})
@@ -89,8 +96,12 @@ func TestFiles(t *testing.T) {
 			}
 		}
 		var cfg any
-		if err := json.Unmarshal(files[0].Data, &cfg); err != nil {
-			t.Fatal(err)
+		unmarshal := json.Unmarshal
+		if strings.HasSuffix(files[0].Path, ".toml") {
+			unmarshal = toml.Unmarshal
+		}
+		if err := unmarshal(files[0].Data, &cfg); err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
 		if want[name] == nil {
 			t.Errorf("%s: no expectations", name)
