@@ -30,8 +30,10 @@ const codexHome = Home + "/.codex"
 
 // codexFiles: its config.toml — the run's endpoint as its one model
 // provider (Responses wire API, the key from OPENAI_API_KEY, the
-// placeholder), approvals never asked, its sandbox off, update checks,
-// analytics and feedback off.
+// placeholder), approvals never asked, its sandbox off, update checks
+// and feedback off, and what it reaches at start beside the model off:
+// its analytics (ab.chatgpt.com) and its plugins (their catalogue, from
+// github.com, api.github.com and chatgpt.com).
 func codexFiles(r Run) ([]File, error) {
 	data, err := toml.Marshal(map[string]any{
 		"model": r.Model, "model_provider": ProviderID, "model_max_output_tokens": r.maxTokens(),
@@ -39,6 +41,7 @@ func codexFiles(r Run) ([]File, error) {
 		"check_for_update_on_startup": false,
 		"analytics":                   map[string]any{"enabled": false},
 		"feedback":                    map[string]any{"enabled": false},
+		"features":                    map[string]any{"plugins": false},
 		"model_providers": map[string]any{ProviderID: map[string]any{
 			"name": ProviderID, "base_url": strings.TrimRight(r.BaseURL, "/"), "env_key": "OPENAI_API_KEY", "wire_api": "responses",
 		}},

@@ -83,7 +83,7 @@ func TestFiles(t *testing.T) {
 			"env.ANTHROPIC_DEFAULT_HAIKU_MODEL": "scripted", "env.CLAUDE_CODE_MAX_OUTPUT_TOKENS": "8192", "permissions.defaultMode": "bypassPermissions"},
 		"codex": {"model_providers.authbench.base_url": "http://127.0.0.1:8080/v1", "model_providers.authbench.wire_api": "responses",
 			"model_providers.authbench.env_key": "OPENAI_API_KEY", "model_provider": "authbench", "model": "scripted",
-			"approval_policy": "never", "sandbox_mode": "danger-full-access", "analytics.enabled": false, "check_for_update_on_startup": false},
+			"approval_policy": "never", "sandbox_mode": "danger-full-access", "analytics.enabled": false, "features.plugins": false, "check_for_update_on_startup": false},
 	}
 	for _, name := range Names() {
 		files, err := Harnesses[name].Files(Run{Endpoint: e, Workdir: "/app", Version: Harnesses[name].Version})
