@@ -37,16 +37,21 @@ type harnessAPI struct {
 	shell     func(id, cmd string) agenttest.Call
 	keyHeader string
 	key       func(key string) string
+	// maxTokens is the request's key of the answer bound ("": the
+	// harness sends none).
+	maxTokens string
 }
 
 // solveSuiteTask runs harness name, confined under the spec of the suite
 // task data-sqlite-kpi, against api's scripted server: its shell tool
 // runs the task's oracle steps (all but the oracle's cd: the harness
-// starts in the WORKDIR, /srv/analytics), then it ends. The layer is made
+// starts in the WORKDIR, /srv/analytics), then the key probe (keyProbe),
+// then it ends. The layer is made
 // first and its (cold) build time and size logged. The task is solved,
 // the first command's cwd is the WORKDIR, every model request carries the
-// real key (injected by the proxy) and nothing else on the network is
-// tried, the key is in no file of the run, the transcript is kept and
+// real key (injected by the proxy) and the run's answer bound, nothing
+// else on the network is tried, the key is in no process or file inside
+// the container and no file of the run, the transcript is kept and
 // converted to ATIF with the scripted usage, and the harness's runtime
 // is listed as wider than π.
 func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
@@ -73,7 +78,8 @@ func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
 	steps := strings.Replace(string(solve), "cd /srv/analytics\n", "", 1)
 	replies := []agenttest.Reply{
 		{ToolCalls: []agenttest.Call{api.shell("call_1", `echo "cwd=$PWD"; `+steps+`echo solved`)}, PromptTokens: 1200, CompletionTokens: 80},
-		{Content: "done", PromptTokens: 1400, CompletionTokens: 6},
+		{ToolCalls: []agenttest.Call{api.shell("call_2", keyProbe)}, PromptTokens: 1400, CompletionTokens: 30},
+		{Content: "done", PromptTokens: 1500, CompletionTokens: 6},
 	}
 	srv := api.server(t, replies...)
 	task.Config.Agent.TimeoutSec = 300
@@ -85,18 +91,26 @@ func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 2 {
+	if len(reqs) != len(replies) {
 		stdout, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
 		stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
-		t.Fatalf("%d model requests, want 2; exit %d, denials %+v; agent stdout:\n%s\nagent stderr:\n%s", len(reqs), res.ExitCode, res.Denials, tail(stdout, 2000), tail(stderr, 2000))
+		t.Fatalf("%d model requests, want 3; exit %d, denials %+v; agent stdout:\n%s\nagent stderr:\n%s", len(reqs), res.ExitCode, res.Denials, tail(stdout, 2000), tail(stderr, 2000))
 	}
 	got := agenttest.LastToolResult(reqs[1])
 	if !strings.Contains(got, "cwd=/srv/analytics\n") || !strings.Contains(got, "solved") {
 		t.Errorf("the oracle's steps through the shell tool: %q", got)
 	}
+	if got := agenttest.LastToolResult(reqs[2]); !strings.Contains(got, "key-in-processes=0 key-in-files=0") || strings.Contains(got, "scanned=0") {
+		t.Errorf("the key probe: %q", got)
+	}
 	for i, req := range reqs {
 		if v := req.Header.Get(api.keyHeader); v != api.key(testAPIKey) {
 			t.Errorf("request %d: %s %q, want the real key (injected by the proxy)", i, api.keyHeader, v)
+		}
+		var body map[string]any
+		_ = json.Unmarshal(req.Body, &body)
+		if api.maxTokens != "" && body[api.maxTokens] != float64(8192) {
+			t.Errorf("request %d: %s %v, want the default bound 8192", i, api.maxTokens, body[api.maxTokens])
 		}
 	}
 	if !res.Utility || res.Error != "" {
@@ -113,8 +127,8 @@ func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
 			t.Errorf("trajectory lacks %s", want)
 		}
 	}
-	if tk := res.AgentTokens; tk == nil || tk.Prompt != 2600 || tk.Completion != 86 || res.HarnessModel != "test-model" {
-		t.Errorf("agent tokens %+v of model %q, want the scripted usage (2600 in, 86 out)", tk, res.HarnessModel)
+	if tk := res.AgentTokens; tk == nil || tk.Prompt != 4100 || tk.Completion != 116 || res.HarnessModel != "test-model" {
+		t.Errorf("agent tokens %+v of model %q, want the scripted usage (4100 in, 116 out)", tk, res.HarnessModel)
 	}
 	if st, err := os.Stat(filepath.Join(dir, runapi.FileHarnessTranscript)); err != nil || st.Size() == 0 {
 		t.Errorf("harness transcript: %v", err)
@@ -156,7 +170,7 @@ func harnessShell(tool, key string) func(id, cmd string) agenttest.Call {
 // x-api-key), runs the oracle's steps through its Bash tool.
 func TestInstalledClaudeCodeSolvesASuiteTask(t *testing.T) {
 	solveSuiteTask(t, "claude-code", harnessAPI{server: agenttest.NewMessages, shell: harnessShell("Bash", "command"),
-		keyHeader: "X-Api-Key", key: func(k string) string { return k }})
+		keyHeader: "X-Api-Key", key: func(k string) string { return k }, maxTokens: "max_tokens"})
 }
 
 // TestInstalledCodexSolvesASuiteTask: Codex, speaking OpenAI's Responses

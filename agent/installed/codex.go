@@ -33,10 +33,12 @@ const codexHome = Home + "/.codex"
 // placeholder), approvals never asked, its sandbox off, update checks
 // and feedback off, and what it reaches at start beside the model off:
 // its analytics (ab.chatgpt.com) and its plugins (their catalogue, from
-// github.com, api.github.com and chatgpt.com).
+// github.com, api.github.com and chatgpt.com). Codex has no setting
+// bounding its answers (it sends no max_output_tokens): the endpoint's
+// max_tokens is not applied.
 func codexFiles(r Run) ([]File, error) {
 	data, err := toml.Marshal(map[string]any{
-		"model": r.Model, "model_provider": ProviderID, "model_max_output_tokens": r.maxTokens(),
+		"model": r.Model, "model_provider": ProviderID,
 		"approval_policy": "never", "sandbox_mode": "danger-full-access",
 		"check_for_update_on_startup": false,
 		"analytics":                   map[string]any{"enabled": false},
