@@ -44,6 +44,8 @@ func TestToTrajectory(t *testing.T) {
 		// opencode run quotes an argument holding spaces as it joins them
 		// into its message: the model sees the quotes too.
 		{"opencode", "testdata/opencode-messages.jsonl", "bash", nil, `"create the file"`},
+		// Claude Code writes the call's answer (a text and a tool_use) as
+		// two lines of one message, each with its usage: one step.
 		{"claude-code", "testdata/claude-session.jsonl", "Bash", nil, "create the file"},
 		// Codex sends its instructions as a developer message and its
 		// environment (the working directory, the shell) as a user one.
