@@ -45,8 +45,8 @@ type harnessAPI struct {
 // solveSuiteTask runs harness name, confined under the spec of the suite
 // task data-sqlite-kpi, against api's scripted server: its shell tool
 // runs the task's oracle steps (all but the oracle's cd: the harness
-// starts in the WORKDIR, /srv/analytics), then the key probe (keyProbe),
-// then it ends. The layer is made
+// starts in the WORKDIR, /srv/analytics; the answer has a text too), then
+// the key probe (keyProbe), then it ends. The layer is made
 // first and its (cold) build time and size logged. The task is solved,
 // the first command's cwd is the WORKDIR, every model request carries the
 // real key (injected by the proxy) and the run's answer bound, nothing
@@ -77,7 +77,7 @@ func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
 	}
 	steps := strings.Replace(string(solve), "cd /srv/analytics\n", "", 1)
 	replies := []agenttest.Reply{
-		{ToolCalls: []agenttest.Call{api.shell("call_1", `echo "cwd=$PWD"; `+steps+`echo solved`)}, PromptTokens: 1200, CompletionTokens: 80},
+		{Content: "Running the oracle's steps.", ToolCalls: []agenttest.Call{api.shell("call_1", `echo "cwd=$PWD"; `+steps+`echo solved`)}, PromptTokens: 1200, CompletionTokens: 80},
 		{ToolCalls: []agenttest.Call{api.shell("call_2", keyProbe)}, PromptTokens: 1400, CompletionTokens: 30},
 		{Content: "done", PromptTokens: 1500, CompletionTokens: 6},
 	}
@@ -122,7 +122,7 @@ func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
 	}
 	noKeyIn(t, dir)
 	traj := readTrajectory(t, dir)
-	for _, want := range []string{`"name": "` + name + `"`, `"version": "` + h.Version + `"`, `"function_name":"` + api.shell("", "").Name + `"`, "cwd=/srv/analytics", "solved"} {
+	for _, want := range []string{`"name": "` + name + `"`, "Running the oracle's steps.", `"version": "` + h.Version + `"`, `"function_name":"` + api.shell("", "").Name + `"`, "cwd=/srv/analytics", "solved"} {
 		if !strings.Contains(traj, want) {
 			t.Errorf("trajectory lacks %s", want)
 		}
