@@ -40,9 +40,13 @@ type harnessAPI struct {
 	// maxTokens is the request's key of the answer bound ("": the
 	// harness sends none).
 	maxTokens string
+	// refusedHosts are hosts the harness is known to try beside the
+	// model (refused and recorded, the run unaffected); any other
+	// refused attempt fails the test.
+	refusedHosts []string
 }
 
-// solveSuiteTask runs harness name, confined under the spec of the suite
+// solveSuiteTask runs harness spec (NAME[@VERSION]), confined under the spec of the suite
 // task data-sqlite-kpi, against api's scripted server: its shell tool
 // runs the task's oracle steps (all but the oracle's cd: the harness
 // starts in the WORKDIR, /srv/analytics; the answer has a text too), then
@@ -54,12 +58,16 @@ type harnessAPI struct {
 // the container and no file of the run, the transcript is kept and
 // converted to ATIF with the scripted usage, and the harness's runtime
 // is listed as wider than π.
-func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
-	if !harnessSelected(name) {
-		t.Skipf("AUTHBENCH_TEST_HARNESSES=all (or naming %s) runs it (`make test-harnesses`)", name)
+func solveSuiteTask(t *testing.T, spec string, api harnessAPI) {
+	if !harnessSelected(spec) {
+		t.Skipf("AUTHBENCH_TEST_HARNESSES=all (or naming %s) runs it (`make test-harnesses`)", spec)
 	}
 	setup(t)
-	h := installed.Harnesses[name]
+	h, _, _, err := installed.ParseName("installed:" + spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := h.Name
 	start := time.Now()
 	layer, built, err := installed.Layer(context.Background(), harnessCache, h, testSelf, nil)
 	if err != nil {
@@ -85,7 +93,7 @@ func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
 	task.Config.Agent.TimeoutSec = 300
 	dir := t.TempDir()
 	cfg := modelconfig.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
-	res, err := runWith(t, Options{Task: task, Source: runapi.SourceSpec, Agent: "installed:" + name + ":test-model",
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourceSpec, Agent: "installed:" + spec + ":test-model",
 		Model: &cfg, Dir: dir, HarnessCache: harnessCache, Log: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -137,8 +145,18 @@ func solveSuiteTask(t *testing.T, name string, api harnessAPI) {
 	for _, w := range res.PlanWiderThanPolicy {
 		wider = wider || w.Kind == "agent-harness"
 	}
-	if !wider || res.Harness != name+" "+h.Version || res.Network == nil || res.Network.Events.Refused != 0 {
-		net, _ := os.ReadFile(filepath.Join(dir, runapi.FileNetwork))
+	net, _ := os.ReadFile(filepath.Join(dir, runapi.FileNetwork))
+	known := 0
+	for _, l := range strings.Split(string(net), "\n") {
+		var ev struct {
+			Host    string
+			Allowed bool
+		}
+		if json.Unmarshal([]byte(l), &ev) == nil && !ev.Allowed && slices.Contains(api.refusedHosts, ev.Host) {
+			known++
+		}
+	}
+	if !wider || res.Harness != name+" "+h.Version || res.HarnessVersion != h.Version || res.Network == nil || res.Network.Events.Refused != known {
 		t.Errorf("harness %q, wider %v, network %+v:\n%s", res.Harness, wider, res.Network, tail(net, 3000))
 	}
 }
@@ -179,4 +197,14 @@ func TestInstalledClaudeCodeSolvesASuiteTask(t *testing.T) {
 func TestInstalledCodexSolvesASuiteTask(t *testing.T) {
 	solveSuiteTask(t, "codex", harnessAPI{server: agenttest.NewResponses, shell: harnessShell("exec_command", "cmd"),
 		keyHeader: "Authorization", key: func(k string) string { return "Bearer " + k }})
+}
+
+// TestInstalledClaudeCodeScriptPinSolvesASuiteTask: a pin from before
+// Claude Code's compiled binary (2.1.112, its Node.js script) solves the
+// same task the same way. That release also tries api.anthropic.com:443
+// once, after its last answer, whatever its base URL (its policy limits
+// for API-key users): refused and recorded.
+func TestInstalledClaudeCodeScriptPinSolvesASuiteTask(t *testing.T) {
+	solveSuiteTask(t, "claude-code@2.1.112", harnessAPI{server: agenttest.NewMessages, shell: harnessShell("Bash", "command"),
+		keyHeader: "X-Api-Key", key: func(k string) string { return k }, maxTokens: "max_tokens", refusedHosts: []string{"api.anthropic.com"}})
 }

@@ -2,7 +2,9 @@ package installed
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +20,8 @@ import (
 // its install script copies the compiled binary of one of its optional
 // dependencies (@anthropic-ai/claude-code-linux-x64, …, built against
 // glibc) into place, and since no package script runs when a layer is
-// made, that binary is run directly.
+// made, that binary is run directly (releases before 2.1.113 are a
+// Node.js script instead: claudeForVersion).
 var claudeCode = Harness{
 	Name: "claude-code", Package: "@anthropic-ai/claude-code", Version: "2.1.332",
 	Entry: "../claude-code-linux-$ARCH/claude", Native: true, API: APIMessages,
@@ -28,7 +31,26 @@ var claudeCode = Harness{
 	// calls beside the model's are off.
 	OwnEnv: []string{"ANTHROPIC_API_KEY=" + PlaceholderKey, "IS_SANDBOX=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"},
-	Config: claudeFiles, Args: claudeArgs, Events: claudeEvents, Convert: claudeTrajectory,
+	Config: claudeFiles, Args: claudeArgs, Events: claudeEvents, Convert: claudeTrajectory, ForVersion: claudeForVersion,
+}
+
+// claudeForVersion: releases before 2.1.113 are a Node.js script
+// (cli.js) with no compiled binary.
+func claudeForVersion(h Harness) Harness {
+	if !versionAtLeast(h.Version, 2, 1, 113) {
+		h.Entry, h.Native = "cli.js", false
+	}
+	return h
+}
+
+// versionAtLeast reports whether version (MAJOR.MINOR.PATCH[-…]) is at
+// least major.minor.patch; a version that does not parse is not.
+func versionAtLeast(version string, major, minor, patch int) bool {
+	var v [3]int
+	if _, err := fmt.Sscanf(version, "%d.%d.%d", &v[0], &v[1], &v[2]); err != nil {
+		return false
+	}
+	return slices.Compare(v[:], []int{major, minor, patch}) >= 0
 }
 
 // claudeDir is Claude Code's directory under its HOME.

@@ -159,3 +159,37 @@ func TestArgv(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeEntryByVersion: Claude Code from 2.1.113 is its compiled
+// binary, run directly; an earlier pin is its Node.js script, run by
+// node; a version that does not parse gets the script.
+func TestClaudeEntryByVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name, entry string
+		native      bool
+	}{
+		{"installed:claude-code:m", "../claude-code-linux-$ARCH/claude", true},
+		{"installed:claude-code@2.1.113:m", "../claude-code-linux-$ARCH/claude", true},
+		{"installed:claude-code@3.0.0:m", "../claude-code-linux-$ARCH/claude", true},
+		{"installed:claude-code@2.1.112:m", "cli.js", false},
+		{"installed:claude-code@2.0.77-beta.1:m", "cli.js", false},
+		{"installed:claude-code@1.0.128:m", "cli.js", false},
+	} {
+		h, _, _, err := ParseName(tc.name)
+		if err != nil || h.Entry != tc.entry || h.Native != tc.native {
+			t.Errorf("%s: entry %q native %v, %v", tc.name, h.Entry, h.Native, err)
+		}
+		argv, err := h.Argv(Run{Endpoint: Endpoint{BaseURL: "http://x/v1", Model: "m"}}, "go")
+		if err != nil || (argv[0] == Node) == tc.native {
+			t.Errorf("%s: argv %q", tc.name, argv)
+		}
+	}
+	if Harnesses["claude-code"].Entry != "../claude-code-linux-$ARCH/claude" {
+		t.Error("a pin changed the table")
+	}
+	for _, v := range []string{"2.1", "x.y.z", ""} {
+		if versionAtLeast(v, 0, 0, 0) {
+			t.Errorf("%q parsed", v)
+		}
+	}
+}
