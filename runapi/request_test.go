@@ -126,3 +126,33 @@ func TestKindsHaveMembers(t *testing.T) {
 		t.Errorf("kinds listed as %q", kindList())
 	}
 }
+
+// TestRunRequestOfAnEarlierRecord: a record written before the union
+// (command fields at the top level, a task run's policy beside its task)
+// reads as its one member; a union reads as it is.
+func TestRunRequestOfAnEarlierRecord(t *testing.T) {
+	for _, c := range []struct {
+		name, record string
+		want         RunRequest
+	}{
+		{"command", `{"command":["/bin/true"],"env":["A=1"],"trace":true,"timeout_s":3}`,
+			RunRequest{Exec: &ExecRequest{Command: []string{"/bin/true"}, Env: []string{"A=1"}, Trace: true}, Common: Common{TimeoutSeconds: 3}}},
+		{"task with policy", `{"command":null,"policy":{"read":["/a"]},"task":{"dir":"/t","policy_source":"policy","agent":"oracle"}}`,
+			RunRequest{Task: &TaskRequest{Dir: "/t", PolicySource: SourcePolicy, Agent: "oracle", Policy: json.RawMessage(`{"read":["/a"]}`)}}},
+		{"generation", `{"command":null,"generate":{"dir":"/t","generator":"spec"}}`,
+			RunRequest{Generate: &GenerateRequest{Dir: "/t", Generator: "spec"}}},
+		{"union", `{"exec":{"command":["x"]},"timeout_s":1}`,
+			RunRequest{Exec: &ExecRequest{Command: []string{"x"}}, Common: Common{TimeoutSeconds: 1}}},
+	} {
+		var got Run
+		if err := json.Unmarshal([]byte(`{"id":"r","request":`+c.record+`}`), &got); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !reflect.DeepEqual(got.Request, c.want) {
+			t.Errorf("%s: read %+v, want %+v", c.name, got.Request, c.want)
+		}
+		if _, err := got.Request.Kind(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
