@@ -192,7 +192,7 @@ func CompileRequestPlan(req *runapi.RunRequest) (*policy.Plan, error) {
 		return nil, badField("exec", "only a command's plan is compiled before its run")
 	}
 	ex := *req.Exec
-	p := &prepared{req: runapi.RunRequest{Exec: &ex}}
+	p := &prepared{req: runapi.RunRequest{Exec: &ex}, kind: execKind{}}
 	if err := p.parsePolicy(); err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func (taskKind) validate(p *prepared, c checkEnv) error {
 	if err != nil {
 		return badField("task.dir", "%v", err)
 	}
-	p.task = t // the agent's uid and gid are the image's user, known once it is built (executeTask)
+	p.task = t // the agent's uid and gid are the image's user, known once it is built (taskKind.execute)
 	if err := p.takeTaskPolicy(); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -161,6 +162,8 @@ func DecodeRunRequest(body []byte) (*RunRequest, error) {
 	for _, f := range fields {
 		m, ok := memberOf(Kind(f.name))
 		switch {
+		case !ok && !commonFields[f.name]:
+			return nil, fieldError(f.name, "unknown field (the request takes one of the members %s and %s)", kindList(), commonList())
 		case !ok:
 			common[f.name] = f.value
 		case isJSONNull(f.value):
@@ -185,6 +188,25 @@ func DecodeRunRequest(body []byte) (*RunRequest, error) {
 		return nil, err
 	}
 	return req, nil
+}
+
+// commonFields are the JSON names of Common's fields, matched exactly
+// (not case-insensitively, as the JSON package would).
+var commonFields = func() map[string]bool {
+	out := map[string]bool{}
+	for name := range jsonFields(reflect.TypeFor[Common]()) {
+		out[name] = true
+	}
+	return out
+}()
+
+func commonList() string {
+	names := make([]string, 0, len(commonFields))
+	for name := range commonFields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // objectField is one name and value of a JSON object, in order.

@@ -48,6 +48,10 @@ func TestDecodeRunRequest(t *testing.T) {
 		{"timeout too long task", `{"task":{"dir":"/t"},"timeout_s":604801}`, "", "timeout_s"},
 		{"timeout too long generate", `{"generate":{"dir":"/t"},"timeout_s":1e9}`, "", "timeout_s"},
 		{"timeout negative build", `{"build":{},"timeout_s":-0.5}`, "", "timeout_s"},
+		{"member name in another case", `{"EXEC":{"command":["x"]}}`, "", "EXEC"},
+		{"common name in another case", `{"exec":{"command":["x"]},"Timeout_S":5}`, "", "Timeout_S"},
+		{"deeply nested wrong type", `{"exec":{"command":["x"],"env":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}`, "", "exec.env"},
+		{"deeply nested unknown", `{"exec":{"command":["x"],"bogus":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}`, "", "exec.bogus"},
 		{"timeout at bound", `{"build":{},"timeout_s":604800}`, KindBuild, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -153,6 +157,25 @@ func TestRunRequestOfAnEarlierRecord(t *testing.T) {
 		}
 		if _, err := got.Request.Kind(); err != nil {
 			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// TestRunRequestSummary: `runs list` names every kind's run in one line.
+func TestRunRequestSummary(t *testing.T) {
+	for _, c := range []struct {
+		req  RunRequest
+		want string
+	}{
+		{RunRequest{Exec: &ExecRequest{Command: []string{"/bin/sh", "-c", "true"}}}, "/bin/sh -c true"},
+		{RunRequest{Task: &TaskRequest{Dir: "/t", Agent: "oracle", PolicySource: SourceSpec}}, "task /t (oracle, spec)"},
+		{RunRequest{Generate: &GenerateRequest{Dir: "/t", Generator: "heuristic"}}, "generate /t (heuristic)"},
+		{RunRequest{Build: &BuildRequest{Dir: "/t"}}, "build /t"},
+		{RunRequest{Build: &BuildRequest{}}, "build base authbench-base"},
+		{RunRequest{}, ""},
+	} {
+		if got := c.req.Summary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.req, got, c.want)
 		}
 	}
 }
