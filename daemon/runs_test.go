@@ -305,7 +305,7 @@ func TestStatusView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sub.ID == "" || sub.Request.Exec.Command != nil || sub.CreatedAt != (time.Time{}) {
+	if sub.ID == "" || sub.Request.Exec != nil || sub.CreatedAt != (time.Time{}) {
 		t.Fatalf("submit status view = %+v", sub)
 	}
 	full, err := d.client.Wait(ctx, sub.ID)
