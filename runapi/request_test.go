@@ -179,3 +179,58 @@ func TestRunRequestSummary(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeRunRequest: any body is refused with a *FieldError or
+// accepted as exactly one member with its common fields in range, and an
+// accepted request encodes to a body that decodes to the same request.
+func FuzzDecodeRunRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"exec":{"command":["/bin/true"]},"timeout_s":5}`,
+		`{"task":{"dir":"/t","model":{"base_url":"http://x"}}}`,
+		`{"generate":{"dir":"/t"},"build":{}}`,
+		`{"exec":null,"build":{"base_map":{"a":"b"}}}`,
+		`{"command":["x"]}`, `[]`, `{"exec":{"command":[`, `{} {}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := DecodeRunRequest(body)
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("%q: refused with %T %v, not a *FieldError", body, err, err)
+			}
+			return
+		}
+		if _, err := req.Kind(); err != nil {
+			t.Fatalf("%q: accepted without one member: %v", body, err)
+		}
+		if err := req.Common.Check(); err != nil {
+			t.Fatalf("%q: accepted out of range: %v", body, err)
+		}
+		data, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := DecodeRunRequest(data)
+		if err != nil {
+			t.Fatalf("%q re-encoded as %s is refused: %v", body, data, err)
+		}
+		if !reflect.DeepEqual(normalJSON(t, req), normalJSON(t, again)) {
+			t.Fatalf("%q: %s decodes to %+v", body, data, again)
+		}
+	})
+}
+
+// normalJSON is v as a generic JSON value (raw members compared by value).
+func normalJSON(t *testing.T, v any) any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
