@@ -317,7 +317,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // execute submits the run to the daemon, copies its files and fills the
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *trial.Record) error {
-	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
+	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Policy: rp.doc,
 		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.modelFor(k.Agent), BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
 		AgentAllowHosts: b.cfg.AgentAllowHosts}}
 	if rp.source != runapi.SourceUnconstrained {
