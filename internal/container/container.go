@@ -1,5 +1,6 @@
-// Package container is the one helper through which a run starts, tracks,
-// waits for, stops and deletes each of its runc containers: the agent,
+// Package container is the one container object through which a run
+// starts, tracks, signals, waits for, stops and deletes each of its runc
+// containers: the agent,
 // each verifier, a model agent's toolbox (and its restart), a generator,
 // the compose services, and any process a run adds beside them. Start
 // writes the bundle and starts runc; a gated container's init waits at
@@ -12,6 +13,14 @@
 // before Wait, Stop, Kill or Run return (Run: unless a kill was not
 // reaped within its grace; then once runc ends, in the background):
 // nothing of it is left running.
+//
+// As runc's libcontainer, a Container has a status (Created, Running,
+// Stopped, Destroyed) that only moves forward along a checked table, and
+// it signals its init through a pidfd taken when its pid is learnt (the
+// init still waits at its gate then, or has just been created), never by
+// a bare kill(pid): once the init has ended, Signal returns a
+// *lifecycle.ExitedError and no process that was given its pid since is
+// ever signalled.
 //
 // Use:
 //
@@ -79,6 +88,9 @@ type Container struct {
 	waited  bool
 	mu      sync.Mutex
 	killed  bool
+	status  Status
+	// proc is the init's pidfd, taken by WaitPid.
+	proc *lifecycle.Process
 }
 
 // Start writes cfg's bundle and starts the container under runc without
@@ -102,7 +114,39 @@ func Start(cfg Config) (*Container, error) {
 		os.RemoveAll(cfg.Bundle)
 		return nil, fmt.Errorf("start container %s: %w", cfg.ID, err)
 	}
-	return &Container{cfg: cfg, c: c, start: start, res: env.RunResult{ExitCode: -1}}, nil
+	return &Container{cfg: cfg, c: c, start: start, res: env.RunResult{ExitCode: -1}, status: Created}, nil
+}
+
+// Status is where the container is in its life; a container whose init
+// ended while nothing waited for it is Stopped.
+func (c *Container) Status() Status {
+	if c.c.Exited() {
+		_ = c.moveTo(Stopped, "status")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// moveTo moves the container's status forward to `to` along the
+// transitions table (Created to Destroyed passes Stopped); a status that
+// is already `to` stays. Moving back is a *StatusError naming op.
+func (c *Container) moveTo(to Status, op string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.status != to {
+		next, ok := c.status, false
+		for _, s := range transitions[c.status] {
+			if s <= to && (!ok || s > next) {
+				next, ok = s, true
+			}
+		}
+		if !ok {
+			return &StatusError{ID: c.cfg.ID, Op: op, Status: c.status}
+		}
+		c.status = next
+	}
+	return nil
 }
 
 // ID is the container's runc id.
@@ -113,10 +157,29 @@ func (c *Container) ID() string { return c.cfg.ID }
 // ended.
 func (c *Container) WaitPid(ctx context.Context) (int, error) {
 	pid, err := c.c.Pid(ctx)
-	if err == nil {
-		c.pid = pid
+	if err != nil {
+		return pid, err
 	}
-	return pid, err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc == nil {
+		// The init is runc's child, not ours: take its handle before it
+		// can have been reaped (a gated init waits at its gate; runc, which
+		// would reap it, still runs).
+		proc, perr := lifecycle.OpenProcess(pid)
+		if perr == nil && c.c.Exited() {
+			_ = proc.Close()
+			proc, perr = nil, fmt.Errorf("container %s: its init %d ended before its handle was taken", c.cfg.ID, pid)
+		}
+		if perr != nil {
+			return pid, perr
+		}
+		c.proc, c.pid = proc, pid
+		if c.cfg.Gate == nil && c.status == Created {
+			c.status = Running
+		}
+	}
+	return pid, nil
 }
 
 // Pid is the init's pid, once WaitPid returned it.
@@ -129,6 +192,9 @@ func (c *Container) Release() error {
 	if c.cfg.Gate == nil {
 		return nil
 	}
+	if st := c.Status(); st != Created {
+		return &StatusError{ID: c.cfg.ID, Op: "release", Status: st}
+	}
 	if c.cfg.BeforeRelease != nil {
 		if err := c.cfg.BeforeRelease(c.pid); err != nil {
 			return err
@@ -138,7 +204,7 @@ func (c *Container) Release() error {
 		return err
 	}
 	c.setup = time.Since(c.start)
-	return nil
+	return c.moveTo(Running, "release")
 }
 
 // Started is when runc was started.
@@ -161,6 +227,10 @@ func (c *Container) Wait() (int, error) {
 	res, err = c.res, c.waitErr
 	c.mu.Unlock()
 	os.RemoveAll(c.cfg.Bundle)
+	_ = c.moveTo(Destroyed, "wait")
+	c.mu.Lock()
+	_ = c.proc.Close()
+	c.mu.Unlock()
 	return res.ExitCode, err
 }
 
@@ -185,8 +255,25 @@ func (c *Container) KillTree() error {
 	return nil
 }
 
-// Signal sends sig to the container's init.
-func (c *Container) Signal(sig syscall.Signal) error { return syscall.Kill(c.pid, sig) }
+// Signal sends sig to the container's init through its pidfd: a
+// *lifecycle.ExitedError, with nothing signalled, once the init has
+// ended (or the container is Stopped or Destroyed); a *StatusError
+// before WaitPid learnt the init's pid.
+func (c *Container) Signal(sig syscall.Signal) error { return c.signalIn(c.Status(), sig) }
+
+// signalIn is Signal for a container in status st.
+func (c *Container) signalIn(st Status, sig syscall.Signal) error {
+	c.mu.Lock()
+	proc, pid := c.proc, c.pid
+	c.mu.Unlock()
+	switch {
+	case st >= Stopped:
+		return &lifecycle.ExitedError{Pid: pid, Signal: sig}
+	case proc == nil:
+		return &StatusError{ID: c.cfg.ID, Op: "signal " + sig.String() + " before its pid is known", Status: st}
+	}
+	return proc.Signal(sig)
+}
 
 // Done is closed once the container's init has ended (runc's run ended).
 func (c *Container) Done() <-chan struct{} { return c.c.Done() }
@@ -218,6 +305,20 @@ func (c *Container) Kill() {
 	}
 	c.c.Kill()
 	_, _ = c.Wait()
+}
+
+// Destroy ends whatever is left of the container (Kill) and makes sure
+// runc no longer knows it and its bundle is gone; the container is then
+// Destroyed. It may be called in any status and again.
+func (c *Container) Destroy() error {
+	c.Kill()
+	if err := c.cfg.Runc.Delete(c.cfg.ID); err != nil {
+		return fmt.Errorf("destroy container %s: %w", c.cfg.ID, err)
+	}
+	if err := os.RemoveAll(c.cfg.Bundle); err != nil {
+		return fmt.Errorf("destroy container %s: %w", c.cfg.ID, err)
+	}
+	return c.moveTo(Destroyed, "destroy")
 }
 
 // Run lives c through lifecycle.Run: tracked (s.Track) while its init
