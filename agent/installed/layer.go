@@ -253,19 +253,15 @@ func complete(ctx context.Context, dir string, h Harness, self string, log io.Wr
 	if err != nil {
 		return err
 	}
-	plan, err := policy.CompilePlan(pol, policy.DefaultBaseline(), root)
-	if err != nil {
-		return err
-	}
-	filter, err := sandbox.DefaultFilter()
+	confinement, err := sandbox.NewConfinement(sandbox.Identity(0, 0), sandbox.LandlockPolicy(pol, policy.DefaultBaseline(), root),
+		sandbox.SeccompProfile(sandbox.DefaultProfile()), sandbox.CloseInheritedFDs(), sandbox.DropCapabilities(), sandbox.NoNewPrivs())
 	if err != nil {
 		return err
 	}
 	node := filepath.Join(dir, strings.TrimPrefix(Node, "/"))
 	entry := filepath.Join(dir, strings.TrimPrefix(h.EntryPath(), "/"))
-	uid, gid := 0, 0
-	spec := sandbox.Spec{Path: node, Args: append([]string{"node", entry}, h.Complete...), Dir: home, UID: &uid, GID: &gid,
-		Env: []string{"HOME=" + home, "PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "NO_COLOR=1", "CI=1"}}.Confined(plan, filter)
+	spec := confinement.Spec(sandbox.Command{Path: node, Args: append([]string{"node", entry}, h.Complete...), Dir: home,
+		Env: []string{"HOME=" + home, "PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "NO_COLOR=1", "CI=1"}})
 	opts := sandbox.LaunchOptions{OwnPIDNamespace: true}
 	child, err := sandbox.StartWith(self, spec, opts, nil, log, log)
 	if err != nil {
