@@ -60,7 +60,7 @@ func TestCompleteIsConfinedAndBounded(t *testing.T) {
 			h := Harness{Name: "fake", Complete: []string{"install", "--yes"}}
 			var log strings.Builder
 			begin := time.Now()
-			err := complete(ctx, dir, h, self, &log)
+			err = complete(ctx, dir, h, self, &log)
 			switch {
 			case tc.err == "" && err != nil:
 				t.Fatalf("complete: %v (log %q)", err, log.String())

@@ -39,8 +39,9 @@ func (b *Box) AgentRunConfig() env.RunConfig {
 func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) { return b.AgentSpecWith(argv, b.Plan) }
 
 // AgentSpecWith is AgentSpec confined to plan instead of Plan (a model
-// agent's tool process that applies run-time grants).
-func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan) (sandbox.Spec, error) {
+// agent's tool process that applies run-time grants), with extra
+// options applied last (with a plan: a filter of its own, for one).
+func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan, extra ...sandbox.Option) (sandbox.Spec, error) {
 	cfg := env.TaskRunConfig(b.Task, b.Image)
 	dir := cfg.Cwd
 	if dir == "" {
@@ -56,7 +57,7 @@ func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan) (sandbox.Spec, err
 		if err != nil {
 			return sandbox.Spec{}, err
 		}
-		opts = append(opts, sandbox.Confined(plan, filter))
+		opts = append(append(opts, sandbox.Confined(plan, filter)), extra...)
 	}
 	c, err := sandbox.NewConfinement(opts...)
 	if err != nil {
