@@ -33,13 +33,16 @@ package container
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/lifecycle"
@@ -162,17 +165,10 @@ func (c *Container) WaitPid(ctx context.Context) (int, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.proc == nil {
-		// The init is runc's child, not ours: take its handle before it
-		// can have been reaped (a gated init waits at its gate; runc, which
-		// would reap it, still runs).
-		proc, perr := lifecycle.OpenProcess(pid)
-		if perr == nil && c.c.Exited() {
-			_ = proc.Close()
-			proc, perr = nil, fmt.Errorf("container %s: its init %d ended before its handle was taken", c.cfg.ID, pid)
-		}
-		if perr != nil {
-			return pid, perr
+	if c.pid == 0 {
+		proc, err := c.openInit(pid)
+		if err != nil {
+			return pid, err
 		}
 		c.proc, c.pid = proc, pid
 		if c.cfg.Gate == nil && c.status == Created {
@@ -180,6 +176,39 @@ func (c *Container) WaitPid(ctx context.Context) (int, error) {
 		}
 	}
 	return pid, nil
+}
+
+// openInit takes the handle on the init, pid: the init is runc's child,
+// not ours, so the handle is only kept when, once taken, it names a live
+// process whose parent is still the container's runc (a pid reused since
+// the init ended would have another parent). An init that has already
+// ended gets no handle (nil, nil): there is nothing left to signal.
+func (c *Container) openInit(pid int) (*lifecycle.Process, error) {
+	proc, err := lifecycle.OpenProcess(pid)
+	if errors.Is(err, unix.ESRCH) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("container %s: %w", c.cfg.ID, err)
+	}
+	if proc.Exited() || c.c.Exited() || parentOf(pid) != c.c.RuncPid() {
+		_ = proc.Close()
+		return nil, nil
+	}
+	return proc, nil
+}
+
+// parentOf is the parent pid of pid (0 when it cannot be read).
+func parentOf(pid int) int {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	p, ok := lifecycle.ParseStat(string(stat))
+	if !ok || p.Pid != pid {
+		return 0
+	}
+	return p.PPid
 }
 
 // Pid is the init's pid, once WaitPid returned it.
@@ -267,10 +296,10 @@ func (c *Container) signalIn(st Status, sig syscall.Signal) error {
 	proc, pid := c.proc, c.pid
 	c.mu.Unlock()
 	switch {
-	case st >= Stopped:
-		return &lifecycle.ExitedError{Pid: pid, Signal: sig}
-	case proc == nil:
+	case pid == 0:
 		return &StatusError{ID: c.cfg.ID, Op: "signal " + sig.String() + " before its pid is known", Status: st}
+	case st >= Stopped || proc == nil: // proc nil: the init ended before WaitPid took its handle
+		return &lifecycle.ExitedError{Pid: pid, Signal: sig}
 	}
 	return proc.Signal(sig)
 }
