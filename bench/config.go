@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/internal/safefile"
@@ -112,8 +113,8 @@ func (c *Config) check() error {
 	if c.Agent == "" {
 		return fmt.Errorf("bench: no agent")
 	}
-	if _, model, _ := modelconfig.ParseModelName(c.Agent); model != (c.Model != nil) {
-		return fmt.Errorf("bench: agent %s: a model configuration is given exactly for openai:MODEL agents", c.Agent)
+	if n, _ := agentname.Parse(c.Agent); n.TakesModel() != (c.Model != nil) {
+		return fmt.Errorf("bench: agent %s: a model configuration is given exactly for openai:MODEL and installed:NAME agents", c.Agent)
 	}
 	if c.Trials < 1 {
 		return fmt.Errorf("bench: trials must be at least 1, not %d", c.Trials)

@@ -133,7 +133,7 @@ func (f benchFlags) config() (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
-	model, err := f.models.config(f.agent)
+	model, err := f.models.agentConfig(f.agent)
 	if err != nil {
 		return bench.Config{}, err
 	}
