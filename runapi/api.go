@@ -115,7 +115,8 @@ type TaskRequest struct {
 	// PolicySource is "unconstrained", "spec" or "policy" (then the
 	// request's policy is π).
 	PolicySource string `json:"policy_source"`
-	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
+	// Agent is "oracle", "shortcut", `cmd:COMMAND`, `openai:MODEL` or
+	// `installed:NAME[@VERSION][:MODEL]` (parsed by agent/agentname).
 	Agent string `json:"agent"`
 	// Model is the endpoint and options of an openai:MODEL agent,
 	// resolved by the client (its api_key travels here: the daemon never

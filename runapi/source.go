@@ -12,8 +12,9 @@ const (
 	SourcePolicy = "policy"
 )
 
-// Agents of a task run besides cmd:COMMAND and openai:MODEL
-// (TaskRequest.Agent).
+// Agents of a task run besides cmd:COMMAND, openai:MODEL and
+// installed:NAME (TaskRequest.Agent; agentname.Oracle and
+// agentname.Shortcut are their kinds).
 const (
 	AgentOracle   = "oracle"   // the task's solution/solve.sh
 	AgentShortcut = "shortcut" // the task's solution/attack_smoke.sh
