@@ -1,7 +1,12 @@
 package installed
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,5 +72,55 @@ func TestFindRefuses(t *testing.T) {
 		if _, err := Find(n); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Find(%s): %v, want %q", in, err, want)
 		}
+	}
+}
+
+// TestNoHarnessValueLeftUnregistered: every Harness value a file of the
+// package declares (var x = Harness{Name: "…", …}) is in the table, so a
+// harness file that forgets its register call fails here rather than
+// being unknown to --agent.
+func TestNoHarnessValueLeftUnregistered(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			if id, isIdent := lit.Type.(*ast.Ident); !isIdent || id.Name != "Harness" {
+				return true
+			}
+			for _, e := range lit.Elts {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				if k, isIdent := kv.Key.(*ast.Ident); !isIdent || k.Name != "Name" {
+					continue
+				}
+				if v, isLit := kv.Value.(*ast.BasicLit); isLit {
+					name, _ := strconv.Unquote(v.Value)
+					found++
+					if _, ok := Harnesses[name]; !ok {
+						t.Errorf("%s declares harness %q but does not register it (func init() { register(…) })", f, name)
+					}
+				}
+			}
+			return true
+		})
+	}
+	if found < len(Harnesses) {
+		t.Errorf("found %d harness values in the package's files, %d registered", found, len(Harnesses))
 	}
 }
