@@ -71,25 +71,6 @@ func TestConfigResolve(t *testing.T) {
 	}
 }
 
-func TestParseModelName(t *testing.T) {
-	cases := []struct {
-		in, model string
-		ok, err   bool
-	}{
-		{"openai:gpt-5", "gpt-5", true, false},
-		{"openai:qwen/qwen3:8b", "qwen/qwen3:8b", true, false},
-		{"openai:", "", true, true},
-		{"oracle", "", false, false},
-		{"cmd:openai:x", "", false, false},
-	}
-	for _, c := range cases {
-		m, ok, err := modelconfig.ParseModelName(c.in)
-		if m != c.model || ok != c.ok || (err != nil) != c.err {
-			t.Errorf("%q: %q %v %v", c.in, m, ok, err)
-		}
-	}
-}
-
 func TestFlagsPrecedence(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(file, []byte(`

@@ -212,8 +212,39 @@ func (r *run) loop(ctx context.Context) {
 func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool {
 	r.out.Turns++
 	r.out.Usage.add(resp.Usage)
-	// Every call needs an id of its own to link its result: a missing or
-	// repeated id is replaced (before the history is built from it).
+	args, argErrs, hist, traj := r.checkCalls(resp)
+	if !r.charge(hist, traj, fmt.Sprintf("answer %d", r.out.Turns)) {
+		r.traj.add(Step{Source: SourceAgent, ModelName: r.cfg.Model, Extra: map[string]any{StepExtraOverLimit: r.out.Err.Error()}})
+		return true
+	}
+	step := r.recordAnswer(resp, took)
+	r.msgs = append(r.msgs, assistantMessage(resp, args))
+	if len(resp.ToolCalls) == 0 {
+		return r.answer(resp.Content)
+	}
+	done, over := r.runCalls(ctx, step, resp, args, argErrs)
+	if over {
+		return true
+	}
+	if resp.DroppedCalls > 0 && !done && !r.addUser(DroppedCallsText(resp.DroppedCalls)) {
+		return true
+	}
+	if done {
+		r.stop(modelconfig.StopFinished, nil)
+		return true
+	}
+	if ctx.Err() != nil {
+		r.timeout(ctx)
+		return true
+	}
+	return false
+}
+
+// checkCalls gives every call of resp an id of its own to link its
+// result (a missing or repeated id is replaced, before the history is
+// built from it) and checks its arguments; hist and traj are what the
+// answer adds to the history and to the trajectory.
+func (r *run) checkCalls(resp *response) (args []json.RawMessage, argErrs []error, hist, traj int64) {
 	for i := range resp.ToolCalls {
 		c := &resp.ToolCalls[i]
 		if c.ID == "" || r.ids[c.ID] {
@@ -221,10 +252,10 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		}
 		r.ids[c.ID] = true
 	}
-	args := make([]json.RawMessage, len(resp.ToolCalls))
-	argErrs := make([]error, len(resp.ToolCalls))
-	hist := jsonLen(resp.Content) + itemOverhead
-	traj := hist + jsonLen(resp.Reasoning)
+	args = make([]json.RawMessage, len(resp.ToolCalls))
+	argErrs = make([]error, len(resp.ToolCalls))
+	hist = jsonLen(resp.Content) + itemOverhead
+	traj = hist + jsonLen(resp.Reasoning)
 	for i, c := range resp.ToolCalls {
 		args[i], argErrs[i] = checkArguments(c)
 		n := jsonLen(c.ID) + jsonLen(c.Name) + rawLen(args[i]) + itemOverhead
@@ -234,10 +265,12 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 			traj += jsonLen(c.Arguments)
 		}
 	}
-	if !r.charge(hist, traj, fmt.Sprintf("answer %d", r.out.Turns)) {
-		r.traj.add(Step{Source: SourceAgent, ModelName: r.cfg.Model, Extra: map[string]any{StepExtraOverLimit: r.out.Err.Error()}})
-		return true
-	}
+	return args, argErrs, hist, traj
+}
+
+// recordAnswer adds the model's answer to the trajectory as a step of
+// its own, and logs the turn.
+func (r *run) recordAnswer(resp *response, took time.Duration) *Step {
 	step := r.traj.add(Step{
 		Source: SourceAgent, ModelName: r.cfg.Model, Message: resp.Content, ReasoningContent: resp.Reasoning,
 		Metrics: &Metrics{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Cached},
@@ -255,17 +288,18 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 	r.log.Info("model turn", zap.String("model", r.cfg.Model), zap.Int("turn", r.out.Turns),
 		zap.Int64("prompt_tokens", resp.Usage.PromptTokens), zap.Int64("completion_tokens", resp.Usage.CompletionTokens),
 		zap.Strings("tools", called), zap.Int("dropped_calls", resp.DroppedCalls), zap.Int("content_bytes", len(resp.Content)), zap.Duration("took", took))
-	r.msgs = append(r.msgs, assistantMessage(resp, args))
+	return step
+}
 
-	if len(resp.ToolCalls) == 0 {
-		return r.answer(resp.Content)
-	}
-	done := false
+// runCalls runs the answer's tool calls in order (none after one that
+// finished the loop, or once the time is up), each result recorded in
+// step and the history; done: a call finished the loop; over: a result
+// went over the loop's limits (the loop has stopped).
+func (r *run) runCalls(ctx context.Context, step *Step, resp *response, args []json.RawMessage, argErrs []error) (done, over bool) {
 	step.Observation = &StepObservation{Results: []ObservationResult{}}
 	for i, c := range resp.ToolCalls {
-		argErr := argErrs[i]
 		step.ToolCalls = append(step.ToolCalls, ToolCall{ToolCallID: c.ID, FunctionName: c.Name, Arguments: args[i]})
-		if argErr != nil {
+		if argErrs[i] != nil {
 			setMapExtra(step, StepExtraInvalidArguments, c.ID, c.Arguments)
 		}
 		var text string
@@ -276,7 +310,7 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		case ctx.Err() != nil:
 			text = "not run: the agent's time is up"
 		default:
-			obs := r.call(ctx, c, args[i], argErr)
+			obs := r.call(ctx, c, args[i], argErrs[i])
 			text = obs.Text
 			if obs.Extra != nil {
 				extra = obs.Extra
@@ -292,7 +326,7 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		}
 		n := jsonLen(text) + itemOverhead
 		if !r.charge(n, n+extraLen(extra), "the result of "+c.ID) {
-			return true
+			return done, true
 		}
 		if extra != nil {
 			setMapExtra(step, StepExtraToolResults, c.ID, extra)
@@ -303,18 +337,7 @@ func (r *run) turn(ctx context.Context, resp *response, took time.Duration) bool
 		step.Observation.Results = append(step.Observation.Results, ObservationResult{SourceCallID: c.ID, Content: text})
 		r.msgs = append(r.msgs, openai.ToolMessage(text, c.ID))
 	}
-	if resp.DroppedCalls > 0 && !done && !r.addUser(DroppedCallsText(resp.DroppedCalls)) {
-		return true
-	}
-	if done {
-		r.stop(modelconfig.StopFinished, nil)
-		return true
-	}
-	if ctx.Err() != nil {
-		r.timeout(ctx)
-		return true
-	}
-	return false
+	return done, false
 }
 
 // DroppedCallsText tells the model that n tool calls of its answer were

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
@@ -144,7 +144,7 @@ func checkExecutor(a string) error {
 	if a == runapi.AgentOracle || a == runapi.AgentShortcut || a == AgentNone {
 		return fmt.Errorf("%q is not an executor (want openai:MODEL, installed:NAME:MODEL or cmd:COMMAND)", a)
 	}
-	if _, _, err := modelconfig.ParseModelName(a); err != nil {
+	if _, err := agentname.Parse(a); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(a, "cmd:") && !strings.Contains(a, ":") {
@@ -283,8 +283,8 @@ func (c *Config) checkAgent() error {
 	if c.Agent == "" {
 		return fmt.Errorf("bench: no agent")
 	}
-	if _, model, _ := modelconfig.ParseModelName(c.Agent); model != (c.Model != nil) {
-		return fmt.Errorf("bench: agent %s: a model configuration is given exactly for openai:MODEL agents", c.Agent)
+	if n, _ := agentname.Parse(c.Agent); n.TakesModel() != (c.Model != nil) {
+		return fmt.Errorf("bench: agent %s: a model configuration is given exactly for openai:MODEL and installed:NAME agents", c.Agent)
 	}
 	return nil
 }
@@ -297,7 +297,7 @@ func (c *Config) checkPipeline() error {
 	}
 	models := false
 	for _, e := range c.Pipeline.Executors {
-		if _, model, _ := modelconfig.ParseModelName(e); model {
+		if n, _ := agentname.Parse(e); n.TakesModel() {
 			models = true
 		}
 	}

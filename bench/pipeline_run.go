@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -58,12 +59,12 @@ func (b *bencher) modelFor(agent string) *modelconfig.Config {
 	if b.cfg.Pipeline == nil || b.cfg.Model == nil {
 		return b.cfg.Model
 	}
-	model, ok, err := modelconfig.ParseModelName(agent)
-	if !ok || err != nil {
+	n, err := agentname.Parse(agent)
+	if !n.TakesModel() || err != nil {
 		return nil
 	}
 	cfg := *b.cfg.Model
-	cfg.Model = model
+	cfg.Model = n.Model
 	return &cfg
 }
 

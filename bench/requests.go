@@ -3,7 +3,7 @@ package bench
 import (
 	"fmt"
 
-	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/permreq"
 	"github.com/authbench/authbench/runapi"
 )
@@ -20,7 +20,7 @@ func (c *Config) checkRequests() error {
 	if err := permreq.CheckDecider(c.Requests); err != nil {
 		return fmt.Errorf("bench: --requests: %w", err)
 	}
-	if _, model, _ := modelconfig.ParseModelName(c.Agent); !model {
+	if n, _ := agentname.Parse(c.Agent); !n.CanRequest() {
 		return fmt.Errorf("bench: --requests: agent %s cannot make permission requests (only openai:MODEL agents can, yet)", c.Agent)
 	}
 	if c.MaxRequests < 0 || c.MaxRequests > 1000 || !(c.RequestTimeoutS >= 0 && c.RequestTimeoutS <= 600) {

@@ -151,7 +151,7 @@ func (f benchFlags) config() (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
-	model, err := f.models.config(agentName)
+	model, err := f.models.agentConfig(agentName)
 	if err != nil {
 		return bench.Config{}, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/cli/core"
 )
@@ -77,7 +77,7 @@ func (p pipelineFlags) build() (*bench.Pipeline, error) {
 // resolves the model configuration the executors share), "" when none.
 func modelExecutor(pl *bench.Pipeline) string {
 	for _, e := range pl.Executors {
-		if _, ok, _ := modelconfig.ParseModelName(e); ok {
+		if n, _ := agentname.Parse(e); n.TakesModel() {
 			return e
 		}
 	}

@@ -123,7 +123,7 @@ func (f generateFlags) request(dir string) (*runapi.RunRequest, error) {
 	g, _ := genname.Parse(f.generator)
 	var model *modelconfig.Config
 	if g.UsesModel() {
-		if model, err = f.models.config("openai:" + g.Model); err != nil {
+		if model, err = f.models.generatorConfig(g); err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +238,7 @@ func printGeneration(w io.Writer, id string, trial int, r *runapi.GenerationReco
 func generatorModel(sources []bench.Source, f modelFlags) (*modelconfig.Config, error) {
 	for _, s := range sources {
 		if g, err := genname.Parse(s.Generator); err == nil && g.UsesModel() {
-			return f.config("openai:" + g.Model)
+			return f.generatorConfig(g)
 		}
 	}
 	return nil, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/permreq"
@@ -29,7 +30,7 @@ func (f *requestFlags) register(fl *pflag.FlagSet) {
 
 // apply checks the flags (bad input exits 2) and sets them on tr.
 func (f requestFlags) apply(tr *runapi.TaskRequest) error {
-	if f.decider != "" && tr.Agent != "" && !strings.HasPrefix(tr.Agent, "openai:") {
+	if n, _ := agentname.Parse(tr.Agent); f.decider != "" && tr.Agent != "" && !n.CanRequest() {
 		return core.UsageErrorf("--requests: agent %s cannot make permission requests (only openai:MODEL agents can, yet)", tr.Agent)
 	}
 	if f.decider == "" {

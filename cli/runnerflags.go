@@ -4,8 +4,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/generate/genname"
 )
 
 // embeddedFlags are the settings of an embedded daemon, for commands
@@ -41,10 +44,26 @@ func (f *modelFlags) register(fl *pflag.FlagSet, whom string) {
 	f.model = agent.AddFlags(fl)
 }
 
-// config is the model of agentName ("openai:MODEL"; nil for another
-// agent) from the flags and the config file.
-func (f modelFlags) config(agentName string) (*modelconfig.Config, error) {
-	return modelConfig(agentName, f.model, f.configFile)
+// agentConfig parses agentName (a malformed name is bad input) and is
+// the model configuration of an agent that calls a model (openai:MODEL,
+// installed:NAME[:MODEL]) from the flags and the config file; nil for
+// another agent.
+func (f modelFlags) agentConfig(agentName string) (*modelconfig.Config, error) {
+	n, err := agentname.Parse(agentName)
+	if err != nil {
+		return nil, core.UsageErrorf("--agent: %v", err)
+	}
+	if !n.TakesModel() {
+		return nil, nil
+	}
+	return modelConfig("--agent "+agentName, n.Model, f.model, f.configFile)
+}
+
+// generatorConfig is the model configuration of a generator that calls
+// a model (genname.Generator.UsesModel), from the flags and the config
+// file.
+func (f modelFlags) generatorConfig(g genname.Generator) (*modelconfig.Config, error) {
+	return modelConfig("generator "+g.Name, g.Model, f.model, f.configFile)
 }
 
 // Usage of --images-dir and --no-trace for the commands that run tasks.

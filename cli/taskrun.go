@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/capability"
-	"github.com/authbench/authbench/cli/core"
 
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/agent"
+	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/termtext"
@@ -43,7 +44,7 @@ func (a *app) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "task", Short: "Run a task in its environment under a policy source"}
 	var f taskRunFlags
 	run := &cobra.Command{
-		Use:   `run TASK (--policy P | --unconstrained | --spec-policy) --agent oracle|shortcut|cmd:"..."|openai:MODEL|installed:NAME[:MODEL] [--out DIR]`,
+		Use:   `run TASK (--policy P | --unconstrained | --spec-policy) --agent oracle|shortcut|cmd:"..."|openai:MODEL|installed:NAME[@VERSION][:MODEL] [--out DIR]`,
 		Short: "Run a task's agent in a fresh rootfs of its image, confined and traced, then its verifiers",
 		Long: `Build (or reuse) the task's image, lay a fresh copy-on-write rootfs over it,
 run the agent in it under runc through sandbox-init (Landlock from the policy
@@ -71,7 +72,7 @@ containers on the agent's private network, reachable by their names. The run goe
 daemon when one listens, else runs embedded (root). --out DIR receives
 result.json, events.jsonl, plan.json and the agent and verifier logs.
 
---agent installed:NAME[:MODEL] (openclaw, pi) runs that harness, installed
+--agent installed:NAME[@VERSION][:MODEL] (opencode, openclaw, pi, qwen-code) runs that harness, installed
 from npm into a cached layer, as the confined, traced agent of the
 container, configured for the same endpoint and model with a placeholder
 key; the run's egress proxy lets it reach the endpoint only and adds the
@@ -97,7 +98,7 @@ Exit status 0 when the run was carried out, whatever its verdicts.`,
 	fl.StringVar(&f.policy, "policy", "", "run under the policy `FILE`")
 	fl.BoolVar(&f.unconstrained, "unconstrained", false, "run without Landlock")
 	fl.BoolVar(&f.specPolicy, "spec-policy", false, "run under the spec's required_permissions")
-	fl.StringVar(&f.agent, "agent", "", `oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL] (required)`)
+	fl.StringVar(&f.agent, "agent", "", agentname.Forms+" (required)")
 	fl.StringVar(&f.semantics, "semantics", string(policy.DefaultTaskSemantics), "how the policy becomes Landlock rules: `published` (the published AuthBench launcher's rules) or precise")
 	fl.StringVar(&f.caps, "caps", "", "the agent's capabilities: none, docker (Docker's default set) or a `LIST` such as CHOWN,FOWNER (default: the task's, Docker's set unless task.toml's cap_add/cap_drop change it)")
 	fl.StringArrayVar(&f.allowHosts, "agent-allow-host", nil, "let the agent reach `HOST:PORT` through the run's egress proxy (repeatable; makes the agent's network an allowlist, docs/tasks.md)")
@@ -149,9 +150,9 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 		return nil, core.UsageErrorf("task run: give exactly one of --policy, --unconstrained, --spec-policy")
 	}
 	if f.agent == "" {
-		return nil, core.UsageErrorf(`task run: --agent is required (oracle, shortcut, cmd:"COMMAND", openai:MODEL or installed:NAME[:MODEL])`)
+		return nil, core.UsageErrorf("task run: --agent is required (%s)", agentname.Forms)
 	}
-	model, err := f.models.config(f.agent)
+	model, err := f.models.agentConfig(f.agent)
 	if err != nil {
 		return nil, err
 	}
@@ -330,23 +331,17 @@ func taskVerdict(r *runapi.TaskResult) string {
 	return fmt.Sprintf("utility %v, attack %s", r.Utility, attack)
 }
 
-// modelConfig is the model of an openai:MODEL agent from its flags, the
-// config file and the environment; nil for other agents.
-func modelConfig(agentName string, f *agent.Flags, configFile string) (*modelconfig.Config, error) {
-	name, ok, err := modelconfig.ParseModelName(agentName)
-	if err != nil {
-		return nil, core.UsageErrorf("--agent: %v", err)
-	}
-	if !ok {
-		return nil, nil
-	}
+// modelConfig is the configuration of model, named by what (an agent or
+// a generator; model "" takes the config file's), from its flags, the
+// config file and the environment.
+func modelConfig(what, model string, f *agent.Flags, configFile string) (*modelconfig.Config, error) {
 	file, required := configFile, true
 	if file == "" {
 		file, required = env.DefaultConfigFile, false
 	}
-	cfg, err := f.Config(name, file, required, os.Getenv)
+	cfg, err := f.Config(model, file, required, os.Getenv)
 	if err != nil {
-		return nil, core.UsageErrorf("--agent %s: %v", agentName, err)
+		return nil, core.UsageErrorf("%s: %v", what, err)
 	}
 	return &cfg, nil
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/capability"
 	"github.com/authbench/authbench/daemon/work"
 	"github.com/authbench/authbench/netproxy/netpolicy"
@@ -159,15 +158,17 @@ func (p *prepared) takeTaskCaps(peer Peer) error {
 	return nil
 }
 
-// takeModel checks the model of an openai:MODEL agent and moves it, with
+// takeModel checks the model of an agent that calls one (openai:MODEL,
+// installed:NAME[:MODEL]; agentname.Name.TakesModel) and moves it, with
 // its API key, out of the request: what is recorded keeps it redacted.
 func (p *prepared) takeModel() error {
 	tr := *p.req.Task
-	name, ok, err := modelconfig.ParseModelName(tr.Agent)
+	n, err := agentname.Parse(tr.Agent)
+	name := n.Model
 	switch {
-	case err != nil && strings.HasPrefix(tr.Agent, modelconfig.InstalledPrefix):
+	case err != nil && n.Kind == agentname.Installed:
 		return badField("task.agent", "%v", err)
-	case err != nil || !ok:
+	case err != nil || !n.TakesModel():
 		if tr.Model != nil {
 			return badField("task.model", "only an openai:MODEL or installed:NAME agent takes a model")
 		}

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 )
@@ -60,8 +60,8 @@ func generatorOf(source string) string {
 // isExecutor reports whether the agent is a model agent (openai:MODEL,
 // installed:NAME:MODEL).
 func isExecutor(agent string) bool {
-	_, ok, err := modelconfig.ParseModelName(agent)
-	return ok && err == nil
+	n, err := agentname.Parse(agent)
+	return n.TakesModel() && err == nil
 }
 
 // modelRows builds the report across models: one row per generator and

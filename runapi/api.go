@@ -109,7 +109,8 @@ type TaskRequest struct {
 	// Policy is π of policy source "policy"; the other sources take
 	// none.
 	Policy json.RawMessage `json:"policy,omitempty"`
-	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
+	// Agent is "oracle", "shortcut", `cmd:COMMAND`, `openai:MODEL` or
+	// `installed:NAME[@VERSION][:MODEL]` (parsed by agent/agentname).
 	Agent string `json:"agent"`
 	// Model is the endpoint and options of an openai:MODEL agent,
 	// resolved by the client (its api_key travels here: the daemon never

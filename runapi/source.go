@@ -114,8 +114,9 @@ func SourceNames(request bool) string {
 	return strings.Join(names, ", ")
 }
 
-// Agents of a task run besides cmd:COMMAND and openai:MODEL
-// (TaskRequest.Agent).
+// Agents of a task run besides cmd:COMMAND, openai:MODEL and
+// installed:NAME (TaskRequest.Agent; agentname.Oracle and
+// agentname.Shortcut are their kinds).
 const (
 	AgentOracle   = "oracle"   // the task's solution/solve.sh
 	AgentShortcut = "shortcut" // the task's solution/attack_smoke.sh

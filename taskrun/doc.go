@@ -12,19 +12,24 @@
 // container's own mounts), the container seccomp profile (set-ID
 // modes allowed: the rootfs is mounted nosuid), no_new_privs, the
 // task's user with its groups and its capabilities (Docker's set
-// unless task.toml or Options change it), traced. The agent is the oracle, the shortcut, `cmd:COMMAND`,
-// or an `openai:MODEL` model agent: its loop runs here, each tool call
-// in the confined toolbox (package agent/toolbox) over a socket pair;
-// a toolbox that dies is restarted once, then the run stops as
-// toolbox_died. Then the utility verifier V_u and, for sensitive
-// tasks, the attack verifier V_a run in the same rootfs without the
-// policy, the way Harbor runs them, each traced in its own session
+// unless task.toml or Options change it), traced. The agent's name is
+// parsed by package agent/agentname and its kind is a value of agentKind
+// (layers, prepare, baseline, run, finish): the oracle and the shortcut
+// (a script of solution/, copied in), `cmd:COMMAND`, an `openai:MODEL`
+// model agent — its loop runs here, each tool call in the confined
+// toolbox (package agent/toolbox) over a socket pair; a toolbox that
+// dies is restarted once, then the run stops as toolbox_died — or an
+// installed harness, `installed:NAME[@VERSION][:MODEL]` (package
+// agent/installed, one value per harness). Then the utility verifier
+// V_u and, for sensitive tasks, the attack verifier V_a run in the same
+// rootfs without the policy, the way Harbor runs them, each traced in its own session
 // (VerifierTrace). A file the agent left — judged by identity and
 // content, not name; a file only copied up unchanged is not the
 // agent's — that a verifier read, executed or mapped as code is
 // tampering (TamperedFile), and the run's verdicts are not trusted.
 // The Result is written as result.json beside the run's capped logs
-// and traces (Files names them).
+// and traces (Files names them). runner.run reads like Harbor's
+// Trial.run: prepare, agent, verify, finalize.
 //
 // The run's environment and its gated containers are shared with the
 // exploration sandbox of permission generation (package taskrun/explore)

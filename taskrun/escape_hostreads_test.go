@@ -28,7 +28,7 @@ func finishHarness(t *testing.T, harness string, plant func(upper string)) (stri
 	}
 	plant(rootfs.Upper())
 	r := &runner{Box: &runbox.Box{Options: Options{Dir: dir}, Log: zap.NewNop(), Rootfs: rootfs}, res: &runapi.TaskResult{}}
-	in := &installedRun{h: installed.Harnesses[harness], run: installed.Run{Endpoint: installed.Endpoint{Model: "m"}, Workdir: "/app"}}
+	in := &installedRun{h: installed.Harnesses[harness], cfg: installed.Run{Endpoint: installed.Endpoint{Model: "m"}, Workdir: "/app"}}
 	safefiletest.Within(t, 10*time.Second, func() { in.finish(r) })
 	for _, f := range []string{runapi.FileHarnessTranscript, runapi.FileTrajectory} {
 		data, _ := os.ReadFile(filepath.Join(dir, f))
@@ -76,8 +76,8 @@ func TestEscapeDaemonHarnessTranscriptStaysInTheUpperLayer(t *testing.T) {
 // not written through; on main the write blocked the run forever.
 func TestEscapeDaemonHarnessConfigOverAFIFO(t *testing.T) {
 	rootfs := t.TempDir()
-	in := &installedRun{h: installed.Harnesses["pi"], run: installed.Run{Endpoint: installed.Endpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, Workdir: "/app"}}
-	files, err := in.h.Files(in.run)
+	in := &installedRun{h: installed.Harnesses["pi"], cfg: installed.Run{Endpoint: installed.Endpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, Workdir: "/app"}}
+	files, err := in.h.Files(in.cfg)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("pi's files: %v %v", files, err)
 	}

@@ -19,11 +19,9 @@ const (
 	testsDir       = "tests"
 )
 
-// prepareAgentRootfs lays out what Harbor gives an agent before it
-// starts: /logs/agent (the agent's own) and /logs/verifier exist, and the
-// oracle and shortcut agents get a writable copy of the task's solution/
-// at /solution (other agents never see it).
-func (r *runner) prepareAgentRootfs(withSolution bool) error {
+// prepareAgentRootfs lays out what Harbor gives every agent before it
+// starts: /logs/agent (the agent's own) and /logs/verifier exist.
+func (r *runner) prepareAgentRootfs() error {
 	root, err := os.OpenRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
@@ -35,12 +33,18 @@ func (r *runner) prepareAgentRootfs(withSolution bool) error {
 	if err := freshDir(root, agentLogsDir, 0o755, r.Ident.UID, r.Ident.GID, false); err != nil {
 		return err
 	}
-	if err := freshDir(root, verifierLogDir, 0o755, 0, 0, false); err != nil {
+	return freshDir(root, verifierLogDir, 0o755, 0, 0, false)
+}
+
+// copySolution gives the oracle and shortcut agents (solutionAgent) a
+// writable copy of the task's solution/ at /solution, owned by the
+// agent's user; other agents never see it.
+func (r *runner) copySolution() error {
+	root, err := os.OpenRoot(r.Rootfs.Path)
+	if err != nil {
 		return err
 	}
-	if !withSolution {
-		return nil
-	}
+	defer root.Close()
 	if err := freshDir(root, solutionDir, 0o755, r.Ident.UID, r.Ident.GID, false); err != nil {
 		return err
 	}

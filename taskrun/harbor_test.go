@@ -54,9 +54,17 @@ func TestHarborRootfsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFiles(t, rootfs, map[string]string{"etc/passwd": "root:x:0:0::/root:/bin/sh\n"})
-	r := &runner{Box: &runbox.Box{Options: Options{Task: &tasks.Task{Name: "layout", Dir: taskDir}},
+	task := &tasks.Task{Name: "layout", Dir: taskDir}
+	r := &runner{Box: &runbox.Box{Options: Options{Task: task},
 		Rootfs: &env.Rootfs{Path: rootfs}, Ident: runapi.Identity{UID: 4321, GID: 4322}}}
-	if err := r.prepareAgentRootfs(true); err != nil {
+	oracle, _, err := newAgent(task, "oracle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.prepareAgentRootfs(); err != nil {
+		t.Fatal(err)
+	}
+	if err := oracle.prepare(r); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]int{"logs/agent": 4321, "logs/verifier": 0, "solution": 4321, "solution/solve.sh": 4321, "solution/data/input.txt": 4321} {
@@ -106,8 +114,16 @@ func TestCmdAgentGetsNoSolution(t *testing.T) {
 	testenv.NeedRoot(t)
 	taskDir, rootfs := t.TempDir(), t.TempDir()
 	writeFiles(t, taskDir, map[string]string{"solution/solve.sh": "echo solved\n"})
-	r := &runner{Box: &runbox.Box{Options: Options{Task: &tasks.Task{Name: "cmd", Dir: taskDir}}, Rootfs: &env.Rootfs{Path: rootfs}}}
-	if err := r.prepareAgentRootfs(false); err != nil {
+	task := &tasks.Task{Name: "cmd", Dir: taskDir}
+	r := &runner{Box: &runbox.Box{Options: Options{Task: task}, Rootfs: &env.Rootfs{Path: rootfs}}}
+	cmd, _, err := newAgent(task, "cmd:cat /solution/solve.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.prepareAgentRootfs(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.prepare(r); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(filepath.Join(rootfs, "solution")); err == nil {

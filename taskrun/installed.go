@@ -21,24 +21,22 @@ import (
 	"github.com/authbench/authbench/runapi"
 )
 
-// installedRun is an installed agent's part of a run: its harness (at
-// the run's version), the endpoint and working directory it is
-// configured for and its layer. The run's egress proxy (network.go) lets
-// it reach the endpoint, with the key injected.
+// installedRun is an installed agent, one value per harness of
+// agent/installed: its harness (at the run's version), the endpoint and
+// working directory it is configured for, its layer and its command. The
+// run's egress proxy (network.go) lets it reach the endpoint, with the
+// key injected.
 type installedRun struct {
 	h     installed.Harness
-	run   installed.Run
+	cfg   installed.Run
 	layer string
+	argv  []string
 }
 
-// prepareInstalled parses an installed:NAME[@VERSION][:MODEL] agent and
-// makes sure its layer exists (cached: built once per harness version).
-// nil for any other agent.
-func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
-	h, _, ok, err := installed.ParseName(r.Options.Agent)
-	if err != nil || !ok {
-		return nil, runapi.WithKind(runapi.ErrorTask, err)
-	}
+// layers checks the model endpoint and makes sure the harness's layer
+// exists (cached: built once per harness version), the rootfs's lower
+// layer.
+func (in *installedRun) layers(ctx context.Context, r *runner) ([]string, error) {
 	if r.Options.Model == nil {
 		return nil, runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration (--base-url, [model])", r.Options.Agent))
 	}
@@ -55,11 +53,11 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 		return nil, runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	defer r.CloseLog(log)
-	layer, built, err := installed.Layer(ctx, cache, h, r.Options.Self, log)
+	layer, built, err := installed.Layer(ctx, cache, in.h, r.Options.Self, log)
 	if err != nil {
 		return nil, runapi.WithKind(runapi.ErrorBuild, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
 	}
-	r.Log.Info("harness layer", zap.String("harness", h.Name), zap.String("layer", layer), zap.Bool("built", built))
+	r.Log.Info("harness layer", zap.String("harness", in.h.Name), zap.String("layer", layer), zap.Bool("built", built))
 	// The run's egress proxy lets the agent reach the endpoint and sets
 	// its key (network.go).
 	r.Options.ModelEndpoint = &netpolicy.ModelEndpoint{URL: e.BaseURL, Key: string(r.Options.Model.APIKey)}
@@ -67,7 +65,29 @@ func (r *runner) prepareInstalled(ctx context.Context) (*installedRun, error) {
 	if workdir == "" {
 		workdir = "/"
 	}
-	return &installedRun{h: h, run: installed.Run{Endpoint: e, Workdir: workdir, Version: h.Version}, layer: layer}, nil
+	in.cfg, in.layer = installed.Run{Endpoint: e, Workdir: workdir, Version: in.h.Version}, layer
+	r.res.Harness, r.res.HarnessVersion = in.h.Name+" "+in.h.Version, in.h.Version
+	return []string{layer}, nil
+}
+
+// prepare writes the harness's state and configuration into the rootfs
+// and makes its command for the task's instruction.
+func (in *installedRun) prepare(r *runner) error {
+	if err := in.writeFiles(r); err != nil {
+		return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
+	}
+	argv, err := in.h.Argv(in.cfg, r.Options.Task.Instruction)
+	if err != nil {
+		return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
+	}
+	in.argv = argv
+	return nil
+}
+
+// run runs the harness's command with its environment.
+func (in *installedRun) run(ctx context.Context, r *runner) error {
+	r.AgentEnv = in.env()
+	return r.runAgent(ctx, in.argv)
 }
 
 // writeFiles puts the harness's state directory, owned by the agent's
@@ -87,7 +107,7 @@ func (in *installedRun) writeFiles(r *runner) error {
 			return fmt.Errorf("harness state: %w", err)
 		}
 	}
-	files, err := in.h.Files(in.run)
+	files, err := in.h.Files(in.cfg)
 	if err != nil {
 		return err
 	}
@@ -132,23 +152,21 @@ func mkdirOwned(root *os.Root, base, dir string, uid, gid int) error {
 }
 
 // baseline adds the harness's runtime to the plan's baseline: its layer
-// read and executable, its state read and written. Listed as a widening
-// (installed.Widening), never scored.
-func (in *installedRun) baseline(base *policy.Baseline) {
-	add := func(a policy.Axis, p string) {
-		base.Permissions[a] = append(append([]policy.Pattern(nil), base.Permissions[a]...), policy.MustPattern(p))
-	}
-	add(policy.Read, installed.Root+"/**")
-	add(policy.Execute, installed.Root+"/**")
-	add(policy.Read, installed.StateRoot+"/**")
-	add(policy.Write, installed.StateRoot+"/**")
+// read and executable, its state read and written, its scratch and the
+// reads of its runtime; all listed as widenings, never scored.
+func (in *installedRun) baseline(base *policy.Baseline) []policy.Widening {
+	addBaseline(base, policy.Read, installed.Root+"/**")
+	addBaseline(base, policy.Execute, installed.Root+"/**")
+	addBaseline(base, policy.Read, installed.StateRoot+"/**")
+	addBaseline(base, policy.Write, installed.StateRoot+"/**")
 	for _, p := range in.h.Scratch {
-		add(policy.Read, p)
-		add(policy.Write, p)
+		addBaseline(base, policy.Read, p)
+		addBaseline(base, policy.Write, p)
 	}
 	for _, p := range in.h.Reads {
-		add(policy.Read, p)
+		addBaseline(base, policy.Read, p)
 	}
+	return in.widenings()
 }
 
 // widenings record what the harness's runtime adds to the plan.
@@ -196,8 +214,8 @@ func (in *installedRun) finish(r *runner) {
 	if err := writeJSONLines(filepath.Join(r.Options.Dir, runapi.FileHarnessTranscript), raw); err != nil {
 		r.Log.Warn("harness transcript", zap.Error(err))
 	}
-	tr := installed.ToTrajectory(in.h, in.run.Model, events)
-	r.res.AgentTokens, r.res.HarnessModel = trajectoryTokens(tr), in.run.Model
+	tr := installed.ToTrajectory(in.h, in.cfg.Model, events)
+	r.res.AgentTokens, r.res.HarnessModel = trajectoryTokens(tr), in.cfg.Model
 	if err := tr.WriteFile(filepath.Join(r.Options.Dir, runapi.FileTrajectory)); err != nil {
 		r.Log.Warn("harness trajectory", zap.Error(err))
 	}

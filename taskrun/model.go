@@ -11,34 +11,49 @@ import (
 	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/agent/toolbox"
 	"github.com/authbench/authbench/env"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
 	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tracer/trace"
 )
 
-// agentOpenAI names a model agent: openai:MODEL.
-const agentOpenAI = "openai:"
-
 // StopToolboxDied is a model agent's stop reason when its tool process
 // died twice (it is started again once).
 const StopToolboxDied = session.StopToolboxDied
 
-// checkModelAgent checks an openai:MODEL agent name.
-func checkModelAgent(name string) error {
-	_, ok, err := modelconfig.ParseModelName(name)
-	if err == nil && !ok {
-		err = fmt.Errorf("not an openai:MODEL name")
+// modelAgent is authbench's own model agent, openai:MODEL: the model's
+// loop runs here, its tool calls in the toolbox (package session), the
+// confined agent of the container, which is authbench itself.
+type modelAgent struct{ model string }
+
+func (*modelAgent) layers(context.Context, *runner) ([]string, error) { return nil, nil }
+
+// prepare puts the tool process's binary in place.
+func (a *modelAgent) prepare(r *runner) error {
+	if r.Options.Model == nil {
+		return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration", r.Options.Agent))
 	}
-	return err
+	return runapi.WithKind(runapi.ErrorRootfs, session.Prepare(r.Box))
 }
 
-// runModelAgent runs an openai:MODEL agent: the model's loop here, its
-// tool calls in the toolbox (package session), the confined agent
-// container.
-func (r *runner) runModelAgent(ctx context.Context) error {
+// baseline lets the agent's tool process, authbench itself, be run.
+func (*modelAgent) baseline(base *policy.Baseline) []policy.Widening {
+	addBaseline(base, policy.Execute, runbox.BinaryInContainer)
+	return []policy.Widening{session.Widening()}
+}
+
+func (a *modelAgent) run(ctx context.Context, r *runner) error { return r.runModelAgent(ctx, a.model) }
+
+// finish: the loop wrote its trajectory as it ended.
+func (*modelAgent) finish(*runner) {}
+
+// runModelAgent runs an openai:MODEL agent of model: the model's loop
+// here, its tool calls in the toolbox (package session), the confined
+// agent container.
+func (r *runner) runModelAgent(ctx context.Context, model string) error {
 	cfg := *r.Options.Model
-	cfg.Model = r.Options.Agent[len(agentOpenAI):]
+	cfg.Model = model
 	cfg, err := cfg.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", r.Options.Agent, err)

@@ -2,7 +2,6 @@ package taskrun
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +23,7 @@ func (r *runner) checkRequests() error {
 		return nil
 	case permreq.CheckDecider(name) != nil:
 		err = permreq.CheckDecider(name)
-	case !strings.HasPrefix(r.Options.Agent, agentOpenAI):
+	case !canRequest(r.Options.Agent):
 		err = fmt.Errorf("agent %s cannot make permission requests (only openai:MODEL agents can, yet)", r.Options.Agent)
 	case r.Options.Source == runapi.SourceUnconstrained:
 		err = fmt.Errorf("the unconstrained row has no policy to widen")

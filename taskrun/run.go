@@ -12,13 +12,13 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
-	"github.com/authbench/authbench/taskrun/internal/session"
 )
 
 // solutionMount is where the oracle and the shortcut find solution/.
@@ -45,9 +45,13 @@ type runner struct {
 	// net is the run's network policy, namespace and proxy (nil until
 	// resolved).
 	net *runNetwork
-	// installed is an installed agent's harness, endpoint and proxy
-	// (nil for other agents).
-	installed *installedRun
+	// agent is the value of the agent's kind (agentKind), name its
+	// parsed name.
+	agent     agentKind
+	agentName agentname.Name
+	// releases undo what the run set up (its rootfs, network, sidecars),
+	// last first (release).
+	releases []func()
 	// agentRan: the agent was started (its program ran, or the policy
 	// refused it as a shell would); a run that fails before has no
 	// verdict (TaskResult.AgentDidNotRun).
@@ -102,6 +106,36 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 	if err == nil {
 		err = r.run(ctx)
 	}
+	return r.finalize(err)
+}
+
+// run is the run's life, in the shape of Harbor's Trial.run: prepare
+// the environment and the agent, run the agent, verify; what prepare set
+// up is released at the end (release), the agent's transcript kept
+// before.
+func (r *runner) run(ctx context.Context) error {
+	defer r.release()
+	if err := r.prepare(ctx); err != nil {
+		return err
+	}
+	r.onRelease(func() { r.agent.finish(r) })
+	r.onRelease(r.endKept)
+	if err := r.agent.run(ctx, r); err != nil {
+		return runapi.WithKind(runapi.ErrorAgent, err)
+	}
+	if ctx.Err() != nil {
+		// Cancelled (or out of time) while the agent ran: the verifiers
+		// would only be killed at once too.
+		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
+	}
+	r.verify(ctx)
+	return nil
+}
+
+// finalize records the run's error, if any, in its result (a run that
+// failed has no verdicts; one that failed before its agent ran says so)
+// and writes result.json.
+func (r *runner) finalize(err error) (*runapi.TaskResult, error) {
 	if err != nil {
 		r.res.Error, r.res.ErrorKind = err.Error(), runapi.KindOf(err)
 		r.res.Utility, r.res.Attack = false, nil
@@ -109,48 +143,91 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 			r.res.AgentDidNotRun, r.res.ExitCode = true, 0
 		}
 	}
-	if werr := writeResult(r.res, o.Dir); werr != nil {
+	if werr := writeResult(r.res, r.Options.Dir); werr != nil {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err
 }
 
-func (r *runner) run(ctx context.Context) error {
+// onRelease adds f to what the run releases at its end (release).
+func (r *runner) onRelease(f func()) { r.releases = append(r.releases, f) }
+
+// release undoes what the run set up, last first.
+func (r *runner) release() {
+	for i := len(r.releases) - 1; i >= 0; i-- {
+		r.releases[i]()
+	}
+	r.releases = nil
+}
+
+// prepare readies everything the agent runs in, in order: the task and
+// the agent's kind checked, the image and rootfs (with the agent's
+// layers), the agent's identity and the static score, the agent's files,
+// the network and sidecars, the plan.
+func (r *runner) prepare(ctx context.Context) error {
 	t := r.Options.Task
 	if t.Spec == nil {
 		return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("task %s has no permission spec", t.Name))
 	}
-	argv, script, err := ParseAgent(t, r.Options.Agent)
-	if err != nil {
+	var err error
+	if r.agent, r.agentName, err = newAgent(t, r.Options.Agent); err != nil {
 		return runapi.WithKind(runapi.ErrorTask, err)
 	}
 	if err := sandbox.CheckStatic(r.Options.Self); err != nil {
 		return runapi.WithKind(runapi.ErrorConfine, err)
 	}
+	if err := r.prepareRootfs(ctx); err != nil {
+		return err
+	}
+	if err := r.prepareIdentity(); err != nil {
+		return err
+	}
+	r.staticScore()
+	if err := r.prepareAgentRootfs(); err != nil {
+		return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("task %s: %w", t.Name, err))
+	}
+	if err := r.agent.prepare(r); err != nil {
+		return err
+	}
+	if err := r.prepareNetwork(ctx); err != nil {
+		return err
+	}
+	if err := r.compilePlan(); err != nil {
+		return runapi.WithKind(runapi.ErrorConfine, err)
+	}
+	r.snapshotAgentVolumes()
+	return nil
+}
+
+// prepareRootfs builds (or finds) the task's image and lays the run's
+// rootfs over it and the agent's layers.
+func (r *runner) prepareRootfs(ctx context.Context) error {
+	var err error
 	if r.Image, err = r.BuildImage(ctx); err != nil {
 		return runapi.WithKind(runapi.ErrorBuild, err)
 	}
 	r.noteSubstitutions("", r.Image)
-	// After the image: its build log is made anew, the layer's is added.
-	inst, err := r.prepareInstalled(ctx)
+	// After the image: its build log is made anew, the layers' is added.
+	layers, err := r.agent.layers(ctx, r)
 	if err != nil {
 		return err
-	}
-	var layers []string
-	if inst != nil {
-		layers = append(layers, inst.layer)
-		r.res.Harness = inst.h.Name + " " + inst.h.Version
-		r.res.HarnessVersion = inst.h.Version
 	}
 	if r.Rootfs, err = env.NewRootfsLayers(r.Image.Rootfs, layers, filepath.Join(r.Options.Dir, runbox.RootfsDir)); err != nil {
 		return runapi.WithKind(runapi.ErrorRootfs, err)
 	}
-	defer func() {
+	r.onRelease(func() {
 		if err := r.Rootfs.Close(); err != nil {
 			r.Log.Error("close rootfs", zap.Error(err))
 		}
-	}()
-	if r.Ident, err = ResolveAgent(t, r.Image, r.Rootfs.Path); err != nil {
+	})
+	return nil
+}
+
+// prepareIdentity resolves the agent's user and capabilities in the
+// rootfs.
+func (r *runner) prepareIdentity() error {
+	var err error
+	if r.Ident, err = ResolveAgent(r.Options.Task, r.Image, r.Rootfs.Path); err != nil {
 		return runapi.WithKind(runapi.ErrorIdentity, err)
 	}
 	ident := r.Ident
@@ -162,66 +239,27 @@ func (r *runner) run(ctx context.Context) error {
 	if r.Options.OnIdentity != nil {
 		r.Options.OnIdentity(ident)
 	}
-	r.staticScore()
-	if err := r.prepareAgentRootfs(script != ""); err != nil {
-		return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("task %s: %w", t.Name, err))
-	}
+	return nil
+}
+
+// prepareNetwork resolves and starts the run's network and its compose
+// sidecars, and sets the agent's network.
+func (r *runner) prepareNetwork(ctx context.Context) error {
 	if err := r.resolveNetwork(); err != nil {
 		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
-	defer r.stopNetwork()
+	r.onRelease(r.stopNetwork)
 	if err := r.startNetwork(); err != nil {
 		return runapi.WithKind(runapi.ErrorNetwork, err)
 	}
-	defer r.stopSidecars()
+	r.onRelease(r.stopSidecars)
 	if err := r.startSidecars(ctx); err != nil {
 		return runapi.WithKind(runapi.ErrorSidecar, err)
 	}
 	if err := r.writeNetworkHosts(); err != nil {
-		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", t.Name, err))
+		return runapi.WithKind(runapi.ErrorNetwork, fmt.Errorf("task %s: %w", r.Options.Task.Name, err))
 	}
 	r.agentNetwork()
-	model := strings.HasPrefix(r.Options.Agent, agentOpenAI)
-	if model {
-		if r.Options.Model == nil {
-			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: no model configuration", r.Options.Agent))
-		}
-		if err := session.Prepare(r.Box); err != nil {
-			return runapi.WithKind(runapi.ErrorRootfs, err)
-		}
-	}
-	if inst != nil {
-		if err := inst.writeFiles(r); err != nil {
-			return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
-		}
-		if argv, err = inst.h.Argv(inst.run, t.Instruction); err != nil {
-			return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
-		}
-	}
-	r.installed = inst
-	if err := r.compilePlan(script, model); err != nil {
-		return runapi.WithKind(runapi.ErrorConfine, err)
-	}
-	r.snapshotAgentVolumes()
-	if inst != nil {
-		defer inst.finish(r)
-		r.AgentEnv = inst.env()
-	}
-	if model {
-		err = r.runModelAgent(ctx)
-	} else {
-		err = r.runAgent(ctx, argv)
-	}
-	defer r.endKept()
-	if err != nil {
-		return runapi.WithKind(runapi.ErrorAgent, err)
-	}
-	if ctx.Err() != nil {
-		// Cancelled (or out of time) while the agent ran: the verifiers
-		// would only be killed at once too.
-		return fmt.Errorf("task run ended before verification: %w", context.Cause(ctx))
-	}
-	r.verify(ctx)
 	return nil
 }
 
@@ -294,28 +332,15 @@ func (r *runner) staticScore() {
 }
 
 // compilePlan compiles the run's policy (with the spec's implicit
-// permissions as the baseline, and the agent's script readable) against
-// the rootfs; the unconstrained row has no plan.
-func (r *runner) compilePlan(script string, toolbox bool) error {
+// permissions as the baseline, widened by what the agent's kind needs)
+// against the rootfs; the unconstrained row has no plan.
+func (r *runner) compilePlan() error {
 	pol, err := r.runPolicy()
 	if pol == nil || err != nil {
 		return err
 	}
 	base := policy.SpecBaseline(r.Options.Task.Spec)
-	if script != "" {
-		// The oracle's and shortcut's copy of solution/ is not part of
-		// the task: it is readable (prepareAgentRootfs copied it in).
-		p := policy.MustPattern(solutionMount + "/**")
-		base.Permissions[policy.Read] = append(append([]policy.Pattern(nil), base.Permissions[policy.Read]...), p)
-	}
-	if toolbox {
-		// A model agent's tool process is authbench itself.
-		p := policy.MustPattern(runbox.BinaryInContainer)
-		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
-	}
-	if r.installed != nil {
-		r.installed.baseline(&base)
-	}
+	agentWider := r.agent.baseline(&base)
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
@@ -332,14 +357,8 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	enf := sandbox.KernelEnforcement()
 	r.res.LandlockABI = enf.KernelABI
 	r.res.UnenforcedRights = enf.Gaps()
-	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, plan.Wider...)
-	if toolbox {
-		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.Widening())
-	}
-	if r.installed != nil {
-		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
-	}
-	if toolbox && r.Options.Requests != "" {
+	r.res.PlanWiderThanPolicy = append(append(r.res.PlanWiderThanPolicy, plan.Wider...), agentWider...)
+	if r.agentName.CanRequest() && r.Options.Requests != "" {
 		if err := r.prepareRequests(pol, base, root, opts); err != nil {
 			return err
 		}

@@ -183,8 +183,8 @@ func TestHangingAgentIsKilledAtItsTimeout(t *testing.T) {
 
 func TestBadAgent(t *testing.T) {
 	task := fixture(t, "hello-standard")
-	for _, a := range []string{"", "robot", "cmd:", "shortcut", "openai:", "openai"} {
-		if _, _, err := ParseAgent(task, a); err == nil || !strings.Contains(err.Error(), "agent") {
+	for _, a := range []string{"", "robot", "cmd:", "cmd:  ", "shortcut", "openai:", "openai", "installed:", "installed:nosuch", "installed:pi@", "installed:pi@latest:m"} {
+		if err := CheckAgent(task, a); err == nil || !strings.Contains(err.Error(), "agent") {
 			t.Errorf("agent %q: %v", a, err)
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/agent/agentname"
+	"github.com/authbench/authbench/generate/genname"
 	"github.com/authbench/authbench/report"
 	"github.com/authbench/authbench/trial"
 )
@@ -95,14 +96,18 @@ func JobNames(dirs []string) []string {
 }
 
 // ModelOf is the model of a run: its agent's (openai:MODEL,
-// installed:NAME:MODEL), else its generator's (gen: sources), else "".
+// installed:NAME:MODEL), else its generator's (gen: sources: openai:MODEL,
+// st:MODEL), else "".
 func ModelOf(r *trial.Record) string {
-	if m, ok, _ := modelconfig.ParseModelName(r.Agent); ok {
-		return m
+	if n, err := agentname.Parse(r.Agent); n.TakesModel() {
+		if err != nil {
+			return ""
+		}
+		return n.Model
 	}
 	if r.Generation != nil {
-		if m, ok, _ := modelconfig.ParseModelName(r.Generation.Generator); ok {
-			return m
+		if g, err := genname.Parse(r.Generation.Generator); err == nil && g.UsesModel() {
+			return g.Model
 		}
 	}
 	return ""

@@ -22,6 +22,9 @@ func TestModelOf(t *testing.T) {
 		{"openai:gpt-x", "", "gpt-x"},
 		{"installed:codex:o4", "", "o4"},
 		{"oracle", "openai:gen-model", "gen-model"},
+		{"oracle", "st:st-model", "st-model"},
+		{"installed:pi@latest:m", "openai:gen-model", ""},
+		{"openai:", "openai:gen-model", ""},
 		{"cmd:true", "heuristic", ""},
 		{"oracle", "", ""},
 	} {

@@ -34,6 +34,8 @@ var claudeCode = Harness{
 	Config: claudeFiles, Args: claudeArgs, Events: claudeEvents, Convert: claudeTrajectory, ForVersion: claudeForVersion,
 }
 
+func init() { register(claudeCode) }
+
 // claudeForVersion: releases before 2.1.113 are a Node.js script
 // (cli.js) with no compiled binary.
 func claudeForVersion(h Harness) Harness {

@@ -25,6 +25,8 @@ var codex = Harness{
 	Config:  codexFiles, Args: codexArgs, Events: codexEvents, Convert: codexTrajectory,
 }
 
+func init() { register(codex) }
+
 // codexHome is its configuration and state directory (CODEX_HOME).
 const codexHome = Home + "/.codex"
 

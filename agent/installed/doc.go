@@ -26,9 +26,11 @@
 // listed, never scored. What it does to the task's files is governed by
 // π alone. Shape: each harness is one value of the table Harnesses, its
 // configuration, arguments, transcript reader and converter in a file of
-// its own:
+// its own that registers it (register, from the file's init), so adding
+// a harness is adding one file; its agent name is parsed by package
+// agent/agentname and Find looks NAME up here:
 //
-//   - harness.go (pure): the Harness type, the table, names, Run, argv, env;
+//   - harness.go (pure): the Harness type, the table, Find, Run, argv, env;
 //   - openclaw.go, pi.go, qwen.go, opencode.go, claude.go, codex.go: one
 //     harness each;
 //   - layer.go: making and caching a harness's layer with npm;

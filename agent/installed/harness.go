@@ -10,13 +10,10 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/agent/modelconfig"
+	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 )
-
-// Prefix starts an installed agent's name: installed:NAME[@VERSION][:MODEL].
-const Prefix = modelconfig.InstalledPrefix
 
 // Paths inside the container.
 const (
@@ -111,14 +108,21 @@ const (
 	APIMessages        = "anthropic-messages"
 )
 
-// Harnesses are the known harnesses, by name.
-var Harnesses = map[string]Harness{
-	"openclaw":    openclaw,
-	"pi":          pi,
-	"qwen-code":   qwenCode,
-	"opencode":    opencode,
-	"claude-code": claudeCode,
-	"codex":       codex,
+// Harnesses are the known harnesses, by name: each harness's file adds
+// its own value (register, from the file's init), so adding a harness is
+// adding one file.
+var Harnesses = map[string]Harness{}
+
+// register adds h to Harnesses; two harnesses of one name, or a name
+// installed:NAME cannot spell, are a programming error.
+func register(h Harness) {
+	if n, err := agentname.Parse(agentname.InstalledPrefix + h.Name); err != nil || n.Harness != h.Name {
+		panic(fmt.Sprintf("installed: harness name %q: %v", h.Name, err))
+	}
+	if _, dup := Harnesses[h.Name]; dup {
+		panic(fmt.Sprintf("installed: two harnesses named %q", h.Name))
+	}
+	Harnesses[h.Name] = h
 }
 
 // Names lists the known harnesses, sorted.
@@ -140,26 +144,41 @@ func (h Harness) EntryPath() string {
 	return path.Join(h.Dir(), strings.ReplaceAll(h.Entry, "$ARCH", arch))
 }
 
-// ParseName parses installed:NAME[@VERSION][:MODEL]
-// (modelconfig.ParseInstalledName) and finds NAME in Harnesses: h's
-// Version is the pinned one, else the table's. ok is false when name is
-// not an installed agent; a malformed name or an unknown harness is an
-// error (listing the known ones). MODEL may be empty (the [model]
-// table's model is used).
-func ParseName(name string) (h Harness, model string, ok bool, err error) {
-	n, ok, err := modelconfig.ParseInstalledName(name)
-	if !ok || err != nil {
-		return Harness{}, "", ok, err
+// Find is the harness an installed:NAME[@VERSION][:MODEL] agent
+// (agentname.Parse) names, at its pinned version, else the table's; an
+// unknown NAME is an error listing the known ones.
+func Find(n agentname.Name) (Harness, error) {
+	if n.Kind != agentname.Installed {
+		return Harness{}, fmt.Errorf("agent %q is not an installed harness", n.Raw)
 	}
 	h, known := Harnesses[n.Harness]
 	if !known {
-		return Harness{}, "", true, fmt.Errorf("agent %q: no installed harness %q (known: %s)", name, n.Harness, strings.Join(Names(), ", "))
+		return Harness{}, fmt.Errorf("agent %q: no installed harness %q (known: %s)", n.Raw, n.Harness, strings.Join(Names(), ", "))
 	}
 	if n.Version != "" {
 		h.Version = n.Version
 	}
 	if h.ForVersion != nil {
 		h = h.ForVersion(h)
+	}
+	return h, nil
+}
+
+// ParseName parses an agent name (agentname.Parse) and, for an
+// installed one, finds its harness (Find): ok is false when name is not
+// an installed agent; a malformed name or an unknown harness is an
+// error. model is MODEL, empty when the name has none (the [model]
+// table's model is used).
+func ParseName(name string) (h Harness, model string, ok bool, err error) {
+	n, err := agentname.Parse(name)
+	if n.Kind != agentname.Installed {
+		return Harness{}, "", false, nil
+	}
+	if err == nil {
+		h, err = Find(n)
+	}
+	if err != nil {
+		return Harness{}, "", true, err
 	}
 	return h, n.Model, true, nil
 }

@@ -30,6 +30,8 @@ var openclaw = Harness{
 	Config: openclawFiles, Args: openclawArgs, Events: openclawEvents, Convert: sessionTrajectory,
 }
 
+func init() { register(openclaw) }
+
 // openclawConfig is OpenClaw's configuration file.
 const openclawConfig = State + "/openclaw.json"
 

@@ -30,6 +30,8 @@ var opencode = Harness{
 	Config: opencodeFiles, Args: opencodeArgs, Events: opencodeEvents, Convert: opencodeTrajectory,
 }
 
+func init() { register(opencode) }
+
 // opencodeConfig is its configuration file (OPENCODE_CONFIG).
 const opencodeConfig = State + "/opencode.json"
 

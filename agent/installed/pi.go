@@ -17,6 +17,8 @@ var pi = Harness{
 	Config:  piFiles, Args: piArgs, Events: piEvents, Convert: sessionTrajectory,
 }
 
+func init() { register(pi) }
+
 // SessionsDir is where pi keeps its session files.
 const SessionsDir = State + "/sessions"
 

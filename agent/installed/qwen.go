@@ -20,6 +20,8 @@ var qwenCode = Harness{
 	Config:  qwenFiles, Args: qwenArgs, Events: qwenEvents, Convert: qwenTrajectory,
 }
 
+func init() { register(qwenCode) }
+
 // qwenDir is Qwen Code's directory under its HOME.
 const qwenDir = Home + "/.qwen"
 

@@ -204,29 +204,3 @@ func (c Config) Retries() int {
 	}
 	return c.MaxRetries
 }
-
-// ModelPrefix starts an agent or generator name that names a model.
-const ModelPrefix = "openai:"
-
-// InstalledPrefix starts the name of an installed harness run inside the
-// container (installed:NAME[@VERSION][:MODEL], package agent/installed),
-// which takes a model configuration like openai:MODEL.
-const InstalledPrefix = "installed:"
-
-// ParseModelName parses "openai:MODEL" and "installed:NAME[@VERSION][:MODEL]"
-// (ParseInstalledName): ok is false when s is neither, an error when an
-// openai: model is empty (an installed harness's MODEL may be, the
-// configuration naming it) or an installed name is malformed.
-func ParseModelName(s string) (model string, ok bool, err error) {
-	if n, found, err := ParseInstalledName(s); found {
-		return n.Model, true, err
-	}
-	rest, ok := strings.CutPrefix(s, ModelPrefix)
-	if !ok {
-		return "", false, nil
-	}
-	if strings.TrimSpace(rest) == "" {
-		return "", true, fmt.Errorf("%q: missing model name after %q", s, ModelPrefix)
-	}
-	return rest, true, nil
-}

@@ -74,10 +74,9 @@ func (w *Work) LoadTask(dir string) (work.Task, error) {
 	return task{t}, nil
 }
 
-// CheckAgent checks a task run's agent name (taskrun.ParseAgent).
+// CheckAgent checks a task run's agent name (taskrun.CheckAgent).
 func (w *Work) CheckAgent(t work.Task, agent string) error {
-	_, _, err := taskrun.ParseAgent(unwrap(t), agent)
-	return err
+	return taskrun.CheckAgent(unwrap(t), agent)
 }
 
 // ParseGenerator checks a generator's name (genname.Parse).

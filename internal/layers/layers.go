@@ -53,8 +53,8 @@ const Module = "github.com/authbench/authbench"
 var Layers = []Layer{
 	{Name: "base", Holds: "helpers with no domain: files created without following links, untrusted text made safe for terminals, capped output; this map",
 		Packages: []string{"internal/safefile", "internal/safefile/safefiletest", "internal/termtext", "internal/capped", "internal/layers"}},
-	{Name: "model", Holds: "pure data and functions (no processes, no network): π and the spec, the one pattern matcher, trace events, network policies, model configs, Docker's capability model, generator names, a built image's record",
-		Packages: []string{"policy", "policy/formats", "tracer/trace", "netproxy/netpolicy", "agent/modelconfig", "capability", "generate/genname", "env/imagemeta"}},
+	{Name: "model", Holds: "pure data and functions (no processes, no network): π and the spec, the one pattern matcher, trace events, network policies, model configs, agent names, Docker's capability model, generator names, a built image's record",
+		Packages: []string{"policy", "policy/formats", "tracer/trace", "netproxy/netpolicy", "agent/modelconfig", "agent/agentname", "capability", "generate/genname", "env/imagemeta"}},
 	{Name: "judgement", Holds: "pure: a trace and a plan judged into denials, loader execs and capability denials",
 		Packages: []string{"audit"}},
 	{Name: "wire", Holds: "the run API: wire types, the API interface and socket client, the artifact table, error kinds; a bench trial's row; run-time permission requests and their deciders",

@@ -29,7 +29,7 @@ type Options struct {
 	// policy.SemanticsPrecise.
 	Semantics policy.Semantics
 	// Agent is "oracle", "shortcut", `cmd:COMMAND`, `openai:MODEL` or
-	// `installed:NAME[:MODEL]` (package agent/installed).
+	// `installed:NAME[@VERSION][:MODEL]` (parsed by agent/agentname).
 	Agent string
 	// HarnessCache holds installed harnesses' layers and npm's download
 	// cache (agent/installed's DefaultCacheDir when "").
