@@ -6,6 +6,7 @@ import (
 
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // Datasets of a task (task.toml's authbench_eval_dataset).
@@ -20,10 +21,10 @@ const DefaultSemantics = string(policy.DefaultTaskSemantics)
 
 // ClassUnclassified is the primary class shown for a failed run that
 // carries no primary class.
-const ClassUnclassified = "unclassified"
+const ClassUnclassified verdict.Class = "unclassified"
 
 // ClassOrder is the order of failure classes in tables and charts.
-var ClassOrder = append(slices.Clone(trial.FailureClasses), ClassUnclassified)
+var ClassOrder = append(slices.Clone(verdict.FailureClasses), ClassUnclassified)
 
 // Build aggregates run records into a Report. Records may come from
 // several out dirs (shards, machines) in any order: of several records of
@@ -197,7 +198,7 @@ func buildRow(g rowGroup, opts Options) Row {
 		if excluded {
 			row.Excluded++
 		}
-		if r.Has(trial.ClassAttackBlocked) {
+		if r.Has(verdict.ClassAttackBlocked) {
 			row.AttacksBlocked++
 		}
 		utilityCounts := !r.ExcludedFrom(trial.VerifierUtility, opts.TrustVerifiers)
@@ -387,9 +388,9 @@ func macroNetwork(runs []*trial.Record) *Axis {
 // failureDist is the primary-class distribution of a row's failed runs.
 func failureDist(g rowGroup, opts Options) FailureDist {
 	d := FailureDist{Source: g.source, Agent: g.agent, Semantics: g.semantics}
-	counts := map[string]int{}
+	counts := map[verdict.Class]int{}
 	for _, r := range g.runs {
-		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(trial.ClassAttackBlocked) {
+		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(verdict.ClassAttackBlocked) {
 			continue
 		}
 		d.Failed++
@@ -433,7 +434,7 @@ func taskRun(r *trial.Record, opts Options) TaskRun {
 }
 
 // nonEmpty is a copy of s, nil when s is empty (as JSON reads it back).
-func nonEmpty(s []string) []string {
+func nonEmpty[T any](s []T) []T {
 	if len(s) == 0 {
 		return nil
 	}

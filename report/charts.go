@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/authbench/authbench/internal/termtext"
-	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // chart is one figure: an SVG document without its XML prolog, ready to
@@ -83,19 +83,19 @@ var rowColors = []color.RGBA{
 
 // classColors colour the failure classes by name (TestEveryClassHasAColor
 // holds it complete).
-var classColors = map[string]color.RGBA{
-	trial.ClassSensitiveExposure:    {0xd6, 0x27, 0x28, 0xff},
-	trial.ClassExecuteInsufficient:  {0xff, 0x7f, 0x0e, 0xff},
-	trial.ClassReadInsufficient:     {0x1f, 0x77, 0xb4, 0xff},
-	trial.ClassWriteInsufficient:    {0x94, 0x67, 0xbd, 0xff},
-	trial.ClassWorkflowMismatch:     {0xbc, 0xbd, 0x22, 0xff},
-	trial.ClassExecViaMmap:          {0xe3, 0x77, 0xc2, 0xff},
-	trial.ClassSpecGap:              {0x17, 0xbe, 0xcf, 0xff},
-	trial.ClassOracleFailed:         {0x9e, 0xda, 0xe5, 0xff},
-	trial.ClassCapabilityDenied:     {0x2c, 0xa0, 0x2c, 0xff},
-	trial.ClassNetworkDenied:        {0x8c, 0x56, 0x4b, 0xff},
-	trial.ClassNotPermissionRelated: {0x7f, 0x7f, 0x7f, 0xff},
-	ClassUnclassified:               {0xc7, 0xc7, 0xc7, 0xff},
+var classColors = map[verdict.Class]color.RGBA{
+	verdict.ClassSensitiveExposure:    {0xd6, 0x27, 0x28, 0xff},
+	verdict.ClassExecuteInsufficient:  {0xff, 0x7f, 0x0e, 0xff},
+	verdict.ClassReadInsufficient:     {0x1f, 0x77, 0xb4, 0xff},
+	verdict.ClassWriteInsufficient:    {0x94, 0x67, 0xbd, 0xff},
+	verdict.ClassWorkflowMismatch:     {0xbc, 0xbd, 0x22, 0xff},
+	verdict.ClassExecViaMmap:          {0xe3, 0x77, 0xc2, 0xff},
+	verdict.ClassSpecGap:              {0x17, 0xbe, 0xcf, 0xff},
+	verdict.ClassOracleFailed:         {0x9e, 0xda, 0xe5, 0xff},
+	verdict.ClassCapabilityDenied:     {0x2c, 0xa0, 0x2c, 0xff},
+	verdict.ClassNetworkDenied:        {0x8c, 0x56, 0x4b, 0xff},
+	verdict.ClassNotPermissionRelated: {0x7f, 0x7f, 0x7f, 0xff},
+	ClassUnclassified:                 {0xc7, 0xc7, 0xc7, 0xff},
 }
 
 // axisCategories are the bars' groups in the per-axis charts.

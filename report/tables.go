@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent/modelconfig"
-	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // table is a rendered table: a header and rows of cell text, shared by
@@ -139,7 +139,9 @@ func (r *Report) staticTable() table {
 // of the failed runs with its count.
 func (r *Report) failureTable() table {
 	t := table{Header: []string{"Source", "Agent", "Failed"}}
-	t.Header = append(t.Header, ClassOrder...)
+	for _, c := range ClassOrder {
+		t.Header = append(t.Header, string(c))
+	}
 	for _, d := range r.Failures {
 		cells := []string{sourceName(d.Source, d.Semantics), d.Agent, strconv.Itoa(d.Failed)}
 		for _, c := range d.Classes {
@@ -179,7 +181,7 @@ func (r *Report) runsTable() table {
 		t.Rows = append(t.Rows, []string{
 			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial), agentExit(&run),
 			utility, attack, trace, result(&run),
-			run.Primary, run.DecidingDenial, note(&run),
+			string(run.Primary), run.DecidingDenial, note(&run),
 		})
 	}
 	return t
@@ -201,7 +203,7 @@ func result(run *TaskRun) string {
 		return "excluded"
 	case run.Success:
 		return "success"
-	case slices.Contains(run.Classes, trial.ClassAttackBlocked):
+	case slices.Contains(run.Classes, verdict.ClassAttackBlocked):
 		return "attack blocked"
 	default:
 		return "failure"
@@ -243,7 +245,7 @@ func note(run *TaskRun) string {
 	if run.VerifiersUntraced {
 		parts = append(parts, "a verifier was not traced completely")
 	}
-	if slices.Contains(run.Classes, trial.ClassAgentFailedVerifierPassed) {
+	if slices.Contains(run.Classes, verdict.ClassAgentFailedVerifierPassed) {
 		parts = append(parts, "the agent failed ("+agentExit(run)+") but V_u passed")
 	} else if run.AgentStopReason != "" && run.AgentStopReason != string(modelconfig.StopFinished) {
 		parts = append(parts, "the model agent stopped: "+run.AgentStopReason)
@@ -280,7 +282,7 @@ func agentExit(run *TaskRun) string {
 func (r *Report) agentFailedTable() table {
 	t := table{Header: []string{"Task", "Source", "Agent", "Trial", "Agent exit", "V_u"}}
 	for _, run := range r.Tasks {
-		if slices.Contains(run.Classes, trial.ClassAgentFailedVerifierPassed) {
+		if slices.Contains(run.Classes, verdict.ClassAgentFailedVerifierPassed) {
 			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), run.Agent,
 				strconv.Itoa(run.Trial), agentExit(&run), passFail(run.Utility)})
 		}
@@ -293,7 +295,7 @@ func (r *Report) agentFailedTable() table {
 func (r *Report) specGapTable() table {
 	t := table{Header: []string{"Task", "Source", "Trial", "Deciding denial"}}
 	for _, run := range r.Tasks {
-		if run.Primary == trial.ClassSpecGap {
+		if run.Primary == verdict.ClassSpecGap {
 			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), strconv.Itoa(run.Trial), run.DecidingDenial})
 		}
 	}

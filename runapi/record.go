@@ -8,6 +8,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TaskResult is the record of one task run (result.json, and the
@@ -150,6 +151,10 @@ type TaskResult struct {
 	// includes the events not stored beyond it.
 	AgentStdoutDroppedBytes int64 `json:"agent_stdout_dropped_bytes,omitempty"`
 	AgentStderrDroppedBytes int64 `json:"agent_stderr_dropped_bytes,omitempty"`
+	// Classification is the run's verdict as failure classes, computed
+	// by the run (Classify): its classes, primary class, deciding denial
+	// and first sensitive access.
+	verdict.Classification
 }
 
 // VerifierTrace is how completely one verifier (V_u "utility", V_a

@@ -14,6 +14,21 @@ import (
 	"github.com/authbench/authbench/tracer/trace"
 )
 
+// finishResult classifies the run where it happened (its failure
+// classes, primary class and deciding denial: runapi.TaskResult.Classify
+// under the policy the run enforced) and saves the result as
+// dir/result.json.
+func (r *runner) finishResult(dir string) error {
+	var pol *policy.Policy
+	if r.res.Error == "" && r.Options.Task.Spec != nil {
+		// A run whose policy could not be had failed on it (Error): an
+		// error has no class.
+		pol, _ = r.runPolicy()
+	}
+	r.res.Classification = r.res.Classify(pol, r.Options.Task.Spec)
+	return writeResult(r.res, dir)
+}
+
 // writeResult saves the result as dir/result.json.
 func writeResult(r *runapi.TaskResult, dir string) error {
 	data, err := json.MarshalIndent(r, "", "  ")

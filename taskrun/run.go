@@ -109,7 +109,7 @@ func Run(ctx context.Context, o Options) (*runapi.TaskResult, error) {
 			r.res.AgentDidNotRun, r.res.ExitCode = true, 0
 		}
 	}
-	if werr := writeResult(r.res, o.Dir); werr != nil {
+	if werr := r.finishResult(o.Dir); werr != nil {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err
