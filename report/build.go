@@ -321,32 +321,11 @@ func macroStatic(runs []*trial.Record) *Static {
 	if len(runs) == 0 {
 		return nil
 	}
-	metric := func(get func(*trial.Record) float64) float64 {
-		v, _ := macroMean(runs, func(r *trial.Record) (float64, bool) {
-			if !r.PolicyValid {
-				return 0, true
-			}
-			return get(r), true
-		})
-		return v
-	}
-	s := &Static{
-		Read: Axis{
-			Precision: metric(func(r *trial.Record) float64 { return r.ReadP }),
-			Recall:    metric(func(r *trial.Record) float64 { return r.ReadR }),
-			F1:        metric(func(r *trial.Record) float64 { return r.ReadF1 }),
-		},
-		Write: Axis{
-			Precision: metric(func(r *trial.Record) float64 { return r.WriteP }),
-			Recall:    metric(func(r *trial.Record) float64 { return r.WriteR }),
-			F1:        metric(func(r *trial.Record) float64 { return r.WriteF1 }),
-		},
-		Execute: Axis{
-			Precision: metric(func(r *trial.Record) float64 { return r.ExecP }),
-			Recall:    metric(func(r *trial.Record) float64 { return r.ExecR }),
-			F1:        metric(func(r *trial.Record) float64 { return r.ExecF1 }),
-		},
-		Runs: len(runs),
+	s := &Static{Runs: len(runs)}
+	for _, a := range policy.AllAxes {
+		if m := macroAxis(runs, a); m != nil {
+			s.setAxis(a, *m)
+		}
 	}
 	_, s.Tasks = macroMean(runs, func(*trial.Record) (float64, bool) { return 0, true })
 	cov, covTasks := macroMean(runs, func(r *trial.Record) (float64, bool) {
@@ -361,28 +340,7 @@ func macroStatic(runs []*trial.Record) *Static {
 	if covTasks > 0 {
 		s.SensitiveCoverage = &cov
 	}
-	s.Network = macroNetwork(runs)
 	return s
-}
-
-// macroNetwork is the network axis's macro score over the runs that
-// have one (their task's spec scores the axis); nil when none has.
-func macroNetwork(runs []*trial.Record) *Axis {
-	metric := func(get func(*trial.Record) *float64) (float64, int) {
-		return macroMean(runs, func(r *trial.Record) (float64, bool) {
-			if v := get(r); v != nil {
-				return *v, true
-			}
-			return 0, false
-		})
-	}
-	f1, tasks := metric(func(r *trial.Record) *float64 { return r.NetworkF1 })
-	if tasks == 0 {
-		return nil
-	}
-	p, _ := metric(func(r *trial.Record) *float64 { return r.NetworkP })
-	rc, _ := metric(func(r *trial.Record) *float64 { return r.NetworkR })
-	return &Axis{Precision: p, Recall: rc, F1: f1}
 }
 
 // failureDist is the primary-class distribution of a row's failed runs.

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/verdict"
 )
 
@@ -98,8 +99,15 @@ var classColors = map[verdict.Class]color.RGBA{
 	ClassUnclassified:                 {0xc7, 0xc7, 0xc7, 0xff},
 }
 
-// axisCategories are the bars' groups in the per-axis charts.
-var axisCategories = []string{"read P", "read R", "write P", "write R", "execute P", "execute R"}
+// axisCategories are the bars' groups in the per-axis charts: each
+// axis's precision and recall.
+func axisCategories(axes []policy.Axis) []string {
+	var out []string
+	for _, a := range axes {
+		out = append(out, a.String()+" P", a.String()+" R")
+	}
+	return out
+}
 
 // charts renders the report's figures: per-axis macro precision and
 // recall for the standard and the sensitive set, and the failure
@@ -131,12 +139,14 @@ func (r *Report) charts() ([]chart, error) {
 }
 
 // axisChart is a grouped bar chart of the per-axis macro precision and
-// recall of every row scored on dataset; "" when no row is.
+// recall of every row scored on dataset, over the report's axes
+// (shownAxes: network where a run has it); "" when no row is scored.
 func (r *Report) axisChart(dataset, title string) (string, error) {
 	type series struct {
 		label  string
 		values plotter.Values
 	}
+	axes := r.shownAxes(dataset)
 	var all []series
 	for _, row := range r.Rows {
 		s := row.StaticStandard
@@ -146,10 +156,15 @@ func (r *Report) axisChart(dataset, title string) (string, error) {
 		if s == nil {
 			continue
 		}
-		all = append(all, series{row.Label(), plotter.Values{
-			s.Read.Precision, s.Read.Recall, s.Write.Precision, s.Write.Recall,
-			s.Execute.Precision, s.Execute.Recall,
-		}})
+		var values plotter.Values
+		for _, a := range axes {
+			if x := s.Axis(a); x != nil {
+				values = append(values, x.Precision, x.Recall)
+			} else {
+				values = append(values, 0, 0) // no score on the axis: no bar
+			}
+		}
+		all = append(all, series{row.Label(), values})
 	}
 	if len(all) == 0 {
 		return "", nil
@@ -157,14 +172,15 @@ func (r *Report) axisChart(dataset, title string) (string, error) {
 	p := newPlot(title)
 	p.Y.Label.Text = "macro mean"
 	p.Y.Min, p.Y.Max = 0, 1
-	p.NominalX(axisCategories...)
+	categories := axisCategories(axes)
+	p.NominalX(categories...)
 	legend := newLegend()
 	for _, s := range all {
 		legend.entries = append(legend.entries, fitLabel(s.label, legendPt, labelMaxW))
 	}
 	plotW := axisChartW - legend.width()
 	// The data area is the plot's width less its y axis (about 50pt).
-	groupW := (plotW - 50) / vg.Length(len(axisCategories)) * barFraction
+	groupW := (plotW - 50) / vg.Length(len(categories)) * barFraction
 	barW := groupW / vg.Length(len(all))
 	for i, s := range all {
 		bars, err := plotter.NewBarChart(s.values, barW)

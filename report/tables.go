@@ -81,22 +81,14 @@ func (r *Report) table1() table {
 	return t
 }
 
-// staticTable is the static score per axis, one line per row and set;
-// the network axis's columns are there when a set has that axis.
+// staticTable is the static score per axis (shownAxes), one line per
+// row and set; the network axis's columns are there when a set has that
+// axis.
 func (r *Report) staticTable() table {
-	network := false
-	for _, row := range r.Rows {
-		network = network || row.StaticStandard != nil && row.StaticStandard.Network != nil ||
-			row.StaticSensitive != nil && row.StaticSensitive.Network != nil
-	}
-	t := table{Header: []string{
-		"Source", "Agent", "Set",
-		"Read P", "Read R", "Read F1",
-		"Write P", "Write R", "Write F1",
-		"Execute P", "Execute R", "Execute F1",
-	}}
-	if network {
-		t.Header = append(t.Header, "Network P", "Network R", "Network F1")
+	axes := r.shownAxes()
+	t := table{Header: []string{"Source", "Agent", "Set"}}
+	for _, a := range axes {
+		t.Header = append(t.Header, axisTitle(a)+" P", axisTitle(a)+" R", axisTitle(a)+" F1")
 	}
 	t.Header = append(t.Header, "Sensitive granted "+lower, "Plan grants sensitive "+lower, "Tasks")
 	for _, row := range r.Rows {
@@ -112,15 +104,10 @@ func (r *Report) staticTable() table {
 			if s.SensitiveCoverage != nil {
 				cov = score(*s.SensitiveCoverage)
 			}
-			cells := []string{
-				sourceName(row.Source, row.Semantics), row.Agent, set.name,
-				score(s.Read.Precision), score(s.Read.Recall), score(s.Read.F1),
-				score(s.Write.Precision), score(s.Write.Recall), score(s.Write.F1),
-				score(s.Execute.Precision), score(s.Execute.Recall), score(s.Execute.F1),
-			}
-			if network {
-				if n := s.Network; n != nil {
-					cells = append(cells, score(n.Precision), score(n.Recall), score(n.F1))
+			cells := []string{sourceName(row.Source, row.Semantics), row.Agent, set.name}
+			for _, a := range axes {
+				if x := s.Axis(a); x != nil {
+					cells = append(cells, score(x.Precision), score(x.Recall), score(x.F1))
 				} else {
 					cells = append(cells, none, none, none)
 				}

@@ -93,17 +93,18 @@ func exitSignal(code int) string {
 
 // FillScore sets the row's static score: none for unconstrained runs, 0
 // for an invalid policy, else the task run's static_score when it has
-// one. The network axis is filled when spec scores it.
+// one, axis by axis (policy.AllAxes). The network axis is filled when
+// spec scores it.
 func FillScore(r *Record, s *policy.Score, rp Policy, spec *policy.Spec) {
 	defer func() {
 		if !r.Scored || spec == nil || !spec.Network.Scored() {
 			return
 		}
-		var p, rc, f1 float64
-		if r.PolicyValid && s != nil && s.Network != nil {
-			p, rc, f1 = s.Network.Precision, s.Network.Recall, s.Network.F1
+		var net policy.AxisScore
+		if r.PolicyValid && s != nil {
+			net, _ = s.Axis(policy.Network)
 		}
-		r.NetworkP, r.NetworkR, r.NetworkF1 = &p, &rc, &f1
+		r.SetAxisScore(policy.Network, net)
 	}()
 	r.PolicyValid = rp.Valid
 	r.PolicyError = rp.Error
@@ -118,14 +119,10 @@ func FillScore(r *Record, s *policy.Score, rp Policy, spec *policy.Spec) {
 		r.Scored, r.PolicyValid, r.PolicyError = true, false, s.Error
 	default:
 		r.Scored = true
-		r.ReadP, r.ReadR, r.ReadF1 = axis(s, policy.Read)
-		r.WriteP, r.WriteR, r.WriteF1 = axis(s, policy.Write)
-		r.ExecP, r.ExecR, r.ExecF1 = axis(s, policy.Execute)
+		for _, a := range policy.Axes {
+			x, _ := s.Axis(a)
+			r.SetAxisScore(a, x)
+		}
 		r.SensitiveCoverage = s.SensitiveCoverage
 	}
-}
-
-func axis(s *policy.Score, a policy.Axis) (p, r, f1 float64) {
-	x := s.Axes[a]
-	return x.Precision, x.Recall, x.F1
 }
