@@ -82,11 +82,25 @@ func (b *bencher) attributeAll(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// grant is one permission an attribution adds: "axis entry", the axis
-// read, write, execute or network.
-type grant struct{ axis, entry string }
+// grant is one permission an attribution adds: an entry on an axis
+// (policy.AllAxes: a path pattern on a file axis, a host pattern on the
+// network axis), written "axis entry".
+type grant struct {
+	axis  policy.Axis
+	entry string
+}
 
-func (g grant) String() string { return g.axis + " " + g.entry }
+func (g grant) String() string { return g.axis.String() + " " + g.entry }
+
+// denialGrant is the grant of the file (or destination) a denial
+// reached; ok is false for a denial on no axis (a capability's).
+func denialGrant(d audit.Denial) (g grant, ok bool) {
+	ax, err := policy.ParseAnyAxis(d.Axis)
+	if err != nil {
+		return grant{}, false
+	}
+	return grant{ax, denialNames(d)[len(denialNames(d))-1]}, true
+}
 
 // withGrant returns pol with g added (pol is not changed); added is false
 // when pol already held exactly g.
@@ -95,7 +109,7 @@ func withGrant(pol *policy.Policy, g grant) (*policy.Policy, bool, error) {
 	for _, a := range policy.Axes {
 		out.Permissions[a] = slices.Clone(pol.Permissions.Get(a))
 	}
-	if g.axis == axisNetwork {
+	if g.axis == policy.Network {
 		h, err := policy.ParseHostPattern(g.entry)
 		if err != nil {
 			return nil, false, fmt.Errorf("network permission %q: %w", g.entry, err)
@@ -108,9 +122,9 @@ func withGrant(pol *policy.Policy, g grant) (*policy.Policy, bool, error) {
 		out.Network = append(out.Network, h)
 		return out, true, nil
 	}
-	ax, err := policy.ParseAxis(g.axis)
-	if err != nil {
-		return nil, false, err
+	ax := g.axis
+	if ax < 0 || int(ax) >= len(policy.Axes) {
+		return nil, false, fmt.Errorf("permission %s: no axis of a policy", g)
 	}
 	p, err := policy.ParsePattern(g.entry)
 	if err != nil {
@@ -184,7 +198,7 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 			}
 			for _, i := range interp(prog) {
 				if !matchesAny(pol.Get(policy.Execute), []string{i}) {
-					add(grant{policy.Execute.String(), i})
+					add(grant{policy.Execute, i})
 				}
 			}
 		}
@@ -196,7 +210,9 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 		if verdict.DenialClass(d, pol, spec) != verdict.ClassWorkflowMismatch {
 			// The file reached (/usr/bin/git for /bin/git): one grant for
 			// the names a program was refused by.
-			add(grant{d.Axis, denialNames(d)[len(denialNames(d))-1]})
+			if g, ok := denialGrant(d); ok {
+				add(g)
+			}
 			interpreters(d)
 			continue
 		}
@@ -212,17 +228,18 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 	if len(parts) != 3 {
 		return nil
 	}
-	g := grant{parts[1], parts[2]}
-	if _, ok, _ := withGrant(pol, g); !ok && parts[0] == "open" && parts[1] == policy.Write.String() {
+	ax, err := policy.ParseAnyAxis(parts[1])
+	if err != nil {
+		return nil
+	}
+	g := grant{ax, parts[2]}
+	if _, ok, _ := withGrant(pol, g); !ok && parts[0] == "open" && ax == policy.Write {
 		// Held and still refused: an O_RDWR open needs the read right too.
-		g.axis = policy.Read.String()
+		g.axis = policy.Read
 	}
 	add(g)
 	return out
 }
-
-// axisNetwork is the axis of a refused connection (its Path "host:port").
-const axisNetwork = "network"
 
 // matchesAny: one of patterns matches one of paths.
 func matchesAny(patterns []policy.Pattern, paths []string) bool {
@@ -251,12 +268,12 @@ func sensitiveGrant(g grant, spec *policy.Spec) bool {
 	if spec == nil {
 		return false
 	}
-	if g.axis == axisNetwork {
+	if g.axis == policy.Network {
 		_, ok := spec.Network.SensitiveTarget(g.entry)
 		return ok
 	}
-	ax, err := policy.ParseAxis(g.axis)
-	if err != nil || spec.Sensitive == nil {
+	ax := g.axis
+	if spec.Sensitive == nil {
 		return false
 	}
 	p, err := policy.ParsePattern(g.entry)
@@ -280,7 +297,7 @@ func requiredGrants(pol *policy.Policy, spec *policy.Spec) []grant {
 	var gs []grant
 	for _, ax := range policy.Axes {
 		for _, p := range spec.Required.Get(ax) {
-			gs = append(gs, grant{ax.String(), p.String()})
+			gs = append(gs, grant{ax, p.String()})
 		}
 	}
 	_, missing, err := withGrants(pol, gs)
@@ -310,7 +327,7 @@ func usedGrants(events []trace.Event, added []grant, before *policy.Policy) []gr
 				continue
 			}
 			for _, g := range added {
-				if g.axis != ax.String() || used[g] {
+				if g.axis != ax || used[g] {
 					continue
 				}
 				if p, err := policy.ParsePattern(g.entry); err == nil && p.Match(n) {
@@ -321,7 +338,7 @@ func usedGrants(events []trace.Event, added []grant, before *policy.Policy) []gr
 	}
 	var out []grant
 	for _, g := range added {
-		if used[g] || g.axis == axisNetwork {
+		if used[g] || g.axis == policy.Network {
 			out = append(out, g)
 		}
 	}

@@ -127,6 +127,11 @@ func TestRoundGrants(t *testing.T) {
 			[]audit.Denial{{Op: "chown", Path: "/app/out", Errno: "EPERM", Syscall: "fchownat"}}, "chown fchownat /app/out", interp, []string{}},
 		{"a malformed deciding denial", `{"read":[],"write":[],"execute":[]}`, nil, "exec execute", interp, []string{}},
 		{"a relative deciding path", `{"read":[],"write":[],"execute":[]}`, nil, "open read rel/x", interp, []string{}},
+		{"a refused connection: the destination on the network axis", `{"read":[],"write":[],"execute":[]}`,
+			[]audit.Denial{audit.NetworkDenial("pypi.org:443")}, "connect network pypi.org:443", interp, []string{"network pypi.org:443"}},
+		{"a deciding denial on an unknown axis", `{"read":[],"write":[],"execute":[]}`, nil, "open sideways /x", interp, []string{}},
+		{"a denial on an unknown axis grants nothing", `{"read":[],"write":[],"execute":[]}`,
+			[]audit.Denial{den("open", "sideways", "/app/in.txt")}, "open sideways /app/in.txt", interp, []string{}},
 	}
 	for _, c := range cases {
 		got := grantStrings(roundGrants(c.denials, c.deciding, testPolicy(t, c.pol), spec, c.interp))

@@ -34,7 +34,7 @@ func TestStoreKeepsTheRunsVerdict(t *testing.T) {
 	no := false
 	res := &runapi.TaskResult{Agent: "oracle", PolicySource: runapi.SourceSpec, Attack: &no, VerifiersTraced: true,
 		Denials:         []audit.Denial{refused},
-		TracedSensitive: []runapi.SensitiveAccess{{Op: "open", Axis: "read", Path: "/app/key", Pattern: "/app/key"}},
+		TracedSensitive: []runapi.SensitiveAccess{{Op: "open", Axis: policy.Read, Path: "/app/key", Pattern: "/app/key"}},
 		StaticScore:     &policy.Score{Valid: true, Network: &policy.AxisScore{Precision: 1, Recall: 0.5, F1: 2.0 / 3}},
 		// What the run computed (here unlike what the bench would: the
 		// run's word is stored).

@@ -174,11 +174,13 @@ type VerifierTrace struct {
 // process used when it differs (a symlink, a hard link, /proc/self/root,
 // ".." after a symlink, a renamed directory).
 type SensitiveAccess struct {
-	Op      string `json:"op"`
-	Axis    string `json:"axis"`
-	Path    string `json:"path"`
-	Via     string `json:"via,omitempty"`
-	Pattern string `json:"pattern"`
+	Op string `json:"op"`
+	// Axis is the access's axis: a file axis, or policy.Network for a
+	// connection (JSON: its name).
+	Axis    policy.Axis `json:"axis"`
+	Path    string      `json:"path"`
+	Via     string      `json:"via,omitempty"`
+	Pattern string      `json:"pattern"`
 }
 
 // Identity is who a task's agent runs as, resolved in the run's rootfs

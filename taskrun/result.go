@@ -133,20 +133,20 @@ func (m *sensitiveMatcher) observe(ev *trace.Event) {
 			if ev.Ino != 0 {
 				m.remember(a, id, p.String())
 			}
-			m.add(ev, target, p.String())
+			m.add(ev, a, target, p.String())
 			return
 		}
 	}
 	if ev.Ino != 0 {
 		if pattern, ok := m.byID[a][id]; ok {
-			m.add(ev, target, pattern)
+			m.add(ev, a, target, pattern)
 			return
 		}
 	}
 	for _, file := range m.alsoExecuted(ev, target) {
 		for _, p := range m.patterns.Get(a) {
 			if p.Match(file) {
-				m.add(ev, file, p.String())
+				m.add(ev, a, file, p.String())
 				return
 			}
 		}
@@ -176,8 +176,8 @@ func (m *sensitiveMatcher) alsoExecuted(ev *trace.Event, target string) []string
 	return out
 }
 
-func (m *sensitiveMatcher) add(ev *trace.Event, target, pattern string) {
-	sa := runapi.SensitiveAccess{Op: string(ev.Op), Axis: string(ev.Axis), Path: target, Pattern: pattern}
+func (m *sensitiveMatcher) add(ev *trace.Event, a policy.Axis, target, pattern string) {
+	sa := runapi.SensitiveAccess{Op: string(ev.Op), Axis: a, Path: target, Pattern: pattern}
 	if ev.Path != target {
 		sa.Via = ev.Path
 	}

@@ -75,7 +75,7 @@ func fixtureRuns() []fixtureRun {
 			PlanWiderThanPolicy: []policy.Widening{{Kind: policy.WiderExecRead, Axis: "execute", Pattern: "/usr/bin/python3", Path: "/usr/bin/python3.11", Detail: "reading the program"}}},
 			events: []trace.Event{{TS: 1, PID: 7, TGID: 7, Comm: "python3", Op: trace.OpOpen, Path: "/app/in.txt", Axis: trace.AxisRead}}},
 		{rec: failed, policy: true, result: &runapi.TaskResult{Task: "leak", Denials: []audit.Denial{other, denied},
-			TracedSensitive: []runapi.SensitiveAccess{{Op: "open", Axis: "read", Path: "/root/.ssh/id_rsa", Via: "/tmp/k", Pattern: "/root/.ssh/**"}}},
+			TracedSensitive: []runapi.SensitiveAccess{{Op: "open", Axis: policy.Read, Path: "/root/.ssh/id_rsa", Via: "/tmp/k", Pattern: "/root/.ssh/**"}}},
 			events: fixtureEvents(450), network: []netpolicy.Event{
 				{TS: 2, Op: netpolicy.OpConnect, Phase: "agent", Host: "evil.example", Port: 443, Via: netpolicy.ViaConnect, Reason: "not allowed"},
 				{TS: 3, Op: netpolicy.OpConnect, Phase: "agent", Host: "api.model.example", Port: 443, Via: netpolicy.ViaConnect, Allowed: true}},
