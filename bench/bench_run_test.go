@@ -119,6 +119,7 @@ func TestBenchFixtures(t *testing.T) {
 	recs := loadOut(t, whole)
 	checkFixtureRecords(t, recs)
 	checkJobLayout(t, whole, recs)
+	checkRunsVerdict(t, whole, recs)
 
 	// The same command again runs nothing; other settings are refused.
 	var sum Summary
