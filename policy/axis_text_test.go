@@ -72,3 +72,22 @@ func TestScoreAxis(t *testing.T) {
 		t.Error("axis -1 has a score")
 	}
 }
+
+// TestPermissionsGetNetwork: Permissions holds the file axes only; the
+// network axis (or one out of range) has no patterns there.
+func TestPermissionsGetNetwork(t *testing.T) {
+	var p Permissions
+	p[Read] = []Pattern{mustPatternForAxisTest(t, "/app/**")}
+	if len(p.Get(Read)) != 1 || p.Get(Network) != nil || p.Get(Axis(-1)) != nil || p.Get(Axis(9)) != nil {
+		t.Errorf("Get: %v %v", p.Get(Read), p.Get(Network))
+	}
+}
+
+func mustPatternForAxisTest(t *testing.T, s string) Pattern {
+	t.Helper()
+	pat, err := ParsePattern(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pat
+}
