@@ -61,7 +61,7 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.ImageSubstitutions = res.ImageSubstitutions
 	r.AgentDidNotRun = res.AgentDidNotRun
 	for _, g := range res.PlanGrantsSensitive {
-		r.PlanGrantsSensitive = append(r.PlanGrantsSensitive, g.Axis+" "+g.Path)
+		r.PlanGrantsSensitive = append(r.PlanGrantsSensitive, g.Axis.String()+" "+g.Path)
 	}
 	r.Requests = RequestsOf(res)
 	for _, d := range res.Denials {
