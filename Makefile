@@ -45,9 +45,11 @@ test-escape:
 	@GO=$(GO) bash scripts/test-escape.sh
 
 # test-harnesses runs every installed harness's end-to-end test (the
-# default run has pi and OpenClaw): the published OpenClaw pin, Qwen Code
-# and opencode too. Their layers are npm installs, built once into the
-# test cache (about 4 minutes each on a fresh machine).
+# default run has pi and OpenClaw): the published OpenClaw pin, Qwen Code,
+# opencode, Claude Code and Codex too (AUTHBENCH_TEST_HARNESSES=claude-code,codex
+# selects some). Their layers are npm installs, built once into the test
+# cache (about 4 minutes each on a fresh machine; Claude Code's and
+# Codex's, ~500 MB each, about a minute here).
 test-harnesses: build
 	AUTHBENCH_TEST_HARNESSES=all CI=$(CI) $(GO) test -count=1 -timeout 60m -run '^TestInstalled' -v ./taskrun
 

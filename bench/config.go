@@ -56,6 +56,11 @@ type Config struct {
 	Requests        string
 	MaxRequests     int
 	RequestTimeoutS float64
+	// Pipeline, when set, runs its stages (bench --pipeline) instead of
+	// Sources × Agent × Trials: Sources are set from it, Agent and Trials
+	// are unused, and Model is the endpoint of its model executors (each
+	// with its own model name).
+	Pipeline *Pipeline
 	// Attribute re-runs each failed run with its deciding denial's
 	// permission added (Record.Attribution) once every run is stored; it
 	// is not a setting of the out dir (a bench may be resumed with it).
@@ -81,13 +86,16 @@ type Settings struct {
 	Requests        string  `json:"requests,omitempty"`
 	MaxRequests     int     `json:"max_requests,omitempty"`
 	RequestTimeoutS float64 `json:"request_timeout_s,omitempty"`
+	// Pipeline is a pipeline bench's layout (absent for a bench of
+	// sources).
+	Pipeline *Pipeline `json:"pipeline,omitempty"`
 }
 
 // Settings returns the configuration's settings.
 func (c *Config) Settings() Settings {
 	s := Settings{Tasks: c.TasksDir, Agent: c.Agent, Trials: c.Trials, Shard: c.Shard.String(),
 		Semantics: c.Semantics, Caps: c.Caps, AllowHosts: c.AgentAllowHosts, TrustVerifiers: c.TrustVerifiers, BaseMap: c.BaseMap,
-		Requests: c.Requests, MaxRequests: c.MaxRequests, RequestTimeoutS: c.RequestTimeoutS}
+		Requests: c.Requests, MaxRequests: c.MaxRequests, RequestTimeoutS: c.RequestTimeoutS, Pipeline: c.Pipeline}
 	for _, src := range c.Sources {
 		s.Sources = append(s.Sources, src.Name)
 	}
@@ -106,14 +114,12 @@ func (c *Config) check() error {
 	if c.Out, err = filepath.Abs(c.Out); err != nil {
 		return err
 	}
-	if len(c.Sources) == 0 {
-		return fmt.Errorf("bench: no policy source")
-	}
-	if c.Agent == "" {
-		return fmt.Errorf("bench: no agent")
-	}
-	if _, model, _ := modelconfig.ParseModelName(c.Agent); model != (c.Model != nil) {
-		return fmt.Errorf("bench: agent %s: a model configuration is given exactly for openai:MODEL agents", c.Agent)
+	if c.Pipeline != nil {
+		if err := c.checkPipeline(); err != nil {
+			return err
+		}
+	} else if err := c.checkAgent(); err != nil {
+		return err
 	}
 	if c.Trials < 1 {
 		return fmt.Errorf("bench: trials must be at least 1, not %d", c.Trials)
@@ -220,6 +226,7 @@ func compareSettings(out string, have, want Settings) error {
 		{"--requests", have.Requests, want.Requests},
 		{"--max-requests", have.MaxRequests, want.MaxRequests},
 		{"--request-timeout", have.RequestTimeoutS, want.RequestTimeoutS},
+		{"--pipeline", have.Pipeline, want.Pipeline},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.have, c.want) && !(isEmptyMap(c.have) && isEmptyMap(c.want)) {

@@ -5,7 +5,13 @@
 // The policy sources are the rows of Table 1: unconstrained, the spec's
 // required permissions, a policy recorded from the oracle's trace
 // (package oracle), allow-all, a directory of policies (dir:PATH) and a
-// generator's policy per task and trial (gen:NAME, package generate).
+// generator's policy per task and trial (gen:NAME, package generate):
+// the names of one vocabulary (runapi.SourceKinds), each source a
+// policySource value whose PolicyFor(task, trial) gives a run's policy.
+// A Pipeline (bench --pipeline) runs stages instead — the oracle, a
+// generator's attempts scored without an agent, unconstrained replays,
+// replays under the first valid attempt and under the spec — each run
+// stored with its stage and attempt number.
 // Each run lands in a trial directory in Harbor's layout (agent/,
 // verifier/, result.json derived from the task run's result, the rest
 // under authbench/) and a row of the results database (results.db), the

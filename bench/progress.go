@@ -97,6 +97,9 @@ func outcomeLine(r *trial.Record) string {
 		}
 		return s
 	}
+	if r.Stage == StageGenerate {
+		return generationVerdict(r)
+	}
 	s := "agent exit " + strconv.Itoa(r.AgentExitCode)
 	switch {
 	case r.AgentTimedOut:

@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 	for _, t := range ts {
 		b.tasks[t.Name] = t
 	}
-	keys := planRuns(ts, cfg.Sources, cfg.Agent, cfg.Trials)
+	keys := b.planned(ts)
 	pending, err := b.pending(keys)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 		return nil, diskError(err)
 	}
 	o.Progress.Start(len(keys), len(keys)-len(pending), skipped)
-	err = b.runAll(ctx, pending)
+	err = b.runPending(ctx, pending)
 	if err == nil && cfg.Attribute {
 		err = b.attributeAll(ctx)
 	}
@@ -150,6 +150,8 @@ type bencher struct {
 	// rootsMu.
 	rootsMu sync.Mutex
 	roots   map[string]*policy.Root
+	// stages are a pipeline's runs' stages (nil for a bench of sources).
+	stages map[Key]string
 }
 
 // pending returns the runs not yet stored; a stored run with an error
@@ -202,6 +204,10 @@ func tally(s *Stats, r *trial.Record, resumed bool) {
 	switch {
 	case r.Error != "":
 		s.NErrors++
+	case r.Stage == StageGenerate:
+		if !r.PolicyValid {
+			s.NFailed++ // a generation attempt fails with no valid policy
+		}
 	case r.Has(verdict.ClassAttackBlocked):
 		// The policy stopped the shortcut: not a failure.
 	case !r.Utility || r.Exposed():
@@ -247,7 +253,6 @@ feed:
 // the bench: the run could not be stored, or the bench was cancelled.
 func (b *bencher) runOne(ctx context.Context, k Key) error {
 	t := b.tasks[k.Task]
-	src := b.source(k.Source)
 	dir := k.Dir() // under the out dir
 	// A run killed in flight may have left files: start afresh.
 	if err := b.out.RemoveAll(dir); err != nil {
@@ -257,20 +262,14 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		return fmt.Errorf("run %s: %w", k, diskError(err))
 	}
 	started := time.Now()
-	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial},
+	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial, Stage: b.stages[k]},
 		Dir: k.Dir(), Classes: []verdict.Class{}}
 	if k.Source != SourceUnconstrained {
 		// Known before any step can fail: a run that errs before its task
 		// run is in the same row as its source's other runs.
 		r.Semantics = b.cfg.Semantics
 	}
-	var rp runPolicy
-	var err error
-	if src.Generator != "" {
-		rp, err = b.generatedPolicy(ctx, t, src, dir, r)
-	} else {
-		rp, err = b.policy(ctx, t, src)
-	}
+	rp, err := b.policySourceFor(k).PolicyFor(ctx, t, runTrial{Number: k.Trial, Dir: dir, Record: r})
 	var policyFile string
 	if err == nil && rp.doc != nil {
 		policyFile = "authbench/policy.json"
@@ -283,7 +282,9 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		}
 	}
 	switch {
-	case err == nil && src.Generator != "" && !rp.valid:
+	case err == nil && k.Agent == AgentNone:
+		b.scoreGeneration(ctx, t, rp, r)
+	case err == nil && rp.generated && !rp.valid:
 		// An invalid generated policy: no agent run; it scores 0.
 		r.Classes, r.Primary = []verdict.Class{verdict.ClassInvalidPolicy}, verdict.ClassInvalidPolicy
 		trial.FillScore(r, nil, rp.trial(), t.Spec)
@@ -317,8 +318,8 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 // execute submits the run to the daemon, copies its files and fills the
 // record. The error is for a run that could not be carried out.
 func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolicy, dir string, r *trial.Record) error {
-	req := &runapi.RunRequest{Policy: rp.doc, Task: &runapi.TaskRequest{
-		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.cfg.Model, BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
+	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Policy: rp.doc,
+		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.modelFor(k.Agent), BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
 		AgentAllowHosts: b.cfg.AgentAllowHosts}}
 	if rp.source != runapi.SourceUnconstrained {
 		b.cfg.requestsOn(req.Task)
@@ -335,28 +336,22 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 	return nil
 }
 
-func (b *bencher) source(name string) Source {
+// policySourceFor is the policy source of the run k.
+func (b *bencher) policySourceFor(k Key) policySource {
 	for _, s := range b.cfg.Sources {
-		if s.Name == name {
-			return s
+		if s.Name == k.Source {
+			if b.cfg.Pipeline != nil && s.Generator != "" && k.Agent != AgentNone {
+				return stagedGenSource{b: b, s: s}
+			}
+			return b.policySourceOf(s)
 		}
 	}
-	panic("bench: a run of an unknown source " + name)
+	panic("bench: a run of an unknown source " + k.Source)
 }
 
-// policy returns the source's policy for a task, recording the trace
-// policy once per task (kept in the out dir for a resumed bench).
-func (b *bencher) policy(ctx context.Context, t *tasks.Task, s Source) (runPolicy, error) {
-	if s.Name == SourceSpec {
-		// The spec lint every command shares: a spec whose required
-		// entries overlap its sensitive ones is no policy to run.
-		if err := policy.LintSpec(t.Spec); err != nil {
-			return runPolicy{}, runapi.WithKind(runapi.ErrorTask, fmt.Errorf("the spec source: %w", err))
-		}
-	}
-	if s.Name != SourceTrace {
-		return s.policyFor(t, nil), nil
-	}
+// tracePolicy returns the trace source's policy for a task, recording it
+// once per task (kept in the out dir for a resumed bench).
+func (b *bencher) tracePolicy(ctx context.Context, t *tasks.Task, s Source) (runPolicy, error) {
 	b.mu.Lock()
 	once := b.traces[t.Name]
 	if once == nil {

@@ -15,16 +15,17 @@ import (
 	"github.com/authbench/authbench/trial"
 )
 
-// Policy sources of the benchmark (the rows of Table 1).
+// Policy sources of the benchmark (the rows of Table 1): the names of
+// the one vocabulary, runapi.SourceKinds.
 const (
-	SourceUnconstrained = "unconstrained"
-	SourceSpec          = "spec"
-	SourceTrace         = "trace"
-	SourceAllowAll      = "allow-all"
-	sourceDirPrefix     = "dir:"
+	SourceUnconstrained = runapi.SourceUnconstrained
+	SourceSpec          = runapi.SourceSpec
+	SourceTrace         = runapi.SourceTrace
+	SourceAllowAll      = runapi.SourceAllowAll
+	sourceDirPrefix     = runapi.SourceDirPrefix
 	// sourceGenPrefix names a generator's policies: gen:NAME generates
 	// π per task and trial with generator NAME (package generate).
-	sourceGenPrefix = "gen:"
+	sourceGenPrefix = runapi.SourceGenPrefix
 )
 
 // Source is one policy source.
@@ -64,23 +65,26 @@ func ParseSources(list string) ([]Source, error) {
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no policy source given (want unconstrained, spec, trace, allow-all, dir:PATH or gen:GENERATOR)")
+		return nil, fmt.Errorf("no policy source given (want one of %s)", runapi.SourceNames(false))
 	}
 	return out, nil
 }
 
 func parseSource(item string) (Source, error) {
+	kind, arg, ok := runapi.KindOfSource(item)
 	switch {
-	case item == SourceUnconstrained || item == SourceSpec || item == SourceAllowAll || item == SourceTrace:
+	case !ok || !kind.Bench:
+		return Source{}, fmt.Errorf("unknown policy source %q (want one of %s)", item, runapi.SourceNames(false))
+	case !kind.Prefix:
 		return Source{Name: item}, nil
-	case strings.HasPrefix(item, sourceGenPrefix):
-		name := strings.TrimPrefix(item, sourceGenPrefix)
+	case kind.Name == sourceGenPrefix:
+		name := arg
 		if _, err := genname.Parse(name); err != nil {
 			return Source{}, fmt.Errorf("source %q: %w", item, err)
 		}
 		return Source{Name: item, Generator: name}, nil
-	case strings.HasPrefix(item, sourceDirPrefix):
-		p := strings.TrimPrefix(item, sourceDirPrefix)
+	default: // dir:PATH
+		p := arg
 		if p == "" {
 			return Source{}, fmt.Errorf("source %q: dir: needs a path", item)
 		}
@@ -97,7 +101,6 @@ func parseSource(item string) (Source, error) {
 		}
 		return Source{Name: sourceDirPrefix + abs, Dir: abs}, nil
 	}
-	return Source{}, fmt.Errorf("unknown policy source %q (want unconstrained, spec, trace, allow-all, dir:PATH or gen:GENERATOR)", item)
 }
 
 // denyAll is what a run whose policy is invalid runs under.
@@ -115,6 +118,9 @@ type runPolicy struct {
 	// deny-all); err says why.
 	valid bool
 	err   string
+	// generated: a generator's answer; an invalid one is not run (the
+	// run is classified invalid_policy and scores 0).
+	generated bool
 }
 
 // trial is the part of rp a trial's row is derived from.

@@ -211,6 +211,12 @@ func openStore(dbDir, out *safefile.Dir) (*Store, error) {
 		db.Close()
 		return fail(storeError(err))
 	}
+	// After nullableUtility, which copies the table into its first
+	// schema's columns.
+	if err := addStageColumns(db); err != nil {
+		db.Close()
+		return fail(storeError(err))
+	}
 	if err := s.backfillHashes(); err != nil {
 		db.Close()
 		return fail(storeError(err))
@@ -403,6 +409,9 @@ func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) err
 		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid,
 		exitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced, hex.EncodeToString(sum[:]),
 		r.AgentStopReason, substituted, tokensIn, tokensOut, exposure, networkF1)
+	if err == nil {
+		err = putStage(tx, r)
+	}
 	if err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))

@@ -40,12 +40,13 @@ type benchFlags struct {
 	baseMap        []string
 	embedded       embeddedFlags
 	models         modelFlags
+	pipeline       pipelineFlags
 }
 
 func (a *app) benchCmd() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
-		Use:   `bench --tasks DIR --sources LIST --agent oracle|cmd:"..."|openai:MODEL --out DIR`,
+		Use:   `bench --tasks DIR (--sources LIST --agent oracle|cmd:"..."|openai:MODEL | --pipeline published|FILE --generator LIST --executor LIST) --out DIR`,
 		Short: "Run the benchmark: tasks × policy sources × agents × trials, into a results database",
 		Long: `Run every task of --tasks under every policy source, with the agent, --trials
 times, through the daemon (embedded when none listens; root), and store one
@@ -65,6 +66,14 @@ tasks also run the shortcut agent, so that exposure is measured. --agent
 openai:MODEL runs a model as the agent (see "authbench task run --help"),
 configured by the model flags, the config file's [model] table and
 OPENAI_BASE_URL / OPENAI_API_KEY.
+
+--pipeline published runs the published stages instead of --sources and
+--agent: per task the oracle under the spec, 3 generation attempts per
+--generator (scored, no agent), 3 unconstrained replays per --executor, 1
+replay under each generator's first valid policy and 1 under the curated
+spec, each run stored with its stage and attempt; --pipeline FILE reads
+another layout (TOML or JSON, docs/benchmark.md); --STAGE-attempts N sets a
+stage's count.
 
 The same command again resumes: finished runs are skipped, runs that ended in
 an error are run again. An out dir made with other settings is refused.
@@ -90,19 +99,28 @@ Broken tasks are listed and skipped. Exit status 0 when every run is stored.`,
 	f.embedded.register(fl, imagesDirUsage, "run untraced when embedded (no eBPF; no traced exposure; runs are verifier_untraced, left out of rates unless --trust-verifiers)")
 	f.models.register(fl, "agent")
 	f.requests.register(fl)
+	f.pipeline.register(fl)
 	return cmd
 }
 
 // config checks the flags and builds the bench's configuration.
 func (f benchFlags) config() (bench.Config, error) {
-	for _, req := range []struct{ flag, v string }{{"--tasks", f.tasks}, {"--sources", f.sources}, {"--agent", f.agent}, {"--out", f.out}} {
+	pl, err := f.pipeline.build()
+	if err != nil {
+		return bench.Config{}, err
+	}
+	required := []struct{ flag, v string }{{"--tasks", f.tasks}, {"--out", f.out}}
+	if pl == nil {
+		required = append(required, struct{ flag, v string }{"--sources", f.sources}, struct{ flag, v string }{"--agent", f.agent})
+	}
+	for _, req := range required {
 		if req.v == "" {
 			return bench.Config{}, core.UsageErrorf("bench: %s is required", req.flag)
 		}
 	}
-	sources, err := bench.ParseSources(f.sources)
+	sources, agentName, err := f.pipelineSources(pl)
 	if err != nil {
-		return bench.Config{}, core.UsageErrorf("--sources: %v", err)
+		return bench.Config{}, err
 	}
 	shard, err := bench.ParseShard(f.shard)
 	if err != nil {
@@ -119,7 +137,7 @@ func (f benchFlags) config() (bench.Config, error) {
 	if _, err := netpolicy.ParseAllowList("--agent-allow-host", f.allowHosts); err != nil {
 		return bench.Config{}, core.UsageErrorf("%v", err)
 	}
-	rq := runapi.TaskRequest{Agent: f.agent}
+	rq := runapi.TaskRequest{Agent: agentName}
 	if err := f.requests.apply(&rq); err != nil {
 		return bench.Config{}, err
 	}
@@ -133,7 +151,7 @@ func (f benchFlags) config() (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
-	model, err := f.models.config(f.agent)
+	model, err := f.models.config(agentName)
 	if err != nil {
 		return bench.Config{}, err
 	}
@@ -143,7 +161,7 @@ func (f benchFlags) config() (bench.Config, error) {
 	}
 	return bench.Config{TasksDir: f.tasks, Sources: sources, Agent: f.agent, Model: model, GenModel: genModel, Trials: f.trials, Parallel: f.parallel,
 		Shard: shard, Semantics: f.semantics, Caps: f.caps, AgentAllowHosts: f.allowHosts, TrustVerifiers: f.trustVerifiers, BaseMap: m, Out: f.out, Attribute: f.attribute,
-		Requests: rq.Requests, MaxRequests: rq.MaxRequests, RequestTimeoutS: rq.RequestTimeoutS}, nil
+		Requests: rq.Requests, MaxRequests: rq.MaxRequests, RequestTimeoutS: rq.RequestTimeoutS, Pipeline: pl}, nil
 }
 
 func (a *app) runBench(f benchFlags) error {

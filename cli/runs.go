@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -116,7 +115,7 @@ func (a *app) printRunTable(runs []*runapi.Run) {
 			exit = fmt.Sprint(*r.ExitCode)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r.ID, r.State, exit, r.CallerUID,
-			r.CreatedAt.Local().Format(time.DateTime), len(r.DeniedAccesses()), termtext.Escape(strings.Join(r.Request.Command, " ")))
+			r.CreatedAt.Local().Format(time.DateTime), len(r.DeniedAccesses()), termtext.Escape(r.Request.Summary()))
 	}
 	tw.Flush()
 }

@@ -135,7 +135,7 @@ func (f taskRunFlags) taskRequest(dir string) (*runapi.RunRequest, error) {
 		if err != nil {
 			return nil, err
 		}
-		req.Policy = data
+		req.Task.Policy = data
 	}
 	if f.unconstrained {
 		sources++

@@ -75,12 +75,13 @@ daemon's timeout, a cancel) lists the processes that were still running.`,
 }
 
 func (a *app) runTrace(args []string, out string, ringBytes int, waitTree bool) error {
-	req := &runapi.RunRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true, WaitTree: waitTree}
+	ex := &runapi.ExecRequest{Command: args, Env: os.Environ(), NoSeccomp: true, Trace: true, WaitTree: waitTree}
 	var err error
-	if req.Dir, err = os.Getwd(); err != nil {
+	if ex.Dir, err = os.Getwd(); err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	req.UID, req.GID, req.AllowRoot = core.RequestIdentity(-1, -1)
+	ex.UID, ex.GID, ex.AllowRoot = core.RequestIdentity(-1, -1)
+	req := &runapi.RunRequest{Exec: ex}
 	var file *safefile.File // the events stream into it while the command runs
 	if out != "" && out != "-" {
 		if err := core.CheckOutFile(out); err != nil {

@@ -28,8 +28,9 @@ func TestBuildRequestsNameTheField(t *testing.T) {
 		{`{"build": {"dir": "` + task + `", "family": "python-py313"}}`, "build.family", "takes its bases"},
 		{`{"build": {"family": "nope"}}`, "build.family", "unknown base family"},
 		{`{"build": {"builder": "kaniko"}}`, "build.builder", ""},
-		{`{"command": ["/bin/true"], "build": {}}`, "command", "runs the builder"},
-		{`{"policy": {"read": [], "write": [], "execute": []}, "build": {}}`, "policy", "not confined"},
+		{`{"exec": {"command": ["/bin/true"]}, "build": {}}`, "build", "one kind of run"},
+		{`{"build": {"policy": {"read": [], "write": [], "execute": []}}}`, "build.policy", "unknown field"},
+		{`{"build": {}, "timeout_s": -1}`, "timeout_s", "between 0"},
 		{`{"task": {"dir": "` + task + `"}, "build": {"dir": "` + task + `"}}`, "build", "one kind of run"},
 	}
 	d.wantBadFields(t, tests)

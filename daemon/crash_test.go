@@ -50,12 +50,12 @@ func TestDaemonKillLeavesNoOrphans(t *testing.T) {
 	client := runapi.NewClient(socket)
 	ctx := context.Background()
 	marker := treeMarker()
-	run, err := client.Submit(ctx, &runapi.RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
+	run, err := client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		daemon.Process.Kill()
 		t.Fatal(err)
 	}
-	done, err := client.Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)})
+	done, err := client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		daemon.Process.Kill()
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func TestSIGTERMAbortsRuns(t *testing.T) {
 	daemon := startDaemonProcess(t, socket, state)
 	client := runapi.NewClient(socket)
 	marker := treeMarker()
-	run, err := client.Submit(context.Background(), &runapi.RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
+	run, err := client.Submit(context.Background(), &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		daemon.Process.Kill()
 		t.Fatal(err)

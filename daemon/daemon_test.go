@@ -164,7 +164,7 @@ func TestRefusesCallersOutsideRootAndGroup(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("member of nogroup: HTTP %d %s", code, body)
 	}
-	code, body = rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", `{"command":["/bin/true"],"uid":0,"allow_root":true}`)
+	code, body = rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", `{"exec":{"command":["/bin/true"],"uid":0,"allow_root":true}}`)
 	if code != http.StatusForbidden || !strings.Contains(body, "own uid") {
 		t.Fatalf("member asking for root: HTTP %d %s", code, body)
 	}
@@ -177,21 +177,27 @@ func TestMalformedRequestsNameTheField(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{}, "")
 	tests := []badFieldCase{
-		{`{"command": ["/bin/true"], "bogus": 1}`, "bogus", "unknown field"},
-		{`{"command": "true"}`, "command", "must be []string"},
-		{`{"command": []}`, "command", "non-empty"},
-		{`{"command": ["/bin/true"], "timeout_s": -1}`, "timeout_s", "between 0"},
-		{`{"command": ["/bin/true"], "timeout_s": 1e12}`, "timeout_s", "between 0"},
-		{`{"command": ["/bin/true"], "env": ["NOEQUALS"]}`, "env[0]", "KEY=VALUE"},
-		{`{"command": ["/bin/true"], "dir": "relative"}`, "dir", "absolute"},
-		{`{"command": ["/bin/true"], "policy": {"read": ["x"], "write": [], "execute": []}}`, "policy", "read[0]"},
-		{`{"command": ["/bin/true"], "policy": {"read": [], "write": [], "execute": []}, "baseline": "weird"}`, "baseline", "default"},
-		{`{"command": ["/bin/true"]} {}`, "", "extra data"},
-		{`{"command": [`, "", "malformed JSON"},
-		{`{"command": ["/bin/true"], "uid": 0}`, "allow_root", "explicitly"},
-		{`{"command": ["/bin/true"], "policy": {"read": [], "write": [], "execute": []}, "semantics": "loose"}`, "semantics", "unknown enforcement semantics"},
-		{`{"command": ["/bin/true"], "semantics": "published"}`, "semantics", "need a policy"},
-		{`{"command": ["/bin/true"], "refuse_symlinks": true}`, "refuse_symlinks", "needs a policy"},
+		{`{"exec": {"command": ["/bin/true"], "bogus": 1}}`, "exec.bogus", "unknown field"},
+		{`{"exec": {"command": ["/bin/true"]}, "bogus": 1}`, "bogus", "unknown field"},
+		{`{"command": ["/bin/true"]}`, "command", "unknown field"},
+		{`{"exec": {"command": "true"}}`, "exec.command", "must be []string"},
+		{`{"exec": {"command": []}}`, "exec.command", "non-empty"},
+		{`{"exec": {"command": ["/bin/true"]}, "timeout_s": -1}`, "timeout_s", "between 0"},
+		{`{"exec": {"command": ["/bin/true"]}, "timeout_s": 1e12}`, "timeout_s", "between 0"},
+		{`{"exec": {"command": ["/bin/true"], "env": ["NOEQUALS"]}}`, "exec.env[0]", "KEY=VALUE"},
+		{`{"exec": {"command": ["/bin/true"], "dir": "relative"}}`, "exec.dir", "absolute"},
+		{`{"exec": {"command": ["/bin/true"], "policy": {"read": ["x"], "write": [], "execute": []}}}`, "exec.policy", "read[0]"},
+		{`{"exec": {"command": ["/bin/true"], "policy": {"read": [], "write": [], "execute": []}, "baseline": "weird"}}`, "exec.baseline", "default"},
+		{`{"exec": {"command": ["/bin/true"]}} {}`, "", "extra data"},
+		{`{"exec": {"command": [`, "exec", "malformed JSON"},
+		{`{"exec": {"command": ["/bin/true"], "uid": 0}}`, "exec.allow_root", "explicitly"},
+		{`{"exec": {"command": ["/bin/true"], "policy": {"read": [], "write": [], "execute": []}, "semantics": "loose"}}`, "exec.semantics", "unknown enforcement semantics"},
+		{`{"exec": {"command": ["/bin/true"], "semantics": "published"}}`, "exec.semantics", "need a policy"},
+		{`{"exec": {"command": ["/bin/true"], "refuse_symlinks": true}}`, "exec.refuse_symlinks", "needs a policy"},
+		{`{}`, "", "names no kind of run"},
+		{`{"timeout_s": 5}`, "", "names no kind of run"},
+		{`{"exec": {"command": ["/bin/true"]}, "build": {}}`, "build", "one kind of run"},
+		{`{"exec": {"command": ["/bin/true"]}, "exec": {"command": ["/bin/false"]}}`, "exec", "given twice"},
 	}
 	d.wantBadFields(t, tests)
 	// The daemon keeps serving.
@@ -289,7 +295,7 @@ func TestAbsurdLoadIsRefusedAndServed(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary, MaxActive: 3, MaxConcurrent: 1}, "")
 	ctx := context.Background()
-	req := &runapi.RunRequest{Command: []string{"/bin/sleep", "5"}, UID: uid(65534), GID: uid(65534)}
+	req := &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/sleep", "5"}, UID: uid(65534), GID: uid(65534)}}
 	var ids []string
 	for i := 0; i < 3; i++ {
 		run, err := d.client.Submit(ctx, req)
@@ -311,7 +317,7 @@ func TestAbsurdLoadIsRefusedAndServed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); err != nil {
+	if _, err := d.client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}}); err != nil {
 		t.Fatalf("daemon stopped serving: %v", err)
 	}
 }
@@ -327,7 +333,7 @@ func TestRunsCarryPlanChoices(t *testing.T) {
 	}
 	pol := json.RawMessage(`{"read": ["` + dir + `/link"], "write": [], "execute": ["/usr/bin/true"]}`)
 	ctx := context.Background()
-	run, err := d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, Semantics: "published", UID: uid(65534), GID: uid(65534)})
+	run, err := d.client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/usr/bin/true"}, Policy: pol, Semantics: "published", UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +344,7 @@ func TestRunsCarryPlanChoices(t *testing.T) {
 	if final.Plan == nil || final.Plan.Semantics != policy.SemanticsPublished {
 		t.Fatalf("plan %+v, want published semantics", final.Plan)
 	}
-	run, err = d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/usr/bin/true"}, Policy: pol, RefuseSymlinks: true, UID: uid(65534), GID: uid(65534)})
+	run, err = d.client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/usr/bin/true"}, Policy: pol, RefuseSymlinks: true, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,17 @@
 // SO_PEERCRED: root and members of one group; a member sees and controls
 // only its own runs, runs as itself, at most MaxActivePerUID at once.
 //
-// One request kind, POST /v1/runs, carries four kinds of run, all
-// through the same Manager lifecycle (queue, start, wait or cancel,
+// One request, POST /v1/runs, carries four kinds of run: a tagged union
+// (runapi.RunRequest) with exactly one member, beside the fields common
+// to every kind (timeout_s), decoded strictly and checked once. Each kind
+// is one type of the small runKind interface (validate, execute, its
+// default timeout, whether it takes signals, is traced, lays a rootfs
+// down, and its artifacts), one file each (kind_exec.go, kind_task.go,
+// kind_generate.go, kind_build.go): a fifth kind is one more type. All
+// go through the same Manager lifecycle (queue, start, wait or cancel,
 // signal, record, logs):
-//   - a command under a policy (`authbench exec`, `authbench trace`):
+//   - a command under a policy (RunRequest.Exec; `authbench exec`,
+//     `authbench trace`):
 //     sandbox-init with Landlock, seccomp and an identity, traced, its
 //     denials judged by package audit;
 //   - a task run (RunRequest.Task, package taskrun): the task's agent —

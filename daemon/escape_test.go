@@ -78,8 +78,8 @@ func TestEscapeDaemonConfinedTreeIsRefused(t *testing.T) {
 		uid, gid int
 		body     string
 	}{
-		{"root", 0, 0, `{"command":["/bin/id"],"uid":0,"gid":0,"allow_root":true,"no_seccomp":true}`},
-		{"member by primary group", 65534, 65534, `{"command":["/bin/id"],"no_seccomp":true}`},
+		{"root", 0, 0, `{"exec":{"command":["/bin/id"],"uid":0,"gid":0,"allow_root":true,"no_seccomp":true}}`},
+		{"member by primary group", 65534, 65534, `{"exec":{"command":["/bin/id"],"no_seccomp":true}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +148,7 @@ func TestEscapeDaemonOtherPIDNamespaceIsRefused(t *testing.T) {
 	requireRoot(t)
 	testenv.NeedTools(t, "unshare")
 	d := startTestDaemon(t, Config{}, "")
-	cmd := exec.Command("unshare", "--pid", "--fork", "/usr/bin/python3", "-c", rawRequestScript, d.socket, "POST", "/v1/runs", `{"command":["/bin/true"],"allow_root":true}`)
+	cmd := exec.Command("unshare", "--pid", "--fork", "/usr/bin/python3", "-c", rawRequestScript, d.socket, "POST", "/v1/runs", `{"exec":{"command":["/bin/true"],"allow_root":true}}`)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)

@@ -77,7 +77,7 @@ func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	// it leaves the queued record, which RecoverStale ends as well).
 	var running chan struct{}
 	steps := lifecycle.Steps{KillGrace: killGrace, Track: func(pid int) error {
-		if prep.req.Trace {
+		if prep.req.Exec.Trace {
 			var err error
 			if rec, err = m.startTrace(id, pid, plan, root); err != nil {
 				return err
@@ -188,7 +188,11 @@ func (m *Manager) compilePlan(ar *activeRun, root *policy.Root) (*policy.Plan, e
 // the Manager checks its request with it and attaches the plan to the
 // submission (Attachment.Plan), so that the plan is compiled once.
 func CompileRequestPlan(req *runapi.RunRequest) (*policy.Plan, error) {
-	p := &prepared{req: *req}
+	if req.Exec == nil {
+		return nil, badField("exec", "only a command's plan is compiled before its run")
+	}
+	ex := *req.Exec
+	p := &prepared{req: runapi.RunRequest{Exec: &ex}, kind: execKind{}}
 	if err := p.parsePolicy(); err != nil {
 		return nil, err
 	}
@@ -235,21 +239,22 @@ func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
 // confined as `authbench exec` confines, as the run's uid and gid.
 // sandbox-init finds Command[0] itself, as the run's user in Dir.
 func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, error) {
-	dir := prep.req.Dir
+	req := prep.req.Exec
+	dir := req.Dir
 	if dir == "" {
 		dir = "/"
 	}
 	uid, gid := int(prep.uid), int(prep.gid)
 	spec := sandbox.Spec{
-		Path: prep.req.Command[0], Args: prep.req.Command, Env: prep.req.Env, Dir: dir,
-		AllowUnenforced: prep.req.AllowUnenforced, UID: &uid, GID: &gid, WaitTree: prep.req.WaitTree,
+		Path: req.Command[0], Args: req.Command, Env: req.Env, Dir: dir,
+		AllowUnenforced: req.AllowUnenforced, UID: &uid, GID: &gid, WaitTree: req.WaitTree,
 	}
 	if m.launchOptions().OwnMountNamespace {
 		spec.HidePaths = m.cfg.HidePaths
 	}
 	if plan == nil && prep.seccomp == nil {
 		spec.CloseFDs = true
-		if prep.req.Trace {
+		if req.Trace {
 			// Opens submitted through io_uring are not traced: a traced
 			// run gets no io_uring (libuv and liburing fall back).
 			f, err := noIOUringFilter()
@@ -260,7 +265,7 @@ func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, 
 		}
 		return spec, nil // unconstrained: only the identity changes
 	}
-	spec.Capabilities = prep.req.Capabilities // validated: uid 0 only
-	spec.RefuseUnixConnect = !prep.req.AllowUnixConnect
+	spec.Capabilities = req.Capabilities // validated: uid 0 only
+	spec.RefuseUnixConnect = !req.AllowUnixConnect
 	return spec.Confined(plan, prep.seccomp), nil
 }

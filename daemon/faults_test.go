@@ -51,9 +51,7 @@ func TestFullStateDiskFailsTheRun(t *testing.T) {
 	requireRoot(t)
 	state := smallStateDisk(t, "1m")
 	d := startTestDaemon(t, Config{Self: testBinary, StateDir: state}, "")
-	run := submitAndWait(t, d.client, &runapi.RunRequest{
-		Command: []string{"sh", "-c", "head -c 4000000 /dev/zero; sleep 60"}, UID: uid(65534), GID: uid(65534),
-	})
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "head -c 4000000 /dev/zero; sleep 60"}, UID: uid(65534), GID: uid(65534)}})
 	const want, enospc = "state disk full: write stdout: ", "no space left on device"
 	if run.State != runapi.StateFailed || !strings.HasPrefix(run.Error, want) || !strings.HasSuffix(run.Error, enospc) {
 		t.Fatalf("run = %s %q, want failed with %q...%q", run.State, run.Error, want, enospc)
@@ -79,7 +77,7 @@ func TestFullStateDiskFailsTheRun(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if next := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}); next.State != runapi.StateSucceeded {
+	if next := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}}); next.State != runapi.StateSucceeded {
 		t.Fatalf("next run: %+v", next)
 	}
 }
@@ -91,7 +89,7 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 	state := smallStateDisk(t, "256k")
 	d := startTestDaemon(t, Config{Self: testBinary, StateDir: state}, "")
 	fillDisk(t, state)
-	_, err := d.client.Submit(context.Background(), &runapi.RunRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)})
+	_, err := d.client.Submit(context.Background(), &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/true"}, UID: uid(65534), GID: uid(65534)}})
 	if err == nil || !strings.Contains(err.Error(), "state disk full") {
 		t.Fatalf("submit on a full disk: %v", err)
 	}
@@ -116,10 +114,7 @@ func TestKilledDaemonLeavesAnIncompleteTrace(t *testing.T) {
 	daemon := startDaemonWith(t, socket, state)
 	defer daemon.Process.Kill()
 	client := runapi.NewClient(socket)
-	run, err := client.Submit(context.Background(), &runapi.RunRequest{
-		Command: []string{"sh", "-c", "while :; do cat /etc/hostname >/dev/null; sleep 0.02; done"},
-		Trace:   true, UID: uid(65534), GID: uid(65534),
-	})
+	run, err := client.Submit(context.Background(), &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "while :; do cat /etc/hostname >/dev/null; sleep 0.02; done"}, Trace: true, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}

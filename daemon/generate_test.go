@@ -23,9 +23,11 @@ func TestGenerateRequestsNameTheField(t *testing.T) {
 		{gen(`, "generator": "openai:m"`), "generate.model", "needs a model"},
 		{gen(`, "generator": "spec", "model": {"model": "m"}`), "generate.model", "only an openai:MODEL or st:MODEL generator"},
 		{gen(`, "generator": "openai:m", "model": {"model": "other", "base_url": "http://127.0.0.1:1/v1"}`), "generate.model.model", "is \"other\""},
-		{`{"command": ["/bin/true"], "generate": {"dir": "` + task + `", "generator": "spec"}}`, "command", "takes its command"},
-		{`{"policy": {"read": [], "write": [], "execute": []}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "policy", "generation policy"},
-		{`{"task": {"dir": "` + task + `"}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "generate", "not both"},
+		{`{"exec": {"command": ["/bin/true"]}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "generate", "one kind of run"},
+		{gen(`, "generator": "spec", "policy": {"read": [], "write": [], "execute": []}`), "generate.policy", "unknown field"},
+		{gen(`, "generator": "spec", "command": ["/bin/true"]`), "generate.command", "unknown field"},
+		{`{"task": {"dir": "` + task + `"}, "generate": {"dir": "` + task + `", "generator": "spec"}}`, "generate", "one kind of run"},
+		{gen(`, "generator": "spec"`)[:len(gen(`, "generator": "spec"`))-1] + `, "timeout_s": 1e12}`, "timeout_s", "between 0"},
 		{`{"generate": {"dir": "/nonexistent/task", "generator": "spec"}}`, "generate.dir", ""},
 	}
 	d.wantBadFields(t, tests)

@@ -137,14 +137,12 @@ func TestHalfSentBodyIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	fmt.Fprintf(c, "POST /v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"command\":")
+	fmt.Fprintf(c, "POST /v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"exec\":{\"command\":")
 	if _, err := readRawAnswer(t, c, 10*time.Second); err != nil {
 		t.Fatalf("half-sent body: connection still held: %v", err)
 	}
 
-	run, err := d.client.Submit(context.Background(), &runapi.RunRequest{
-		Command: []string{"sh", "-c", "echo first; sleep 1.5; echo second"}, UID: uid(65534), GID: uid(65534),
-	})
+	run, err := d.client.Submit(context.Background(), &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "echo first; sleep 1.5; echo second"}, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +163,7 @@ func TestPerUIDRunQuota(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary, MaxActivePerUID: 2}, "")
 	member := Peer{PID: int32(os.Getpid()), UID: 65534, GID: 65534}
-	sleep := &runapi.RunRequest{Command: []string{"sleep", "30"}}
+	sleep := &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sleep", "30"}}}
 	for i := 0; i < 2; i++ {
 		if _, err := d.m.Submit(sleep, member); err != nil {
 			t.Fatalf("run %d within the quota: %v", i, err)
@@ -181,7 +179,7 @@ func TestPerUIDRunQuota(t *testing.T) {
 		t.Fatalf("another uid: %v", err)
 	}
 	for i := 0; i < 3; i++ {
-		if _, err := d.client.Submit(context.Background(), &runapi.RunRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)}); err != nil {
+		if _, err := d.client.Submit(context.Background(), &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)}}); err != nil {
 			t.Fatalf("root's run %d: %v", i, err)
 		}
 	}
@@ -196,9 +194,7 @@ func TestPerUIDRunQuota(t *testing.T) {
 func TestOutputBeyondTheCapIsDroppedAndCounted(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary, MaxOutputBytes: 1000}, "")
-	run := submitAndWait(t, d.client, &runapi.RunRequest{
-		Command: []string{"sh", "-c", "head -c 5000 /dev/zero | tr '\\0' x && echo small >&2"}, UID: uid(65534), GID: uid(65534),
-	})
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "head -c 5000 /dev/zero | tr '\\0' x && echo small >&2"}, UID: uid(65534), GID: uid(65534)}})
 	if run.State != runapi.StateSucceeded || run.StdoutDroppedBytes != 4000 || run.StderrDroppedBytes != 0 {
 		t.Fatalf("run = %+v", run)
 	}
@@ -220,10 +216,7 @@ func TestOutputBeyondTheCapIsDroppedAndCounted(t *testing.T) {
 func TestEventsBeyondTheCapAreCountedAsLost(t *testing.T) {
 	tr := testTracer(t)
 	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr, MaxOutputBytes: 4000}, "")
-	run := submitAndWait(t, d.client, &runapi.RunRequest{
-		Command: []string{"sh", "-c", "for i in $(seq 200); do cat /etc/hostname; done >/dev/null"},
-		Trace:   true, UID: uid(65534), GID: uid(65534),
-	})
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "for i in $(seq 200); do cat /etc/hostname; done >/dev/null"}, Trace: true, UID: uid(65534), GID: uid(65534)}})
 	if run.State != runapi.StateSucceeded {
 		t.Fatalf("run = %+v", run)
 	}

@@ -192,7 +192,7 @@ func (m *Manager) RecoverStale() error {
 		if r.State.Terminal() || m.lookup(r.ID) != nil {
 			continue
 		}
-		if r.Request.Task != nil || r.Request.Generate != nil {
+		if k, kerr := kindOf(&r.Request); kerr == nil && k.usesRootfs() {
 			tasks = append(tasks, r.ID)
 		}
 		from := r.State
@@ -231,8 +231,8 @@ func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) 
 	if err := prep.limitMemberModel(peer, m.cfg.MemberModels); err != nil {
 		return nil, err
 	}
-	if prep.req.Trace && m.cfg.Tracer == nil {
-		return nil, badField("trace", "tracing is not available in this daemon")
+	if prep.req.Exec != nil && prep.req.Exec.Trace && m.cfg.Tracer == nil {
+		return nil, badField("exec.trace", "tracing is not available in this daemon")
 	}
 	id, err := newRunID()
 	if err != nil {
@@ -269,7 +269,7 @@ func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) 
 	m.metrics.Transition("", runapi.StateQueued)
 	m.wg.Add(1)
 	go m.run(ar)
-	m.log.Info("run queued", zap.String("run", id), zap.Strings("command", prep.req.Command), zap.Uint32("caller", peer.UID))
+	m.log.Info("run queued", zap.String("run", id), zap.String("kind", kindName(&prep.req)), zap.Uint32("caller", peer.UID))
 	return ar.snapshot(), nil
 }
 
@@ -292,26 +292,13 @@ func (m *Manager) run(ar *activeRun) {
 		m.end(ar, endStateFor(context.Cause(ar.ctx)), context.Cause(ar.ctx), nil)
 		return
 	}
-	timeout := m.cfg.DefaultTimeout
-	if ar.prep.task != nil || ar.prep.generate != nil || ar.prep.req.Build != nil {
-		timeout = maxTimeoutSecond * time.Second // the task's own timeouts apply; a build takes its time
-	}
+	timeout := ar.prep.kind.defaultTimeout(m.cfg.DefaultTimeout)
 	if t := ar.prep.req.TimeoutSeconds; t > 0 {
 		timeout = time.Duration(t * float64(time.Second))
 	}
 	ctx, stop := context.WithTimeoutCause(ar.ctx, timeout, errTimeout)
 	defer stop()
-	var res outcome
-	switch {
-	case ar.prep.req.Build != nil:
-		res = m.executeBuild(ctx, ar)
-	case ar.prep.generate != nil:
-		res = m.executeGenerate(ctx, ar)
-	case ar.prep.task != nil:
-		res = m.executeTask(ctx, ar)
-	default:
-		res = m.execute(ctx, ar)
-	}
+	res := ar.prep.kind.execute(ctx, m, ar)
 	state := runapi.StateSucceeded
 	var failure error
 	switch cause := context.Cause(ctx); {
@@ -438,7 +425,7 @@ func (m *Manager) finishRecord(r *runapi.Run, state runapi.State, failure error,
 // and is marked trace_incomplete.
 func (m *Manager) finishStale(r *runapi.Run) {
 	m.finishRecord(r, runapi.StateAborted, errStale, nil)
-	if (!r.Request.Trace && r.Request.Task == nil && r.Request.Generate == nil) || r.StartedAt == nil {
+	if k, err := kindOf(&r.Request); err != nil || !k.traced(&r.Request) || r.StartedAt == nil {
 		return // nothing was traced
 	}
 	r.TraceIncomplete = true

@@ -33,10 +33,7 @@ func TestRunRecordsMmapExecs(t *testing.T) {
 	pol, _ := json.Marshal(map[string][]string{"read": {data, so}, "write": {},
 		"execute": {"/usr/bin/cat", "/usr/bin/sh", "/usr/bin/dash", "/usr/lib/**", "/lib/**"}})
 	d := startTestDaemon(t, Config{Self: testBinary, Tracer: tr}, "")
-	run := submitAndWait(t, d.client, &runapi.RunRequest{
-		Command: []string{"/bin/sh", "-c", "LD_PRELOAD=" + so + " cat " + data},
-		Policy:  pol, Trace: true, UID: uid(65534), GID: uid(65534),
-	})
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/sh", "-c", "LD_PRELOAD=" + so + " cat " + data}, Policy: pol, Trace: true, UID: uid(65534), GID: uid(65534)}})
 	if run.State != runapi.StateSucceeded {
 		t.Fatalf("run %s: %s", run.State, run.Error)
 	}

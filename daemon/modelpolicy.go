@@ -23,10 +23,7 @@ func (p *prepared) limitMemberModel(peer Peer, pol modelconfig.MemberPolicy) err
 	if p.model == nil || peer.UID == 0 {
 		return nil
 	}
-	field := "task.model"
-	if p.req.Generate != nil {
-		field = "generate.model"
-	}
+	field := p.modelField
 	if err := pol.AllowsBaseURL(p.model.BaseURL); err != nil {
 		return forbidden(RuleModelEndpoint, "%s: %v", field, err)
 	}
@@ -36,14 +33,6 @@ func (p *prepared) limitMemberModel(peer Peer, pol modelconfig.MemberPolicy) err
 	}
 	p.model.MaxTurns, p.model.MaxHistoryBytes = lim.MaxTurns, lim.MaxHistoryBytes
 	redacted := p.model.Redacted()
-	if p.req.Generate != nil {
-		gr := *p.req.Generate
-		gr.Model = &redacted
-		p.req.Generate = &gr
-	} else {
-		tr := *p.req.Task
-		tr.Model = &redacted
-		p.req.Task = &tr
-	}
+	*p.modelAt = &redacted // the member is the run's own copy (validate)
 	return nil
 }

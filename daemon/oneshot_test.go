@@ -22,7 +22,7 @@ func TestOneShotKeepsRecordsInMemory(t *testing.T) {
 	api := NewLocal(m)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run, err := api.Submit(ctx, &runapi.RunRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)})
+	run, err := api.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sleep", "30"}, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}

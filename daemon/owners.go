@@ -34,7 +34,11 @@ func viewFor(peer Peer, r *runapi.Run) *runapi.Run {
 		return r
 	}
 	c := *r
-	c.Request.Env = redactEnv(r.Request.Env)
+	if ex := r.Request.Exec; ex != nil {
+		redacted := *ex
+		redacted.Env = redactEnv(ex.Env)
+		c.Request.Exec = &redacted
+	}
 	return &c
 }
 

@@ -19,7 +19,7 @@ func TestRunsAreVisibleToTheirOwnersOnly(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary}, "nogroup")
 	const alice, bob, group = 65534, 1, 65534
-	code, body := rawRequest(t, d.socket, alice, group, "POST", "/v1/runs", `{"command":["/bin/sleep","30"],"env":["API_KEY=s3cret","PATH=/usr/bin:/bin"]}`)
+	code, body := rawRequest(t, d.socket, alice, group, "POST", "/v1/runs", `{"exec":{"command":["/bin/sleep","30"],"env":["API_KEY=s3cret","PATH=/usr/bin:/bin"]}}`)
 	if code != http.StatusCreated {
 		t.Fatalf("alice's run: HTTP %d %s", code, body)
 	}
@@ -30,7 +30,7 @@ func TestRunsAreVisibleToTheirOwnersOnly(t *testing.T) {
 	if aliceRun.CallerUID != alice || aliceRun.CallerGID != group || aliceRun.CallerPID <= 0 {
 		t.Fatalf("caller identity not recorded: uid %d gid %d pid %d", aliceRun.CallerUID, aliceRun.CallerGID, aliceRun.CallerPID)
 	}
-	rootRun, err := d.client.Submit(context.Background(), &runapi.RunRequest{Command: []string{"/bin/true"}, Env: []string{"ROOT_KEY=x"}, UID: uid(65534), GID: uid(65534)})
+	rootRun, err := d.client.Submit(context.Background(), &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/true"}, Env: []string{"ROOT_KEY=x"}, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +59,8 @@ func TestRunsAreVisibleToTheirOwnersOnly(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &list); code != http.StatusOK || err != nil || len(list) != 1 || list[0].ID != aliceRun.ID {
 		t.Fatalf("alice's list: HTTP %d %s", code, body)
 	}
-	if !reflect.DeepEqual(list[0].Request.Env, []string{"API_KEY=s3cret", "PATH=/usr/bin:/bin"}) {
-		t.Fatalf("alice should see her run's env: %q", list[0].Request.Env)
+	if !reflect.DeepEqual(list[0].Request.Exec.Env, []string{"API_KEY=s3cret", "PATH=/usr/bin:/bin"}) {
+		t.Fatalf("alice should see her run's env: %q", list[0].Request.Exec.Env)
 	}
 	all, err := d.client.List(context.Background())
 	if err != nil || len(all) != 2 {
@@ -73,7 +73,7 @@ func TestRunsAreVisibleToTheirOwnersOnly(t *testing.T) {
 }
 
 func TestViewForRedactsOthersEnv(t *testing.T) {
-	r := &runapi.Run{CallerUID: 5, Request: runapi.RunRequest{Env: []string{"API_KEY=s3cret", "EMPTY=", "A=b=c"}}}
+	r := &runapi.Run{CallerUID: 5, Request: runapi.RunRequest{Exec: &runapi.ExecRequest{Env: []string{"API_KEY=s3cret", "EMPTY=", "A=b=c"}}}}
 	tests := []struct {
 		viewer uint32
 		want   []string
@@ -83,12 +83,12 @@ func TestViewForRedactsOthersEnv(t *testing.T) {
 		{6, []string{"API_KEY=<redacted>", "EMPTY=<redacted>", "A=<redacted>"}},
 	}
 	for _, tt := range tests {
-		got := viewFor(Peer{UID: tt.viewer}, r).Request.Env
+		got := viewFor(Peer{UID: tt.viewer}, r).Request.Exec.Env
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("viewer %d: %q, want %q", tt.viewer, got, tt.want)
 		}
 	}
-	if r.Request.Env[0] != "API_KEY=s3cret" {
+	if r.Request.Exec.Env[0] != "API_KEY=s3cret" {
 		t.Fatal("viewFor changed the record")
 	}
 }

@@ -19,7 +19,7 @@ func TestRequestRefusalsAreLogged(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	d := startTestDaemon(t, Config{Self: testBinary, Log: zap.New(core)}, "nogroup")
 	code, body := rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs",
-		`{"command":["/bin/true"],"uid":0,"allow_root":true,"env":["API_KEY=hunter2"]}`)
+		`{"exec":{"command":["/bin/true"],"uid":0,"allow_root":true,"env":["API_KEY=hunter2"]}}`)
 	if code != http.StatusForbidden || !strings.Contains(body, RuleOwnIdentity) {
 		t.Fatalf("member asking for root: HTTP %d %s", code, body)
 	}
@@ -34,7 +34,7 @@ func TestRequestRefusalsAreLogged(t *testing.T) {
 	if n := testCounterValue(t, d, "authbench_api_refused_total"); n < 1 {
 		t.Fatalf("refusal not counted: %v", n)
 	}
-	code, body = rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", `{"command":["/bin/true"],"env":["API_KEY=hunter2"]}`)
+	code, body = rawRequest(t, d.socket, 65534, 65534, "POST", "/v1/runs", `{"exec":{"command":["/bin/true"],"env":["API_KEY=hunter2"]}}`)
 	if code != http.StatusCreated {
 		t.Fatalf("member's own run: HTTP %d %s", code, body)
 	}

@@ -71,7 +71,7 @@ func submitAndWait(t *testing.T, api runapi.API, req *runapi.RunRequest) *runapi
 	defer cancel()
 	run, err := api.Submit(ctx, req)
 	if err != nil {
-		t.Fatalf("submit %v: %v", req.Command, err)
+		t.Fatalf("submit %v: %v", req.Exec.Command, err)
 	}
 	final, err := api.Wait(ctx, run.ID)
 	if err != nil {
@@ -97,9 +97,7 @@ func readLog(t *testing.T, api runapi.API, id, log string) string {
 func TestRunRecordsExitAndOutput(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
-	run := submitAndWait(t, d.client, &runapi.RunRequest{
-		Command: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}, UID: uid(65534), GID: uid(65534),
-	})
+	run := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}, UID: uid(65534), GID: uid(65534)}})
 	if run.State != runapi.StateFailed || run.ExitCode == nil || *run.ExitCode != 3 {
 		t.Fatalf("run = %+v", run)
 	}
@@ -112,7 +110,7 @@ func TestRunRecordsExitAndOutput(t *testing.T) {
 	if run.UID != 65534 || run.LandlockABI == 0 || run.StartedAt == nil || run.EndedAt == nil {
 		t.Fatalf("record incomplete: %+v", run)
 	}
-	missing := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"no-such-command-xyz"}, AllowRoot: true})
+	missing := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"no-such-command-xyz"}, AllowRoot: true}})
 	if missing.State != runapi.StateFailed || !strings.Contains(missing.Error, "not found") || missing.ExitCode != nil {
 		t.Fatalf("missing command: %+v", missing)
 	}
@@ -137,10 +135,7 @@ func TestConcurrentRunsSeeOnlyTheirOwnTree(t *testing.T) {
 			defer wg.Done()
 			own, next := filepath.Join(dir, names[i]), filepath.Join(dir, names[(i+1)%n])
 			ctx := context.Background()
-			run, err := d.client.Submit(ctx, &runapi.RunRequest{
-				Command: []string{"/bin/sh", "-c", "cat " + own + "; sleep 0.2; cat " + next},
-				Policy:  policyJSON(own), Trace: true, UID: uid(65534), GID: uid(65534),
-			})
+			run, err := d.client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/sh", "-c", "cat " + own + "; sleep 0.2; cat " + next}, Policy: policyJSON(own), Trace: true, UID: uid(65534), GID: uid(65534)}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -245,7 +240,7 @@ func TestCancelAndTimeoutKillTheWholeTree(t *testing.T) {
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	ctx := context.Background()
 	marker := treeMarker()
-	run, err := d.client.Submit(ctx, &runapi.RunRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)})
+	run, err := d.client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +258,7 @@ func TestCancelAndTimeoutKillTheWholeTree(t *testing.T) {
 	waitTreeGone(t, marker, time.Second-time.Since(start))
 
 	marker = treeMarker()
-	timed := submitAndWait(t, d.client, &runapi.RunRequest{Command: backgroundTree(marker), TimeoutSeconds: 0.5, UID: uid(65534), GID: uid(65534)})
+	timed := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: backgroundTree(marker), UID: uid(65534), GID: uid(65534)}, Common: runapi.Common{TimeoutSeconds: 0.5}})
 	if timed.State != runapi.StateTimeout || !strings.Contains(timed.Error, "timed out") || timed.ErrorKind != runapi.ErrorAgentTimeout {
 		t.Fatalf("timed-out run: %+v", timed)
 	}
@@ -274,7 +269,7 @@ func TestClientDisconnectDoesNotStopTheRun(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	ctx, cancel := context.WithCancel(context.Background())
-	run, err := runapi.NewClient(d.socket).Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", "sleep 0.3; echo done"}, UID: uid(65534), GID: uid(65534)})
+	run, err := runapi.NewClient(d.socket).Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/sh", "-c", "sleep 0.3; echo done"}, UID: uid(65534), GID: uid(65534)}})
 	cancel() // the client goes away
 	if err != nil {
 		t.Fatal(err)
@@ -306,12 +301,11 @@ func TestStatusView(t *testing.T) {
 	requireRoot(t)
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	ctx := context.Background()
-	sub, err := d.client.SubmitStatus(ctx, &runapi.RunRequest{
-		Command: []string{"sh", "-c", "exit 3"}, UID: uid(65534), GID: uid(65534)})
+	sub, err := d.client.SubmitStatus(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "exit 3"}, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sub.ID == "" || sub.Request.Command != nil || sub.CreatedAt != (time.Time{}) {
+	if sub.ID == "" || sub.Request.Exec != nil || sub.CreatedAt != (time.Time{}) {
 		t.Fatalf("submit status view = %+v", sub)
 	}
 	full, err := d.client.Wait(ctx, sub.ID)
@@ -355,8 +349,7 @@ func TestStatusView(t *testing.T) {
 	if got, err := status(); err != nil || !reflect.DeepEqual(got, st) {
 		t.Fatalf("status trailer of an ended run = %+v, %v; want %+v", got, err, st)
 	}
-	live, err := d.client.SubmitStatus(ctx, &runapi.RunRequest{
-		Command: []string{"sh", "-c", "sleep 0.3; echo out; exit 4"}, UID: uid(65534), GID: uid(65534)})
+	live, err := d.client.SubmitStatus(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"sh", "-c", "sleep 0.3; echo out; exit 4"}, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/authbench/authbench/runapi"
 )
 
-// ErrNotRunning: the run has no tree to signal (queued, ended, or a task
-// run, whose agent is a container's init).
+// ErrNotRunning: the run has no tree to signal (queued, ended, or of a
+// kind that takes no signals: a task run, whose agent is a container's
+// init, a generation, a build).
 var ErrNotRunning = errors.New("the run has no running command to signal")
 
 // ParseSignal maps a signal name (SIGINT or INT) to a signal the API
@@ -44,7 +45,7 @@ func (m *Manager) Signal(id string, sig syscall.Signal) error {
 		}
 		return ErrNotRunning
 	}
-	if ar.prep.req.Task != nil || ar.prep.req.Generate != nil || ar.attach != nil {
+	if !ar.prep.kind.signalable() || ar.attach != nil {
 		return ErrNotRunning // a container's init; an attached run gets its terminal's signals
 	}
 	select {

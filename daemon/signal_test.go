@@ -32,7 +32,7 @@ func TestSignalReachesTheTreeThroughTheSocket(t *testing.T) {
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	ctx := context.Background()
 	script := `trap 'echo caught; exit 9' TERM; echo ready; while :; do sleep 0.05; done`
-	run, err := d.client.Submit(ctx, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", script}, UID: uid(65534), GID: uid(65534)})
+	run, err := d.client.Submit(ctx, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/sh", "-c", script}, UID: uid(65534), GID: uid(65534)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ func TestSyncedEnd(t *testing.T) {
 	task := runapi.RunRequest{Task: &runapi.TaskRequest{}}
 	gen := runapi.RunRequest{Generate: &runapi.GenerateRequest{}}
 	build := runapi.RunRequest{Build: &runapi.BuildRequest{}}
-	cmd := runapi.RunRequest{Command: []string{"true"}}
+	cmd := runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"true"}}}
 	for _, tc := range []struct {
 		name  string
 		state runapi.State

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,32 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/authbench/authbench/daemon/work"
-	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 )
-
-// executeTask carries out a task run (Config.Work) in the run's
-// directory and records its result. The run succeeds when the task run
-// was carried out, whatever the verdicts; its exit code is the agent's.
-func (m *Manager) executeTask(ctx context.Context, ar *activeRun) outcome {
-	prep := ar.prep
-	tr := prep.req.Task
-	run, stop := m.startTaskWork(ar, prep.task, tr.BaseMap)
-	defer stop()
-	res, err := m.cfg.Work.RunTask(ctx, work.TaskJob{Env: run,
-		Source: tr.PolicySource, Policy: prep.policy, Semantics: policy.Semantics(tr.Semantics), Agent: tr.Agent, Model: prep.model,
-		Capabilities: prep.caps, AllowHosts: tr.AgentAllowHosts,
-		Requests: tr.Requests, RequestLimits: RequestLimits(tr)})
-	if res != nil {
-		m.amend(ar, func(r *runapi.Run) { r.TaskResult = res }) // saved with the end; its counts and denials are read there
-	}
-	if err != nil {
-		return outcome{startErr: err, killed: ctx.Err() != nil}
-	}
-	// Ended early (cancel, deadline, daemon stopping) at any step, the
-	// agent's or a verifier's: the run ends as its cause says.
-	return outcome{exitCode: res.ExitCode, killed: ctx.Err() != nil}
-}
 
 // startTaskWork marks ar running and returns the daemon's part of the
 // environment of a run on task (runc state, the run's directory and

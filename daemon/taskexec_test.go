@@ -2,12 +2,13 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"github.com/authbench/authbench/daemon/taskwork"
 	"net/http"
 	"path/filepath"
 	"testing"
 
+	"github.com/authbench/authbench/daemon/taskwork"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/runapi"
 )
@@ -59,7 +60,8 @@ func TestTaskRunThroughTheAPI(t *testing.T) {
 		{runapi.TaskRequest{Dir: "relative", PolicySource: "spec", Agent: "oracle"}, "task.dir"},
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "robot"}, "task.agent"},
 		{runapi.TaskRequest{Dir: dir, PolicySource: "model", Agent: "oracle"}, "task.policy_source"},
-		{runapi.TaskRequest{Dir: dir, PolicySource: "policy", Agent: "oracle"}, "policy"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "policy", Agent: "oracle"}, "task.policy"},
+		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Policy: json.RawMessage(`{"read":[],"write":[],"execute":[]}`)}, "task.policy"},
 		{runapi.TaskRequest{Dir: dir, PolicySource: "spec", Agent: "oracle", Semantics: "loose"}, "task.semantics"},
 	} {
 		_, err := d.client.Submit(context.Background(), &runapi.RunRequest{Task: &bad.task})

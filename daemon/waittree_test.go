@@ -23,8 +23,7 @@ func TestWaitTreeWaitsForOrphans(t *testing.T) {
 	for _, wait := range []bool{true, false} {
 		out := filepath.Join(dir, "orphan-"+map[bool]string{true: "waited", false: "killed"}[wait])
 		script := "(sleep 0.3; echo late > " + out + ") & exit 3"
-		final := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", script},
-			UID: uid(65534), GID: uid(65534), Trace: true, NoSeccomp: true, WaitTree: wait})
+		final := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/sh", "-c", script}, UID: uid(65534), GID: uid(65534), Trace: true, NoSeccomp: true, WaitTree: wait}})
 		if final.ExitStatus == nil || *final.ExitStatus != 3 {
 			t.Fatalf("wait_tree=%v: %+v, want exit status 3", wait, final)
 		}
@@ -46,8 +45,7 @@ func TestCutShortRunNamesProcessesStillRunning(t *testing.T) {
 	d := startTestDaemon(t, Config{Self: testBinary}, "")
 	marker := treeMarker()
 	script := "sleep " + marker + " & sleep " + marker + " & exit 0"
-	final := submitAndWait(t, d.client, &runapi.RunRequest{Command: []string{"/bin/sh", "-c", script},
-		UID: uid(65534), GID: uid(65534), WaitTree: true, TimeoutSeconds: 0.5})
+	final := submitAndWait(t, d.client, &runapi.RunRequest{Exec: &runapi.ExecRequest{Command: []string{"/bin/sh", "-c", script}, UID: uid(65534), GID: uid(65534), WaitTree: true}, Common: runapi.Common{TimeoutSeconds: 0.5}})
 	if final.State != runapi.StateTimeout {
 		t.Fatalf("run is %s, want timeout: %+v", final.State, final)
 	}

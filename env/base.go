@@ -22,10 +22,14 @@ import (
 // that old bases are not reused.
 const baseFormat = 2
 
-// BasePackages are installed on top of debootstrap's minbase.
+// BasePackages are installed on top of debootstrap's minbase. netbase
+// and locales are there for the files the default runtime baseline names
+// (/etc/services, /etc/protocols, /etc/locale.alias): under the published
+// semantics a spec's implicit read of a missing file grants its nearest
+// existing ancestor, /etc.
 var BasePackages = []string{
-	"acl", "ca-certificates", "curl", "file", "gcc", "git", "golang-go", "jq", "libc6-dev", "make",
-	"nodejs", "procps", "python-is-python3", "python3", "python3-pytest", "sqlite3",
+	"acl", "ca-certificates", "curl", "file", "gcc", "git", "golang-go", "jq", "libc6-dev", "locales", "make",
+	"netbase", "nodejs", "procps", "python-is-python3", "python3", "python3-pytest", "sqlite3",
 }
 
 // BaseImageName is the name the base has in the builder's storage; a

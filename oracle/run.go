@@ -49,7 +49,7 @@ func runTask(ctx context.Context, api runapi.API, t *tasks.Task, ro RunOptions, 
 		if err != nil {
 			return nil, err
 		}
-		req.Policy = data
+		req.Task.Policy = data
 	}
 	if err := setSemantics(req, ro.Semantics); err != nil {
 		return nil, err

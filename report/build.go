@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
 	"github.com/authbench/authbench/verdict"
 )
@@ -40,7 +41,7 @@ func Build(records []trial.Record, opts Options) *Report {
 		Rows: []Row{}, Failures: []FailureDist{}, Tasks: []TaskRun{},
 		Skipped: append([]trial.SkippedTask{}, opts.Skipped...),
 	}
-	groups := groupRows(runs)
+	groups := groupRows(tableRuns(runs))
 	for _, g := range groups {
 		row := buildRow(g, opts)
 		rep.Errors += row.Errors
@@ -53,6 +54,7 @@ func Build(records []trial.Record, opts Options) *Report {
 		}
 	}
 	rep.Requests = requestsRows(groups, opts)
+	rep.Stages, rep.Models = stageRows(runs, opts), modelRows(runs, opts)
 	for i := range runs {
 		rep.Tasks = append(rep.Tasks, taskRun(&runs[i], opts))
 	}
@@ -111,13 +113,16 @@ func newer(a, b *trial.Record) bool {
 // Known sources and agents come first, in this order; others follow in
 // lexical order.
 var (
-	sourceOrder    = []string{"unconstrained", "spec", "trace", "allow-all"}
 	agentOrder     = []string{"oracle", "shortcut"}
 	semanticsOrder = []string{"", DefaultSemantics}
 )
 
-func compareSources(a, b string) int { return compareKnown(sourceOrder, a, b) }
-func compareAgents(a, b string) int  { return compareKnown(agentOrder, a, b) }
+// compareSources orders sources as the vocabulary lists their kinds
+// (runapi.SourceKinds), then by name.
+func compareSources(a, b string) int {
+	return cmp.Or(cmp.Compare(runapi.SourceRank(a), runapi.SourceRank(b)), cmp.Compare(a, b))
+}
+func compareAgents(a, b string) int { return compareKnown(agentOrder, a, b) }
 func compareSemantics(a, b string) int {
 	return compareKnown(semanticsOrder, a, b)
 }

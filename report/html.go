@@ -23,6 +23,11 @@ func (r *Report) HTML(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("render charts: %w", err)
 	}
+	models, err := r.modelCharts()
+	if err != nil {
+		return fmt.Errorf("render charts: %w", err)
+	}
+	charts = append(charts, models...)
 	page := htmlPage{
 		Summary: r.summary(),
 		Style:   template.CSS(fontFace() + pageStyle),

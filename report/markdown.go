@@ -57,6 +57,12 @@ func (r *Report) lists() []list {
 		{"skipped", "Skipped tasks", skippedIntro, r.skippedTable()},
 		{"substituted", "Runs not on the published image", substitutedIntro, r.substitutedTable()},
 	}
+	if len(r.Stages) > 0 {
+		ls = append(ls, list{"stages", "Pipeline stages", stagesIntro, r.stagesTable()})
+	}
+	if len(r.Models) > 0 {
+		ls = append(ls, list{"models", "Across models", modelsIntro, r.modelsTable()})
+	}
 	if tk := r.tokensTable(); len(tk.Rows) > 0 {
 		ls = append(ls, list{"tokens", "Tokens and cost", tokensIntro, tk})
 	}

@@ -7,7 +7,9 @@
 // utility rates pass^k; bench --attribute's re-runs are summarised per
 // source and agent (AttributionRow). Blocked attacks, spec gaps, skipped
 // tasks, untraced verifiers and agents that failed while V_u passed are
-// counted or listed apart.
+// counted or listed apart. A bench --pipeline's runs add pass@k and
+// pass^k per stage (StageRow), and every report with generator or model
+// agent runs the report across models (ModelRow) with its figures.
 //
 // Build is a pure function of the records; the renderers only format the
 // Report it returns, escaping every untrusted text (task and agent names,
@@ -66,6 +68,12 @@ type Report struct {
 	// Requests summarises run-time permission requests per row (rows
 	// whose runs had a --requests decider only).
 	Requests []RequestsRow `json:"permission_requests,omitempty"`
+	// Stages is a bench --pipeline's table: pass@k and pass^k per stage,
+	// source and agent (absent without pipeline runs).
+	Stages []StageRow `json:"stages,omitempty"`
+	// Models is the report across models: one row per generator and per
+	// model executor (absent when no run has one).
+	Models []ModelRow `json:"models,omitempty"`
 	// Tasks is the drill-down: one entry per run, ordered by task, source,
 	// agent and trial.
 	Tasks []TaskRun `json:"tasks"`

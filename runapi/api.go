@@ -44,8 +44,10 @@ type Process struct {
 	Cmdline string `json:"cmdline,omitempty"`
 }
 
-// RunRequest is the body of POST /v1/runs.
-type RunRequest struct {
+// ExecRequest asks for one command run: argv under a policy, confined
+// by sandbox-init with Landlock, seccomp and an identity, traced when
+// asked (`authbench exec`, `authbench trace`).
+type ExecRequest struct {
 	// Command is argv; Command[0] is an absolute path or a name looked
 	// up in the PATH of Env.
 	Command []string `json:"command"`
@@ -80,9 +82,6 @@ type RunRequest struct {
 	// a kernel whose Landlock cannot restrict them (below ABI 9), where a
 	// confined tree may otherwise make no unix socket but socketpair.
 	AllowUnixConnect bool `json:"allow_unix_connect,omitempty"`
-	// TimeoutSeconds kills the tree after that long; 0 means the
-	// daemon's default.
-	TimeoutSeconds float64 `json:"timeout_s,omitempty"`
 	// Trace records every file event of the tree. A traced run without
 	// any seccomp filter (no_seccomp) gets one that only makes io_uring
 	// unavailable (ENOSYS), so that its file accesses stay visible.
@@ -96,14 +95,6 @@ type RunRequest struct {
 	// run ends with the root; in a PID namespace of its own (a root
 	// daemon) the kernel then kills the rest of the tree.
 	WaitTree bool `json:"wait_tree,omitempty"`
-	// Task, when set, makes this a task run (command, dir, env, uid/gid
-	// and seccomp are then the task's): see TaskRequest.
-	Task *TaskRequest `json:"task,omitempty"`
-	// Generate, when set, makes this a permission generation: see
-	// GenerateRequest.
-	Generate *GenerateRequest `json:"generate,omitempty"`
-	// Build, when set, makes this an image build: see BuildRequest.
-	Build *BuildRequest `json:"build,omitempty"`
 }
 
 // TaskRequest asks for one task run: the task's agent runs in a fresh
@@ -112,9 +103,12 @@ type RunRequest struct {
 type TaskRequest struct {
 	// Dir is the task directory (Harbor layout), absolute.
 	Dir string `json:"dir"`
-	// PolicySource is "unconstrained", "spec" or "policy" (then the
-	// request's policy is π).
+	// PolicySource is "unconstrained", "spec" or "policy" (then Policy
+	// is π).
 	PolicySource string `json:"policy_source"`
+	// Policy is π of policy source "policy"; the other sources take
+	// none.
+	Policy json.RawMessage `json:"policy,omitempty"`
 	// Agent is "oracle", "shortcut", `cmd:COMMAND` or `openai:MODEL`.
 	Agent string `json:"agent"`
 	// Model is the endpoint and options of an openai:MODEL agent,

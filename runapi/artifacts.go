@@ -133,10 +133,15 @@ var GenerationArtifacts = []Artifact{
 	{API: LogBuild, File: FileBuildLog},
 }
 
+// BuildArtifacts are the files of an image build.
+var BuildArtifacts = []Artifact{
+	{API: LogBuild, File: FileBuildLog},
+}
+
 // logFiles maps every API name to its file: one file per name whatever
 // the kind of run (checkArtifacts).
 var logFiles = func() map[string]string {
-	files, err := checkArtifacts(CommandArtifacts, TaskArtifacts, GenerationArtifacts)
+	files, err := checkArtifacts(CommandArtifacts, TaskArtifacts, GenerationArtifacts, BuildArtifacts)
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 // Package runapi is the run API of authbench: the wire types of the
-// daemon's HTTP API over its unix socket (RunRequest, TaskRequest,
-// GenerateRequest, Run), the records a run produces (TaskResult,
+// daemon's HTTP API over its unix socket (RunRequest, a tagged union of
+// ExecRequest, TaskRequest, GenerateRequest and BuildRequest with the
+// Common fields, read strictly by DecodeRunRequest; Run), the records a run produces (TaskResult,
 // result.json; GenerationRecord, generation.json), the API interface
 // every caller of runs uses, and the socket Client.
 //

@@ -110,6 +110,10 @@ type Identity struct {
 	// Semantics is the enforcement semantics of the plan ("published" or
 	// "precise"); empty for unconstrained runs.
 	Semantics string `json:"semantics,omitempty"`
+	// Stage is the pipeline stage of a bench --pipeline run (oracle,
+	// generate, unconstrained, generated, spec), whose attempt number is
+	// Trial; empty for other benches.
+	Stage string `json:"stage,omitempty"`
 }
 
 // Verdicts are what the verifiers and the trace said of a run.

@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/authbench/authbench/verdict"
 	"os"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/verdict"
 )
 
 // goldenRows are results rows written by the bench before the record's

@@ -46,6 +46,7 @@ type Request struct {
 	Authorization string      // the Authorization header
 	Header        http.Header // all headers
 	Body          []byte
+	Path          string    // the request's URL path
 	Time          time.Time // when the request arrived
 }
 
@@ -77,9 +78,14 @@ func New(t testing.TB, replies ...Reply) *Server {
 // f(n, req).
 func NewFunc(t testing.TB, f func(n int, req Request) Reply) *Server {
 	t.Helper()
+	return start(t, f, "POST /v1/chat/completions", (*Server).serve)
+}
+
+// start starts a server answering route with serve.
+func start(t testing.TB, f func(n int, req Request) Reply, route string, serve func(*Server, http.ResponseWriter, *http.Request)) *Server {
 	s := &Server{t: t, f: f}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", s.serve)
+	mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) { serve(s, w, r) })
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/v1"
 	t.Cleanup(s.srv.Close)
@@ -94,12 +100,25 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.handle(w, r, wire{parse: parseRequest, stream: writeStream, json: func(model string, reply Reply) any { return completion(model, reply) }})
+}
+
+// wire is one API's request and reply formats.
+type wire struct {
+	parse  func(body []byte) (Request, error)
+	stream func(w http.ResponseWriter, model string, r Reply)
+	json   func(model string, r Reply) any
+}
+
+// handle records a request of the API a speaks and answers it with the
+// next scripted reply in that API's format.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, a wire) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req, err := parseRequest(body)
+	req, err := a.parse(body)
 	if err != nil {
 		s.t.Errorf("agenttest: bad request body: %v", err)
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -107,6 +126,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Authorization = r.Header.Get("Authorization")
 	req.Header = r.Header.Clone()
+	req.Path = r.URL.Path
 	req.Time = time.Now()
 	s.mu.Lock()
 	n := len(s.reqs)
@@ -144,11 +164,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case req.Stream:
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(status)
-		writeStream(w, req.Model, reply)
+		a.stream(w, req.Model, reply)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(completion(req.Model, reply))
+		json.NewEncoder(w).Encode(a.json(req.Model, reply))
 	}
 }
 
@@ -261,13 +281,14 @@ func writeStream(w http.ResponseWriter, model string, r Reply) {
 	io.WriteString(w, "data: [DONE]\n\n")
 }
 
-// LastToolResult returns the content of the last "tool" message in req
-// ("" when there is none).
+// LastToolResult returns the content of the last tool result in req:
+// a "tool" message (chat completions), a user message's last tool_result
+// block (Messages) or a function_call_output item (Responses); "" when
+// there is none.
 func LastToolResult(req Request) string {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
-		m := req.Messages[i]
-		if m["role"] == "tool" {
-			return contentText(m["content"])
+		if text, ok := toolResult(req.Messages[i]); ok {
+			return text
 		}
 	}
 	return ""

@@ -1,10 +1,14 @@
 // Package installed runs real agent harnesses — OpenClaw, pi, Qwen Code,
-// opencode — inside a task's confined container
+// opencode, Claude Code, Codex — inside a task's confined container
 // (`--agent installed:NAME[@VERSION][:MODEL]`), as Harbor's installed
 // agents do.
 //
 // A harness is a program from the npm registry: a Node.js script, or a
-// compiled binary its package names per platform (opencode). Its layer
+// compiled binary its package names per platform (opencode, Claude
+// Code; Codex's script replaces itself with one). It speaks one model
+// API (Harness.API): OpenAI chat completions, OpenAI Responses (Codex)
+// or Anthropic Messages (Claude Code); the run's proxy puts the real key
+// in the header that API reads. Its layer
 // (Node ≥ 24 from the registry's node-linux-<arch> package, the
 // harness's package tree installed without running any package script)
 // is made once per version on the host and cached (Layer): a run adds it
@@ -25,7 +29,8 @@
 // its own:
 //
 //   - harness.go (pure): the Harness type, the table, names, Run, argv, env;
-//   - openclaw.go, pi.go, qwen.go, opencode.go: one harness each;
+//   - openclaw.go, pi.go, qwen.go, opencode.go, claude.go, codex.go: one
+//     harness each;
 //   - layer.go: making and caching a harness's layer with npm;
 //   - transcript.go: reading session files and databases beneath the
 //     run's upper layer, and the converters' shared steps.

@@ -95,6 +95,9 @@ type Harness struct {
 	Events func(root *safefile.Dir) (events [][]byte, file string, err error)
 	// Convert converts those events to ATIF (pure).
 	Convert func(h Harness, model string, events [][]byte) *agent.Trajectory
+	// ForVersion, when set, is the harness at its Version (a pin): what
+	// differs between its releases, as its entry (pure).
+	ForVersion func(h Harness) Harness
 }
 
 // NodeVersion is the Node.js every layer carries (from the npm
@@ -104,14 +107,18 @@ const NodeVersion = "24.22.3"
 // Model APIs a harness speaks.
 const (
 	APIChatCompletions = "openai-chat-completions"
+	APIResponses       = "openai-responses"
+	APIMessages        = "anthropic-messages"
 )
 
 // Harnesses are the known harnesses, by name.
 var Harnesses = map[string]Harness{
-	"openclaw":  openclaw,
-	"pi":        pi,
-	"qwen-code": qwenCode,
-	"opencode":  opencode,
+	"openclaw":    openclaw,
+	"pi":          pi,
+	"qwen-code":   qwenCode,
+	"opencode":    opencode,
+	"claude-code": claudeCode,
+	"codex":       codex,
 }
 
 // Names lists the known harnesses, sorted.
@@ -150,6 +157,9 @@ func ParseName(name string) (h Harness, model string, ok bool, err error) {
 	}
 	if n.Version != "" {
 		h.Version = n.Version
+	}
+	if h.ForVersion != nil {
+		h = h.ForVersion(h)
 	}
 	return h, n.Model, true, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 func TestParseName(t *testing.T) {
@@ -77,6 +79,11 @@ func TestFiles(t *testing.T) {
 		"opencode": {"provider.authbench.options.baseURL": "http://127.0.0.1:8080/v1", "provider.authbench.options.apiKey": PlaceholderKey,
 			"provider.authbench.npm": "@ai-sdk/openai-compatible", "model": "authbench/scripted", "autoupdate": false, "share": "disabled",
 			"snapshot": false},
+		"claude-code": {"env.ANTHROPIC_BASE_URL": "http://127.0.0.1:8080", "env.ANTHROPIC_MODEL": "scripted",
+			"env.ANTHROPIC_DEFAULT_HAIKU_MODEL": "scripted", "env.CLAUDE_CODE_MAX_OUTPUT_TOKENS": "8192", "permissions.defaultMode": "bypassPermissions"},
+		"codex": {"model_providers.authbench.base_url": "http://127.0.0.1:8080/v1", "model_providers.authbench.wire_api": "responses",
+			"model_providers.authbench.env_key": "OPENAI_API_KEY", "model_provider": "authbench", "model": "scripted",
+			"approval_policy": "never", "sandbox_mode": "danger-full-access", "analytics.enabled": false, "features.plugins": false, "check_for_update_on_startup": false},
 	}
 	for _, name := range Names() {
 		files, err := Harnesses[name].Files(Run{Endpoint: e, Workdir: "/app", Version: Harnesses[name].Version})
@@ -89,8 +96,12 @@ func TestFiles(t *testing.T) {
 			}
 		}
 		var cfg any
-		if err := json.Unmarshal(files[0].Data, &cfg); err != nil {
-			t.Fatal(err)
+		unmarshal := json.Unmarshal
+		if strings.HasSuffix(files[0].Path, ".toml") {
+			unmarshal = toml.Unmarshal
+		}
+		if err := unmarshal(files[0].Data, &cfg); err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
 		if want[name] == nil {
 			t.Errorf("%s: no expectations", name)
@@ -145,6 +156,40 @@ func TestArgv(t *testing.T) {
 		}
 		if _, err := h.Argv(e, strings.Repeat("x", MaxInstructionBytes+1)); err == nil {
 			t.Errorf("%s: an instruction over the bound was accepted", name)
+		}
+	}
+}
+
+// TestClaudeEntryByVersion: Claude Code from 2.1.113 is its compiled
+// binary, run directly; an earlier pin is its Node.js script, run by
+// node; a version that does not parse gets the script.
+func TestClaudeEntryByVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name, entry string
+		native      bool
+	}{
+		{"installed:claude-code:m", "../claude-code-linux-$ARCH/claude", true},
+		{"installed:claude-code@2.1.113:m", "../claude-code-linux-$ARCH/claude", true},
+		{"installed:claude-code@3.0.0:m", "../claude-code-linux-$ARCH/claude", true},
+		{"installed:claude-code@2.1.112:m", "cli.js", false},
+		{"installed:claude-code@2.0.77-beta.1:m", "cli.js", false},
+		{"installed:claude-code@1.0.128:m", "cli.js", false},
+	} {
+		h, _, _, err := ParseName(tc.name)
+		if err != nil || h.Entry != tc.entry || h.Native != tc.native {
+			t.Errorf("%s: entry %q native %v, %v", tc.name, h.Entry, h.Native, err)
+		}
+		argv, err := h.Argv(Run{Endpoint: Endpoint{BaseURL: "http://x/v1", Model: "m"}}, "go")
+		if err != nil || (argv[0] == Node) == tc.native {
+			t.Errorf("%s: argv %q", tc.name, argv)
+		}
+	}
+	if Harnesses["claude-code"].Entry != "../claude-code-linux-$ARCH/claude" {
+		t.Error("a pin changed the table")
+	}
+	for _, v := range []string{"2.1", "x.y.z", ""} {
+		if versionAtLeast(v, 0, 0, 0) {
+			t.Errorf("%q parsed", v)
 		}
 	}
 }

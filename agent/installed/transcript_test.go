@@ -26,22 +26,30 @@ func readEvents(t *testing.T, file string) [][]byte {
 }
 
 // TestToTrajectory: the sessions OpenClaw 2026.9.6, pi 1.6.0, Qwen Code
-// 0.24.4 and opencode 1.18.33 recorded
+// 0.24.4, opencode 1.18.33, Claude Code 2.1.332 and Codex 0.171.0
+// recorded (Claude Code's with its bookkeeping lines but the prompt's
+// attachments left out, Codex's with long texts cut)
 // of one scripted turn (an exec/bash call, then "done") become the same
 // ATIF steps: the task as a user step, the call with its arguments and
 // its result as an observation, the final text, token usage summed.
 func TestToTrajectory(t *testing.T) {
 	for _, tc := range []struct {
 		harness, file, tool string
-		system              bool
+		lead                []string // the steps before the prompt's
 		prompt              string
 	}{
-		{"openclaw", "testdata/openclaw-events.jsonl", "exec", false, "create the file"},
-		{"pi", "testdata/pi-session.jsonl", "bash", true, "create the file"},
-		{"qwen-code", "testdata/qwen-chat.jsonl", "run_shell_command", false, "create the file"},
+		{"openclaw", "testdata/openclaw-events.jsonl", "exec", nil, "create the file"},
+		{"pi", "testdata/pi-session.jsonl", "bash", []string{agent.SourceSystem}, "create the file"},
+		{"qwen-code", "testdata/qwen-chat.jsonl", "run_shell_command", nil, "create the file"},
 		// opencode run quotes an argument holding spaces as it joins them
 		// into its message: the model sees the quotes too.
-		{"opencode", "testdata/opencode-messages.jsonl", "bash", false, `"create the file"`},
+		{"opencode", "testdata/opencode-messages.jsonl", "bash", nil, `"create the file"`},
+		// Claude Code writes the call's answer (a text and a tool_use) as
+		// two lines of one message, each with its usage: one step.
+		{"claude-code", "testdata/claude-session.jsonl", "Bash", nil, "create the file"},
+		// Codex sends its instructions as a developer message and its
+		// environment (the working directory, the shell) as a user one.
+		{"codex", "testdata/codex-rollout.jsonl", "exec_command", []string{agent.SourceSystem, agent.SourceUser}, "create the file"},
 	} {
 		t.Run(tc.harness, func(t *testing.T) {
 			h := Harnesses[tc.harness]
@@ -50,12 +58,12 @@ func TestToTrajectory(t *testing.T) {
 				t.Errorf("root: %+v", tr)
 			}
 			steps := tr.Steps
-			if tc.system {
-				if len(steps) == 0 || steps[0].Source != agent.SourceSystem {
-					t.Fatalf("want a system step first: %+v", steps)
+			for i, src := range tc.lead {
+				if len(steps) <= i || steps[i].Source != src {
+					t.Fatalf("want %v steps first: %+v", tc.lead, steps)
 				}
-				steps = steps[1:]
 			}
+			steps = steps[len(tc.lead):]
 			if len(steps) != 3 {
 				t.Fatalf("steps: %+v", tr.Steps)
 			}

@@ -165,11 +165,11 @@ func (a *App) prepareExec(ef execFlags, args []string) (*runapi.RunRequest, *pol
 // invalid policy or baseline, a pattern too broad to expand) is a usage
 // error.
 func (a *App) compileExecPlan(ef execFlags, req *runapi.RunRequest) (*policy.Plan, error) {
-	if _, err := policy.ParsePolicy(req.Policy, ef.Policy); err != nil {
+	if _, err := policy.ParsePolicy(req.Exec.Policy, ef.Policy); err != nil {
 		return nil, Usage(err)
 	}
 	if ef.Baseline != policy.BaselineDefault && ef.Baseline != policy.BaselineNone {
-		if _, err := policy.ParseSpec(req.Baseline, ef.Baseline); err != nil {
+		if _, err := policy.ParseSpec(req.Exec.Baseline, ef.Baseline); err != nil {
 			return nil, Usage(fmt.Errorf("baseline: %w", err))
 		}
 	}
@@ -196,7 +196,7 @@ func (a *App) compileExecPlan(ef execFlags, req *runapi.RunRequest) (*policy.Pla
 // from it (an embedded one takes the command's compilation of it) and
 // enforces it.
 func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
-	req := &runapi.RunRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
+	req := &runapi.ExecRequest{Command: args, Env: os.Environ(), AllowUnenforced: ef.allowUnenforced,
 		AllowUnixConnect: ef.allowUnixConnect, Trace: ef.trace != "", Capabilities: ef.caps, Semantics: ef.Semantics, RefuseSymlinks: ef.RefuseSymlinks}
 	var err error
 	if req.Dir, err = os.Getwd(); err != nil {
@@ -223,7 +223,7 @@ func (ef execFlags) request(args []string) (*runapi.RunRequest, error) {
 		}
 	}
 	req.UID, req.GID, req.AllowRoot = RequestIdentity(ef.uid, ef.gid)
-	return req, nil
+	return &runapi.RunRequest{Exec: req}, nil
 }
 
 // runExec runs the command confined and propagates its exit status.
@@ -252,7 +252,7 @@ func (a *App) execOnce(ef execFlags, args []string) (*runapi.Run, error) {
 		}
 		defer trace.Abort()
 	}
-	rt, err := a.OpenRunAPI(req.Trace, 0)
+	rt, err := a.OpenRunAPI(req.Exec.Trace, 0)
 	if err != nil {
 		return nil, &ExitError{Code: ExitSandboxFailure, Err: fmt.Errorf("exec: %w", err)}
 	}

@@ -10,7 +10,7 @@ dir=/var/backups/shop
 keep=7
 mkdir -p "$dir"
 out="$dir/shop-$(date +%Y%m%d).sql.gz"
-sqlite3 "$db" .dump | gzip -9 > "$out.tmp"
+sqlite3 -readonly "$db" .dump | gzip -9 > "$out.tmp"
 mv "$out.tmp" "$out"
 ls -1 "$dir"/shop-*.sql.gz | sort -r | tail -n +$((keep + 1)) | xargs -r rm -f --
 SH
@@ -21,7 +21,7 @@ latest=$(ls -1 /var/backups/shop/shop-*.sql.gz | sort | tail -n 1)
 rm -f /tmp/restore-check.db
 gunzip -c "$latest" | sqlite3 /tmp/restore-check.db
 for t in customers orders order_lines; do
-  a=$(sqlite3 /srv/shop/shop.db "SELECT count(*) FROM $t")
+  a=$(sqlite3 -readonly /srv/shop/shop.db "SELECT count(*) FROM $t")
   b=$(sqlite3 /tmp/restore-check.db "SELECT count(*) FROM $t")
   [ "$a" = "$b" ] || { echo "restore check failed for $t: $a != $b" >&2; exit 1; }
 done
