@@ -244,28 +244,30 @@ func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, 
 	if dir == "" {
 		dir = "/"
 	}
-	uid, gid := int(prep.uid), int(prep.gid)
-	spec := sandbox.Spec{
-		Path: req.Command[0], Args: req.Command, Env: req.Env, Dir: dir,
-		AllowUnenforced: req.AllowUnenforced, UID: &uid, GID: &gid, WaitTree: req.WaitTree,
-	}
+	opts := []sandbox.Option{sandbox.AllowUnenforced(req.AllowUnenforced), sandbox.Identity(int(prep.uid), int(prep.gid)),
+		sandbox.WaitTree(req.WaitTree)}
 	if m.launchOptions().OwnMountNamespace {
-		spec.HidePaths = m.cfg.HidePaths
+		opts = append(opts, sandbox.HidePaths(m.cfg.HidePaths...))
 	}
 	if plan == nil && prep.seccomp == nil {
-		spec.CloseFDs = true
+		// Unconstrained: only the identity changes.
+		opts = append(opts, sandbox.CloseInheritedFDs())
 		if req.Trace {
 			// Opens submitted through io_uring are not traced: a traced
 			// run gets no io_uring (libuv and liburing fall back).
 			f, err := noIOUringFilter()
 			if err != nil {
-				return spec, err
+				return sandbox.Spec{}, err
 			}
-			spec.Seccomp = f
+			opts = append(opts, sandbox.Seccomp(f))
 		}
-		return spec, nil // unconstrained: only the identity changes
+	} else {
+		opts = append(opts, sandbox.Capabilities(req.Capabilities...), // validated: uid 0 only
+			sandbox.RefuseUnixConnect(!req.AllowUnixConnect), sandbox.Confined(plan, prep.seccomp))
 	}
-	spec.Capabilities = req.Capabilities // validated: uid 0 only
-	spec.RefuseUnixConnect = !req.AllowUnixConnect
-	return spec.Confined(plan, prep.seccomp), nil
+	c, err := sandbox.NewConfinement(opts...)
+	if err != nil {
+		return sandbox.Spec{}, err
+	}
+	return c.Spec(sandbox.Command{Path: req.Command[0], Args: req.Command, Env: req.Env, Dir: dir}), nil
 }

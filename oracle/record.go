@@ -107,17 +107,60 @@ func Record(ctx context.Context, api runapi.API, t *tasks.Task, opts RecordOptio
 		env = RootEnv{opts.Root}
 	}
 	rep := &Report{Task: t.Name, Compactions: []Compaction{}, Nondeterministic: []Nondeterministic{}, Warnings: []string{}}
-	counts := make([]AxisCounts, len(policy.Axes))
-	perRun := make([][len(policy.Axes)][]string, n)
-	logs := map[string]*Compaction{}
-	var overlaps []Overlap
-	allCreated := map[string]bool{}
-	workDirs := map[string]bool{}
-	listings := map[string]bool{}
+	rc := deriveRuns(t, reps, env, rep)
+	if len(rc.overlaps) > 0 {
+		return nil, rep, &SensitiveOverlapError{Task: t.Name, Overlaps: dedupOverlaps(rc.overlaps), Where: "oracle's own accesses"}
+	}
+	if opts.Root != nil {
+		if err := checkScoredRoots(t, opts.Root, rc.created, rep); err != nil {
+			return nil, rep, err
+		}
+	}
+	rc.warn(t, env, rep)
+	merged, nd := Merge(rc.perRun)
+	rep.Nondeterministic = nd
+	rep.Compactions = sortedCompactions(rc.logs)
+	spec, err := requiredSpec(t.Spec, merged, rc.counts)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.Axes = rc.counts
+	if t.Spec.Network.Declared {
+		spec.Network.Required = recordedNetwork(reps, t.Spec.Network)
+		rep.Network = policy.HostStrings(spec.Network.Required)
+	}
+	if opts.Root != nil {
+		dropSensitiveGrants(spec, opts.Root, opts.Semantics, rep)
+	}
+	out, err := finishRecorded(ctx, api, t, spec, opts, rep)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.Diff = DiffRequired(out.Required, t.Spec, opts.Root)
+	return out, rep, nil
+}
+
+// recording is what a task's recording runs add up to, before merging.
+type recording struct {
+	counts   []AxisCounts
+	perRun   [][len(policy.Axes)][]string // each run's compacted paths per axis
+	logs     map[string]*Compaction
+	overlaps []Overlap
+	created  map[string]bool // files any run created
+	workDirs map[string]bool // directories any run worked in
+	listings map[string]bool // scored roots a run listed (not recorded)
+}
+
+// deriveRuns derives each run's accesses (filtered to the scored roots,
+// implicit permissions left out, compacted) and adds them up; each
+// run's summary goes to rep.
+func deriveRuns(t *tasks.Task, reps []*replay, env Env, rep *Report) *recording {
+	rc := &recording{counts: make([]AxisCounts, len(policy.Axes)), perRun: make([][len(policy.Axes)][]string, len(reps)),
+		logs: map[string]*Compaction{}, created: map[string]bool{}, workDirs: map[string]bool{}, listings: map[string]bool{}}
 	for i, r := range reps {
 		rep.Runs = append(rep.Runs, runInfo(r))
 		acc := Derive(r.Events, env)
-		overlaps = append(overlaps, sensitiveOverlaps(t.Spec, acc, r.Result)...)
+		rc.overlaps = append(rc.overlaps, sensitiveOverlaps(t.Spec, acc, r.Result)...)
 		in := CompactInput{Created: acc.Created, Removed: acc.Removed, Roots: t.Spec.ScoredRoots}
 		for _, ax := range policy.Axes {
 			f := FilterPaths(acc.Sorted(ax), t.Spec.ScoredRoots.Get(ax), t.Spec.Implicit.Get(ax), env)
@@ -126,92 +169,97 @@ func Record(ctx context.Context, api runapi.API, t *tasks.Task, opts RecordOptio
 				var dropped []string
 				in.Paths[ax], dropped = DropRootListings(f.Kept, acc.Listed, t.Spec.ScoredRoots.Get(ax))
 				for _, d := range dropped {
-					listings[d] = true
+					rc.listings[d] = true
 				}
 			}
-			counts[ax].Accessed += len(acc.Paths[ax])
-			counts[ax].OutsideRoots += len(f.OutsideRoots)
-			counts[ax].Implicit += len(f.Implicit)
+			rc.counts[ax].Accessed += len(acc.Paths[ax])
+			rc.counts[ax].OutsideRoots += len(f.OutsideRoots)
+			rc.counts[ax].Implicit += len(f.Implicit)
 		}
 		for p := range acc.Created {
-			allCreated[p] = true
+			rc.created[p] = true
 		}
 		for _, d := range WorkingDirs(r.Events) {
-			workDirs[d] = true
+			rc.workDirs[d] = true
 		}
 		var log []Compaction
-		perRun[i], log = Compact(in)
-		addCompactions(logs, log)
+		rc.perRun[i], log = Compact(in)
+		addCompactions(rc.logs, log)
 	}
-	if len(overlaps) > 0 {
-		return nil, rep, &SensitiveOverlapError{Task: t.Name, Overlaps: dedupOverlaps(overlaps), Where: "oracle's own accesses"}
-	}
-	if opts.Root != nil {
-		if err := checkScoredRoots(t, opts.Root, allCreated, rep); err != nil {
-			return nil, rep, err
-		}
-	}
-	for _, d := range sortedKeys(workDirs) {
+	return rc
+}
+
+// warn adds the recording's warnings to rep: directories worked in
+// outside the read and write scored roots, scored roots listed.
+func (rc *recording) warn(t *tasks.Task, env Env, rep *Report) {
+	for _, d := range sortedKeys(rc.workDirs) {
 		if !InScoredRoots(d, t.Spec.ScoredRoots.Get(policy.Write), env) && !InScoredRoots(d, t.Spec.ScoredRoots.Get(policy.Read), env) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the oracle worked in %s (chdir), outside the read and write scored_roots: a scored root?", d))
 		}
 	}
-	for _, d := range sortedKeys(listings) {
+	for _, d := range sortedKeys(rc.listings) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the oracle listed %s, a scored root: not recorded (a read entry for it would grant every file below it); verify shows whether it is needed", d))
 	}
-	merged, nd := Merge(perRun)
-	rep.Nondeterministic = nd
+}
+
+// sortedCompactions are the compactions of logs, by axis then target,
+// each with its sources sorted.
+func sortedCompactions(logs map[string]*Compaction) []Compaction {
+	out := []Compaction{}
 	for _, c := range logs {
 		c.From = sortedKeys(boolKeysOf(c.From))
-		rep.Compactions = append(rep.Compactions, *c)
+		out = append(out, *c)
 	}
-	sort.Slice(rep.Compactions, func(i, j int) bool {
-		a, b := rep.Compactions[i], rep.Compactions[j]
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
 		if a.Axis != b.Axis {
 			return axisIndex(a.Axis) < axisIndex(b.Axis)
 		}
 		return a.To < b.To
 	})
-	spec := *t.Spec
+	return out
+}
+
+// requiredSpec is the task's spec with the merged paths as its required
+// permissions; each axis's entry count goes to counts.
+func requiredSpec(base *policy.Spec, merged [len(policy.Axes)][]string, counts []AxisCounts) (*policy.Spec, error) {
+	spec := *base
 	spec.Required = policy.Permissions{}
 	for _, ax := range policy.Axes {
 		ps, err := patterns(merged[ax])
 		if err != nil {
-			return nil, rep, err
+			return nil, err
 		}
 		spec.Required[ax] = ps
 		counts[ax].Axis = ax.String()
 		counts[ax].Entries = len(ps)
 	}
-	rep.Axes = counts
-	if t.Spec.Network.Declared {
-		spec.Network.Required = recordedNetwork(reps, t.Spec.Network)
-		rep.Network = policy.HostStrings(spec.Network.Required)
-	}
-	if opts.Root != nil {
-		dropSensitiveGrants(&spec, opts.Root, opts.Semantics, rep)
-	}
-	// The recorded spec must be one the loader accepts.
-	data, err := FormatSpec(&spec, DefaultStyle())
+	return &spec, nil
+}
+
+// finishRecorded checks that the recorded spec is one the loader
+// accepts and, with opts.Verify, makes it sufficient (MakeSufficient).
+func finishRecorded(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spec, opts RecordOptions, rep *Report) (*policy.Spec, error) {
+	data, err := FormatSpec(spec, DefaultStyle())
 	if err != nil {
-		return nil, rep, err
+		return nil, err
 	}
 	if _, err := policy.ParseSpec(data, "recorded spec of "+t.Name); err != nil {
-		return nil, rep, fmt.Errorf("record task %s: the recorded spec is invalid: %w", t.Name, err)
+		return nil, fmt.Errorf("record task %s: the recorded spec is invalid: %w", t.Name, err)
 	}
-	out := &spec
-	if opts.Verify {
-		vo := VerifyOptions{RunOptions: opts.RunOptions, Root: opts.Root}
-		out, rep.Sufficiency, err = MakeSufficient(ctx, api, t, out, opts.Rounds, vo)
-		if err != nil {
-			return nil, rep, err
-		}
-		for _, ax := range policy.Axes {
-			rep.Axes[ax].Entries = len(out.Required.Get(ax))
-		}
+	if !opts.Verify {
+		return spec, nil
 	}
-	rep.Diff = DiffRequired(out.Required, t.Spec, opts.Root)
-	return out, rep, nil
+	vo := VerifyOptions{RunOptions: opts.RunOptions, Root: opts.Root}
+	out, suff, err := MakeSufficient(ctx, api, t, spec, opts.Rounds, vo)
+	rep.Sufficiency = suff
+	if err != nil {
+		return nil, err
+	}
+	for _, ax := range policy.Axes {
+		rep.Axes[ax].Entries = len(out.Required.Get(ax))
+	}
+	return out, nil
 }
 
 // atOnce calls f n times at the same time and returns the results, or

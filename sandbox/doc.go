@@ -9,6 +9,15 @@
 // strictly: a field it does not know fails the run rather than being
 // left out.
 //
+// A Spec is assembled by NewConfinement (confinement.go), the one
+// builder of what sandbox-init applies: each mechanism is an Option
+// (Landlock or LandlockPolicy, Seccomp or SeccompProfile and
+// WithoutOpenat2Agent, NoNewPrivs, Capabilities, Identity,
+// CloseInheritedFDs, HidePaths, RefuseUnixConnect, WaitTree, ReportExit;
+// Confined is the set `authbench exec` applies), checked together, and
+// Confinement.Spec fills in the command. A new mechanism is a Spec field
+// sandbox-init applies and one Option.
+//
 // The parent uses Start to create the gated child and Child.Release to
 // let it go; a failure in the child before exec comes back to the parent
 // as one JSON InitError on a close-on-exec pipe: the step that failed

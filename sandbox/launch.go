@@ -297,13 +297,15 @@ func (c *Child) Wait() (int, error) {
 	return -1, fmt.Errorf("wait for %s: %w", c.spec.Path, err)
 }
 
-// Confined returns s with the restrictions `authbench exec` applies: the
-// Landlock plan, the seccomp filter (nil for none; see DefaultFilter),
-// inherited descriptors above stderr closed, no capabilities but
-// s.Capabilities (see DropCapabilities), and no_new_privs. Identity changes (UID, GID) are left to the
-// caller.
+// Confined returns s with the restrictions `authbench exec` applies (the
+// Confined option of a Confinement): the Landlock plan, the seccomp
+// filter (nil for none; see DefaultFilter), inherited descriptors above
+// stderr closed, no capabilities but s.Capabilities (see
+// DropCapabilities), and no_new_privs. Identity changes (UID, GID) are
+// left to the caller. For tests that start from a Spec; callers build
+// one with NewConfinement.
 func (s Spec) Confined(plan *policy.Plan, filter *Filter) Spec {
-	s.Plan, s.Seccomp = plan, filter
-	s.CloseFDs, s.DropCapabilities, s.NoNewPrivs = true, true, true
-	return s
+	c := Confinement{spec: s}
+	_ = Confined(plan, filter)(&c) // its options cannot fail
+	return c.spec
 }

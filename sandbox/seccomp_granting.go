@@ -16,15 +16,23 @@ import (
 // it would bypass them. Programs fall back to openat (glibc's opens never
 // use openat2), which Landlock judges on the calling thread.
 func GrantingProfile() *Profile {
-	p := ContainerProfile()
-	enosys := uint(unix.ENOSYS)
-	for i := range p.Syscalls {
-		if p.Syscalls[i].Action == specs.ActNotify {
-			p.Syscalls[i].Action, p.Syscalls[i].ErrnoRet = specs.ActErrno, &enosys
-		}
-	}
+	p := withoutOpenat2Agent(ContainerProfile())
 	p.Source = "granting"
 	return p
+}
+
+// withoutOpenat2Agent is a copy of p whose rules that hand a syscall to
+// the openat2 agent (SCMP_ACT_NOTIFY) answer ENOSYS instead.
+func withoutOpenat2Agent(p *Profile) *Profile {
+	q := *p
+	q.Syscalls = slices.Clone(p.Syscalls)
+	enosys := uint(unix.ENOSYS)
+	for i := range q.Syscalls {
+		if q.Syscalls[i].Action == specs.ActNotify {
+			q.Syscalls[i].Action, q.Syscalls[i].ErrnoRet = specs.ActErrno, &enosys
+		}
+	}
+	return &q
 }
 
 var grantingFilter = sync.OnceValues(func() (*Filter, error) {

@@ -112,8 +112,11 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 		// listening there (as in one container).
 		cfg.NetNSPath = fmt.Sprintf("/proc/%d/ns/net", r.kept.Pid())
 	}
-	spec := sandbox.Spec{Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), r.VerifierNet.Env), Dir: dir, CloseFDs: true,
-		DropCapabilities: true, Capabilities: caps}
+	confinement, err := sandbox.NewConfinement(sandbox.CloseInheritedFDs(), sandbox.Capabilities(caps...))
+	if err != nil {
+		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
+	}
+	spec := confinement.Spec(sandbox.Command{Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), r.VerifierNet.Env), Dir: dir})
 	log, err := r.CappedLog(runapi.VerifierLogFile(name), name+" verifier log", r.LogLimit(), os.O_TRUNC)
 	if err != nil {
 		return env.RunResult{}, err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/internal/lifecycle"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/sandbox"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -227,6 +229,10 @@ func extractFile(archive, name, dst string, mode os.FileMode, max int64) error {
 	}
 }
 
+// installKillGrace is how long a killed install completion (its own PID
+// namespace: the kill ends its whole tree) may take to be reaped.
+const installKillGrace = 5 * time.Second
+
 // complete runs h's install completion in the layer being made (dir),
 // confined (see Layer).
 func complete(ctx context.Context, dir string, h Harness, self string, log io.Writer) error {
@@ -247,36 +253,31 @@ func complete(ctx context.Context, dir string, h Harness, self string, log io.Wr
 	if err != nil {
 		return err
 	}
-	plan, err := policy.CompilePlan(pol, policy.DefaultBaseline(), root)
-	if err != nil {
-		return err
-	}
-	filter, err := sandbox.DefaultFilter()
+	confinement, err := sandbox.NewConfinement(sandbox.Identity(0, 0), sandbox.LandlockPolicy(pol, policy.DefaultBaseline(), root),
+		sandbox.SeccompProfile(sandbox.DefaultProfile()), sandbox.CloseInheritedFDs(), sandbox.DropCapabilities(), sandbox.NoNewPrivs())
 	if err != nil {
 		return err
 	}
 	node := filepath.Join(dir, strings.TrimPrefix(Node, "/"))
 	entry := filepath.Join(dir, strings.TrimPrefix(h.EntryPath(), "/"))
-	uid, gid := 0, 0
-	spec := sandbox.Spec{Path: node, Args: append([]string{"node", entry}, h.Complete...), Dir: home, UID: &uid, GID: &gid,
-		Env: []string{"HOME=" + home, "PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "NO_COLOR=1", "CI=1"}}.Confined(plan, filter)
-	child, err := sandbox.StartWith(self, spec, sandbox.LaunchOptions{OwnPIDNamespace: true}, nil, log, log)
+	spec := confinement.Spec(sandbox.Command{Path: node, Args: append([]string{"node", entry}, h.Complete...), Dir: home,
+		Env: []string{"HOME=" + home, "PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "NO_COLOR=1", "CI=1"}})
+	opts := sandbox.LaunchOptions{OwnPIDNamespace: true}
+	child, err := sandbox.StartWith(self, spec, opts, nil, log, log)
 	if err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { _ = child.Kill() })
-	defer stop()
-	if err := child.Release(); err != nil {
-		_ = child.Kill()
-		_, _ = child.Wait()
-		return err
+	// The one life of a gated tree: released, waited for, killed with
+	// everything in it when ctx ends.
+	res := lifecycle.Run(ctx, lifecycle.NewChildTree(child, opts), lifecycle.Steps{KillGrace: installKillGrace})
+	if res.StartErr != nil {
+		return fmt.Errorf("%s install completion: %w", h.Name, res.StartErr)
 	}
-	status, err := child.Wait()
-	if err != nil {
-		return err
+	if res.Killed {
+		return fmt.Errorf("%s install completion: %w", h.Name, ctx.Err())
 	}
-	if status != 0 {
-		return fmt.Errorf("%s %s: exit status %d", h.Name, strings.Join(h.Complete, " "), status)
+	if res.Status != 0 {
+		return fmt.Errorf("%s %s: exit status %d", h.Name, strings.Join(h.Complete, " "), res.Status)
 	}
 	return nil
 }

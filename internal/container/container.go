@@ -1,5 +1,6 @@
-// Package container is the one helper through which a run starts, tracks,
-// waits for, stops and deletes each of its runc containers: the agent,
+// Package container is the one container object through which a run
+// starts, tracks, signals, waits for, stops and deletes each of its runc
+// containers: the agent,
 // each verifier, a model agent's toolbox (and its restart), a generator,
 // the compose services, and any process a run adds beside them. Start
 // writes the bundle and starts runc; a gated container's init waits at
@@ -13,6 +14,14 @@
 // reaped within its grace; then once runc ends, in the background):
 // nothing of it is left running.
 //
+// As runc's libcontainer, a Container has a status (Created, Running,
+// Stopped, Destroyed) that only moves forward along a checked table, and
+// it signals its init through a pidfd taken when its pid is learnt (the
+// init still waits at its gate then, or has just been created), never by
+// a bare kill(pid): once the init has ended, Signal returns a
+// *lifecycle.ExitedError and no process that was given its pid since is
+// ever signalled.
+//
 // Use:
 //
 //	c, err := container.Start(container.Config{Runc: rc, ID: id, Bundle: dir, Spec: spec, Stdio: stdio})
@@ -24,13 +33,16 @@ package container
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
 
 	"github.com/authbench/authbench/env"
 	"github.com/authbench/authbench/internal/lifecycle"
@@ -79,6 +91,9 @@ type Container struct {
 	waited  bool
 	mu      sync.Mutex
 	killed  bool
+	status  Status
+	// proc is the init's pidfd, taken by WaitPid.
+	proc *lifecycle.Process
 }
 
 // Start writes cfg's bundle and starts the container under runc without
@@ -102,7 +117,39 @@ func Start(cfg Config) (*Container, error) {
 		os.RemoveAll(cfg.Bundle)
 		return nil, fmt.Errorf("start container %s: %w", cfg.ID, err)
 	}
-	return &Container{cfg: cfg, c: c, start: start, res: env.RunResult{ExitCode: -1}}, nil
+	return &Container{cfg: cfg, c: c, start: start, res: env.RunResult{ExitCode: -1}, status: Created}, nil
+}
+
+// Status is where the container is in its life; a container whose init
+// ended while nothing waited for it is Stopped.
+func (c *Container) Status() Status {
+	if c.c.Exited() {
+		_ = c.moveTo(Stopped, "status")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// moveTo moves the container's status forward to `to` along the
+// transitions table (Created to Destroyed passes Stopped); a status that
+// is already `to` stays. Moving back is a *StatusError naming op.
+func (c *Container) moveTo(to Status, op string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.status != to {
+		next, ok := c.status, false
+		for _, s := range transitions[c.status] {
+			if s <= to && (!ok || s > next) {
+				next, ok = s, true
+			}
+		}
+		if !ok {
+			return &StatusError{ID: c.cfg.ID, Op: op, Status: c.status}
+		}
+		c.status = next
+	}
+	return nil
 }
 
 // ID is the container's runc id.
@@ -113,10 +160,55 @@ func (c *Container) ID() string { return c.cfg.ID }
 // ended.
 func (c *Container) WaitPid(ctx context.Context) (int, error) {
 	pid, err := c.c.Pid(ctx)
-	if err == nil {
-		c.pid = pid
+	if err != nil {
+		return pid, err
 	}
-	return pid, err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pid == 0 {
+		proc, err := c.openInit(pid)
+		if err != nil {
+			return pid, err
+		}
+		c.proc, c.pid = proc, pid
+		if c.cfg.Gate == nil && c.status == Created {
+			c.status = Running
+		}
+	}
+	return pid, nil
+}
+
+// openInit takes the handle on the init, pid: the init is runc's child,
+// not ours, so the handle is only kept when, once taken, it names a live
+// process whose parent is still the container's runc (a pid reused since
+// the init ended would have another parent). An init that has already
+// ended gets no handle (nil, nil): there is nothing left to signal.
+func (c *Container) openInit(pid int) (*lifecycle.Process, error) {
+	proc, err := lifecycle.OpenProcess(pid)
+	if errors.Is(err, unix.ESRCH) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("container %s: %w", c.cfg.ID, err)
+	}
+	if proc.Exited() || c.c.Exited() || parentOf(pid) != c.c.RuncPid() {
+		_ = proc.Close()
+		return nil, nil
+	}
+	return proc, nil
+}
+
+// parentOf is the parent pid of pid (0 when it cannot be read).
+func parentOf(pid int) int {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	p, ok := lifecycle.ParseStat(string(stat))
+	if !ok || p.Pid != pid {
+		return 0
+	}
+	return p.PPid
 }
 
 // Pid is the init's pid, once WaitPid returned it.
@@ -129,6 +221,9 @@ func (c *Container) Release() error {
 	if c.cfg.Gate == nil {
 		return nil
 	}
+	if st := c.Status(); st != Created {
+		return &StatusError{ID: c.cfg.ID, Op: "release", Status: st}
+	}
 	if c.cfg.BeforeRelease != nil {
 		if err := c.cfg.BeforeRelease(c.pid); err != nil {
 			return err
@@ -138,7 +233,7 @@ func (c *Container) Release() error {
 		return err
 	}
 	c.setup = time.Since(c.start)
-	return nil
+	return c.moveTo(Running, "release")
 }
 
 // Started is when runc was started.
@@ -161,6 +256,10 @@ func (c *Container) Wait() (int, error) {
 	res, err = c.res, c.waitErr
 	c.mu.Unlock()
 	os.RemoveAll(c.cfg.Bundle)
+	_ = c.moveTo(Destroyed, "wait")
+	c.mu.Lock()
+	_ = c.proc.Close()
+	c.mu.Unlock()
 	return res.ExitCode, err
 }
 
@@ -185,8 +284,25 @@ func (c *Container) KillTree() error {
 	return nil
 }
 
-// Signal sends sig to the container's init.
-func (c *Container) Signal(sig syscall.Signal) error { return syscall.Kill(c.pid, sig) }
+// Signal sends sig to the container's init through its pidfd: a
+// *lifecycle.ExitedError, with nothing signalled, once the init has
+// ended (or the container is Stopped or Destroyed); a *StatusError
+// before WaitPid learnt the init's pid.
+func (c *Container) Signal(sig syscall.Signal) error { return c.signalIn(c.Status(), sig) }
+
+// signalIn is Signal for a container in status st.
+func (c *Container) signalIn(st Status, sig syscall.Signal) error {
+	c.mu.Lock()
+	proc, pid := c.proc, c.pid
+	c.mu.Unlock()
+	switch {
+	case pid == 0:
+		return &StatusError{ID: c.cfg.ID, Op: "signal " + sig.String() + " before its pid is known", Status: st}
+	case st >= Stopped || proc == nil: // proc nil: the init ended before WaitPid took its handle
+		return &lifecycle.ExitedError{Pid: pid, Signal: sig}
+	}
+	return proc.Signal(sig)
+}
 
 // Done is closed once the container's init has ended (runc's run ended).
 func (c *Container) Done() <-chan struct{} { return c.c.Done() }
@@ -218,6 +334,20 @@ func (c *Container) Kill() {
 	}
 	c.c.Kill()
 	_, _ = c.Wait()
+}
+
+// Destroy ends whatever is left of the container (Kill) and makes sure
+// runc no longer knows it and its bundle is gone; the container is then
+// Destroyed. It may be called in any status and again.
+func (c *Container) Destroy() error {
+	c.Kill()
+	if err := c.cfg.Runc.Delete(c.cfg.ID); err != nil {
+		return fmt.Errorf("destroy container %s: %w", c.cfg.ID, err)
+	}
+	if err := os.RemoveAll(c.cfg.Bundle); err != nil {
+		return fmt.Errorf("destroy container %s: %w", c.cfg.ID, err)
+	}
+	return c.moveTo(Destroyed, "destroy")
 }
 
 // Run lives c through lifecycle.Run: tracked (s.Track) while its init

@@ -114,6 +114,9 @@ func TestStopEscalatesPastIgnoredSIGTERM(t *testing.T) {
 	if !waited || !res.TimedOut || res.ExitCode != 128+9 {
 		t.Errorf("ended %+v (waited %v); want killed by SIGKILL", res, waited)
 	}
+	if st := c.Status(); st != Destroyed {
+		t.Errorf("a stopped container is %s, want destroyed", st)
+	}
 	nothingLeft(t, c, rc, "4343.25")
 }
 

@@ -18,14 +18,22 @@ const (
 	Ignored
 )
 
-// Forward sends sig to the tree's root pid. A root that is the init of
+// Forward sends sig to the tree's root p, through its pidfd (an
+// *ExitedError when it has ended: nothing is signalled). A root that is the init of
 // its own PID namespace only receives the signals it catches (the kernel
 // protects a namespace's init from default actions), so when it leaves
 // sig to its default action Forward calls kill instead, which ends the
 // tree as that default action would; it then reports killed=true.
-func Forward(pid int, sig syscall.Signal, nsInit bool, kill func() error) (killed bool, err error) {
+func Forward(p *Process, sig syscall.Signal, nsInit bool, kill func() error) (killed bool, err error) {
+	if p == nil {
+		return false, fmt.Errorf("forward %s: no handle on the tree's root", sig)
+	}
+	if p.Exited() {
+		// Its pid may be another process's by now: read nothing of it.
+		return false, fmt.Errorf("forward: %w", &ExitedError{Pid: p.Pid(), Signal: sig})
+	}
 	if nsInit {
-		d, err := SignalDisposition(pid, sig)
+		d, err := SignalDisposition(p.Pid(), sig)
 		if err != nil {
 			return false, err
 		}
@@ -38,8 +46,8 @@ func Forward(pid int, sig syscall.Signal, nsInit bool, kill func() error) (kille
 			}
 		}
 	}
-	if err := syscall.Kill(pid, sig); err != nil && err != syscall.ESRCH {
-		return false, fmt.Errorf("forward %s to %d: %w", sig, pid, err)
+	if err := p.Signal(sig); err != nil {
+		return false, fmt.Errorf("forward: %w", err)
 	}
 	return false, nil
 }

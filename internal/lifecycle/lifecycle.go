@@ -1,13 +1,19 @@
 // Package lifecycle is the one life of a gated run, shared by the
 // daemon's runs (and through it `authbench exec`, `trace` and `task run`)
 // and every gated container of a task run (the agent, each verifier, the
-// model agent's toolbox and a generator's exploration): the root of the
+// model agent's toolbox and a generator's exploration) and the install
+// check of an installed harness's layer: the root of the
 // tree waits at the sandbox-init gate while it is tracked, is released,
 // is waited for, and is killed with its tree when the run's context ends.
 // Starting the tree and recording its end stay with the caller; a task
 // run's containers are Trees through internal/container, which also
 // starts, stops and deletes the ones that are not gated (compose
 // services, which run under die-with-parent instead).
+//
+// Signals reach a tree's root through a Process, a pidfd taken while the
+// root is known to be the process meant (pidfd_open, pidfd_send_signal):
+// once the root has ended, a signal is an *ExitedError and no process
+// given its pid since is ever signalled.
 package lifecycle
 
 import (

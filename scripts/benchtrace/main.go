@@ -216,7 +216,11 @@ func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File
 	if _, err := out.Seek(0, 0); err != nil {
 		return trace.Summary{}, err
 	}
-	child, err := sandbox.Start(self, sandbox.Spec{Path: prog, Args: argv, Env: os.Environ()}, nil, nil, nil)
+	unconfined, err := sandbox.NewConfinement() // traced, not confined
+	if err != nil {
+		return trace.Summary{}, err
+	}
+	child, err := sandbox.Start(self, unconfined.Spec(sandbox.Command{Path: prog, Args: argv, Env: os.Environ()}), nil, nil, nil)
 	if err != nil {
 		return trace.Summary{}, err
 	}

@@ -39,30 +39,32 @@ func (b *Box) AgentRunConfig() env.RunConfig {
 func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) { return b.AgentSpecWith(argv, b.Plan) }
 
 // AgentSpecWith is AgentSpec confined to plan instead of Plan (a model
-// agent's tool process that applies run-time grants).
-func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan) (sandbox.Spec, error) {
+// agent's tool process that applies run-time grants), with extra
+// options applied last (with a plan: a filter of its own, for one).
+func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan, extra ...sandbox.Option) (sandbox.Spec, error) {
 	cfg := env.TaskRunConfig(b.Task, b.Image)
 	dir := cfg.Cwd
 	if dir == "" {
 		dir = "/"
 	}
-	uid, gid := b.Ident.UID, b.Ident.GID
-	spec := sandbox.Spec{
-		Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentNet.Env), b.AgentEnv), Dir: dir,
-		UID: &uid, GID: &gid, Groups: b.Ident.Groups, CloseFDs: true,
-		DropCapabilities: true, Capabilities: b.Caps,
+	opts := []sandbox.Option{sandbox.Identity(b.Ident.UID, b.Ident.GID, b.Ident.Groups...), sandbox.CloseInheritedFDs(),
+		sandbox.Capabilities(b.Caps...)}
+	if plan != nil {
+		filter, err := sandbox.ContainerFilter()
+		if b.Seccomp != nil {
+			filter, err = b.Seccomp, nil // a generation's (GenerationFilter)
+		}
+		if err != nil {
+			return sandbox.Spec{}, err
+		}
+		opts = append(append(opts, sandbox.Confined(plan, filter)), extra...)
 	}
-	if plan == nil {
-		return spec, nil
-	}
-	filter, err := sandbox.ContainerFilter()
-	if b.Seccomp != nil {
-		filter, err = b.Seccomp, nil // a generation's (GenerationFilter)
-	}
+	c, err := sandbox.NewConfinement(opts...)
 	if err != nil {
-		return spec, err
+		return sandbox.Spec{}, err
 	}
-	return spec.Confined(plan, filter), nil
+	return c.Spec(sandbox.Command{Path: argv[0], Args: argv,
+		Env: env.MergeEnv(env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentNet.Env), b.AgentEnv), Dir: dir}), nil
 }
 
 // agentEnv is the agent's environment: the image's, with HOME the

@@ -183,15 +183,18 @@ func Run(ctx context.Context, b *runbox.Box, o Options) (*Result, error) {
 	if o.Requests != nil {
 		plan = o.Requests.ToolboxPlan
 	}
-	spec, err := b.AgentSpecWith(Argv(o.Timeout), plan)
-	if err != nil {
-		return res, err
-	}
-	if o.Requests != nil && spec.Seccomp != nil {
+	var extra []sandbox.Option
+	if o.Requests != nil && plan != nil {
 		// The openat2 agent would open under the ceiling: no openat2.
-		if spec.Seccomp, err = sandbox.GrantingFilter(); err != nil {
+		granting, err := sandbox.GrantingFilter()
+		if err != nil {
 			return res, err
 		}
+		extra = append(extra, sandbox.Seccomp(granting))
+	}
+	spec, err := b.AgentSpecWith(Argv(o.Timeout), plan, extra...)
+	if err != nil {
+		return res, err
 	}
 	stdout, stderr, err := b.AgentOutput()
 	if err != nil {
