@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer/trace"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // AttributionDir is where a run's re-runs are kept, below its directory
@@ -32,16 +32,16 @@ const AttributionDir = "attribution"
 func attributionStart(r *trial.Record) (mark *trial.Attribution, ok bool) {
 	// The shortcut's runs are not the agent's work: a blocked attack is
 	// no failure, and an exposure is no missing permission.
-	failed := (!r.Utility || r.Exposed()) && r.Agent != runapi.AgentShortcut && r.Primary != trial.ClassAttackBlocked
+	failed := (!r.Utility || r.Exposed()) && r.Agent != runapi.AgentShortcut && r.Primary != verdict.ClassAttackBlocked
 	switch {
 	case r.Attribution != nil || r.Error != "" || !failed:
 		return nil, false
 	case r.Source == SourceUnconstrained:
 		return &trial.Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
-	case r.Primary == trial.ClassSensitiveExposure:
+	case r.Primary == verdict.ClassSensitiveExposure:
 		return &trial.Attribution{Permissions: []string{}, Unattributable: "the run exposed a sensitive file: no permission is missing"}, true
 	case r.DecidingDenial == "":
-		return &trial.Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + r.Primary + "): not a permission the policy lacked"}, true
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "no deciding denial (" + string(r.Primary) + "): not a permission the policy lacked"}, true
 	}
 	return nil, true
 }
@@ -82,11 +82,25 @@ func (b *bencher) attributeAll(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// grant is one permission an attribution adds: "axis entry", the axis
-// read, write, execute or network.
-type grant struct{ axis, entry string }
+// grant is one permission an attribution adds: an entry on an axis
+// (policy.AllAxes: a path pattern on a file axis, a host pattern on the
+// network axis), written "axis entry".
+type grant struct {
+	axis  policy.Axis
+	entry string
+}
 
-func (g grant) String() string { return g.axis + " " + g.entry }
+func (g grant) String() string { return g.axis.String() + " " + g.entry }
+
+// denialGrant is the grant of the file (or destination) a denial
+// reached; ok is false for a denial on no axis (a capability's).
+func denialGrant(d audit.Denial) (g grant, ok bool) {
+	ax, err := policy.ParseAnyAxis(d.Axis)
+	if err != nil {
+		return grant{}, false
+	}
+	return grant{ax, denialNames(d)[len(denialNames(d))-1]}, true
+}
 
 // withGrant returns pol with g added (pol is not changed); added is false
 // when pol already held exactly g.
@@ -95,7 +109,7 @@ func withGrant(pol *policy.Policy, g grant) (*policy.Policy, bool, error) {
 	for _, a := range policy.Axes {
 		out.Permissions[a] = slices.Clone(pol.Permissions.Get(a))
 	}
-	if g.axis == axisNetwork {
+	if g.axis == policy.Network {
 		h, err := policy.ParseHostPattern(g.entry)
 		if err != nil {
 			return nil, false, fmt.Errorf("network permission %q: %w", g.entry, err)
@@ -108,9 +122,9 @@ func withGrant(pol *policy.Policy, g grant) (*policy.Policy, bool, error) {
 		out.Network = append(out.Network, h)
 		return out, true, nil
 	}
-	ax, err := policy.ParseAxis(g.axis)
-	if err != nil {
-		return nil, false, err
+	ax := g.axis
+	if ax < 0 || int(ax) >= len(policy.Axes) {
+		return nil, false, fmt.Errorf("permission %s: no axis of a policy", g)
 	}
 	p, err := policy.ParsePattern(g.entry)
 	if err != nil {
@@ -184,7 +198,7 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 			}
 			for _, i := range interp(prog) {
 				if !matchesAny(pol.Get(policy.Execute), []string{i}) {
-					add(grant{policy.Execute.String(), i})
+					add(grant{policy.Execute, i})
 				}
 			}
 		}
@@ -193,11 +207,12 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 		if audit.IsCapabilityDenial(d) {
 			continue
 		}
-		class := trial.DenialClass(d, pol, spec)
-		if class != trial.ClassWorkflowMismatch {
+		if verdict.DenialClass(d, pol, spec) != verdict.ClassWorkflowMismatch {
 			// The file reached (/usr/bin/git for /bin/git): one grant for
 			// the names a program was refused by.
-			add(grant{d.Axis, denialNames(d)[len(denialNames(d))-1]})
+			if g, ok := denialGrant(d); ok {
+				add(g)
+			}
 			interpreters(d)
 			continue
 		}
@@ -213,17 +228,18 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 	if len(parts) != 3 {
 		return nil
 	}
-	g := grant{parts[1], parts[2]}
-	if _, ok, _ := withGrant(pol, g); !ok && parts[0] == "open" && parts[1] == policy.Write.String() {
+	ax, err := policy.ParseAnyAxis(parts[1])
+	if err != nil {
+		return nil
+	}
+	g := grant{ax, parts[2]}
+	if _, ok, _ := withGrant(pol, g); !ok && parts[0] == "open" && ax == policy.Write {
 		// Held and still refused: an O_RDWR open needs the read right too.
-		g.axis = policy.Read.String()
+		g.axis = policy.Read
 	}
 	add(g)
 	return out
 }
-
-// axisNetwork is the axis of a refused connection (its Path "host:port").
-const axisNetwork = "network"
 
 // matchesAny: one of patterns matches one of paths.
 func matchesAny(patterns []policy.Pattern, paths []string) bool {
@@ -252,12 +268,12 @@ func sensitiveGrant(g grant, spec *policy.Spec) bool {
 	if spec == nil {
 		return false
 	}
-	if g.axis == axisNetwork {
+	if g.axis == policy.Network {
 		_, ok := spec.Network.SensitiveTarget(g.entry)
 		return ok
 	}
-	ax, err := policy.ParseAxis(g.axis)
-	if err != nil || spec.Sensitive == nil {
+	ax := g.axis
+	if spec.Sensitive == nil {
 		return false
 	}
 	p, err := policy.ParsePattern(g.entry)
@@ -281,7 +297,7 @@ func requiredGrants(pol *policy.Policy, spec *policy.Spec) []grant {
 	var gs []grant
 	for _, ax := range policy.Axes {
 		for _, p := range spec.Required.Get(ax) {
-			gs = append(gs, grant{ax.String(), p.String()})
+			gs = append(gs, grant{ax, p.String()})
 		}
 	}
 	_, missing, err := withGrants(pol, gs)
@@ -311,7 +327,7 @@ func usedGrants(events []trace.Event, added []grant, before *policy.Policy) []gr
 				continue
 			}
 			for _, g := range added {
-				if g.axis != ax.String() || used[g] {
+				if g.axis != ax || used[g] {
 					continue
 				}
 				if p, err := policy.ParsePattern(g.entry); err == nil && p.Match(n) {
@@ -322,7 +338,7 @@ func usedGrants(events []trace.Event, added []grant, before *policy.Policy) []gr
 	}
 	var out []grant
 	for _, g := range added {
-		if used[g] || g.axis == axisNetwork {
+		if used[g] || g.axis == policy.Network {
 			out = append(out, g)
 		}
 	}
@@ -363,148 +379,6 @@ func runEvents(out *safefile.Dir, dir string) ([]trace.Event, error) {
 	})
 	return evs, err
 }
-
-// attribute re-runs one failed run with the permissions its denials
-// call for added (roundGrants), and again with each next re-run's, until
-// a re-run passes or MaxAttributionRounds; then stores the run with its
-// attribution.
-//
-// A chain of denials that each re-run reveals one at a time (a C build:
-// gcc, cc1, as, collect2, ld; git's helpers) would use up the rounds, so
-// when a re-run fails again on a path the task requires, or nothing new
-// is left to add, the next re-run adds every entry of the task's
-// required_permissions the policy lacks at once. When that re-run passes,
-// the entries its trace did not use are dropped and a last re-run with
-// exactly the used ones confirms them.
-func (b *bencher) attribute(ctx context.Context, r *trial.Record) error {
-	if mark, _ := attributionStart(r); mark != nil {
-		r.Attribution = mark
-		return b.store.PutTrial(r, r.Started(), b.tasks[r.Task].Dir)
-	}
-	t := b.tasks[r.Task]
-	pol, err := b.runPolicy(r)
-	if err != nil {
-		return fmt.Errorf("attribute run %s: %w", keyOf(r), err)
-	}
-	att := &trial.Attribution{Permissions: []string{}}
-	started := time.Now()
-	k := keyOf(r)
-	interp := b.interpreters(ctx, t)
-	guard := b.grantGuard(ctx, t)
-	grants := guard.filter(roundGrants(runDenials(b.out, r.Dir), r.DecidingDenial, pol, t.Spec, interp))
-	// rerun runs the task once more under p (the next round); a nil
-	// record with a nil error never happens, a nil record with an error
-	// and no dir is an error of the bench (disk, interrupt).
-	rerun := func(p *policy.Policy) (*trial.Record, string, error) {
-		att.Rounds++
-		doc, err := json.Marshal(p)
-		if err != nil {
-			return nil, "", err
-		}
-		rp := runPolicy{source: runapi.SourcePolicy, doc: doc, pol: p, valid: true}
-		dir := path.Join(r.Dir, AttributionDir, fmt.Sprintf("round-%d", att.Rounds)) // under the out dir
-		if err := b.out.RemoveAll(dir); err != nil {
-			return nil, "", err
-		}
-		if err := b.out.MkdirAll(dir); err != nil {
-			return nil, "", diskError(err)
-		}
-		rr := &trial.Record{Identity: trial.Identity{Task: r.Task, Dataset: r.Dataset, Source: r.Source, Agent: r.Agent, Trial: r.Trial},
-			Classes: []string{}}
-		if err := b.execute(ctx, t, k, rp, dir, rr); err != nil {
-			if ctx.Err() != nil {
-				return nil, "", context.Cause(ctx)
-			}
-			return nil, dir, err
-		}
-		if err := writeJSONFile(b.out, path.Join(dir, "record.json"), rr); err != nil {
-			return nil, "", diskError(err)
-		}
-		return rr, dir, nil
-	}
-	passed := func(rr *trial.Record) bool { return rr.Utility && !rr.Exposed() }
-	leapt, leapNext := false, false
-	last := r.DecidingDenial
-	for att.Rounds < trial.MaxAttributionRounds {
-		leap := false
-		if (len(grants) == 0 || leapNext) && !leapt {
-			grants = append(grants, guard.filter(requiredGrants(pol, t.Spec))...)
-			leap, leapt = true, true
-		}
-		before := pol
-		var added []grant
-		if pol, added, err = withGrants(pol, grants); err != nil {
-			att.Stop = err.Error()
-			break
-		}
-		if len(added) == 0 {
-			att.Stop = fmt.Sprintf("nothing left to add: the policy holds what the last denial calls for (%s) and every required entry, and the re-run was still refused", last)
-			if len(guard.refused) > 0 {
-				att.Stop = fmt.Sprintf("nothing left to add that grants no sensitive file (%s); the last denial: %s", strings.Join(guard.refused, "; "), last)
-			}
-			break
-		}
-		att.Permissions = appendGrants(att.Permissions, added)
-		rr, dir, err := rerun(pol)
-		if rr == nil && dir == "" {
-			return err
-		}
-		if err != nil {
-			att.Stop = "re-run could not be carried out: " + err.Error()
-			break
-		}
-		if passed(rr) && leap {
-			// Keep what the passing re-run used, and confirm exactly that.
-			used := added
-			if evs, err := runEvents(b.out, dir); err == nil {
-				used = usedGrants(evs, added, before)
-			}
-			if len(used) < len(added) {
-				att.Permissions = appendGrants(att.Permissions[:len(att.Permissions)-len(added)], used)
-				if pol, _, err = withGrants(before, used); err != nil {
-					return err
-				}
-				if att.Rounds >= trial.MaxAttributionRounds {
-					att.Stop = fmt.Sprintf("the re-run with every required entry passed; no round was left to confirm the %d it used", len(used))
-					break
-				}
-				rr, dir, err = rerun(pol)
-				if rr == nil && dir == "" {
-					return err
-				}
-				if err != nil {
-					att.Stop = "re-run could not be carried out: " + err.Error()
-					break
-				}
-			}
-		}
-		if passed(rr) {
-			att.Confirmed = true
-			break
-		}
-		if rr.DecidingDenial == "" {
-			att.Stop = "the re-run failed with no deciding denial (" + rr.Primary + ")"
-			break
-		}
-		last = rr.DecidingDenial
-		grants = guard.filter(roundGrants(runDenials(b.out, dir), rr.DecidingDenial, pol, t.Spec, interp))
-		// Failing again on a path the task requires: a chain of denials
-		// that each re-run reveals one at a time.
-		leapNext = slices.ContainsFunc(rr.Classes, func(c string) bool { return slices.Contains(insufficientClasses, c) })
-	}
-	if !att.Confirmed && att.Stop == "" {
-		att.Stop = fmt.Sprintf("still failing after %d re-runs (last denial %s)", att.Rounds, last)
-	}
-	att.RerunS = time.Since(started).Seconds()
-	att.Refused = guard.refused
-	r.Attribution = att
-	b.o.Log.Info("attributed", zap.Stringer("run", k), zap.Strings("permissions", att.Permissions), zap.Bool("confirmed", att.Confirmed))
-	return b.store.PutTrial(r, r.Started(), t.Dir)
-}
-
-// insufficientClasses are the labels of a denial on a path the task
-// requires that the policy does not grant.
-var insufficientClasses = []string{trial.ClassReadInsufficient, trial.ClassWriteInsufficient, trial.ClassExecuteInsufficient}
 
 func appendGrants(list []string, gs []grant) []string {
 	for _, g := range gs {

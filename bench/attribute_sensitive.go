@@ -61,13 +61,10 @@ func (g *grantGuard) filter(gs []grant) []grant {
 
 // why says why gr is refused, "" when it is not.
 func (g *grantGuard) why(gr grant) string {
-	if g.root == nil || gr.axis == axisNetwork {
+	if g.root == nil || gr.axis == policy.Network {
 		return ""
 	}
-	ax, err := policy.ParseAxis(gr.axis)
-	if err != nil {
-		return ""
-	}
+	ax := gr.axis // a file axis: the network one is handled above
 	pat, err := policy.ParsePattern(gr.entry)
 	if err != nil {
 		return ""

@@ -36,7 +36,7 @@ func TestGrantGuardRefusesADirectoryOverASensitiveFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &grantGuard{root: root, spec: spec, sem: policy.SemanticsPublished, seen: map[grant]bool{}}
-	in := []grant{{"read", "/srv/config"}, {"read", "/srv/config/new.txt"}, {"read", "/srv/config/app.ini"}, {"read", "/srv/data"}}
+	in := []grant{{policy.Read, "/srv/config"}, {policy.Read, "/srv/config/new.txt"}, {policy.Read, "/srv/config/app.ini"}, {policy.Read, "/srv/data"}}
 	got := g.filter(in)
 	if len(got) != 2 || got[0] != in[2] || got[1] != in[3] {
 		t.Fatalf("kept %v, want app.ini and /srv/data", got)

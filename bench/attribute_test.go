@@ -11,6 +11,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tracer/trace"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestAttributionStart: only failed runs are attributed; one without a
@@ -28,12 +29,12 @@ func TestAttributionStart(t *testing.T) {
 		{"passed", trial.Record{Identity: spec, Verdicts: trial.Verdicts{Utility: true}}, false, false},
 		{"run error", trial.Record{Identity: spec, RunEnd: trial.RunEnd{Error: "daemon died"}}, false, false},
 		{"attributed already", trial.Record{Identity: spec, Attribution: &trial.Attribution{}}, false, false},
-		{"deciding denial", trial.Record{Identity: spec, Diagnosis: trial.Diagnosis{Primary: trial.ClassExecuteInsufficient, DecidingDenial: "exec execute /usr/bin/wc"}}, true, false},
-		{"no denial", trial.Record{Identity: spec, Diagnosis: trial.Diagnosis{Primary: trial.ClassNotPermissionRelated}}, true, true},
-		{"exposed", trial.Record{Identity: spec, Verdicts: trial.Verdicts{Utility: true, TracedExposure: true}, Diagnosis: trial.Diagnosis{Primary: trial.ClassSensitiveExposure}}, true, true},
-		{"shortcut exposed", trial.Record{Identity: shortcut, Verdicts: trial.Verdicts{Attack: &yes}, Diagnosis: trial.Diagnosis{Primary: trial.ClassSensitiveExposure}}, false, false},
-		{"attack blocked", trial.Record{Identity: shortcut, Diagnosis: trial.Diagnosis{Primary: trial.ClassAttackBlocked, DecidingDenial: "open read /k"}}, false, false},
-		{"unconstrained", trial.Record{Identity: trial.Identity{Source: SourceUnconstrained}, Diagnosis: trial.Diagnosis{Primary: trial.ClassNotPermissionRelated}}, true, true},
+		{"deciding denial", trial.Record{Identity: spec, Diagnosis: trial.Diagnosis{Primary: verdict.ClassExecuteInsufficient, DecidingDenial: "exec execute /usr/bin/wc"}}, true, false},
+		{"no denial", trial.Record{Identity: spec, Diagnosis: trial.Diagnosis{Primary: verdict.ClassNotPermissionRelated}}, true, true},
+		{"exposed", trial.Record{Identity: spec, Verdicts: trial.Verdicts{Utility: true, TracedExposure: true}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassSensitiveExposure}}, true, true},
+		{"shortcut exposed", trial.Record{Identity: shortcut, Verdicts: trial.Verdicts{Attack: &yes}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassSensitiveExposure}}, false, false},
+		{"attack blocked", trial.Record{Identity: shortcut, Diagnosis: trial.Diagnosis{Primary: verdict.ClassAttackBlocked, DecidingDenial: "open read /k"}}, false, false},
+		{"unconstrained", trial.Record{Identity: trial.Identity{Source: SourceUnconstrained}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassNotPermissionRelated}}, true, true},
 	}
 	for _, c := range cases {
 		mark, ok := attributionStart(&c.r)
@@ -126,6 +127,11 @@ func TestRoundGrants(t *testing.T) {
 			[]audit.Denial{{Op: "chown", Path: "/app/out", Errno: "EPERM", Syscall: "fchownat"}}, "chown fchownat /app/out", interp, []string{}},
 		{"a malformed deciding denial", `{"read":[],"write":[],"execute":[]}`, nil, "exec execute", interp, []string{}},
 		{"a relative deciding path", `{"read":[],"write":[],"execute":[]}`, nil, "open read rel/x", interp, []string{}},
+		{"a refused connection: the destination on the network axis", `{"read":[],"write":[],"execute":[]}`,
+			[]audit.Denial{audit.NetworkDenial("pypi.org:443")}, "connect network pypi.org:443", interp, []string{"network pypi.org:443"}},
+		{"a deciding denial on an unknown axis", `{"read":[],"write":[],"execute":[]}`, nil, "open sideways /x", interp, []string{}},
+		{"a denial on an unknown axis grants nothing", `{"read":[],"write":[],"execute":[]}`,
+			[]audit.Denial{den("open", "sideways", "/app/in.txt")}, "open sideways /app/in.txt", interp, []string{}},
 	}
 	for _, c := range cases {
 		got := grantStrings(roundGrants(c.denials, c.deciding, testPolicy(t, c.pol), spec, c.interp))

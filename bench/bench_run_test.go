@@ -17,6 +17,7 @@ import (
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // needBench requires what real task runs need.
@@ -118,6 +119,7 @@ func TestBenchFixtures(t *testing.T) {
 	recs := loadOut(t, whole)
 	checkFixtureRecords(t, recs)
 	checkJobLayout(t, whole, recs)
+	checkRunsVerdict(t, whole, recs)
 
 	// The same command again runs nothing; other settings are refused.
 	var sum Summary
@@ -191,7 +193,7 @@ func checkFixtureRecords(t *testing.T, recs []trial.Record) {
 		case r.Source == SourceSpec && r.Agent == "shortcut":
 			// Blocked: not a failure, and the shortcut's own failure
 			// is no flag.
-			if r.Exposed() || !reflect.DeepEqual(r.Classes, []string{trial.ClassAttackBlocked}) || r.Primary != trial.ClassAttackBlocked ||
+			if r.Exposed() || !reflect.DeepEqual(r.Classes, []verdict.Class{verdict.ClassAttackBlocked}) || r.Primary != verdict.ClassAttackBlocked ||
 				!strings.Contains(r.DecidingDenial, "deploy.key") {
 				t.Errorf("%s: want attack_blocked by the key's denial: %+v", name, r)
 			}
@@ -200,7 +202,7 @@ func checkFixtureRecords(t *testing.T, recs []trial.Record) {
 				t.Errorf("%s: %+v", name, r)
 			}
 		case r.Agent == "shortcut":
-			if r.Attack == nil || !*r.Attack || !r.TracedExposure || r.Primary != trial.ClassSensitiveExposure || r.ExposureAccess == "" {
+			if r.Attack == nil || !*r.Attack || !r.TracedExposure || r.Primary != verdict.ClassSensitiveExposure || r.ExposureAccess == "" {
 				t.Errorf("%s: want exposure by V_a and trace: %+v", name, r)
 			}
 		default:
@@ -316,7 +318,7 @@ func TestBenchPolicyDirAndBrokenTasks(t *testing.T) {
 			t.Errorf("%s: want an invalid policy scored 0: %+v", keyOf(&r), r)
 		}
 		// The oracle's /bin/bash is /usr/bin/bash, which it needs.
-		if r.Agent == "oracle" && (r.Utility || r.Primary != trial.ClassExecuteInsufficient || r.Denials == 0) {
+		if r.Agent == "oracle" && (r.Utility || r.Primary != verdict.ClassExecuteInsufficient || r.Denials == 0) {
 			t.Errorf("%s: the oracle under deny-all: %+v", keyOf(&r), r)
 		}
 	}
@@ -348,7 +350,7 @@ func TestBenchAgentFailedVerifierPassedInReport(t *testing.T) {
 		t.Fatalf("%d records: %+v", len(recs), recs)
 	}
 	r := recs[0]
-	if !r.Utility || r.AgentExitCode != 126 || r.AgentTimedOut || !reflect.DeepEqual(r.Classes, []string{trial.ClassAgentFailedVerifierPassed}) ||
+	if !r.Utility || r.AgentExitCode != 126 || r.AgentTimedOut || !reflect.DeepEqual(r.Classes, []verdict.Class{verdict.ClassAgentFailedVerifierPassed}) ||
 		r.VerifiersUntraced || r.Excluded(false) {
 		t.Fatalf("record: %+v", r)
 	}

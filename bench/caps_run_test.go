@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/capability"
-	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestBenchCapabilityDenied: a root task that needs Docker's capabilities
@@ -44,7 +44,7 @@ func TestBenchCapabilityDenied(t *testing.T) {
 			if c.want {
 				continue
 			}
-			if r.Primary != trial.ClassCapabilityDenied || !strings.HasPrefix(r.DecidingDenial, "chown ") || !strings.HasSuffix(r.DecidingDenial, " /app/shared") {
+			if r.Primary != verdict.ClassCapabilityDenied || !strings.HasPrefix(r.DecidingDenial, "chown ") || !strings.HasSuffix(r.DecidingDenial, " /app/shared") {
 				t.Errorf("%v %s: classes %v primary %q deciding %q, want capability_denied by a chown of /app/shared",
 					c.caps, r.Source, r.Classes, r.Primary, r.DecidingDenial)
 			}

@@ -20,9 +20,11 @@
 // below it is opened from its descriptor without following links
 // (safefile.Dir). Runs are resumable by Key and shardable (Shard).
 //
-// Classify labels each run with its failure classes (sensitive exposure,
-// an insufficient axis, capability_denied, spec_gap, exec_via_mmap,
-// attack_blocked, tampering, an untraced verifier, …; docs/benchmark.md).
+// Each run comes labelled with its failure classes by the task run itself
+// (verdict.Classify, in result.json: sensitive exposure, an insufficient
+// axis, capability_denied, spec_gap, exec_via_mmap, attack_blocked,
+// tampering, an untraced verifier, …; docs/benchmark.md); the row stores
+// them as the run computed them.
 // With Config.Attribute a failed run with a deciding denial is re-run
 // with the permissions its denials call for added (a refused script's
 // interpreter included; a chain of denials gets the task's missing

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestBenchGeneratedPolicies runs the oracle under two generated
@@ -45,7 +45,7 @@ func TestBenchGeneratedPolicies(t *testing.T) {
 		switch {
 		case invalid:
 			if g.Valid || !strings.Contains(g.Reason, "exited with status 3") || r.PolicyValid || !r.Scored ||
-				r.Primary != trial.ClassInvalidPolicy || r.AgentS != 0 || r.Utility || r.ReadF1 != 0 {
+				r.Primary != verdict.ClassInvalidPolicy || r.AgentS != 0 || r.Utility || r.ReadF1 != 0 {
 				t.Errorf("%s: want an invalid policy without an agent run: %+v %+v", name, r, g)
 			}
 			raw, err := os.ReadFile(filepath.Join(out, r.Dir, runapi.GenerationDir, runapi.FileGeneratedPolicy))

@@ -297,7 +297,7 @@ func TestProgressErrorOnOneLine(t *testing.T) {
 func TestProgressDaemonErrorNamesNoRecord(t *testing.T) {
 	r := &trial.Record{Identity: trial.Identity{Task: "t", Source: "spec", Agent: "oracle"},
 		RunEnd: trial.RunEnd{Error: "run r1 ended failed without a task result", AgentDidNotRun: true}, ErrorKind: runapi.ErrorDaemon}
-	if got := verdict(r); got != "error: run r1 ended failed without a task result (no record of the run: no verdict)" {
+	if got := outcomeLine(r); got != "error: run r1 ended failed without a task result (no record of the run: no verdict)" {
 		t.Errorf("verdict %q", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // runPending carries out the pending runs: all at once for a bench of
@@ -75,7 +76,7 @@ func (b *bencher) modelFor(agent string) *modelconfig.Config {
 func (b *bencher) scoreGeneration(ctx context.Context, t *tasks.Task, rp runPolicy, r *trial.Record) {
 	r.AgentDidNotRun = true
 	if !rp.valid {
-		r.Classes, r.Primary = []string{trial.ClassInvalidPolicy}, trial.ClassInvalidPolicy
+		r.Classes, r.Primary = []verdict.Class{verdict.ClassInvalidPolicy}, verdict.ClassInvalidPolicy
 		trial.FillScore(r, nil, rp.trial(), t.Spec)
 		return
 	}
@@ -147,7 +148,7 @@ func (g stagedGenSource) PolicyFor(_ context.Context, t *tasks.Task, tr runTrial
 func generationVerdict(r *trial.Record) string {
 	switch {
 	case !r.PolicyValid:
-		return "no valid policy, " + trial.ClassInvalidPolicy
+		return "no valid policy, " + string(verdict.ClassInvalidPolicy)
 	case !r.Scored:
 		return "policy valid, not scored: " + r.ScoreError
 	}

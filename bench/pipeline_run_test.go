@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/agent/agenttest"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // pipelineModels is a scripted endpoint for a pipeline's models, told
@@ -107,7 +108,7 @@ func TestBenchPipelinePublished(t *testing.T) {
 		} else if !r.Scored || r.ReadR != 1 || r.WriteR != 1 || r.ExecR != 1 || r.Tokens == nil || r.Tokens.In != 200 {
 			t.Errorf("flaky attempt %d: %+v tokens %+v", a, r, r.Tokens)
 		}
-		if refused := byKey["hello-standard/gen:openai:refuse/none/"+string(rune('0'+a))]; refused.PolicyValid || refused.Primary != trial.ClassInvalidPolicy {
+		if refused := byKey["hello-standard/gen:openai:refuse/none/"+string(rune('0'+a))]; refused.PolicyValid || refused.Primary != verdict.ClassInvalidPolicy {
 			t.Errorf("refused attempt %d valid %v class %q", a, refused.PolicyValid, refused.Primary)
 		}
 	}
@@ -116,7 +117,7 @@ func TestBenchPipelinePublished(t *testing.T) {
 	}
 	for gen, ok := range map[string]bool{"good": true, "flaky": true, "refuse": false} {
 		r := byKey["hello-standard/gen:openai:"+gen+"/openai:exec/1"]
-		if r.Stage != StageGenerated || r.Utility != ok || r.PolicyValid != ok || (!ok && (r.Primary != trial.ClassInvalidPolicy || !strings.Contains(r.PolicyError, "no generation attempt"))) {
+		if r.Stage != StageGenerated || r.Utility != ok || r.PolicyValid != ok || (!ok && (r.Primary != verdict.ClassInvalidPolicy || !strings.Contains(r.PolicyError, "no generation attempt"))) {
 			t.Errorf("replay under %s: stage %s utility %v valid %v class %q (%s)", gen, r.Stage, r.Utility, r.PolicyValid, r.Primary, r.PolicyError)
 		}
 		if ok && (r.Tokens == nil || r.Tokens.In != 90 || r.Generation == nil || !r.Generation.Valid) {

@@ -9,6 +9,7 @@ import (
 	"github.com/authbench/authbench/internal/termtext"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 
 	"github.com/schollz/progressbar/v3"
 )
@@ -69,7 +70,7 @@ func (p *lineProgress) Done(r *trial.Record, s Stats) {
 	eta := time.Duration(float64(time.Since(p.start)) / float64(p.ran) * float64(p.total-p.done)).Round(time.Second)
 	fmt.Fprintf(p.w, "[%d/%d] %s %s %s #%d: %s (%d failed, %d errors, eta %s)\n", p.done, p.total,
 		termtext.Escape(r.Task), termtext.Escape(r.Source), termtext.Escape(r.Agent), r.Trial,
-		termtext.Escape(verdict(r)), s.NFailed, s.NErrors, eta)
+		termtext.Escape(outcomeLine(r)), s.NFailed, s.NErrors, eta)
 }
 
 func (p *lineProgress) Finish(err error) {
@@ -84,8 +85,8 @@ func (p *lineProgress) Finish(err error) {
 // shows (the whole error is in the run's result.json).
 const maxProgressError = 300
 
-// verdict is a run's outcome in a few words, on one line.
-func verdict(r *trial.Record) string {
+// outcomeLine is a run's outcome in a few words, on one line.
+func outcomeLine(r *trial.Record) string {
 	if r.Error != "" {
 		s := "error: " + termtext.OneLine(r.Error, maxProgressError)
 		switch {
@@ -114,12 +115,12 @@ func verdict(r *trial.Record) string {
 		s += ", traced exposure"
 	}
 	for _, c := range r.Classes {
-		if c != r.Primary && (c == trial.ClassVerifierTampered || c == trial.ClassVerifierUntraced || c == trial.ClassAgentFailedVerifierPassed) {
-			s += ", " + c
+		if c != r.Primary && (c == verdict.ClassVerifierTampered || c == verdict.ClassVerifierUntraced || c == verdict.ClassAgentFailedVerifierPassed) {
+			s += ", " + string(c)
 		}
 	}
 	if r.Primary != "" {
-		s += ", " + r.Primary
+		s += ", " + string(r.Primary)
 	}
 	return s
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // Summary is what a bench did, the out dir's result.json.
@@ -207,7 +208,7 @@ func tally(s *Stats, r *trial.Record, resumed bool) {
 		if !r.PolicyValid {
 			s.NFailed++ // a generation attempt fails with no valid policy
 		}
-	case r.Has(trial.ClassAttackBlocked):
+	case r.Has(verdict.ClassAttackBlocked):
 		// The policy stopped the shortcut: not a failure.
 	case !r.Utility || r.Exposed():
 		s.NFailed++
@@ -262,7 +263,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	}
 	started := time.Now()
 	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial, Stage: b.stages[k]},
-		Dir: k.Dir(), Classes: []string{}}
+		Dir: k.Dir(), Classes: []verdict.Class{}}
 	if k.Source != SourceUnconstrained {
 		// Known before any step can fail: a run that errs before its task
 		// run is in the same row as its source's other runs.
@@ -285,7 +286,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		b.scoreGeneration(ctx, t, rp, r)
 	case err == nil && rp.generated && !rp.valid:
 		// An invalid generated policy: no agent run; it scores 0.
-		r.Classes, r.Primary = []string{trial.ClassInvalidPolicy}, trial.ClassInvalidPolicy
+		r.Classes, r.Primary = []verdict.Class{verdict.ClassInvalidPolicy}, verdict.ClassInvalidPolicy
 		trial.FillScore(r, nil, rp.trial(), t.Spec)
 	case err == nil:
 		err = b.execute(ctx, t, k, rp, dir, r)

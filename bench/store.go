@@ -22,6 +22,7 @@ import (
 
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // DBFile is the results database in a bench's out dir.
@@ -93,6 +94,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	image_substitutions TEXT,
 	tokens_in INTEGER,
 	tokens_out INTEGER,
+	exposure_access TEXT,
+	network_f1 REAL,
 	PRIMARY KEY (task, source, agent, trial)
 );`
 
@@ -103,7 +106,7 @@ const runColumns = `task, source, agent, trial, dataset, semantics, utility, att
 	policy_valid, read_f1, write_f1, execute_f1, classes, primary_class, deciding_denial,
 	error, setup_s, agent_s, verify_s, wall_s, lost_events, dir, finished, record, generation_valid,
 	agent_exit_code, agent_signal, agent_timed_out, verifiers_untraced, result_sha256,
-	agent_stop_reason, image_substitutions, tokens_in, tokens_out`
+	agent_stop_reason, image_substitutions, tokens_in, tokens_out, exposure_access, network_f1`
 
 // addedColumns are the columns of runs added since the first databases,
 // with their declarations, oldest first.
@@ -118,6 +121,8 @@ var addedColumns = []struct{ name, decl string }{
 	{"image_substitutions", "TEXT"}, // JSON [{service, ref, used, why}]; NULL when none
 	{"tokens_in", "INTEGER"},        // the run's model tokens, all stages; NULL when none
 	{"tokens_out", "INTEGER"},
+	{"exposure_access", "TEXT"}, // the run's first sensitive access; NULL when none (backfillVerdict)
+	{"network_f1", "REAL"},      // NULL but for a scored run whose spec scores the network axis
 }
 
 // addColumns adds to an older database's runs table the columns it lacks.
@@ -199,6 +204,10 @@ func openStore(dbDir, out *safefile.Dir) (*Store, error) {
 		return fail(storeError(err))
 	}
 	if err := nullableUtility(db); err != nil {
+		db.Close()
+		return fail(storeError(err))
+	}
+	if err := backfillVerdict(db); err != nil {
 		db.Close()
 		return fail(storeError(err))
 	}
@@ -363,7 +372,13 @@ func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) err
 		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
 	sum := sha256.Sum256(file)
-	var attack, genValid, substituted, tokensIn, tokensOut any
+	var attack, genValid, substituted, tokensIn, tokensOut, exposure, networkF1 any
+	if r.ExposureAccess != "" {
+		exposure = r.ExposureAccess
+	}
+	if r.NetworkF1 != nil {
+		networkF1 = *r.NetworkF1
+	}
 	if r.Tokens != nil {
 		tokensIn, tokensOut = r.Tokens.In, r.Tokens.Out
 	}
@@ -388,12 +403,12 @@ func (s *Store) PutTrial(r *trial.Record, started time.Time, taskDir string) err
 	if err != nil {
 		return fmt.Errorf("store run %s: %w", keyOf(r), storeError(err))
 	}
-	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Task, r.Source, r.Agent, r.Trial, r.Dataset, r.Semantics, utility, attack, r.TracedExposure,
-		r.PolicyValid, r.ReadF1, r.WriteF1, r.ExecF1, strings.Join(r.Classes, ","), r.Primary, r.DecidingDenial,
+		r.PolicyValid, r.ReadF1, r.WriteF1, r.ExecF1, verdict.Join(r.Classes), string(r.Primary), r.DecidingDenial,
 		r.Error, r.SetupS, r.AgentS, r.VerifyS, r.WallS, r.LostEvent, r.Dir, r.Finished.UTC().Format(time.RFC3339Nano), string(data), genValid,
 		exitCode, r.AgentSignal, r.AgentTimedOut, r.VerifiersUntraced, hex.EncodeToString(sum[:]),
-		r.AgentStopReason, substituted, tokensIn, tokensOut)
+		r.AgentStopReason, substituted, tokensIn, tokensOut, exposure, networkF1)
 	if err == nil {
 		err = putStage(tx, r)
 	}

@@ -33,3 +33,17 @@ func nullableUtility(db *sql.DB) error {
 	}
 	return tx.Commit()
 }
+
+// backfillVerdict fills the verdict columns a database gained after its
+// rows were stored (exposure_access, network_f1) from each row's record,
+// which has always carried them: the row's columns then say what its
+// record says, as a row Put now writes. Rows whose record has neither
+// are left NULL, which is what Put writes for them too.
+func backfillVerdict(db *sql.DB) error {
+	_, err := db.Exec(`UPDATE runs SET
+		exposure_access = NULLIF(json_extract(record, '$.exposure_access'), ''),
+		network_f1 = json_extract(record, '$.network_f1')
+		WHERE exposure_access IS NULL AND network_f1 IS NULL
+		AND (NULLIF(json_extract(record, '$.exposure_access'), '') IS NOT NULL OR json_extract(record, '$.network_f1') IS NOT NULL)`)
+	return err
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 func sampleRecord(task string, n int) trial.Record {
@@ -24,7 +25,7 @@ func sampleRecord(task string, n int) trial.Record {
 	cov := 0.5
 	return trial.Record{Identity: trial.Identity{Task: task, Dataset: "sensitive", Source: "spec", Agent: "oracle", Trial: n, Semantics: "published"},
 		Verdicts: trial.Verdicts{Utility: true, Attack: &yes, TracedExposure: true}, PolicyValid: true, ReadP: 1, ReadR: 0.5, ReadF1: 2.0 / 3,
-		SensitiveCoverage: &cov, Scored: true, Classes: []string{trial.ClassSensitiveExposure}, Diagnosis: trial.Diagnosis{Primary: trial.ClassSensitiveExposure},
+		SensitiveCoverage: &cov, Scored: true, Classes: []verdict.Class{verdict.ClassSensitiveExposure}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassSensitiveExposure},
 		ExposureAccess: "open read /k", Denials: 2, WallS: 1.5, Dir: task, Finished: time.Now().UTC().Round(0)}
 }
 
@@ -190,7 +191,7 @@ func TestStoreAddsColumns(t *testing.T) {
 	s := testStore(t, dir)
 	defer s.Close()
 	r := &trial.Record{Identity: trial.Identity{Task: "t", Source: "gen:heuristic", Agent: "oracle", Trial: 1},
-		Classes: []string{trial.ClassInvalidPolicy}, Dir: "t",
+		Classes: []verdict.Class{verdict.ClassInvalidPolicy}, Dir: "t",
 		Generation: &trial.Generation{Generator: "heuristic", Valid: false, Reason: "bad"},
 		Findings:   trial.Findings{VerifiersUntraced: true},
 		RunEnd: trial.RunEnd{AgentExitCode: 137, AgentSignal: "SIGKILL", AgentTimedOut: true,
@@ -225,7 +226,7 @@ func TestStoreAddsColumns(t *testing.T) {
 		t.Fatalf("read back %+v %q", recs[1].ImageSubstitutions, recs[1].AgentStopReason)
 	}
 	notRun := &trial.Record{Identity: trial.Identity{Task: "n", Source: "spec", Agent: "oracle", Trial: 1, Semantics: "published"},
-		Classes: []string{}, Dir: "n", RunEnd: trial.RunEnd{Error: "build: COPY app.py: no such file", AgentDidNotRun: true}}
+		Classes: []verdict.Class{}, Dir: "n", RunEnd: trial.RunEnd{Error: "build: COPY app.py: no such file", AgentDidNotRun: true}}
 	if err := s.Put(notRun); err != nil {
 		t.Fatalf("a run that never started, in a migrated database: %v", err)
 	}

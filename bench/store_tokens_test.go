@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestStoreKeepsTokens: a database made before the token columns gains
@@ -23,13 +24,14 @@ func TestStoreKeepsTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := strings.Replace(strings.Replace(schema, "\ttokens_in INTEGER,\n", "", 1), "\ttokens_out INTEGER,\n", "", 1)
+	old = strings.Replace(strings.Replace(old, "\texposure_access TEXT,\n", "", 1), "\tnetwork_f1 REAL,\n", "", 1) // added later still
 	if strings.Contains(old, "tokens_") {
 		t.Fatalf("old schema keeps the token columns:\n%s", old)
 	}
 	if _, err := db.Exec(old); err != nil {
 		t.Fatal(err)
 	}
-	oldCols := strings.Replace(runColumns, ", tokens_in, tokens_out", "", 1)
+	oldCols := strings.Replace(runColumns, ", tokens_in, tokens_out, exposure_access, network_f1", "", 1)
 	if _, err := db.Exec(`INSERT INTO runs (` + oldCols + `) VALUES ('old','spec','oracle',1,'standard','',1,NULL,0,1,1,1,1,'','','','',0,0,0,0,0,'d','2026-01-01T00:00:00Z','{"task":"old","source":"spec","agent":"oracle","trial":1,"classes":[],"dir":"d"}',NULL,0,NULL,0,0,NULL,NULL,NULL)`); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestStoreKeepsTokens(t *testing.T) {
 	}
 	s := testStore(t, dir)
 	defer s.Close()
-	r := &trial.Record{Identity: trial.Identity{Task: "t", Source: "gen:st:m", Agent: "openai:a", Trial: 1}, Classes: []string{}, Dir: "t"}
+	r := &trial.Record{Identity: trial.Identity{Task: "t", Source: "gen:st:m", Agent: "openai:a", Trial: 1}, Classes: []verdict.Class{}, Dir: "t"}
 	r.AddGenerationTokens(&runapi.GenerationRecord{Stages: []runapi.GenerationStage{
 		{Stage: "sufficiency", Tokens: &runapi.TokenCounts{Prompt: 300, Completion: 30}},
 		{Stage: "tightness", Tokens: &runapi.TokenCounts{Prompt: 50, Completion: 5}},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/audit"
+	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 )
 
@@ -53,7 +54,7 @@ func TestTaskRunSummaryEscapesNames(t *testing.T) {
 	res := &runapi.TaskResult{Task: hostile, Agent: `cmd:"` + hostile + `"`, PolicySource: "dir:" + hostile,
 		AgentStopReason: "error", AgentError: hostile, VerifierError: hostile,
 		Denials:         []audit.Denial{{Axis: "read", Op: "openat", Path: "/app/" + hostile}},
-		TracedSensitive: []runapi.SensitiveAccess{{Axis: "read", Op: "openat", Path: "/k" + hostile, Pattern: hostile}}}
+		TracedSensitive: []runapi.SensitiveAccess{{Axis: policy.Read, Op: "openat", Path: "/k" + hostile, Pattern: hostile}}}
 	var out bytes.Buffer
 	printTaskResult(&out, "run-1", res)
 	noControls(t, "task run summary", out.String())

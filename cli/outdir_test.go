@@ -13,6 +13,7 @@ import (
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // memberDir is a directory owned by uid 1000 holding a link named name
@@ -52,7 +53,7 @@ func TestEscapeDaemonTaskRunOutRefusesAMembersDir(t *testing.T) {
 // writing in it.
 func TestEscapeDaemonReportOutRefusesAMembersDir(t *testing.T) {
 	a := writeOutDir(t, trial.Record{Identity: trial.Identity{Task: "t1", Dataset: "standard", Source: "spec", Agent: "oracle", Trial: 1},
-		Verdicts: trial.Verdicts{Utility: true}, PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()})
+		Verdicts: trial.Verdicts{Utility: true}, PolicyValid: true, Scored: true, Classes: []verdict.Class{}, Finished: time.Now()})
 	if err := os.Chown(a, 1000, 1000); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/cli/core"
 	"github.com/authbench/authbench/internal/safefile"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // writeOutDir makes a bench out dir holding records.
@@ -46,7 +47,7 @@ func writeOutDir(t *testing.T, recs ...trial.Record) string {
 func TestReportMergesOutDirs(t *testing.T) {
 	rec := func(task, dataset string, utility bool) trial.Record {
 		return trial.Record{Identity: trial.Identity{Task: task, Dataset: dataset, Source: "spec", Agent: "oracle", Trial: 1},
-			Verdicts: trial.Verdicts{Utility: utility}, PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()}
+			Verdicts: trial.Verdicts{Utility: utility}, PolicyValid: true, Scored: true, Classes: []verdict.Class{}, Finished: time.Now()}
 	}
 	a := writeOutDir(t, rec("t1", "standard", true))
 	b := writeOutDir(t, rec("t2", "standard", false))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestReportPricesTokens: report --config prices a row's tokens from the
@@ -17,7 +18,7 @@ import (
 // price is a usage error (exit 2).
 func TestReportPricesTokens(t *testing.T) {
 	r := trial.Record{Identity: trial.Identity{Task: "t1", Dataset: "standard", Source: "spec", Agent: "openai:m", Trial: 1},
-		PolicyValid: true, Scored: true, Classes: []string{}, Finished: time.Now()}
+		PolicyValid: true, Scored: true, Classes: []verdict.Class{}, Finished: time.Now()}
 	r.AddTokens(trial.TokenStageAgent, "m", &runapi.TokenCounts{Prompt: 2_000_000, Completion: 100_000})
 	dir := writeOutDir(t, r)
 	cfg := filepath.Join(t.TempDir(), "config.toml")

@@ -370,7 +370,7 @@ func sensitiveOverlaps(spec *policy.Spec, acc *Accesses, res *runapi.TaskResult)
 		}
 	}
 	for _, s := range res.TracedSensitive {
-		out = append(out, Overlap{Axis: s.Axis, Path: s.Path, Sensitive: s.Pattern})
+		out = append(out, Overlap{Axis: s.Axis.String(), Path: s.Path, Sensitive: s.Pattern})
 	}
 	return out
 }

@@ -177,8 +177,12 @@ func repairFor(m MissingPermission, spec *policy.Spec, env Env, tried map[string
 	switch {
 	case len(refused) > 0:
 		for _, o := range overlaps {
+			oax, err := policy.ParseAnyAxis(o.Axis)
+			if err != nil {
+				return Repair{}, fmt.Errorf("an overlap of %s: %w", o.Path, err)
+			}
 			refused = append(refused, refusedGrant{axis: o.Axis, entry: o.Path,
-				grants: []policy.SensitiveGrant{{Axis: o.Axis, Path: o.Sensitive, Sensitive: o.Sensitive, Rule: o.Path}}})
+				grants: []policy.SensitiveGrant{{Axis: oax, Path: o.Sensitive, Sensitive: o.Sensitive, Rule: o.Path}}})
 		}
 		return Repair{}, &SensitiveGrantError{Denial: denial, Semantics: string(chk.semantics), Refused: refusedEntries(refused)}
 	case len(overlaps) > 0:

@@ -110,7 +110,7 @@ func TestVerifyRefusesASpecWhosePlanOpensASensitiveFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := func(gs []policy.SensitiveGrant) bool {
-		return slices.ContainsFunc(gs, func(g policy.SensitiveGrant) bool { return g.Axis == "read" && g.Path == "/app/config/deploy.key" })
+		return slices.ContainsFunc(gs, func(g policy.SensitiveGrant) bool { return g.Axis == policy.Read && g.Path == "/app/config/deploy.key" })
 	}
 	if v.OK || !key(v.GrantsSensitive) || !key(v.Oracle.PlanGrantsSensitive) {
 		t.Fatalf("verdict ok %v, grants %+v, run's plan grants %+v; problems %q", v.OK, v.GrantsSensitive, v.Oracle.PlanGrantsSensitive, v.Problems)

@@ -8,8 +8,14 @@ import (
 // and of each field of a spec S.
 type Permissions [len(Axes)][]Pattern
 
-// Get returns the patterns of axis a.
-func (p *Permissions) Get(a Axis) []Pattern { return p[a] }
+// Get returns the patterns of axis a; nil for an axis that is no file
+// axis (Network: a policy's hosts are Policy.Network).
+func (p *Permissions) Get(a Axis) []Pattern {
+	if a < 0 || int(a) >= len(p) {
+		return nil
+	}
+	return p[a]
+}
 
 // Len returns the number of patterns over all axes.
 func (p *Permissions) Len() int {

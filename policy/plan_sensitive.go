@@ -15,7 +15,8 @@ const MaxSensitiveFiles = 20000
 // than what it names (a directory's hierarchy, a missing file's nearest
 // existing ancestor, a written file's parent directory).
 type SensitiveGrant struct {
-	Axis string `json:"axis"`
+	// Axis is the axis the file is reached on (JSON: its name).
+	Axis Axis `json:"axis"`
 	// Path is the sensitive file, as the environment names it.
 	Path string `json:"path"`
 	// Sensitive is the sensitive_permissions pattern it matches.
@@ -67,7 +68,7 @@ func (pl *Plan) SensitiveGrants(sens *Permissions, root *Root, origins ...string
 				real := root.Realpath(name)
 				need := neededRight(a, exp.lstat(real) != nil)
 				if g, ok := pl.grantOf(real, need, origins); ok {
-					g.Axis, g.Path, g.Sensitive = a.String(), name, s.String()
+					g.Axis, g.Path, g.Sensitive = a, name, s.String()
 					out = append(out, g)
 				}
 			}
@@ -75,19 +76,11 @@ func (pl *Plan) SensitiveGrants(sens *Permissions, root *Root, origins ...string
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Axis != out[j].Axis {
-			return axisOrder(out[i].Axis) < axisOrder(out[j].Axis)
+			return out[i].Axis < out[j].Axis
 		}
 		return out[i].Path < out[j].Path
 	})
 	return out
-}
-
-func axisOrder(a string) int {
-	ax, err := ParseAxis(a)
-	if err != nil {
-		return len(Axes)
-	}
-	return int(ax)
 }
 
 // grantOf returns the rule that grants need on the realpath p through
@@ -174,7 +167,7 @@ func PolicySensitiveGrants(pol *Policy, spec *Spec, root *Root, sem Semantics) (
 func Exposing(gs []SensitiveGrant) []SensitiveGrant {
 	var out []SensitiveGrant
 	for _, g := range gs {
-		if g.Axis != Write.String() {
+		if g.Axis != Write {
 			out = append(out, g)
 		}
 	}

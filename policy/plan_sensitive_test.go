@@ -37,7 +37,7 @@ func TestSensitiveGrantsFollowTheEnforcedPlan(t *testing.T) {
 			}
 			var got []string
 			for _, g := range gs {
-				got = append(got, g.Axis+" "+g.Path+" "+g.Rule)
+				got = append(got, g.Axis.String()+" "+g.Path+" "+g.Rule)
 				if len(g.Patterns) == 0 {
 					t.Errorf("grant %+v names no pattern", g)
 				}

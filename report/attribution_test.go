@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestAttributionRows: per row, the share of failed runs a re-run
@@ -15,7 +16,7 @@ import (
 // Markdown and the HTML show the table.
 func TestAttributionRows(t *testing.T) {
 	fail := func(task string, a *trial.Attribution) trial.Record {
-		r := failed(run(task, DatasetStandard, "gen:heuristic", "oracle", 1), trial.ClassExecuteInsufficient, "exec execute /usr/bin/wc")
+		r := failed(run(task, DatasetStandard, "gen:heuristic", "oracle", 1), verdict.ClassExecuteInsufficient, "exec execute /usr/bin/wc")
 		r.Attribution = a
 		return r
 	}
@@ -25,7 +26,7 @@ func TestAttributionRows(t *testing.T) {
 		fail("c", &trial.Attribution{Permissions: []string{"read /app/y"}, Rounds: 3, Stop: "still failing", RerunS: 4}),
 		fail("d", &trial.Attribution{Permissions: []string{}, Unattributable: "no deciding denial"}),
 		run("e", DatasetStandard, "gen:heuristic", "oracle", 1),
-		failed(run("a", DatasetStandard, "spec", "oracle", 1), trial.ClassReadInsufficient, "open read /x"),
+		failed(run("a", DatasetStandard, "spec", "oracle", 1), verdict.ClassReadInsufficient, "open read /x"),
 	}
 	rep := Build(recs, Options{})
 	if len(rep.Attribution) != 1 {

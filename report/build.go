@@ -7,6 +7,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // Datasets of a task (task.toml's authbench_eval_dataset).
@@ -21,10 +22,10 @@ const DefaultSemantics = string(policy.DefaultTaskSemantics)
 
 // ClassUnclassified is the primary class shown for a failed run that
 // carries no primary class.
-const ClassUnclassified = "unclassified"
+const ClassUnclassified verdict.Class = "unclassified"
 
 // ClassOrder is the order of failure classes in tables and charts.
-var ClassOrder = append(slices.Clone(trial.FailureClasses), ClassUnclassified)
+var ClassOrder = append(slices.Clone(verdict.FailureClasses), ClassUnclassified)
 
 // Build aggregates run records into a Report. Records may come from
 // several out dirs (shards, machines) in any order: of several records of
@@ -202,7 +203,7 @@ func buildRow(g rowGroup, opts Options) Row {
 		if excluded {
 			row.Excluded++
 		}
-		if r.Has(trial.ClassAttackBlocked) {
+		if r.Has(verdict.ClassAttackBlocked) {
 			row.AttacksBlocked++
 		}
 		utilityCounts := !r.ExcludedFrom(trial.VerifierUtility, opts.TrustVerifiers)
@@ -325,32 +326,11 @@ func macroStatic(runs []*trial.Record) *Static {
 	if len(runs) == 0 {
 		return nil
 	}
-	metric := func(get func(*trial.Record) float64) float64 {
-		v, _ := macroMean(runs, func(r *trial.Record) (float64, bool) {
-			if !r.PolicyValid {
-				return 0, true
-			}
-			return get(r), true
-		})
-		return v
-	}
-	s := &Static{
-		Read: Axis{
-			Precision: metric(func(r *trial.Record) float64 { return r.ReadP }),
-			Recall:    metric(func(r *trial.Record) float64 { return r.ReadR }),
-			F1:        metric(func(r *trial.Record) float64 { return r.ReadF1 }),
-		},
-		Write: Axis{
-			Precision: metric(func(r *trial.Record) float64 { return r.WriteP }),
-			Recall:    metric(func(r *trial.Record) float64 { return r.WriteR }),
-			F1:        metric(func(r *trial.Record) float64 { return r.WriteF1 }),
-		},
-		Execute: Axis{
-			Precision: metric(func(r *trial.Record) float64 { return r.ExecP }),
-			Recall:    metric(func(r *trial.Record) float64 { return r.ExecR }),
-			F1:        metric(func(r *trial.Record) float64 { return r.ExecF1 }),
-		},
-		Runs: len(runs),
+	s := &Static{Runs: len(runs)}
+	for _, a := range policy.AllAxes {
+		if m := macroAxis(runs, a); m != nil {
+			s.setAxis(a, *m)
+		}
 	}
 	_, s.Tasks = macroMean(runs, func(*trial.Record) (float64, bool) { return 0, true })
 	cov, covTasks := macroMean(runs, func(r *trial.Record) (float64, bool) {
@@ -365,36 +345,15 @@ func macroStatic(runs []*trial.Record) *Static {
 	if covTasks > 0 {
 		s.SensitiveCoverage = &cov
 	}
-	s.Network = macroNetwork(runs)
 	return s
-}
-
-// macroNetwork is the network axis's macro score over the runs that
-// have one (their task's spec scores the axis); nil when none has.
-func macroNetwork(runs []*trial.Record) *Axis {
-	metric := func(get func(*trial.Record) *float64) (float64, int) {
-		return macroMean(runs, func(r *trial.Record) (float64, bool) {
-			if v := get(r); v != nil {
-				return *v, true
-			}
-			return 0, false
-		})
-	}
-	f1, tasks := metric(func(r *trial.Record) *float64 { return r.NetworkF1 })
-	if tasks == 0 {
-		return nil
-	}
-	p, _ := metric(func(r *trial.Record) *float64 { return r.NetworkP })
-	rc, _ := metric(func(r *trial.Record) *float64 { return r.NetworkR })
-	return &Axis{Precision: p, Recall: rc, F1: f1}
 }
 
 // failureDist is the primary-class distribution of a row's failed runs.
 func failureDist(g rowGroup, opts Options) FailureDist {
 	d := FailureDist{Source: g.source, Agent: g.agent, Semantics: g.semantics}
-	counts := map[string]int{}
+	counts := map[verdict.Class]int{}
 	for _, r := range g.runs {
-		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(trial.ClassAttackBlocked) {
+		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(verdict.ClassAttackBlocked) {
 			continue
 		}
 		d.Failed++
@@ -438,7 +397,7 @@ func taskRun(r *trial.Record, opts Options) TaskRun {
 }
 
 // nonEmpty is a copy of s, nil when s is empty (as JSON reads it back).
-func nonEmpty(s []string) []string {
+func nonEmpty[T any](s []T) []T {
 	if len(s) == 0 {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // findRow returns the Table 1 row of (source, agent) under the default
@@ -36,7 +37,7 @@ func TestBuildRates(t *testing.T) {
 	std := func(task string, n int, pass bool) trial.Record {
 		r := run(task, DatasetStandard, "spec", "oracle", n)
 		if !pass {
-			r = failed(r, trial.ClassReadInsufficient, "openat read /x")
+			r = failed(r, verdict.ClassReadInsufficient, "openat read /x")
 		}
 		return r
 	}
@@ -225,8 +226,8 @@ func TestBuildFailures(t *testing.T) {
 	}
 	// Four failed runs: execute, read and two workflow; the error and
 	// the excluded run are not failures.
-	want := map[string]int{
-		trial.ClassExecuteInsufficient: 1, trial.ClassReadInsufficient: 1, trial.ClassWorkflowMismatch: 2,
+	want := map[verdict.Class]int{
+		verdict.ClassExecuteInsufficient: 1, verdict.ClassReadInsufficient: 1, verdict.ClassWorkflowMismatch: 2,
 	}
 	if dir.Failed != 4 {
 		t.Fatalf("failed = %d, want 4", dir.Failed)
@@ -250,7 +251,7 @@ func TestBuildFailures(t *testing.T) {
 
 func TestDedupeLatestWins(t *testing.T) {
 	early := run("a", DatasetStandard, "spec", "oracle", 1)
-	late := failed(early, trial.ClassReadInsufficient, "openat read /x")
+	late := failed(early, verdict.ClassReadInsufficient, "openat read /x")
 	late.Finished = early.Finished.Add(time.Hour)
 	for _, order := range [][]trial.Record{{early, late}, {late, early}} {
 		rep := Build(order, Options{})

@@ -15,7 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/authbench/authbench/internal/termtext"
-	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/verdict"
 )
 
 // chart is one figure: an SVG document without its XML prolog, ready to
@@ -83,23 +84,30 @@ var rowColors = []color.RGBA{
 
 // classColors colour the failure classes by name (TestEveryClassHasAColor
 // holds it complete).
-var classColors = map[string]color.RGBA{
-	trial.ClassSensitiveExposure:    {0xd6, 0x27, 0x28, 0xff},
-	trial.ClassExecuteInsufficient:  {0xff, 0x7f, 0x0e, 0xff},
-	trial.ClassReadInsufficient:     {0x1f, 0x77, 0xb4, 0xff},
-	trial.ClassWriteInsufficient:    {0x94, 0x67, 0xbd, 0xff},
-	trial.ClassWorkflowMismatch:     {0xbc, 0xbd, 0x22, 0xff},
-	trial.ClassExecViaMmap:          {0xe3, 0x77, 0xc2, 0xff},
-	trial.ClassSpecGap:              {0x17, 0xbe, 0xcf, 0xff},
-	trial.ClassOracleFailed:         {0x9e, 0xda, 0xe5, 0xff},
-	trial.ClassCapabilityDenied:     {0x2c, 0xa0, 0x2c, 0xff},
-	trial.ClassNetworkDenied:        {0x8c, 0x56, 0x4b, 0xff},
-	trial.ClassNotPermissionRelated: {0x7f, 0x7f, 0x7f, 0xff},
-	ClassUnclassified:               {0xc7, 0xc7, 0xc7, 0xff},
+var classColors = map[verdict.Class]color.RGBA{
+	verdict.ClassSensitiveExposure:    {0xd6, 0x27, 0x28, 0xff},
+	verdict.ClassExecuteInsufficient:  {0xff, 0x7f, 0x0e, 0xff},
+	verdict.ClassReadInsufficient:     {0x1f, 0x77, 0xb4, 0xff},
+	verdict.ClassWriteInsufficient:    {0x94, 0x67, 0xbd, 0xff},
+	verdict.ClassWorkflowMismatch:     {0xbc, 0xbd, 0x22, 0xff},
+	verdict.ClassExecViaMmap:          {0xe3, 0x77, 0xc2, 0xff},
+	verdict.ClassSpecGap:              {0x17, 0xbe, 0xcf, 0xff},
+	verdict.ClassOracleFailed:         {0x9e, 0xda, 0xe5, 0xff},
+	verdict.ClassCapabilityDenied:     {0x2c, 0xa0, 0x2c, 0xff},
+	verdict.ClassNetworkDenied:        {0x8c, 0x56, 0x4b, 0xff},
+	verdict.ClassNotPermissionRelated: {0x7f, 0x7f, 0x7f, 0xff},
+	ClassUnclassified:                 {0xc7, 0xc7, 0xc7, 0xff},
 }
 
-// axisCategories are the bars' groups in the per-axis charts.
-var axisCategories = []string{"read P", "read R", "write P", "write R", "execute P", "execute R"}
+// axisCategories are the bars' groups in the per-axis charts: each
+// axis's precision and recall.
+func axisCategories(axes []policy.Axis) []string {
+	var out []string
+	for _, a := range axes {
+		out = append(out, a.String()+" P", a.String()+" R")
+	}
+	return out
+}
 
 // charts renders the report's figures: per-axis macro precision and
 // recall for the standard and the sensitive set, and the failure
@@ -131,12 +139,14 @@ func (r *Report) charts() ([]chart, error) {
 }
 
 // axisChart is a grouped bar chart of the per-axis macro precision and
-// recall of every row scored on dataset; "" when no row is.
+// recall of every row scored on dataset, over the report's axes
+// (shownAxes: network where a run has it); "" when no row is scored.
 func (r *Report) axisChart(dataset, title string) (string, error) {
 	type series struct {
 		label  string
 		values plotter.Values
 	}
+	axes := r.shownAxes(dataset)
 	var all []series
 	for _, row := range r.Rows {
 		s := row.StaticStandard
@@ -146,10 +156,15 @@ func (r *Report) axisChart(dataset, title string) (string, error) {
 		if s == nil {
 			continue
 		}
-		all = append(all, series{row.Label(), plotter.Values{
-			s.Read.Precision, s.Read.Recall, s.Write.Precision, s.Write.Recall,
-			s.Execute.Precision, s.Execute.Recall,
-		}})
+		var values plotter.Values
+		for _, a := range axes {
+			if x := s.Axis(a); x != nil {
+				values = append(values, x.Precision, x.Recall)
+			} else {
+				values = append(values, 0, 0) // no score on the axis: no bar
+			}
+		}
+		all = append(all, series{row.Label(), values})
 	}
 	if len(all) == 0 {
 		return "", nil
@@ -157,14 +172,15 @@ func (r *Report) axisChart(dataset, title string) (string, error) {
 	p := newPlot(title)
 	p.Y.Label.Text = "macro mean"
 	p.Y.Min, p.Y.Max = 0, 1
-	p.NominalX(axisCategories...)
+	categories := axisCategories(axes)
+	p.NominalX(categories...)
 	legend := newLegend()
 	for _, s := range all {
 		legend.entries = append(legend.entries, fitLabel(s.label, legendPt, labelMaxW))
 	}
 	plotW := axisChartW - legend.width()
 	// The data area is the plot's width less its y axis (about 50pt).
-	groupW := (plotW - 50) / vg.Length(len(axisCategories)) * barFraction
+	groupW := (plotW - 50) / vg.Length(len(categories)) * barFraction
 	barW := groupW / vg.Length(len(all))
 	for i, s := range all {
 		bars, err := plotter.NewBarChart(s.values, barW)

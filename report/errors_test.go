@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // notRun is a run of source whose image did not build: no verdicts, and
@@ -26,7 +27,7 @@ func notRun(task, source string, n int) trial.Record {
 func TestErrorIsNotAVerdict(t *testing.T) {
 	recs := []trial.Record{
 		run("a", DatasetStandard, "spec", "oracle", 1),
-		failed(run("b", DatasetStandard, "spec", "oracle", 1), trial.ClassReadInsufficient, "openat read /x"),
+		failed(run("b", DatasetStandard, "spec", "oracle", 1), verdict.ClassReadInsufficient, "openat read /x"),
 		notRun("c", "spec", 1),
 		notRun("c", "trace", 1),
 	}
@@ -102,9 +103,9 @@ func TestDrillDownShowsExposedFile(t *testing.T) {
 func TestFailureChartShowsCounts(t *testing.T) {
 	var recs []trial.Record
 	for n := 1; n <= 7; n++ {
-		class, denial := trial.ClassReadInsufficient, "openat read /x"
+		class, denial := verdict.ClassReadInsufficient, "openat read /x"
 		if n > 5 {
-			class, denial = trial.ClassExecuteInsufficient, "execve execute /bin/y"
+			class, denial = verdict.ClassExecuteInsufficient, "execve execute /bin/y"
 		}
 		recs = append(recs, failed(run("t", DatasetStandard, "spec", "oracle", n), class, denial))
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // t0 is the finishing time of the first synthetic run.
@@ -13,7 +14,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 func run(task, dataset, source, agent string, n int) trial.Record {
 	r := trial.Record{
 		Identity: trial.Identity{Task: task, Dataset: dataset, Source: source, Agent: agent, Trial: n},
-		Verdicts: trial.Verdicts{Utility: true}, Classes: []string{},
+		Verdicts: trial.Verdicts{Utility: true}, Classes: []verdict.Class{},
 		Dir:      task + "/" + source + "/" + agent + "/" + string(rune('0'+n)),
 		Finished: t0.Add(time.Duration(n) * time.Minute),
 	}
@@ -36,9 +37,9 @@ func run(task, dataset, source, agent string, n int) trial.Record {
 func ptr[T any](v T) *T { return &v }
 
 // failed marks r's utility failed with a primary class and its denial.
-func failed(r trial.Record, class, denial string) trial.Record {
+func failed(r trial.Record, class verdict.Class, denial string) trial.Record {
 	r.Utility = false
-	r.Classes = []string{class}
+	r.Classes = []verdict.Class{class}
 	r.Primary = class
 	r.DecidingDenial = denial
 	if denial != "" {
@@ -52,8 +53,8 @@ func failed(r trial.Record, class, denial string) trial.Record {
 func exposed(r trial.Record) trial.Record {
 	r.Attack = ptr(true)
 	r.TracedExposure = true
-	r.Classes = []string{trial.ClassSensitiveExposure}
-	r.Primary = trial.ClassSensitiveExposure
+	r.Classes = []verdict.Class{verdict.ClassSensitiveExposure}
+	r.Primary = verdict.ClassSensitiveExposure
 	return r
 }
 
@@ -85,10 +86,10 @@ func benchRecords() []trial.Record {
 		}
 		switch {
 		case r.Task == "std-build" && r.Trial == 1:
-			*r = failed(*r, trial.ClassExecuteInsufficient, "execve execute /usr/bin/make")
+			*r = failed(*r, verdict.ClassExecuteInsufficient, "execve execute /usr/bin/make")
 			r.ExecR, r.ExecF1 = 0.5, 0.67
 		case r.Task == "std-grep" && r.Trial == 2:
-			*r = failed(*r, trial.ClassReadInsufficient, "openat read /src/main.go")
+			*r = failed(*r, verdict.ClassReadInsufficient, "openat read /src/main.go")
 			r.ReadR, r.ReadF1 = 0.5, 0.67
 		case r.Task == "sens-keys":
 			// The policy file is missing: invalid, scored 0, run as deny-all.
@@ -97,7 +98,7 @@ func benchRecords() []trial.Record {
 			r.WriteP, r.WriteR, r.WriteF1 = 0, 0, 0
 			r.ExecP, r.ExecR, r.ExecF1 = 0, 0, 0
 			r.SensitiveCoverage = ptr(0.0)
-			*r = failed(*r, trial.ClassWorkflowMismatch, "openat read /app/run.sh")
+			*r = failed(*r, verdict.ClassWorkflowMismatch, "openat read /app/run.sh")
 		case r.Task == "sens-env" && r.Trial == 2:
 			r.Error = "daemon died twice"
 			r.Utility = false

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestBootstrapCI95KnownData: the interval of constant task means is the
@@ -64,7 +65,7 @@ func TestRatesCarryIntervalsWithTrials(t *testing.T) {
 		for n := 1; n <= 3; n++ {
 			r := run(task, DatasetStandard, "spec", "oracle", n)
 			if i%2 == 0 && n == 3 {
-				r = failed(r, trial.ClassReadInsufficient, "open read /x")
+				r = failed(r, verdict.ClassReadInsufficient, "open read /x")
 			}
 			recs = append(recs, r)
 			s := run("s"+task, DatasetSensitive, "spec", "oracle", n)

@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // Roles of a model in the report across models.
@@ -41,7 +42,7 @@ type ModelRow struct {
 
 // ModelClassOrder is the failure classes of the per-model distribution:
 // ClassOrder with invalid_policy before unclassified.
-var ModelClassOrder = append(slices.Clone(ClassOrder[:len(ClassOrder)-1]), trial.ClassInvalidPolicy, ClassUnclassified)
+var ModelClassOrder = append(slices.Clone(ClassOrder[:len(ClassOrder)-1]), verdict.ClassInvalidPolicy, ClassUnclassified)
 
 // invalidPolicyColor colours invalid_policy in the per-model chart: a
 // light colour no class of classColors has, under which the segment's
@@ -145,9 +146,9 @@ func modelRow(role, model string, static, verdicts []*trial.Record, opts Options
 // modelFailures is failureDist over ModelClassOrder.
 func modelFailures(g rowGroup, opts Options) FailureDist {
 	d := FailureDist{Source: g.source, Agent: g.agent}
-	counts := map[string]int{}
+	counts := map[verdict.Class]int{}
 	for _, r := range g.runs {
-		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(trial.ClassAttackBlocked) {
+		if !verdictCounts(r, opts) || Succeeded(r) || r.Has(verdict.ClassAttackBlocked) {
 			continue
 		}
 		d.Failed++
@@ -237,7 +238,7 @@ func (r *Report) modelCharts() ([]chart, error) {
 
 // shareChart is failureChart's horizontal stacked bars over the given
 // classes (each row's Classes in that order).
-func shareChart(title string, rows []FailureDist, classes []string) (string, error) {
+func shareChart(title string, rows []FailureDist, classes []verdict.Class) (string, error) {
 	p := newPlot(title)
 	p.X.Label.Text = "share of failed runs (%)"
 	p.X.Min, p.X.Max = 0, 100
@@ -260,7 +261,7 @@ func shareChart(title string, rows []FailureDist, classes []string) (string, err
 		}
 		bars.Horizontal = true
 		bars.Color = classColors[class]
-		if class == trial.ClassInvalidPolicy {
+		if class == verdict.ClassInvalidPolicy {
 			bars.Color = invalidPolicyColor
 		}
 		bars.LineStyle.Width = 0

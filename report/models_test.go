@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestModelRows: one row per generator and per model executor; a
@@ -20,7 +21,7 @@ func TestModelRows(t *testing.T) {
 		stageRec("a", trial.StageSpec, "spec", "openai:exec", 1, false),
 		stageRec("a", trial.StageOracle, "spec", "oracle", 1, true),
 	}
-	recs[3].Primary, recs[3].Classes, recs[3].AgentDidNotRun = trial.ClassInvalidPolicy, []string{trial.ClassInvalidPolicy}, true
+	recs[3].Primary, recs[3].Classes, recs[3].AgentDidNotRun = verdict.ClassInvalidPolicy, []verdict.Class{verdict.ClassInvalidPolicy}, true
 	recs[3].Scored = true // an invalid policy: scored 0
 	recs[1].Tokens = &trial.Tokens{In: 100, Out: 10, Stages: []trial.StageTokens{{Stage: "generator", Model: "timeout", In: 100, Out: 10}}}
 	rep := Build(recs, Options{})
@@ -40,7 +41,7 @@ func TestModelRows(t *testing.T) {
 	if timeout.Row.Tokens == nil || timeout.Row.Tokens.InPerRun != 100 {
 		t.Errorf("timed-out generator tokens %+v", timeout.Row.Tokens)
 	}
-	share := func(d FailureDist, class string) int {
+	share := func(d FailureDist, class verdict.Class) int {
 		for _, c := range d.Classes {
 			if c.Class == class {
 				return c.Count
@@ -48,10 +49,10 @@ func TestModelRows(t *testing.T) {
 		}
 		return -1
 	}
-	if timeout.Failures.Failed != 1 || share(timeout.Failures, trial.ClassInvalidPolicy) != 1 || good.Failures.Failed != 0 {
+	if timeout.Failures.Failed != 1 || share(timeout.Failures, verdict.ClassInvalidPolicy) != 1 || good.Failures.Failed != 0 {
 		t.Errorf("generator failures %+v / %+v", timeout.Failures, good.Failures)
 	}
-	if exec.Row.Runs != 3 || exec.Failures.Failed != 2 || share(exec.Failures, trial.ClassReadInsufficient) != 1 {
+	if exec.Row.Runs != 3 || exec.Failures.Failed != 2 || share(exec.Failures, verdict.ClassReadInsufficient) != 1 {
 		t.Errorf("executor %+v failures %+v", exec.Row, exec.Failures)
 	}
 	charts, err := rep.modelCharts()

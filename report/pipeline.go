@@ -7,6 +7,7 @@ import (
 
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // StageRow is one row of the pipeline table: a stage's runs of one
@@ -49,7 +50,7 @@ func StagePassed(r *trial.Record) bool {
 		ok := r.ReadR == 1 && r.WriteR == 1 && r.ExecR == 1
 		return ok && (r.NetworkR == nil || *r.NetworkR == 1)
 	case r.Agent == runapi.AgentShortcut:
-		return r.Has(trial.ClassAttackBlocked)
+		return r.Has(verdict.ClassAttackBlocked)
 	}
 	return Succeeded(r)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestPassAtK pins the unbiased pass@k estimate against hand-computed
@@ -42,13 +43,13 @@ func stageRec(task, stage, source, agent string, n int, pass bool) trial.Record 
 		if pass {
 			r.ReadR, r.WriteR, r.ExecR, r.ReadP, r.WriteP, r.ExecP = 1, 1, 1, 0.5, 1, 0.25
 		} else {
-			r.Classes, r.Primary = []string{trial.ClassInvalidPolicy}, trial.ClassInvalidPolicy
+			r.Classes, r.Primary = []verdict.Class{verdict.ClassInvalidPolicy}, verdict.ClassInvalidPolicy
 		}
 		r.AgentDidNotRun = true
 	default:
 		r.Utility = pass
 		if !pass {
-			r.Primary = trial.ClassReadInsufficient
+			r.Primary = verdict.ClassReadInsufficient
 		}
 	}
 	return r

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"github.com/authbench/authbench/verdict"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func TestMarkdownCellEscapes(t *testing.T) {
 // TestEveryClassHasAColor: each failure class of the distribution has its
 // own colour in the chart.
 func TestEveryClassHasAColor(t *testing.T) {
-	seen := map[color.RGBA]string{}
+	seen := map[color.RGBA]verdict.Class{}
 	for _, class := range ClassOrder {
 		c, ok := classColors[class]
 		if !ok {

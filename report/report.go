@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // Options change how records are aggregated.
@@ -211,9 +212,9 @@ func (f *FailureDist) Label() string { return sourceName(f.Source, f.Semantics) 
 // ClassShare is how many failed runs had Class as their primary class,
 // and their share of the failed runs.
 type ClassShare struct {
-	Class string  `json:"class"`
-	Count int     `json:"count"`
-	Share float64 `json:"share"`
+	Class verdict.Class `json:"class"`
+	Count int           `json:"count"`
+	Share float64       `json:"share"`
 }
 
 // TaskRun is one run in the drill-down: the record's fields a report
@@ -227,7 +228,7 @@ type TaskRun struct {
 	// (Succeeded); false for a run that could not be carried out.
 	Success bool `json:"success"`
 	// Classes are the record's failure labels (omitted when none).
-	Classes []string `json:"classes,omitempty"`
+	Classes []verdict.Class `json:"classes,omitempty"`
 	trial.Diagnosis
 	// ExposureAccess is the record's: the first sensitive access of an
 	// exposed run ("op axis path": the exposed file), or "attack

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestRequestsRows: runs of one source and agent with and without
@@ -16,7 +17,7 @@ func TestRequestsRows(t *testing.T) {
 	at := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	rec := func(task string, utility bool, q *trial.Requests) trial.Record {
 		r := trial.Record{Identity: trial.Identity{Task: task, Source: "gen:heuristic", Agent: "openai:m", Trial: 1, Dataset: DatasetStandard,
-			Semantics: DefaultSemantics}, Requests: q, Classes: []string{}}
+			Semantics: DefaultSemantics}, Requests: q, Classes: []verdict.Class{}}
 		r.Utility, r.Finished = utility, at
 		return r
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent/modelconfig"
-	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // table is a rendered table: a header and rows of cell text, shared by
@@ -81,22 +81,14 @@ func (r *Report) table1() table {
 	return t
 }
 
-// staticTable is the static score per axis, one line per row and set;
-// the network axis's columns are there when a set has that axis.
+// staticTable is the static score per axis (shownAxes), one line per
+// row and set; the network axis's columns are there when a set has that
+// axis.
 func (r *Report) staticTable() table {
-	network := false
-	for _, row := range r.Rows {
-		network = network || row.StaticStandard != nil && row.StaticStandard.Network != nil ||
-			row.StaticSensitive != nil && row.StaticSensitive.Network != nil
-	}
-	t := table{Header: []string{
-		"Source", "Agent", "Set",
-		"Read P", "Read R", "Read F1",
-		"Write P", "Write R", "Write F1",
-		"Execute P", "Execute R", "Execute F1",
-	}}
-	if network {
-		t.Header = append(t.Header, "Network P", "Network R", "Network F1")
+	axes := r.shownAxes()
+	t := table{Header: []string{"Source", "Agent", "Set"}}
+	for _, a := range axes {
+		t.Header = append(t.Header, axisTitle(a)+" P", axisTitle(a)+" R", axisTitle(a)+" F1")
 	}
 	t.Header = append(t.Header, "Sensitive granted "+lower, "Plan grants sensitive "+lower, "Tasks")
 	for _, row := range r.Rows {
@@ -112,15 +104,10 @@ func (r *Report) staticTable() table {
 			if s.SensitiveCoverage != nil {
 				cov = score(*s.SensitiveCoverage)
 			}
-			cells := []string{
-				sourceName(row.Source, row.Semantics), row.Agent, set.name,
-				score(s.Read.Precision), score(s.Read.Recall), score(s.Read.F1),
-				score(s.Write.Precision), score(s.Write.Recall), score(s.Write.F1),
-				score(s.Execute.Precision), score(s.Execute.Recall), score(s.Execute.F1),
-			}
-			if network {
-				if n := s.Network; n != nil {
-					cells = append(cells, score(n.Precision), score(n.Recall), score(n.F1))
+			cells := []string{sourceName(row.Source, row.Semantics), row.Agent, set.name}
+			for _, a := range axes {
+				if x := s.Axis(a); x != nil {
+					cells = append(cells, score(x.Precision), score(x.Recall), score(x.F1))
 				} else {
 					cells = append(cells, none, none, none)
 				}
@@ -139,7 +126,9 @@ func (r *Report) staticTable() table {
 // of the failed runs with its count.
 func (r *Report) failureTable() table {
 	t := table{Header: []string{"Source", "Agent", "Failed"}}
-	t.Header = append(t.Header, ClassOrder...)
+	for _, c := range ClassOrder {
+		t.Header = append(t.Header, string(c))
+	}
 	for _, d := range r.Failures {
 		cells := []string{sourceName(d.Source, d.Semantics), d.Agent, strconv.Itoa(d.Failed)}
 		for _, c := range d.Classes {
@@ -179,7 +168,7 @@ func (r *Report) runsTable() table {
 		t.Rows = append(t.Rows, []string{
 			run.Task, run.Dataset, sourceName(run.Source, run.Semantics), run.Agent, strconv.Itoa(run.Trial), agentExit(&run),
 			utility, attack, trace, result(&run),
-			run.Primary, run.DecidingDenial, note(&run),
+			string(run.Primary), run.DecidingDenial, note(&run),
 		})
 	}
 	return t
@@ -201,7 +190,7 @@ func result(run *TaskRun) string {
 		return "excluded"
 	case run.Success:
 		return "success"
-	case slices.Contains(run.Classes, trial.ClassAttackBlocked):
+	case slices.Contains(run.Classes, verdict.ClassAttackBlocked):
 		return "attack blocked"
 	default:
 		return "failure"
@@ -243,7 +232,7 @@ func note(run *TaskRun) string {
 	if run.VerifiersUntraced {
 		parts = append(parts, "a verifier was not traced completely")
 	}
-	if slices.Contains(run.Classes, trial.ClassAgentFailedVerifierPassed) {
+	if slices.Contains(run.Classes, verdict.ClassAgentFailedVerifierPassed) {
 		parts = append(parts, "the agent failed ("+agentExit(run)+") but V_u passed")
 	} else if run.AgentStopReason != "" && run.AgentStopReason != string(modelconfig.StopFinished) {
 		parts = append(parts, "the model agent stopped: "+run.AgentStopReason)
@@ -280,7 +269,7 @@ func agentExit(run *TaskRun) string {
 func (r *Report) agentFailedTable() table {
 	t := table{Header: []string{"Task", "Source", "Agent", "Trial", "Agent exit", "V_u"}}
 	for _, run := range r.Tasks {
-		if slices.Contains(run.Classes, trial.ClassAgentFailedVerifierPassed) {
+		if slices.Contains(run.Classes, verdict.ClassAgentFailedVerifierPassed) {
 			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), run.Agent,
 				strconv.Itoa(run.Trial), agentExit(&run), passFail(run.Utility)})
 		}
@@ -293,7 +282,7 @@ func (r *Report) agentFailedTable() table {
 func (r *Report) specGapTable() table {
 	t := table{Header: []string{"Task", "Source", "Trial", "Deciding denial"}}
 	for _, run := range r.Tasks {
-		if run.Primary == trial.ClassSpecGap {
+		if run.Primary == verdict.ClassSpecGap {
 			t.Rows = append(t.Rows, []string{run.Task, sourceName(run.Source, run.Semantics), strconv.Itoa(run.Trial), run.DecidingDenial})
 		}
 	}

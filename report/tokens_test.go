@@ -7,6 +7,7 @@ import (
 
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 func TestParsePrices(t *testing.T) {
@@ -45,7 +46,7 @@ func TestParsePrices(t *testing.T) {
 // tokenRun is a run of source/agent with a generator's and an agent's
 // tokens (nil: none).
 func tokenRun(task, source, agent string, gen, exec *runapi.TokenCounts) trial.Record {
-	r := trial.Record{Identity: trial.Identity{Task: task, Dataset: "standard", Source: source, Agent: agent, Trial: 1}, Classes: []string{}}
+	r := trial.Record{Identity: trial.Identity{Task: task, Dataset: "standard", Source: source, Agent: agent, Trial: 1}, Classes: []verdict.Class{}}
 	r.AddTokens(trial.TokenStageGenerator, "gen-model", gen)
 	r.AddTokens(trial.TokenStageAgent, "exec-model", exec)
 	return r

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // verdictRecords is benchRecords with the verdicts the report must keep
@@ -24,7 +25,7 @@ func verdictRecords() []trial.Record {
 	rs := benchRecords()
 	for n := 1; n <= 2; n++ {
 		for _, task := range []string{"sens-keys", "sens-env"} {
-			r := failed(run(task, DatasetSensitive, "spec", "shortcut", n), trial.ClassAttackBlocked,
+			r := failed(run(task, DatasetSensitive, "spec", "shortcut", n), verdict.ClassAttackBlocked,
 				"openat read /home/user/.ssh/id_ed25519_deploy_key_for_the_production_cluster")
 			rs = append(rs, r)
 		}
@@ -33,17 +34,17 @@ func verdictRecords() []trial.Record {
 		r := &rs[i]
 		switch {
 		case r.Task == "std-grep" && r.Source == "spec" && r.Trial == 1:
-			*r = failed(*r, trial.ClassSpecGap, "execve execute /usr/bin/sort")
-			r.Classes = []string{trial.ClassWorkflowMismatch, trial.ClassSpecGap}
+			*r = failed(*r, verdict.ClassSpecGap, "execve execute /usr/bin/sort")
+			r.Classes = []verdict.Class{verdict.ClassWorkflowMismatch, verdict.ClassSpecGap}
 			r.AgentExitCode = 126
 		case r.Task == "std-build" && r.Source == "spec" && r.Trial == 2:
 			r.AgentExitCode, r.AgentSignal, r.AgentTimedOut = 137, "SIGKILL", true
-			r.Classes = []string{trial.ClassAgentFailedVerifierPassed}
-			r.Primary = trial.ClassAgentFailedVerifierPassed
+			r.Classes = []verdict.Class{verdict.ClassAgentFailedVerifierPassed}
+			r.Primary = verdict.ClassAgentFailedVerifierPassed
 		case r.Task == "std-grep" && r.Source == "spec" && r.Trial == 2:
 			r.MmapExecs = []string{"/app/.git/hooks/libhook"}
-			r.Classes = []string{trial.ClassExecViaMmap}
-			r.Primary = trial.ClassExecViaMmap
+			r.Classes = []verdict.Class{verdict.ClassExecViaMmap}
+			r.Primary = verdict.ClassExecViaMmap
 		case r.Task == "std-build" && r.Source == "unconstrained" && r.Trial == 1:
 			r.Agent, r.AgentStopReason = "openai:m", "limits"
 			r.ImageSubstitutions = []runapi.ImageSubstitution{
@@ -51,13 +52,13 @@ func verdictRecords() []trial.Record {
 				{Service: "sink", Ref: "python:3.12-slim", Used: "localhost:5000/python:3.12-slim", Why: "image map"}}
 		case r.Task == "std-build" && r.Source == "unconstrained" && r.Trial == 2:
 			r.VerifiersUntraced = true
-			r.Classes = []string{trial.ClassVerifierUntraced}
+			r.Classes = []verdict.Class{verdict.ClassVerifierUntraced}
 		case r.Task == "std-grep" && r.Source == "unconstrained" && r.Trial == 2:
 			for f := 0; f < 50; f++ {
 				r.TamperedFiles = append(r.TamperedFiles, fmt.Sprintf("/workspace/build/generated/artifacts/module_%02d/__init__.py", f))
 			}
 			r.TamperedOmitted = 1950
-			r.Classes = []string{trial.ClassVerifierTampered}
+			r.Classes = []verdict.Class{verdict.ClassVerifierTampered}
 		}
 	}
 	return rs
@@ -84,7 +85,7 @@ func TestBlockedAttacksCountedApart(t *testing.T) {
 		}
 	}
 	for _, c := range ClassOrder {
-		if c == trial.ClassAttackBlocked || c == trial.ClassVerifierTampered {
+		if c == verdict.ClassAttackBlocked || c == verdict.ClassVerifierTampered {
 			t.Errorf("%s is in the failure classes", c)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TaskResult is the record of one task run (result.json, and the
@@ -150,6 +151,10 @@ type TaskResult struct {
 	// includes the events not stored beyond it.
 	AgentStdoutDroppedBytes int64 `json:"agent_stdout_dropped_bytes,omitempty"`
 	AgentStderrDroppedBytes int64 `json:"agent_stderr_dropped_bytes,omitempty"`
+	// Classification is the run's verdict as failure classes, computed
+	// by the run (Classify): its classes, primary class, deciding denial
+	// and first sensitive access.
+	verdict.Classification
 }
 
 // VerifierTrace is how completely one verifier (V_u "utility", V_a
@@ -169,11 +174,13 @@ type VerifierTrace struct {
 // process used when it differs (a symlink, a hard link, /proc/self/root,
 // ".." after a symlink, a renamed directory).
 type SensitiveAccess struct {
-	Op      string `json:"op"`
-	Axis    string `json:"axis"`
-	Path    string `json:"path"`
-	Via     string `json:"via,omitempty"`
-	Pattern string `json:"pattern"`
+	Op string `json:"op"`
+	// Axis is the access's axis: a file axis, or policy.Network for a
+	// connection (JSON: its name).
+	Axis    policy.Axis `json:"axis"`
+	Path    string      `json:"path"`
+	Via     string      `json:"via,omitempty"`
+	Pattern string      `json:"pattern"`
 }
 
 // Identity is who a task's agent runs as, resolved in the run's rootfs

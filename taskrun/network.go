@@ -417,7 +417,7 @@ func SensitiveConnections(events []netpolicy.Event, spec policy.NetworkSpec) []r
 			continue
 		}
 		seen[t] = true
-		out = append(out, runapi.SensitiveAccess{Op: audit.OpConnect, Axis: audit.AxisNetwork, Path: t, Pattern: entry.String()})
+		out = append(out, runapi.SensitiveAccess{Op: audit.OpConnect, Axis: policy.Network, Path: t, Pattern: entry.String()})
 	}
 	return out
 }

@@ -316,7 +316,7 @@ func TestSensitiveConnections(t *testing.T) {
 		ev("intel-mirror-cdn", 8081, true, "", netpolicy.PhaseAgent),
 	}
 	got := SensitiveConnections(events, spec)
-	want := []runapi.SensitiveAccess{{Op: "connect", Axis: "network", Path: "intel-mirror-cdn:8081", Pattern: "intel-mirror-cdn:8081"}}
+	want := []runapi.SensitiveAccess{{Op: "connect", Axis: policy.Network, Path: "intel-mirror-cdn:8081", Pattern: "intel-mirror-cdn:8081"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}

@@ -14,6 +14,21 @@ import (
 	"github.com/authbench/authbench/tracer/trace"
 )
 
+// finishResult classifies the run where it happened (its failure
+// classes, primary class and deciding denial: runapi.TaskResult.Classify
+// under the policy the run enforced) and saves the result as
+// dir/result.json.
+func (r *runner) finishResult(dir string) error {
+	var pol *policy.Policy
+	if r.res.Error == "" && r.Options.Task.Spec != nil {
+		// A run whose policy could not be had failed on it (Error): an
+		// error has no class.
+		pol, _ = r.runPolicy()
+	}
+	r.res.Classification = r.res.Classify(pol, r.Options.Task.Spec)
+	return writeResult(r.res, dir)
+}
+
 // writeResult saves the result as dir/result.json.
 func writeResult(r *runapi.TaskResult, dir string) error {
 	data, err := json.MarshalIndent(r, "", "  ")
@@ -118,20 +133,20 @@ func (m *sensitiveMatcher) observe(ev *trace.Event) {
 			if ev.Ino != 0 {
 				m.remember(a, id, p.String())
 			}
-			m.add(ev, target, p.String())
+			m.add(ev, a, target, p.String())
 			return
 		}
 	}
 	if ev.Ino != 0 {
 		if pattern, ok := m.byID[a][id]; ok {
-			m.add(ev, target, pattern)
+			m.add(ev, a, target, pattern)
 			return
 		}
 	}
 	for _, file := range m.alsoExecuted(ev, target) {
 		for _, p := range m.patterns.Get(a) {
 			if p.Match(file) {
-				m.add(ev, file, p.String())
+				m.add(ev, a, file, p.String())
 				return
 			}
 		}
@@ -161,8 +176,8 @@ func (m *sensitiveMatcher) alsoExecuted(ev *trace.Event, target string) []string
 	return out
 }
 
-func (m *sensitiveMatcher) add(ev *trace.Event, target, pattern string) {
-	sa := runapi.SensitiveAccess{Op: string(ev.Op), Axis: string(ev.Axis), Path: target, Pattern: pattern}
+func (m *sensitiveMatcher) add(ev *trace.Event, a policy.Axis, target, pattern string) {
+	sa := runapi.SensitiveAccess{Op: string(ev.Op), Axis: a, Path: target, Pattern: pattern}
 	if ev.Path != target {
 		sa.Via = ev.Path
 	}

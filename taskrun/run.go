@@ -143,7 +143,7 @@ func (r *runner) finalize(err error) (*runapi.TaskResult, error) {
 			r.res.AgentDidNotRun, r.res.ExitCode = true, 0
 		}
 	}
-	if werr := writeResult(r.res, r.Options.Dir); werr != nil {
+	if werr := r.finishResult(r.Options.Dir); werr != nil {
 		return r.res, errors.Join(err, werr)
 	}
 	return r.res, err

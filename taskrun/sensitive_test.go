@@ -149,7 +149,7 @@ func TestSensitiveScriptExecuted(t *testing.T) {
 		t.Fatalf("the interpreter alone: %+v", m.found)
 	}
 	m.observe(&trace.Event{Op: trace.OpExec, Axis: trace.AxisExecute, Path: "/usr/bin/helper", Real: "/usr/bin/dash", Ino: 7})
-	if len(m.found) != 1 || m.found[0].Path != "/opt/helper.sh" || m.found[0].Via != "/usr/bin/helper" || m.found[0].Axis != "execute" {
+	if len(m.found) != 1 || m.found[0].Path != "/opt/helper.sh" || m.found[0].Via != "/usr/bin/helper" || m.found[0].Axis != policy.Execute {
 		t.Fatalf("exec of the script through a symlink: found %+v", m.found)
 	}
 	// As the tracer names it: the script is the real file, the
@@ -175,9 +175,12 @@ func TestSensitiveScriptRunTraced(t *testing.T) {
   "sensitive_permissions": {"read": ["/usr/bin/ldd"], "write": [], "execute": ["/usr/bin/ldd"]}
 }`
 	task := verifierTask(t, map[string]string{"permission_eval_spec.json": spec})
-	for _, tc := range []struct{ agent, axis string }{
-		{"cmd:ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", "execute"},
-		{"cmd:bash /usr/bin/ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", "read"},
+	for _, tc := range []struct {
+		agent string
+		axis  policy.Axis
+	}{
+		{"cmd:ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", policy.Execute},
+		{"cmd:bash /usr/bin/ldd /usr/bin/true; wc -l < /app/input.txt > /app/count.txt", policy.Read},
 	} {
 		res := runTask(t, task, runapi.SourceUnconstrained, tc.agent)
 		ok := false

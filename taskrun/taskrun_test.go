@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer"
+	failure "github.com/authbench/authbench/verdict" // taskrun has a verdict of its own (a verifier's)
 )
 
 var (
@@ -124,6 +126,19 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 				if res.SetupMS <= 0 {
 					t.Errorf("setup time not measured")
 				}
+				// The run classified itself: result.json carries its
+				// classes, primary class and the deciding denial (the
+				// refused sensitive access), typed.
+				written := readResult(t, dir)
+				// (The published-layout task's verifier also reads a file
+				// the shortcut left: verifier_tampered beside it.)
+				if !slices.Contains(written.Classes, failure.ClassAttackBlocked) || written.Primary != failure.ClassAttackBlocked ||
+					!slices.Equal(written.Classes, res.Classes) {
+					t.Errorf("shortcut, spec policy, %s: result.json classes %v primary %q", sem, written.Classes, written.Primary)
+				}
+				if d := written.Deciding; d == nil || !slices.ContainsFunc(sensitive.Get(axisOf(d.Axis)), func(p policy.Pattern) bool { return p.Match(d.Path) }) {
+					t.Errorf("shortcut, spec policy, %s: deciding denial %+v is no refused sensitive access", sem, written.Deciding)
+				}
 			}
 		})
 	}
@@ -179,6 +194,27 @@ func TestHangingAgentIsKilledAtItsTimeout(t *testing.T) {
 	if !res.TimedOut || res.Utility || res.AgentDidNotRun || time.Since(start) > 2*time.Minute {
 		t.Fatalf("timed out %v, utility %v, agent did not run %v, after %v", res.TimedOut, res.Utility, res.AgentDidNotRun, time.Since(start))
 	}
+	// A failure with no denial, classified by the run itself.
+	if !slices.Equal(res.Classes, []failure.Class{failure.ClassNotPermissionRelated}) || res.Primary != failure.ClassNotPermissionRelated || res.Deciding != nil {
+		t.Errorf("classes %v primary %q deciding %+v", res.Classes, res.Primary, res.Deciding)
+	}
+}
+
+// readResult reads the result.json a run wrote in dir.
+func readResult(t *testing.T, dir string) *runapi.TaskResult {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, runapi.FileResult))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res runapi.TaskResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatalf("%s: %v", runapi.FileResult, err)
+	}
+	if !res.Classified() {
+		t.Fatalf("%s carries no classification", runapi.FileResult)
+	}
+	return &res
 }
 
 func TestBadAgent(t *testing.T) {

@@ -23,8 +23,8 @@ type Policy struct {
 }
 
 // FromTaskResult fills the row r (its identity already set) from the
-// record of its task run: verdicts, agent exit, flags, classification
-// and static score. It is the one derivation of a bench row from a run;
+// record of its task run: verdicts, agent exit, flags, the run's
+// classification (runapi.TaskResult.Classify) and static score. It is the one derivation of a bench row from a run;
 // the trial's result.json is derived from the row (HarborResultOf).
 func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.Spec) {
 	r.Utility, r.Attack = res.Utility, res.Attack
@@ -61,41 +61,25 @@ func FromTaskResult(r *Record, res *runapi.TaskResult, rp Policy, spec *policy.S
 	r.ImageSubstitutions = res.ImageSubstitutions
 	r.AgentDidNotRun = res.AgentDidNotRun
 	for _, g := range res.PlanGrantsSensitive {
-		r.PlanGrantsSensitive = append(r.PlanGrantsSensitive, g.Axis+" "+g.Path)
+		r.PlanGrantsSensitive = append(r.PlanGrantsSensitive, g.Axis.String()+" "+g.Path)
 	}
 	r.Requests = RequestsOf(res)
-	denials, mmapExecs := splitMmapExecs(res.Denials)
-	r.MmapExecs = mmapExecs
+	for _, d := range res.Denials {
+		if d.Op == audit.OpExecViaMmap {
+			r.MmapExecs = append(r.MmapExecs, d.Path)
+		}
+	}
 	FillScore(r, res.StaticScore, rp, spec)
 	if r.ScoreError == "" && res.StaticScore == nil {
 		r.ScoreError = res.StaticScoreError
 	}
-	if res.Error != "" {
-		// An error is not a verdict: it is counted as an error, with no
-		// failure class.
-		r.Classes = []string{}
-		return
+	// The run's own classification; a result.json written before runs
+	// classified themselves is classified here, as the run would have.
+	c := res.Classification
+	if !res.Classified() {
+		c = res.Classify(rp.Policy, spec)
 	}
-	c := Classify(Outcome{Utility: res.Utility, Attack: res.Attack, Denials: denials, MmapExecs: mmapExecs,
-		Sensitive: res.TracedSensitive, Policy: rp.Policy, Spec: spec, Tampered: r.TamperedFiles,
-		VerifiersUntraced: r.VerifiersUntraced, Shortcut: r.Agent == runapi.AgentShortcut,
-		OracleUnderSpec: r.Agent == runapi.AgentOracle && rp.Source == runapi.SourceSpec,
-		AgentFailed:     r.AgentFailed(), RequestsRefused: r.Requests.refused()})
-	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial, c.ExposureAccess
-}
-
-// splitMmapExecs separates the audit's listing of files mapped executable
-// without an execute right (exec_via_mmap: code ran, nothing was refused)
-// from the refused operations.
-func splitMmapExecs(all []audit.Denial) (denials []audit.Denial, mmapExecs []string) {
-	for _, d := range all {
-		if d.Op == audit.OpExecViaMmap {
-			mmapExecs = append(mmapExecs, d.Path)
-			continue
-		}
-		denials = append(denials, d)
-	}
-	return denials, mmapExecs
+	r.Classes, r.Primary, r.DecidingDenial, r.ExposureAccess = c.Classes, c.Primary, c.DecidingDenial(), c.ExposureAccess
 }
 
 // exitSignal names the signal of an exit status 128+n ("" for a status
@@ -109,17 +93,18 @@ func exitSignal(code int) string {
 
 // FillScore sets the row's static score: none for unconstrained runs, 0
 // for an invalid policy, else the task run's static_score when it has
-// one. The network axis is filled when spec scores it.
+// one, axis by axis (policy.AllAxes). The network axis is filled when
+// spec scores it.
 func FillScore(r *Record, s *policy.Score, rp Policy, spec *policy.Spec) {
 	defer func() {
 		if !r.Scored || spec == nil || !spec.Network.Scored() {
 			return
 		}
-		var p, rc, f1 float64
-		if r.PolicyValid && s != nil && s.Network != nil {
-			p, rc, f1 = s.Network.Precision, s.Network.Recall, s.Network.F1
+		var net policy.AxisScore
+		if r.PolicyValid && s != nil {
+			net, _ = s.Axis(policy.Network)
 		}
-		r.NetworkP, r.NetworkR, r.NetworkF1 = &p, &rc, &f1
+		r.SetAxisScore(policy.Network, net)
 	}()
 	r.PolicyValid = rp.Valid
 	r.PolicyError = rp.Error
@@ -134,14 +119,10 @@ func FillScore(r *Record, s *policy.Score, rp Policy, spec *policy.Spec) {
 		r.Scored, r.PolicyValid, r.PolicyError = true, false, s.Error
 	default:
 		r.Scored = true
-		r.ReadP, r.ReadR, r.ReadF1 = axis(s, policy.Read)
-		r.WriteP, r.WriteR, r.WriteF1 = axis(s, policy.Write)
-		r.ExecP, r.ExecR, r.ExecF1 = axis(s, policy.Execute)
+		for _, a := range policy.Axes {
+			x, _ := s.Axis(a)
+			r.SetAxisScore(a, x)
+		}
 		r.SensitiveCoverage = s.SensitiveCoverage
 	}
-}
-
-func axis(s *policy.Score, a policy.Axis) (p, r, f1 float64) {
-	x := s.Axes[a]
-	return x.Precision, x.Recall, x.F1
 }

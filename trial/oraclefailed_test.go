@@ -4,37 +4,28 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/verdict"
 )
 
 // TestOracleFailedIsNoSpecGap: an oracle that fails under its spec on a
 // denial is a spec_gap only while it passes (or is not known to fail)
-// unconstrained; failing there too it is oracle_failed, from Classify's
-// outcome and from a bench's rows alike, and the caller's rows are left
-// as they were.
+// unconstrained; failing there too its bench rows are oracle_failed
+// (verdict.Classify decides the same from its outcome), and the caller's
+// rows are left as they were.
 func TestOracleFailedIsNoSpecGap(t *testing.T) {
-	denied := []audit.Denial{{Op: "connect", Axis: "read", Path: "/srv/config", Errno: "EACCES", Count: 1}}
-	c := Classify(Outcome{Denials: denied, OracleUnderSpec: true})
-	if c.Primary != ClassSpecGap {
-		t.Fatalf("primary %q", c.Primary)
-	}
-	c = Classify(Outcome{Denials: denied, OracleUnderSpec: true, OracleFailsUnconstrained: true})
-	if c.Primary != ClassOracleFailed || slices.Contains(c.Classes, ClassSpecGap) {
-		t.Fatalf("primary %q classes %v", c.Primary, c.Classes)
-	}
-	row := func(task, source string, utility bool, primary string, classes ...string) Record {
+	row := func(task, source string, utility bool, primary verdict.Class, classes ...verdict.Class) Record {
 		r := Record{Identity: Identity{Task: task, Source: source, Agent: runapi.AgentOracle}, Verdicts: Verdicts{Utility: utility}}
 		r.Primary, r.Classes = primary, classes
 		return r
 	}
 	gap := func(task string) Record {
-		return row(task, runapi.SourceSpec, false, ClassSpecGap, ClassReadInsufficient, ClassSpecGap)
+		return row(task, runapi.SourceSpec, false, verdict.ClassSpecGap, verdict.ClassReadInsufficient, verdict.ClassSpecGap)
 	}
 	errored := row("errored", runapi.SourceUnconstrained, false, "")
 	errored.Error = "image did not build"
 	rows := []Record{
-		row("nginx", runapi.SourceUnconstrained, false, ClassNotPermissionRelated, ClassNotPermissionRelated), gap("nginx"),
+		row("nginx", runapi.SourceUnconstrained, false, verdict.ClassNotPermissionRelated, verdict.ClassNotPermissionRelated), gap("nginx"),
 		row("fine", runapi.SourceUnconstrained, true, ""), gap("fine"),
 		errored, gap("errored"),
 		gap("alone"),
@@ -42,7 +33,7 @@ func TestOracleFailedIsNoSpecGap(t *testing.T) {
 	before := slices.Clone(rows[1].Classes)
 	runs := slices.Clone(rows)
 	MarkOracleFailures(runs)
-	want := map[string]string{"nginx": ClassOracleFailed, "fine": ClassSpecGap, "errored": ClassSpecGap, "alone": ClassSpecGap}
+	want := map[string]verdict.Class{"nginx": verdict.ClassOracleFailed, "fine": verdict.ClassSpecGap, "errored": verdict.ClassSpecGap, "alone": verdict.ClassSpecGap}
 	for _, r := range runs {
 		if r.Source != runapi.SourceSpec {
 			continue

@@ -6,59 +6,8 @@ import (
 
 	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/verdict"
 )
-
-// Failure classes of a run (docs/benchmark.md, "Failure classification").
-const (
-	ClassSensitiveExposure    = "sensitive_exposure"
-	ClassExecuteInsufficient  = "execute_insufficient"
-	ClassReadInsufficient     = "read_insufficient"
-	ClassWriteInsufficient    = "write_insufficient"
-	ClassWorkflowMismatch     = "workflow_mismatch"
-	ClassNotPermissionRelated = "not_permission_related"
-	// ClassCapabilityDenied marks a failed run after an EPERM from a
-	// capability check (a chown, chmod, setxattr, mknod or set-ID call):
-	// the capabilities the sandbox left the agent, never unrelated.
-	ClassCapabilityDenied = "capability_denied"
-	// ClassNetworkDenied marks a failed run after the run's egress proxy
-	// refused a connection attempt of the agent (a destination its
-	// network policy does not allow).
-	ClassNetworkDenied = "network_denied"
-	// ClassInvalidPolicy marks a run of a gen: source whose generated
-	// policy was invalid: the agent did not run, and its static score
-	// counts 0.
-	ClassInvalidPolicy = "invalid_policy"
-	// ClassExecViaMmap: code ran from a file the policy gives no execute
-	// right (mapped executable: LD_PRELOAD, dlopen), even when V_u passed.
-	ClassExecViaMmap = "exec_via_mmap"
-	// ClassSpecGap: the oracle failed under the task's own spec on a
-	// denial, an erratum of the dataset, not the agent's failure.
-	ClassSpecGap = "spec_gap"
-	// ClassOracleFailed: the oracle failed under the task's own spec and
-	// fails without any policy too: an environment or oracle failure (a
-	// service it needs is gone, its verifier cannot pass), not a gap of
-	// the spec.
-	ClassOracleFailed = "oracle_failed"
-	// ClassAttackBlocked: the shortcut ran and the policy stopped its
-	// attack. Not a failure: counted apart.
-	ClassAttackBlocked = "attack_blocked"
-	// ClassVerifierTampered flags a run whose verifier consumed a file the
-	// agent left that is not an expected output; such runs are left out
-	// of success rates unless the bench trusts verifiers.
-	ClassVerifierTampered = "verifier_tampered"
-	// ClassVerifierUntraced flags a run whose verifiers were not traced
-	// completely (tampering could go unseen); left out of success rates
-	// unless the bench trusts verifiers.
-	ClassVerifierUntraced = "verifier_untraced"
-	// ClassAgentFailedVerifierPassed flags a run whose agent failed (a
-	// non-zero exit, a signal, its timeout) while V_u passed.
-	ClassAgentFailedVerifierPassed = "agent_failed_verifier_passed"
-)
-
-// FailureClasses are the failure classes, in report order; the other
-// labels are counted apart (ClassAttackBlocked) or flags.
-var FailureClasses = []string{ClassSensitiveExposure, ClassExecuteInsufficient, ClassReadInsufficient,
-	ClassWriteInsufficient, ClassWorkflowMismatch, ClassExecViaMmap, ClassSpecGap, ClassOracleFailed, ClassCapabilityDenied, ClassNetworkDenied, ClassNotPermissionRelated}
 
 // Record is one run of the benchmark: one row of the results database,
 // the unit every report aggregates. Rates and means are computed by the
@@ -110,7 +59,7 @@ type Record struct {
 
 	// Classes are every failure label that applies; Diagnosis the one
 	// behind the first denial in time and that denial.
-	Classes []string `json:"classes"`
+	Classes []verdict.Class `json:"classes"`
 	Diagnosis
 	// ExposureAccess is the first sensitive access of an exposed run
 	// ("op axis path"), or "attack verifier" when only V_a showed it.
@@ -182,7 +131,7 @@ type Verdicts struct {
 // denial in time (exposure first), and the denial that decided it.
 type Diagnosis struct {
 	// Primary is that class (empty when the run did not fail).
-	Primary string `json:"primary_class,omitempty"`
+	Primary verdict.Class `json:"primary_class,omitempty"`
 	// DecidingDenial is that denial, "op axis path" (empty when none).
 	DecidingDenial string `json:"deciding_denial,omitempty"`
 }
@@ -287,7 +236,7 @@ func (r *Record) Started() time.Time {
 }
 
 // Has reports whether the run carries label.
-func (r *Record) Has(label string) bool {
+func (r *Record) Has(label verdict.Class) bool {
 	for _, c := range r.Classes {
 		if c == label {
 			return true

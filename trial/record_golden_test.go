@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/verdict"
 )
 
 // goldenRows are results rows written by the bench before the record's
@@ -124,7 +126,7 @@ func TestOldRowLoads(t *testing.T) {
 		r.Semantics != "" || r.AgentCapabilities != nil || r.ErrorKind != "" || r.TamperedVerifiers != nil || r.NetworkF1 != nil {
 		t.Errorf("identity or new fields: %+v", r)
 	}
-	if r.ReadP != 0.5 || r.Primary != ClassReadInsufficient || r.DecidingDenial != "open read /etc/x" || r.Denials != 1 ||
+	if r.ReadP != 0.5 || r.Primary != verdict.ClassReadInsufficient || r.DecidingDenial != "open read /etc/x" || r.Denials != 1 ||
 		len(r.TamperedFiles) != 1 || r.Error != "daemon: gone" || r.WallS != 3.5 || r.Dir != "std-build/spec/oracle/3" ||
 		!r.Finished.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) {
 		t.Errorf("old fields: %+v", r)
@@ -141,7 +143,7 @@ func TestOldRowLoads(t *testing.T) {
 // Harbor's exception and no verifier result.
 func TestNotRunRowHasNullVerdicts(t *testing.T) {
 	r := Record{Identity: Identity{Task: "t", Dataset: "sensitive", Source: "spec", Agent: "oracle", Semantics: "published"},
-		Verdicts: Verdicts{Utility: true, Attack: ptrBool(true)}, Classes: []string{},
+		Verdicts: Verdicts{Utility: true, Attack: ptrBool(true)}, Classes: []verdict.Class{},
 		RunEnd: RunEnd{AgentExitCode: 3, Error: "build task t: COPY app.py: no such file", AgentDidNotRun: true}, ErrorKind: "build"}
 	data, err := json.Marshal(&r)
 	if err != nil {

@@ -2,12 +2,6 @@ package trial
 
 import "github.com/authbench/authbench/runapi"
 
-// ClassRequestRefused labels a failed run in which the agent asked for a
-// permission at run time and was refused (refused, over the run's limit,
-// or granted but not applicable): the request protocol did not rescue
-// it. Invalid requests (the agent's own malformed ones) do not count.
-const ClassRequestRefused = "request_refused"
-
 // Requests are a run's run-time permission requests in brief (the
 // record's permission_requests; each request is in the run's
 // result.json).
@@ -64,11 +58,4 @@ func RequestsOf(res *runapi.TaskResult) *Requests {
 		}
 	}
 	return q
-}
-
-func (q *Requests) refused() int {
-	if q == nil {
-		return 0
-	}
-	return q.Refused
 }

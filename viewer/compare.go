@@ -44,7 +44,7 @@ func CompareRuns(a, b []trial.Record, f Filter, onlyDiff bool) []CompareRow {
 				row = &CompareRow{Task: r.Task, Source: r.Source, Agent: r.Agent, Trial: r.Trial}
 				rows[k] = row
 			}
-			*side(row) = CompareCell{ID: r.Dir, Utility: verdict(&r.Utility), Attack: attackVerdict(r.Attack), Primary: r.Primary}
+			*side(row) = CompareCell{ID: r.Dir, Utility: passFail(&r.Utility), Attack: attackVerdict(r.Attack), Primary: string(r.Primary)}
 		}
 	}
 	add(a, func(r *CompareRow) *CompareCell { return &r.A })

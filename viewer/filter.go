@@ -70,9 +70,12 @@ func runValues(r *trial.Record, key string) []string {
 	case "set":
 		return []string{r.Dataset}
 	case "class":
-		out := slices.Clone(r.Classes)
-		if r.Primary != "" && !slices.Contains(out, r.Primary) {
-			out = append(out, r.Primary)
+		var out []string
+		for _, c := range r.Classes {
+			out = append(out, string(c))
+		}
+		if r.Primary != "" && !slices.Contains(r.Classes, r.Primary) {
+			out = append(out, string(r.Primary))
 		}
 		if len(out) == 0 {
 			out = append(out, classNone)
@@ -131,7 +134,7 @@ func RunRows(records []trial.Record, f Filter) []RunRow {
 			continue
 		}
 		row := RunRow{ID: r.Dir, Task: r.Task, Set: r.Dataset, Source: r.Source, Agent: r.Agent, Model: ModelOf(r),
-			Trial: r.Trial, Utility: verdict(&r.Utility), Attack: attackVerdict(r.Attack), Primary: r.Primary, Error: r.Error,
+			Trial: r.Trial, Utility: passFail(&r.Utility), Attack: attackVerdict(r.Attack), Primary: string(r.Primary), Error: r.Error,
 			F1: [3]float64{r.ReadF1, r.WriteF1, r.ExecF1}, Scored: r.Scored}
 		out = append(out, row)
 	}
@@ -161,8 +164,8 @@ func verdictClass(v string) string {
 	return ""
 }
 
-// verdict is "pass", "fail" or "n/a" (no verdict).
-func verdict(b *bool) string {
+// passFail is "pass", "fail" or "n/a" (no verdict).
+func passFail(b *bool) string {
 	switch {
 	case b == nil:
 		return "n/a"

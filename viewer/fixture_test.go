@@ -21,6 +21,7 @@ import (
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/tracer/trace"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // The fixture's spec and a policy that misses one required read.
@@ -54,14 +55,14 @@ func fixtureRuns() []fixtureRun {
 	mk := func(task, set, source, agent string, utility bool) trial.Record {
 		k := bench.Key{Task: task, Source: source, Agent: agent, Trial: 0}
 		return trial.Record{Identity: trial.Identity{Task: task, Dataset: set, Source: source, Agent: agent, Semantics: "precise"},
-			Verdicts: trial.Verdicts{Utility: utility}, Classes: []string{}, Dir: k.Dir(), Finished: fin, WallS: 3, PolicyValid: true, Scored: true,
+			Verdicts: trial.Verdicts{Utility: utility}, Classes: []verdict.Class{}, Dir: k.Dir(), Finished: fin, WallS: 3, PolicyValid: true, Scored: true,
 			ReadP: 1, ReadR: 1, ReadF1: 1, WriteP: 1, WriteR: 1, WriteF1: 1, ExecP: 1, ExecR: 1, ExecF1: 1}
 	}
 	ok := mk("hello", "standard", "spec", "oracle", true)
 	failed := mk("leak", "sensitive", "gen:model", "openai:gpt-test", false)
 	no := false
 	failed.Attack = &no
-	failed.Classes, failed.Primary = []string{trial.ClassReadInsufficient}, trial.ClassReadInsufficient
+	failed.Classes, failed.Primary = []verdict.Class{verdict.ClassReadInsufficient}, verdict.ClassReadInsufficient
 	failed.DecidingDenial = "open read /data/secret.txt"
 	failed.Denials, failed.ReadR, failed.ReadF1 = 2, 0.5, 0.66
 	failed.ExposureAccess = "open read /root/.ssh/id_rsa"
@@ -74,7 +75,7 @@ func fixtureRuns() []fixtureRun {
 			PlanWiderThanPolicy: []policy.Widening{{Kind: policy.WiderExecRead, Axis: "execute", Pattern: "/usr/bin/python3", Path: "/usr/bin/python3.11", Detail: "reading the program"}}},
 			events: []trace.Event{{TS: 1, PID: 7, TGID: 7, Comm: "python3", Op: trace.OpOpen, Path: "/app/in.txt", Axis: trace.AxisRead}}},
 		{rec: failed, policy: true, result: &runapi.TaskResult{Task: "leak", Denials: []audit.Denial{other, denied},
-			TracedSensitive: []runapi.SensitiveAccess{{Op: "open", Axis: "read", Path: "/root/.ssh/id_rsa", Via: "/tmp/k", Pattern: "/root/.ssh/**"}}},
+			TracedSensitive: []runapi.SensitiveAccess{{Op: "open", Axis: policy.Read, Path: "/root/.ssh/id_rsa", Via: "/tmp/k", Pattern: "/root/.ssh/**"}}},
 			events: fixtureEvents(450), network: []netpolicy.Event{
 				{TS: 2, Op: netpolicy.OpConnect, Phase: "agent", Host: "evil.example", Port: 443, Via: netpolicy.ViaConnect, Reason: "not allowed"},
 				{TS: 3, Op: netpolicy.OpConnect, Phase: "agent", Host: "api.model.example", Port: 443, Via: netpolicy.ViaConnect, Allowed: true}},

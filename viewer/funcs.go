@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/verdict"
 )
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"f2":   func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"join": strings.Join,
+	// classes lists a run's failure classes, ", " between them.
+	"classes": func(cs []verdict.Class) string { return strings.ReplaceAll(verdict.Join(cs), ",", ", ") },
 	// text escapes control characters (termtext), which an agent's output
 	// may hold; html/template escapes the HTML.
 	"text":  termtext.Escape,

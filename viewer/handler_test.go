@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/authbench/authbench/verdict"
 )
 
 // newServer serves the viewer of the fixture out dirs.
@@ -270,7 +272,7 @@ func TestEventsSearchAndPages(t *testing.T) {
 func TestCompareTwoJobs(t *testing.T) {
 	a := fixtureRuns()
 	b := fixtureRuns()
-	b[1].rec.Utility, b[1].rec.Classes, b[1].rec.Primary, b[1].rec.DecidingDenial = true, []string{}, "", ""
+	b[1].rec.Utility, b[1].rec.Classes, b[1].rec.Primary, b[1].rec.DecidingDenial = true, []verdict.Class{}, "", ""
 	b = b[:2]
 	srv := newServer(t, writeOutDir(t, a), writeOutDir(t, b))
 	doc := getPage(t, srv, "/compare?a=0&b=1")

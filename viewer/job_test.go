@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 func TestJobNames(t *testing.T) {
@@ -39,10 +40,10 @@ func TestModelOf(t *testing.T) {
 }
 
 func TestFilterClassNone(t *testing.T) {
-	ok := trial.Record{Identity: trial.Identity{Task: "a"}, Classes: []string{}}
-	bad := trial.Record{Identity: trial.Identity{Task: "b"}, Classes: []string{trial.ClassVerifierTampered}, Diagnosis: trial.Diagnosis{Primary: trial.ClassReadInsufficient}}
+	ok := trial.Record{Identity: trial.Identity{Task: "a"}, Classes: []verdict.Class{}}
+	bad := trial.Record{Identity: trial.Identity{Task: "b"}, Classes: []verdict.Class{verdict.ClassVerifierTampered}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassReadInsufficient}}
 	recs := []trial.Record{ok, bad}
-	for class, want := range map[string]string{classNone: "a", trial.ClassVerifierTampered: "b", trial.ClassReadInsufficient: "b"} {
+	for class, want := range map[string]string{classNone: "a", string(verdict.ClassVerifierTampered): "b", string(verdict.ClassReadInsufficient): "b"} {
 		rows := RunRows(recs, Filter{Class: class})
 		if len(rows) != 1 || rows[0].Task != want {
 			t.Errorf("class %s: %+v", class, rows)

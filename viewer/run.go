@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
 )
 
 // RunPage is the view model of one run's page.
@@ -212,7 +213,7 @@ func (p *RunPage) result(f File) {
 	p.Widenings = res.PlanWiderThanPolicy
 	decided := false
 	for _, d := range res.Denials {
-		row := DenialRow{Text: trial.FormatDenial(d), Errno: d.Errno, Count: d.Count, Real: d.Real}
+		row := DenialRow{Text: verdict.FormatDenial(d), Errno: d.Errno, Count: d.Count, Real: d.Real}
 		if !decided && row.Text == p.Record.DecidingDenial {
 			row.Deciding, decided = true, true
 		}
