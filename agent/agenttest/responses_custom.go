@@ -14,7 +14,8 @@ import (
 // input in two response.custom_tool_call_input.delta events,
 // response.custom_tool_call_input.done, response.output_item.done,
 // response.completed with the usage's input_tokens and output_tokens).
-// It is always streamed: Codex asks for a stream.
+// It is always streamed (Codex asks for a stream), its response's model
+// empty (a Raw reply does not see the request).
 func ResponsesCustomCall(id, name, input string, promptTokens, completionTokens int) Reply {
 	item := map[string]any{"id": "ctc_agenttest", "type": "custom_tool_call", "status": "completed", "call_id": id, "name": name, "input": input}
 	return Reply{Header: map[string]string{"Content-Type": "text/event-stream"}, Raw: func(w io.Writer) error {
@@ -38,33 +39,24 @@ func ResponsesCustomCall(id, name, input string, promptTokens, completionTokens 
 		added["status"], added["input"] = "in_progress", ""
 		done := response("", Reply{PromptTokens: promptTokens, CompletionTokens: completionTokens}, "completed")
 		done["output"] = []any{item}
-		events := []struct {
-			name string
-			v    map[string]any
-		}{
-			{"response.created", map[string]any{"response": started}},
-			{"response.output_item.added", map[string]any{"output_index": 0, "item": added}},
+		if err := send("response.created", map[string]any{"response": started}); err != nil {
+			return err
+		}
+		if err := send("response.output_item.added", map[string]any{"output_index": 0, "item": added}); err != nil {
+			return err
 		}
 		for _, part := range halves(input) {
-			events = append(events, struct {
-				name string
-				v    map[string]any
-			}{"response.custom_tool_call_input.delta", map[string]any{"output_index": 0, "item_id": item["id"], "delta": part}})
-		}
-		events = append(events, []struct {
-			name string
-			v    map[string]any
-		}{
-			{"response.custom_tool_call_input.done", map[string]any{"output_index": 0, "item_id": item["id"], "input": input}},
-			{"response.output_item.done", map[string]any{"output_index": 0, "item": item}},
-			{"response.completed", map[string]any{"response": done}},
-		}...)
-		for _, e := range events {
-			if err := send(e.name, e.v); err != nil {
+			if err := send("response.custom_tool_call_input.delta", map[string]any{"output_index": 0, "item_id": item["id"], "delta": part}); err != nil {
 				return err
 			}
 		}
-		return nil
+		if err := send("response.custom_tool_call_input.done", map[string]any{"output_index": 0, "item_id": item["id"], "input": input}); err != nil {
+			return err
+		}
+		if err := send("response.output_item.done", map[string]any{"output_index": 0, "item": item}); err != nil {
+			return err
+		}
+		return send("response.completed", map[string]any{"response": done})
 	}}
 }
 
