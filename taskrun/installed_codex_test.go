@@ -18,7 +18,8 @@ import (
 // metadata offers its apply_patch tool (gpt-5.5: a freeform "custom"
 // tool) applies the scripted patch that adds the task's /app/total.txt
 // under the spec of the secret-sensitive fixture (in its own process:
-// nothing is executed for it), and the task is solved. Before it, a
+// nothing is executed for it), as it does an apply_patch heredoc run
+// through exec_command, and the task is solved. Before it, a
 // command runs the helper aliases Codex made under
 // $CODEX_HOME/tmp/arg0-linux/codex-arg0*/ (symbolic links to its own
 // binary) by their paths: each runs Codex's apply_patch (its usage, given
@@ -37,7 +38,8 @@ func TestInstalledCodexApplyPatchUnderTheSpec(t *testing.T) {
 		`set -- "$CODEX_HOME"/tmp/arg0-linux/codex-arg0*/apply_patch; "$1" '` + addTotal("11") + `'; echo "rc=$?"`
 	srv := agenttest.NewResponses(t,
 		agenttest.Reply{ToolCalls: []agenttest.Call{harnessShell("exec_command", "cmd")("c1", aliases)}, PromptTokens: 100, CompletionTokens: 10},
-		agenttest.ResponsesCustomCall("c2", "apply_patch", addTotal("12"), 120, 20),
+		agenttest.Reply{ToolCalls: []agenttest.Call{harnessShell("exec_command", "cmd")("c2", "apply_patch <<'EOF'\n"+addTotal("10")+"EOF\n")}, PromptTokens: 110, CompletionTokens: 15},
+		agenttest.ResponsesCustomCall("c3", "apply_patch", addTotal("12"), 120, 20),
 		agenttest.Reply{Content: "done", PromptTokens: 150, CompletionTokens: 3},
 	)
 	task := fixture(t, "secret-sensitive")
@@ -50,9 +52,9 @@ func TestInstalledCodexApplyPatchUnderTheSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 3 {
+	if len(reqs) != 4 {
 		stderr, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
-		t.Fatalf("%d model requests, want 3; denials %+v; agent stderr:\n%s", len(reqs), res.Denials, tail(stderr, 3000))
+		t.Fatalf("%d model requests, want 4; denials %+v; agent stderr:\n%s", len(reqs), res.Denials, tail(stderr, 3000))
 	}
 	if !strings.Contains(strings.Join(reqs[0].Tools, " "), "apply_patch") {
 		t.Errorf("codex offered no apply_patch tool: %v", reqs[0].Tools)
@@ -69,7 +71,10 @@ func TestInstalledCodexApplyPatchUnderTheSpec(t *testing.T) {
 			t.Errorf("the plan lets the agent execute under the harness's state: %+v", w)
 		}
 	}
-	if got := agenttest.LastCustomToolResult(reqs[2]); !strings.Contains(got, "Success") || !strings.Contains(got, "total.txt") {
+	if got := agenttest.LastToolResult(reqs[2]); !strings.Contains(got, "Success. Updated the following files:\nA total.txt") {
+		t.Errorf("apply_patch through exec_command: %q", got)
+	}
+	if got := agenttest.LastCustomToolResult(reqs[3]); !strings.Contains(got, "Success") || !strings.Contains(got, "total.txt") {
 		t.Errorf("apply_patch: %q", got)
 	}
 	for _, d := range res.Denials {
