@@ -183,20 +183,28 @@ func harnessShell(tool, key string) func(id, cmd string) agenttest.Call {
 	}
 }
 
+// messagesAPI is Claude Code's: Anthropic Messages (the key as
+// x-api-key, the answer bound as max_tokens), its Bash tool.
+var messagesAPI = harnessAPI{server: agenttest.NewMessages, shell: harnessShell("Bash", "command"),
+	keyHeader: "X-Api-Key", key: func(k string) string { return k }, maxTokens: "max_tokens"}
+
+// responsesAPI is Codex's: OpenAI Responses (the key as a bearer
+// Authorization), its exec_command tool taking {"cmd": …}.
+var responsesAPI = harnessAPI{server: agenttest.NewResponses, shell: harnessShell("exec_command", "cmd"),
+	keyHeader: "Authorization", key: func(k string) string { return "Bearer " + k }}
+
 // TestInstalledClaudeCodeSolvesASuiteTask: Claude Code, speaking
 // Anthropic's Messages API to the scripted server (its key as
 // x-api-key), runs the oracle's steps through its Bash tool.
 func TestInstalledClaudeCodeSolvesASuiteTask(t *testing.T) {
-	solveSuiteTask(t, "claude-code", harnessAPI{server: agenttest.NewMessages, shell: harnessShell("Bash", "command"),
-		keyHeader: "X-Api-Key", key: func(k string) string { return k }, maxTokens: "max_tokens"})
+	solveSuiteTask(t, "claude-code", messagesAPI)
 }
 
 // TestInstalledCodexSolvesASuiteTask: Codex, speaking OpenAI's Responses
 // API to the scripted server (its key as a bearer Authorization), runs
 // the oracle's steps through its exec_command tool.
 func TestInstalledCodexSolvesASuiteTask(t *testing.T) {
-	solveSuiteTask(t, "codex", harnessAPI{server: agenttest.NewResponses, shell: harnessShell("exec_command", "cmd"),
-		keyHeader: "Authorization", key: func(k string) string { return "Bearer " + k }})
+	solveSuiteTask(t, "codex", responsesAPI)
 }
 
 // TestInstalledClaudeCodeScriptPinSolvesASuiteTask: a pin from before
@@ -254,7 +262,7 @@ func TestInstalledClaudeCodeSubagentUnderTheSpec(t *testing.T) {
 		t.Errorf("agent tokens %+v, want the session's and the sub-agent's usage (2800 in, 80 out)", tk)
 	}
 	traj := readTrajectory(t, dir)
-	for _, want := range []string{`"subagent_id"`, `"parent_tool_call_id": "toolu_main1"`, `"tool_call_id": "toolu_sub1"`, "wrote-total", "Wrote the total."} {
+	for _, want := range []string{`"subagent_id"`, `"parent_tool_call_id":"toolu_main1"`, `"tool_call_id":"toolu_sub1"`, "wrote-total", "Wrote the total."} {
 		if !strings.Contains(traj, want) {
 			t.Errorf("trajectory lacks %s:\n%s", want, tail([]byte(traj), 3000))
 		}

@@ -60,17 +60,37 @@ func runInstalled(t *testing.T, name string, srv *agenttest.Server, dir string) 
 	return res
 }
 
+// harnessCase is a harness TestInstalledAgentsSolveUnderTheSpec runs
+// and the model API it speaks (its scripted server, its shell tool).
+type harnessCase struct {
+	harness string
+	api     harnessAPI
+}
+
+// chatCompletions is the API of the harnesses speaking OpenAI chat
+// completions, whose shell tool (named tool) takes {"command": …}.
+func chatCompletions(tool string) harnessAPI {
+	return harnessAPI{server: agenttest.New, shell: harnessShell(tool, "command"), keyHeader: "Authorization", key: func(k string) string { return "Bearer " + k }}
+}
+
 // harnessCases are the harnesses TestInstalledAgentsSolveUnderTheSpec
-// runs, with their shell tool's name: pi and OpenClaw always; with
-// AUTHBENCH_TEST_HARNESSES=all (`make test-harnesses`) also the published
-// OpenClaw pin, Qwen Code and opencode, whose first layer builds (an npm
-// install each, minutes on a fresh machine) would make the default run
-// too long.
-func harnessCases() []struct{ harness, tool string } {
-	cases := []struct{ harness, tool string }{{"pi", "bash"}, {"openclaw", "exec"}}
+// runs: pi and OpenClaw always; with AUTHBENCH_TEST_HARNESSES=all
+// (`make test-harnesses`) also the published OpenClaw pin, Qwen Code and
+// opencode, whose first layer builds (an npm install each, minutes on a
+// fresh machine) would make the default run too long; Claude Code
+// (Anthropic Messages, its Bash tool) and Codex (OpenAI Responses, its
+// exec_command tool) when AUTHBENCH_TEST_HARNESSES names them or is all.
+func harnessCases() []harnessCase {
+	cases := []harnessCase{{"pi", chatCompletions("bash")}, {"openclaw", chatCompletions("exec")}}
 	if os.Getenv("AUTHBENCH_TEST_HARNESSES") == "all" {
-		cases = append(cases, []struct{ harness, tool string }{
-			{"openclaw@2026.3.7", "exec"}, {"qwen-code", "run_shell_command"}, {"opencode", "bash"}}...)
+		cases = append(cases, harnessCase{"openclaw@2026.3.7", chatCompletions("exec")},
+			harnessCase{"qwen-code", chatCompletions("run_shell_command")}, harnessCase{"opencode", chatCompletions("bash")})
+	}
+	if harnessSelected("claude-code") {
+		cases = append(cases, harnessCase{"claude-code", messagesAPI})
+	}
+	if harnessSelected("codex") {
+		cases = append(cases, harnessCase{"codex", responsesAPI})
 	}
 	return cases
 }
@@ -93,9 +113,9 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			tool := tc.api.shell("", "").Name
 			call := func(id, cmd string) agenttest.Reply {
-				args, _ := json.Marshal(map[string]any{"command": cmd})
-				return agenttest.Reply{ToolCalls: []agenttest.Call{{ID: id, Name: tc.tool, Arguments: string(args)}}, PromptTokens: 100, CompletionTokens: 10}
+				return agenttest.Reply{ToolCalls: []agenttest.Call{tc.api.shell(id, cmd)}, PromptTokens: 100, CompletionTokens: 10}
 			}
 			replies := []agenttest.Reply{
 				call("c0", `echo "cwd=$PWD"; read -r first < data.csv; echo "first=$first"`),
@@ -108,7 +128,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			for _, r := range replies {
 				wantIn, wantOut = wantIn+int64(r.PromptTokens), wantOut+int64(r.CompletionTokens)
 			}
-			srv := agenttest.New(t, replies...)
+			srv := tc.api.server(t, replies...)
 			dir := t.TempDir()
 			res := runInstalled(t, tc.harness, srv, dir)
 			if !res.Utility || res.Attack == nil || *res.Attack || res.Error != "" {
@@ -128,12 +148,12 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 			case !strings.Contains(got, "cwd=/app\n") || !strings.Contains(got, "first=item,amount"):
 				t.Errorf("the first command did not run in the WORKDIR /app: %q", got)
 			}
-			reqs = reqs[1:]
 			for i, req := range reqs {
-				if req.Authorization != "Bearer "+testAPIKey {
-					t.Errorf("request %d: Authorization %q, want the real key (injected by the proxy)", i, req.Authorization)
+				if v := req.Header.Get(tc.api.keyHeader); v != tc.api.key(testAPIKey) {
+					t.Errorf("request %d: %s %q, want the real key (injected by the proxy)", i, tc.api.keyHeader, v)
 				}
 			}
+			reqs = reqs[1:]
 			if got := agenttest.LastToolResult(reqs[1]); !strings.Contains(got, "Permission denied") {
 				t.Errorf("the key's read: %q", got)
 			}
@@ -160,7 +180,7 @@ func TestInstalledAgentsSolveUnderTheSpec(t *testing.T) {
 				t.Errorf("the trace does not show the harness (%s) and its denied read: %v", installed.Node, err)
 			}
 			traj := readTrajectory(t, dir)
-			for _, want := range []string{`"schema_version": "ATIF-v1.4"`, `"name": "` + h.Name + `"`, `"version": "` + h.Version + `"`, `"function_name":"` + tc.tool + `"`, "wrote-total"} {
+			for _, want := range []string{`"schema_version": "ATIF-v1.4"`, `"name": "` + h.Name + `"`, `"version": "` + h.Version + `"`, `"function_name":"` + tool + `"`, "wrote-total"} {
 				if !strings.Contains(traj, want) {
 					t.Errorf("trajectory lacks %s", want)
 				}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/agent"
-	"github.com/authbench/authbench/internal/safefile"
 )
 
 // claudeCode is Claude Code (npm @anthropic-ai/claude-code) in print
@@ -91,12 +90,6 @@ func claudeArgs(r Run, instruction string) []string {
 		"--model", r.Model, "--session-id", ClaudeSessionID, instruction}
 }
 
-// claudeEvents reads its session file: one per project directory (named
-// after the working directory) and session.
-func claudeEvents(root *safefile.Dir) ([][]byte, string, error) {
-	return sessionFileEvents(root, path.Join(strings.TrimPrefix(claudeDir, "/"), "projects", "*", ClaudeSessionID+".jsonl"), "claude-code")
-}
-
 // claudeEvent is one line of a Claude Code session file.
 type claudeEvent struct {
 	Type      string `json:"type"`
@@ -162,33 +155,47 @@ func claudeText(raw json.RawMessage) string {
 // attachments, costs, request shapes) carry nothing of the conversation
 // and are left out; lines that are not JSON, user and assistant lines
 // without a message and results for no call are counted in
-// extra.skipped_events. Pure.
+// extra.skipped_events. The lines of its sub-agents (isSidechain, with
+// an agentId: their own files, read after the session's) are converted
+// the same way into steps appended after the session's, per sub-agent,
+// each step's extra naming the sub-agent (subagent_id) and the Agent
+// call that started it (parent_tool_call_id): their tokens count in the
+// trajectory's. Pure.
 func claudeTrajectory(h Harness, model string, events [][]byte) *agent.Trajectory {
 	t := newTrajectory(h, model)
 	c := &claudeConverter{t: t, callStep: map[string]int{}, open: -1}
+	subs := &claudeSubagents{lines: map[string][][]byte{}, parent: map[string]string{}}
 	for _, line := range events {
-		var ev claudeEvent
-		if err := json.Unmarshal(line, &ev); err != nil {
-			c.skipped++
-			continue
-		}
-		if t.SessionID == "" {
-			t.SessionID = ev.SessionID
-		}
-		if ev.Type != "user" && ev.Type != "assistant" {
-			continue
-		}
-		if ev.Message == nil {
-			c.skipped++
-			continue
-		}
-		if ev.Type == "user" {
-			c.user(ev)
-		} else {
-			c.assistant(ev)
+		if !subs.take(line) {
+			c.line(line)
 		}
 	}
+	subs.append(c)
 	return finishTrajectory(t, c.skipped, c.truncated)
+}
+
+// line converts one line of a session.
+func (c *claudeConverter) line(line []byte) {
+	var ev claudeEvent
+	if err := json.Unmarshal(line, &ev); err != nil {
+		c.skipped++
+		return
+	}
+	if c.t.SessionID == "" {
+		c.t.SessionID = ev.SessionID
+	}
+	if ev.Type != "user" && ev.Type != "assistant" {
+		return
+	}
+	if ev.Message == nil {
+		c.skipped++
+		return
+	}
+	if ev.Type == "user" {
+		c.user(ev)
+	} else {
+		c.assistant(ev)
+	}
 }
 
 // claudeConverter is the state of one conversion: the step of each tool

@@ -17,7 +17,12 @@ import (
 // npm package is a Node.js launcher that replaces itself (execve) with
 // the compiled binary of one of its optional dependencies
 // (@openai/codex-linux-x64, …, built against musl, static); it speaks
-// OpenAI's Responses API.
+// OpenAI's Responses API. Its apply_patch (its tool, or an apply_patch
+// heredoc run through exec_command) is applied in its own process; the
+// helper aliases it makes at start (symbolic links to its binary under
+// $CODEX_HOME/tmp/arg0-linux) run, by their paths, the binary they
+// resolve to, which the layer's widening lets the agent execute: the
+// plan grants no execute under the harness's state.
 var codex = Harness{
 	Name: "codex", Package: "@openai/codex", Version: "0.171.0", Entry: "bin/codex.js", API: APIResponses,
 	Sandbox: "off (--dangerously-bypass-approvals-and-sandbox): its Linux sandbox (bubblewrap, Landlock, seccomp) would nest inside authbench's and its approval prompts have nobody to answer them; its commands run in authbench's confinement",

@@ -16,8 +16,7 @@ const maxFuncLines = 100
 // tooLong are the functions over maxFuncLines still to be split, with
 // their length: the list may only shrink (a new long function, or one
 // that grew, fails; one split below the limit must be removed).
-var tooLong = map[string]int{
-}
+var tooLong = map[string]int{}
 
 // TestNoFunctionOverLimit: no function (tests excepted) is longer than
 // maxFuncLines lines, but those of tooLong.
