@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authbench/authbench/agent/installed"
 	"github.com/authbench/authbench/permreq"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -24,8 +25,8 @@ func (r *runner) checkRequests() error {
 		return nil
 	case permreq.CheckDecider(name) != nil:
 		err = permreq.CheckDecider(name)
-	case !strings.HasPrefix(r.Options.Agent, agentOpenAI):
-		err = fmt.Errorf("agent %s cannot make permission requests (only openai:MODEL agents can, yet)", r.Options.Agent)
+	case !canRequest(r.Options.Agent):
+		err = fmt.Errorf("agent %s cannot make permission requests (openai:MODEL, cmd:COMMAND and installed:NAME agents can)", r.Options.Agent)
 	case r.Options.Source == runapi.SourceUnconstrained:
 		err = fmt.Errorf("the unconstrained row has no policy to widen")
 	default:
@@ -34,14 +35,29 @@ func (r *runner) checkRequests() error {
 	return runapi.WithKind(runapi.ErrorTask, fmt.Errorf("requests: %w", err))
 }
 
+// canRequest reports whether agent can make permission requests: the
+// model agent (its tool), command agents and installed harnesses (the
+// in-container program); not the oracle and shortcut scripts.
+func canRequest(agent string) bool {
+	return strings.HasPrefix(agent, agentOpenAI) || strings.HasPrefix(agent, agentCmd) || strings.HasPrefix(agent, installed.Prefix)
+}
+
 // prepareRequests makes a model agent's request desk and the tool
 // process's plan: π ∪ everything the decider could grant (its domain
 // caps every grant), listed as a widening; the calls start from r.Plan.
-func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root *policy.Root, opts policy.PlanOptions) error {
+// Any other agent gets the desk alone: its in-container program's
+// channel is started with its container (startBroker).
+func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root *policy.Root, opts policy.PlanOptions, toolbox bool) error {
 	spec := r.Options.Task.Spec
 	d, err := permreq.NewDecider(r.Options.Requests, spec, r.judge)
 	if err != nil {
 		return fmt.Errorf("requests: %w", err)
+	}
+	if !toolbox {
+		r.res.Requests = d.Name()
+		r.requests = &requestRun{desk: permreq.NewDesk(d, spec, root, opts, r.Options.RequestLimits)}
+		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, requestProgramWidening(d.Name()))
+		return nil
 	}
 	ceil := permreq.Ceiling(d.Name(), spec)
 	var wide policy.Policy
@@ -59,10 +75,13 @@ func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root 
 	return nil
 }
 
-// requestRun is a model agent's run-time requests.
+// requestRun is a run's run-time requests: a model agent's (session
+// set) or another agent's through its in-container program (broker set
+// once its container starts).
 type requestRun struct {
 	desk    *permreq.Desk
 	session *session.Requests
+	broker  *brokerRun
 
 	mu     sync.Mutex
 	grants []grantWatch

@@ -190,6 +190,9 @@ func (r *runner) run(ctx context.Context) error {
 			return runapi.WithKind(runapi.ErrorRootfs, err)
 		}
 	}
+	if err := r.prepareRequestProgram(model); err != nil {
+		return runapi.WithKind(runapi.ErrorRootfs, err)
+	}
 	if inst != nil {
 		if err := inst.writeFiles(r); err != nil {
 			return runapi.WithKind(runapi.ErrorRootfs, fmt.Errorf("agent %s: %w", r.Options.Agent, err))
@@ -207,6 +210,7 @@ func (r *runner) run(ctx context.Context) error {
 		defer inst.finish(r)
 		r.AgentEnv = inst.env()
 	}
+	defer r.finishBroker() // after endKept: the agent's container is gone
 	if model {
 		err = r.runModelAgent(ctx)
 	} else {
@@ -308,8 +312,9 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 		p := policy.MustPattern(solutionMount + "/**")
 		base.Permissions[policy.Read] = append(append([]policy.Pattern(nil), base.Permissions[policy.Read]...), p)
 	}
-	if toolbox {
-		// A model agent's tool process is authbench itself.
+	if toolbox || r.Options.Requests != "" {
+		// A model agent's tool process is authbench itself, and so is
+		// the request-permission program of other agents.
 		p := policy.MustPattern(runbox.BinaryInContainer)
 		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
 	}
@@ -339,8 +344,8 @@ func (r *runner) compilePlan(script string, toolbox bool) error {
 	if r.installed != nil {
 		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, r.installed.widenings()...)
 	}
-	if toolbox && r.Options.Requests != "" {
-		if err := r.prepareRequests(pol, base, root, opts); err != nil {
+	if r.Options.Requests != "" {
+		if err := r.prepareRequests(pol, base, root, opts, toolbox); err != nil {
 			return err
 		}
 	}
