@@ -63,6 +63,9 @@ func (a ask) Decide(ctx context.Context, req Request, g *Grant) Decision {
 	if !ok {
 		deadline = time.Now().Add(DefaultTimeout)
 	}
+	// Stop reading a little before the desk's own limit, so that the
+	// person's terminal says it refused.
+	deadline = deadline.Add(-min(100*time.Millisecond, time.Until(deadline)/10))
 	fmt.Fprintf(&b, "Grant it? [y/N] (no answer in %s refuses) ", time.Until(deadline).Round(time.Second))
 	if _, err := io.WriteString(a.term, b.String()); err != nil {
 		return Decision{Why: "refused: the terminal could not be written: " + err.Error()}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/agent/installed"
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/permreq"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -70,7 +71,7 @@ func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root 
 	}
 	r.res.Requests = d.Name()
 	r.requests = &requestRun{desk: permreq.NewDesk(d, spec, root, opts, r.Options.RequestLimits)}
-	r.requests.session = &session.Requests{Desk: r.requests.desk, CallPlan: r.Plan, ToolboxPlan: tp, OnGrant: r.requests.granted}
+	r.requests.session = &session.Requests{Desk: r.requests.desk, CallPlan: r.Plan, ToolboxPlan: tp, OnGrant: r.requests.granted, AllowHosts: r.allowHosts}
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.RequestWidening(d.Name()))
 	return nil
 }
@@ -99,8 +100,8 @@ type grantWatch struct {
 // granted starts watching grant i (record index) for its use.
 func (q *requestRun) granted(i int, rec runapi.PermissionRequest) {
 	req, err := permreq.Parse(rec.Access, rec.Path, rec.Reason)
-	if err != nil {
-		return
+	if err != nil || req.Network {
+		return // a network grant's use is the proxy's record
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -147,4 +148,19 @@ func (q *requestRun) watch(also func(*trace.Event)) func(*trace.Event) {
 		}
 		q.observe(ev)
 	}
+}
+
+// allowHosts applies a granted network request: its endpoints join the
+// agent phase's allow-list on the run's egress proxy (until the
+// verifiers' phase).
+func (r *runner) allowHosts(hosts []policy.HostPattern) error {
+	if r.net == nil || r.net.proxy == nil {
+		return fmt.Errorf("this run's agent phase has no egress proxy to allow it on")
+	}
+	for _, h := range hosts {
+		if err := r.net.proxy.AllowHost(netpolicy.PhaseAgent, h); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -134,6 +134,12 @@ func (b *brokerRun) handle(ctx context.Context, c *broker.Call) (broker.Reply, b
 	if g == nil {
 		return ans, nil
 	}
+	if len(g.Hosts) > 0 {
+		if err := b.r.allowHosts(g.Hosts); err != nil {
+			rec = q.desk.Failed(i, err)
+			return broker.Reply{Decision: rec.Decision, Why: rec.Why}, nil
+		}
+	}
 	b.mu.Lock()
 	b.grants = append(b.grants, g.Rules...)
 	rules := slices.Clone(b.grants)
