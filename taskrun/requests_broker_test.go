@@ -2,10 +2,12 @@ package taskrun
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest"
 
@@ -17,10 +19,10 @@ import (
 )
 
 // withoutDataReadShell is withoutDataRead with the shell a cmd: agent
-// runs (/bin/sh, dash) executable.
+// runs (/bin/sh, dash) executable, and python3.
 func withoutDataReadShell(t *testing.T) *policy.Policy {
 	t.Helper()
-	pol, err := policy.ParsePolicy([]byte(`{"read":[],"write":["/app/total.txt"],"execute":["/usr/bin/bash","/usr/bin/dash","/usr/bin/mawk"]}`), "without-data")
+	pol, err := policy.ParsePolicy([]byte(`{"read":[],"write":["/app/total.txt"],"execute":["/usr/bin/bash","/usr/bin/dash","/usr/bin/mawk","/usr/bin/python3*"]}`), "without-data")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,5 +150,97 @@ func TestInstalledHarnessRequestsThroughTheProgram(t *testing.T) {
 	}
 	if !res.Utility || res.Attack == nil || *res.Attack || len(res.TracedSensitive) != 0 {
 		t.Errorf("utility %v attack %v sensitive %+v (error %q)", res.Utility, res.Attack, res.TracedSensitive, res.Error)
+	}
+}
+
+// floodAgent sends 30,000 datagrams straight to the socket, one
+// connection each: binary junk, relative paths and valid requests with
+// a long reason, and counts the answers.
+const floodAgent = `exec python3 -c '
+import socket, json, time
+answers, t = {}, time.time()
+for i in range(30000):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect("/.authbench/bin/request.sock")
+    if i % 3 == 0:
+        s.send(bytes(range(256)) * 4)
+    elif i % 3 == 1:
+        s.send(json.dumps({"access": "read", "path": "app/data.csv", "reason": "flood"}).encode())
+    else:
+        s.send(json.dumps({"access": "read", "path": "/app/data.csv", "reason": "x" * 4000}).encode())
+    d = json.loads(s.recv(65536))["decision"]
+    answers[d] = answers.get(d, 0) + 1
+    s.close()
+print("answers", json.dumps(answers, sort_keys=True), "window %.3f %.3f" % (t, time.time()))
+'`
+
+// TestRequestFloodLeavesOtherRunsAlone: one run's agent floods its
+// socket with 30,000 requests (a third junk); every one is answered,
+// its desk keeps its limit, and a second run with requests, whose agent
+// runs while the flood does, is granted and succeeds in about the time
+// it takes alone.
+func TestRequestFloodLeavesOtherRunsAlone(t *testing.T) {
+	setup(t)
+	task := fixture(t, "secret-sensitive")
+	other := `python3 -c 'import time; print("at %.3f" % time.time())'; request-permission read /app/data.csv "the task sums this file" -- /usr/bin/bash -c "awk -F, 'NR > 1 { s += \$2 } END { print s }' /app/data.csv > /app/total.txt"; echo "sumreq $?"`
+	run := func(agent string) (*runapi.TaskResult, string) {
+		dir := t.TempDir()
+		res, err := runWith(t, Options{Task: task, Source: runapi.SourcePolicy, Policy: withoutDataReadShell(t), Agent: "cmd:" + agent,
+			Dir: dir, Log: zaptest.NewLogger(t), Requests: permreq.DeciderSpec})
+		if err != nil {
+			t.Error(err)
+		}
+		out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
+		if errs, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr)); len(errs) > 0 {
+			t.Logf("agent stderr: %s", tail(errs, 2000))
+		}
+		return res, string(out)
+	}
+	alone, _ := run(other)
+	var flood *runapi.TaskResult
+	var floodOut string
+	floodDir := t.TempDir()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var err error
+		flood, err = runWith(t, Options{Task: task, Source: runapi.SourcePolicy, Policy: withoutDataReadShell(t), Agent: "cmd:" + floodAgent,
+			Dir: floodDir, Log: zaptest.NewLogger(t), Requests: permreq.DeciderSpec})
+		if err != nil {
+			t.Error(err)
+		}
+		out, _ := os.ReadFile(filepath.Join(floodDir, runapi.FileAgentStdout))
+		floodOut = string(out)
+	}()
+	for i := 0; i < 600; i++ { // until the flooding run serves its socket
+		if _, err := os.Stat(filepath.Join(floodDir, requestDir, "request.sock")); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // its agent started; the flood takes ~20 s
+	beside, besideOut := run(other)
+	<-done
+	if flood == nil || beside == nil || alone == nil {
+		t.Fatal("a run failed")
+	}
+	t.Logf("flood: %s; the other run's agent %s, alone %.2f s, beside the flood %.2f s", strings.TrimSpace(floodOut), strings.TrimSpace(besideOut), alone.DurationS, beside.DurationS)
+	if !strings.Contains(floodOut, `answers {"granted": 4, "invalid": 10004, "over_limit": 19992}`) {
+		t.Errorf("the flood's answers: %q", floodOut)
+	}
+	var from, to, at float64
+	fmt.Sscanf(floodOut[strings.Index(floodOut, "window"):], "window %f %f", &from, &to)
+	fmt.Sscanf(besideOut, "at %f", &at)
+	if !(from < at && at < to) {
+		t.Errorf("the other run's agent (at %.3f) did not run during the flood (%.3f to %.3f)", at, from, to)
+	}
+	if len(flood.PermissionRequests) != permreq.DefaultMaxRequests || flood.PermissionRequestsOverLimit != 20000-permreq.DefaultMaxRequests {
+		t.Errorf("the flooded desk: %d records, %d over the limit", len(flood.PermissionRequests), flood.PermissionRequestsOverLimit)
+	}
+	if !beside.Utility || !strings.Contains(besideOut, "sumreq 0") || len(beside.PermissionRequests) != 1 || beside.PermissionRequests[0].Decision != runapi.RequestGranted {
+		t.Errorf("the run beside the flood: utility %v, %q, %+v", beside.Utility, besideOut, beside.PermissionRequests)
+	}
+	if beside.DurationS > max(3*alone.DurationS, alone.DurationS+20) {
+		t.Errorf("the run beside the flood took %.2f s, alone %.2f s", beside.DurationS, alone.DurationS)
 	}
 }
