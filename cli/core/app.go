@@ -147,7 +147,7 @@ func RunSpecial(args []string) (code int, ok bool) {
 		_ = sandbox.RunInit()
 		return sandbox.ExitInitFailure, true
 	case broker.IsProgram(os.Args[0]):
-		return broker.Main(broker.SocketPath, args, os.Stderr), true
+		return broker.Main(broker.Socket(), args, os.Stderr), true
 	case len(args) > 0 && args[0] == sandbox.DieWithParentCommand:
 		err := sandbox.RunDieWithParent(args[1:])
 		fmt.Fprintf(os.Stderr, "authbench: %v\n", err)

@@ -26,6 +26,19 @@ Exit status 3: refused (the reason is on standard error); 2: misuse.
 Requests are limited and recorded.
 `
 
+// SocketEnv names the socket when it is not at SocketPath (a bare-host
+// exec, whose tree has no /.authbench).
+const SocketEnv = "AUTHBENCH_REQUEST_SOCKET"
+
+// Socket is the socket the program asks on: $AUTHBENCH_REQUEST_SOCKET,
+// else SocketPath.
+func Socket() string {
+	if s := os.Getenv(SocketEnv); s != "" {
+		return s
+	}
+	return SocketPath
+}
+
 // IsProgram reports whether argv0 names the program (the authbench
 // binary run through the ProgramName symlink).
 func IsProgram(argv0 string) bool { return filepath.Base(argv0) == ProgramName }
