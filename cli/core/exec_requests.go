@@ -256,7 +256,6 @@ func (x *execRequests) print() {
 	}
 }
 
-
 // tiocstiDisabled reports whether the kernel refuses TIOCSTI to
 // processes without CAP_SYS_ADMIN (dev.tty.legacy_tiocsti = 0).
 func tiocstiDisabled() bool {
