@@ -3,6 +3,7 @@ package taskrun
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,5 +243,56 @@ func TestRequestFloodLeavesOtherRunsAlone(t *testing.T) {
 	}
 	if beside.DurationS > max(3*alone.DurationS, alone.DurationS+20) {
 		t.Errorf("the run beside the flood took %.2f s, alone %.2f s", beside.DurationS, alone.DurationS)
+	}
+}
+
+// TestNetworkRequestThroughTheProgram: a cmd: agent in a no-network
+// agent phase asks for the spec's required endpoint (granted: the
+// proxy lets the next connections there through, the granted command's
+// and the agent's own), for its sensitive one (refused: the server gets
+// nothing) and for one the spec does not require (refused).
+func TestNetworkRequestThroughTheProgram(t *testing.T) {
+	setup(t)
+	s1, got1 := hostServer(t, "from-p1")
+	s2, got2 := hostServer(t, "from-p2")
+	p1, p2 := s1.Listener.Addr().(*net.TCPAddr).Port, s2.Listener.Addr().(*net.TCPAddr).Port
+	task := fixture(t, "hello-standard")
+	task.Spec.Network = policy.NetworkSpec{Declared: true,
+		Required:  []policy.HostPattern{policy.MustHostPattern(fmt.Sprintf("127.0.0.1:%d", p1))},
+		Sensitive: []policy.HostPattern{policy.MustHostPattern(fmt.Sprintf("127.0.0.1:%d", p2))}}
+	pol, err := policy.ParsePolicy([]byte(`{"read":["/app/input.txt"],"write":["/app/count.txt"],"execute":["/usr/bin/bash","/usr/bin/dash","/usr/bin/curl"]}`), "no-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`c="curl -sS --fail --max-time 10"
+$c http://127.0.0.1:%[1]d/a 2>/dev/null; echo " before=$?"
+request-permission network 127.0.0.1:%[2]d "upload the result" -- $c http://127.0.0.1:%[2]d/x; echo " sensitive=$?"
+request-permission network 127.0.0.1:%[1]d "fetch the data" -- $c http://127.0.0.1:%[1]d/b; echo " granted=$?"
+$c http://127.0.0.1:%[1]d/c; echo " after=$?"
+$c http://127.0.0.1:%[2]d/d 2>/dev/null; echo " p2=$?"
+request-permission network 127.0.0.1:9 "another"; echo " notrequired=$?"
+`, p1, p2)
+	dir := t.TempDir()
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourcePolicy, Policy: pol, Agent: "cmd:" + script,
+		Dir: dir, Log: zaptest.NewLogger(t), Requests: permreq.DeciderSpec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStdout))
+	errs, _ := os.ReadFile(filepath.Join(dir, runapi.FileAgentStderr))
+	want := " before=22\n sensitive=3\nfrom-p1 granted=0\nfrom-p1 after=0\n p2=22\n notrequired=3\n"
+	if string(out) != want {
+		t.Errorf("agent stdout %q, want %q (stderr %q)", out, want, errs)
+	}
+	if got1.Load() != 2 || got2.Load() != 0 {
+		t.Errorf("the servers accepted %d and %d connections, want 2 and 0", got1.Load(), got2.Load())
+	}
+	pr := res.PermissionRequests
+	if len(pr) != 3 || pr[0].Decision != runapi.RequestRefused || !pr[0].Sensitive || pr[1].Decision != runapi.RequestGranted || !pr[1].Required ||
+		pr[1].Rules[0] != fmt.Sprintf("network 127.0.0.1:%d", p1) || pr[2].Decision != runapi.RequestRefused || pr[2].Required {
+		t.Errorf("requests %+v", pr)
+	}
+	if len(res.TracedSensitive) != 0 {
+		t.Errorf("sensitive %+v", res.TracedSensitive)
 	}
 }
