@@ -109,7 +109,10 @@ func withRequestPath(env []string) []string {
 	out := slices.Clone(env)
 	for i, kv := range out {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			out[i] = "PATH=" + v + ":" + broker.ContainerDir
+			if v != "" {
+				v += ":"
+			}
+			out[i] = "PATH=" + v + broker.ContainerDir
 			return out
 		}
 	}
