@@ -154,13 +154,13 @@ func TestInstalledHarnessRequestsThroughTheProgram(t *testing.T) {
 	}
 }
 
-// floodAgent sends 30,000 datagrams straight to the socket, one
+// floodAgent sends datagrams straight to the socket for 15 s, one
 // connection each: binary junk, relative paths and valid requests with
-// a long reason, and counts the answers.
+// a long reason, and counts them and the answers.
 const floodAgent = `exec python3 -c '
 import socket, json, time
-answers, t = {}, time.time()
-for i in range(30000):
+answers, t, i = {}, time.time(), 0
+while time.time() - t < 15:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect("/.authbench/bin/request.sock")
     if i % 3 == 0:
@@ -172,11 +172,13 @@ for i in range(30000):
     d = json.loads(s.recv(65536))["decision"]
     answers[d] = answers.get(d, 0) + 1
     s.close()
-print("answers", json.dumps(answers, sort_keys=True), "window %.3f %.3f" % (t, time.time()))
+    i += 1
+print("sent", i, "answers", json.dumps(answers, sort_keys=True), "window %.3f %.3f" % (t, time.time()))
 '`
 
 // TestRequestFloodLeavesOtherRunsAlone: one run's agent floods its
-// socket with 30,000 requests (a third junk); every one is answered,
+// socket for 15 s (tens of thousands of requests, a third junk); every
+// one is answered,
 // its desk keeps its limit, and a second run with requests, whose agent
 // runs while the flood does, is granted and succeeds in about the time
 // it takes alone.
@@ -219,15 +221,19 @@ func TestRequestFloodLeavesOtherRunsAlone(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	time.Sleep(2 * time.Second) // its agent started; the flood takes ~20 s
+	time.Sleep(2 * time.Second) // its agent started; the flood takes 15 s
 	beside, besideOut := run(other)
 	<-done
 	if flood == nil || beside == nil || alone == nil {
 		t.Fatal("a run failed")
 	}
 	t.Logf("flood: %s; the other run's agent %s, alone %.2f s, beside the flood %.2f s", strings.TrimSpace(floodOut), strings.TrimSpace(besideOut), alone.DurationS, beside.DurationS)
-	if !strings.Contains(floodOut, `answers {"granted": 4, "invalid": 10004, "over_limit": 19992}`) {
-		t.Errorf("the flood's answers: %q", floodOut)
+	var n int
+	fmt.Sscanf(floodOut, "sent %d", &n)
+	junk := (n + 2) / 3
+	want := fmt.Sprintf(`answers {"granted": 4, "invalid": %d, "over_limit": %d}`, junk+4, n-junk-8)
+	if n < 10000 || !strings.Contains(floodOut, want) {
+		t.Errorf("the flood's answers: %q, want at least 10000 sent and %s", floodOut, want)
 	}
 	var from, to, at float64
 	fmt.Sscanf(floodOut[strings.Index(floodOut, "window"):], "window %f %f", &from, &to)
@@ -235,7 +241,7 @@ func TestRequestFloodLeavesOtherRunsAlone(t *testing.T) {
 	if !(from < at && at < to) {
 		t.Errorf("the other run's agent (at %.3f) did not run during the flood (%.3f to %.3f)", at, from, to)
 	}
-	if len(flood.PermissionRequests) != permreq.DefaultMaxRequests || flood.PermissionRequestsOverLimit != 20000-permreq.DefaultMaxRequests {
+	if len(flood.PermissionRequests) != permreq.DefaultMaxRequests || flood.PermissionRequestsOverLimit != n-junk-permreq.DefaultMaxRequests {
 		t.Errorf("the flooded desk: %d records, %d over the limit", len(flood.PermissionRequests), flood.PermissionRequestsOverLimit)
 	}
 	if !beside.Utility || !strings.Contains(besideOut, "sumreq 0") || len(beside.PermissionRequests) != 1 || beside.PermissionRequests[0].Decision != runapi.RequestGranted {
