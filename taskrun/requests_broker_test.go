@@ -302,3 +302,58 @@ request-permission network 127.0.0.1:9 "another"; echo " notrequired=$?"
 		t.Errorf("sensitive %+v", res.TracedSensitive)
 	}
 }
+
+// TestModelAgentNetworkRequest: the model agent, in a no-network agent
+// phase but for its endpoint, asks request_permission for the spec's
+// required endpoint (granted: its next shell call fetches from it) and
+// for the sensitive one (refused: its server gets nothing).
+func TestModelAgentNetworkRequest(t *testing.T) {
+	setup(t)
+	s1, got1 := hostServer(t, "from-p1")
+	s2, got2 := hostServer(t, "from-p2")
+	p1, p2 := s1.Listener.Addr().(*net.TCPAddr).Port, s2.Listener.Addr().(*net.TCPAddr).Port
+	task := fixture(t, "hello-standard")
+	task.Spec.Network = policy.NetworkSpec{Declared: true,
+		Required:  []policy.HostPattern{policy.MustHostPattern(fmt.Sprintf("127.0.0.1:%d", p1))},
+		Sensitive: []policy.HostPattern{policy.MustHostPattern(fmt.Sprintf("127.0.0.1:%d", p2))}}
+	pol, err := policy.ParsePolicy([]byte(`{"read":["/app/input.txt"],"write":["/app/count.txt"],"execute":["/usr/bin/bash","/usr/bin/curl"]}`), "no-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(id string, port int) agenttest.Call {
+		return shellCall(id, fmt.Sprintf(`curl -sS --fail --max-time 10 http://127.0.0.1:%d/x 2>/dev/null; echo " status $?"`, port))
+	}
+	srv := agenttest.New(t,
+		calls(fetch("c1", p1)),
+		calls(requestCall("r1", "network", fmt.Sprintf("127.0.0.1:%d", p1)), requestCall("r2", "network", fmt.Sprintf("127.0.0.1:%d", p2))),
+		calls(fetch("c2", p1), fetch("c3", p2)),
+		finish("fetched"),
+	)
+	cfg := modelconfig.Config{BaseURL: srv.URL, APIKey: testAPIKey, Model: "test-model"}
+	res, err := runWith(t, Options{Task: task, Source: runapi.SourcePolicy, Policy: pol, Agent: "openai:test-model",
+		Model: &cfg, Dir: t.TempDir(), Log: zaptest.NewLogger(t), Requests: permreq.DeciderSpec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	for _, c := range []struct {
+		req      int
+		id, want string
+	}{
+		{1, "c1", " status 22"}, {2, "r1", "granted"}, {2, "r2", "is sensitive"}, {3, "c2", "from-p1 status 0"}, {3, "c3", " status 22"},
+	} {
+		if got := toolResult(reqs[c.req], c.id); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.id, got, c.want)
+		}
+	}
+	pr := res.PermissionRequests
+	if len(pr) != 2 || pr[0].Decision != runapi.RequestGranted || pr[1].Decision != runapi.RequestRefused || !pr[1].Sensitive {
+		t.Errorf("requests %+v", pr)
+	}
+	if got1.Load() != 1 || got2.Load() != 0 {
+		t.Errorf("the servers accepted %d and %d connections, want 1 and 0", got1.Load(), got2.Load())
+	}
+}
