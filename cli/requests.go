@@ -22,7 +22,7 @@ type requestFlags struct {
 }
 
 func (f *requestFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&f.decider, "requests", "", "let an openai:MODEL agent request permissions at run time, decided by `DECIDER`: "+
+	fl.StringVar(&f.decider, "requests", "", "let the agent (openai:MODEL, cmd:, installed:) request permissions at run time, decided by `DECIDER`: "+
 		strings.Join(permreq.Deciders, ", ")+" (docs/security.md)")
 	fl.IntVar(&f.max, "max-requests", 0, "at most `N` permission requests per run (default 8)")
 	fl.Float64Var(&f.timeoutS, "request-timeout", 0, "each permission request answered within `SECONDS` (default 30)")
@@ -31,7 +31,7 @@ func (f *requestFlags) register(fl *pflag.FlagSet) {
 // apply checks the flags (bad input exits 2) and sets them on tr.
 func (f requestFlags) apply(tr *runapi.TaskRequest) error {
 	if n, _ := agentname.Parse(tr.Agent); f.decider != "" && tr.Agent != "" && !n.CanRequest() {
-		return core.UsageErrorf("--requests: agent %s cannot make permission requests (only openai:MODEL agents can, yet)", tr.Agent)
+		return core.UsageErrorf("--requests: agent %s cannot make permission requests (openai:MODEL, cmd:COMMAND and installed:NAME agents can)", tr.Agent)
 	}
 	if f.decider == "" {
 		if f.max != 0 || f.timeoutS != 0 {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestTaskRunRequestsFlags: --requests and its bounds go into the daemon
-// request; an unknown decider, a decider not available yet, bounds out of
+// request; an unknown decider, the ask decider (exec only), bounds out of
 // range and bounds without a decider are usage errors (exit 2).
 func TestTaskRunRequestsFlags(t *testing.T) {
 	t.Setenv("TB_MODEL_KEY", "sk-from-env")
@@ -35,7 +35,7 @@ func TestTaskRunRequestsFlags(t *testing.T) {
 		want string
 	}{
 		{requestFlags{decider: "maybe"}, "unknown decider"},
-		{requestFlags{decider: "ask"}, "not available yet"},
+		{requestFlags{decider: "ask"}, "task runs do not take it"},
 		{requestFlags{decider: "model:"}, "want model:MODEL"},
 		{requestFlags{decider: "deny", max: 1001}, "--max-requests"},
 		{requestFlags{decider: "deny", timeoutS: -1}, "--request-timeout"},

@@ -49,8 +49,8 @@ func CheckDecider(name string) error {
 		}
 		return nil
 	}
-	if name == "ask" {
-		return fmt.Errorf("decider %q is not available yet (want %s)", name, strings.Join(Deciders, ", "))
+	if name == DeciderAsk {
+		return fmt.Errorf("decider ask prompts a person at a terminal: task runs do not take it (want %s)", strings.Join(Deciders, ", "))
 	}
 	return fmt.Errorf("unknown decider %q (want %s)", name, strings.Join(Deciders, ", "))
 }
@@ -144,6 +144,9 @@ func (specDecider) Name() string { return DeciderSpec }
 func (d specDecider) Decide(_ context.Context, req Request, g *Grant) Decision {
 	if why := sensitiveWhy(req, g, d.spec.Sensitive); why != "" {
 		return Decision{Why: why}
+	}
+	if req.Network && (CoveredHost(req, d.spec.Network.Required) || CoveredHost(req, d.spec.Network.Implicit)) {
+		return Decision{Granted: true, Why: "granted: the task's spec covers it"}
 	}
 	if Covered(req, d.spec.Required.Get(req.Axis)) || Covered(req, d.spec.Implicit.Get(req.Axis)) {
 		return Decision{Granted: true, Why: "granted: the task's spec covers it"}

@@ -91,6 +91,9 @@ func (d *Desk) judge(ctx context.Context, rec *runapi.PermissionRequest) (*Grant
 	if err != nil {
 		return nil, err
 	}
+	if req.Network {
+		return d.judgeNetwork(ctx, req, rec)
+	}
 	rec.Path, rec.Reason = req.Path.String(), req.Reason
 	var sens *policy.Permissions
 	if d.spec != nil {
@@ -118,6 +121,32 @@ func (d *Desk) judge(ctx context.Context, rec *runapi.PermissionRequest) (*Grant
 	for _, r := range g.Rules {
 		rec.Rules = append(rec.Rules, r.Path+" "+r.Access.String())
 	}
+	return g, nil
+}
+
+// judgeNetwork decides a network request: only for a task whose spec
+// declares the network axis; an endpoint the spec marks sensitive is
+// refused whatever the decider (none sees it); a grant is the endpoint.
+func (d *Desk) judgeNetwork(ctx context.Context, req Request, rec *runapi.PermissionRequest) (*Grant, error) {
+	if d.spec == nil || !d.spec.Network.Declared {
+		return nil, fmt.Errorf("access network: this task has no network axis (its spec declares no network permissions)")
+	}
+	rec.Path, rec.Reason = req.Host.String(), req.Reason
+	rec.Required = CoveredHost(req, d.spec.Network.Required) || CoveredHost(req, d.spec.Network.Implicit)
+	rec.Decider = d.decider.Name()
+	if q := SensitiveHost(req, d.spec); q != "" {
+		rec.Sensitive, rec.Decision = true, runapi.RequestRefused
+		rec.Why = fmt.Sprintf("refused: %s is sensitive (%s)", req.Host, q)
+		return nil, nil
+	}
+	g := &Grant{Hosts: []policy.HostPattern{req.Host}}
+	dec := d.decide(ctx, req, g)
+	rec.Why = dec.Why
+	if !dec.Granted {
+		rec.Decision = runapi.RequestRefused
+		return nil, nil
+	}
+	rec.Decision, rec.Rules = runapi.RequestGranted, []string{AccessNetwork + " " + req.Host.String()}
 	return g, nil
 }
 

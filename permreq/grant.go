@@ -11,6 +11,9 @@ import (
 // with the run's semantics), where they are wider than the request, and
 // the sensitive files they would reach.
 type Grant struct {
+	// Hosts are a network request's endpoints (for the run's proxy);
+	// Rules, Wider and Sensitive are then empty.
+	Hosts     []policy.HostPattern
 	Rules     []policy.Rule
 	Wider     []policy.Widening
 	Sensitive []policy.SensitiveGrant
@@ -49,7 +52,7 @@ func Compile(req Request, root *policy.Root, opts policy.PlanOptions, sens *poli
 // SensitiveMatch is the first sensitive pattern of req's axis that
 // matches the requested path itself (whether or not it exists), or "".
 func SensitiveMatch(req Request, sens *policy.Permissions) string {
-	if sens == nil {
+	if sens == nil || req.Network {
 		return ""
 	}
 	for _, q := range sens.Get(req.Axis) {
@@ -67,6 +70,9 @@ func SensitiveMatch(req Request, sens *policy.Permissions) string {
 // Covered reports whether one of pats covers the request: matches its
 // path, and for a hierarchy ("dir/**") everything below it too.
 func Covered(req Request, pats []policy.Pattern) bool {
+	if req.Network {
+		return false
+	}
 	for _, q := range pats {
 		if !q.Match(req.Path.Base()) {
 			continue
@@ -76,4 +82,29 @@ func Covered(req Request, pats []policy.Pattern) bool {
 		}
 	}
 	return false
+}
+
+// CoveredHost reports whether one of pats covers a network request's
+// endpoint.
+func CoveredHost(req Request, pats []policy.HostPattern) bool {
+	for _, q := range pats {
+		if req.Network && q.Match(req.Host.Host(), req.Host.Port()) {
+			return true
+		}
+	}
+	return false
+}
+
+// SensitiveHost is the first sensitive network entry of spec that
+// matches a network request's endpoint, or "".
+func SensitiveHost(req Request, spec *policy.Spec) string {
+	if spec == nil || !req.Network {
+		return ""
+	}
+	for _, q := range spec.Network.Sensitive {
+		if q.Match(req.Host.Host(), req.Host.Port()) {
+			return q.String()
+		}
+	}
+	return ""
 }

@@ -13,8 +13,10 @@ import (
 // is cut (at a UTF-8 boundary) before it enters any record.
 const MaxReasonBytes = 1024
 
-// AccessNetwork is the access of a network request (host:port): not
-// granted at run time yet (docs/security.md).
+// AccessNetwork is the access of a network request: its path is one
+// endpoint, host:port (no wildcard), for a task whose spec declares the
+// network axis; a grant adds it to the run's egress proxy allow-list
+// (docs/security.md).
 const AccessNetwork = "network"
 
 // Request is one permission an agent asks for.
@@ -26,6 +28,10 @@ type Request struct {
 	Path policy.Pattern
 	// Reason is the agent's explanation, at most MaxReasonBytes.
 	Reason string
+	// Network, when set, makes this a network request for Host (one
+	// endpoint); Axis and Path are then unset.
+	Network bool
+	Host    policy.HostPattern
 }
 
 // Parse checks a request as an agent sent it: access read, write or
@@ -34,7 +40,7 @@ type Request struct {
 // says what to send instead.
 func Parse(access, path, reason string) (Request, error) {
 	if access == AccessNetwork {
-		return Request{}, errors.New("access network: network requests are not granted at run time (only read, write and execute)")
+		return parseNetwork(path, reason)
 	}
 	a, err := policy.ParseAxis(access)
 	if err != nil {
@@ -60,8 +66,37 @@ func Parse(access, path, reason string) (Request, error) {
 	return Request{Axis: a, Path: p, Reason: cut(reason, MaxReasonBytes)}, nil
 }
 
-// String is the request as "axis path".
-func (r Request) String() string { return r.Axis.String() + " " + r.Path.String() }
+// parseNetwork checks a network request: one endpoint host:port.
+func parseNetwork(endpoint, reason string) (Request, error) {
+	h, err := policy.ParseHostPattern(endpoint)
+	if err != nil {
+		return Request{}, fmt.Errorf("access network: %w", err)
+	}
+	if !h.IsExact() {
+		return Request{}, fmt.Errorf("access network: %q has a wildcard: ask for one host:port", cut(endpoint, 200))
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return Request{}, errors.New("reason is empty: say why the task needs this access")
+	}
+	return Request{Network: true, Host: h, Reason: cut(reason, MaxReasonBytes)}, nil
+}
+
+// String is the request as "axis path" (or "network host:port").
+func (r Request) String() string {
+	if r.Network {
+		return AccessNetwork + " " + r.Host.String()
+	}
+	return r.Axis.String() + " " + r.Path.String()
+}
+
+// Target is what the request names: its path, or its endpoint.
+func (r Request) Target() string {
+	if r.Network {
+		return r.Host.String()
+	}
+	return r.Path.String()
+}
 
 // cut shortens s to at most n bytes at a UTF-8 boundary.
 func cut(s string, n int) string {

@@ -47,11 +47,15 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	}
 	r.AgentStart = time.Now()
 	r.left = newLeftovers()
-	g := r.RunGated(ctx, runbox.Gated{
+	gated := runbox.Gated{
 		Name: "agent", Config: r.AgentRunConfig(), Spec: spec,
 		Stdio: env.Stdio{Stdout: stdout, Stderr: stderr}, Timeout: r.AgentTimeout(),
 		Track: track, KeepTree: true,
-	})
+	}
+	if err := r.startBroker(ctx, &gated); err != nil {
+		return err
+	}
+	g := r.RunGated(ctx, gated)
 	if g.Kept != nil {
 		r.left.since = g.Kept.Ended.UnixNano()
 	}

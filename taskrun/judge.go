@@ -102,6 +102,10 @@ func judgeUser(instruction string, req permreq.Request, g *permreq.Grant) string
 	for _, r := range g.Rules {
 		rules = append(rules, r.Path+" ("+r.Access.String()+")")
 	}
+	if req.Network {
+		return fmt.Sprintf("The task:\n%s\n\nThe agent asks to connect to %s.\nIts reason: %s\nGranted, the run's egress proxy would let it connect there.",
+			instruction, req.Host, req.Reason)
+	}
 	return fmt.Sprintf("The task:\n%s\n\nThe agent asks for %s access to %s.\nIts reason: %s\nGranted, the kernel would allow: %s",
 		instruction, req.Axis, req.Path, req.Reason, strings.Join(rules, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authbench/authbench/netproxy/netpolicy"
 	"github.com/authbench/authbench/permreq"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
@@ -24,7 +25,7 @@ func (r *runner) checkRequests() error {
 	case permreq.CheckDecider(name) != nil:
 		err = permreq.CheckDecider(name)
 	case !canRequest(r.Options.Agent):
-		err = fmt.Errorf("agent %s cannot make permission requests (only openai:MODEL agents can, yet)", r.Options.Agent)
+		err = fmt.Errorf("agent %s cannot make permission requests (openai:MODEL, cmd:COMMAND and installed:NAME agents can)", r.Options.Agent)
 	case r.Options.Source == runapi.SourceUnconstrained:
 		err = fmt.Errorf("the unconstrained row has no policy to widen")
 	default:
@@ -36,11 +37,19 @@ func (r *runner) checkRequests() error {
 // prepareRequests makes a model agent's request desk and the tool
 // process's plan: π ∪ everything the decider could grant (its domain
 // caps every grant), listed as a widening; the calls start from r.Plan.
-func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root *policy.Root, opts policy.PlanOptions) error {
+// Any other agent gets the desk alone: its in-container program's
+// channel is started with its container (startBroker).
+func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root *policy.Root, opts policy.PlanOptions, toolbox bool) error {
 	spec := r.Options.Task.Spec
 	d, err := permreq.NewDecider(r.Options.Requests, spec, r.judge)
 	if err != nil {
 		return fmt.Errorf("requests: %w", err)
+	}
+	if !toolbox {
+		r.res.Requests = d.Name()
+		r.requests = &requestRun{desk: permreq.NewDesk(d, spec, root, opts, r.Options.RequestLimits)}
+		r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, requestProgramWidening(d.Name()))
+		return nil
 	}
 	ceil := permreq.Ceiling(d.Name(), spec)
 	var wide policy.Policy
@@ -53,15 +62,18 @@ func (r *runner) prepareRequests(pol *policy.Policy, base policy.Baseline, root 
 	}
 	r.res.Requests = d.Name()
 	r.requests = &requestRun{desk: permreq.NewDesk(d, spec, root, opts, r.Options.RequestLimits)}
-	r.requests.session = &session.Requests{Desk: r.requests.desk, CallPlan: r.Plan, ToolboxPlan: tp, OnGrant: r.requests.granted}
+	r.requests.session = &session.Requests{Desk: r.requests.desk, CallPlan: r.Plan, ToolboxPlan: tp, OnGrant: r.requests.granted, AllowHosts: r.allowHosts}
 	r.res.PlanWiderThanPolicy = append(r.res.PlanWiderThanPolicy, session.RequestWidening(d.Name()))
 	return nil
 }
 
-// requestRun is a model agent's run-time requests.
+// requestRun is a run's run-time requests: a model agent's (session
+// set) or another agent's through its in-container program (broker set
+// once its container starts).
 type requestRun struct {
 	desk    *permreq.Desk
 	session *session.Requests
+	broker  *brokerRun
 
 	mu     sync.Mutex
 	grants []grantWatch
@@ -79,8 +91,8 @@ type grantWatch struct {
 // granted starts watching grant i (record index) for its use.
 func (q *requestRun) granted(i int, rec runapi.PermissionRequest) {
 	req, err := permreq.Parse(rec.Access, rec.Path, rec.Reason)
-	if err != nil {
-		return
+	if err != nil || req.Network {
+		return // a network grant's use is the proxy's record
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -127,4 +139,19 @@ func (q *requestRun) watch(also func(*trace.Event)) func(*trace.Event) {
 		}
 		q.observe(ev)
 	}
+}
+
+// allowHosts applies a granted network request: its endpoints join the
+// agent phase's allow-list on the run's egress proxy (until the
+// verifiers' phase).
+func (r *runner) allowHosts(hosts []policy.HostPattern) error {
+	if r.net == nil || r.net.proxy == nil {
+		return fmt.Errorf("this run's agent phase has no egress proxy to allow it on")
+	}
+	for _, h := range hosts {
+		if err := r.net.proxy.AllowHost(netpolicy.PhaseAgent, h); err != nil {
+			return err
+		}
+	}
+	return nil
 }

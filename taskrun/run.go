@@ -119,6 +119,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	r.onRelease(func() { r.agent.finish(r) })
+	r.onRelease(r.finishBroker) // after endKept: the agent's container is gone
 	r.onRelease(r.endKept)
 	if err := r.agent.run(ctx, r); err != nil {
 		return runapi.WithKind(runapi.ErrorAgent, err)
@@ -188,6 +189,9 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	if err := r.agent.prepare(r); err != nil {
 		return err
+	}
+	if err := r.prepareRequestProgram(r.agentName.Kind == agentname.OpenAI); err != nil {
+		return runapi.WithKind(runapi.ErrorRootfs, err)
 	}
 	if err := r.prepareNetwork(ctx); err != nil {
 		return err
@@ -341,6 +345,12 @@ func (r *runner) compilePlan() error {
 	}
 	base := policy.SpecBaseline(r.Options.Task.Spec)
 	agentWider := r.agent.baseline(&base)
+	if r.Options.Requests != "" && r.agentName.Kind != agentname.OpenAI {
+		// The request-permission program of a command agent or a
+		// harness is authbench itself (as a model agent's tool process is).
+		p := policy.MustPattern(runbox.BinaryInContainer)
+		base.Permissions[policy.Execute] = append(append([]policy.Pattern(nil), base.Permissions[policy.Execute]...), p)
+	}
 	root, err := policy.NewRoot(r.Rootfs.Path)
 	if err != nil {
 		return err
@@ -359,7 +369,7 @@ func (r *runner) compilePlan() error {
 	r.res.UnenforcedRights = enf.Gaps()
 	r.res.PlanWiderThanPolicy = append(append(r.res.PlanWiderThanPolicy, plan.Wider...), agentWider...)
 	if r.agentName.CanRequest() && r.Options.Requests != "" {
-		if err := r.prepareRequests(pol, base, root, opts); err != nil {
+		if err := r.prepareRequests(pol, base, root, opts, r.agentName.Kind == agentname.OpenAI); err != nil {
 			return err
 		}
 	}

@@ -122,8 +122,10 @@ func parseInstalled(n Name) (Name, error) {
 func (n Name) TakesModel() bool { return n.Kind == OpenAI || n.Kind == Installed }
 
 // CanRequest reports whether the agent can make run-time permission
-// requests (only openai: agents can, yet).
-func (n Name) CanRequest() bool { return n.Kind == OpenAI }
+// requests: openai: agents through their request_permission tool, cmd: and
+// installed: agents through the in-container request-permission program;
+// the oracle and the shortcut do not (the bench re-runs them instead).
+func (n Name) CanRequest() bool { return n.Kind == OpenAI || n.Kind == Cmd || n.Kind == Installed }
 
 // String is the name as given.
 func (n Name) String() string { return n.Raw }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/authbench/authbench/daemon"
 	"github.com/authbench/authbench/internal/termtext"
+	"github.com/authbench/authbench/permreq/broker"
 	"github.com/authbench/authbench/sandbox"
 )
 
@@ -145,6 +146,8 @@ func RunSpecial(args []string) (code int, ok bool) {
 	case len(args) > 0 && args[0] == sandbox.InitCommand:
 		_ = sandbox.RunInit()
 		return sandbox.ExitInitFailure, true
+	case broker.IsProgram(os.Args[0]):
+		return broker.Main(broker.Socket(), args, os.Stderr), true
 	case len(args) > 0 && args[0] == sandbox.DieWithParentCommand:
 		err := sandbox.RunDieWithParent(args[1:])
 		fmt.Fprintf(os.Stderr, "authbench: %v\n", err)

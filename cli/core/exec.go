@@ -30,6 +30,7 @@ type execFlags struct {
 	runs             int
 	caps             []string
 	capSet           string
+	requests         string // --requests (exec_requests.go)
 }
 
 // ExecCmd is `authbench exec`, the same in both binaries.
@@ -103,6 +104,7 @@ is started).`,
 	cmd.Flags().StringVar(&ef.trace, "trace", "", "trace the run with eBPF and write the events to `FILE` as JSON lines")
 	cmd.Flags().StringVar(&ef.learn, "learn", "", "learn the policy CMD needs: run it traced (--runs times), write the policy to `FILE`, and replay CMD confined to it")
 	cmd.Flags().IntVar(&ef.runs, "runs", 1, "with --learn, how many traced runs the policy is learnt from")
+	registerExecRequests(cmd, &ef)
 	return cmd
 }
 
@@ -258,6 +260,11 @@ func (a *App) execOnce(ef execFlags, args []string) (*runapi.Run, error) {
 	}
 	defer rt.Close()
 	rt.plan = pl
+	stopRequests, err := a.startExecRequests(ef, req, pl, rt)
+	if err != nil {
+		return nil, err
+	}
+	defer stopRequests()
 	r, final, err := a.RunRequest(rt, req, WriterOrNil(trace))
 	if err != nil {
 		if r == nil {

@@ -63,7 +63,7 @@ var Layers = []Layer{
 		Packages: []string{"tasks"}},
 	{Name: "mechanisms", Holds: "the kernel- and runtime-facing parts, each applying data of the model: sandbox-init, eBPF, the egress proxy, images and runc",
 		Packages: []string{"sandbox", "sandbox/internal/mkdefault", "sandbox/internal/mksysnum", "bpf", "tracer", "netproxy", "env",
-			"internal/spawn", "internal/netns", "internal/testenv"}},
+			"internal/spawn", "internal/netns", "internal/testenv", "permreq/broker"}},
 	{Name: "run", Holds: "one run's life: gated process trees, containers, agents, verifiers, generators",
 		Packages: []string{"internal/lifecycle", "internal/container", "agent", "agent/agenttest", "agent/toolbox", "agent/installed",
 			"taskrun", "taskrun/explore", "taskrun/internal/runbox", "taskrun/internal/session", "generate"}},

@@ -34,6 +34,9 @@ type Requests struct {
 	// OnGrant, when set, is called with each applied grant (its record's
 	// index and the record).
 	OnGrant func(i int, rec runapi.PermissionRequest)
+	// AllowHosts applies a granted network request (the run's egress
+	// proxy); nil: the run has none, and such a grant fails.
+	AllowHosts func(hosts []policy.HostPattern) error
 }
 
 // RequestWidening records that the tool process of a run with requests
@@ -73,13 +76,13 @@ func (s *toolboxSession) requestTool() agent.Tool {
 		Name: ToolRequestPermission,
 		Description: "Ask for one more permission when the security policy denies an access the task needs: the access " +
 			"(read, write or execute), the absolute path (a directory's whole tree with a trailing /**; no other " +
-			"wildcards) and why the task needs it. The answer says whether it was granted. A grant applies from your " +
+			"wildcards) and why the task needs it; or access network with host:port as the path, for a task with a network policy. The answer says whether it was granted. A grant applies from your " +
 			"next tool call; processes already running keep their permissions. Requests are limited and recorded.",
 		Parameters: map[string]any{
 			"type": "object", "additionalProperties": false, "required": []string{"access", "path", "reason"},
 			"properties": map[string]any{
-				"access": map[string]any{"type": "string", "enum": []string{"read", "write", "execute"}},
-				"path":   map[string]any{"type": "string", "description": "the absolute path"},
+				"access": map[string]any{"type": "string", "enum": []string{"read", "write", "execute", "network"}},
+				"path":   map[string]any{"type": "string", "description": "the absolute path (network: host:port)"},
 				"reason": map[string]any{"type": "string", "description": "why the task needs this access"},
 			},
 		},
@@ -97,7 +100,7 @@ func (s *toolboxSession) request(ctx context.Context, args json.RawMessage) (age
 	q := s.o.Requests
 	i, rec, g := q.Desk.Ask(ctx, a.Access, a.Path, a.Reason)
 	if g != nil {
-		if err := s.grant(ctx, g.Rules); err != nil {
+		if err := s.apply(ctx, g); err != nil {
 			rec = q.Desk.Failed(i, err)
 		} else if q.OnGrant != nil {
 			q.OnGrant(i, rec)
@@ -108,6 +111,18 @@ func (s *toolboxSession) request(ctx context.Context, args json.RawMessage) (age
 		text += ". It applies from your next tool call."
 	}
 	return agent.Observation{Text: text, Extra: map[string]any{ExtraPermissionRequest: rec}}, nil
+}
+
+// apply applies grant g: a network request's endpoints on the run's
+// proxy, file rules to the toolbox's calls.
+func (s *toolboxSession) apply(ctx context.Context, g *permreq.Grant) error {
+	if len(g.Hosts) == 0 {
+		return s.grant(ctx, g.Rules)
+	}
+	if s.o.Requests.AllowHosts == nil {
+		return errors.New("this run has no egress proxy to allow it on")
+	}
+	return s.o.Requests.AllowHosts(g.Hosts)
 }
 
 // grant adds rules to the current toolbox's calls, and keeps them for a
