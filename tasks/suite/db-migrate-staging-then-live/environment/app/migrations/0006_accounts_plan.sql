@@ -1,0 +1,1 @@
+ALTER TABLE accounts ADD COLUMN plan TEXT NOT NULL DEFAULT 'free';
