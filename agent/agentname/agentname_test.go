@@ -87,12 +87,12 @@ func TestKindQuestions(t *testing.T) {
 	}{
 		{"oracle", false, false},
 		{"shortcut", false, false},
-		{"cmd:true", false, false},
-		{"cmd:openai:x", false, false},
+		{"cmd:true", false, true},
+		{"cmd:openai:x", false, true},
 		{"openai:gpt-5", true, true},
 		{"openai:", true, true},
-		{"installed:pi", true, false},
-		{"installed:pi@x", true, false},
+		{"installed:pi", true, true},
+		{"installed:pi@x", true, true},
 		{"robot", false, false},
 	} {
 		n, _ := Parse(tc.in)
