@@ -4,7 +4,7 @@ import "github.com/authbench/authbench/capability"
 
 // checkCapabilities: capabilities are kept only by a tree running as uid
 // 0, which only a root caller can ask for; names must be known.
-func (p *prepared) checkCapabilities(peer Peer) error {
+func (p *execPrepared) checkCapabilities(peer Peer) error {
 	caps := p.req.Exec.Capabilities
 	switch {
 	case len(caps) == 0:

@@ -11,7 +11,10 @@
 // is one type of the small runKind interface (validate, execute, its
 // default timeout, whether it takes signals, is traced, lays a rootfs
 // down, and its artifacts), one file each (kind_exec.go, kind_task.go,
-// kind_generate.go, kind_build.go): a fifth kind is one more type. All
+// kind_generate.go, kind_build.go), with its own parsed state
+// (prepared.go): a fifth kind is one more type. A run serves only the
+// files its kind's artifact table names (GET /v1/runs/{id}/{name}; a
+// 404 naming them otherwise), opened without following a symlink. All
 // go through the same Manager lifecycle (queue, start, wait or cancel,
 // signal, record, logs):
 //   - a command under a policy (RunRequest.Exec; `authbench exec`,

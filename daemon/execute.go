@@ -37,7 +37,7 @@ func (m *Manager) execute(ctx context.Context, ar *activeRun) outcome {
 
 func (m *Manager) executeTree(ctx context.Context, ar *activeRun) outcome {
 	id := ar.rec.ID
-	prep := ar.prep
+	prep := stateOf[*execPrepared](ar)
 	root, err := policy.NewRoot("/")
 	if err != nil {
 		return outcome{startErr: err}
@@ -161,7 +161,7 @@ func (m *Manager) runStdio(ar *activeRun) (*runStdio, error) {
 // command attached (Attachment.Plan, CompileRequestPlan of this very
 // request) is taken as it is: it was compiled the same way a moment ago.
 func (m *Manager) compilePlan(ar *activeRun, root *policy.Root) (*policy.Plan, error) {
-	prep := ar.prep
+	prep := stateOf[*execPrepared](ar)
 	if prep.policy == nil {
 		return nil, nil
 	}
@@ -192,7 +192,7 @@ func CompileRequestPlan(req *runapi.RunRequest) (*policy.Plan, error) {
 		return nil, badField("exec", "only a command's plan is compiled before its run")
 	}
 	ex := *req.Exec
-	p := &prepared{req: runapi.RunRequest{Exec: &ex}, kind: execKind{}}
+	p := &execPrepared{recorded: recorded{&runapi.RunRequest{Exec: &ex}}}
 	if err := p.parsePolicy(); err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func CompileRequestPlan(req *runapi.RunRequest) (*policy.Plan, error) {
 
 // compileRequestPlan is the compilation of CompileRequestPlan and of a
 // run without an attached plan.
-func compileRequestPlan(p *prepared, root *policy.Root) (*policy.Plan, error) {
+func compileRequestPlan(p *execPrepared, root *policy.Root) (*policy.Plan, error) {
 	plan, err := policy.CompilePlanWith(p.policy, p.baseline, root, p.planOptions)
 	if err != nil {
 		return nil, fmt.Errorf("compile policy: %w", err)
@@ -238,7 +238,7 @@ func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
 // sandboxSpec is what sandbox-init needs to become the run's command:
 // confined as `authbench exec` confines, as the run's uid and gid.
 // sandbox-init finds Command[0] itself, as the run's user in Dir.
-func (m *Manager) sandboxSpec(prep *prepared, plan *policy.Plan) (sandbox.Spec, error) {
+func (m *Manager) sandboxSpec(prep *execPrepared, plan *policy.Plan) (sandbox.Spec, error) {
 	req := prep.req.Exec
 	dir := req.Dir
 	if dir == "" {

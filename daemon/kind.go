@@ -12,14 +12,18 @@ import (
 // request union (runapi.RunRequest): how its member is checked, how the
 // run is carried out, and what the Manager's common lifecycle needs to
 // know of it. One type per kind, each in its own file (kind_exec.go,
-// kind_task.go, kind_generate.go, kind_build.go); a fifth kind is one
-// more type and its entry in runKinds.
+// kind_task.go, kind_generate.go, kind_build.go), each with its own
+// parsed state (prepared.go: execPrepared, taskPrepared, ...), which its
+// validate returns and its execute reads; a fifth kind is one more type,
+// its state type and its entry in runKinds, and adds no field to the
+// shared prepared struct.
 type runKind interface {
 	// validate checks the request's member for the caller (the common
-	// fields and the union are checked already) and resolves its defaults
-	// into p (p.req is the caller's request, its member copied, so that
-	// what validate records as applied is the run's own).
-	validate(p *prepared, c checkEnv) error
+	// fields and the union are checked already), resolves its defaults
+	// into req (the recorded request: the caller's, whose member
+	// validate copies first, so that what it records as applied is the
+	// run's own) and returns the kind's own parsed state.
+	validate(req *runapi.RunRequest, c checkEnv) (kindState, error)
 	// execute carries out the run of ar until it ends or ctx does.
 	execute(ctx context.Context, m *Manager, ar *activeRun) outcome
 	// defaultTimeout is the run's time when the request names none

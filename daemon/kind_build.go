@@ -19,7 +19,13 @@ type buildKind struct{}
 // validate checks an image build request: a base build or a task's (a
 // caller that is not root may only build a task of a trusted task root,
 // with the default builder and mirror).
-func (buildKind) validate(p *prepared, c checkEnv) error {
+func (buildKind) validate(rec *runapi.RunRequest, c checkEnv) (kindState, error) {
+	p := &buildPrepared{recorded: recorded{rec}}
+	return p, p.check(c)
+}
+
+// check checks the build and resolves its defaults into p.
+func (p *buildPrepared) check(c checkEnv) error {
 	if err := c.needWork("build"); err != nil {
 		return err
 	}
@@ -76,7 +82,7 @@ func (buildKind) execute(ctx context.Context, m *Manager, ar *activeRun) outcome
 	}
 	log := capped.NewWriter(logFile, "build log", m.cfg.MaxOutputBytes, nil)
 	defer log.Close()
-	res, err := m.cfg.Work.Build(ctx, work.BuildJob{Request: *ar.prep.req.Build, Task: ar.prep.task, Log: log})
+	res, err := m.cfg.Work.Build(ctx, work.BuildJob{Request: *ar.prep.req.Build, Task: stateOf[*buildPrepared](ar).task, Log: log})
 	m.amend(ar, func(r *runapi.Run) { r.BuildResult = res }) // saved with the end
 	if err != nil {
 		return outcome{startErr: err, killed: ctx.Err() != nil}

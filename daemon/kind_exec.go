@@ -22,7 +22,13 @@ type execKind struct{}
 // validate checks the command, its environment and directory, the
 // policy and baseline, the identity and capabilities and the seccomp
 // profile.
-func (execKind) validate(p *prepared, c checkEnv) error {
+func (execKind) validate(rec *runapi.RunRequest, c checkEnv) (kindState, error) {
+	p := &execPrepared{recorded: recorded{rec}}
+	return p, p.check(c)
+}
+
+// check checks the command and resolves its defaults into p.
+func (p *execPrepared) check(c checkEnv) error {
 	req := *p.req.Exec
 	p.req.Exec = &req
 	if len(req.Command) == 0 || req.Command[0] == "" {
@@ -82,7 +88,7 @@ func (execKind) artifacts() []runapi.Artifact { return runapi.CommandArtifacts }
 
 // compileSeccomp compiles the request's profile (the default one when it
 // names none) for the capabilities the tree will hold.
-func (p *prepared) compileSeccomp() error {
+func (p *execPrepared) compileSeccomp() error {
 	req := p.req.Exec
 	switch {
 	case req.NoSeccomp && !isNull(req.Seccomp):
@@ -110,7 +116,7 @@ func (p *prepared) compileSeccomp() error {
 }
 
 // parsePolicy parses a command's policy, baseline and plan options.
-func (p *prepared) parsePolicy() error {
+func (p *execPrepared) parsePolicy() error {
 	req := p.req.Exec
 	if isNull(req.Policy) {
 		switch {
@@ -159,7 +165,7 @@ func (p *prepared) parsePolicy() error {
 
 // resolveIdentity decides the uid/gid of the tree: a caller that is not
 // root runs as itself; root may choose, but uid 0 needs allow_root.
-func (p *prepared) resolveIdentity(peer Peer) error {
+func (p *execPrepared) resolveIdentity(peer Peer) error {
 	req := p.req.Exec
 	p.uid, p.gid = peer.UID, peer.GID
 	if req.UID != nil {

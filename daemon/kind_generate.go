@@ -19,7 +19,13 @@ type generateKind struct{}
 // validate checks a generation request: like a task run's, a caller that
 // is not root may only use a trusted task dir; the generator name must
 // parse, its own timeout be in range and its model fit it.
-func (generateKind) validate(p *prepared, c checkEnv) error {
+func (generateKind) validate(rec *runapi.RunRequest, c checkEnv) (kindState, error) {
+	p := &generatePrepared{recorded: recorded{rec}}
+	return p, p.check(c)
+}
+
+// check checks the generation and resolves its defaults into p.
+func (p *generatePrepared) check(c checkEnv) error {
 	if err := c.needWork("generate"); err != nil {
 		return err
 	}
@@ -51,7 +57,7 @@ func (generateKind) validate(p *prepared, c checkEnv) error {
 // takeGeneratorModel checks the model of an openai:MODEL generator and
 // moves it, with its API key, out of the request: what is recorded keeps
 // it redacted.
-func (p *prepared) takeGeneratorModel(g work.Generator) error {
+func (p *generatePrepared) takeGeneratorModel(g work.Generator) error {
 	gr := *p.req.Generate
 	switch {
 	case !g.OpenAI:
@@ -84,11 +90,12 @@ func (p *prepared) takeGeneratorModel(g work.Generator) error {
 // it. It succeeds (exit code 0) when the generation was carried out,
 // whether the policy is valid or not.
 func (generateKind) execute(ctx context.Context, m *Manager, ar *activeRun) outcome {
-	gr := ar.prep.req.Generate
-	run, stop := m.startTaskWork(ar, ar.prep.task, gr.BaseMap)
+	prep := stateOf[*generatePrepared](ar)
+	gr := prep.req.Generate
+	run, stop := m.startTaskWork(ar, prep.task, gr.BaseMap)
 	defer stop()
 	rec, err := m.cfg.Work.Generate(ctx, work.GenerateJob{Env: run,
-		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: ar.prep.model,
+		Generator: gr.Generator, Timeout: time.Duration(gr.TimeoutSeconds * float64(time.Second)), Model: prep.model,
 	})
 	if rec != nil {
 		m.amend(ar, func(r *runapi.Run) { r.GenerateResult = rec }) // saved with the end; its counts and denials are read there

@@ -23,7 +23,13 @@ type taskKind struct{}
 // a trusted task dir (checkTrustedTaskDir), the task loads, the policy
 // source and the agent make sense; the command and identity are the
 // task's.
-func (taskKind) validate(p *prepared, c checkEnv) error {
+func (taskKind) validate(rec *runapi.RunRequest, c checkEnv) (kindState, error) {
+	p := &taskPrepared{recorded: recorded{rec}}
+	return p, p.check(c)
+}
+
+// check checks the task run and resolves its defaults into p.
+func (p *taskPrepared) check(c checkEnv) error {
 	if err := c.needWork("task"); err != nil {
 		return err
 	}
@@ -67,7 +73,7 @@ func (taskKind) validate(p *prepared, c checkEnv) error {
 
 // takeTaskPolicy checks the task run's policy against its policy
 // source: only source "policy" takes one, parsed for the task's spec.
-func (p *prepared) takeTaskPolicy() error {
+func (p *taskPrepared) takeTaskPolicy() error {
 	tr := p.req.Task
 	switch tr.PolicySource {
 	case runapi.SourceUnconstrained, runapi.SourceSpec:
@@ -93,7 +99,7 @@ func (p *prepared) takeTaskPolicy() error {
 // and records its result. The run succeeds when the task run was carried
 // out, whatever the verdicts; its exit code is the agent's.
 func (taskKind) execute(ctx context.Context, m *Manager, ar *activeRun) outcome {
-	prep := ar.prep
+	prep := stateOf[*taskPrepared](ar)
 	tr := prep.req.Task
 	run, stop := m.startTaskWork(ar, prep.task, tr.BaseMap)
 	defer stop()
@@ -129,7 +135,7 @@ func (taskKind) artifacts() []runapi.Artifact { return runapi.TaskArtifacts }
 
 // checkAllowHosts checks a task run's agent_allow_hosts (each an
 // allow-list entry, docs/tasks.md "Network policy"), naming a bad one.
-func (p *prepared) checkAllowHosts() error {
+func (p *taskPrepared) checkAllowHosts() error {
 	if _, err := netpolicy.ParseAllowList("task.agent_allow_hosts", p.req.Task.AgentAllowHosts); err != nil {
 		return badField("task.agent_allow_hosts", "%v", err)
 	}
@@ -138,7 +144,7 @@ func (p *prepared) checkAllowHosts() error {
 
 // takeTaskCaps checks a task run's agent capability set: known names,
 // and from a caller that is not root none beyond Docker's default set.
-func (p *prepared) takeTaskCaps(peer Peer) error {
+func (p *taskPrepared) takeTaskCaps(peer Peer) error {
 	tr := p.req.Task
 	if tr.Caps == "" {
 		return nil
@@ -161,7 +167,7 @@ func (p *prepared) takeTaskCaps(peer Peer) error {
 // takeModel checks the model of an agent that calls one (openai:MODEL,
 // installed:NAME[:MODEL]; agentname.Name.TakesModel) and moves it, with
 // its API key, out of the request: what is recorded keeps it redacted.
-func (p *prepared) takeModel() error {
+func (p *taskPrepared) takeModel() error {
 	tr := *p.req.Task
 	n, err := agentname.Parse(tr.Agent)
 	name := n.Model

@@ -74,11 +74,9 @@ func (l *Local) Signal(_ context.Context, id string, sig syscall.Signal) error {
 // Wait blocks until the run ended.
 func (l *Local) Wait(ctx context.Context, id string) (*runapi.Run, error) { return l.M.Wait(ctx, id) }
 
-// OpenLog streams one of the run's logs.
+// OpenLog streams one of the run's files by its API name (a name of its
+// kind's artifact table; else a *runapi.ArtifactError).
 func (l *Local) OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error) {
-	name, ok := runapi.LogFile(log)
-	if !ok {
-		return nil, badField("log", "unknown log %q (events, stdout or stderr)", log)
-	}
-	return l.M.OpenLog(ctx, id, name, follow)
+	rc, _, err := l.M.OpenArtifact(ctx, id, log, follow)
+	return rc, err
 }

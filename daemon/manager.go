@@ -238,10 +238,11 @@ func (m *Manager) submit(req *runapi.RunRequest, peer Peer, attach *Attachment) 
 	if err != nil {
 		return nil, err
 	}
+	uid, gid := prep.state.identity()
 	rec := &runapi.Run{
 		ID: id, State: runapi.StateQueued, Request: prep.req,
 		CallerUID: peer.UID, CallerGID: peer.GID, CallerPID: peer.PID,
-		UID: prep.uid, GID: prep.gid, CreatedAt: time.Now().UTC(),
+		UID: uid, GID: gid, CreatedAt: time.Now().UTC(),
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ar := &activeRun{rec: rec, prep: prep, attach: attach, signals: runSignals(), ctx: ctx, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}

@@ -19,7 +19,7 @@ const (
 // (pol): an endpoint not allowed, or a limit passed, is refused before
 // anything connects to it; limits left to their defaults get the
 // member's. Root is not bound (nor is the embedded CLI, run as root).
-func (p *prepared) limitMemberModel(peer Peer, pol modelconfig.MemberPolicy) error {
+func (p *modelTake) limitMemberModel(peer Peer, pol modelconfig.MemberPolicy) error {
 	if p.model == nil || peer.UID == 0 {
 		return nil
 	}

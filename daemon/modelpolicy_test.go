@@ -81,7 +81,7 @@ func TestEscapeDaemonMemberModelEndpoint(t *testing.T) {
 	if err == nil {
 		err = prep.limitMemberModel(member, pol)
 	}
-	if err != nil || prep.model.MaxTurns != modelconfig.DefaultMaxTurns || prep.req.Task.Model.MaxHistoryBytes != modelconfig.DefaultMaxHistoryBytes {
+	if err != nil || prep.state.(*taskPrepared).model.MaxTurns != modelconfig.DefaultMaxTurns || prep.req.Task.Model.MaxHistoryBytes != modelconfig.DefaultMaxHistoryBytes {
 		t.Fatalf("listed endpoint: %v", err)
 	}
 	rootPeer := Peer{PID: 1}

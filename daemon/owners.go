@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"context"
-	"io"
 	"strings"
 
 	"github.com/authbench/authbench/runapi"
@@ -77,12 +75,4 @@ func (m *Manager) CancelFor(peer Peer, id string) (*runapi.Run, error) {
 		return nil, err
 	}
 	return viewFor(peer, r), nil
-}
-
-// OpenLogFor opens a log of run id if peer may see it (else ErrNotFound).
-func (m *Manager) OpenLogFor(ctx context.Context, peer Peer, id, name string, follow bool) (io.ReadCloser, error) {
-	if _, err := m.GetFor(peer, id); err != nil {
-		return nil, err
-	}
-	return m.OpenLog(ctx, id, name, follow)
 }

@@ -249,15 +249,11 @@ func (s *Server) signalRun(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// streamLog serves one of a run's files (runapi.LogFile); with ?follow=1 it
+// streamLog serves one of a run's files, a name of its kind's artifact
+// table only (OpenArtifact; else a 404 naming them); with ?follow=1 it
 // keeps the response open and streams what is appended until the run has
 // ended.
 func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
-	name, ok := runapi.LogFile(r.PathValue("log"))
-	if !ok {
-		writeError(w, ErrNotFound)
-		return
-	}
 	q := r.URL.Query()
 	follow := q.Get("follow") == "1"
 	// A follower that asks for the status view gets it after the log,
@@ -265,7 +261,7 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request) {
 	status := follow && q.Get("view") == runapi.ViewStatus
 	peer, _ := peerFrom(r.Context())
 	id := r.PathValue("id")
-	rc, err := s.m.OpenLogFor(r.Context(), peer, id, name, follow)
+	rc, name, err := s.m.OpenArtifactFor(r.Context(), peer, id, r.PathValue("log"), follow)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -330,5 +326,10 @@ func writeError(w http.ResponseWriter, err error) {
 	if errors.As(err, &fe) {
 		resp.Rule = fe.Rule
 	}
-	writeJSON(w, httpStatus(err), resp)
+	status := httpStatus(err)
+	var ae *runapi.ArtifactError
+	if errors.As(err, &ae) {
+		resp.Allowed, status = ae.Allowed, http.StatusNotFound
+	}
+	writeJSON(w, status, resp)
 }

@@ -30,7 +30,7 @@ func TestTaskCaps(t *testing.T) {
 		{"chown,fly", root, nil, false},
 		{",", root, nil, false},
 	} {
-		p := &prepared{req: runapi.RunRequest{Task: &runapi.TaskRequest{Caps: c.caps}}}
+		p := &taskPrepared{recorded: recorded{&runapi.RunRequest{Task: &runapi.TaskRequest{Caps: c.caps}}}}
 		err := p.takeTaskCaps(c.peer)
 		var re *RequestError
 		switch {
@@ -58,7 +58,7 @@ func TestTaskAllowHosts(t *testing.T) {
 		{[]string{"ftp://x.org"}, `scheme "ftp"`},
 		{[]string{"x.org:70000"}, "70000"},
 	} {
-		p := &prepared{req: runapi.RunRequest{Task: &runapi.TaskRequest{AgentAllowHosts: c.hosts}}}
+		p := &taskPrepared{recorded: recorded{&runapi.RunRequest{Task: &runapi.TaskRequest{AgentAllowHosts: c.hosts}}}}
 		err := p.checkAllowHosts()
 		var re *RequestError
 		switch {

@@ -7,11 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/daemon/work"
-	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
-	"github.com/authbench/authbench/sandbox"
 )
 
 // Request limits.
@@ -43,36 +40,6 @@ func requestError(err error) error {
 	return err
 }
 
-// prepared is a validated request with its parsed parts.
-type prepared struct {
-	// req is the request as recorded: the caller's, with the defaults
-	// applied and keys redacted (its member is the run's own copy).
-	req  runapi.RunRequest
-	kind runKind
-	// policy is π: a command's, or a task run's of policy source
-	// "policy"; nil for none.
-	policy   *policy.Policy
-	baseline policy.Baseline
-	uid, gid uint32
-	seccomp  *sandbox.Filter // nil: no filter
-	// planOptions choose how the policy is compiled (semantics, symlinks).
-	planOptions policy.PlanOptions
-	// task is the task of a task run, a generation or a task image
-	// build (nil for a command, or a base's build).
-	task work.Task
-	// model is an openai:MODEL task agent's or generator's model, with
-	// its API key; the recorded request's, at modelAt, has none.
-	// modelField names it in refusals.
-	model      *modelconfig.Config
-	modelAt    **modelconfig.Config
-	modelField string
-	// caps are a task run's agent capabilities (nil: the task's).
-	caps []string
-	// modelAsked is the model config as the caller sent it, before its
-	// defaults (limitMemberModel).
-	modelAsked modelconfig.Config
-}
-
 // validate checks req for caller peer and resolves defaults: the union
 // and the common fields once, then its kind's member (runKind.validate);
 // trusted are the task roots in which a caller that is not root may ask
@@ -87,9 +54,11 @@ func validate(req *runapi.RunRequest, peer Peer, trusted []string, w work.Kinds)
 		return nil, requestError(err)
 	}
 	p := &prepared{req: *req, kind: k}
-	if err := k.validate(p, checkEnv{peer: peer, trusted: trusted, work: w}); err != nil {
+	state, err := k.validate(&p.req, checkEnv{peer: peer, trusted: trusted, work: w})
+	if err != nil {
 		return nil, err
 	}
+	p.state = state
 	return p, nil
 }
 

@@ -287,6 +287,9 @@ type ErrorResponse struct {
 	// Rule names the authorisation rule of a 403 (RulePeerUnverified,
 	// RuleConfinedNoNewPrivs, ...).
 	Rule string `json:"rule,omitempty"`
+	// Allowed are the file names a run serves, in a 404 for a name its
+	// kind does not make (ArtifactError).
+	Allowed []string `json:"allowed,omitempty"`
 }
 
 // SignalRequest is the body of POST /v1/runs/{id}/signal.

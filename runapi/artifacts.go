@@ -3,6 +3,7 @@ package runapi
 import (
 	"fmt"
 	"path"
+	"strings"
 )
 
 // Files of a run's directory. Every run has an event log; a command run
@@ -148,7 +149,8 @@ var logFiles = func() map[string]string {
 	return files
 }()
 
-// LogFile is the file of a run that GET /v1/runs/{id}/{name} serves.
+// LogFile is the file that API name name means in any kind's table; the
+// daemon serves a run only the names of its own kind's (ArtifactFile).
 func LogFile(name string) (file string, ok bool) {
 	file, ok = logFiles[name]
 	return file, ok
@@ -179,4 +181,58 @@ func checkArtifacts(tables ...[]Artifact) (map[string]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// kindFiles are a kind of run's files and the one of them Client.Wait
+// follows to the run's end (a small one: the run's end, not its bytes,
+// is what a waiter wants).
+type kindFiles struct {
+	table []Artifact
+	wait  string
+}
+
+// kindArtifacts maps every kind of run to its files; a fifth kind is one
+// more entry (TestEveryKindHasArtifacts).
+var kindArtifacts = map[Kind]kindFiles{
+	KindExec:     {CommandArtifacts, LogStderr},
+	KindTask:     {TaskArtifacts, LogAgentStderr},
+	KindGenerate: {GenerationArtifacts, LogGeneratorStderr},
+	KindBuild:    {BuildArtifacts, LogBuild},
+}
+
+// ArtifactsOf are the files a run of kind makes (nil for an unknown
+// kind): the only ones GET /v1/runs/{id}/{name} serves of such a run.
+func ArtifactsOf(kind Kind) []Artifact { return kindArtifacts[kind].table }
+
+// WaitLog is the API name of the file Client.Wait follows to the end of
+// a run of kind ("" for an unknown kind).
+func WaitLog(kind Kind) string { return kindArtifacts[kind].wait }
+
+// ArtifactError is a file name that a run's kind does not make (GET
+// /v1/runs/{id}/{name} answers 404 with Allowed): a name of another
+// kind, a file name instead of its API name, a path.
+type ArtifactError struct {
+	// Kind is the run's kind and Name the name asked for.
+	Kind Kind
+	Name string
+	// Allowed are the API names the kind's table lists, in its order.
+	Allowed []string
+}
+
+func (e *ArtifactError) Error() string {
+	return fmt.Sprintf("a %s run has no file %q (its files: %s)", e.Kind, e.Name, strings.Join(e.Allowed, ", "))
+}
+
+// ArtifactFile is the file in a run's directory that API name name
+// means for a run of kind: a name of table only, else an *ArtifactError
+// naming the table's names.
+func ArtifactFile(kind Kind, table []Artifact, name string) (string, error) {
+	allowed := make([]string, len(table))
+	for i, a := range table {
+		if a.API == name {
+			return a.File, nil
+		}
+		allowed[i] = a.API
+	}
+	return "", &ArtifactError{Kind: kind, Name: name, Allowed: allowed}
 }

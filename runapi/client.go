@@ -145,6 +145,16 @@ func checkResponse(resp *http.Response) error {
 	return ae
 }
 
+// Artifact is the refusal of a file name a run's kind does not make (a
+// 404 naming the names it serves), or nil for any other answer; its Kind
+// and Name are not sent and stay empty.
+func (e *APIError) Artifact() *ArtifactError {
+	if e.Status != http.StatusNotFound || len(e.Allowed) == 0 {
+		return nil
+	}
+	return &ArtifactError{Allowed: e.Allowed}
+}
+
 // Submit starts a run.
 func (c *Client) Submit(ctx context.Context, req *RunRequest) (*Run, error) {
 	var run Run
@@ -206,9 +216,12 @@ func (c *Client) Signal(ctx context.Context, id string, sig syscall.Signal) erro
 	return c.do(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/signal", &SignalRequest{Signal: SignalName(sig)}, nil)
 }
 
-// OpenLog streams one of the run's logs: "events", "stdout" or "stderr".
+// OpenLog streams one of the run's files by its API name (its kind's
+// artifact table: "events", "stdout", "agent-stdout", "build", ...); a
+// name the run's kind does not make is an *APIError whose Artifact names
+// the ones it does.
 func (c *Client) OpenLog(ctx context.Context, id, log string, follow bool) (io.ReadCloser, error) {
-	path := "/v1/runs/" + url.PathEscape(id) + "/" + log
+	path := "/v1/runs/" + url.PathEscape(id) + "/" + url.PathEscape(log)
 	if follow {
 		path += "?follow=1"
 	}
@@ -233,7 +246,7 @@ func (c *Client) OpenLog(ctx context.Context, id, log string, follow bool) (io.R
 // StatusTrailer as a record holding only those fields, or nil when it
 // sent none (a daemon without it, or a log cut short).
 func (c *Client) FollowLogStatus(ctx context.Context, id, log string) (rc io.ReadCloser, status func() (*Run, error), err error) {
-	path := "/v1/runs/" + url.PathEscape(id) + "/" + log + "?follow=1&view=" + ViewStatus
+	path := "/v1/runs/" + url.PathEscape(id) + "/" + url.PathEscape(log) + "?follow=1&view=" + ViewStatus
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://authbench"+path, nil)
 	if err != nil {
 		return nil, nil, err
@@ -255,9 +268,22 @@ func (c *Client) FollowLogStatus(ctx context.Context, id, log string) (rc io.Rea
 	}, nil
 }
 
-// Wait follows the run until it ends and returns its final record.
+// Wait follows the run until it ends and returns its final record: it
+// follows the file of the run's kind that WaitLog names (a command's
+// stderr, a task agent's, a generator's, a build's log).
 func (c *Client) Wait(ctx context.Context, id string) (*Run, error) {
-	rc, err := c.OpenLog(ctx, id, "stderr", true)
+	run, err := c.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if run.State.Terminal() {
+		return run, nil
+	}
+	kind, err := run.Request.Kind()
+	if err != nil {
+		return nil, fmt.Errorf("wait for run %s: %w", id, err)
+	}
+	rc, err := c.OpenLog(ctx, id, WaitLog(kind), true)
 	if err != nil {
 		return nil, err
 	}

@@ -245,38 +245,40 @@ func objectFields(body []byte) ([]objectField, error) {
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, fieldError("", "malformed JSON: %v", err)
 	}
-	if _, err := dec.Token(); err == nil || dec.More() {
+	if len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) != 0 {
+		// (a stray closing bracket is an error to Token, not a token)
 		return nil, fieldError("", "extra data after the request object")
 	}
 	return fields, nil
 }
 
-// decodeStrict decodes data into v refusing unknown fields; a field's
-// name in an error is prefixed with prefix (the member's name).
+// decodeStrict decodes data into v with exact field names: no unknown
+// field, none matched case-insensitively, no key given twice at any
+// depth (checkExact); a field's name in an error is prefixed with prefix
+// (the member's name).
 func decodeStrict(data []byte, v any, prefix string) error {
+	if err := checkExact(data, reflect.TypeOf(v), prefix); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonFieldError(err, prefix, func() string { return unknownFieldPath(data, reflect.TypeOf(v)) })
+		return jsonFieldError(err, prefix)
 	}
 	return nil
 }
 
 // jsonFieldError turns a decoding error into a *FieldError naming the
-// field: where the JSON package knows it, or for an unknown field where
-// unknownAt finds it (the JSON package names only its last part).
-func jsonFieldError(err error, prefix string, unknownAt func() string) error {
+// field where the JSON package knows it (unknown fields and keys given
+// twice are refused before, by checkExact, with their full path).
+func jsonFieldError(err error, prefix string) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return fieldError(joinField(prefix, te.Field), "must be %s, not %s", te.Type.String(), te.Value)
 	}
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		field := unknownAt()
-		if field == "" {
-			field = strings.Trim(rest, `"`)
-		}
-		return fieldError(joinField(prefix, field), "unknown field")
+		return fieldError(joinField(prefix, strings.Trim(rest, `"`)), "unknown field")
 	}
 	return fieldError(prefix, "malformed JSON: %s", msg)
 }

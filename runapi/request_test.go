@@ -44,6 +44,9 @@ func TestDecodeRunRequest(t *testing.T) {
 		{"not an object", `["exec"]`, "", "-"},
 		{"malformed", `{"exec":`, "", "exec"},
 		{"trailing data", `{"exec":{"command":["x"]}} {}`, "", "-"},
+		{"trailing closing brace", `{"task":{}}}`, "", "-"},
+		{"trailing closing bracket", `{"build":{}}]`, "", "-"},
+		{"trailing whitespace", "{\"build\":{}} \n\t", KindBuild, ""},
 		{"timeout negative exec", `{"exec":{"command":["x"]},"timeout_s":-1}`, "", "timeout_s"},
 		{"timeout too long task", `{"task":{"dir":"/t"},"timeout_s":604801}`, "", "timeout_s"},
 		{"timeout too long generate", `{"generate":{"dir":"/t"},"timeout_s":1e9}`, "", "timeout_s"},
@@ -181,8 +184,10 @@ func TestRunRequestSummary(t *testing.T) {
 }
 
 // FuzzDecodeRunRequest: any body is refused with a *FieldError or
-// accepted as exactly one member with its common fields in range, and an
-// accepted request encodes to a body that decodes to the same request.
+// accepted as exactly one member with its common fields in range, an
+// accepted request encodes to a body that decodes to the same request,
+// and that encoding holds every value of the body (covers: no key was
+// case-folded into another, given twice, or dropped).
 func FuzzDecodeRunRequest(f *testing.F) {
 	for _, seed := range []string{
 		`{"exec":{"command":["/bin/true"]},"timeout_s":5}`,
@@ -190,6 +195,8 @@ func FuzzDecodeRunRequest(f *testing.F) {
 		`{"generate":{"dir":"/t"},"build":{}}`,
 		`{"exec":null,"build":{"base_map":{"a":"b"}}}`,
 		`{"command":["x"]}`, `[]`, `{"exec":{"command":[`, `{} {}`,
+		`{"exec":{"command":["x"],"Command":["y"]}}`, `{"task":{"model":{"model":"a","Model":"b"}}}`,
+		`{"exec":{"command":["x"],"policy":{"read":[],"read":["/"]}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -218,6 +225,13 @@ func FuzzDecodeRunRequest(f *testing.F) {
 		}
 		if !reflect.DeepEqual(normalJSON(t, req), normalJSON(t, again)) {
 			t.Fatalf("%q: %s decodes to %+v", body, data, again)
+		}
+		var doc any
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatalf("%q accepted but not JSON: %v", body, err)
+		}
+		if !covers(doc, normalJSON(t, req)) {
+			t.Fatalf("%q accepted, but its request %s drops or changes a value of it", body, data)
 		}
 	})
 }

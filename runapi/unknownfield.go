@@ -1,89 +1,144 @@
 package runapi
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 )
 
-// unknownFieldPath is the dotted path, below a value of type t, of a
-// field of the JSON document data that t has no field for ("model.foo",
-// "base_map" never: a map takes any key); "" when there is none. The JSON
-// package names only the unknown field's own name; this names where it
-// is. It matches names as the JSON package does (case-insensitively).
-func unknownFieldPath(data []byte, t reflect.Type) string {
-	var doc any
-	if json.Unmarshal(data, &doc) != nil {
-		return ""
+// checkExact walks the JSON document data as a value of type t takes it
+// and refuses, as a *FieldError naming the full path below prefix
+// ("task.model.Model", "exec.env"), what the JSON package would let
+// through silently: a field name that is not exactly one of t's (it
+// matches names case-insensitively, so that "Command" would set command)
+// and a key given twice in any object, at any depth (it keeps the last).
+// A value that decodes itself (json.RawMessage: a policy, a seccomp
+// profile) is checked for keys given twice only. Malformed JSON is left
+// to the decoder, which names it; so is a value of the wrong type.
+func checkExact(data []byte, t reflect.Type, prefix string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	err := walkValue(dec, t, prefix, 0)
+	if errors.Is(err, errMalformed) {
+		return nil
 	}
-	return unknownIn(doc, t)
+	return err
 }
+
+// maxDepth bounds the nesting of a request's JSON (the JSON package's
+// own bound), so that a body of brackets cannot grow the walk's stack.
+const maxDepth = 10000
+
+// errMalformed stops a walk at malformed JSON (decoding reports it).
+var errMalformed = errors.New("malformed JSON")
 
 var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-func unknownIn(doc any, t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
+// schemaOf is t without its pointers, or nil when t is nil, an
+// interface, or decodes itself: then any field name goes.
+func schemaOf(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
-		return "" // decodes itself (json.RawMessage, time.Time, ...)
+	if t == nil || t.Kind() == reflect.Interface ||
+		reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return nil
 	}
-	switch v := doc.(type) {
-	case map[string]any:
-		return unknownInObject(v, t)
-	case []any:
-		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
-			return ""
-		}
-		for i, e := range v {
-			if p := unknownIn(e, t.Elem()); p != "" {
-				return "[" + strconv.Itoa(i) + "]" + dotted(p)
-			}
-		}
-	}
-	return ""
+	return t
 }
 
-func unknownInObject(obj map[string]any, t reflect.Type) string {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
+// walkValue reads one value from dec, checking it as a value of type t
+// (nil: any) at path, depth levels down.
+func walkValue(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return errMalformed
 	}
-	slices.Sort(keys)
-	switch t.Kind() {
-	case reflect.Map:
-		for _, k := range keys {
-			if p := unknownIn(obj[k], t.Elem()); p != "" {
-				return k + dotted(p)
-			}
-		}
-	case reflect.Struct:
-		fields := jsonFields(t)
-		for _, k := range keys {
-			ft, ok := fieldNamed(fields, k)
-			if !ok {
-				return k
-			}
-			if p := unknownIn(obj[k], ft); p != "" {
-				return k + dotted(p)
-			}
-		}
+	if depth >= maxDepth {
+		return fieldError(path, "nested deeper than %d levels", maxDepth)
 	}
-	return ""
+	d, ok := tok.(json.Delim)
+	switch {
+	case !ok:
+		return nil // a scalar
+	case d == '{':
+		return walkObject(dec, schemaOf(t), path, depth+1)
+	case d == '[':
+		return walkArray(dec, schemaOf(t), path, depth+1)
+	}
+	return errMalformed
 }
 
-// dotted joins a sub-path to its parent: ".name", or "[i]" as is.
-func dotted(p string) string {
-	if strings.HasPrefix(p, "[") {
-		return p
+func walkArray(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+	var elem reflect.Type
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		elem = t.Elem()
 	}
-	return "." + p
+	for i := 0; dec.More(); i++ {
+		if err := walkValue(dec, elem, path+"["+strconv.Itoa(i)+"]", depth); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		return errMalformed
+	}
+	return nil
+}
+
+func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+	var fields map[string]reflect.Type
+	var elem reflect.Type
+	switch {
+	case t != nil && t.Kind() == reflect.Struct:
+		fields = jsonFields(t)
+	case t != nil && t.Kind() == reflect.Map:
+		elem = t.Elem()
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return errMalformed
+		}
+		key, _ := tok.(string) // object keys are strings
+		at := joinField(path, key)
+		if seen[key] {
+			return fieldError(at, "given twice")
+		}
+		seen[key] = true
+		ft := elem
+		if fields != nil {
+			var ok bool
+			if ft, ok = fields[key]; !ok {
+				return unknownField(at, key, fields)
+			}
+		}
+		if err := walkValue(dec, ft, at, depth); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // '}'
+		return errMalformed
+	}
+	return nil
+}
+
+// unknownField refuses key at, saying so when it differs from a field's
+// name only in case (which the JSON package would have taken).
+func unknownField(at, key string, fields map[string]reflect.Type) error {
+	for name := range fields {
+		if strings.EqualFold(name, key) {
+			return fieldError(at, "unknown field (field names are exact)")
+		}
+	}
+	return fieldError(at, "unknown field")
 }
 
 // jsonFields maps the JSON names of t's fields (those of embedded
@@ -112,16 +167,4 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
-}
-
-func fieldNamed(fields map[string]reflect.Type, key string) (reflect.Type, bool) {
-	if t, ok := fields[key]; ok {
-		return t, true
-	}
-	for name, t := range fields {
-		if strings.EqualFold(name, key) {
-			return t, true
-		}
-	}
-	return nil, false
 }
