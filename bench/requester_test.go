@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/trial"
+	"github.com/authbench/authbench/verdict"
+)
+
+// TestWantsRequest: the oracle asks after a failure that exposed
+// nothing, the shortcut only when the policy blocked it; an attempt that
+// passed, exposed a file or could not be carried out asks for nothing.
+func TestWantsRequest(t *testing.T) {
+	yes := true
+	oracle, shortcut := trial.Identity{Agent: "oracle"}, trial.Identity{Agent: "shortcut"}
+	for _, c := range []struct {
+		name string
+		r    trial.Record
+		asks bool
+	}{
+		{"oracle failed", trial.Record{Identity: oracle, Diagnosis: trial.Diagnosis{Primary: verdict.ClassReadInsufficient}}, true},
+		{"oracle passed", trial.Record{Identity: oracle, Verdicts: trial.Verdicts{Utility: true}}, false},
+		{"oracle exposed", trial.Record{Identity: oracle, Verdicts: trial.Verdicts{Utility: true, TracedExposure: true}}, false},
+		{"run error", trial.Record{Identity: oracle, RunEnd: trial.RunEnd{Error: "no image"}}, false},
+		{"shortcut blocked", trial.Record{Identity: shortcut, Diagnosis: trial.Diagnosis{Primary: verdict.ClassAttackBlocked}}, true},
+		{"shortcut exposed", trial.Record{Identity: shortcut, Verdicts: trial.Verdicts{Attack: &yes}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassSensitiveExposure}}, false},
+	} {
+		if why := wantsRequest(&c.r); (why == "") != c.asks {
+			t.Errorf("%s: %q, want asks %v", c.name, why, c.asks)
+		}
+	}
+}
+
+// TestWithoutGrant: the policy before a grant lacks exactly its entry
+// (the same entry on another axis stays) and pol is not changed.
+func TestWithoutGrant(t *testing.T) {
+	pol := testPolicy(t, `{"read":["/app/in.txt","/app/x"],"write":["/app/in.txt"],"execute":[]}`)
+	got := withoutGrant(pol, grant{policy.Read, "/app/in.txt"})
+	if r, w := got.Get(policy.Read), got.Get(policy.Write); len(r) != 1 || r[0].String() != "/app/x" || len(w) != 1 || len(pol.Get(policy.Read)) != 2 {
+		t.Fatalf("without: read %v write %v; pol read %v", r, w, pol.Get(policy.Read))
+	}
+}
