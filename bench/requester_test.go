@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/trial"
 	"github.com/authbench/authbench/verdict"
 )
@@ -39,5 +42,25 @@ func TestWithoutGrant(t *testing.T) {
 	got := withoutGrant(pol, grant{policy.Read, "/app/in.txt"})
 	if r, w := got.Get(policy.Read), got.Get(policy.Write); len(r) != 1 || r[0].String() != "/app/x" || len(w) != 1 || len(pol.Get(policy.Read)) != 2 {
 		t.Fatalf("without: read %v write %v; pol read %v", r, w, pol.Get(policy.Read))
+	}
+}
+
+// TestCheckRequester: the oracle's requests need the task images (an
+// embedded bench); a model agent's and a bench without requests do not.
+func TestCheckRequester(t *testing.T) {
+	root := func(context.Context, *tasks.Task) (*policy.Root, error) { return nil, nil }
+	for _, c := range []struct {
+		cfg  Config
+		o    Options
+		fail bool
+	}{
+		{Config{Agent: "oracle", Requests: "spec"}, Options{}, true},
+		{Config{Agent: "oracle", Requests: "spec"}, Options{ImageRoot: root}, false},
+		{Config{Agent: "openai:m", Requests: "spec"}, Options{}, false},
+		{Config{Agent: "oracle"}, Options{}, false},
+	} {
+		if err := c.cfg.checkRequester(c.o); (err != nil) != c.fail || err != nil && !strings.Contains(err.Error(), "--socket") {
+			t.Errorf("%+v: %v, want fail %v", c.cfg, err, c.fail)
+		}
 	}
 }

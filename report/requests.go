@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"strconv"
 	"strings"
 
@@ -135,4 +136,16 @@ func share(v *float64) string {
 		return none
 	}
 	return strconv.FormatFloat(100**v, 'f', 1, 64) + "%"
+}
+
+// requestsText writes the requests section as aligned columns, when the
+// report has one.
+func (r *Report) requestsText(w io.Writer) error {
+	if len(r.Requests) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\nPermission requests (--requests)\n"); err != nil {
+		return err
+	}
+	return writeTextTable(w, r.requestsTable())
 }

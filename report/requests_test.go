@@ -70,6 +70,13 @@ func TestRequestsRows(t *testing.T) {
 	if !strings.Contains(md.String(), "| 100.0% | 50.0% | 1.50 |") {
 		t.Errorf("markdown without attempts per run:\n%s", md.String())
 	}
+	var txt bytes.Buffer
+	if err := rep.Table1Text(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "Permission requests (--requests)") || !strings.Contains(txt.String(), "oracle +requests:spec") {
+		t.Errorf("text without the requests section:\n%s", txt.String())
+	}
 	if rep := Build(recs[:2], Options{}); rep.Requests != nil {
 		t.Errorf("a report without requests has a section: %+v", rep.Requests)
 	}
