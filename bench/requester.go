@@ -173,15 +173,12 @@ func (q *requester) next(ctx context.Context, cur *trial.Record, dir string) (wh
 	if den == nil {
 		return fmt.Sprintf("no deciding denial (%s): nothing to request", cur.Primary), false
 	}
-	access, p := den.Axis, den.Path
-	if den.Real != "" {
-		p = den.Real
+	access, p, because := q.what(ctx, den)
+	if access == "" {
+		return because, false
 	}
-	if q.granted[access+" "+p] {
-		return fmt.Sprintf("the attempt after granting %s %s was refused it again (%s)", access, p, verdict.FormatDenial(*den)), false
-	}
-	reason := fmt.Sprintf("attempt %d of %s was refused %s (%s): the task's solution needs %s access to %s",
-		len(q.log.Attempts), cur.Agent, verdict.FormatDenial(*den), verdict.DenialClass(*den, q.pol, q.t.Spec), access, p)
+	reason := fmt.Sprintf("attempt %d of %s was refused %s (%s): %s",
+		len(q.log.Attempts), cur.Agent, verdict.FormatDenial(*den), verdict.DenialClass(*den, q.pol, q.t.Spec), because)
 	_, rec, g := q.desk.Ask(ctx, access, p, reason)
 	if g == nil {
 		return fmt.Sprintf("request %s %s %s: %s", access, p, rec.Decision, rec.Why), false
@@ -194,9 +191,39 @@ func (q *requester) next(ctx context.Context, cur *trial.Record, dir string) (wh
 	if err != nil || !added {
 		return fmt.Sprintf("granted %s %s, which the policy holds already (%v)", access, rec.Path, err), false
 	}
-	q.granted[access+" "+p] = true
+	q.granted[access+" "+p], q.granted[access+" "+rec.Path] = true, true
 	q.pol = pol
 	return "", true
+}
+
+// what is the access and path to request for denial den, and why: the
+// file it reached (its real path); when the policy holds that already (or
+// an earlier request granted it) and den is a refused exec, the first
+// interpreter of that "#!" script (from the task image) the policy lacks
+// — the kernel refuses a script whose interpreter may not run. Access ""
+// when there is nothing to ask for (because says why).
+func (q *requester) what(ctx context.Context, den *audit.Denial) (access, p, because string) {
+	access, p = den.Axis, den.Path
+	if den.Real != "" {
+		p = den.Real
+	}
+	ax, err := policy.ParseAxis(access)
+	if err != nil || !q.granted[access+" "+p] && !matchesAny(q.pol.Get(ax), []string{p}) {
+		return access, p, fmt.Sprintf("the task's solution needs %s access to %s", access, p)
+	}
+	if interp := q.b.interpreters(ctx, q.t); interp != nil && den.Op == "exec" && ax == policy.Execute {
+		for _, prog := range append(denialNames(*den), den.Path2) {
+			if prog == "" {
+				continue
+			}
+			for _, i := range interp(prog) {
+				if !q.granted["execute "+i] && !matchesAny(q.pol.Get(policy.Execute), []string{i}) {
+					return "execute", i, fmt.Sprintf("the policy grants %s, so its interpreter %s (its #! line) may not run", prog, i)
+				}
+			}
+		}
+	}
+	return "", "", fmt.Sprintf("the policy holds %s %s and the attempt was refused it again (%s)", access, p, verdict.FormatDenial(*den))
 }
 
 // attempt runs the task again under q.pol in the run's
@@ -250,6 +277,9 @@ func (q *requester) finish(last *trial.Record) error {
 	recs, over := q.desk.Records()
 	for i := range recs {
 		recs[i].Used = q.used[i]
+	}
+	if recs == nil {
+		recs = []runapi.PermissionRequest{}
 	}
 	q.log.Requests, q.log.OverLimit = recs, over
 	if last != r {

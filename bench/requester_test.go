@@ -2,9 +2,12 @@ package bench
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/tasks"
 	"github.com/authbench/authbench/trial"
@@ -62,5 +65,40 @@ func TestCheckRequester(t *testing.T) {
 		if err := c.cfg.checkRequester(c.o); (err != nil) != c.fail || err != nil && !strings.Contains(err.Error(), "--socket") {
 			t.Errorf("%+v: %v, want fail %v", c.cfg, err, c.fail)
 		}
+	}
+}
+
+// TestRequesterWhat: a denial of a path the policy lacks asks for it (its
+// real path); a refused exec of a "#!" script the policy holds asks for
+// the interpreter its "#!" line names in the task image; with that held
+// too there is nothing to ask for.
+func TestRequesterWhat(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"usr/local/bin/tool": "#!/usr/bin/dash\necho hi\n", "usr/bin/dash": "\x7fELF"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := policy.NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bencher{o: Options{ImageRoot: func(context.Context, *tasks.Task) (*policy.Root, error) { return root, nil }}}
+	q := &requester{b: b, t: &tasks.Task{Name: "x"}, granted: map[string]bool{},
+		pol: testPolicy(t, `{"read":[],"write":[],"execute":["/usr/local/bin/tool"]}`)}
+	ctx := context.Background()
+	if a, p, _ := q.what(ctx, &audit.Denial{Op: "open", Axis: "read", Path: "/data/link", Real: "/data/in.txt"}); a != "read" || p != "/data/in.txt" {
+		t.Errorf("a missing read: %s %s", a, p)
+	}
+	held := &audit.Denial{Op: "exec", Axis: "execute", Path: "/usr/local/bin/tool"}
+	if a, p, why := q.what(ctx, held); a != "execute" || p != "/usr/bin/dash" || !strings.Contains(why, "interpreter") {
+		t.Errorf("a held script: %s %s (%s)", a, p, why)
+	}
+	q.granted["execute /usr/bin/dash"] = true
+	if a, _, why := q.what(ctx, held); a != "" || !strings.Contains(why, "refused it again") {
+		t.Errorf("interpreter granted already: %s (%s)", a, why)
 	}
 }
