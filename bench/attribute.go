@@ -38,6 +38,10 @@ func attributionStart(r *trial.Record) (mark *trial.Attribution, ok bool) {
 		return nil, false
 	case r.Source == SourceUnconstrained:
 		return &trial.Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
+	case r.Requests != nil && r.Requests.Attempts > 1:
+		// Its record is the requester's last attempt (requester.go); its
+		// granted requests are what the first attempt lacked.
+		return &trial.Attribution{Permissions: []string{}, Unattributable: "the requester re-ran it with granted requests (" + RequestsFile + ")"}, true
 	case r.Primary == verdict.ClassSensitiveExposure:
 		return &trial.Attribution{Permissions: []string{}, Unattributable: "the run exposed a sensitive file: no permission is missing"}, true
 	case r.DecidingDenial == "":

@@ -132,14 +132,19 @@ type reruns struct {
 // bench (disk, interrupt); with a dir, the re-run could not be carried
 // out.
 func (x *reruns) rerun(ctx context.Context) (*trial.Record, string, error) {
-	r, b := x.r, x.b
 	x.att.Rounds++
+	return x.rerunIn(ctx, path.Join(x.r.Dir, AttributionDir, fmt.Sprintf("round-%d", x.att.Rounds))) // under the out dir
+}
+
+// rerunIn runs the task once more under x.pol in dir (under the out
+// dir), as rerun does; the requester's attempts use it too.
+func (x *reruns) rerunIn(ctx context.Context, dir string) (*trial.Record, string, error) {
+	r, b := x.r, x.b
 	doc, err := json.Marshal(x.pol)
 	if err != nil {
 		return nil, "", err
 	}
 	rp := runPolicy{source: runapi.SourcePolicy, doc: doc, pol: x.pol, valid: true}
-	dir := path.Join(r.Dir, AttributionDir, fmt.Sprintf("round-%d", x.att.Rounds)) // under the out dir
 	if err := b.out.RemoveAll(dir); err != nil {
 		return nil, "", err
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/permreq"
@@ -9,7 +10,9 @@ import (
 )
 
 // checkRequests checks --requests: a known decider, an openai:MODEL
-// agent (the only kind that can request yet), bounds in range.
+// agent (it asks itself) or the oracle (the bench's requester asks for
+// it, with the spec, deny or allow decider: the bench links no model
+// client), bounds in range.
 func (c *Config) checkRequests() error {
 	if c.Requests == "" {
 		if c.MaxRequests != 0 || c.RequestTimeoutS != 0 {
@@ -20,8 +23,12 @@ func (c *Config) checkRequests() error {
 	if err := permreq.CheckDecider(c.Requests); err != nil {
 		return fmt.Errorf("bench: --requests: %w", err)
 	}
-	if n, _ := agentname.Parse(c.Agent); !n.CanRequest() {
-		return fmt.Errorf("bench: --requests: agent %s cannot make permission requests (only openai:MODEL agents can, yet)", c.Agent)
+	n, _ := agentname.Parse(c.Agent)
+	switch {
+	case requesterAgent(c.Agent) && strings.HasPrefix(c.Requests, permreq.DeciderModel):
+		return fmt.Errorf("bench: --requests %s with agent %s: the bench decides the oracle's requests itself and links no model client; use spec, deny or allow", c.Requests, c.Agent)
+	case !n.CanRequest() && !requesterAgent(c.Agent):
+		return fmt.Errorf("bench: --requests: agent %s cannot make permission requests (openai:MODEL, cmd:COMMAND and installed:NAME agents, and the oracle through the bench's requester, can)", c.Agent)
 	}
 	if c.MaxRequests < 0 || c.MaxRequests > 1000 || !(c.RequestTimeoutS >= 0 && c.RequestTimeoutS <= 600) {
 		return fmt.Errorf("bench: --max-requests must be 0 to 1000 and --request-timeout 0 to 600 seconds")

@@ -18,8 +18,9 @@ func TestRequestsSetting(t *testing.T) {
 		want string
 	}{
 		{Config{Agent: "openai:m", Requests: "spec"}, ""},
-		{Config{Agent: "oracle", Requests: "spec"}, "cannot make permission requests"},
-		{Config{Agent: "installed:pi:m", Requests: "spec"}, "cannot make permission requests"},
+		{Config{Agent: "oracle", Requests: "spec"}, ""},
+		{Config{Agent: "oracle", Requests: "model:judge"}, "links no model client"},
+		{Config{Agent: "installed:pi:m", Requests: "spec"}, ""},
 		{Config{Agent: "openai:m", Requests: "maybe"}, "unknown decider"},
 		{Config{Agent: "openai:m", MaxRequests: 3}, "need --requests"},
 		{Config{Agent: "openai:m", Requests: "deny", MaxRequests: 5000}, "--max-requests"},

@@ -93,6 +93,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 			return nil, fmt.Errorf("bench: the trace source needs an oracle recorder")
 		}
 	}
+	if err := cfg.checkRequester(o); err != nil {
+		return nil, err
+	}
 	out, err := safefile.OpenOutDir(cfg.Out, os.Geteuid())
 	if err != nil {
 		return nil, fmt.Errorf("out dir: %w", err)
@@ -290,6 +293,9 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		trial.FillScore(r, nil, rp.trial(), t.Spec)
 	case err == nil:
 		err = b.execute(ctx, t, k, rp, dir, r)
+		if err == nil && b.cfg.Requests != "" && requesterAgent(k.Agent) && k.Source != SourceUnconstrained {
+			err = b.request(ctx, t, rp, dir, r)
+		}
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx) // interrupted: the run is not stored
@@ -321,7 +327,9 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 	req := &runapi.RunRequest{Task: &runapi.TaskRequest{Policy: rp.doc,
 		Dir: t.Dir, PolicySource: rp.source, Agent: k.Agent, Model: b.modelFor(k.Agent), BaseMap: b.cfg.BaseMap, Semantics: b.cfg.Semantics, Caps: b.cfg.Caps,
 		AgentAllowHosts: b.cfg.AgentAllowHosts}}
-	if rp.source != runapi.SourceUnconstrained {
+	if rp.source != runapi.SourceUnconstrained && !requesterAgent(k.Agent) {
+		// The oracle's and the shortcut's requests are the bench's
+		// (requester.go), not the run's.
 		b.cfg.requestsOn(req.Task)
 	}
 	final, err := attempt(ctx, b.o.API, req)

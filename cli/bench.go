@@ -138,6 +138,11 @@ func (f benchFlags) config() (bench.Config, error) {
 		return bench.Config{}, core.UsageErrorf("%v", err)
 	}
 	rq := runapi.TaskRequest{Agent: agentName}
+	if agentName == runapi.AgentOracle {
+		// The bench's requester asks for the oracle and the shortcut
+		// (bench.Config.checkRequests checks the decider for them).
+		rq.Agent = ""
+	}
 	if err := f.requests.apply(&rq); err != nil {
 		return bench.Config{}, err
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"strconv"
 	"strings"
 
@@ -33,9 +34,14 @@ type RequestsRow struct {
 	Runs int `json:"runs"`
 	// PerRun is Made / Runs; GrantRate Granted / (Granted + Refused);
 	// Precision Required / Granted (nil without grants).
-	PerRun    float64  `json:"requests_per_run"`
-	GrantRate *float64 `json:"grant_rate"`
-	Precision *float64 `json:"precision"`
+	PerRun float64 `json:"requests_per_run"`
+	// AttemptsPerRun is Attempts / Runs for the bench's requester (the
+	// oracle and the shortcut under --requests: how many times a run was
+	// carried out, its re-runs after grants included); nil for agents
+	// that ask themselves.
+	AttemptsPerRun *float64 `json:"attempts_per_run,omitempty"`
+	GrantRate      *float64 `json:"grant_rate"`
+	Precision      *float64 `json:"precision"`
 	// Success is the row's end-to-end success (V_u passed, nothing
 	// exposed) with requests; Without the same source and agent's without
 	// them, when the report holds that row.
@@ -68,6 +74,9 @@ func requestsRows(groups []rowGroup, opts Options) []RequestsRow {
 		if q.Runs > 0 {
 			q.PerRun = float64(q.Made) / float64(q.Runs)
 		}
+		if q.Attempts > 0 {
+			q.AttemptsPerRun = ratio(q.Attempts, q.Runs)
+		}
 		q.GrantRate = ratio(q.Granted, q.Granted+q.Refused)
 		q.Precision = ratio(q.Required, q.Granted)
 		out = append(out, q)
@@ -98,20 +107,28 @@ func ratio(a, b int) *float64 {
 const requestsIntro = "Run-time permission requests (--requests) per row: requests per run, how many were granted, " +
 	"refused (over the limit included) and malformed, the grant rate, precision (granted requests the spec requires), " +
 	"granted requests the agent then used, requests that would reach a sensitive file (should be 0), " +
-	"and end-to-end success with requests beside the same source and agent without them."
+	"end-to-end success with requests beside the same source and agent without them (a report over both out dirs), " +
+	"and, for the oracle and the shortcut (whose requests the bench makes, re-running a run after each grant), how many times a run was carried out."
 
 // requestsTable is the requests section.
 func (r *Report) requestsTable() table {
 	t := table{Header: []string{"Source", "Agent", "Runs", "Requests per run", "Granted / refused / invalid",
-		"Grant rate", "Precision " + higher, "Used", "Sensitive requested " + lower, "Success with " + higher, "Success without"}}
+		"Grant rate", "Precision " + higher, "Used", "Sensitive requested " + lower, "Success with " + higher, "Success without", "Attempts per run"}}
 	for _, q := range r.Requests {
 		t.Rows = append(t.Rows, []string{sourceName(q.Source, q.Semantics), q.Agent, strconv.Itoa(q.Runs),
 			strconv.FormatFloat(q.PerRun, 'f', 2, 64),
 			strconv.Itoa(q.Granted) + " / " + strconv.Itoa(q.Refused) + " / " + strconv.Itoa(q.Invalid),
 			share(q.GrantRate), share(q.Precision), strconv.Itoa(q.Used), strconv.Itoa(q.Sensitive),
-			percent(q.Success), percent(q.Without)})
+			percent(q.Success), percent(q.Without), perRun(q.AttemptsPerRun)})
 	}
 	return t
+}
+
+func perRun(v *float64) string {
+	if v == nil {
+		return none
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
 }
 
 func share(v *float64) string {
@@ -119,4 +136,16 @@ func share(v *float64) string {
 		return none
 	}
 	return strconv.FormatFloat(100**v, 'f', 1, 64) + "%"
+}
+
+// requestsText writes the requests section as aligned columns, when the
+// report has one.
+func (r *Report) requestsText(w io.Writer) error {
+	if len(r.Requests) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\nPermission requests (--requests)\n"); err != nil {
+		return err
+	}
+	return writeTextTable(w, r.requestsTable())
 }

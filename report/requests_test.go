@@ -48,6 +48,35 @@ func TestRequestsRows(t *testing.T) {
 	if !strings.Contains(md.String(), "## Permission requests") || !strings.Contains(md.String(), "| gen:heuristic | openai:m +requests:spec | 2 | 1.50 |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
+	if q.AttemptsPerRun != nil {
+		t.Errorf("a model agent's row has attempts: %v", *q.AttemptsPerRun)
+	}
+	// The bench's requester: the oracle's runs carry their attempts.
+	oracle := func(task string, utility bool, q *trial.Requests) trial.Record {
+		r := rec(task, utility, q)
+		r.Agent = "oracle"
+		return r
+	}
+	rep = Build([]trial.Record{oracle("a", true, &trial.Requests{Decider: "spec", Made: 1, Granted: 1, Required: 1, Used: 1, Attempts: 2}),
+		oracle("b", true, &trial.Requests{Decider: "spec", Attempts: 1}), oracle("a", false, nil), oracle("b", true, nil)}, Options{})
+	if len(rep.Requests) != 1 || rep.Requests[0].AttemptsPerRun == nil || *rep.Requests[0].AttemptsPerRun != 1.5 ||
+		rep.Requests[0].Success.Value != 1 || rep.Requests[0].Without.Value != 0.5 {
+		t.Fatalf("oracle requests rows %+v", rep.Requests)
+	}
+	md.Reset()
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| 100.0% | 50.0% | 1.50 |") {
+		t.Errorf("markdown without attempts per run:\n%s", md.String())
+	}
+	var txt bytes.Buffer
+	if err := rep.Table1Text(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "Permission requests (--requests)") || !strings.Contains(txt.String(), "oracle +requests:spec") {
+		t.Errorf("text without the requests section:\n%s", txt.String())
+	}
 	if rep := Build(recs[:2], Options{}); rep.Requests != nil {
 		t.Errorf("a report without requests has a section: %+v", rep.Requests)
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // Table1Text writes Table 1 as aligned columns for a terminal, then the
-// runs not on the published image and the attribution, when there are any.
+// runs not on the published image, tokens, permission requests and the
+// attribution, when there are any.
 func (r *Report) Table1Text(w io.Writer) error {
 	if err := writeTextTable(w, r.table1()); err != nil {
 		return err
@@ -29,6 +30,9 @@ func (r *Report) Table1Text(w io.Writer) error {
 		if err := writeTextTable(w, tk); err != nil {
 			return err
 		}
+	}
+	if err := r.requestsText(w); err != nil {
+		return err
 	}
 	if len(r.Attribution) == 0 {
 		return nil

@@ -23,12 +23,17 @@ type Requests struct {
 	// Sensitive counts the requests that would reach a sensitive file
 	// (should be 0).
 	Sensitive int `json:"sensitive"`
+	// Attempts is how many times the bench's requester ran the task
+	// (bench --requests with the oracle or the shortcut: the run, then
+	// one attempt per granted request); 0 for an agent that asks itself.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Add adds o's counts to q's (its decider stays q's).
 func (q *Requests) Add(o *Requests) {
 	q.Made, q.Granted, q.Refused, q.Invalid = q.Made+o.Made, q.Granted+o.Granted, q.Refused+o.Refused, q.Invalid+o.Invalid
 	q.Required, q.Used, q.Sensitive = q.Required+o.Required, q.Used+o.Used, q.Sensitive+o.Sensitive
+	q.Attempts += o.Attempts
 }
 
 // RequestsOf sums a task result's requests (nil when the run had no
