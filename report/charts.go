@@ -208,21 +208,27 @@ func (r *Report) failureChart() (string, error) {
 	if len(rows) == 0 {
 		return "", nil
 	}
-	p := newPlot("Failure distribution (primary class)")
+	return shareChart("Failure distribution (primary class)", rows, ClassOrder)
+}
+
+// shareChart draws horizontal stacked bars of the rows' failed runs over
+// classes (each row's Classes in that order): the failure chart and the
+// per-model one.
+func shareChart(title string, rows []FailureDist, classes []verdict.Class) (string, error) {
+	p := newPlot(title)
 	p.X.Label.Text = "share of failed runs (%)"
 	p.X.Min, p.X.Max = 0, 100
 	labels := make([]string, len(rows))
 	// NominalY puts the first name at the bottom: list rows bottom-up so
-	// they read top-down in Table 1's order.
+	// they read top-down in the rows' order.
 	for i, d := range rows {
 		labels[len(rows)-1-i] = fitLabel(d.Label(), tickPt, labelMaxW-plotTextWidth(failedSuffix(d.Failed), tickPt)) + failedSuffix(d.Failed)
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4
-	h := failureBaseH + failureRowH*vg.Length(len(rows))
 	legend := newLegend()
 	var below *plotter.BarChart
-	for ci, class := range ClassOrder {
+	for ci, class := range classes {
 		values := make(plotter.Values, len(rows))
 		for i, d := range rows {
 			values[len(rows)-1-i] = 100 * d.Classes[ci].Share
@@ -233,6 +239,9 @@ func (r *Report) failureChart() (string, error) {
 		}
 		bars.Horizontal = true
 		bars.Color = classColors[class]
+		if class == verdict.ClassInvalidPolicy {
+			bars.Color = invalidPolicyColor
+		}
 		bars.LineStyle.Width = 0
 		if below != nil {
 			bars.StackOn(below)
@@ -247,7 +256,7 @@ func (r *Report) failureChart() (string, error) {
 		return "", err
 	}
 	p.Add(counts)
-	return renderSVG(p, legend, axisChartW, h)
+	return renderSVG(p, legend, axisChartW, failureBaseH+failureRowH*vg.Length(len(rows)))
 }
 
 // failedSuffix follows a row's label on the failure chart: its count of

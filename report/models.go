@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/trial"
@@ -234,49 +231,4 @@ func (r *Report) modelCharts() ([]chart, error) {
 			Caption: "Share of each primary failure class among each model's failed runs; invalid_policy: no valid generated policy."})
 	}
 	return out, nil
-}
-
-// shareChart is failureChart's horizontal stacked bars over the given
-// classes (each row's Classes in that order).
-func shareChart(title string, rows []FailureDist, classes []verdict.Class) (string, error) {
-	p := newPlot(title)
-	p.X.Label.Text = "share of failed runs (%)"
-	p.X.Min, p.X.Max = 0, 100
-	labels := make([]string, len(rows))
-	for i, d := range rows {
-		labels[len(rows)-1-i] = fitLabel(d.Label(), tickPt, labelMaxW-plotTextWidth(failedSuffix(d.Failed), tickPt)) + failedSuffix(d.Failed)
-	}
-	p.NominalY(labels...)
-	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4
-	legend := newLegend()
-	var below *plotter.BarChart
-	for ci, class := range classes {
-		values := make(plotter.Values, len(rows))
-		for i, d := range rows {
-			values[len(rows)-1-i] = 100 * d.Classes[ci].Share
-		}
-		bars, err := plotter.NewBarChart(values, failureRowH*0.7)
-		if err != nil {
-			return "", err
-		}
-		bars.Horizontal = true
-		bars.Color = classColors[class]
-		if class == verdict.ClassInvalidPolicy {
-			bars.Color = invalidPolicyColor
-		}
-		bars.LineStyle.Width = 0
-		if below != nil {
-			bars.StackOn(below)
-		}
-		below = bars
-		p.Add(bars)
-		legend.entries = append(legend.entries, fmt.Sprintf("%s (%d)", class, classTotal(rows, ci)))
-		legend.thumbs = append(legend.thumbs, bars)
-	}
-	counts, err := segmentCounts(rows)
-	if err != nil {
-		return "", err
-	}
-	p.Add(counts)
-	return renderSVG(p, legend, axisChartW, failureBaseH+failureRowH*vg.Length(len(rows)))
 }
