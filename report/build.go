@@ -363,13 +363,7 @@ func failureDist(g rowGroup, opts Options) FailureDist {
 		}
 		counts[class]++
 	}
-	for _, c := range ClassOrder {
-		share := 0.0
-		if d.Failed > 0 {
-			share = float64(counts[c]) / float64(d.Failed)
-		}
-		d.Classes = append(d.Classes, ClassShare{Class: c, Count: counts[c], Share: share})
-	}
+	d.Classes = classShares(counts, d.Failed, ClassOrder)
 	return d
 }
 
@@ -402,4 +396,18 @@ func nonEmpty[T any](s []T) []T {
 		return nil
 	}
 	return slices.Clone(s)
+}
+
+// classShares is each class of order with its count of the failed runs
+// and its share of them (0 when none failed).
+func classShares(counts map[verdict.Class]int, failed int, order []verdict.Class) []ClassShare {
+	out := make([]ClassShare, 0, len(order))
+	for _, c := range order {
+		share := 0.0
+		if failed > 0 {
+			share = float64(counts[c]) / float64(failed)
+		}
+		out = append(out, ClassShare{Class: c, Count: counts[c], Share: share})
+	}
+	return out
 }

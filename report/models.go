@@ -155,13 +155,7 @@ func modelFailures(g rowGroup, opts Options) FailureDist {
 		}
 		counts[class]++
 	}
-	for _, c := range ModelClassOrder {
-		share := 0.0
-		if d.Failed > 0 {
-			share = float64(counts[c]) / float64(d.Failed)
-		}
-		d.Classes = append(d.Classes, ClassShare{Class: c, Count: counts[c], Share: share})
-	}
+	d.Classes = classShares(counts, d.Failed, ModelClassOrder)
 	return d
 }
 
