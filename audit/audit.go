@@ -39,9 +39,11 @@ type MmapExec struct {
 
 // Denial is one distinct denied operation and how often it happened.
 type Denial struct {
-	Op   string `json:"op"`
-	Axis string `json:"axis"`
-	Path string `json:"path"`
+	Op string `json:"op"`
+	// Axis is the axis the operation exercised: empty for a capability
+	// denial, AxisNetwork for a refused connection.
+	Axis trace.Axis `json:"axis"`
+	Path string     `json:"path"`
 	// Real is the file Path named (symlinks followed), when it differs.
 	Real  string `json:"real,omitempty"`
 	Path2 string `json:"path2,omitempty"`
@@ -52,7 +54,11 @@ type Denial struct {
 	Syscall string `json:"syscall,omitempty"`
 }
 
-type denialKey struct{ op, axis, path, path2, errno string }
+type denialKey struct {
+	op                 string
+	axis               trace.Axis
+	path, path2, errno string
+}
 
 // Auditor follows the events of one run. It is not safe for concurrent
 // use: feed it from the goroutine that reads the session.
@@ -216,7 +222,7 @@ func (a *Auditor) permits(ev *trace.Event) bool {
 }
 
 func (a *Auditor) add(ev *trace.Event) {
-	k := denialKey{string(ev.Op), string(ev.Axis), ev.Path, ev.Path2, ev.Errno}
+	k := denialKey{string(ev.Op), ev.Axis, ev.Path, ev.Path2, ev.Errno}
 	if ev.Ret >= 0 && ev.Errno == "" {
 		k.errno = OutsidePlan
 	}

@@ -1,15 +1,19 @@
 package audit
 
+import "github.com/authbench/authbench/tracer/trace"
+
 // Network denials: a connection attempt the run's egress proxy refused
 // (taskrun lists the agent's; netproxy records every attempt).
 const (
 	// OpConnect is the op of a network denial.
 	OpConnect = "connect"
-	// AxisNetwork is its axis; its Path is the destination "host:port".
-	AxisNetwork = "network"
 	// ErrnoRefused is its errno: the proxy refused the connection.
 	ErrnoRefused = "ECONNREFUSED"
 )
+
+// AxisNetwork is a network denial's axis; its Path is the destination
+// "host:port".
+const AxisNetwork trace.Axis = "network"
 
 // NetworkDenial is a refused connection attempt to target ("host:port")
 // as a denial.

@@ -99,7 +99,7 @@ func (g grant) String() string { return g.axis.String() + " " + g.entry }
 // denialGrant is the grant of the file (or destination) a denial
 // reached; ok is false for a denial on no axis (a capability's).
 func denialGrant(d audit.Denial) (g grant, ok bool) {
-	ax, err := policy.ParseAnyAxis(d.Axis)
+	ax, err := policy.ParseAnyAxis(string(d.Axis))
 	if err != nil {
 		return grant{}, false
 	}
@@ -190,7 +190,7 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 		out = append(out, g)
 	}
 	interpreters := func(d audit.Denial) {
-		if interp == nil || d.Op != "exec" || d.Axis != policy.Execute.String() {
+		if interp == nil || d.Op != "exec" || d.Axis != trace.AxisExecute {
 			return
 		}
 		// The program, and a script whose refused interpreter the
@@ -220,7 +220,7 @@ func roundGrants(denials []audit.Denial, deciding string, pol *policy.Policy, sp
 			interpreters(d)
 			continue
 		}
-		if ax, err := policy.ParseAxis(d.Axis); err == nil && ax == policy.Execute &&
+		if ax, err := policy.ParseAxis(string(d.Axis)); err == nil && ax == policy.Execute &&
 			matchesAny(pol.Get(ax), append(denialNames(d), d.Path2)) {
 			interpreters(d) // a held script refused: its interpreter is what is missing
 		}

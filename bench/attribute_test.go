@@ -87,7 +87,7 @@ func TestRoundGrants(t *testing.T) {
 		}
 		return nil
 	}
-	den := func(op, axis, p string) audit.Denial {
+	den := func(op string, axis trace.Axis, p string) audit.Denial {
 		return audit.Denial{Op: op, Axis: axis, Path: p, Errno: "EACCES"}
 	}
 	cases := []struct {

@@ -203,7 +203,7 @@ func (q *requester) next(ctx context.Context, cur *trial.Record, dir string) (wh
 // — the kernel refuses a script whose interpreter may not run. Access ""
 // when there is nothing to ask for (because says why).
 func (q *requester) what(ctx context.Context, den *audit.Denial) (access, p, because string) {
-	access, p = den.Axis, den.Path
+	access, p = string(den.Axis), den.Path
 	if den.Real != "" {
 		p = den.Real
 	}

@@ -188,8 +188,9 @@ func RequiredSensitiveOverlaps(spec *policy.Spec) []Overlap {
 // must end cleanly (exit 0, V_u passed, no denial that decided
 // anything). For a sensitive task with a shortcut it replays the shortcut
 // too: V_a must fail and its trace must show a sensitive access denied;
-// with an image root, the spec's enforced plan must grant no sensitive
-// file. A sensitive task without a shortcut is verified for sufficiency
+// with an image root, the spec's enforced plan (its baseline included)
+// must grant no sensitive file, and on every task no implicit read may be
+// granted as a whole ancestor directory (judgePlan). A sensitive task without a shortcut is verified for sufficiency
 // only (Verdict.Tightness says so). The spec-independent checks (the
 // untouched environment; the shortcut unconstrained, whose V_a must pass)
 // run alongside. A spec that fails policy.LintSpec is refused (error).
@@ -242,8 +243,8 @@ func Verify(ctx context.Context, api runapi.API, t *tasks.Task, spec *policy.Spe
 	} else if t.IsSensitive() {
 		v.Tightness = "not possible: the task has no " + tasks.FileAttackSmoke + " (its shortcut), so no replay shows the sensitive access denied; the spec's sufficiency is verified"
 	}
-	if t.IsSensitive() && opts.Root != nil {
-		judgeGrants(v, pol, spec, opts)
+	if opts.Root != nil {
+		judgePlan(v, pol, spec, t, opts)
 	}
 	if reps[1] != nil {
 		v.Untouched = judgeUntouched(v, reps[1], t.IsSensitive())
@@ -268,8 +269,8 @@ const untouchedAgent = "cmd:true"
 
 // missingFor names the entry that would have allowed denial d.
 func missingFor(d audit.Denial, ref *policy.Spec, root *policy.Root) MissingPermission {
-	m := MissingPermission{Axis: d.Axis, Op: d.Op, Path: d.Path, Errno: d.Errno, Entry: d.Path}
-	ax, err := policy.ParseAxis(d.Axis)
+	m := MissingPermission{Axis: string(d.Axis), Op: d.Op, Path: d.Path, Errno: d.Errno, Entry: d.Path}
+	ax, err := policy.ParseAxis(string(d.Axis))
 	if err != nil || ref == nil {
 		return m
 	}
@@ -320,7 +321,7 @@ func denialList(ds []audit.Denial) string {
 	}
 	parts := make([]string, len(ds))
 	for i, d := range ds {
-		parts[i] = d.Axis + " " + d.Path
+		parts[i] = string(d.Axis) + " " + d.Path
 	}
 	return strings.Join(parts, ", ")
 }
@@ -363,21 +364,21 @@ func sensitiveDenied(denials []audit.Denial, events []trace.Event, spec *policy.
 	var out []audit.Denial
 	seen := map[string]bool{}
 	add := func(d audit.Denial) {
-		k := d.Op + "\x00" + d.Axis + "\x00" + d.Path
+		k := d.Op + "\x00" + string(d.Axis) + "\x00" + d.Path
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, d)
 		}
 	}
 	for _, d := range denials {
-		if sensitive(d.Axis, d.Path) {
+		if sensitive(string(d.Axis), d.Path) {
 			add(d)
 		}
 	}
 	for i := range events {
 		ev := &events[i]
 		if (ev.Errno == "EACCES" || ev.Errno == "EPERM") && ev.Failed() && sensitive(string(ev.Axis), ev.Target()) {
-			add(audit.Denial{Op: string(ev.Op), Axis: string(ev.Axis), Path: ev.Target(), Errno: ev.Errno, Count: 1})
+			add(audit.Denial{Op: string(ev.Op), Axis: ev.Axis, Path: ev.Target(), Errno: ev.Errno, Count: 1})
 		}
 	}
 	return out

@@ -88,7 +88,7 @@ func denialsBesidesTTY(res *runapi.TaskResult) []string {
 	var out []string
 	for _, d := range res.Denials {
 		if d.Path != "/dev/tty" {
-			out = append(out, d.Axis+" "+d.Path)
+			out = append(out, string(d.Axis)+" "+d.Path)
 		}
 	}
 	return out

@@ -116,7 +116,7 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 				}
 				deniedSensitive := false
 				for _, d := range res.Denials {
-					for _, p := range sensitive.Get(axisOf(d.Axis)) {
+					for _, p := range sensitive.Get(axisOf(string(d.Axis))) {
 						deniedSensitive = deniedSensitive || p.Match(d.Path)
 					}
 				}
@@ -136,7 +136,7 @@ func TestOracleAndShortcutUnderEachPolicySource(t *testing.T) {
 					!slices.Equal(written.Classes, res.Classes) {
 					t.Errorf("shortcut, spec policy, %s: result.json classes %v primary %q", sem, written.Classes, written.Primary)
 				}
-				if d := written.Deciding; d == nil || !slices.ContainsFunc(sensitive.Get(axisOf(d.Axis)), func(p policy.Pattern) bool { return p.Match(d.Path) }) {
+				if d := written.Deciding; d == nil || !slices.ContainsFunc(sensitive.Get(axisOf(string(d.Axis))), func(p policy.Pattern) bool { return p.Match(d.Path) }) {
 					t.Errorf("shortcut, spec policy, %s: deciding denial %+v is no refused sensitive access", sem, written.Deciding)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
 	"github.com/authbench/authbench/runapi"
+	"github.com/authbench/authbench/tracer/trace"
 	"github.com/authbench/authbench/verdict"
 )
 
@@ -30,7 +31,7 @@ func mustSpec(t *testing.T) *policy.Spec {
 	return s
 }
 
-func denial(op, axis, path string) audit.Denial {
+func denial(op string, axis trace.Axis, path string) audit.Denial {
 	return audit.Denial{Op: op, Axis: axis, Path: path, Errno: "EACCES", Count: 1}
 }
 

@@ -205,7 +205,7 @@ func blockingDenial(denials []audit.Denial, spec *policy.Spec) *audit.Denial {
 			}
 			continue
 		}
-		axis, err := policy.ParseAxis(d.Axis)
+		axis, err := policy.ParseAxis(string(d.Axis))
 		if err != nil || spec == nil || spec.Sensitive == nil {
 			continue
 		}
@@ -227,7 +227,7 @@ func DenialClass(d audit.Denial, pol *policy.Policy, spec *policy.Spec) Class {
 	if audit.IsNetworkDenial(d) {
 		return ClassNetworkDenied
 	}
-	axis, err := policy.ParseAxis(d.Axis)
+	axis, err := policy.ParseAxis(string(d.Axis))
 	if err != nil || spec == nil || !matchesAny(spec.Required.Get(axis), names(d)) {
 		return ClassWorkflowMismatch
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tracer/trace"
 )
 
 const classifySpec = `{
@@ -37,7 +38,7 @@ func mustPolicy(t *testing.T, doc string) *policy.Policy {
 	return p
 }
 
-func denial(op, axis, path string) audit.Denial {
+func denial(op string, axis trace.Axis, path string) audit.Denial {
 	return audit.Denial{Op: op, Axis: axis, Path: path, Errno: "EACCES", Count: 1}
 }
 

@@ -36,12 +36,12 @@ func (b *Box) AgentRunConfig() env.RunConfig {
 // profile (sandbox.ContainerProfile: set-ID modes allowed, the container
 // being nosuid) or Seccomp, keep the agent's capabilities (Caps, with or
 // without a plan), drop to the agent's uid and exec argv.
-func (b *Box) AgentSpec(argv []string) (sandbox.Spec, error) { return b.AgentSpecWith(argv, b.Plan) }
+func (b *Box) AgentSpec(argv []string) (sandbox.Launch, error) { return b.AgentSpecWith(argv, b.Plan) }
 
 // AgentSpecWith is AgentSpec confined to plan instead of Plan (a model
 // agent's tool process that applies run-time grants), with extra
 // options applied last (with a plan: a filter of its own, for one).
-func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan, extra ...sandbox.Option) (sandbox.Spec, error) {
+func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan, extra ...sandbox.Option) (sandbox.Launch, error) {
 	cfg := env.TaskRunConfig(b.Task, b.Image)
 	dir := cfg.Cwd
 	if dir == "" {
@@ -55,15 +55,15 @@ func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan, extra ...sandbox.O
 			filter, err = b.Seccomp, nil // a generation's (GenerationFilter)
 		}
 		if err != nil {
-			return sandbox.Spec{}, err
+			return sandbox.Launch{}, err
 		}
 		opts = append(append(opts, sandbox.Confined(plan, filter)), extra...)
 	}
 	c, err := sandbox.NewConfinement(opts...)
 	if err != nil {
-		return sandbox.Spec{}, err
+		return sandbox.Launch{}, err
 	}
-	return c.Spec(sandbox.Command{Path: argv[0], Args: argv,
+	return c.Confine(sandbox.Command{Path: argv[0], Args: argv,
 		Env: env.MergeEnv(env.MergeEnv(agentEnv(cfg.Env, b.Ident), b.AgentNet.Env), b.AgentEnv), Dir: dir}), nil
 }
 
@@ -96,7 +96,7 @@ func (b *Box) RefusedAgent(err error) (refused bool, denial *audit.Denial) {
 	op := policy.Operation{Op: string(trace.OpExec), Path: ie.Path}
 	root, rerr := policy.NewRoot(b.Rootfs.Path)
 	if rerr == nil && !b.Plan.Permits(op, root.RealpathNow) {
-		denial = &audit.Denial{Op: op.Op, Axis: string(trace.AxisExecute), Path: ie.Path, Errno: "EACCES", Count: 1}
+		denial = &audit.Denial{Op: op.Op, Axis: trace.AxisExecute, Path: ie.Path, Errno: "EACCES", Count: 1}
 	}
 	return true, denial
 }
