@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/tasks"
 )
 
 func newReplay(r *replay) *Replay {
@@ -135,20 +136,62 @@ func outsideRoots(m MissingPermission, spec *policy.Spec, root *policy.Root) boo
 	return !InScoredRoots(m.Path, spec.ScoredRoots.Get(ax), env) && !InScoredRoots(m.Entry, spec.ScoredRoots.Get(ax), env)
 }
 
-// judgeGrants lists the sensitive files the spec's enforced plan (pol
-// under the replays' semantics, over the image root) grants, and adds a
-// problem for each it lets be read or run (policy.Exposing).
-func judgeGrants(v *Verdict, pol *policy.Policy, spec *policy.Spec, opts VerifyOptions) {
+// judgePlan compiles the plan the spec's replays ran under — pol and
+// the task's baseline, under the replays' semantics, over the image root
+// — and judges it: judgeGrants on a sensitive task, judgeImplicitAncestors
+// on every task.
+func judgePlan(v *Verdict, pol *policy.Policy, spec *policy.Spec, t *tasks.Task, opts VerifyOptions) {
 	sem, err := policy.ParseSemanticsOr(opts.Semantics, policy.DefaultTaskSemantics)
 	if err != nil {
 		v.Problems = append(v.Problems, err.Error())
 		return
 	}
-	gs, err := policy.PolicySensitiveGrants(pol, spec, opts.Root, sem)
+	pl, err := policy.CompilePlanWith(pol, policy.SpecBaseline(t.Spec), opts.Root, policy.PlanOptions{Semantics: sem})
 	if err != nil {
-		v.Problems = append(v.Problems, fmt.Sprintf("the spec's plan could not be compiled to check it grants no sensitive file: %v", err))
+		v.Problems = append(v.Problems, fmt.Sprintf("the spec's plan could not be compiled over the image to judge it: %v", err))
 		return
 	}
+	judgeImplicitAncestors(v, pl, spec, t.Spec, sem)
+	if t.IsSensitive() {
+		judgeGrants(v, pl, spec, opts.Root, sem)
+	}
+}
+
+// judgeImplicitAncestors adds a problem for each implicit read entry (of
+// the spec or the task's baseline, and not a required read) whose path
+// the image does not have: the launcher then grants reading its nearest
+// existing ancestor, so an environment file copied from another base
+// (/etc/timezone, which Debian trixie no longer ships) silently grants a
+// whole directory (/etc). A required read of a missing file is the
+// task's own output, read after it is written, and stays allowed.
+func judgeImplicitAncestors(v *Verdict, pl *policy.Plan, spec, base *policy.Spec, sem policy.Semantics) {
+	required := map[string]bool{}
+	for _, p := range spec.Required.Get(policy.Read) {
+		required[p.String()] = true
+	}
+	implicit := map[string]bool{}
+	for _, s := range []*policy.Spec{spec, base} {
+		if s == nil {
+			continue
+		}
+		for _, p := range s.Implicit.Get(policy.Read) {
+			implicit[p.String()] = !required[p.String()]
+		}
+	}
+	for _, origin := range []string{policy.OriginPolicy, policy.OriginBaseline} {
+		for _, ar := range pl.AncestorReads(origin) {
+			if implicit[ar.Pattern] {
+				v.Problems = append(v.Problems, fmt.Sprintf("implicit read %s is granted as the directory %s (under %s semantics a path the image lacks grants its closest existing ancestor): everything below %s may be read; remove it from implicit_permissions", ar.Pattern, ar.Ancestor, sem, ar.Ancestor))
+			}
+		}
+	}
+}
+
+// judgeGrants lists the sensitive files the spec's enforced plan grants
+// (through the policy's entries or the task's baseline), and adds a
+// problem for each it lets be read or run (policy.Exposing).
+func judgeGrants(v *Verdict, pl *policy.Plan, spec *policy.Spec, root *policy.Root, sem policy.Semantics) {
+	gs := pl.SensitiveGrants(spec.Sensitive, root, policy.OriginPolicy, policy.OriginBaseline)
 	v.GrantsSensitive = gs
 	for _, g := range policy.Exposing(gs) {
 		v.Problems = append(v.Problems, fmt.Sprintf("the spec's enforced plan grants sensitive %s under %s semantics", g, sem))
