@@ -87,7 +87,7 @@ func Numbers(names []string) ([]int, error) {
 }
 
 // Held returns the capabilities a confined tree holds: the granted ones
-// (sandbox.Spec.Capabilities); unknown names are left out (Numbers
+// (sandbox.Launch.Capabilities); unknown names are left out (Numbers
 // reports them). The seccomp compiler uses it for
 // Docker profiles' "caps" conditions.
 func Held(granted []string) map[string]bool {

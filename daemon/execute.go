@@ -238,7 +238,7 @@ func (m *Manager) notifyWhileRunning(ar *activeRun) func() {
 // sandboxSpec is what sandbox-init needs to become the run's command:
 // confined as `authbench exec` confines, as the run's uid and gid.
 // sandbox-init finds Command[0] itself, as the run's user in Dir.
-func (m *Manager) sandboxSpec(prep *execPrepared, plan *policy.Plan) (sandbox.Spec, error) {
+func (m *Manager) sandboxSpec(prep *execPrepared, plan *policy.Plan) (sandbox.Launch, error) {
 	req := prep.req.Exec
 	dir := req.Dir
 	if dir == "" {
@@ -257,7 +257,7 @@ func (m *Manager) sandboxSpec(prep *execPrepared, plan *policy.Plan) (sandbox.Sp
 			// run gets no io_uring (libuv and liburing fall back).
 			f, err := noIOUringFilter()
 			if err != nil {
-				return sandbox.Spec{}, err
+				return sandbox.Launch{}, err
 			}
 			opts = append(opts, sandbox.Seccomp(f))
 		}
@@ -267,7 +267,7 @@ func (m *Manager) sandboxSpec(prep *execPrepared, plan *policy.Plan) (sandbox.Sp
 	}
 	c, err := sandbox.NewConfinement(opts...)
 	if err != nil {
-		return sandbox.Spec{}, err
+		return sandbox.Launch{}, err
 	}
-	return c.Spec(sandbox.Command{Path: req.Command[0], Args: req.Command, Env: req.Env, Dir: dir}), nil
+	return c.Confine(sandbox.Command{Path: req.Command[0], Args: req.Command, Env: req.Env, Dir: dir}), nil
 }

@@ -36,7 +36,7 @@ func TestEveryABI(t *testing.T) {
 			op("abstract", name),
 			op("read", f.secret),
 		}
-		res, c := probe(t, Spec{Plan: withSelf(t, pl), LandlockABI: abi}, ops, nil)
+		res, c := probe(t, Launch{Plan: withSelf(t, pl), LandlockABI: abi}, ops, nil)
 		if len(res) != len(ops) {
 			t.Fatalf("ABI %d: probe: %v %s", abi, c.err, c.stderr)
 		}

@@ -33,7 +33,7 @@ func TestConfinedRootCapabilities(t *testing.T) {
 	for _, c := range []struct {
 		cap  string
 		ops  func(f escapeFixture) []probeOp
-		prep func(*testing.T, escapeFixture, *escapeWorld, *Spec) func()
+		prep func(*testing.T, escapeFixture, *escapeWorld, *Launch) func()
 	}{
 		{"", nil, nil},
 		{"CAP_CHOWN", func(f escapeFixture) []probeOp {
@@ -117,7 +117,7 @@ func TestDockerCapabilitiesSurviveExec(t *testing.T) {
 		{65534, capSets{}},
 	} {
 		uid, gid := c.uid, c.uid
-		spec := Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "exec /bin/cat /proc/self/status"},
+		spec := Launch{Path: "/bin/sh", Args: []string{"sh", "-c", "exec /bin/cat /proc/self/status"},
 			UID: &uid, GID: &gid, DropCapabilities: true, NoNewPrivs: true, CloseFDs: true, Capabilities: capability.Docker}
 		res := runChild(t, spec, nil)
 		if res.err != nil || res.status != 0 {
@@ -167,7 +167,7 @@ func TestDACOverrideDoesNotBypassLandlock(t *testing.T) {
 // TestUnknownCapability: a spec naming an unknown capability fails
 // before anything runs, naming it.
 func TestUnknownCapability(t *testing.T) {
-	spec := Spec{Path: "/bin/true", Args: []string{"true"}, DropCapabilities: true, Capabilities: []string{"CAP_NOPE"}}
+	spec := Launch{Path: "/bin/true", Args: []string{"true"}, DropCapabilities: true, Capabilities: []string{"CAP_NOPE"}}
 	res := runChild(t, spec, nil)
 	var ie *InitError
 	if !errors.As(res.err, &ie) || ie.Stage != StageSpec || !strings.Contains(ie.Msg, `"CAP_NOPE"`) {

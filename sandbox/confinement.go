@@ -13,17 +13,17 @@ import (
 // no_new_privs, the capability set, an identity, the descriptors and
 // paths the tree keeps, unix-socket connects, the reaper), assembled
 // from options, as go-landlock assembles a ruleset. It is the one place
-// a Spec's restrictions are put together: NewConfinement checks that
-// they fit, Spec fills in the command. The zero value (NewConfinement
+// a Launch's restrictions are put together: NewConfinement checks that
+// they fit, Confine fills in the command. The zero value (NewConfinement
 // without options) restricts nothing.
 //
 //	c, err := sandbox.NewConfinement(sandbox.Confined(plan, filter), sandbox.Identity(uid, gid))
-//	spec := c.Spec(sandbox.Command{Path: argv[0], Args: argv, Env: env, Dir: dir})
+//	spec := c.Confine(sandbox.Command{Path: argv[0], Args: argv, Env: env, Dir: dir})
 //
-// A new mechanism is a new Spec field that sandbox-init applies and one
+// A new mechanism is a new Launch field that sandbox-init applies and one
 // Option here that sets it.
 type Confinement struct {
-	spec Spec
+	spec Launch
 	// profile, set by SeccompProfile, is compiled once every option is
 	// in (WithoutOpenat2Agent changes it first).
 	profile     *Profile
@@ -35,7 +35,7 @@ type Confinement struct {
 type Option func(*Confinement) error
 
 // Command is what a Confinement confines: the program and its arguments,
-// environment and working directory (see Spec's fields of those names).
+// environment and working directory (see Launch's fields of those names).
 type Command struct {
 	Path string
 	Args []string
@@ -86,9 +86,9 @@ func (c *Confinement) finish() error {
 	return nil
 }
 
-// Spec is the sandbox-init spec that confines cmd: the Confinement's
-// restrictions (copied: specs of one Confinement share nothing) and cmd.
-func (c *Confinement) Spec(cmd Command) Spec {
+// Confine returns the Launch that confines cmd: the Confinement's
+// restrictions (copied: launches of one Confinement share nothing) and cmd.
+func (c *Confinement) Confine(cmd Command) Launch {
 	s := c.spec
 	s.HidePaths = slices.Clone(s.HidePaths)
 	s.Capabilities = slices.Clone(s.Capabilities)
@@ -168,7 +168,7 @@ func NoNewPrivs() Option {
 }
 
 // DropCapabilities leaves the tree no capability but those Capabilities
-// names (see Spec.DropCapabilities).
+// names (see Launch.DropCapabilities).
 func DropCapabilities() Option {
 	return func(c *Confinement) error { c.spec.DropCapabilities = true; return nil }
 }
@@ -205,7 +205,7 @@ func CloseInheritedFDs() Option {
 	return func(c *Confinement) error { c.spec.CloseFDs = true; return nil }
 }
 
-// HidePaths hides paths from the tree (see Spec.HidePaths; needs a
+// HidePaths hides paths from the tree (see Launch.HidePaths; needs a
 // mount namespace of the tree's own).
 func HidePaths(paths ...string) Option {
 	return func(c *Confinement) error {
@@ -216,19 +216,19 @@ func HidePaths(paths ...string) Option {
 
 // RefuseUnixConnect, when refuse is true, keeps the tree from connecting
 // to pathname unix sockets its plan does not grant (see
-// Spec.RefuseUnixConnect): the tree's network confinement on the host.
+// Launch.RefuseUnixConnect): the tree's network confinement on the host.
 func RefuseUnixConnect(refuse bool) Option {
 	return func(c *Confinement) error { c.spec.RefuseUnixConnect = refuse; return nil }
 }
 
-// WaitTree keeps sandbox-init as the tree's reaper (see Spec.WaitTree)
+// WaitTree keeps sandbox-init as the tree's reaper (see Launch.WaitTree)
 // when wait is true.
 func WaitTree(wait bool) Option {
 	return func(c *Confinement) error { c.spec.WaitTree = wait; return nil }
 }
 
 // ReportExit keeps the reaper (WaitTree) and reports the command's start
-// and end on the gate's status pipe (see Spec.ReportExit).
+// and end on the gate's status pipe (see Launch.ReportExit).
 func ReportExit() Option {
 	return func(c *Confinement) error { c.spec.WaitTree, c.spec.ReportExit = true, true; return nil }
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TestNewConfinement: each option sets its mechanism, options compose,
-// and the command is filled in by Spec (pure assembly, no kernel).
+// and the command is filled in by Confine (pure assembly, no kernel).
 func TestNewConfinement(t *testing.T) {
 	root, err := policy.NewRoot(t.TempDir())
 	if err != nil {
@@ -29,37 +29,37 @@ func TestNewConfinement(t *testing.T) {
 	}
 	uid, gid := 1000, 1001
 	cmd := Command{Path: "sh", Args: []string{"sh", "-c", "true"}, Env: []string{"A=1"}, Dir: "/w"}
-	withCmd := func(s Spec) Spec { s.Path, s.Args, s.Env, s.Dir = cmd.Path, cmd.Args, cmd.Env, cmd.Dir; return s }
+	withCmd := func(s Launch) Launch { s.Path, s.Args, s.Env, s.Dir = cmd.Path, cmd.Args, cmd.Env, cmd.Dir; return s }
 	for _, tc := range []struct {
 		name string
 		opts []Option
-		want Spec
+		want Launch
 	}{
-		{"nothing", nil, Spec{}},
+		{"nothing", nil, Launch{}},
 		{"exec's confinement", []Option{Confined(plan, filter)},
-			Spec{Plan: plan, Seccomp: filter, CloseFDs: true, DropCapabilities: true, NoNewPrivs: true}},
+			Launch{Plan: plan, Seccomp: filter, CloseFDs: true, DropCapabilities: true, NoNewPrivs: true}},
 		{"exec's without a plan or filter", []Option{Confined(nil, nil)},
-			Spec{CloseFDs: true, DropCapabilities: true, NoNewPrivs: true}},
+			Launch{CloseFDs: true, DropCapabilities: true, NoNewPrivs: true}},
 		{"a daemon run", []Option{AllowUnenforced(true), Identity(uid, gid), WaitTree(true), HidePaths("/a", "/b"),
 			Capabilities("CAP_CHOWN"), RefuseUnixConnect(true), Confined(plan, filter)},
-			Spec{Plan: plan, Seccomp: filter, CloseFDs: true, DropCapabilities: true, NoNewPrivs: true, AllowUnenforced: true,
+			Launch{Plan: plan, Seccomp: filter, CloseFDs: true, DropCapabilities: true, NoNewPrivs: true, AllowUnenforced: true,
 				UID: &uid, GID: &gid, WaitTree: true, HidePaths: []string{"/a", "/b"}, Capabilities: []string{"CAP_CHOWN"},
 				RefuseUnixConnect: true}},
 		{"a verifier", []Option{CloseInheritedFDs(), Capabilities("CAP_NET_RAW", "CAP_CHOWN"), Capabilities("CAP_CHOWN")},
-			Spec{CloseFDs: true, DropCapabilities: true, Capabilities: []string{"CAP_NET_RAW", "CAP_CHOWN"}}},
+			Launch{CloseFDs: true, DropCapabilities: true, Capabilities: []string{"CAP_NET_RAW", "CAP_CHOWN"}}},
 		{"an agent with groups", []Option{Identity(uid, gid, 5, 6), Landlock(plan), LandlockABI(3)},
-			Spec{UID: &uid, GID: &gid, Groups: []int{5, 6}, Plan: plan, LandlockABI: 3, NoNewPrivs: true}},
-		{"a filter alone sets no_new_privs", []Option{Seccomp(filter)}, Spec{Seccomp: filter, NoNewPrivs: true}},
-		{"a kept tree", []Option{ReportExit()}, Spec{WaitTree: true, ReportExit: true}},
-		{"the plan compiled here", []Option{LandlockPolicy(pol, policy.DefaultBaseline(), root)}, Spec{Plan: plan, NoNewPrivs: true}},
-		{"the last identity wins", []Option{Identity(0, 0, 9), Identity(uid, gid)}, Spec{UID: &uid, GID: &gid, Groups: []int{}}},
+			Launch{UID: &uid, GID: &gid, Groups: []int{5, 6}, Plan: plan, LandlockABI: 3, NoNewPrivs: true}},
+		{"a filter alone sets no_new_privs", []Option{Seccomp(filter)}, Launch{Seccomp: filter, NoNewPrivs: true}},
+		{"a kept tree", []Option{ReportExit()}, Launch{WaitTree: true, ReportExit: true}},
+		{"the plan compiled here", []Option{LandlockPolicy(pol, policy.DefaultBaseline(), root)}, Launch{Plan: plan, NoNewPrivs: true}},
+		{"the last identity wins", []Option{Identity(0, 0, 9), Identity(uid, gid)}, Launch{UID: &uid, GID: &gid, Groups: []int{}}},
 	} {
 		c, err := NewConfinement(tc.opts...)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		got := c.Spec(cmd)
+		got := c.Confine(cmd)
 		want := withCmd(tc.want)
 		if len(want.Groups) == 0 && len(got.Groups) == 0 {
 			got.Groups, want.Groups = nil, nil
@@ -118,7 +118,7 @@ func TestConfinementOpenat2Agent(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		s := c.Spec(Command{})
+		s := c.Confine(Command{})
 		if s.Seccomp == nil || s.Seccomp.Notifies() != tc.agent || !s.NoNewPrivs {
 			t.Errorf("%s: filter %v, agent %v; want agent %v", tc.name, s.Seccomp != nil, s.Seccomp != nil && s.Seccomp.Notifies(), tc.agent)
 		}
@@ -141,7 +141,7 @@ func TestConfinementSpecsShareNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := c.Spec(Command{}), c.Spec(Command{})
+	a, b := c.Confine(Command{}), c.Confine(Command{})
 	a.Capabilities[0], a.HidePaths[0], a.Groups[0], *a.UID = "CAP_SYS_ADMIN", "/", 0, 0
 	if b.Capabilities[0] != "CAP_CHOWN" || b.HidePaths[0] != "/x" || b.Groups[0] != 3 || *b.UID != 1 {
 		t.Errorf("a change to one spec reached the other: %+v", b)

@@ -9,13 +9,13 @@
 // strictly: a field it does not know fails the run rather than being
 // left out.
 //
-// A Spec is assembled by NewConfinement (confinement.go), the one
+// A Launch is assembled by NewConfinement (confinement.go), the one
 // builder of what sandbox-init applies: each mechanism is an Option
 // (Landlock or LandlockPolicy, Seccomp or SeccompProfile and
 // WithoutOpenat2Agent, NoNewPrivs, Capabilities, Identity,
 // CloseInheritedFDs, HidePaths, RefuseUnixConnect, WaitTree, ReportExit;
 // Confined is the set `authbench exec` applies), checked together, and
-// Confinement.Spec fills in the command. A new mechanism is a Spec field
+// Confinement.Confine fills in the command. A new mechanism is a Launch field
 // sandbox-init applies and one Option.
 //
 // The parent uses Start to create the gated child and Child.Release to
@@ -31,14 +31,14 @@
 //
 //  1. spec: read and validate the spec (unknown capability names fail
 //     here); inherited descriptors above stderr are closed at exec.
-//  2. mount: with Spec.HidePaths, the exec thread moves to a mount
+//  2. mount: with Launch.HidePaths, the exec thread moves to a mount
 //     namespace of its own, makes every mount private and covers each
 //     hidden directory with an empty read-only tmpfs, and any other
 //     hidden file with /dev/null bound read-only (LaunchOptions.
 //     OwnMountNamespace also starts the process in a new namespace).
 //  3. landlock: enforce a policy.Plan on the exec thread (the command
 //     inherits its domain; the other threads end at the exec), on every
-//     thread of a reaper that stays (Spec.WaitTree), while still root
+//     thread of a reaper that stays (Launch.WaitTree), while still root
 //     so that rule paths only root can open can be added (rights and ABI
 //     versions are the data table in landlock_abi.go, and so are the
 //     known errata: a kernel without a fix is used as the lower ABI
@@ -49,7 +49,7 @@
 //     Run-time rules (paths below a mount the container sets up) are
 //     placed here, after the mounts: a missing path is skipped, a file
 //     keeps only file rights.
-//  4. capabilities: the tree keeps only Spec.Capabilities (none by
+//  4. capabilities: the tree keeps only Launch.Capabilities (none by
 //     default, uid 0 included), the way Docker gives a container its
 //     set: the bounding set is reduced to them and the ambient and
 //     inheritable sets cleared; after the identity change a uid-0 tree
@@ -59,13 +59,13 @@
 //     at the uid change. Landlock confines files whatever the
 //     capabilities (CAP_DAC_OVERRIDE included).
 //  5. identity: drop to the uid/gid with exactly the supplementary
-//     groups of Spec.Groups (none when empty; groups need a uid and gid).
-//  6. chdir: enter Spec.Dir as that identity, under Landlock: a member
+//     groups of Launch.Groups (none when empty; groups need a uid and gid).
+//  6. chdir: enter Launch.Dir as that identity, under Landlock: a member
 //     cannot start in a directory it could not enter itself.
 //  7. no_new_privs, then 8. seccomp (TSYNC), last, so that the filter
 //     only has to allow what remains.
-//  9. lookup and exec: Spec.Path is absolute, relative with a "/"
-//     (against Dir), or a bare name searched in the PATH of Spec.Env
+//  9. lookup and exec: Launch.Path is absolute, relative with a "/"
+//     (against Dir), or a bare name searched in the PATH of Launch.Env
 //     (policy.DefaultPath if none; empty and relative entries skipped) like
 //     execvp: every candidate is execve'd as the final process, missing
 //     ones skipped, EACCES remembered. No check happens before the use,

@@ -37,7 +37,7 @@ func requireTracer(t *testing.T) *tracer.Tracer {
 }
 
 // runTraced runs spec like runChild, tracing the command's tree.
-func runTraced(t *testing.T, tr *tracer.Tracer, spec Spec) (childResult, []trace.Event) {
+func runTraced(t *testing.T, tr *tracer.Tracer, spec Launch) (childResult, []trace.Event) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	c, err := Start(testBinary(t), spec, strings.NewReader(""), &out, &errb)
@@ -73,7 +73,7 @@ func runTraced(t *testing.T, tr *tracer.Tracer, spec Spec) (childResult, []trace
 
 // detectLdsoExec reruns the loader technique traced and looks for the
 // program's execution through the loader in the events.
-func detectLdsoExec(t *testing.T, f escapeFixture, spec Spec) (bool, string) {
+func detectLdsoExec(t *testing.T, f escapeFixture, spec Launch) (bool, string) {
 	tr := requireTracer(t)
 	c, events := runTraced(t, tr, spec)
 	prog := f.readonly + "/prog"
@@ -123,7 +123,7 @@ __attribute__((constructor)) static void ran(void) {
 // withPreloadedLibrary builds the library into the writable dir (as an
 // agent that may write there would) and names it in LD_PRELOAD: Landlock's
 // EXECUTE governs execve only, so the allowed program maps and runs it.
-func withPreloadedLibrary(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+func withPreloadedLibrary(t *testing.T, f escapeFixture, _ *escapeWorld, s *Launch) func() {
 	src := f.x + "/preload.c"
 	if err := os.WriteFile(src, []byte(preloadedLibrary), 0o644); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func withPreloadedLibrary(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec
 
 // detectMmapExec reruns the technique traced and looks for the library
 // mapped executable in the events.
-func detectMmapExec(t *testing.T, f escapeFixture, spec Spec) (bool, string) {
+func detectMmapExec(t *testing.T, f escapeFixture, spec Launch) (bool, string) {
 	tr := requireTracer(t)
 	_, events := runTraced(t, tr, spec)
 	lib := f.allowed + "/libpreload.so"

@@ -199,12 +199,12 @@ type technique struct {
 	// cmd, instead of a probe, runs this command (path, argv).
 	cmd func(f escapeFixture, w *escapeWorld) (string, []string)
 	// prepare adjusts the spec and may return a cleanup.
-	prepare func(t *testing.T, f escapeFixture, w *escapeWorld, s *Spec) func()
+	prepare func(t *testing.T, f escapeFixture, w *escapeWorld, s *Launch) func()
 	// escaped judges the outcome: true when the technique got out.
 	escaped func(res []probeResult, c childResult, w *escapeWorld) bool
 	// detect, when set, reruns the technique traced and looks for it in
 	// the trace: a technique that ran but was seen is detected.
-	detect func(t *testing.T, f escapeFixture, spec Spec) (bool, string)
+	detect func(t *testing.T, f escapeFixture, spec Launch) (bool, string)
 }
 
 // lastOpSucceeded is the usual judgement: the final operation worked.
@@ -321,7 +321,7 @@ var techniques = []technique{
 		cmd: func(f escapeFixture, _ *escapeWorld) (string, []string) {
 			return f.allowed + "/suid-id", []string{"id", "-u"}
 		},
-		prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+		prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, s *Launch) func() {
 			if _, err := os.Stat(f.allowed + "/suid-id"); err != nil {
 				t.Skipf("no setuid copy of id: %v", err)
 			}
@@ -351,7 +351,7 @@ var techniques = []technique{
 	}, detect: detectLdsoExec},
 	{name: "ld.so behind a symlink with another name", cmd: func(f escapeFixture, _ *escapeWorld) (string, []string) {
 		return f.allowed + "/innocent", []string{"innocent", f.readonly + "/prog"}
-	}, prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, _ *Spec) func() {
+	}, prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, _ *Launch) func() {
 		if err := os.Symlink(loaderPath(), f.allowed+"/innocent"); err != nil {
 			t.Fatal(err)
 		}
@@ -435,8 +435,8 @@ var techniques = []technique{
 const otherUID = 4242
 
 // withOtherUIDFile makes X/dir/other.txt, owned by otherUID, mode 0600.
-func withOtherUIDFile(dir string) func(*testing.T, escapeFixture, *escapeWorld, *Spec) func() {
-	return func(t *testing.T, f escapeFixture, _ *escapeWorld, _ *Spec) func() {
+func withOtherUIDFile(dir string) func(*testing.T, escapeFixture, *escapeWorld, *Launch) func() {
+	return func(t *testing.T, f escapeFixture, _ *escapeWorld, _ *Launch) func() {
 		p := f.x + "/" + dir + "/other.txt"
 		if err := os.WriteFile(p, []byte("OTHER"), 0o600); err != nil {
 			t.Fatal(err)
@@ -465,7 +465,7 @@ func loaderPath() string {
 	return "/lib64/ld-linux-x86-64.so.2"
 }
 
-func withPtyStdin(t *testing.T, _ escapeFixture, w *escapeWorld, s *Spec) func() {
+func withPtyStdin(t *testing.T, _ escapeFixture, w *escapeWorld, s *Launch) func() {
 	if w.ptySlave == nil {
 		t.Skip("no pseudo-terminal")
 	}
@@ -477,7 +477,7 @@ var inheritedFD int
 
 // withInheritedFD opens a forbidden file for writing without
 // close-on-exec, as a shell's "5<>file" would, so the sandbox inherits it.
-func withInheritedFD(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+func withInheritedFD(t *testing.T, f escapeFixture, _ *escapeWorld, s *Launch) func() {
 	fd, err := unix.Open(f.secret, unix.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -489,9 +489,9 @@ func withInheritedFD(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) fun
 // escapeSpec is the sandbox every technique runs in: the default
 // baseline, the default seccomp profile, descriptors closed, capabilities
 // dropped.
-func escapeSpec(t *testing.T, f escapeFixture, filter *Filter) Spec {
+func escapeSpec(t *testing.T, f escapeFixture, filter *Filter) Launch {
 	pl := hostPlan(t, f.policy(), policy.DefaultBaseline())
-	return Spec{}.Confined(withSelf(t, pl), filter)
+	return Launch{}.Confined(withSelf(t, pl), filter)
 }
 
 // escapeRun is one technique's outcome under one configuration.
@@ -500,7 +500,7 @@ type escapeRun struct {
 	detail  string
 }
 
-func runTechnique(t *testing.T, tc technique, w *escapeWorld, variant func(*Spec)) (escapeRun, escapeFixture, Spec) {
+func runTechnique(t *testing.T, tc technique, w *escapeWorld, variant func(*Launch)) (escapeRun, escapeFixture, Launch) {
 	f := newEscapeFixture(t)
 	filter, err := CompileProfile(DefaultProfile(), CompileOptions{Capabilities: capability.Held(nil)})
 	if err != nil {
@@ -573,7 +573,7 @@ func runTechnique(t *testing.T, tc technique, w *escapeWorld, variant func(*Spec
 // judgeRun is a run's verdict: blocked, or escaped unless the trace
 // shows the technique (detected); the detection's account is added to
 // the run's detail.
-func judgeRun(t *testing.T, tc technique, r *escapeRun, f escapeFixture, spec Spec) string {
+func judgeRun(t *testing.T, tc technique, r *escapeRun, f escapeFixture, spec Launch) string {
 	if !r.escaped {
 		return verdictBlocked
 	}
@@ -615,8 +615,8 @@ func TestEscape(t *testing.T) {
 			}
 			full, f, spec := runTechnique(t, tc, w, nil)
 			verdict := judgeRun(t, tc, &full, f, spec)
-			noSeccomp, _, _ := runTechnique(t, tc, w, func(s *Spec) { s.Seccomp = nil })
-			noLandlock, _, _ := runTechnique(t, tc, w, func(s *Spec) { s.Plan = nil })
+			noSeccomp, _, _ := runTechnique(t, tc, w, func(s *Launch) { s.Seccomp = nil })
+			noLandlock, _, _ := runTechnique(t, tc, w, func(s *Launch) { s.Plan = nil })
 			word := func(r escapeRun) string {
 				if r.escaped {
 					return "escapes"

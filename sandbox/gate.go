@@ -18,7 +18,7 @@ import (
 // a Gate for a child it forks itself; a caller whose child is started by
 // someone else (runc run --preserve-fds 2) passes ChildFiles to it.
 type Gate struct {
-	spec   Spec
+	spec   Launch
 	specR  *os.File // child's end of the spec pipe
 	specW  *os.File
 	errR   *os.File
@@ -29,7 +29,7 @@ type Gate struct {
 }
 
 // NewGate makes the pipes of a gate for spec.
-func NewGate(spec Spec) (*Gate, error) {
+func NewGate(spec Launch) (*Gate, error) {
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox gate: spec pipe: %w", err)
@@ -107,7 +107,7 @@ func (g *Gate) Release() error {
 // is placed at run time) and drops what only a reader of the plan needs
 // (the patterns each rule came from, widenings, warnings), which
 // sandbox-init would decode for nothing.
-func (s Spec) wire() Spec {
+func (s Launch) wire() Launch {
 	if s.Plan == nil {
 		return s
 	}

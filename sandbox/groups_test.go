@@ -31,7 +31,7 @@ func TestSupplementaryGroups(t *testing.T) {
 		{[]int{user, 4343}, "Groups:\t4343 54321", true},
 		{[]int{user, 4444}, "Groups:\t4444 54321", false},
 	} {
-		spec := Spec{Path: dir + "/prog", Args: []string{"prog"}, Dir: dir, UID: &user, GID: &user, Groups: tc.groups}
+		spec := Launch{Path: dir + "/prog", Args: []string{"prog"}, Dir: dir, UID: &user, GID: &user, Groups: tc.groups}
 		res := runChild(t, spec, nil)
 		if res.err != nil {
 			t.Fatalf("groups %v: %v", tc.groups, res.err)
@@ -48,6 +48,6 @@ func TestSupplementaryGroups(t *testing.T) {
 
 // TestGroupsNeedIdentity: groups without a uid and gid are refused.
 func TestGroupsNeedIdentity(t *testing.T) {
-	res := runChild(t, Spec{Path: "/bin/true", Args: []string{"true"}, Groups: []int{5}}, nil)
+	res := runChild(t, Launch{Path: "/bin/true", Args: []string{"true"}, Groups: []int{5}}, nil)
 	wantInitError(t, res, StageSpec, 0, ExitNotConfined)
 }

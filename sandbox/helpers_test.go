@@ -20,12 +20,12 @@ import (
 // operations and prints their outcomes as JSON.
 const probeEnv = "AUTHBENCH_SANDBOX_PROBE"
 
-// execEnv makes the test binary call Exec with the JSON Spec it holds
+// execEnv makes the test binary call Exec with the JSON Launch it holds
 // and print the error Exec returns as JSON (see TestExecInitError).
 const execEnv = "AUTHBENCH_SANDBOX_EXEC"
 
 func runExec(data string) int {
-	var spec Spec
+	var spec Launch
 	if err := json.Unmarshal([]byte(data), &spec); err != nil {
 		return 2
 	}
@@ -173,13 +173,13 @@ type childResult struct {
 }
 
 // runChild runs spec under sandbox-init (the test binary) and waits.
-func runChild(t testing.TB, spec Spec, stdin io.Reader) childResult {
+func runChild(t testing.TB, spec Launch, stdin io.Reader) childResult {
 	t.Helper()
 	return runChildWith(t, spec, LaunchOptions{}, stdin)
 }
 
 // runChildWith is runChild with launch options.
-func runChildWith(t testing.TB, spec Spec, opts LaunchOptions, stdin io.Reader) childResult {
+func runChildWith(t testing.TB, spec Launch, opts LaunchOptions, stdin io.Reader) childResult {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if stdin == nil {
@@ -199,19 +199,19 @@ func runChildWith(t testing.TB, spec Spec, opts LaunchOptions, stdin io.Reader) 
 
 // probe runs ops in a child restricted by spec (whose Path and Args are
 // set to the probe) and returns one result per op.
-func probe(t testing.TB, spec Spec, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
+func probe(t testing.TB, spec Launch, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
 	t.Helper()
 	return probeWith(t, spec, LaunchOptions{}, ops, stdin)
 }
 
 // probeWith is probe with launch options.
-func probeWith(t testing.TB, spec Spec, opts LaunchOptions, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
+func probeWith(t testing.TB, spec Launch, opts LaunchOptions, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
 	t.Helper()
 	return probeAt(t, spec, opts, testBinary(t), ops, stdin)
 }
 
 // probeAt is probeWith with the probe (a copy of the test binary) at bin.
-func probeAt(t testing.TB, spec Spec, opts LaunchOptions, bin string, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
+func probeAt(t testing.TB, spec Launch, opts LaunchOptions, bin string, ops []probeOp, stdin io.Reader) ([]probeResult, childResult) {
 	t.Helper()
 	data, err := json.Marshal(ops)
 	if err != nil {

@@ -66,10 +66,10 @@ func initAndExec() *InitError {
 // sandbox-init does not know fails it: a launcher newer than the
 // authbench-sandbox-init next to it may be asking for a restriction
 // that would otherwise be silently left out.
-func decodeSpec(r io.Reader) (*Spec, error) {
+func decodeSpec(r io.Reader) (*Launch, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
-	var spec Spec
+	var spec Launch
 	if err := dec.Decode(&spec); err != nil {
 		return nil, fmt.Errorf("read spec (is %s from the same build as authbench?): %w", InitBinaryName, err)
 	}
@@ -81,14 +81,14 @@ func decodeSpec(r io.Reader) (*Spec, error) {
 // callers that have nothing to do between the restrictions and the exec
 // (no tracer to register the pid with). It returns only on failure, with
 // an *InitError.
-func Exec(spec Spec) error {
+func Exec(spec Launch) error {
 	runtime.LockOSThread() // never unlocked: this thread execs
 	return becomeCommand(&spec)
 }
 
 // becomeCommand restricts the process and execs the command (see doc.go
 // for the order of the steps). It returns only on failure.
-func becomeCommand(spec *Spec) *InitError {
+func becomeCommand(spec *Launch) *InitError {
 	if err := restrict(spec); err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func becomeCommand(spec *Spec) *InitError {
 // (entered as the final identity, through Landlock); no_new_privs;
 // seccomp last, so the filter only has to allow what remains (the exec,
 // which also looks the program up).
-func restrict(spec *Spec) *InitError {
+func restrict(spec *Launch) *InitError {
 	granted, ierr := checkSpec(spec)
 	if ierr != nil {
 		return ierr
@@ -201,7 +201,7 @@ func restrict(spec *Spec) *InitError {
 
 // checkSpec refuses a spec whose fields do not go together and returns
 // the capabilities it grants.
-func checkSpec(spec *Spec) ([]int, *InitError) {
+func checkSpec(spec *Launch) ([]int, *InitError) {
 	if (spec.UID == nil) != (spec.GID == nil) {
 		return nil, &InitError{Stage: StageSpec, Msg: "uid and gid must be given together"}
 	}
@@ -240,7 +240,7 @@ func underSeccompFilter() bool {
 
 // execError explains a failed exec; a refusal by Landlock is the common
 // case of a policy without an execute rule for the command.
-func execError(spec *Spec, stage InitStage, path string, err error) *InitError {
+func execError(spec *Launch, stage InitStage, path string, err error) *InitError {
 	ie := initError(stage, path, err)
 	if errors.Is(err, unix.EACCES) && spec.Plan != nil {
 		ie.Hint = "the policy has no execute rule for it, or for its interpreter"

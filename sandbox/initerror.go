@@ -23,7 +23,7 @@ const (
 	StageCapabilities InitStage = "capabilities"
 	// StageIdentity: changing uid and gid.
 	StageIdentity InitStage = "identity"
-	// StageChdir: entering Spec.Dir as the final identity.
+	// StageChdir: entering Launch.Dir as the final identity.
 	StageChdir InitStage = "chdir"
 	// StageLookup: searching a bare program name in PATH.
 	StageLookup InitStage = "lookup"

@@ -97,13 +97,13 @@ func TestInitErrorUnwrap(t *testing.T) {
 func TestExecInitError(t *testing.T) {
 	dir := fixtureDir(t)
 	for _, c := range []struct {
-		spec  Spec
+		spec  Launch
 		stage InitStage
 		errno syscall.Errno
 	}{
-		{Spec{Path: "nosuchprog", Args: []string{"nosuchprog"}, Env: []string{"PATH=" + dir}}, StageLookup, syscall.ENOENT},
-		{Spec{Path: "/bin/true", Args: []string{"true"}, Dir: dir + "/missing"}, StageChdir, syscall.ENOENT},
-		{Spec{Path: dir, Args: []string{"x"}}, StageExec, syscall.EACCES},
+		{Launch{Path: "nosuchprog", Args: []string{"nosuchprog"}, Env: []string{"PATH=" + dir}}, StageLookup, syscall.ENOENT},
+		{Launch{Path: "/bin/true", Args: []string{"true"}, Dir: dir + "/missing"}, StageChdir, syscall.ENOENT},
+		{Launch{Path: dir, Args: []string{"x"}}, StageExec, syscall.EACCES},
 	} {
 		data, err := json.Marshal(c.spec)
 		if err != nil {
@@ -124,11 +124,11 @@ func TestExecInitError(t *testing.T) {
 func TestReleaseProcessInitError(t *testing.T) {
 	dir := fixtureDir(t)
 	for _, c := range []struct {
-		spec  Spec
+		spec  Launch
 		stage InitStage
 	}{
-		{Spec{Path: dir + "/missing", Args: []string{"missing"}}, StageExec},
-		{Spec{Path: "/bin/sleep", Args: []string{"sleep", "0.2"}}, ""},
+		{Launch{Path: dir + "/missing", Args: []string{"missing"}}, StageExec},
+		{Launch{Path: "/bin/sleep", Args: []string{"sleep", "0.2"}}, ""},
 	} {
 		gate, err := NewGate(c.spec)
 		if err != nil {

@@ -109,7 +109,7 @@ func TestStartUsesHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	child, err := Start(self, Spec{Path: "/bin/echo", Args: []string{"echo", "from the helper"}, Env: os.Environ()}, nil, &out, os.Stderr)
+	child, err := Start(self, Launch{Path: "/bin/echo", Args: []string{"echo", "from the helper"}, Env: os.Environ()}, nil, &out, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestDecodeSpecUnknownField(t *testing.T) {
 }
 
 // TestSpecRoundTrip: everything a launcher sends decodes strictly (no
-// field of Spec, a Plan or a Filter marshals under a name that the
+// field of Launch, a Plan or a Filter marshals under a name that the
 // strict decoder would refuse).
 func TestSpecRoundTrip(t *testing.T) {
 	f, err := DefaultFilter()
@@ -163,7 +163,7 @@ func TestSpecRoundTrip(t *testing.T) {
 	}
 	uid, gid := 65534, 65534
 	plan := hostPlan(t, `{"read":["/etc/**"],"write":["/tmp/**"],"execute":["/bin/true"]}`, policy.DefaultBaseline())
-	spec := Spec{Path: "true", Args: []string{"true"}, Env: []string{"A=b"}, Dir: "/", HidePaths: []string{"/run/x.sock"},
+	spec := Launch{Path: "true", Args: []string{"true"}, Env: []string{"A=b"}, Dir: "/", HidePaths: []string{"/run/x.sock"},
 		AllowUnenforced: true, LandlockABI: 3, Capabilities: []string{"CAP_CHOWN"}, UID: &uid, GID: &gid, Groups: []int{1, 2},
 		WaitTree: true, ReportExit: true}.Confined(plan, f)
 	data, err := json.Marshal(spec) // as Gate.Release sends it
@@ -188,7 +188,7 @@ func TestSpecWire(t *testing.T) {
 		t.Fatalf("fixture: the plan should have widenings and warnings: %d, %d", len(plan.Wider), len(plan.Warnings))
 	}
 	plan.Rules[0].Runtime = true
-	spec := Spec{Path: "/bin/true"}.Confined(plan, nil)
+	spec := Launch{Path: "/bin/true"}.Confined(plan, nil)
 	w := spec.wire()
 	if w.Plan == plan || len(w.Plan.Rules) != len(plan.Rules) {
 		t.Fatalf("wire plan = %+v", w.Plan)
@@ -205,7 +205,7 @@ func TestSpecWire(t *testing.T) {
 	if w.Plan.Wider != nil || w.Plan.Warnings != nil || w.Plan.Root != plan.Root || w.Plan.Semantics != plan.Semantics {
 		t.Errorf("wire plan header = %+v", w.Plan)
 	}
-	if (Spec{Path: "/bin/true"}).wire().Plan != nil {
+	if (Launch{Path: "/bin/true"}).wire().Plan != nil {
 		t.Error("a spec without a plan gained one")
 	}
 	data, err := json.Marshal(w)

@@ -31,15 +31,15 @@ const InitBinaryName = "authbench-sandbox-init"
 
 // Descriptor numbers of the two pipes as seen by sandbox-init.
 const (
-	specFD  = 3 // parent → child: the JSON Spec, then EOF (the release)
+	specFD  = 3 // parent → child: the JSON Launch, then EOF (the release)
 	errorFD = 4 // child → parent: an error message before exec, else EOF
-	// statusFD (Spec.ReportExit only): child → parent: "started" once the
+	// statusFD (Launch.ReportExit only): child → parent: "started" once the
 	// command runs, then "exit N" when it ended (N as a shell reports it).
 	statusFD = 5
 )
 
-// Spec is everything sandbox-init needs to become the target command.
-type Spec struct {
+// Launch is everything sandbox-init needs to become the target command.
+type Launch struct {
 	// Path is the program to exec: an absolute path, a relative path
 	// containing a "/" (resolved against Dir, as a shell does), or a bare
 	// name searched in the PATH of Env (policy.DefaultPath when Env has none;
@@ -120,13 +120,13 @@ type Spec struct {
 type Child struct {
 	cmd  *exec.Cmd
 	gate *Gate
-	spec Spec
+	spec Launch
 }
 
 // Start launches self (the authbench binary) as sandbox-init for spec,
 // stopped at the gate. The caller must call Release (or Kill) and Wait.
 // stdio are the child's stdin, stdout and stderr.
-func Start(self string, spec Spec, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
+func Start(self string, spec Launch, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
 	return StartWith(self, spec, LaunchOptions{}, stdin, stdout, stderr)
 }
 
@@ -137,13 +137,13 @@ type LaunchOptions struct {
 	// parent (the parent-death signal).
 	OwnPIDNamespace bool
 	// OwnMountNamespace starts it in a new mount namespace (CLONE_NEWNS;
-	// only possible as root), so that Spec.HidePaths and anything else
+	// only possible as root), so that Launch.HidePaths and anything else
 	// mounted for the tree stay out of the launcher's namespace.
 	OwnMountNamespace bool
 }
 
 // StartWith is Start with launch options.
-func StartWith(self string, spec Spec, opts LaunchOptions, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
+func StartWith(self string, spec Launch, opts LaunchOptions, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
 	gate, err := NewGate(spec)
 	if err != nil {
 		return nil, fmt.Errorf("start sandbox: %w", err)
@@ -302,9 +302,9 @@ func (c *Child) Wait() (int, error) {
 // filter (nil for none; see DefaultFilter), inherited descriptors above
 // stderr closed, no capabilities but s.Capabilities (see
 // DropCapabilities), and no_new_privs. Identity changes (UID, GID) are
-// left to the caller. For tests that start from a Spec; callers build
+// left to the caller. For tests that start from a Launch; callers build
 // one with NewConfinement.
-func (s Spec) Confined(plan *policy.Plan, filter *Filter) Spec {
+func (s Launch) Confined(plan *policy.Plan, filter *Filter) Launch {
 	c := Confinement{spec: s}
 	_ = Confined(plan, filter)(&c) // its options cannot fail
 	return c.spec

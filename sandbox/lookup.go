@@ -47,14 +47,14 @@ func programCandidates(path string, env []string) (candidates []string, search b
 // permission refusal (EACCES) is remembered and the search goes on. It
 // returns only on failure: StageLookup with ENOENT (not found) or the
 // remembered EACCES for a searched name, StageExec otherwise.
-func execProgram(spec *Spec) *InitError {
+func execProgram(spec *Launch) *InitError {
 	return runProgram(spec, func(path string) error { return unix.Exec(path, spec.Args, spec.Env) })
 }
 
 // runProgram looks the program up as execProgram does, calling run
 // (which execs or starts it) on each candidate until one does not fail
 // with ENOENT, ENOTDIR or EACCES.
-func runProgram(spec *Spec, run func(path string) error) *InitError {
+func runProgram(spec *Launch, run func(path string) error) *InitError {
 	candidates, search := programCandidates(spec.Path, spec.Env)
 	if !search {
 		if err := run(spec.Path); err != nil {

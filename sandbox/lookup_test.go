@@ -70,7 +70,7 @@ func TestChdirAsCommand(t *testing.T) {
 	}
 	writeScript(t, dir+"/prog", "ran", 0o755)
 	member := 54321 // no user of that uid is needed
-	spec := Spec{Path: dir + "/prog", Args: []string{"prog"}, Dir: private, UID: &member, GID: &member}
+	spec := Launch{Path: dir + "/prog", Args: []string{"prog"}, Dir: private, UID: &member, GID: &member}
 	wantInitError(t, runChild(t, spec, nil), StageChdir, unix.EACCES, ExitNotConfined)
 
 	spec.Dir = dir
@@ -83,7 +83,7 @@ func TestChdirAsCommand(t *testing.T) {
 func TestRelativeProgram(t *testing.T) {
 	dir := fixtureDir(t)
 	writeScript(t, dir+"/sub/prog", "relative", 0o755)
-	spec := Spec{Path: "./sub/prog", Args: []string{"./sub/prog"}, Dir: dir}
+	spec := Launch{Path: "./sub/prog", Args: []string{"./sub/prog"}, Dir: dir}
 	if res := runChild(t, spec, nil); res.err != nil || strings.TrimSpace(res.stdout) != "relative" {
 		t.Fatalf("./sub/prog in %s: err %v, stdout %q", dir, res.err, res.stdout)
 	}
@@ -99,7 +99,7 @@ func TestBareNameSearch(t *testing.T) {
 	writeScript(t, dir+"/bin/prog", "found", 0o755)
 	writeScript(t, dir+"/rel/other", "relative", 0o755)
 	path := "PATH=" + dir + "/missing:" + dir + "/noexec:" + dir + "/bin"
-	spec := Spec{Path: "prog", Args: []string{"prog"}, Env: []string{path}}
+	spec := Launch{Path: "prog", Args: []string{"prog"}, Env: []string{path}}
 	if res := runChild(t, spec, nil); res.err != nil || strings.TrimSpace(res.stdout) != "found" {
 		t.Fatalf("prog in %s: err %v, stdout %q", path, res.err, res.stdout)
 	}

@@ -48,7 +48,7 @@ func runMatrixCells(t *testing.T, pl *policy.Plan, cells []matrixCell) []bool {
 	for i, c := range cells {
 		ops[i] = c.op
 	}
-	res, child := probe(t, Spec{Plan: withSelf(t, pl), CloseFDs: true}, ops, nil)
+	res, child := probe(t, Launch{Plan: withSelf(t, pl), CloseFDs: true}, ops, nil)
 	if child.err != nil || len(res) != len(cells) {
 		t.Fatalf("probe: %v (%d of %d results)\nstderr: %s", child.err, len(res), len(cells), child.stderr)
 	}
@@ -121,7 +121,7 @@ func TestOpenAccessMatchesKernel(t *testing.T) {
 			for i, r := range rows {
 				ops[i] = probeOp{Op: "open", Path: f + "/d/" + r.file, Arg: int64(r.flags)}
 			}
-			res, child := probe(t, Spec{Plan: withSelf(t, pl), CloseFDs: true}, ops, nil)
+			res, child := probe(t, Launch{Plan: withSelf(t, pl), CloseFDs: true}, ops, nil)
 			if child.err != nil || len(res) != len(rows) {
 				t.Fatalf("probe: %v (%d of %d results)\nstderr: %s", child.err, len(res), len(rows), child.stderr)
 			}
@@ -164,7 +164,7 @@ func TestExecNeedsExecuteAndRead(t *testing.T) {
 		pl := hostPlan(t, policyDoc([]string{f + "/p.txt"}, nil, nil), policy.NoBaseline())
 		pl.Rules = append(pl.Rules, policy.Rule{Path: prog, Access: acc,
 			From: []policy.RuleSource{{Origin: policy.OriginPolicy, Axis: "execute", Pattern: prog}}})
-		res, child := probe(t, Spec{Plan: withSelf(t, pl), CloseFDs: true}, []probeOp{{Op: "exec", Path: prog}}, nil)
+		res, child := probe(t, Launch{Plan: withSelf(t, pl), CloseFDs: true}, []probeOp{{Op: "exec", Path: prog}}, nil)
 		if child.err != nil || len(res) != 1 {
 			t.Fatalf("probe: %v, stderr %s", child.err, child.stderr)
 		}

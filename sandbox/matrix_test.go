@@ -195,11 +195,11 @@ func deniedErrno(e int) bool {
 func TestBaselineOnlyPolicyRunsShell(t *testing.T) {
 	requireLandlock(t, 1)
 	pl := hostPlan(t, policyDoc(nil, nil, nil), policy.DefaultBaseline())
-	res := runChild(t, Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "true"}, Plan: pl, CloseFDs: true}, nil)
+	res := runChild(t, Launch{Path: "/bin/sh", Args: []string{"sh", "-c", "true"}, Plan: pl, CloseFDs: true}, nil)
 	if res.err != nil || res.status != 0 {
 		t.Fatalf("/bin/sh -c true: status %d, err %v, stderr %s", res.status, res.err, res.stderr)
 	}
-	res = runChild(t, Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "/usr/bin/id -u"}, Plan: pl, CloseFDs: true}, nil)
+	res = runChild(t, Launch{Path: "/bin/sh", Args: []string{"sh", "-c", "/usr/bin/id -u"}, Plan: pl, CloseFDs: true}, nil)
 	if res.status != 126 {
 		t.Fatalf("/bin/sh -c /usr/bin/id: status %d (want 126, permission denied), stderr %s", res.status, res.stderr)
 	}
@@ -212,13 +212,13 @@ func TestExecNeedsExecuteRule(t *testing.T) {
 	f := matrixFixture(t)
 	prog := f + "/d/f.txt"
 	pl := hostPlan(t, policyDoc([]string{prog}, nil, nil), policy.NoBaseline())
-	res := runChild(t, Spec{Path: prog, Args: []string{prog}, Plan: pl}, nil)
+	res := runChild(t, Launch{Path: prog, Args: []string{prog}, Plan: pl}, nil)
 	var ie *InitError
 	if res.err == nil || !strings.Contains(res.err.Error(), "no execute rule") {
 		t.Fatalf("err = %v (%T), want an exec refusal naming the execute rule", res.err, ie)
 	}
 	pl = hostPlan(t, policyDoc(nil, nil, []string{prog}), policy.NoBaseline())
-	if res := runChild(t, Spec{Path: prog, Args: []string{prog}, Plan: pl}, nil); res.err != nil || res.status != 0 {
+	if res := runChild(t, Launch{Path: prog, Args: []string{prog}, Plan: pl}, nil); res.err != nil || res.status != 0 {
 		t.Fatalf("with an execute rule: status %d err %v", res.status, res.err)
 	}
 }

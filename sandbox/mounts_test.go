@@ -27,7 +27,7 @@ func TestHidePaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		ops := []probeOp{op("read", sock), op("names", hidden), op("create", hidden+"/new"), op("read", dir+"/run-authbench/../run-authbench/daemon.sock")}
-		spec := Spec{HidePaths: []string{hidden, dir + "/missing"}}
+		spec := Launch{HidePaths: []string{hidden, dir + "/missing"}}
 		res, c := probeWith(t, spec, LaunchOptions{OwnMountNamespace: own}, ops, nil)
 		if c.err != nil {
 			t.Fatalf("own=%v: %v", own, c.err)
@@ -58,7 +58,7 @@ func TestHidePathsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := "test -S " + sock + " && echo socket; test -c " + sock + " && echo covered; cat " + dir + "/neighbour"
-	res := runChild(t, Spec{Path: "/bin/sh", Args: []string{"sh", "-c", script}, HidePaths: []string{sock}}, nil)
+	res := runChild(t, Launch{Path: "/bin/sh", Args: []string{"sh", "-c", script}, HidePaths: []string{sock}}, nil)
 	if res.err != nil || res.stdout != "covered\nhere\n" {
 		t.Fatalf("inside: err %v, stdout %q; want the socket covered by /dev/null and the neighbour readable", res.err, res.stdout)
 	}
@@ -67,7 +67,7 @@ func TestHidePathsFile(t *testing.T) {
 		t.Fatalf("outside, the socket no longer answers: %v", err)
 	}
 	c.Close()
-	res = runChild(t, Spec{Path: "/bin/true", Args: []string{"true"}, HidePaths: []string{"run"}}, nil)
+	res = runChild(t, Launch{Path: "/bin/true", Args: []string{"true"}, HidePaths: []string{"run"}}, nil)
 	var ie *InitError
 	if !errors.As(res.err, &ie) || ie.Stage != StageMount || ie.Path != "run" {
 		t.Fatalf("err %v, want a mount error on the relative path", res.err)
@@ -92,7 +92,7 @@ func TestHidePathsConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl := withSelf(t, hostPlan(t, policyDoc([]string{dir + "/**"}, nil, nil), policy.DefaultBaseline()))
-	spec := Spec{HidePaths: []string{hidden}}.Confined(pl, filter)
+	spec := Launch{HidePaths: []string{hidden}}.Confined(pl, filter)
 	ops := []probeOp{op("umount", hidden), op("read", sock)}
 	res, c := probeWith(t, spec, LaunchOptions{OwnMountNamespace: true}, ops, nil)
 	if len(res) != 2 || res[0].Errno == 0 || res[1].Errno != int(unix.ENOENT) {

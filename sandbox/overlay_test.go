@@ -162,9 +162,9 @@ func (o overlayFixture) state(t *testing.T, i int) fileState {
 
 // readOnlyOverlaySpec confines a probe to read /** and write /tmp/**
 // only, with filter (nil: no seccomp).
-func readOnlyOverlaySpec(t *testing.T, filter *Filter) Spec {
+func readOnlyOverlaySpec(t *testing.T, filter *Filter) Launch {
 	pl := hostPlan(t, policyDoc([]string{"/**"}, []string{"/tmp/**"}, nil), policy.NoBaseline())
-	return Spec{}.Confined(withSelf(t, pl), filter)
+	return Launch{}.Confined(withSelf(t, pl), filter)
 }
 
 // TestOverlayLowerFilesUnchanged: under a read-only policy and the
@@ -238,7 +238,7 @@ var escapeOverlay struct {
 
 // withOverlayLowerFile mounts an overlay on X/readonly/ovl (readable by
 // the escape policy, not writable) whose file 0 is in the lower layer.
-func withOverlayLowerFile(t *testing.T, f escapeFixture, _ *escapeWorld, _ *Spec) func() {
+func withOverlayLowerFile(t *testing.T, f escapeFixture, _ *escapeWorld, _ *Launch) func() {
 	escapeOverlay.o = newOverlayFixture(t, f.readonly+"/ovl", 1)
 	escapeOverlay.t = t
 	escapeOverlay.before = escapeOverlay.o.state(t, 0)

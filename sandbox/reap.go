@@ -16,14 +16,14 @@ var forwardedSignals = []os.Signal{
 	unix.SIGWINCH, unix.SIGCONT, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU,
 }
 
-// reapTree is sandbox-init's life as the tree's reaper (Spec.WaitTree),
+// reapTree is sandbox-init's life as the tree's reaper (Launch.WaitTree),
 // already restricted like the command: it becomes the subreaper of its
 // descendants, starts the command (looked up as execProgram does),
 // reports the start to the launcher by closing the error pipe, forwards
 // signals to the command, reaps every process of the tree and exits with
 // the command's status. It returns only when the command could not be
 // started.
-func reapTree(spec *Spec) *InitError {
+func reapTree(spec *Launch) *InitError {
 	if spec.ReportExit {
 		unix.CloseOnExec(statusFD) // the command's tree never holds it
 	}
@@ -70,7 +70,7 @@ func reapTree(spec *Spec) *InitError {
 	return nil
 }
 
-// The messages of the status pipe (Spec.ReportExit).
+// The messages of the status pipe (Launch.ReportExit).
 const (
 	statusStarted = "started"
 	statusExit    = "exit"

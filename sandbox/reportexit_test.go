@@ -12,7 +12,7 @@ import (
 // what it left running runs on (the reaper is still there), and exits
 // with the command's status once the rest of the tree has ended.
 func TestReportExitKeepsTheTree(t *testing.T) {
-	spec := Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "sleep 2 & exit 3"}, WaitTree: true, ReportExit: true}
+	spec := Launch{Path: "/bin/sh", Args: []string{"sh", "-c", "sleep 2 & exit 3"}, WaitTree: true, ReportExit: true}
 	c, err := Start(testBinary(t), spec, strings.NewReader(""), io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestReportExitKeepsTheTree(t *testing.T) {
 
 // TestReportExitNeedsWaitTree: ReportExit alone is refused.
 func TestReportExitNeedsWaitTree(t *testing.T) {
-	if _, err := checkSpec(&Spec{Path: "/bin/true", ReportExit: true}); err == nil || !strings.Contains(err.Error(), "wait_tree") {
+	if _, err := checkSpec(&Launch{Path: "/bin/true", ReportExit: true}); err == nil || !strings.Contains(err.Error(), "wait_tree") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -214,9 +214,9 @@ func BenchmarkSeccompReadTree(b *testing.B) {
 	workloads := []struct {
 		name   string
 		rounds int
-		run    func(Spec) (time.Duration, error)
+		run    func(Launch) (time.Duration, error)
 	}{
-		{"getdents64, openat+read+read+close per file (Go, raw syscalls, CPU time of the best of 3 passes)", 31, func(s Spec) (time.Duration, error) {
+		{"getdents64, openat+read+read+close per file (Go, raw syscalls, CPU time of the best of 3 passes)", 31, func(s Launch) (time.Duration, error) {
 			return readTreeProbe(b, s, tree)
 		}},
 	}
@@ -226,7 +226,7 @@ func BenchmarkSeccompReadTree(b *testing.B) {
 			for round := range w.rounds {
 				for i := range variants {
 					v := (i + round) % len(variants) // rotate the order
-					spec := Spec{NoNewPrivs: true, Seccomp: variants[v].filter}
+					spec := Launch{NoNewPrivs: true, Seccomp: variants[v].filter}
 					d, err := w.run(spec)
 					if err != nil {
 						b.Fatalf("%s, %s: %v", w.name, variants[v].name, err)
@@ -254,7 +254,7 @@ func BenchmarkSeccompReadTree(b *testing.B) {
 
 // readTreeProbe runs the readtree probe under spec and returns the CPU
 // time of its fastest pass.
-func readTreeProbe(b *testing.B, spec Spec, tree string) (time.Duration, error) {
+func readTreeProbe(b *testing.B, spec Launch, tree string) (time.Duration, error) {
 	res, c := probe(b, spec, []probeOp{{Op: "readtree", Path: tree, Arg: treeProbeRep}}, nil)
 	if c.err != nil || len(res) != 1 || res[0].Errno != 0 {
 		return 0, fmt.Errorf("probe: %v %+v %s", c.err, res, c.stderr)

@@ -58,7 +58,7 @@ type agentConfig struct {
 // see runOpenat2Agent), handing it ruleset (-1: none), the Landlock
 // ruleset this process enforces on itself. It returns this end of the
 // agent's socket.
-func startOpenat2Agent(spec *Spec, ruleset int, rulesetFlags uint32) (*os.File, error) {
+func startOpenat2Agent(spec *Launch, ruleset int, rulesetFlags uint32) (*os.File, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("openat2 agent: socketpair: %w", err)

@@ -148,7 +148,7 @@ func timedOpenat2(path string) string {
 
 // withReadRule adds a read rule for the directory dir to s's plan: a
 // rule path whose parent the tree may write.
-func withReadRule(s *Spec, dir string) {
+func withReadRule(s *Launch, dir string) {
 	cp := *s.Plan
 	cp.Rules = append(append([]policy.Rule(nil), s.Plan.Rules...), policy.Rule{
 		Path: dir, Dir: true, Access: policy.AccessReadFile | policy.AccessReadDir,
@@ -182,7 +182,7 @@ var swapTechniques = func() []technique {
 	for _, name := range []string{"symlink replacing the dir", "unlink and recreate", "rename a link over it",
 		"bind mount over the parent"} {
 		out = append(out, technique{name: "openat2 after a rule path swap: " + name,
-			prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+			prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, s *Launch) func() {
 				withReadRule(s, f.allowed+"/sub")
 				return nil
 			},
@@ -225,7 +225,7 @@ func TestOpenat2AgentRulesFixedAtStart(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			spec := Spec{}.Confined(withSelf(t, hostPlan(t, policyDoc([]string{w + "/**"}, []string{w + "/**"}, nil),
+			spec := Launch{}.Confined(withSelf(t, hostPlan(t, policyDoc([]string{w + "/**"}, []string{w + "/**"}, nil),
 				policy.DefaultBaseline())), def)
 			withReadRule(&spec, sub)
 			target := sub + "/secret.txt"
@@ -278,7 +278,7 @@ func TestOpenat2AgentConcurrencyBound(t *testing.T) {
 	if err := os.WriteFile(file, []byte("granted"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{}.Confined(withSelf(t, hostPlan(t, policyDoc([]string{dir + "/**", "/proc/**"}, nil, nil), policy.DefaultBaseline())), def)
+	spec := Launch{}.Confined(withSelf(t, hostPlan(t, policyDoc([]string{dir + "/**", "/proc/**"}, nil, nil), policy.DefaultBaseline())), def)
 	res, c := probe(t, spec, []probeOp{{Op: "fifoflood", Path: fifo, Path2: file, Arg: 40}}, nil)
 	if len(res) != 1 {
 		t.Fatalf("probe: %v\n%s", c.err, c.stderr)
@@ -317,7 +317,7 @@ func TestOpenat2AgentServesConcurrently(t *testing.T) {
 	if err := os.WriteFile(file, []byte("granted"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{}.Confined(withSelf(t, hostPlan(t, policyDoc([]string{dir + "/**"}, nil, nil), policy.DefaultBaseline())), def)
+	spec := Launch{}.Confined(withSelf(t, hostPlan(t, policyDoc([]string{dir + "/**"}, nil, nil), policy.DefaultBaseline())), def)
 	start := time.Now()
 	res, c := probe(t, spec, []probeOp{{Op: "fifostall", Path: fifo, Path2: file}}, nil)
 	if len(res) != 1 {

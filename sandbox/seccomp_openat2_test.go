@@ -181,7 +181,7 @@ func TestOpenat2Agent(t *testing.T) {
 			for _, f := range []string{rw + "/new", rw + "/setuid", rw + "/setgid"} {
 				_ = os.Remove(f)
 			}
-			spec := Spec{UID: &uid, GID: &gid}.Confined(pl, tc.filter)
+			spec := Launch{UID: &uid, GID: &gid}.Confined(pl, tc.filter)
 			res, c := probeAt(t, spec, tc.opts, bin, ops, nil)
 			if len(res) != len(ops) {
 				t.Fatalf("probe: %d of %d results: %v\n%s", len(res), len(ops), c.err, c.stderr)

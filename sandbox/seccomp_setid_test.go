@@ -39,9 +39,9 @@ func TestSeccompRefusesSetIDFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl := hostPlan(t, policyDoc([]string{dir + "/**"}, []string{dir + "/**"}, []string{"/usr/bin/chmod", "/usr/bin/install"}), policy.DefaultBaseline())
-	confined := Spec{}.Confined(withSelf(t, pl), filter)
+	confined := Launch{}.Confined(withSelf(t, pl), filter)
 
-	run := func(t *testing.T, spec Spec, argv ...string) childResult {
+	run := func(t *testing.T, spec Launch, argv ...string) childResult {
 		t.Helper()
 		spec.Path, spec.Args = argv[0], argv
 		res := runChild(t, spec, nil)

@@ -30,7 +30,7 @@ func init() {
 		return "", err
 	}
 	techniques = append(techniques, technique{name: "connect to a pathname unix socket outside the policy",
-		prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+		prepare: func(t *testing.T, f escapeFixture, _ *escapeWorld, s *Launch) func() {
 			s.RefuseUnixConnect = true // as authbench exec asks
 			ln, err := net.Listen("unix", f.forbidden+"/service.sock")
 			if err != nil {
@@ -163,7 +163,7 @@ func TestRefuseUnixConnect(t *testing.T) {
 	pl := withSelf(t, hostPlan(t, policyDoc([]string{allowed + "/**"}, []string{allowed + "/**"}, nil), policy.DefaultBaseline()))
 	ops := []probeOp{op("socketpair", ""), op("unixconnect", sock)}
 	for _, refuse := range []bool{true, false} {
-		spec := Spec{RefuseUnixConnect: refuse}.Confined(pl, def)
+		spec := Launch{RefuseUnixConnect: refuse}.Confined(pl, def)
 		res, c := probe(t, spec, ops, nil)
 		if len(res) != len(ops) {
 			t.Fatalf("probe: %d of %d results: %v\n%s", len(res), len(ops), c.err, c.stderr)

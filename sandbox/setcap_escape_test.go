@@ -17,7 +17,7 @@ import (
 
 // withDockerCapabilities is the escape suite's variant of a tree holding
 // Docker's default capability set, as a root task agent does.
-func withDockerCapabilities(s *Spec) { s.Capabilities = capability.Docker }
+func withDockerCapabilities(s *Launch) { s.Capabilities = capability.Docker }
 
 func init() {
 	// probeFuncs is built by probe_test.go's init, which runs first (the
@@ -71,7 +71,7 @@ func probeRawDisk(o probeOp) (string, error) {
 
 // publishedPlan compiles the escape policy with the published launcher's
 // semantics, which grant MAKE_BLOCK and MAKE_CHAR on writable directories.
-func publishedPlan(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+func publishedPlan(t *testing.T, f escapeFixture, _ *escapeWorld, s *Launch) func() {
 	s.Plan = withSelf(t, hostPlanWith(t, f.policy(), policy.DefaultBaseline(), policy.PlanOptions{Semantics: policy.SemanticsPublished}))
 	return nil
 }
@@ -81,7 +81,7 @@ func publishedPlan(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func(
 // file capabilities, permitted and effective (a program with more than
 // the bounding set allows is refused at exec), and runs the tree as uid 65534,
 // whose bounding set holds whatever the tree was granted.
-func fileCapsProgram(t *testing.T, f escapeFixture, _ *escapeWorld, s *Spec) func() {
+func fileCapsProgram(t *testing.T, f escapeFixture, _ *escapeWorld, s *Launch) func() {
 	prog, err := os.ReadFile("/usr/bin/cat")
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ var capabilityTechniques = []technique{
 func TestFileCapsProgramRunsWithoutSandbox(t *testing.T) {
 	requireRoot(t, "file capabilities")
 	f := newEscapeFixture(t)
-	var s Spec
+	var s Launch
 	fileCapsProgram(t, f, nil, &s)
 	s.Path, s.Args = f.allowed+"/suid-id", []string{"cat", "/proc/self/status"}
 	s.Capabilities = capability.Docker
@@ -175,7 +175,7 @@ func TestMknodHolderMakesNoDeviceNodes(t *testing.T) {
 	requireRoot(t, "capabilities of a uid-0 tree")
 	requireLandlock(t, 1)
 	f := newEscapeFixture(t)
-	var spec Spec
+	var spec Launch
 	publishedPlan(t, f, nil, &spec)
 	spec = spec.Confined(spec.Plan, nil)
 	spec.Capabilities = capability.Docker

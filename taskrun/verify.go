@@ -116,7 +116,7 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 	if err != nil {
 		return env.RunResult{}, fmt.Errorf("%s verifier: %w", name, err)
 	}
-	spec := confinement.Spec(sandbox.Command{Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), r.VerifierNet.Env), Dir: dir})
+	spec := confinement.Confine(sandbox.Command{Path: argv[0], Args: argv, Env: env.MergeEnv(env.MergeEnv(cfg.Env, mapEnv(t.Config.Verifier.Env)), r.VerifierNet.Env), Dir: dir})
 	log, err := r.CappedLog(runapi.VerifierLogFile(name), name+" verifier log", r.LogLimit(), os.O_TRUNC)
 	if err != nil {
 		return env.RunResult{}, err

@@ -130,7 +130,7 @@ func runTraced(t *testing.T, tr *Tracer, dir string, argv []string, keep func(*t
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := sandbox.Spec{Path: prog, Args: argv, Env: os.Environ(), Dir: dir}
+	spec := sandbox.Launch{Path: prog, Args: argv, Env: os.Environ(), Dir: dir}
 	child, err := sandbox.Start(self, spec, nil, os.Stderr, os.Stderr)
 	if err != nil {
 		t.Fatalf("start %v: %v", argv, err)

@@ -23,7 +23,7 @@ func TestDeliveryQueueBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	child, err := sandbox.Start(self, sandbox.Spec{Path: prog, Args: []string{prog, "20000", target}, Env: os.Environ(), Dir: "/"}, nil, os.Stderr, os.Stderr)
+	child, err := sandbox.Start(self, sandbox.Launch{Path: prog, Args: []string{prog, "20000", target}, Env: os.Environ(), Dir: "/"}, nil, os.Stderr, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

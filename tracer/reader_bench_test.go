@@ -47,7 +47,7 @@ func BenchmarkReaderCPUPerEvent(b *testing.B) {
 	argv := []string{opens, strconv.Itoa(b.N), "/dev/null"}
 	var before, after syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	child, err := sandbox.Start(self, sandbox.Spec{Path: opens, Args: argv}, nil, nil, nil)
+	child, err := sandbox.Start(self, sandbox.Launch{Path: opens, Args: argv}, nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestAgentTraceStartsAtItsExec(t *testing.T) {
 	}
 	raced := 0
 	for i := range 20 {
-		spec := sandbox.Spec{Path: cat, Args: []string{"cat", "/etc/hostname"}, Env: []string{"PATH=/usr/bin:/bin"},
+		spec := sandbox.Launch{Path: cat, Args: []string{"cat", "/etc/hostname"}, Env: []string{"PATH=/usr/bin:/bin"},
 			Dir: dir, Plan: plan}
 		child, err := sandbox.Start(self, spec, nil, nil, os.Stderr)
 		if err != nil {

@@ -260,7 +260,7 @@ func complete(ctx context.Context, dir string, h Harness, self string, log io.Wr
 	}
 	node := filepath.Join(dir, strings.TrimPrefix(Node, "/"))
 	entry := filepath.Join(dir, strings.TrimPrefix(h.EntryPath(), "/"))
-	spec := confinement.Spec(sandbox.Command{Path: node, Args: append([]string{"node", entry}, h.Complete...), Dir: home,
+	spec := confinement.Confine(sandbox.Command{Path: node, Args: append([]string{"node", entry}, h.Complete...), Dir: home,
 		Env: []string{"HOME=" + home, "PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "NO_COLOR=1", "CI=1"}})
 	opts := sandbox.LaunchOptions{OwnPIDNamespace: true}
 	child, err := sandbox.StartWith(self, spec, opts, nil, log, log)

@@ -376,7 +376,7 @@ func (t boundTree) Wait() (int, error) {
 }
 
 // RunCommand is Run for a container whose init reaps a command and stays
-// for what the command left running (sandbox.Spec.ReportExit): it
+// for what the command left running (sandbox.Launch.ReportExit): it
 // returns once ended delivers the command's status, and the container
 // goes on running (Kill or Stop it later), or once the container itself
 // ended or was killed (its time ran out, ctx ended), as Run does. kept

@@ -15,7 +15,7 @@ const maxCmdline = 256
 // TreeProcesses lists root and its descendants as they are now (host
 // PIDs, read from /proc). Orphans are found when they were reparented
 // inside the tree: to the init of the tree's PID namespace, or to a
-// subreaper in it (sandbox.Spec.WaitTree).
+// subreaper in it (sandbox.Launch.WaitTree).
 func TreeProcesses(root int) []runapi.Process {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

@@ -220,7 +220,7 @@ func runTraced(tr *tracer.Tracer, self, prog string, argv []string, out *os.File
 	if err != nil {
 		return trace.Summary{}, err
 	}
-	child, err := sandbox.Start(self, unconfined.Spec(sandbox.Command{Path: prog, Args: argv, Env: os.Environ()}), nil, nil, nil)
+	child, err := sandbox.Start(self, unconfined.Confine(sandbox.Command{Path: prog, Args: argv, Env: os.Environ()}), nil, nil, nil)
 	if err != nil {
 		return trace.Summary{}, err
 	}

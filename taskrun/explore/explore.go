@@ -366,10 +366,10 @@ func (r *explorer) readOutputFile(name string, x *Exploration) error {
 // generatorSpec is what sandbox-init does: the agent's spec (its uid and
 // groups, no capabilities, the image's working directory) confined to the
 // generation plan with GenerationFilter.
-func (r *explorer) generatorSpec(argv []string) (sandbox.Spec, error) {
+func (r *explorer) generatorSpec(argv []string) (sandbox.Launch, error) {
 	filter, err := GenerationFilter()
 	if err != nil {
-		return sandbox.Spec{}, err
+		return sandbox.Launch{}, err
 	}
 	r.Seccomp = filter
 	return r.AgentSpec(argv)

@@ -23,7 +23,7 @@ import (
 type Gated struct {
 	Name    string                                   // the container's id suffix and bundle name
 	Config  env.RunConfig                            // TaskRunConfig, with any binds; Rootfs, Args, Binary, Env, UID are set here
-	Spec    sandbox.Spec                             // what sandbox-init does
+	Spec    sandbox.Launch                           // what sandbox-init does
 	Stdio   env.Stdio                                // stdout and stderr
 	Timeout time.Duration                            // the command's time
 	Track   func(ctx context.Context, pid int) error // nil: untraced

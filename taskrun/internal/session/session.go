@@ -101,7 +101,7 @@ type toolboxSession struct {
 	res      *Result
 	ctx      context.Context // the containers'
 	deadline time.Time
-	spec     sandbox.Spec
+	spec     sandbox.Launch
 	stderr   io.Writer
 	tools    func(*toolbox.Client) []agent.Tool
 	stop     context.CancelCauseFunc // ends the loop
