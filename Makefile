@@ -130,6 +130,20 @@ bench-score: build
 	AUTHBENCH_BENCH_SCORE=1 AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^TestScoreVersusFind$$' -v ./cli
 	$(GO) test ./policy -run '^$$' -bench . -benchmem
 
+# bench-versus measures this tree against an earlier commit (BASE, a git
+# revision) in one run: exec embedded and through each one's own daemon,
+# score over /usr, and the policy package's Go benchmarks (benchstat),
+# with each ratio current/base (root).
+BASE ?= HEAD~1
+.PHONY: bench-versus
+bench-versus: build
+	@base=$$(mktemp -d /tmp/authbench-base.XXXXXX); trap 'git worktree remove --force '"$$base"' 2>/dev/null; rm -rf '"$$base" EXIT; \
+	git worktree add --detach -q $$base $(BASE) && $(MAKE) -C $$base build >/dev/null && \
+	AUTHBENCH_BASE_BIN=$$base/$(BIN) AUTHBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -run '^TestVersusBase$$' -v ./cli && \
+	(cd $$base && $(GO) test ./policy -run '^$$' -bench . -benchmem -count 6) > $$base/policy-base.txt && \
+	$(GO) test ./policy -run '^$$' -bench . -benchmem -count 6 > $$base/policy-current.txt && \
+	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da $$base/policy-base.txt $$base/policy-current.txt
+
 # bench-trace compares untraced runs, `authbench trace` (embedded and
 # through a daemon it starts), `strace -f` and the floor of the tracer's
 # hook (an empty program on sys_exit), side by side, with where the CPU

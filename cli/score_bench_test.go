@@ -24,14 +24,7 @@ func TestScoreVersusFind(t *testing.T) {
 		t.Skip("set AUTHBENCH_BENCH_SCORE=1 (make bench-score)")
 	}
 	bin := benchBinary(t)
-	dir := t.TempDir()
-	spec := writeFile(t, dir, "spec.json", `{
- "required_permissions": {"read": ["/usr/lib/os-release", "/usr/share/zoneinfo/**"], "write": ["/tmp/out.txt"], "execute": ["/usr/bin/sh", "/usr/bin/g*"]},
- "scored_roots": {"read": ["/usr"], "write": ["/tmp"], "execute": ["/usr/bin"]},
- "implicit_permissions": {"read": ["/usr/lib/x86_64-linux-gnu/**"], "write": [], "execute": ["/usr/bin/dash"]},
- "sensitive_permissions": {"read": ["/usr/share/doc/**"], "write": [], "execute": []}
-}`)
-	pol := writeFile(t, dir, "policy.json", `{"read": ["/usr/**", "/etc/**"], "write": ["/tmp/**"], "execute": ["/usr/bin/py*", "/usr/bin/[a-f]*", "/usr/bin/sh"]}`)
+	spec, pol := scoreWorkload(t)
 	score := []string{bin, "score", "--policy", pol, "--spec", spec, "--root", "/", "--json"}
 	find := []string{"find", "/usr", "/tmp", "/usr/bin"}
 	const rounds = 9
@@ -51,6 +44,21 @@ func TestScoreVersusFind(t *testing.T) {
 	t.Logf("  %-40s %8s %7d KiB", "authbench score (same roots)", st.Round(time.Millisecond), sr)
 	t.Logf("  ratio score/find: %.2fx wall (target <= 1.5x); peak %.1f MiB (target <= 40 MiB)",
 		float64(st)/float64(ft), float64(sr)/1024)
+}
+
+// scoreWorkload writes the scorer benchmark's spec and policy over the
+// host's real /usr and returns their paths.
+func scoreWorkload(t *testing.T) (spec, pol string) {
+	t.Helper()
+	dir := t.TempDir()
+	spec = writeFile(t, dir, "spec.json", `{
+ "required_permissions": {"read": ["/usr/lib/os-release", "/usr/share/zoneinfo/**"], "write": ["/tmp/out.txt"], "execute": ["/usr/bin/sh", "/usr/bin/g*"]},
+ "scored_roots": {"read": ["/usr"], "write": ["/tmp"], "execute": ["/usr/bin"]},
+ "implicit_permissions": {"read": ["/usr/lib/x86_64-linux-gnu/**"], "write": [], "execute": ["/usr/bin/dash"]},
+ "sensitive_permissions": {"read": ["/usr/share/doc/**"], "write": [], "execute": []}
+}`)
+	pol = writeFile(t, dir, "policy.json", `{"read": ["/usr/**", "/etc/**"], "write": ["/tmp/**"], "execute": ["/usr/bin/py*", "/usr/bin/[a-f]*", "/usr/bin/sh"]}`)
+	return spec, pol
 }
 
 // measureRun runs argv once under GNU time (output discarded; find's exit
