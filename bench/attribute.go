@@ -36,7 +36,7 @@ func attributionStart(r *trial.Record) (mark *trial.Attribution, ok bool) {
 	switch {
 	case r.Attribution != nil || r.Error != "" || !failed:
 		return nil, false
-	case r.Source == SourceUnconstrained:
+	case r.Source == runapi.SourceUnconstrained:
 		return &trial.Attribution{Permissions: []string{}, Unattributable: "an unconstrained run has no policy to add to"}, true
 	case r.Requests != nil && r.Requests.Attempts > 1:
 		// Its record is the requester's last attempt (requester.go); its
@@ -438,7 +438,7 @@ func (b *bencher) runPolicy(r *trial.Record) (*policy.Policy, error) {
 		}
 		return policy.ParsePolicyFor(data, b.out.Join(name), spec)
 	}
-	if r.Source == SourceSpec {
+	if r.Source == runapi.SourceSpec {
 		return runapi.SpecPolicy(b.tasks[r.Task].Spec), nil
 	}
 	return nil, fmt.Errorf("the run's policy: %w", err)

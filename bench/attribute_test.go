@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbench/authbench/audit"
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tracer/trace"
 	"github.com/authbench/authbench/trial"
 	"github.com/authbench/authbench/verdict"
@@ -34,7 +35,7 @@ func TestAttributionStart(t *testing.T) {
 		{"exposed", trial.Record{Identity: spec, Verdicts: trial.Verdicts{Utility: true, TracedExposure: true}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassSensitiveExposure}}, true, true},
 		{"shortcut exposed", trial.Record{Identity: shortcut, Verdicts: trial.Verdicts{Attack: &yes}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassSensitiveExposure}}, false, false},
 		{"attack blocked", trial.Record{Identity: shortcut, Diagnosis: trial.Diagnosis{Primary: verdict.ClassAttackBlocked, DecidingDenial: "open read /k"}}, false, false},
-		{"unconstrained", trial.Record{Identity: trial.Identity{Source: SourceUnconstrained}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassNotPermissionRelated}}, true, true},
+		{"unconstrained", trial.Record{Identity: trial.Identity{Source: runapi.SourceUnconstrained}, Diagnosis: trial.Diagnosis{Primary: verdict.ClassNotPermissionRelated}}, true, true},
 	}
 	for _, c := range cases {
 		mark, ok := attributionStart(&c.r)

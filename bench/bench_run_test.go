@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/sandbox"
 	"github.com/authbench/authbench/trial"
 	"github.com/authbench/authbench/verdict"
@@ -186,18 +187,18 @@ func checkFixtureRecords(t *testing.T, recs []trial.Record) {
 	}
 	for _, r := range recs {
 		name := keyOf(&r).String()
-		if r.Error != "" || r.Semantics == "" && r.Source != SourceUnconstrained {
+		if r.Error != "" || r.Semantics == "" && r.Source != runapi.SourceUnconstrained {
 			t.Errorf("%s: error %q semantics %q", name, r.Error, r.Semantics)
 		}
 		switch {
-		case r.Source == SourceSpec && r.Agent == "shortcut":
+		case r.Source == runapi.SourceSpec && r.Agent == "shortcut":
 			// Blocked: not a failure, and the shortcut's own failure
 			// is no flag.
 			if r.Exposed() || !reflect.DeepEqual(r.Classes, []verdict.Class{verdict.ClassAttackBlocked}) || r.Primary != verdict.ClassAttackBlocked ||
 				!strings.Contains(r.DecidingDenial, "deploy.key") {
 				t.Errorf("%s: want attack_blocked by the key's denial: %+v", name, r)
 			}
-		case r.Source == SourceSpec:
+		case r.Source == runapi.SourceSpec:
 			if !r.Utility || r.Exposed() || !r.Scored || !r.PolicyValid || r.ReadR != 1 || r.WriteR != 1 || r.ExecR != 1 || len(r.Classes) != 0 {
 				t.Errorf("%s: %+v", name, r)
 			}

@@ -33,7 +33,7 @@ func TestEscapeDaemonOutDirOfAMemberWithAPlantedLinkIsRefused(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(out, DBFile)); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{TasksDir: fixtureTasks(t, "hello-standard"), Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 1, Out: out}
+	cfg := Config{TasksDir: fixtureTasks(t, "hello-standard"), Sources: []Source{{Name: runapi.SourceSpec}}, Agent: "oracle", Trials: 1, Out: out}
 	_, err := Run(context.Background(), cfg, Options{API: newFakeAPI(nil)})
 	var ue *safefile.UntrustedError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "owned by uid 1000") {
@@ -59,7 +59,7 @@ func TestEscapeDaemonOutDirWritableByOthersIsRefused(t *testing.T) {
 		if err := os.Chmod(out, mode); err != nil {
 			t.Fatal(err)
 		}
-		cfg := Config{TasksDir: t.TempDir(), Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 1, Out: out}
+		cfg := Config{TasksDir: t.TempDir(), Sources: []Source{{Name: runapi.SourceSpec}}, Agent: "oracle", Trials: 1, Out: out}
 		_, err := Run(context.Background(), cfg, Options{API: newFakeAPI(nil)})
 		var ue *safefile.UntrustedError
 		if !errors.As(err, &ue) {
@@ -123,7 +123,7 @@ func TestEscapeDaemonStoreRefusesLinkedDatabaseFiles(t *testing.T) {
 func forge(t *testing.T, change func(t *testing.T, out string, db *sql.DB)) (resume, report error) {
 	t.Helper()
 	out := t.TempDir()
-	cfg := Config{TasksDir: fixtureTasks(t, "hello-standard", "secret-sensitive"), Sources: []Source{{Name: SourceSpec}},
+	cfg := Config{TasksDir: fixtureTasks(t, "hello-standard", "secret-sensitive"), Sources: []Source{{Name: runapi.SourceSpec}},
 		Agent: "oracle", Trials: 1, Out: out}
 	if _, err := Run(context.Background(), cfg, Options{API: newFakeAPI(nil)}); err != nil {
 		t.Fatal(err)

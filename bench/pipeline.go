@@ -16,21 +16,6 @@ import (
 	"github.com/authbench/authbench/trial"
 )
 
-// Stages of a pipeline: trial's (trial.StageOrder is their order).
-const (
-	StageOracle        = trial.StageOracle
-	StageGenerate      = trial.StageGenerate
-	StageUnconstrained = trial.StageUnconstrained
-	StageGenerated     = trial.StageGenerated
-	StageSpec          = trial.StageSpec
-)
-
-// StageOrder is the order stages run in (trial.StageOrder).
-var StageOrder = trial.StageOrder
-
-// AgentNone is the agent of a StageGenerate run (runapi.AgentNone).
-const AgentNone = runapi.AgentNone
-
 // PipelinePublished names the published layout (PublishedPipeline).
 const PipelinePublished = "published"
 
@@ -47,7 +32,7 @@ type Pipeline struct {
 	// Name is "published" or the pipeline file's name.
 	Name string `json:"name" toml:"name"`
 	// Generators are generator names of package generate (openai:MODEL,
-	// st:MODEL, heuristic, ...): the StageGenerate and StageGenerated
+	// st:MODEL, heuristic, ...): the trial.StageGenerate and trial.StageGenerated
 	// runs' sources are gen:GENERATOR.
 	Generators []string `json:"generators" toml:"generators"`
 	// Executors are the agents replayed (openai:MODEL,
@@ -61,7 +46,7 @@ type Pipeline struct {
 // replays, one replay under the generated policy and one under the
 // curated spec.
 var PublishedStages = []Stage{
-	{StageOracle, 1}, {StageGenerate, 3}, {StageUnconstrained, 3}, {StageGenerated, 1}, {StageSpec, 1},
+	{trial.StageOracle, 1}, {trial.StageGenerate, 3}, {trial.StageUnconstrained, 3}, {trial.StageGenerated, 1}, {trial.StageSpec, 1},
 }
 
 // PublishedPipeline is the published layout for the generators and
@@ -108,7 +93,7 @@ func ParsePipeline(data []byte) (Pipeline, error) {
 	return p, p.Check()
 }
 
-// Check validates the pipeline: known stages, each once, in StageOrder,
+// Check validates the pipeline: known stages, each once, in trial.StageOrder,
 // each with at least one attempt; generators for the generation stages
 // and executors for the replays, each a valid name given once.
 func (p Pipeline) Check() error {
@@ -117,31 +102,31 @@ func (p Pipeline) Check() error {
 	}
 	last := -1
 	for _, s := range p.Stages {
-		i := indexOf(StageOrder, s.Stage)
+		i := indexOf(trial.StageOrder, s.Stage)
 		switch {
 		case i < 0:
-			return fmt.Errorf("pipeline %s: unknown stage %q (want %s)", p.Name, s.Stage, strings.Join(StageOrder, ", "))
+			return fmt.Errorf("pipeline %s: unknown stage %q (want %s)", p.Name, s.Stage, strings.Join(trial.StageOrder, ", "))
 		case i <= last:
-			return fmt.Errorf("pipeline %s: stage %s given twice or out of order (the order is %s)", p.Name, s.Stage, strings.Join(StageOrder, ", "))
+			return fmt.Errorf("pipeline %s: stage %s given twice or out of order (the order is %s)", p.Name, s.Stage, strings.Join(trial.StageOrder, ", "))
 		case s.Attempts < 1:
 			return fmt.Errorf("pipeline %s: stage %s: attempts must be at least 1, not %d", p.Name, s.Stage, s.Attempts)
 		}
 		last = i
 	}
-	if p.Has(StageGenerated) && !p.Has(StageGenerate) {
-		return fmt.Errorf("pipeline %s: stage %s replays the policies of stage %s, which is missing", p.Name, StageGenerated, StageGenerate)
+	if p.Has(trial.StageGenerated) && !p.Has(trial.StageGenerate) {
+		return fmt.Errorf("pipeline %s: stage %s replays the policies of stage %s, which is missing", p.Name, trial.StageGenerated, trial.StageGenerate)
 	}
-	if err := checkNames("generator", p.Generators, p.Has(StageGenerate), func(g string) error { _, err := genname.Parse(g); return err }); err != nil {
+	if err := checkNames("generator", p.Generators, p.Has(trial.StageGenerate), func(g string) error { _, err := genname.Parse(g); return err }); err != nil {
 		return fmt.Errorf("pipeline %s: %w", p.Name, err)
 	}
-	replays := p.Has(StageUnconstrained) || p.Has(StageGenerated) || p.Has(StageSpec)
+	replays := p.Has(trial.StageUnconstrained) || p.Has(trial.StageGenerated) || p.Has(trial.StageSpec)
 	return checkNames("executor", p.Executors, replays, checkExecutor)
 }
 
 // checkExecutor refuses the agents that are no executor: the oracle and
-// the shortcut are the oracle stage's, AgentNone is no agent.
+// the shortcut are the oracle stage's, runapi.AgentNone is no agent.
 func checkExecutor(a string) error {
-	if a == runapi.AgentOracle || a == runapi.AgentShortcut || a == AgentNone {
+	if a == runapi.AgentOracle || a == runapi.AgentShortcut || a == runapi.AgentNone {
 		return fmt.Errorf("%q is not an executor (want openai:MODEL, installed:NAME:MODEL or cmd:COMMAND)", a)
 	}
 	if _, err := agentname.Parse(a); err != nil {
@@ -209,11 +194,11 @@ func (p *Pipeline) SetAttempts(stage string, n int) error {
 // Sources are the policy sources the pipeline's runs use, parsed.
 func (p Pipeline) Sources() ([]Source, error) {
 	var names []string
-	if p.Has(StageOracle) || p.Has(StageSpec) {
-		names = append(names, SourceSpec)
+	if p.Has(trial.StageOracle) || p.Has(trial.StageSpec) {
+		names = append(names, runapi.SourceSpec)
 	}
-	if p.Has(StageUnconstrained) {
-		names = append(names, SourceUnconstrained)
+	if p.Has(trial.StageUnconstrained) {
+		names = append(names, runapi.SourceUnconstrained)
 	}
 	var out []Source
 	for _, n := range names {
@@ -223,9 +208,9 @@ func (p Pipeline) Sources() ([]Source, error) {
 		}
 		out = append(out, s)
 	}
-	if p.Has(StageGenerate) {
+	if p.Has(trial.StageGenerate) {
 		for _, g := range p.Generators {
-			s, err := parseSource(sourceGenPrefix + g)
+			s, err := parseSource(runapi.SourceGenPrefix + g)
 			if err != nil {
 				return nil, err
 			}
@@ -236,7 +221,7 @@ func (p Pipeline) Sources() ([]Source, error) {
 }
 
 // plan lists the pipeline's runs of the tasks, stage by stage in
-// StageOrder, each with its stage; a run's trial is its attempt number.
+// trial.StageOrder, each with its stage; a run's trial is its attempt number.
 func (p Pipeline) plan(ts []*tasks.Task) ([]Key, map[Key]string) {
 	stages := map[Key]string{}
 	var keys []Key
@@ -247,21 +232,21 @@ func (p Pipeline) plan(ts []*tasks.Task) ([]Key, map[Key]string) {
 			stages[k] = stage
 		}
 	}
-	for _, stage := range StageOrder {
+	for _, stage := range trial.StageOrder {
 		for _, t := range ts {
 			switch stage {
-			case StageOracle:
+			case trial.StageOracle:
 				for _, a := range agentsFor(t, runapi.AgentOracle) {
-					add(stage, Key{Task: t.Name, Source: SourceSpec, Agent: a})
+					add(stage, Key{Task: t.Name, Source: runapi.SourceSpec, Agent: a})
 				}
-			case StageGenerate:
+			case trial.StageGenerate:
 				for _, g := range p.Generators {
-					add(stage, Key{Task: t.Name, Source: sourceGenPrefix + g, Agent: AgentNone})
+					add(stage, Key{Task: t.Name, Source: runapi.SourceGenPrefix + g, Agent: runapi.AgentNone})
 				}
-			case StageGenerated:
+			case trial.StageGenerated:
 				for _, g := range p.Generators {
 					for _, e := range p.Executors {
-						add(stage, Key{Task: t.Name, Source: sourceGenPrefix + g, Agent: e})
+						add(stage, Key{Task: t.Name, Source: runapi.SourceGenPrefix + g, Agent: e})
 					}
 				}
 			default: // unconstrained, spec: the stage is the source

@@ -19,13 +19,13 @@ import (
 )
 
 // runPending carries out the pending runs: all at once for a bench of
-// sources, stage by stage (StageOrder) for a pipeline, whose replays
+// sources, stage by stage (trial.StageOrder) for a pipeline, whose replays
 // under a generated policy need that stage's generations stored.
 func (b *bencher) runPending(ctx context.Context, keys []Key) error {
 	if b.cfg.Pipeline == nil {
 		return b.runAll(ctx, keys)
 	}
-	for _, stage := range StageOrder {
+	for _, stage := range trial.StageOrder {
 		var these []Key
 		for _, k := range keys {
 			if b.stages[k] == stage {
@@ -69,7 +69,7 @@ func (b *bencher) modelFor(agent string) *modelconfig.Config {
 	return &cfg
 }
 
-// scoreGeneration finishes a StageGenerate run: no agent runs; the
+// scoreGeneration finishes a trial.StageGenerate run: no agent runs; the
 // generated policy is scored against the spec in the task's image (no
 // score when the image is not at hand: a bench through a daemon), an
 // invalid one classified invalid_policy and scored 0.
@@ -92,7 +92,7 @@ func (b *bencher) scoreGeneration(ctx context.Context, t *tasks.Task, rp runPoli
 }
 
 // stagedGenSource is a generator's policy in a pipeline's replays: the
-// policy of the first StageGenerate attempt of the task whose policy is
+// policy of the first trial.StageGenerate attempt of the task whose policy is
 // valid. When none is, the replay is an invalid policy (invalid_policy,
 // scored 0, the agent does not run): a generator that timed out, refused
 // or answered no policy on every attempt is counted as failing the task.
@@ -106,8 +106,8 @@ func (g stagedGenSource) Name() string { return g.s.Name }
 func (g stagedGenSource) PolicyFor(_ context.Context, t *tasks.Task, tr runTrial) (runPolicy, error) {
 	var reasons []string
 	var notRun error
-	for a := 1; a <= g.b.cfg.Pipeline.attempts(StageGenerate); a++ {
-		k := Key{Task: t.Name, Source: g.s.Name, Agent: AgentNone, Trial: a}
+	for a := 1; a <= g.b.cfg.Pipeline.attempts(trial.StageGenerate); a++ {
+		k := Key{Task: t.Name, Source: g.s.Name, Agent: runapi.AgentNone, Trial: a}
 		rec, err := g.b.store.Record(k)
 		if err != nil {
 			return runPolicy{}, err

@@ -92,7 +92,7 @@ func TestBenchPipelinePublished(t *testing.T) {
 		count[r.Stage]++
 		byKey[keyOf(&r).String()] = r
 	}
-	want := map[string]int{StageOracle: 1, StageGenerate: 9, StageUnconstrained: 3, StageGenerated: 3, StageSpec: 1}
+	want := map[string]int{trial.StageOracle: 1, trial.StageGenerate: 9, trial.StageUnconstrained: 3, trial.StageGenerated: 3, trial.StageSpec: 1}
 	for s, n := range want {
 		if count[s] != n {
 			t.Errorf("stage %s: %d runs, want %d (%v)", s, count[s], n, count)
@@ -117,14 +117,14 @@ func TestBenchPipelinePublished(t *testing.T) {
 	}
 	for gen, ok := range map[string]bool{"good": true, "flaky": true, "refuse": false} {
 		r := byKey["hello-standard/gen:openai:"+gen+"/openai:exec/1"]
-		if r.Stage != StageGenerated || r.Utility != ok || r.PolicyValid != ok || (!ok && (r.Primary != verdict.ClassInvalidPolicy || !strings.Contains(r.PolicyError, "no generation attempt"))) {
+		if r.Stage != trial.StageGenerated || r.Utility != ok || r.PolicyValid != ok || (!ok && (r.Primary != verdict.ClassInvalidPolicy || !strings.Contains(r.PolicyError, "no generation attempt"))) {
 			t.Errorf("replay under %s: stage %s utility %v valid %v class %q (%s)", gen, r.Stage, r.Utility, r.PolicyValid, r.Primary, r.PolicyError)
 		}
 		if ok && (r.Tokens == nil || r.Tokens.In != 90 || r.Generation == nil || !r.Generation.Valid) {
 			t.Errorf("replay under %s: tokens %+v generation %+v", gen, r.Tokens, r.Generation)
 		}
 	}
-	if r := byKey["hello-standard/spec/oracle/1"]; r.Stage != StageOracle || !r.Utility {
+	if r := byKey["hello-standard/spec/oracle/1"]; r.Stage != trial.StageOracle || !r.Utility {
 		t.Errorf("oracle %+v", r)
 	}
 	s := testStore(t, out)

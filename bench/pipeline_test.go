@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
+	"github.com/authbench/authbench/trial"
 )
 
 // TestParsePipeline: a pipeline file in TOML or JSON, and the files a
@@ -23,11 +25,11 @@ stage = "generated"
 attempts = 1
 `
 	p, err := ParsePipeline([]byte(toml))
-	if err != nil || p.Name != "short" || len(p.Stages) != 2 || p.attempts(StageGenerate) != 2 || p.Has(StageOracle) || len(p.Generators) != 2 {
+	if err != nil || p.Name != "short" || len(p.Stages) != 2 || p.attempts(trial.StageGenerate) != 2 || p.Has(trial.StageOracle) || len(p.Generators) != 2 {
 		t.Fatalf("TOML: %+v %v", p, err)
 	}
 	j := `{"name": "j", "generators": ["heuristic"], "executors": ["installed:pi:m"], "stages": [{"stage": "oracle", "attempts": 1}, {"stage": "generate", "attempts": 5}, {"stage": "spec", "attempts": 2}]}`
-	if p, err := ParsePipeline([]byte(j)); err != nil || p.attempts(StageGenerate) != 5 || p.attempts(StageSpec) != 2 {
+	if p, err := ParsePipeline([]byte(j)); err != nil || p.attempts(trial.StageGenerate) != 5 || p.attempts(trial.StageSpec) != 2 {
 		t.Fatalf("JSON: %+v %v", p, err)
 	}
 	for _, c := range []struct{ doc, want string }{
@@ -71,14 +73,14 @@ func TestPublishedPlan(t *testing.T) {
 	count := map[string]int{}
 	for _, k := range keys {
 		count[stages[k]]++
-		if stages[k] == StageGenerate && k.Agent != AgentNone {
+		if stages[k] == trial.StageGenerate && k.Agent != runapi.AgentNone {
 			t.Errorf("generation attempt %s has an agent", k)
 		}
 	}
 	// oracle: 2 tasks + the shortcut of b; generate: 2 tasks × 2 generators
 	// × 3; unconstrained: 2 × 2 executors × 3; generated: 2 × 2 × 2 × 1;
 	// spec: 2 × 2 × 1.
-	want := map[string]int{StageOracle: 3, StageGenerate: 12, StageUnconstrained: 12, StageGenerated: 8, StageSpec: 4}
+	want := map[string]int{trial.StageOracle: 3, trial.StageGenerate: 12, trial.StageUnconstrained: 12, trial.StageGenerated: 8, trial.StageSpec: 4}
 	for s, n := range want {
 		if count[s] != n {
 			t.Errorf("stage %s: %d runs, want %d", s, count[s], n)
@@ -87,18 +89,18 @@ func TestPublishedPlan(t *testing.T) {
 	if len(keys) != len(stages) {
 		t.Errorf("%d keys, %d distinct: a run planned twice", len(keys), len(stages))
 	}
-	if k := keys[0]; stages[k] != StageOracle || k.Source != SourceSpec || k.Agent != "oracle" {
+	if k := keys[0]; stages[k] != trial.StageOracle || k.Source != runapi.SourceSpec || k.Agent != "oracle" {
 		t.Errorf("first run %s (%s), want the oracle under the spec", k, stages[k])
 	}
-	if err := p.SetAttempts(StageUnconstrained, 1); err != nil {
+	if err := p.SetAttempts(trial.StageUnconstrained, 1); err != nil {
 		t.Fatal(err)
 	}
 	keys, _ = p.plan([]*tasks.Task{std})
 	if len(keys) != 1+6+2+4+2 {
 		t.Errorf("%d runs with --unconstrained-attempts 1", len(keys))
 	}
-	q := Pipeline{Stages: []Stage{{StageSpec, 1}}, Executors: []string{"openai:e"}}
-	if err := q.SetAttempts(StageGenerate, 2); err == nil {
+	q := Pipeline{Stages: []Stage{{trial.StageSpec, 1}}, Executors: []string{"openai:e"}}
+	if err := q.SetAttempts(trial.StageGenerate, 2); err == nil {
 		t.Error("set the attempts of a stage the pipeline lacks")
 	}
 	src, err := p.Sources()
@@ -112,7 +114,7 @@ func TestPublishedPlan(t *testing.T) {
 func TestPipelineIsASetting(t *testing.T) {
 	a := PublishedPipeline([]string{"openai:g"}, []string{"openai:e"})
 	b := PublishedPipeline([]string{"openai:g"}, []string{"openai:e"})
-	if err := b.SetAttempts(StageGenerate, 5); err != nil {
+	if err := b.SetAttempts(trial.StageGenerate, 5); err != nil {
 		t.Fatal(err)
 	}
 	c := PublishedPipeline([]string{"openai:h"}, []string{"openai:e"})

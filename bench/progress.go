@@ -97,7 +97,7 @@ func outcomeLine(r *trial.Record) string {
 		}
 		return s
 	}
-	if r.Stage == StageGenerate {
+	if r.Stage == trial.StageGenerate {
 		return generationVerdict(r)
 	}
 	s := "agent exit " + strconv.Itoa(r.AgentExitCode)

@@ -89,7 +89,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Summary, error) {
 		o.Progress = nopProgress{}
 	}
 	for _, s := range cfg.Sources {
-		if s.Name == SourceTrace && o.TraceRecorder == nil {
+		if s.Name == runapi.SourceTrace && o.TraceRecorder == nil {
 			return nil, fmt.Errorf("bench: the trace source needs an oracle recorder")
 		}
 	}
@@ -207,7 +207,7 @@ func tally(s *Stats, r *trial.Record, resumed bool) {
 	switch {
 	case r.Error != "":
 		s.NErrors++
-	case r.Stage == StageGenerate:
+	case r.Stage == trial.StageGenerate:
 		if !r.PolicyValid {
 			s.NFailed++ // a generation attempt fails with no valid policy
 		}
@@ -267,7 +267,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 	started := time.Now()
 	r := &trial.Record{Identity: trial.Identity{Task: k.Task, Dataset: string(t.Dataset()), Source: k.Source, Agent: k.Agent, Trial: k.Trial, Stage: b.stages[k]},
 		Dir: k.Dir(), Classes: []verdict.Class{}}
-	if k.Source != SourceUnconstrained {
+	if k.Source != runapi.SourceUnconstrained {
 		// Known before any step can fail: a run that errs before its task
 		// run is in the same row as its source's other runs.
 		r.Semantics = b.cfg.Semantics
@@ -285,7 +285,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		}
 	}
 	switch {
-	case err == nil && k.Agent == AgentNone:
+	case err == nil && k.Agent == runapi.AgentNone:
 		b.scoreGeneration(ctx, t, rp, r)
 	case err == nil && rp.generated && !rp.valid:
 		// An invalid generated policy: no agent run; it scores 0.
@@ -293,7 +293,7 @@ func (b *bencher) runOne(ctx context.Context, k Key) error {
 		trial.FillScore(r, nil, rp.trial(), t.Spec)
 	case err == nil:
 		err = b.execute(ctx, t, k, rp, dir, r)
-		if err == nil && b.cfg.Requests != "" && requesterAgent(k.Agent) && k.Source != SourceUnconstrained {
+		if err == nil && b.cfg.Requests != "" && requesterAgent(k.Agent) && k.Source != runapi.SourceUnconstrained {
 			err = b.request(ctx, t, rp, dir, r)
 		}
 	}
@@ -348,7 +348,7 @@ func (b *bencher) execute(ctx context.Context, t *tasks.Task, k Key, rp runPolic
 func (b *bencher) policySourceFor(k Key) policySource {
 	for _, s := range b.cfg.Sources {
 		if s.Name == k.Source {
-			if b.cfg.Pipeline != nil && s.Generator != "" && k.Agent != AgentNone {
+			if b.cfg.Pipeline != nil && s.Generator != "" && k.Agent != runapi.AgentNone {
 				return stagedGenSource{b: b, s: s}
 			}
 			return b.policySourceOf(s)
@@ -406,7 +406,7 @@ func (o *traceOnce) get(record func() (*policy.Policy, error)) (*policy.Policy, 
 // recordTrace loads policies/trace/<task>.json from the out dir, or
 // records it and saves it there.
 func (b *bencher) recordTrace(ctx context.Context, t *tasks.Task) (*policy.Policy, error) {
-	name := path.Join("policies", SourceTrace, t.Name+".json")
+	name := path.Join("policies", runapi.SourceTrace, t.Name+".json")
 	if data, err := b.out.ReadFile(name); err == nil {
 		return policy.ParsePolicyFor(data, b.out.Join(name), t.Spec)
 	}

@@ -79,7 +79,7 @@ func (f *fakeAPI) Cancel(context.Context, string) (*runapi.Run, error) {
 func TestRunRetriesThenRecordsDaemonErrors(t *testing.T) {
 	tasksDir := fixtureTasks(t, "hello-standard", "secret-sensitive")
 	out := t.TempDir()
-	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 1, Parallel: 2, Out: out}
+	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: runapi.SourceSpec}}, Agent: "oracle", Trials: 1, Parallel: 2, Out: out}
 	api := newFakeAPI(map[string]int{"hello-standard/oracle": 1, "secret-sensitive/shortcut": -1})
 	sum, err := Run(context.Background(), cfg, Options{API: api})
 	if err != nil {
@@ -126,7 +126,7 @@ func TestRunRetriesThenRecordsDaemonErrors(t *testing.T) {
 func TestRunKeepsTrajectoryAndNetwork(t *testing.T) {
 	tasksDir := fixtureTasks(t, "hello-standard")
 	out := t.TempDir()
-	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 1, Parallel: 1, Out: out}
+	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: runapi.SourceSpec}}, Agent: "oracle", Trials: 1, Parallel: 1, Out: out}
 	api := newFakeAPI(nil)
 	api.logs = map[string]string{runapi.LogTrajectory: `{"schema_version":"ATIF-v1.4"}`, runapi.LogNetwork: `{"op":"connect"}` + "\n"}
 	if _, err := Run(context.Background(), cfg, Options{API: api}); err != nil {
@@ -154,7 +154,7 @@ func TestRunStopsOnDiskFull(t *testing.T) {
 	err := syscall.Mount("tmpfs", out, "tmpfs", 0, "size=1m,mode=0700")
 	testenv.NeedNoError(t, "tmpfs mount", err)
 	t.Cleanup(func() { _ = syscall.Unmount(out, syscall.MNT_DETACH) })
-	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 100, Parallel: 1, Out: out}
+	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: runapi.SourceSpec}}, Agent: "oracle", Trials: 100, Parallel: 1, Out: out}
 	api := newFakeAPI(nil)
 	api.events = 64 << 10
 	_, err = Run(context.Background(), cfg, Options{API: api})

@@ -15,19 +15,6 @@ import (
 	"github.com/authbench/authbench/trial"
 )
 
-// Policy sources of the benchmark (the rows of Table 1): the names of
-// the one vocabulary, runapi.SourceKinds.
-const (
-	SourceUnconstrained = runapi.SourceUnconstrained
-	SourceSpec          = runapi.SourceSpec
-	SourceTrace         = runapi.SourceTrace
-	SourceAllowAll      = runapi.SourceAllowAll
-	sourceDirPrefix     = runapi.SourceDirPrefix
-	// sourceGenPrefix names a generator's policies: gen:NAME generates
-	// π per task and trial with generator NAME (package generate).
-	sourceGenPrefix = runapi.SourceGenPrefix
-)
-
 // Source is one policy source.
 type Source struct {
 	// Name is how the source is written: "spec", "dir:/abs/path", ...
@@ -47,7 +34,7 @@ func ParseSources(list string) ([]Source, error) {
 	items := strings.Split(list, ",")
 	for i := 0; i < len(items); i++ {
 		item := strings.TrimSpace(items[i])
-		if strings.HasPrefix(item, sourceGenPrefix+genname.KindCmd+":") {
+		if strings.HasPrefix(item, runapi.SourceGenPrefix+genname.KindCmd+":") {
 			item = strings.TrimSpace(strings.Join(items[i:], ","))
 			items = items[:i+1]
 		}
@@ -77,7 +64,7 @@ func parseSource(item string) (Source, error) {
 		return Source{}, fmt.Errorf("unknown policy source %q (want one of %s)", item, runapi.SourceNames(false))
 	case !kind.Prefix:
 		return Source{Name: item}, nil
-	case kind.Name == sourceGenPrefix:
+	case kind.Name == runapi.SourceGenPrefix:
 		name := arg
 		if _, err := genname.Parse(name); err != nil {
 			return Source{}, fmt.Errorf("source %q: %w", item, err)
@@ -99,7 +86,7 @@ func parseSource(item string) (Source, error) {
 		if !st.IsDir() {
 			return Source{}, fmt.Errorf("source %q: %s is not a directory", item, abs)
 		}
-		return Source{Name: sourceDirPrefix + abs, Dir: abs}, nil
+		return Source{Name: runapi.SourceDirPrefix + abs, Dir: abs}, nil
 	}
 }
 
@@ -132,13 +119,13 @@ func (rp runPolicy) trial() trial.Policy {
 // recorded trace policy when the source is trace.
 func (s Source) policyFor(t *tasks.Task, trace *policy.Policy) runPolicy {
 	switch {
-	case s.Name == SourceUnconstrained:
+	case s.Name == runapi.SourceUnconstrained:
 		return runPolicy{source: runapi.SourceUnconstrained, valid: true}
-	case s.Name == SourceSpec:
+	case s.Name == runapi.SourceSpec:
 		return runPolicy{source: runapi.SourceSpec, pol: runapi.SpecPolicy(t.Spec), valid: true}
-	case s.Name == SourceAllowAll:
-		return fromDocument([]byte(genname.AllowAllDocument), SourceAllowAll, t.Spec)
-	case s.Name == SourceTrace:
+	case s.Name == runapi.SourceAllowAll:
+		return fromDocument([]byte(genname.AllowAllDocument), runapi.SourceAllowAll, t.Spec)
+	case s.Name == runapi.SourceTrace:
 		doc, err := trace.MarshalJSON() // with its network entries
 		if err != nil {
 			return invalidPolicy(err.Error())

@@ -39,7 +39,7 @@ func (b *bencher) policySourceOf(s Source) policySource {
 		return genSource{b: b, s: s}
 	case s.Dir != "":
 		return dirSource{s: s}
-	case s.Name == SourceTrace:
+	case s.Name == runapi.SourceTrace:
 		return traceSource{b: b}
 	}
 	return fixedSource{name: s.Name}
@@ -52,7 +52,7 @@ type fixedSource struct{ name string }
 func (f fixedSource) Name() string { return f.name }
 
 func (f fixedSource) PolicyFor(_ context.Context, t *tasks.Task, _ runTrial) (runPolicy, error) {
-	if f.name == SourceSpec {
+	if f.name == runapi.SourceSpec {
 		// The spec lint every command shares: a spec whose required
 		// entries overlap its sensitive ones is no policy to run.
 		if err := policy.LintSpec(t.Spec); err != nil {
@@ -75,10 +75,10 @@ func (d dirSource) PolicyFor(_ context.Context, t *tasks.Task, _ runTrial) (runP
 // runs, once per task.
 type traceSource struct{ b *bencher }
 
-func (traceSource) Name() string { return SourceTrace }
+func (traceSource) Name() string { return runapi.SourceTrace }
 
 func (s traceSource) PolicyFor(ctx context.Context, t *tasks.Task, _ runTrial) (runPolicy, error) {
-	return s.b.tracePolicy(ctx, t, Source{Name: SourceTrace})
+	return s.b.tracePolicy(ctx, t, Source{Name: runapi.SourceTrace})
 }
 
 // genSource is a generator's policy, generated per task and trial.

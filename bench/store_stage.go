@@ -78,7 +78,7 @@ type StageCount struct {
 }
 
 // StageCounts counts the stored runs per stage and attempt (the
-// pipeline's columns), in stage order of StageOrder then attempt.
+// pipeline's columns), in stage order of trial.StageOrder then attempt.
 func (s *Store) StageCounts() ([]StageCount, error) {
 	rows, err := s.db.Query(`SELECT stage, attempt, count(*) FROM runs WHERE stage IS NOT NULL GROUP BY stage, attempt ORDER BY attempt`)
 	if err != nil {
@@ -99,7 +99,7 @@ func (s *Store) StageCounts() ([]StageCount, error) {
 
 func sortStageCounts(cs []StageCount) {
 	less := func(a, b StageCount) bool {
-		ia, ib := indexOf(StageOrder, a.Stage), indexOf(StageOrder, b.Stage)
+		ia, ib := indexOf(trial.StageOrder, a.Stage), indexOf(trial.StageOrder, b.Stage)
 		if ia != ib {
 			return ia < ib
 		}

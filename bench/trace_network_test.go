@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/policy"
+	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -14,7 +15,7 @@ import (
 // recorded spec).
 func TestTraceSourceKeepsNetwork(t *testing.T) {
 	trace := &policy.Policy{Network: []policy.HostPattern{policy.MustHostPattern("stock:8080")}}
-	rp := Source{Name: SourceTrace}.policyFor(&tasks.Task{Name: "x"}, trace)
+	rp := Source{Name: runapi.SourceTrace}.policyFor(&tasks.Task{Name: "x"}, trace)
 	if !rp.valid || !strings.Contains(string(rp.doc), `"network":["stock:8080"]`) {
 		t.Fatalf("trace policy document %s (valid %v)", rp.doc, rp.valid)
 	}

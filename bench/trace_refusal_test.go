@@ -21,7 +21,7 @@ import (
 func TestTraceSourceNeverRunsARefusedRecording(t *testing.T) {
 	tasksDir := fixtureTasks(t, "hello-standard")
 	out := t.TempDir()
-	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceTrace}, {Name: SourceUnconstrained}}, Agent: "oracle", Trials: 2, Parallel: 2, Out: out}
+	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: runapi.SourceTrace}, {Name: runapi.SourceUnconstrained}}, Agent: "oracle", Trials: 2, Parallel: 2, Out: out}
 	api := newFakeAPI(nil)
 	var calls atomic.Int32
 	reason := "task hello-standard: the oracle is not deterministic: it passed 1 of 2 verifies"
@@ -44,7 +44,7 @@ func TestTraceSourceNeverRunsARefusedRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if r.Source != SourceTrace {
+		if r.Source != runapi.SourceTrace {
 			continue
 		}
 		if r.ErrorKind != runapi.ErrorRecording || !strings.Contains(r.Error, reason) {
@@ -62,7 +62,7 @@ func TestSpecSourceRefusesAnOverlappingSpec(t *testing.T) {
 	spec := tasksDir + "/secret-sensitive/tests/permission_eval_spec.json"
 	overlapping(t, spec)
 	out := t.TempDir()
-	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: SourceSpec}}, Agent: "oracle", Trials: 1, Parallel: 1, Out: out}
+	cfg := Config{TasksDir: tasksDir, Sources: []Source{{Name: runapi.SourceSpec}}, Agent: "oracle", Trials: 1, Parallel: 1, Out: out}
 	api := newFakeAPI(nil)
 	if _, err := Run(context.Background(), cfg, Options{API: api}); err != nil {
 		t.Fatal(err)

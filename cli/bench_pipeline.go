@@ -8,6 +8,7 @@ import (
 	"github.com/authbench/authbench/agent/agentname"
 	"github.com/authbench/authbench/bench"
 	"github.com/authbench/authbench/cli/core"
+	"github.com/authbench/authbench/trial"
 )
 
 // pipelineFlags are bench --pipeline and its counts: a layout of stages
@@ -62,7 +63,7 @@ func (p pipelineFlags) build() (*bench.Pipeline, error) {
 	if len(p.executors) > 0 {
 		pl.Executors = p.executors
 	}
-	for _, s := range bench.StageOrder {
+	for _, s := range trial.StageOrder {
 		if err := pl.SetAttempts(s, *p.attempts[s]); err != nil {
 			return nil, core.UsageErrorf("--%s-attempts: %v", s, err)
 		}

@@ -17,10 +17,10 @@ import (
 )
 
 // runAgent runs the agent as its container's init through sandbox-init
-// (Box.RunGated), confined by Box.AgentSpec and traced from its exec.
+// (Box.RunGated), confined by Box.AgentLaunch and traced from its exec.
 func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	t := r.Options.Task
-	spec, err := r.AgentSpec(argv)
+	launch, err := r.AgentLaunch(argv, sandbox.ReportExit())
 	if err != nil {
 		return err
 	}
@@ -48,9 +48,9 @@ func (r *runner) runAgent(ctx context.Context, argv []string) error {
 	r.AgentStart = time.Now()
 	r.left = newLeftovers()
 	gated := runbox.Gated{
-		Name: "agent", Config: r.AgentRunConfig(), Spec: spec,
+		Name: "agent", Config: r.AgentRunConfig(), Launch: launch,
 		Stdio: env.Stdio{Stdout: stdout, Stderr: stderr}, Timeout: r.AgentTimeout(),
-		Track: track, KeepTree: true,
+		Track: track,
 	}
 	if err := r.startBroker(ctx, &gated); err != nil {
 		return err

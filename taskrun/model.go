@@ -18,10 +18,6 @@ import (
 	"github.com/authbench/authbench/tracer/trace"
 )
 
-// StopToolboxDied is a model agent's stop reason when its tool process
-// died twice (it is started again once).
-const StopToolboxDied = session.StopToolboxDied
-
 // modelAgent is authbench's own model agent, openai:MODEL: the model's
 // loop runs here, its tool calls in the toolbox (package session), the
 // confined agent of the container, which is authbench itself.

@@ -17,6 +17,7 @@ import (
 	"github.com/authbench/authbench/agent/modelconfig"
 	"github.com/authbench/authbench/runapi"
 	"github.com/authbench/authbench/taskrun/internal/runbox"
+	"github.com/authbench/authbench/taskrun/internal/session"
 	"github.com/authbench/authbench/tasks"
 )
 
@@ -354,7 +355,7 @@ func TestModelAgentToolboxDies(t *testing.T) {
 		return agenttest.Reply{Status: 500}
 	})
 	res := runModel(t, task, runapi.SourceSpec, srv, modelconfig.Config{}, dir)
-	if res.AgentStopReason != string(StopToolboxDied) || !strings.Contains(res.AgentError, "died again") {
+	if res.AgentStopReason != string(session.StopToolboxDied) || !strings.Contains(res.AgentError, "died again") {
 		t.Errorf("stop %q error %q", res.AgentStopReason, res.AgentError)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "events-restart-1.jsonl")); err != nil {

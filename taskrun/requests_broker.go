@@ -81,7 +81,7 @@ func (r *runner) startBroker(ctx context.Context, g *runbox.Gated) error {
 	go b.srv.Serve(ctx)
 	q.broker = b
 	g.Config.Binds = append(g.Config.Binds, env.Bind{Source: b.dir, Destination: broker.ContainerDir, ReadOnly: true})
-	g.Spec.Env = withRequestPath(g.Spec.Env)
+	g.Launch.Env = withRequestPath(g.Launch.Env)
 	track := g.Track
 	g.Track = func(ctx context.Context, pid int) error {
 		b.init.Store(int64(pid))
@@ -178,7 +178,7 @@ func (b *brokerRun) grantedPlan(rules []policy.Rule) *policy.Plan {
 func (b *brokerRun) run(ctx context.Context, n int, msg broker.Message, stdio []*os.File, rules []policy.Rule) (int, error) {
 	r := b.r
 	plan := b.grantedPlan(rules)
-	spec, err := r.AgentSpecWith(msg.Command, plan)
+	spec, err := r.AgentLaunchWith(msg.Command, plan)
 	if err != nil {
 		return 0, err
 	}

@@ -131,7 +131,7 @@ func (r *runner) runVerifier(ctx context.Context, name string, argv []string) (e
 			return err
 		}
 	}
-	g := r.RunGated(ctx, runbox.Gated{Name: "verify-" + name, Config: cfg, Spec: spec,
+	g := r.RunGated(ctx, runbox.Gated{Name: "verify-" + name, Config: cfg, Launch: spec,
 		Stdio: env.Stdio{Stdout: log, Stderr: log}, Timeout: timeout, Track: track})
 	r.finishVerifierTrace(name, rec)
 	switch {

@@ -304,7 +304,7 @@ func (r *explorer) runGenerator(ctx context.Context, argv []string, input string
 		track = nil
 	}
 	g := r.RunGated(ctx, runbox.Gated{
-		Name: "generator", Config: cfg, Spec: spec,
+		Name: "generator", Config: cfg, Launch: spec,
 		Stdio:   env.Stdio{Stdin: strings.NewReader(input), Stdout: stdout, Stderr: stderr},
 		Timeout: timeout, Track: track,
 	})
@@ -372,7 +372,7 @@ func (r *explorer) generatorSpec(argv []string) (sandbox.Launch, error) {
 		return sandbox.Launch{}, err
 	}
 	r.Seccomp = filter
-	return r.AgentSpec(argv)
+	return r.AgentLaunch(argv)
 }
 
 // generatorOutput creates the generator's stdout (bounded by

@@ -31,17 +31,20 @@ func (b *Box) AgentRunConfig() env.RunConfig {
 	return cfg
 }
 
-// AgentSpec is what sandbox-init does inside the container: confine
+// AgentLaunch is what sandbox-init does inside the container: confine
 // itself to the plan (when there is one) with the container seccomp
 // profile (sandbox.ContainerProfile: set-ID modes allowed, the container
 // being nosuid) or Seccomp, keep the agent's capabilities (Caps, with or
-// without a plan), drop to the agent's uid and exec argv.
-func (b *Box) AgentSpec(argv []string) (sandbox.Launch, error) { return b.AgentSpecWith(argv, b.Plan) }
+// without a plan), drop to the agent's uid and exec argv; extra options
+// are applied last (sandbox.ReportExit for a tree kept after its command).
+func (b *Box) AgentLaunch(argv []string, extra ...sandbox.Option) (sandbox.Launch, error) {
+	return b.AgentLaunchWith(argv, b.Plan, extra...)
+}
 
-// AgentSpecWith is AgentSpec confined to plan instead of Plan (a model
+// AgentLaunchWith is AgentLaunch confined to plan instead of Plan (a model
 // agent's tool process that applies run-time grants), with extra
 // options applied last (with a plan: a filter of its own, for one).
-func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan, extra ...sandbox.Option) (sandbox.Launch, error) {
+func (b *Box) AgentLaunchWith(argv []string, plan *policy.Plan, extra ...sandbox.Option) (sandbox.Launch, error) {
 	cfg := env.TaskRunConfig(b.Task, b.Image)
 	dir := cfg.Cwd
 	if dir == "" {
@@ -57,9 +60,9 @@ func (b *Box) AgentSpecWith(argv []string, plan *policy.Plan, extra ...sandbox.O
 		if err != nil {
 			return sandbox.Launch{}, err
 		}
-		opts = append(append(opts, sandbox.Confined(plan, filter)), extra...)
+		opts = append(opts, sandbox.Confined(plan, filter))
 	}
-	c, err := sandbox.NewConfinement(opts...)
+	c, err := sandbox.NewConfinement(append(opts, extra...)...)
 	if err != nil {
 		return sandbox.Launch{}, err
 	}

@@ -23,17 +23,19 @@ import (
 type Gated struct {
 	Name    string                                   // the container's id suffix and bundle name
 	Config  env.RunConfig                            // TaskRunConfig, with any binds; Rootfs, Args, Binary, Env, UID are set here
-	Spec    sandbox.Launch                           // what sandbox-init does
+	Launch  sandbox.Launch                           // what sandbox-init does (sandbox.ReportExit: the tree is kept)
 	Stdio   env.Stdio                                // stdout and stderr
 	Timeout time.Duration                            // the command's time
 	Track   func(ctx context.Context, pid int) error // nil: untraced
 	Started func()                                   // nil, or called once runc was started (or failed to)
-	// KeepTree: sandbox-init reaps the command (Spec.WaitTree and
-	// ReportExit are set here) and the container outlives it while what
-	// it left runs: RunGated returns when the command ended, with the
-	// container in GatedResult.Kept.
-	KeepTree bool
 }
+
+// keepsTree: sandbox-init reaps the command and reports its end
+// (Launch.WaitTree and ReportExit, set by sandbox.ReportExit when the
+// launch was built), so the container outlives it while what it left
+// runs: RunGated returns when the command ended, with the container in
+// GatedResult.Kept.
+func (g *Gated) keepsTree() bool { return g.Launch.ReportExit }
 
 // Kept is a gated container whose command ended while processes it left
 // still run in it (confined as the command was).
@@ -72,7 +74,8 @@ type GatedResult struct {
 	// StillRunning were its processes when it was killed.
 	StillRunning []runapi.Process
 	// Kept is the container still running after its command ended
-	// (Gated.KeepTree; nil when nothing was left or it was killed).
+	// (a launch built with sandbox.ReportExit; nil when nothing was left
+	// or it was killed).
 	Kept *Kept
 }
 
@@ -80,10 +83,7 @@ type GatedResult struct {
 // wait, kill when its time is up (the life of every run, lifecycle.Run).
 func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 	var out GatedResult
-	if g.KeepTree {
-		g.Spec.WaitTree, g.Spec.ReportExit = true, true
-	}
-	gate, err := sandbox.NewGate(g.Spec)
+	gate, err := sandbox.NewGate(g.Launch)
 	if err != nil {
 		out.StartErr = err
 		return out
@@ -129,7 +129,7 @@ func (b *Box) RunGated(ctx context.Context, g Gated) GatedResult {
 		}
 		steps := lifecycle.Steps{KillGrace: container.KillGrace, Track: track}
 		var res lifecycle.Result
-		if g.KeepTree {
+		if g.keepsTree() {
 			var kept bool
 			if res, kept = container.RunCommand(runCtx, c, steps, gate.CommandEnded()); kept {
 				out.Kept = &Kept{c: c, gate: gate, Ended: time.Now()}

@@ -152,7 +152,7 @@ func TestPasswdSymlinkStaysInRootfs(t *testing.T) {
 func TestConfinedRootAgentHoldsNoCapabilities(t *testing.T) {
 	task := &tasks.Task{Name: "demo"}
 	b := &Box{Options: Options{Task: task}, Image: &imagemeta.TaskImage{}, Ident: runapi.Identity{User: "root", Home: "/root"}, Plan: &policy.Plan{}}
-	spec, err := b.AgentSpec([]string{"/bin/true"})
+	spec, err := b.AgentLaunch([]string{"/bin/true"})
 	if err != nil {
 		t.Fatal(err)
 	}

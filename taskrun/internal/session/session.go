@@ -192,7 +192,7 @@ func Run(ctx context.Context, b *runbox.Box, o Options) (*Result, error) {
 		}
 		extra = append(extra, sandbox.Seccomp(granting))
 	}
-	spec, err := b.AgentSpecWith(Argv(o.Timeout), plan, extra...)
+	spec, err := b.AgentLaunchWith(Argv(o.Timeout), plan, extra...)
 	if err != nil {
 		return res, err
 	}
@@ -269,7 +269,7 @@ func (s *toolboxSession) start() error {
 	closeChildEnds := sync.OnceFunc(func() { child.Close() })
 	go func() {
 		g := b.RunGated(ctx, runbox.Gated{
-			Name: name, Config: b.AgentRunConfig(), Spec: s.spec,
+			Name: name, Config: b.AgentRunConfig(), Launch: s.spec,
 			Stdio:   env.Stdio{Stdin: child, Stdout: child, Stderr: s.stderr},
 			Timeout: time.Until(s.deadline), Track: track, Started: closeChildEnds,
 		})
