@@ -380,6 +380,9 @@ func parseService(name string, svc map[string]any, main bool) (Sidecar, []Compos
 				warn(k, "the agent's service runs the task's image with the agent's command, environment and user")
 				continue
 			}
+			if v, err = interpolate(v); err != nil {
+				return sc, nil, fmt.Errorf("%s: %w", k, err)
+			}
 			switch k {
 			case "command":
 				sc.Command, err = commandOf(v)
@@ -411,6 +414,9 @@ func parseService(name string, svc map[string]any, main bool) (Sidecar, []Compos
 		return sc, warns, nil
 	}
 	if img, ok := svc["image"]; ok {
+		if img, err = interpolate(img); err != nil {
+			return sc, nil, fmt.Errorf("image: %w", err)
+		}
 		s, isStr := img.(string)
 		if !isStr || strings.TrimSpace(s) == "" || strings.ContainsAny(s, " \t\n") {
 			return sc, nil, errors.New("image: want an image reference")
@@ -418,7 +424,11 @@ func parseService(name string, svc map[string]any, main bool) (Sidecar, []Compos
 		sc.Image = s
 	}
 	if svc["build"] != nil {
-		if sc.Context, sc.Dockerfile, err = buildOf(svc["build"]); err != nil {
+		build, err := interpolate(svc["build"])
+		if err != nil {
+			return sc, nil, fmt.Errorf("build: %w", err)
+		}
+		if sc.Context, sc.Dockerfile, err = buildOf(build); err != nil {
 			return sc, nil, err
 		}
 	} else if sc.Image == "" {

@@ -289,3 +289,48 @@ services:
 		t.Errorf("warnings %+v", cf.Warnings)
 	}
 }
+
+// TestParseComposeInterpolation: a sidecar's applied values are
+// interpolated as docker compose does — "$$" is a literal "$" (the shell
+// in the container expands it), defaults apply since a run sets no
+// variables — and a variable with no value and no default, or a required
+// one, is refused with the key instead of run as a blank.
+func TestParseComposeInterpolation(t *testing.T) {
+	doc := func(svc string) string {
+		return "services:\n  main:\n    build: .\n  db:\n" + svc
+	}
+	ok := doc(`    image: ${DB_IMAGE:-postgres:15}
+    command: ["sh", "-c", "echo $$HOME > /tmp/h; exec postgres"]
+    environment:
+      PGDATA: ${PGDATA-/var/lib/pg}
+      PORT: 5432
+      - ignored
+    healthcheck:
+      test: ["CMD-SHELL", "pg_isready -U $${POSTGRES_USER}"]
+    working_dir: ${WD:-/srv}
+`)
+	ok = strings.Replace(ok, "      - ignored\n", "", 1)
+	cf, err := ParseCompose("c.yaml", []byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := cf.Sidecars[0]
+	if db.Image != "postgres:15" || !reflect.DeepEqual(db.Command, []string{"sh", "-c", "echo $HOME > /tmp/h; exec postgres"}) ||
+		!reflect.DeepEqual(db.Env, []string{"PGDATA=/var/lib/pg", "PORT=5432"}) || db.WorkingDir != "/srv" ||
+		!reflect.DeepEqual(db.Healthcheck.Test, []string{"/bin/sh", "-c", "pg_isready -U ${POSTGRES_USER}"}) {
+		t.Errorf("sidecar %+v, healthcheck %+v", db, db.Healthcheck)
+	}
+	for _, c := range []struct{ svc, want string }{
+		{"    image: ${DB_IMAGE}\n", `image: ${DB_IMAGE}: the variable is not set`},
+		{"    image: alpine\n    command: echo $HOME\n", `command: $HOME: the variable is not set`},
+		{"    image: alpine\n    environment: [\"URL=${DB_URL:?set DB_URL}\"]\n", `environment: required variable DB_URL is missing a value: set DB_URL`},
+		{"    image: alpine\n    user: ${UID}\n", `user: ${UID}: the variable is not set`},
+		{"    build: ${CTX}\n", `build: ${CTX}: the variable is not set`},
+		{"    image: alpine\n    command: echo ${A\n", `command:`},
+	} {
+		_, err := ParseCompose("c.yaml", []byte(doc(c.svc)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `service "db"`) {
+			t.Errorf("%q: err %v, want %q", c.svc, err, c.want)
+		}
+	}
+}
