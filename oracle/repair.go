@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultRepairRounds bounds the verify-and-repair rounds of a recording.
-const DefaultRepairRounds = 4
+const DefaultRepairRounds = 8
 
 // verifiesPerRound is how many replays of the oracle each round runs at
 // once: a spec passes only when every one of them passes, and one
