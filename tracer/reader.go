@@ -68,8 +68,13 @@ func (t *Tracer) readLoop() {
 			unread = 0
 		}
 		woken, err := t.waiter.wait(ready, pollInterval)
-		if err != nil { // closed: the next read says so
-			t.rd.SetDeadline(time.Now().Add(pollInterval))
+		if err != nil && t.stopping.Load() { // Close: what is in the ring is delivered
+			t.drain(&rec)
+			return
+		}
+		if err != nil {
+			t.log.Error("wait for the trace ring buffer", zap.Error(err))
+			time.Sleep(pollInterval)
 			continue
 		}
 		if !woken {
@@ -111,6 +116,15 @@ func (t *Tracer) readLoopBlocking() {
 
 // flush hands over the queues of the sessions that received events; a
 // session whose consumer is behind stays in the list, for the next flush.
+// drain dispatches the records left in the ring (the reader never
+// blocks: its deadline is in the past) and delivers them.
+func (t *Tracer) drain(rec *ringbuf.Record) {
+	for t.rd.ReadInto(rec) == nil {
+		t.dispatch(rec.RawSample)
+	}
+	t.flush()
+}
+
 func (t *Tracer) flush() {
 	keep := t.dirty[:0]
 	for _, s := range t.dirty {

@@ -82,6 +82,9 @@ type Tracer struct {
 	nextID    atomic.Uint64
 	syncSeq   atomic.Uint64
 	unclaimed atomic.Uint64
+	// stopping tells readLoop that its waiter was closed to stop it: it
+	// drains the ring and returns before the ring is unmapped.
+	stopping  atomic.Bool
 	badRecs   atomic.Uint64
 	readerEnd chan struct{}
 	dirty     []*Session // sessions with undelivered events (reader goroutine only)
@@ -192,11 +195,18 @@ func (t *Tracer) Close() error {
 	errs = append(errs, t.detach())
 	t.holders = 0
 	t.attachMu.Unlock()
-	errs = append(errs, t.rd.Close())
 	if t.waiter != nil {
-		t.waiter.Close() // ends a wait; readLoop then finds rd closed
+		// The waiting reader reads the ring's mapping (AvailableBytes)
+		// outside the ring reader's lock: it must have returned before
+		// Close unmaps the ring.
+		t.stopping.Store(true)
+		t.waiter.Close() // ends a wait; readLoop drains the ring and returns
+		<-t.readerEnd
+		errs = append(errs, t.rd.Close())
+	} else {
+		errs = append(errs, t.rd.Close()) // ends a blocked read
+		<-t.readerEnd
 	}
-	<-t.readerEnd
 	t.mu.Lock()
 	for id, s := range t.sessions {
 		s.finish()
