@@ -2,6 +2,7 @@ package tracer
 
 import (
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ func TestCloseWhileEventsFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := exec.Command("/bin/sh", "-c", "while :; do : < /etc/hostname; done")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // a crashed test leaves no loop behind
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
