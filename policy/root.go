@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -21,8 +22,11 @@ const maxSymlinkTargetBytes = 4096
 type Root struct {
 	dir string
 	// realpaths and links cache Realpath results and the symlinks seen
-	// on the way: a Root assumes the tree does not change while it is
-	// used, and is not safe for concurrent use.
+	// on the way (a Root assumes the tree does not change while it is
+	// used); mu guards them, so that one Root may serve concurrent plan
+	// compilations (the replays of a verify round). A result is computed
+	// outside the lock: two goroutines may both compute it, alike.
+	mu        sync.Mutex
 	realpaths map[string]string
 	links     map[string]linkInfo
 }
@@ -81,11 +85,16 @@ func (r *Root) IsDir(p string) bool {
 // that do not exist are kept as written, and a symlink loop leaves the
 // rest of the path unresolved.
 func (r *Root) Realpath(p string) string {
-	if rp, ok := r.realpaths[p]; ok {
+	r.mu.Lock()
+	rp, ok := r.realpaths[p]
+	r.mu.Unlock()
+	if ok {
 		return rp
 	}
-	rp, _ := r.joinRealpath("/", p, map[string]*string{})
+	rp, _ = r.joinRealpath("/", p, map[string]*string{})
+	r.mu.Lock()
 	r.realpaths[p] = rp
+	r.mu.Unlock()
 	return rp
 }
 
@@ -183,17 +192,21 @@ func (r *Root) joinRealpath(base, rest string, seen map[string]*string) (string,
 // readLink lstats p (an environment path) and reads its target if it is
 // a symlink, once per Root.
 func (r *Root) readLink(p string) linkInfo {
-	if li, ok := r.links[p]; ok {
+	r.mu.Lock()
+	li, ok := r.links[p]
+	r.mu.Unlock()
+	if ok {
 		return li
 	}
-	var li linkInfo
 	if st, err := os.Lstat(r.HostPath(p)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		li.isLink = true
 		if target, err := os.Readlink(r.HostPath(p)); err == nil && len(target) <= maxSymlinkTargetBytes {
 			li.target = target
 		}
 	}
+	r.mu.Lock()
 	r.links[p] = li
+	r.mu.Unlock()
 	return li
 }
 
