@@ -413,28 +413,38 @@ func parseService(name string, svc map[string]any, main bool) (Sidecar, []Compos
 	if main {
 		return sc, warns, nil
 	}
+	if err := sidecarImage(&sc, svc); err != nil {
+		return sc, nil, err
+	}
+	return sc, warns, nil
+}
+
+// sidecarImage reads a sidecar's image: and build: (interpolated), one of
+// which it needs.
+func sidecarImage(sc *Sidecar, svc map[string]any) error {
+	var err error
 	if img, ok := svc["image"]; ok {
 		if img, err = interpolate(img); err != nil {
-			return sc, nil, fmt.Errorf("image: %w", err)
+			return fmt.Errorf("image: %w", err)
 		}
 		s, isStr := img.(string)
 		if !isStr || strings.TrimSpace(s) == "" || strings.ContainsAny(s, " \t\n") {
-			return sc, nil, errors.New("image: want an image reference")
+			return errors.New("image: want an image reference")
 		}
 		sc.Image = s
 	}
 	if svc["build"] != nil {
 		build, err := interpolate(svc["build"])
 		if err != nil {
-			return sc, nil, fmt.Errorf("build: %w", err)
+			return fmt.Errorf("build: %w", err)
 		}
 		if sc.Context, sc.Dockerfile, err = buildOf(build); err != nil {
-			return sc, nil, err
+			return err
 		}
 	} else if sc.Image == "" {
-		return sc, nil, errors.New("needs build or image")
+		return errors.New("needs build or image")
 	}
-	return sc, warns, nil
+	return nil
 }
 
 // refused reports whether a refused key's value asks for what is refused
