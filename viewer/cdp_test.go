@@ -39,11 +39,12 @@ func openCDPPage(t *testing.T) *cdpPage {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	cmd := exec.CommandContext(ctx, bin, append(args, "about:blank")...)
 	cmd.Env = append(os.Environ(), "HOME="+dir)
+	inOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	t.Cleanup(func() { cancel(); _ = cmd.Wait(); _ = killGroup(cmd) })
 	var port string
 	for deadline := time.Now().Add(time.Minute); port == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if data, err := os.ReadFile(filepath.Join(dir, "profile", "DevToolsActivePort")); err == nil {

@@ -32,6 +32,8 @@ func chromium(t *testing.T, url string, args ...string) []byte {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), url)...)
 	cmd.Env = append(os.Environ(), "HOME="+dir)
+	inOwnGroup(cmd)
+	defer killGroup(cmd) // what Chromium left, before TempDir's cleanup
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
