@@ -220,6 +220,19 @@ func attributeHello(t *testing.T, bin, tasks, pol string) (string, trial.Record)
 // held).
 func TestBenchAttributeFindsAScriptsInterpreter(t *testing.T) {
 	bin := needBench(t)
+	tasks := zcatFixture(t)
+	_, rec := attributeHello(t, bin, tasks, zcatPolicy)
+	a := rec.Attribution
+	if !reflect.DeepEqual(a.Permissions, []string{"execute /usr/bin/dash"}) || a.Rounds != 1 || !a.Confirmed {
+		t.Fatalf("attribution %+v, want execute /usr/bin/dash confirmed in 1 re-run", a)
+	}
+}
+
+// zcatFixture is hello-standard counting its input through gzip and zcat,
+// a "#!/bin/sh" script of the image, with a spec that requires the shell
+// too; it returns the tasks directory.
+func zcatFixture(t *testing.T) string {
+	t.Helper()
 	tasks := fixtureTasks(t, "hello-standard")
 	task := filepath.Join(tasks, "hello-standard")
 	solve := "#!/bin/bash\nset -euo pipefail\ngzip -c /app/input.txt | zcat | wc -l > /app/count.txt\n"
@@ -236,10 +249,8 @@ func TestBenchAttributeFindsAScriptsInterpreter(t *testing.T) {
 	if err := os.WriteFile(spec, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pol := `{"read":["/app/input.txt"],"write":["/app/count.txt"],"execute":["/usr/bin/bash","/usr/bin/gzip","/usr/bin/wc","/usr/bin/zcat"]}`
-	_, rec := attributeHello(t, bin, tasks, pol)
-	a := rec.Attribution
-	if !reflect.DeepEqual(a.Permissions, []string{"execute /usr/bin/dash"}) || a.Rounds != 1 || !a.Confirmed {
-		t.Fatalf("attribution %+v, want execute /usr/bin/dash confirmed in 1 re-run", a)
-	}
+	return tasks
 }
+
+// zcatPolicy holds zcat but not the shell its "#!" line names.
+const zcatPolicy = `{"read":["/app/input.txt"],"write":["/app/count.txt"],"execute":["/usr/bin/bash","/usr/bin/gzip","/usr/bin/wc","/usr/bin/zcat"]}`

@@ -143,23 +143,8 @@ func containsAll(s string, parts ...string) bool {
 // TestRequesterWhat's.)
 func TestBenchRequesterAsksForAScriptsInterpreter(t *testing.T) {
 	bin := needBench(t)
-	tasks := fixtureTasks(t, "hello-standard")
-	task := filepath.Join(tasks, "hello-standard")
-	solve := "#!/bin/bash\nset -euo pipefail\ngzip -c /app/input.txt | zcat | wc -l > /app/count.txt\n"
-	if err := os.WriteFile(filepath.Join(task, "solution", "solve.sh"), []byte(solve), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec := filepath.Join(task, "tests", "permission_eval_spec.json")
-	data, err := os.ReadFile(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = []byte(strings.Replace(string(data), `"/usr/bin/bash", "/usr/bin/wc"`,
-		`"/usr/bin/bash", "/usr/bin/dash", "/usr/bin/gzip", "/usr/bin/wc", "/usr/bin/zcat"`, 1))
-	if err := os.WriteFile(spec, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, recs := requesterBench(t, bin, tasks, map[string]string{"hello-standard": `{"read":["/app/input.txt"],"write":["/app/count.txt"],"execute":["/usr/bin/bash","/usr/bin/gzip","/usr/bin/wc","/usr/bin/zcat"]}`},
+	tasks := zcatFixture(t)
+	out, recs := requesterBench(t, bin, tasks, map[string]string{"hello-standard": zcatPolicy},
 		"--requests", "spec")
 	r := recs["oracle hello-standard"]
 	if !r.Utility || r.Requests == nil || r.Requests.Granted != 1 || r.Requests.Attempts != 2 {
