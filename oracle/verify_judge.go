@@ -178,11 +178,9 @@ func judgeImplicitAncestors(v *Verdict, pl *policy.Plan, spec, base *policy.Spec
 			implicit[p.String()] = !required[p.String()]
 		}
 	}
-	for _, origin := range []string{policy.OriginPolicy, policy.OriginBaseline} {
-		for _, ar := range pl.AncestorReads(origin) {
-			if implicit[ar.Pattern] {
-				v.Problems = append(v.Problems, fmt.Sprintf("implicit read %s is granted as the directory %s (under %s semantics a path the image lacks grants its closest existing ancestor): everything below %s may be read; remove it from implicit_permissions", ar.Pattern, ar.Ancestor, sem, ar.Ancestor))
-			}
+	for _, ar := range pl.AncestorReads(policy.OriginPolicy, policy.OriginBaseline) {
+		if implicit[ar.Pattern] {
+			v.Problems = append(v.Problems, fmt.Sprintf("implicit read %s is granted as the directory %s (under %s semantics a path the image lacks grants its closest existing ancestor): everything below %s may be read; remove it from implicit_permissions", ar.Pattern, ar.Ancestor, sem, ar.Ancestor))
 		}
 	}
 }

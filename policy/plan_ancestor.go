@@ -1,5 +1,7 @@
 package policy
 
+import "slices"
+
 // AncestorRead is a read entry that the plan grants on an ancestor
 // directory of the path it names: under published semantics, the path
 // does not exist, so the launcher grants reading its closest existing
@@ -11,10 +13,14 @@ type AncestorRead struct {
 	Ancestor string `json:"ancestor"`
 }
 
-// AncestorReads lists the read entries of the given origin that the plan
-// grants on an ancestor of the path they name (WiderReadAncestor, which
-// the plan's Wider records for the policy's entries only), in rule order.
-func (pl *Plan) AncestorReads(origin string) []AncestorRead {
+// AncestorReads lists the read entries of the given origins (OriginPolicy
+// when none is given) that the plan grants on an ancestor of the path
+// they name (WiderReadAncestor, which the plan's Wider records for the
+// policy's entries only), each once, in rule order.
+func (pl *Plan) AncestorReads(origins ...string) []AncestorRead {
+	if len(origins) == 0 {
+		origins = []string{OriginPolicy}
+	}
 	var out []AncestorRead
 	seen := map[string]bool{}
 	for _, r := range pl.Rules {
@@ -22,7 +28,7 @@ func (pl *Plan) AncestorReads(origin string) []AncestorRead {
 			continue
 		}
 		for _, src := range r.From {
-			if src.Origin != origin || src.Axis != Read.String() || seen[src.Pattern] {
+			if !slices.Contains(origins, src.Origin) || src.Axis != Read.String() || seen[src.Pattern] {
 				continue
 			}
 			p, err := ParsePattern(src.Pattern)
